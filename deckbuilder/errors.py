@@ -1,0 +1,44 @@
+"""Errors users can fix, each knowing where in which file it comes from.
+
+Library code raises :class:`DeckError` carrying every :class:`Problem` found, never
+prints; the CLI turns them into ``FILE:LINE: note 'ID': what is wrong`` lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DeckError", "Problem", "UsageError"]
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with the input, located as precisely as we know."""
+
+    file: str
+    line: int | None
+    message: str
+    note: str | None = None
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        who = f" note '{self.note}':" if self.note else ""
+        return f"{where}:{who} {self.message}"
+
+
+class DeckError(Exception):
+    """Input the user has to fix; carries every problem found, not just the first."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    @classmethod
+    def single(cls, file: str | Path, message: str, line: int | None = None) -> DeckError:
+        return cls([Problem(str(file), line, message)])
+
+
+class UsageError(Exception):
+    """A command-line value outside its allowed range (exit status 1, one line)."""

@@ -1,0 +1,434 @@
+"""Card files (YAML) -> :class:`~deckbuilder.model.Deck`, with every problem located.
+
+Validation happens here, once, where file and line are known. Nothing is printed;
+all problems of all files are gathered into one :class:`~deckbuilder.errors.DeckError`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .errors import DeckError, Problem
+from .model import (
+    CLOZE_RE,
+    BasicNote,
+    ClozeNote,
+    Deck,
+    McqNote,
+    Note,
+    NoteKind,
+    cloze_ordinals,
+    letter,
+)
+from .yamlsource import YMap, YScalar, YSeq, YValue, describe, parse_yaml
+
+__all__ = ["ID_RE", "find_sources", "load_deck", "load_decks"]
+
+ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
+SOURCE_SUFFIXES = (".yaml", ".yml")
+MAX_CHOICES = 26
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+DECK_KEYS = ("deck", "id", "description", "tags", "notes")
+COMMON_NOTE_KEYS = ("id", "type", "tags")
+NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
+    NoteKind.MCQ: ("question", "choices", "answer", "explanation", "shuffle"),
+    NoteKind.CLOZE: ("text", "extra"),
+    NoteKind.BASIC: ("front", "back"),
+}
+ALL_NOTE_KEYS = COMMON_NOTE_KEYS + tuple(k for keys in NOTE_KEYS.values() for k in keys)
+
+
+def find_sources(paths: Sequence[Path]) -> list[Path]:
+    """Expand folders into their card files (sorted, recursive); keep files as given."""
+    found: list[Path] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path.is_dir():
+            files = sorted(
+                p for p in path.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file()
+            )
+            if not files:
+                problems.append(
+                    Problem(str(path), None, "no card files (*.yaml, *.yml) in this folder")
+                )
+            found.extend(files)
+        elif path.is_file():
+            found.append(path)
+        else:
+            problems.append(Problem(str(path), None, "no such file or folder"))
+    if problems:
+        raise DeckError(problems)
+    unique: list[Path] = []
+    seen: set[Path] = set()
+    for p in found:
+        if p.resolve() not in seen:
+            seen.add(p.resolve())
+            unique.append(p)
+    return unique
+
+
+def load_decks(paths: Sequence[Path], media_dir: Path | None = None) -> list[Deck]:
+    """Load every card file under ``paths``; raise one DeckError listing all problems."""
+    decks: list[Deck] = []
+    problems: list[Problem] = []
+    for source in find_sources(paths):
+        try:
+            decks.append(load_deck(source, media_dir=media_dir))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    first_file: dict[str, Deck] = {}
+    for deck in decks:
+        if deck.key in first_file:
+            other = first_file[deck.key].source
+            problems.append(
+                Problem(
+                    str(deck.source),
+                    None,
+                    f"deck id '{deck.key}' is also used by {other}; "
+                    "both would be written to the same package (set a different 'id:')",
+                )
+            )
+        else:
+            first_file[deck.key] = deck
+    if problems:
+        raise DeckError(problems)
+    return decks
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 text file (BOM allowed), refusing binary and oversized files."""
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise DeckError.single(name, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DeckError.single(name, f"cannot read: {exc.strerror or exc}") from None
+    if b"\x00" in data:
+        raise DeckError.single(name, "this is a binary file, not UTF-8 text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DeckError.single(
+            name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8", line
+        ) from None
+    return text.replace("\r\n", "\n")
+
+
+def load_deck(path: Path, media_dir: Path | None = None) -> Deck:
+    """Load and validate one card file."""
+    text = read_text(path)
+    tree = parse_yaml(text, str(path))
+    return _DeckReader(path, media_dir).read(tree)
+
+
+def _suggest(key: str, allowed: Iterable[str]) -> str:
+    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+class _DeckReader:
+    """Walks the located YAML tree, collecting problems instead of stopping at the first."""
+
+    def __init__(self, path: Path, media_dir: Path | None) -> None:
+        self.path = path
+        self.file = str(path)
+        self.media_dir = media_dir
+        self.problems: list[Problem] = []
+        self.note_id: str | None = None  # the note being read, for messages
+
+    # -- reporting -------------------------------------------------------------------------
+    def problem(self, line: int | None, message: str) -> None:
+        self.problems.append(Problem(self.file, line, message, self.note_id))
+
+    # -- typed accessors ---------------------------------------------------------------------
+    def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
+        value = ymap.get(key)
+        if value is None or (isinstance(value, YScalar) and value.is_null):
+            if required:
+                line = ymap.key_line(key) if key in ymap.entries else ymap.line
+                self.problem(line, f"'{key}' is required")
+            return ""
+        return self.as_text(value, key, required=required)
+
+    def as_text(self, value: YValue, what: str, *, required: bool = False) -> str:
+        if not isinstance(value, YScalar) or value.is_null:
+            self.problem(value.line, f"'{what}' must be text, not {describe(value)}")
+            return ""
+        out = unicodedata.normalize("NFC", value.raw)
+        if required and not out.strip():
+            self.problem(value.line, f"'{what}' is empty")
+        return out
+
+    def tags(self, ymap: YMap) -> tuple[str, ...]:
+        value = ymap.get("tags")
+        if value is None or (isinstance(value, YScalar) and value.is_null):
+            return ()
+        items = value.items if isinstance(value, YSeq) else [value]
+        out: list[str] = []
+        for item in items:
+            tag = self.as_text(item, "tags", required=True).strip()
+            if not tag:
+                continue
+            if any(ch.isspace() for ch in tag):
+                self.problem(
+                    item.line, f"tag '{tag}' contains a space; Anki tags cannot (use '_' or '-')"
+                )
+            elif tag not in out:
+                out.append(tag)
+        return tuple(out)
+
+    def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
+        for key, (line, _) in ymap.entries.items():
+            if key not in allowed:
+                self.problem(line, f"unknown key '{key}' in {where}{_suggest(key, allowed)}")
+
+    # -- the deck ----------------------------------------------------------------------------
+    def read(self, tree: YValue | None) -> Deck:
+        if tree is None:
+            raise DeckError(
+                [Problem(self.file, None, "the file is empty; expected a deck (deck:, notes:)")]
+            )
+        if not isinstance(tree, YMap):
+            raise DeckError(
+                [
+                    Problem(
+                        self.file,
+                        tree.line,
+                        f"the top level must be a mapping (deck:, notes:), not {describe(tree)}",
+                    )
+                ]
+            )
+        self.unknown_keys(tree, DECK_KEYS, "the deck")
+        name = self.text(tree, "deck", required=True).strip()
+        if name and any(not part.strip() for part in name.split("::")):
+            self.problem(
+                tree.key_line("deck"), f"deck name '{name}' has an empty part between '::'"
+            )
+        key = self.deck_key(tree)
+        description = self.text(tree, "description")
+        tags = self.tags(tree)
+        notes = self.notes(tree)
+        if self.problems:
+            raise DeckError(self.problems)
+        media_dirs = tuple(d for d in (self.media_dir, self.path.parent) if d is not None)
+        return Deck(
+            key=key,
+            name=name,
+            source=self.path,
+            notes=tuple(notes),
+            description=description,
+            tags=tags,
+            media_dirs=media_dirs,
+        )
+
+    def deck_key(self, tree: YMap) -> str:
+        if "id" in tree.entries:
+            key = self.text(tree, "id", required=True).strip()
+            if key and not ID_RE.match(key):
+                self.problem(tree.key_line("id"), f"deck id '{key}' must match [a-z0-9][a-z0-9_-]*")
+            return key
+        key = self.path.stem
+        if not ID_RE.match(key):
+            self.problem(
+                tree.line,
+                f"the file name '{key}' is not a valid deck id; add 'id:' with lowercase letters, "
+                "digits, '-' and '_' (for example id: "
+                f"{re.sub(r'[^a-z0-9_-]+', '-', key.lower()).strip('-_') or 'my-deck'})",
+            )
+        return key
+
+    def notes(self, tree: YMap) -> list[Note]:
+        value = tree.get("notes")
+        if value is None or (isinstance(value, YScalar) and value.is_null):
+            line = tree.key_line("notes") if "notes" in tree.entries else tree.line
+            self.problem(line, "'notes' is required: a list of notes")
+            return []
+        if not isinstance(value, YSeq):
+            self.problem(value.line, f"'notes' must be a list, not {describe(value)}")
+            return []
+        if not value.items:
+            self.problem(value.line, "'notes' is empty; add at least one note")
+        notes: list[Note] = []
+        seen: dict[str, int] = {}
+        for item in value.items:
+            note = self.note(item, seen)
+            if note is not None:
+                notes.append(note)
+        return notes
+
+    # -- one note ---------------------------------------------------------------------------
+    def note(self, item: YValue, seen: dict[str, int]) -> Note | None:
+        self.note_id = None
+        if not isinstance(item, YMap):
+            self.problem(
+                item.line, f"each note must be a mapping (id:, type:, ...), not {describe(item)}"
+            )
+            return None
+        before = len(self.problems)
+        note_id = self.text(item, "id", required=True).strip()
+        if note_id:
+            self.note_id = note_id
+            if not ID_RE.match(note_id):
+                self.problem(
+                    item.key_line("id"), f"note id '{note_id}' must match [a-z0-9][a-z0-9_-]*"
+                )
+            elif note_id in seen:
+                self.problem(
+                    item.key_line("id"), f"duplicate note id (first at line {seen[note_id]})"
+                )
+            else:
+                seen[note_id] = item.line
+        kind = self.kind(item)
+        if kind is None:
+            self.unknown_keys(item, ALL_NOTE_KEYS, "a note")
+            self.note_id = None
+            return None
+        self.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind} note")
+        tags = self.tags(item)
+        common = {"id": note_id, "line": item.line, "tags": tags}
+        note: Note
+        if kind is NoteKind.MCQ:
+            note = self.mcq(item, common)
+        elif kind is NoteKind.CLOZE:
+            note = self.cloze(item, common)
+        else:
+            note = BasicNote(
+                **common,  # type: ignore[arg-type]
+                front=self.text(item, "front", required=True),
+                back=self.text(item, "back", required=True),
+            )
+        self.note_id = None
+        return note if len(self.problems) == before else None
+
+    def kind(self, item: YMap) -> NoteKind | None:
+        value = item.get("type")
+        if value is not None:
+            raw = self.as_text(value, "type").strip()
+            try:
+                return NoteKind(raw)
+            except ValueError:
+                names = [k.value for k in NoteKind]
+                self.problem(
+                    value.line,
+                    f"unknown note type '{raw}'; expected one of {', '.join(names)}{_suggest(raw, names)}",
+                )
+                return None
+        for kind, keys in NOTE_KEYS.items():
+            if any(key in item.entries for key in keys):
+                return kind
+        self.problem(
+            item.line, "cannot tell the note type; add 'type: mcq', 'type: cloze' or 'type: basic'"
+        )
+        return None
+
+    def mcq(self, item: YMap, common: dict[str, object]) -> McqNote:
+        question = self.text(item, "question", required=True)
+        choices = self.choices(item)
+        answer = self.answer(item, len(choices))
+        shuffle = True
+        value = item.get("shuffle")
+        if value is not None:
+            if isinstance(value, YScalar) and value.kind == "bool":
+                shuffle = value.raw.lower() in ("true", "yes", "on", "y")
+            else:
+                self.problem(value.line, f"'shuffle' must be true or false, not {describe(value)}")
+        return McqNote(
+            **common,  # type: ignore[arg-type]
+            question=question,
+            choices=tuple(choices),
+            answer=answer,
+            explanation=self.text(item, "explanation"),
+            shuffle=shuffle,
+        )
+
+    def choices(self, item: YMap) -> list[str]:
+        value = item.get("choices")
+        if value is None or (isinstance(value, YScalar) and value.is_null):
+            self.problem(item.line, "'choices' is required: a list of 2 to 26 answers")
+            return []
+        if not isinstance(value, YSeq):
+            self.problem(value.line, f"'choices' must be a list, not {describe(value)}")
+            return []
+        if not 2 <= len(value.items) <= MAX_CHOICES:
+            self.problem(
+                value.line, f"'choices' has {len(value.items)} entries; give 2 to {MAX_CHOICES}"
+            )
+        out: list[str] = []
+        first: dict[str, int] = {}
+        for i, entry in enumerate(value.items):
+            text = self.as_text(entry, f"choices[{i}]", required=True)
+            norm = " ".join(text.split()).casefold()
+            if norm and norm in first:
+                self.problem(
+                    entry.line,
+                    f"choice {letter(i) if i < MAX_CHOICES else i + 1} repeats choice {letter(first[norm])}",
+                )
+            elif norm:
+                first[norm] = i
+            out.append(text)
+        return out
+
+    def answer(self, item: YMap, n_choices: int) -> tuple[int, ...]:
+        value = item.get("answer")
+        if value is None or (isinstance(value, YScalar) and value.is_null):
+            self.problem(
+                item.line, "'answer' is required: a letter (A) or a list of letters ([A, C])"
+            )
+            return ()
+        entries = value.items if isinstance(value, YSeq) else [value]
+        if not entries:
+            self.problem(value.line, "'answer' is empty; give at least one letter")
+        valid = (
+            f"A-{letter(min(n_choices, MAX_CHOICES) - 1)}" if n_choices >= 2 else "a choice letter"
+        )
+        picked: list[int] = []
+        for entry in entries:
+            if not isinstance(entry, YScalar) or entry.is_null:
+                self.problem(
+                    entry.line,
+                    f"'answer' must be a letter or a list of letters, not {describe(entry)}",
+                )
+                continue
+            raw = entry.raw.strip()
+            parts = [p for p in re.split(r"[\s,]+", raw) if p] if len(entries) == 1 else [raw]
+            for part in parts:
+                up = part.upper()
+                if len(up) != 1 or not "A" <= up <= "Z":
+                    self.problem(entry.line, f"answer '{part}' is not a choice letter ({valid})")
+                    continue
+                index = ord(up) - ord("A")
+                if n_choices and index >= n_choices:
+                    self.problem(entry.line, f"answer '{up}' is not one of the choices ({valid})")
+                elif index in picked:
+                    self.problem(entry.line, f"answer '{up}' is given twice")
+                else:
+                    picked.append(index)
+        return tuple(sorted(picked))
+
+    def cloze(self, item: YMap, common: dict[str, object]) -> ClozeNote:
+        text = self.text(item, "text", required=True)
+        if text.strip():
+            if not cloze_ordinals(text):
+                line = item.key_line("text")
+                self.problem(
+                    line,
+                    "cloze text has no deletion; mark answers as {{c1::answer}} or {{c1::answer::hint}}",
+                )
+            # Anki would show a broken '{{c1:' literally; catch the common slips.
+            stripped = CLOZE_RE.sub("", text)
+            bad = re.search(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::", stripped)
+            if bad:
+                self.problem(
+                    item.key_line("text"),
+                    f"malformed cloze near '{stripped[bad.start() : bad.start() + 20]}'; "
+                    "write {{c1::answer}} with two colons and closing '}}'",
+                )
+        return ClozeNote(**common, text=text, extra=self.text(item, "extra"))  # type: ignore[arg-type]

@@ -1,0 +1,142 @@
+"""The deck model: frozen dataclasses, no I/O.
+
+Text fields hold the author's Markdown source (already NFC-normalised); turning it into
+HTML is the job of :mod:`deckbuilder.text`, at packaging or preview time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import ClassVar
+
+__all__ = [
+    "CLOZE_RE",
+    "BasicNote",
+    "ClozeNote",
+    "Deck",
+    "McqNote",
+    "Note",
+    "NoteKind",
+    "cloze_ordinals",
+    "letter",
+]
+
+
+class NoteKind(str, Enum):
+    """The note types deckbuilder writes."""
+
+    MCQ = "mcq"
+    CLOZE = "cloze"
+    BASIC = "basic"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# Anki's cloze syntax: {{c1::answer}} or {{c1::answer::hint}}; the ordinal is 1-based.
+CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)\}\}", re.DOTALL)
+
+
+def cloze_ordinals(text: str) -> tuple[int, ...]:
+    """The distinct cloze numbers in ``text``, sorted (each becomes one Anki card)."""
+    return tuple(sorted({int(m.group(1)) for m in CLOZE_RE.finditer(text) if int(m.group(1)) > 0}))
+
+
+def letter(index: int) -> str:
+    """0 -> 'A', 25 -> 'Z'."""
+    return chr(ord("A") + index)
+
+
+@dataclass(frozen=True)
+class Note:
+    """Fields every note has. ``id`` is the author's stable key, unique within its deck."""
+
+    kind: ClassVar[NoteKind]
+    id: str
+    line: int
+    tags: tuple[str, ...] = ()
+
+    @property
+    def card_count(self) -> int:
+        return 1
+
+    def texts(self) -> dict[str, str]:
+        """Every text field by its YAML key, in field order."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class McqNote(Note):
+    kind: ClassVar[NoteKind] = NoteKind.MCQ
+    question: str = ""
+    choices: tuple[str, ...] = ()
+    answer: tuple[int, ...] = ()  # 0-based indexes into choices, sorted
+    explanation: str = ""
+    shuffle: bool = True
+
+    @property
+    def multi(self) -> bool:
+        return len(self.answer) > 1
+
+    @property
+    def answer_letters(self) -> tuple[str, ...]:
+        return tuple(letter(i) for i in self.answer)
+
+    def texts(self) -> dict[str, str]:
+        out = {"question": self.question}
+        out.update({f"choices[{i}]": c for i, c in enumerate(self.choices)})
+        out["explanation"] = self.explanation
+        return out
+
+
+@dataclass(frozen=True)
+class ClozeNote(Note):
+    kind: ClassVar[NoteKind] = NoteKind.CLOZE
+    text: str = ""
+    extra: str = ""
+
+    @property
+    def card_count(self) -> int:
+        return len(cloze_ordinals(self.text))
+
+    def texts(self) -> dict[str, str]:
+        return {"text": self.text, "extra": self.extra}
+
+
+@dataclass(frozen=True)
+class BasicNote(Note):
+    kind: ClassVar[NoteKind] = NoteKind.BASIC
+    front: str = ""
+    back: str = ""
+
+    def texts(self) -> dict[str, str]:
+        return {"front": self.front, "back": self.back}
+
+
+@dataclass(frozen=True)
+class Deck:
+    """One card file: an Anki deck and its notes."""
+
+    key: str  # the stable deck id from the file (``id:``), e.g. "gradient-checkpointing"
+    name: str  # the Anki deck name; "::" nests
+    source: Path
+    notes: tuple[Note, ...] = ()
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    media_dirs: tuple[Path, ...] = field(default=(), compare=False)
+
+    @property
+    def card_count(self) -> int:
+        return sum(n.card_count for n in self.notes)
+
+    def counts(self) -> dict[NoteKind, tuple[int, int]]:
+        """(notes, cards) per note kind, in NoteKind order, kinds with no notes left out."""
+        out: dict[NoteKind, tuple[int, int]] = {}
+        for kind in NoteKind:
+            notes = [n for n in self.notes if n.kind is kind]
+            if notes:
+                out[kind] = (len(notes), sum(n.card_count for n in notes))
+        return out

@@ -1,0 +1,81 @@
+"""The Anki note types deckbuilder writes, read from the template files beside this module.
+
+Note type ids are fixed forever: Anki matches note types by id on import, so a new id
+would give every user a second copy of the note type. Changing a note type's *fields*
+needs a new id and name (see README, "Changing note types"); templates and CSS can change
+freely and update in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from ..model import NoteKind
+
+__all__ = ["NoteTypeSpec", "note_type"]
+
+
+@dataclass(frozen=True)
+class NoteTypeSpec:
+    kind: NoteKind
+    id: int
+    name: str
+    fields: tuple[str, ...]
+    template_name: str
+    front: str
+    back: str
+    css: str
+
+    @property
+    def is_cloze(self) -> bool:
+        return self.kind is NoteKind.CLOZE
+
+
+_IDS = {
+    NoteKind.MCQ: 1468248778730576,
+    NoteKind.CLOZE: 1649248644858304,
+    NoteKind.BASIC: 2152878658763882,
+}
+_NAMES = {
+    NoteKind.MCQ: ("deckbuilder Multiple Choice", "Multiple choice"),
+    NoteKind.CLOZE: ("deckbuilder Cloze", "Cloze"),
+    NoteKind.BASIC: ("deckbuilder Basic", "Card 1"),
+}
+_FIELDS = {
+    NoteKind.MCQ: ("Question", "Choices", "Answer", "Explanation", "Shuffle"),
+    NoteKind.CLOZE: ("Text", "Extra"),
+    NoteKind.BASIC: ("Front", "Back"),
+}
+
+
+def _read(*parts: str) -> str:
+    return resources.files(__package__).joinpath(*parts).read_text(encoding="utf-8")
+
+
+def _inline_includes(html: str, folder: str) -> str:
+    """Replace ``/*@include FILE*/`` with that file's text, so scripts live in real .js files."""
+    out = html
+    while "/*@include " in out:
+        start = out.index("/*@include ")
+        end = out.index("*/", start)
+        name = out[start + len("/*@include ") : end].strip()
+        out = out[:start] + _read(folder, name).rstrip("\n") + out[end + 2 :]
+    return out
+
+
+@cache
+def note_type(kind: NoteKind) -> NoteTypeSpec:
+    folder = kind.value
+    name, template_name = _NAMES[kind]
+    return NoteTypeSpec(
+        kind=kind,
+        id=_IDS[kind],
+        name=name,
+        fields=_FIELDS[kind],
+        template_name=template_name,
+        front=_inline_includes(_read(folder, "front.html"), folder),
+        back=_inline_includes(_read(folder, "back.html"), folder),
+        css=_read("base.css") + "\n" + _read(folder, "style.css"),
+    )

@@ -1,0 +1,69 @@
+"""Shared fixtures: run the CLI in-process, and import packages with the real Anki backend."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from deckbuilder.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
+    """Run ``deckbuilder ARGS`` in-process, through the same error mapping as the console script."""
+
+    def run(*args: str | os.PathLike[str]) -> Run:
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh project folder (cards/, media/) holding a copy of the bundled deck, as cwd."""
+    shutil.copytree(ROOT / "cards", tmp_path / "cards")
+    shutil.copytree(ROOT / "media", tmp_path / "media")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Iterator[object]:
+    """A fresh, empty Anki collection (the real backend from the ``anki`` package)."""
+    from anki.collection import Collection
+
+    folder = tmp_path / "anki"
+    folder.mkdir()
+    col = Collection(str(folder / "collection.anki2"))
+    yield col
+    col.close()
+
+
+def import_package(col: object, path: Path, **options: bool) -> object:
+    """Import an .apkg the way Anki desktop does by default; return the import log."""
+    from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    opts = {"merge_notetypes": True, "with_scheduling": False, "with_deck_configs": False}
+    opts.update(options)
+    request = ImportAnkiPackageRequest(
+        package_path=str(path.resolve()), options=ImportAnkiPackageOptions(**opts)
+    )
+    return col.import_anki_package(request).log  # type: ignore[attr-defined]

@@ -1,0 +1,104 @@
+"""The build and check commands as a user runs them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from .conftest import DATA, ROOT, Run
+
+CliRun = Callable[..., Run]
+
+
+def test_build_bundled_deck_from_a_fresh_project(project: Path, cli: CliRun) -> None:
+    result = cli("build")
+    assert result.code == 0, result.err
+    package = project / "output" / "gradient-checkpointing.apkg"
+    assert package.is_file() and package.stat().st_size > 1000
+    assert "ML Systems::Gradient Checkpointing" in result.out
+    assert re.search(r"mcq\s+8 notes\s+8 cards", result.out)
+    assert re.search(r"cloze\s+6 notes\s+13 cards", result.out)
+    assert re.search(r"media\s+1 file", result.out)
+    assert f"wrote {Path('output') / 'gradient-checkpointing.apkg'} (" in result.out
+    assert result.err == ""
+
+
+def test_build_to_another_folder(project: Path, cli: CliRun) -> None:
+    result = cli("build", DATA / "mixed.yaml", "--out", "elsewhere", "--media", DATA / "media")
+    assert result.code == 0, result.err
+    assert (project / "elsewhere" / "mixed.apkg").is_file()
+    assert not (project / "output").exists()
+
+
+def test_check_writes_nothing(project: Path, cli: CliRun) -> None:
+    result = cli("check")
+    assert result.code == 0
+    assert result.out.strip() == "ok: 1 deck, 14 notes, 21 cards"
+    assert not (project / "output").exists()
+
+
+def test_invalid_input_lists_every_problem_and_keeps_the_old_package(
+    project: Path, cli: CliRun
+) -> None:
+    assert cli("build").code == 0
+    package = project / "output" / "gradient-checkpointing.apkg"
+    before = package.read_bytes()
+    source = project / "cards" / "gradient-checkpointing.yaml"
+    text = source.read_text(encoding="utf-8")
+    text = text.replace("    answer: A\n", "    answr: A\n", 1).replace("answer: D", "answer: E", 1)
+    source.write_text(text, encoding="utf-8")
+    result = cli("build")
+    assert result.code == 1
+    lines = result.err.strip().splitlines()
+    assert re.match(
+        r"cards/gradient-checkpointing\.yaml:\d+: note 'tradeoff': unknown key 'answr' in a mcq note; did you mean 'answer'\?",
+        lines[0],
+    ), lines
+    assert any("note 'tradeoff': 'answer' is required" in line for line in lines)
+    assert any(
+        "note 'runtime-overhead': answer 'E' is not one of the choices (A-D)" in line
+        for line in lines
+    )
+    assert lines[-1] == "3 problems found; nothing was written."
+    assert "Traceback" not in result.err and result.out == ""
+    assert package.read_bytes() == before
+
+
+def test_missing_media_is_an_error_with_the_note(project: Path, cli: CliRun) -> None:
+    (project / "media" / "checkpoint-chain.svg").unlink()
+    result = cli("build")
+    assert result.code == 1
+    assert "note 'cloze-sqrt': media file 'checkpoint-chain.svg' not found" in result.err
+    assert not (project / "output").exists()
+
+
+def test_help_and_version(cli: CliRun) -> None:
+    result = cli("--help")
+    assert result.code == 0 and "build" in result.out and "check" in result.out
+    assert "Example: deckbuilder build" in cli("build", "--help").out
+    assert cli("--version").out.startswith("deckbuilder ")
+
+
+def test_usage_error_exits_2(cli: CliRun) -> None:
+    result = cli("build", "--no-such-option")
+    assert result.code == 2
+    assert "No such option" in result.err
+
+
+def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
+    """The installed entry point maps errors the same way (exit 1, no traceback)."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("deck: D\nnotes: []\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "deckbuilder", "check", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"{bad}:2: 'notes' is empty")
+    assert "Traceback" not in proc.stderr
