@@ -6,17 +6,20 @@ Errors are mapped to messages and exit codes in one place, :func:`main`:
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from . import __version__
 from .errors import DeckError, UsageError
+from .model import Deck, NoteKind
 
 app = typer.Typer(
     name="deckbuilder",
@@ -38,8 +41,35 @@ MediaDir = Annotated[
 ]
 
 
-class _State:
-    debug = False
+@dataclass
+class Session:
+    """Per-invocation settings, shared by the root options and the commands (ctx.obj)."""
+
+    debug: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    json: bool = False  # a command asked for machine-readable output, errors included
+
+    def say(self, text: str = "") -> None:
+        """Normal output (stdout), silenced by --quiet."""
+        if not self.quiet:
+            typer.echo(text)
+
+    def detail(self, text: str) -> None:
+        """Extra output shown only with --verbose."""
+        if self.verbose and not self.quiet:
+            typer.echo(text)
+
+    def emit_json(self, data: Any) -> None:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _session(ctx: typer.Context) -> Session:
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, Session) else Session()
+
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object (errors too).")]
 
 
 def _sources(sources: list[Path] | None) -> list[Path]:
@@ -77,18 +107,26 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
             "--version", help="Show the version and exit.", callback=_show_version, is_eager=True
         ),
     ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print more detail.")] = False,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show the full traceback of internal errors.")
     ] = False,
 ) -> None:
-    """Turn quiz questions written in YAML into Anki packages (.apkg)."""
-    _State.debug = debug
+    """Turn quiz questions written in YAML into Anki packages (.apkg).
+
+    Example: deckbuilder build
+    """
+    session = _session(ctx)
+    session.quiet, session.verbose, session.debug = quiet, verbose, debug
+    ctx.obj = session
 
 
 @app.command()
@@ -118,28 +156,157 @@ def build(
 
 
 @app.command()
-def check(sources: Sources = None, media: MediaDir = Path("media")) -> None:
+def check(
+    ctx: typer.Context,
+    sources: Sources = None,
+    media: MediaDir = Path("media"),
+    as_json: JsonFlag = False,
+) -> None:
     """Validate card files without writing anything.
 
     Example: deckbuilder check cards/gradient-checkpointing.yaml
     """
     from .pipeline import check as check_decks
 
+    session = _session(ctx)
+    session.json = as_json
     rendered = check_decks(_sources(sources), media_dir=media)
+    if as_json:
+        session.emit_json({"ok": True, "decks": [_deck_summary(rd.deck) for rd in rendered]})
+        return
+    for rd in rendered:
+        session.detail(f"{rd.deck.source}: {rd.deck.name}: {_counts_text(rd.deck)}")
     notes = sum(len(rd.notes) for rd in rendered)
     cards = sum(rd.deck.card_count for rd in rendered)
-    typer.echo(
+    session.say(
         f"ok: {_plural(len(rendered), 'deck')}, {_plural(notes, 'note')}, {_plural(cards, 'card')}"
     )
+
+
+@app.command("list")
+def list_(ctx: typer.Context, sources: Sources = None, as_json: JsonFlag = False) -> None:
+    """List decks: file, notes and cards per note type, tags.
+
+    Example: deckbuilder list cards/
+    """
+    from .load import load_decks
+
+    session = _session(ctx)
+    session.json = as_json
+    decks = load_decks(_sources(sources))
+    if as_json:
+        session.emit_json({"ok": True, "decks": [_deck_summary(d) for d in decks]})
+        return
+    header = ("DECK", "ID", "FILE", "MCQ", "CLOZE", "BASIC", "CARDS", "TAGS")
+    rows: list[tuple[str, ...]] = [header]
+    for deck in decks:
+        counts = deck.counts()
+        per_kind = [str(counts.get(kind, (0, 0))[0]) for kind in NoteKind]
+        rows.append(
+            (
+                deck.name,
+                deck.key,
+                str(deck.source),
+                *per_kind,
+                str(deck.card_count),
+                " ".join(_all_tags(deck)),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    numeric = {3, 4, 5, 6}
+    for row in rows:
+        cells = [
+            cell.rjust(w) if i in numeric else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        session.say("  ".join(cells).rstrip())
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    folder: Annotated[
+        Path, typer.Argument(help="Project folder to set up (created if missing).")
+    ] = Path("."),
+) -> None:
+    """Start a deck: cards/example.yaml (one note of each type), media/ and output/.
+
+    Refuses to overwrite existing files.
+
+    Example: deckbuilder init my-deck && cd my-deck && deckbuilder build
+    """
+    from importlib import resources
+
+    from .export import atomic_write
+
+    session = _session(ctx)
+    target = folder / "cards" / "example.yaml"
+    if target.exists():
+        raise UsageError(f"{target} already exists; nothing was changed")
+    for path in (folder / "cards", folder / "media", folder / "output"):
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"{path} exists and is not a folder; nothing was changed")
+    text = resources.files("deckbuilder").joinpath("starter/example.yaml").read_bytes()
+    for sub in ("cards", "media", "output"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    atomic_write(target, lambda tmp: tmp.write_bytes(text))
+    session.say(f"Created {target}, {folder / 'media'}{os.sep} and {folder / 'output'}{os.sep}.")
+    prefix = "" if folder == Path(".") else f"cd {folder} && "
+    session.say(f"Next: {prefix}deckbuilder build")
+
+
+@app.command()
+def schema(ctx: typer.Context) -> None:
+    """Print the JSON Schema of the card format, for editors and tools.
+
+    Example: deckbuilder schema > card-schema.json
+    """
+    from .schema import card_schema
+
+    _session(ctx).emit_json(card_schema())
+
+
+def _all_tags(deck: Deck) -> list[str]:
+    tags = dict.fromkeys(deck.tags)
+    for note in deck.notes:
+        tags.update(dict.fromkeys(note.tags))
+    return list(tags)
+
+
+def _counts_text(deck: Deck) -> str:
+    return ", ".join(
+        f"{_plural(notes, kind.value + ' note')} ({_plural(cards, 'card')})"
+        for kind, (notes, cards) in deck.counts().items()
+    )
+
+
+def _deck_summary(deck: Deck) -> dict[str, Any]:
+    return {
+        "id": deck.key,
+        "name": deck.name,
+        "file": str(deck.source),
+        "notes": len(deck.notes),
+        "cards": deck.card_count,
+        "by_type": {kind.value: {"notes": n, "cards": c} for kind, (n, c) in deck.counts().items()},
+        "tags": _all_tags(deck),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the app and map every error to a message and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    session = Session()
     try:
-        result = app(args=args, prog_name="deckbuilder", standalone_mode=False)
+        result = app(args=args, prog_name="deckbuilder", standalone_mode=False, obj=session)
         return result if isinstance(result, int) else 0
     except DeckError as exc:
+        if session.json:
+            problems = [
+                {"file": p.file, "line": p.line, "note": p.note, "message": p.message}
+                for p in exc.problems
+            ]
+            session.emit_json({"ok": False, "problems": problems})
+            return 1
         for problem in exc.problems:
             typer.echo(str(problem), err=True)
         n = len(exc.problems)
@@ -159,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         typer.echo("Interrupted; nothing was replaced.", err=True)
         return 130
     except Exception as exc:
-        if _State.debug or "--debug" in args:
+        if session.debug or "--debug" in args:
             raise
         typer.echo(
             f"Internal error: {type(exc).__name__}: {exc}. This is a bug in deckbuilder; "

@@ -1,0 +1,175 @@
+"""The JSON Schema of the card format, for editors (completion, inline errors) and tools.
+
+The loader (:mod:`deckbuilder.load`) is the authority; this schema describes the same
+contract and the tests hold the two together (same keys, and the schema's own examples
+pass both). Draft-07, which yaml-language-server and most editors understand best.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["EXAMPLES", "card_schema"]
+
+ID_PATTERN = "^[a-z0-9][a-z0-9_-]*$"
+SCHEMA_ID = "https://deckbuilder.invalid/card-file.schema.json"
+
+EXAMPLES: list[dict[str, Any]] = [
+    {
+        "deck": "ML Systems::Gradient Checkpointing",
+        "id": "gradient-checkpointing",
+        "description": "Trading recomputation for activation memory.",
+        "tags": ["ml-systems"],
+        "notes": [
+            {
+                "id": "tradeoff",
+                "type": "mcq",
+                "question": "What does gradient checkpointing mainly trade for lower memory?",
+                "choices": ["Extra computation (recomputation)", "Model accuracy", "Disk space"],
+                "answer": "A",
+                "explanation": "Activations are recomputed during the backward pass.",
+                "shuffle": True,
+                "tags": ["basics"],
+            },
+            {
+                "id": "which-prime",
+                "question": "Which of these are prime?",
+                "choices": ["2", "4", "5"],
+                "answer": ["A", "C"],
+            },
+            {
+                "id": "sqrt-schedule",
+                "type": "cloze",
+                "text": "Checkpoints every {{c1::√N}} layers give {{c2::O(√N)::memory?}} memory.",
+                "extra": "Shown on the back.",
+            },
+            {"id": "term", "type": "basic", "front": "Activation", "back": "A layer's output."},
+        ],
+    }
+]
+
+
+def _text(description: str) -> dict[str, Any]:
+    return {
+        "description": description + " Markdown.",
+        "type": ["string", "number", "boolean"],
+    }
+
+
+def _tags(description: str) -> dict[str, Any]:
+    tag = {"type": "string", "pattern": r"^\S+$", "description": "One Anki tag: no spaces."}
+    return {
+        "description": description,
+        "oneOf": [{"type": "array", "items": tag, "uniqueItems": True}, tag],
+    }
+
+
+def _note(
+    kind: str, description: str, props: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    common = {
+        "id": {
+            "description": "Stable key of the note, unique in the file. Never change it once "
+            "the deck is shared: Anki recognises the note by it.",
+            "type": "string",
+            "pattern": ID_PATTERN,
+        },
+        "type": {
+            "description": "Note type; may be omitted when the keys make it obvious.",
+            "const": kind,
+        },
+        "tags": _tags("Tags for this note, added to the deck's tags."),
+    }
+    return {
+        "title": f"{kind} note",
+        "description": description,
+        "type": "object",
+        "properties": {**common, **props},
+        "required": ["id", *required],
+        "additionalProperties": False,
+    }
+
+
+def card_schema() -> dict[str, Any]:
+    """The JSON Schema (draft-07) of a deckbuilder card file."""
+    letter = {"type": "string", "pattern": "^[A-Za-z]$"}
+    mcq = _note(
+        "mcq",
+        "A multiple-choice question: one card.",
+        {
+            "question": _text("The question."),
+            "choices": {
+                "description": "2 to 26 distinct answers; the first is A. Shuffled on the "
+                "card unless shuffle is false.",
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 26,
+                "items": _text("One choice."),
+            },
+            "answer": {
+                "description": "The right choice's letter (A = first), or a list of letters "
+                'for "choose all that apply".',
+                "oneOf": [
+                    {"type": "string", "pattern": r"^\s*[A-Za-z](\s*[,\s]\s*[A-Za-z])*\s*$"},
+                    {"type": "array", "items": letter, "minItems": 1, "uniqueItems": True},
+                ],
+            },
+            "explanation": _text("Shown on the back."),
+            "shuffle": {
+                "description": "Shuffle the choices on each review (default true).",
+                "type": "boolean",
+            },
+        },
+        ["question", "choices", "answer"],
+    )
+    cloze = _note(
+        "cloze",
+        "A cloze deletion: one card per {{cN::...}} number.",
+        {
+            "text": {
+                **_text("The text with deletions: {{c1::answer}} or {{c1::answer::hint}}."),
+                "type": "string",
+                "pattern": r"\{\{c[0-9]+::",
+            },
+            "extra": _text("Shown on the back."),
+        },
+        ["text"],
+    )
+    basic = _note(
+        "basic",
+        "A plain question and answer: one card.",
+        {"front": _text("The question side."), "back": _text("The answer side.")},
+        ["front", "back"],
+    )
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": SCHEMA_ID,
+        "title": "deckbuilder card file",
+        "description": "One Anki deck of quiz cards, built with `deckbuilder build`.",
+        "type": "object",
+        "properties": {
+            "deck": {
+                "description": 'Anki deck name; "::" nests decks, e.g. "ML Systems::Checkpointing".',
+                "type": "string",
+                "minLength": 1,
+                "pattern": r"^(?!.*::\s*::)(?!\s*::)(?!.*::\s*$).*\S.*$",
+            },
+            "id": {
+                "description": "Stable deck key (the package is output/<id>.apkg). Default: "
+                "the file name without .yaml.",
+                "type": "string",
+                "pattern": ID_PATTERN,
+            },
+            "description": _text("Shown in Anki's deck overview."),
+            "tags": _tags("Tags added to every note of the deck."),
+            "notes": {
+                "description": "The notes of the deck, in order.",
+                "type": "array",
+                "minItems": 1,
+                "items": {"oneOf": [mcq, cloze, basic]},
+            },
+        },
+        "required": ["deck", "notes"],
+        "additionalProperties": False,
+        "examples": EXAMPLES,
+    }

@@ -1,0 +1,203 @@
+"""init, schema, list, --json, --quiet/--verbose, and the README documenting every command."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from deckbuilder.cli import app
+from deckbuilder.errors import DeckError
+from deckbuilder.load import DECK_KEYS, NOTE_KEYS, load_deck
+from deckbuilder.schema import EXAMPLES, card_schema
+
+from .conftest import ROOT, Run
+
+CliRun = Callable[..., Run]
+
+
+def command_names() -> list[str]:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    return sorted(group.commands)  # type: ignore[attr-defined]
+
+
+def test_init_creates_a_project_that_builds(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = cli("init", tmp_path / "deck")
+    assert result.code == 0, result.err
+    created = sorted(str(p.relative_to(tmp_path / "deck")) for p in (tmp_path / "deck").rglob("*"))
+    assert created == ["cards", "cards/example.yaml", "media", "output"]
+    deck = load_deck(tmp_path / "deck" / "cards" / "example.yaml")
+    assert sorted(n.kind.value for n in deck.notes) == ["basic", "cloze", "mcq"]
+    assert "#" in (tmp_path / "deck" / "cards" / "example.yaml").read_text(
+        encoding="utf-8"
+    )  # commented
+    monkeypatch.chdir(tmp_path / "deck")
+    built = cli("build")
+    assert built.code == 0, built.err
+    assert (tmp_path / "deck" / "output" / "example.apkg").is_file()
+
+
+def test_init_refuses_to_overwrite(tmp_path: Path, cli: CliRun) -> None:
+    (tmp_path / "cards").mkdir()
+    mine = tmp_path / "cards" / "example.yaml"
+    mine.write_text("my own work\n", encoding="utf-8")
+    result = cli("init", tmp_path)
+    assert result.code == 1
+    assert "already exists; nothing was changed" in result.err
+    assert mine.read_text(encoding="utf-8") == "my own work\n"
+    assert not (tmp_path / "media").exists()
+
+
+def test_schema_is_valid_draft7_and_describes_every_key(cli: CliRun) -> None:
+    result = cli("schema")
+    assert result.code == 0
+    schema = json.loads(result.out)
+    jsonschema.Draft7Validator.check_schema(schema)
+    assert set(schema["properties"]) == set(DECK_KEYS)
+    notes = schema["properties"]["notes"]["items"]["oneOf"]
+    by_kind = {n["properties"]["type"]["const"]: n for n in notes}
+    for kind, keys in NOTE_KEYS.items():
+        assert set(by_kind[kind.value]["properties"]) == {"id", "type", "tags", *keys}
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            if "properties" in node:
+                for key, sub in node["properties"].items():
+                    assert sub.get("description"), f"{path}.{key} has no description"
+            for key, sub in node.items():
+                if key != "examples":
+                    walk(sub, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, sub in enumerate(node):
+                walk(sub, f"{path}[{i}]")
+
+    walk(schema, "$")
+
+
+def card_files() -> list[Path]:
+    return [
+        ROOT / "cards" / "gradient-checkpointing.yaml",
+        ROOT / "deckbuilder" / "starter" / "example.yaml",
+    ]
+
+
+@pytest.mark.parametrize("path", card_files(), ids=lambda p: p.name)
+def test_bundled_and_example_decks_validate_against_the_schema(path: Path) -> None:
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    jsonschema.validate(document, card_schema())
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_schema_examples_pass_schema_and_loader(tmp_path: Path, example: dict[str, Any]) -> None:
+    jsonschema.validate(example, card_schema())
+    path = tmp_path / "example.yaml"
+    path.write_text(yaml.safe_dump(example, allow_unicode=True), encoding="utf-8")
+    deck = load_deck(path)
+    assert len(deck.notes) == len(example["notes"])
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "D", "notes": []},
+        {"deck": "D", "notse": [], "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "D", "notes": [{"id": "Bad", "front": "f", "back": "b"}]},
+        {"deck": "D", "notes": [{"id": "a", "front": "f"}]},
+        {"deck": "D", "notes": [{"id": "a", "question": "q", "choices": ["x"], "answer": "A"}]},
+        {"deck": "D", "notes": [{"id": "a", "question": "q", "choices": ["x", "y"]}]},
+        {"deck": "D", "notes": [{"id": "a", "text": "no deletion here"}]},
+        {"deck": "D", "notes": [{"id": "a", "type": "basic", "text": "{{c1::x}}"}]},
+        {"deck": "D", "tags": ["has space"], "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "A::::B", "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {
+            "deck": "D",
+            "notes": [
+                {
+                    "id": "a",
+                    "question": "q",
+                    "choices": ["x", "y"],
+                    "answer": "A",
+                    "shuffle": "maybe",
+                }
+            ],
+        },
+    ],
+)
+def test_schema_and_loader_reject_the_same_mistakes(
+    tmp_path: Path, document: dict[str, Any]
+) -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, card_schema())
+    path = tmp_path / "deck.yaml"
+    path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(DeckError):
+        load_deck(path)
+
+
+def test_list_shows_decks_counts_and_tags(project: Path, cli: CliRun) -> None:
+    result = cli("list")
+    assert result.code == 0, result.err
+    header, row = result.out.strip().splitlines()
+    assert header.split() == ["DECK", "ID", "FILE", "MCQ", "CLOZE", "BASIC", "CARDS", "TAGS"]
+    assert row.startswith(
+        "ML Systems::Gradient Checkpointing  gradient-checkpointing  cards/gradient-checkpointing.yaml"
+    )
+    assert re.search(r"\s8\s+6\s+0\s+21\s+ml-systems gradient-checkpointing$", row)
+
+
+def test_json_output_for_list_and_check(project: Path, cli: CliRun) -> None:
+    listed = json.loads(cli("list", "--json").out)
+    (deck,) = listed["decks"]
+    assert listed["ok"] is True
+    assert deck["id"] == "gradient-checkpointing" and deck["cards"] == 21 and deck["notes"] == 14
+    assert deck["by_type"]["cloze"] == {"notes": 6, "cards": 13}
+    checked = json.loads(cli("check", "--json").out)
+    assert (
+        checked["ok"] is True
+        and checked["decks"][0]["name"] == "ML Systems::Gradient Checkpointing"
+    )
+
+
+def test_json_errors_are_machine_readable(tmp_path: Path, cli: CliRun) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("deck: D\nnotes:\n  - {id: a, front: f}\n", encoding="utf-8")
+    result = cli("check", bad, "--json")
+    assert result.code == 1
+    data = json.loads(result.out)
+    assert data == {
+        "ok": False,
+        "problems": [{"file": str(bad), "line": 3, "note": "a", "message": "'back' is required"}],
+    }
+
+
+def test_quiet_and_verbose(project: Path, cli: CliRun) -> None:
+    assert cli("--quiet", "check").out == ""
+    verbose = cli("--verbose", "check").out
+    assert (
+        "cards/gradient-checkpointing.yaml: ML Systems::Gradient Checkpointing: 8 mcq notes (8 cards)"
+        in verbose
+    )
+
+
+def test_every_command_is_documented_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in command_names():
+        assert f"### `deckbuilder {name}" in readme, f"README has no section for '{name}'"
+
+
+@pytest.mark.parametrize("name", command_names())
+def test_every_command_help_ends_with_an_example(cli: CliRun, name: str) -> None:
+    result = cli(name, "--help")
+    assert result.code == 0
+    assert re.search(r"Example: deckbuilder \S", result.out), result.out
