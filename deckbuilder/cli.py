@@ -18,7 +18,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from . import __version__
-from .errors import DeckError, UsageError
+from .errors import DeckError, OutputError, UsageError
 from .model import Deck, NoteKind
 
 app = typer.Typer(
@@ -298,7 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     session = Session()
     try:
         result = app(args=args, prog_name="deckbuilder", standalone_mode=False, obj=session)
-        return result if isinstance(result, int) else 0
+        code = result if isinstance(result, int) else 0
+        if code == 130:  # Typer turns Ctrl-C into a silent exit status 130
+            typer.echo("Interrupted; nothing was replaced.", err=True)
+        return code
     except DeckError as exc:
         if session.json:
             problems = [
@@ -312,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = len(exc.problems)
         typer.echo(f"{_plural(n, 'problem')} found; nothing was written.", err=True)
         return 1
-    except UsageError as exc:
+    except (UsageError, OutputError) as exc:
         typer.echo(f"Error: {exc}", err=True)
         return 1
     except typer.TyperException as exc:  # usage errors from the argument parser

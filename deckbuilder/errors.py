@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DeckError", "Problem", "UsageError"]
+__all__ = ["DeckError", "OutputError", "Problem", "UsageError"]
 
 
 @dataclass(frozen=True, order=True)
@@ -42,3 +42,7 @@ class DeckError(Exception):
 
 class UsageError(Exception):
     """A command-line value outside its allowed range (exit status 1, one line)."""
+
+
+class OutputError(Exception):
+    """An output file could not be written (disk full, no permission); the old one is kept."""

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import OutputError
 from .identity import deck_anki_id, note_guid
 from .notetypes import NoteTypeSpec
 from .render import RenderedDeck
@@ -83,8 +84,11 @@ def _write_collection(
 def atomic_write(target: Path, write: object) -> None:
     """Call ``write(tmp_path)`` on a temporary file beside ``target``, then rename it
     into place. On any failure (or Ctrl-C) the previous ``target`` is left untouched."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from exc
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -95,6 +99,10 @@ def atomic_write(target: Path, write: object) -> None:
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        reason = exc.strerror or str(exc)
+        raise OutputError(f"cannot write {target}: {reason}; the previous file was kept") from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

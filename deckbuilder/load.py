@@ -31,7 +31,10 @@ __all__ = ["ID_RE", "find_sources", "load_deck", "load_decks"]
 ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 SOURCE_SUFFIXES = (".yaml", ".yml")
 MAX_CHOICES = 26
+# Limits against absurd input (documented in README, "Limits").
 MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_FIELD_BYTES = 1024 * 1024
+MAX_NOTES = 100_000
 
 DECK_KEYS = ("deck", "id", "description", "tags", "notes")
 COMMON_NOTE_KEYS = ("id", "type", "tags")
@@ -162,6 +165,12 @@ class _DeckReader:
         if not isinstance(value, YScalar) or value.is_null:
             self.problem(value.line, f"'{what}' must be text, not {describe(value)}")
             return ""
+        size = len(value.raw.encode("utf-8", "surrogatepass"))
+        if size > MAX_FIELD_BYTES:
+            self.problem(
+                value.line, f"'{what}' is {size:,} bytes; the limit is {MAX_FIELD_BYTES:,}"
+            )
+            return ""
         out = unicodedata.normalize("NFC", value.raw)
         if required and not out.strip():
             self.problem(value.line, f"'{what}' is empty")
@@ -256,6 +265,13 @@ class _DeckReader:
             return []
         if not value.items:
             self.problem(value.line, "'notes' is empty; add at least one note")
+        if len(value.items) > MAX_NOTES:
+            self.problem(
+                value.line,
+                f"'notes' has {len(value.items):,} notes; the limit is {MAX_NOTES:,} per file "
+                "(split the deck into several files)",
+            )
+            return []
         notes: list[Note] = []
         seen: dict[str, int] = {}
         for item in value.items:

@@ -1,7 +1,7 @@
 """Safe YAML reading that keeps line numbers.
 
-PyYAML's composer gives a node graph with positions but runs no constructors, so no
-Python object tags can execute. We turn that graph into a small located tree ourselves:
+We read PyYAML's event stream (libyaml's parser) and build a small located tree
+ourselves; no constructors run, so no Python object tags can execute. On the way:
 scalars keep the text the author typed (``Yes`` stays "Yes", ``1.10`` stays "1.10"),
 duplicate keys are reported instead of silently overwritten, and aliases that would
 expand into a huge structure (the "billion laughs" shape) are refused before anything
@@ -10,10 +10,12 @@ walks them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode
 
 from .errors import DeckError, Problem
 
@@ -30,6 +32,7 @@ SCALAR_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "timestam
 # this many times the written size (plus slack for small files).
 ALIAS_FACTOR = 10
 ALIAS_SLACK = 10_000
+MAX_DEPTH = 100
 
 
 @dataclass
@@ -88,106 +91,133 @@ def describe(value: YValue) -> str:
 def parse_yaml(text: str, file: str) -> YValue | None:
     """Parse one YAML document into a located tree; ``None`` for an empty document."""
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        return _Builder(file).build(yaml.parse(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
         raise DeckError([Problem(file, line, f"YAML syntax error: {what}")]) from None
-    except yaml.YAMLError as exc:  # e.g. several documents in one file
+    except yaml.YAMLError as exc:  # e.g. a control character the reader refuses
         raise DeckError([Problem(file, None, f"YAML error: {exc}")]) from None
-    if node is None:
-        return None
-    _check_expansion(node, file)
-    problems: list[Problem] = []
-    memo: dict[int, YValue] = {}
-    tree = _convert(node, file, problems, memo)
-    if problems:
-        raise DeckError(problems)
-    return tree
 
 
-def _check_expansion(root: yaml.Node, file: str) -> None:
-    """Refuse alias graphs whose expansion is far larger than what was written."""
-    sizes: dict[int, int] = {}
-    active: set[int] = set()
+class _Builder:
+    """Builds the located tree from the parser's event stream, without recursion.
 
-    def size(node: yaml.Node) -> int:
-        key = id(node)
-        if key in sizes:
-            return sizes[key]
-        if key in active:
-            line = node.start_mark.line + 1
-            raise DeckError(
-                [Problem(file, line, "YAML alias refers to itself (a recursive structure)")]
+    libyaml's own composer recurses in C and crashes the interpreter on absurdly deep
+    nesting; walking events keeps a depth limit of our own. Aliases share the anchored
+    value, and their expanded size is counted so that an alias bomb is refused early.
+    """
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.resolver = yaml.resolver.Resolver()
+        self.problems: list[Problem] = []
+        self.anchors: dict[str, tuple[YValue, int]] = {}  # anchor -> (value, expanded size)
+        self.written = 0
+        self.expanded = 0
+
+    def fail(self, line: int | None, message: str) -> DeckError:
+        return DeckError([*self.problems, Problem(self.file, line, message)])
+
+    def count(self, size: int, line: int) -> None:
+        self.expanded += size
+        if self.expanded > self.written * ALIAS_FACTOR + ALIAS_SLACK:
+            raise self.fail(
+                line,
+                f"YAML aliases expand this file far beyond what is written (over "
+                f"{self.expanded:,} values from {self.written:,}); refusing to load "
+                "(write the values out, or use fewer nested aliases)",
             )
-        active.add(key)
-        total = 1
-        if isinstance(node, SequenceNode):
-            total += sum(size(child) for child in node.value)
-        elif isinstance(node, MappingNode):
-            total += sum(size(k) + size(v) for k, v in node.value)
-        active.discard(key)
-        sizes[key] = total
-        return total
 
-    try:
-        expanded = size(root)
-    except RecursionError:
-        raise DeckError([Problem(file, None, "YAML nesting is too deep")]) from None
-    written = len(sizes)
-    if expanded > written * ALIAS_FACTOR + ALIAS_SLACK:
-        raise DeckError(
-            [
-                Problem(
-                    file,
-                    None,
-                    f"YAML aliases expand {written:,} written values into {expanded:,}; "
-                    "refusing to load (write the values out, or use fewer nested aliases)",
-                )
-            ]
-        )
-
-
-def _convert(
-    node: yaml.Node, file: str, problems: list[Problem], memo: dict[int, YValue]
-) -> YValue:
-    cached = memo.get(id(node))
-    if cached is not None:  # an alias: share the converted value (expansion was checked)
-        return cached
-    line = node.start_mark.line + 1
-    out: YValue
-    if isinstance(node, ScalarNode):
-        if node.tag not in SCALAR_TAGS:
-            problems.append(
-                Problem(file, line, f"unsupported YAML tag {node.tag!r}; write plain text")
+    def check_tag(self, tag: str | None, expected: set[str], line: int) -> None:
+        if tag not in (None, "!") and tag not in expected:
+            self.problems.append(
+                Problem(self.file, line, f"unsupported YAML tag {tag!r}; write plain text")
             )
-        out = YScalar(node.value, node.tag, line)
-    elif isinstance(node, SequenceNode):
-        if node.tag != _T + "seq":
-            problems.append(Problem(file, line, f"unsupported YAML tag {node.tag!r}"))
-        out = YSeq([_convert(child, file, problems, memo) for child in node.value], line)
-    else:
-        assert isinstance(node, MappingNode)
-        if node.tag != _T + "map":
-            problems.append(Problem(file, line, f"unsupported YAML tag {node.tag!r}"))
-        ymap = YMap(line=line)
-        for knode, vnode in node.value:
-            kline = knode.start_mark.line + 1
-            if not isinstance(knode, ScalarNode):
-                problems.append(Problem(file, kline, "a key must be plain text"))
-                continue
-            if knode.tag == _T + "merge":
-                problems.append(Problem(file, kline, "YAML merge keys ('<<') are not supported"))
-                continue
-            key = knode.value
-            if key in ymap.entries:
-                first = ymap.entries[key][0]
-                problems.append(
-                    Problem(file, kline, f"duplicate key '{key}' (first at line {first})")
-                )
-                continue
-            ymap.entries[key] = (kline, _convert(vnode, file, problems, memo))
-        out = ymap
-    memo[id(node)] = out
-    return out
+
+    def build(self, events: Iterable[yaml.Event]) -> YValue | None:
+        # Each open collection: [value, expanded size, anchor, pending key (maps only)]
+        stack: list[list[Any]] = []
+        root: YValue | None = None
+        documents = 0
+
+        def attach(value: YValue, size: int, line: int) -> None:
+            nonlocal root
+            if not stack:
+                root = value
+                return
+            frame = stack[-1]
+            frame[1] += size
+            parent = frame[0]
+            if isinstance(parent, YSeq):
+                parent.items.append(value)
+            elif frame[3] is None:  # a key
+                if not isinstance(value, YScalar):
+                    self.problems.append(Problem(self.file, line, "a key must be plain text"))
+                    frame[3] = ("", line, True)
+                elif value.tag == _T + "merge":
+                    self.problems.append(
+                        Problem(self.file, line, "YAML merge keys ('<<') are not supported")
+                    )
+                    frame[3] = ("", line, True)
+                else:
+                    frame[3] = (value.raw, line, False)
+            else:
+                key, kline, skip = frame[3]
+                frame[3] = None
+                if skip:
+                    return
+                if key in parent.entries:
+                    first = parent.entries[key][0]
+                    self.problems.append(
+                        Problem(self.file, kline, f"duplicate key '{key}' (first at line {first})")
+                    )
+                else:
+                    parent.entries[key] = (kline, value)
+
+        for event in events:
+            mark = event.start_mark
+            line = mark.line + 1 if mark is not None else 0
+            if isinstance(event, yaml.ScalarEvent):
+                self.written += 1
+                self.count(1, line)
+                self.check_tag(event.tag, SCALAR_TAGS, line)
+                tag = event.tag if event.tag not in (None, "!") else None
+                if tag is None:
+                    tag = self.resolver.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+                scalar = YScalar(event.value, tag, line)
+                if event.anchor:
+                    self.anchors[event.anchor] = (scalar, 1)
+                attach(scalar, 1, line)
+            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    raise self.fail(line, f"YAML nesting is deeper than {MAX_DEPTH} levels")
+                self.written += 1
+                self.count(1, line)
+                is_seq = isinstance(event, yaml.SequenceStartEvent)
+                self.check_tag(event.tag, {_T + ("seq" if is_seq else "map")}, line)
+                value: YValue = YSeq([], line) if is_seq else YMap(line=line)
+                stack.append([value, 1, event.anchor, None])
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                value, size, anchor, _ = stack.pop()
+                if anchor:
+                    self.anchors[anchor] = (value, size)
+                attach(value, size, value.line)
+            elif isinstance(event, yaml.AliasEvent):
+                if any(frame[2] == event.anchor for frame in stack):
+                    raise self.fail(line, "YAML alias refers to itself (a recursive structure)")
+                hit = self.anchors.get(event.anchor or "")
+                if hit is None:
+                    raise self.fail(line, f"unknown YAML alias '*{event.anchor}'")
+                self.count(hit[1], line)
+                attach(hit[0], hit[1], line)
+            elif isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise self.fail(
+                        line, "more than one YAML document ('---'); use one file per deck"
+                    )
+        if self.problems:
+            raise DeckError(self.problems)
+        return root

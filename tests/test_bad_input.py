@@ -1,0 +1,281 @@
+"""Bad input never crashes and never loses work.
+
+A corpus of bad card files (tests/data/bad/, each naming the line and message it must
+produce in its first line), generated absurd inputs, Hypothesis fuzzing of the loader,
+and builds interrupted while writing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deckbuilder import export
+from deckbuilder.errors import DeckError
+from deckbuilder.load import MAX_FIELD_BYTES, MAX_NOTES, load_deck
+
+from .conftest import DATA, Run
+
+CliRun = Callable[..., Run]
+BAD = DATA / "bad"
+OLD_PACKAGE = b"previous package, must survive"
+
+
+def expectation(path: Path) -> tuple[str, str]:
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0] if path.stat().st_size else ""
+    if not first:
+        return "-", "the file is empty"
+    assert first.startswith("# expect: "), f"{path.name} lacks its '# expect: LINE: message' line"
+    line, message = first.removeprefix("# expect: ").split(": ", 1)
+    return line, message
+
+
+def setup_project(tmp_path: Path, source: Path) -> tuple[Path, Path]:
+    (tmp_path / "cards").mkdir(parents=True)
+    (tmp_path / "media").mkdir()
+    (tmp_path / "output").mkdir()
+    card = tmp_path / "cards" / source.name
+    shutil.copyfile(source, card)
+    old = tmp_path / "output" / f"{source.stem}.apkg"
+    old.write_bytes(OLD_PACKAGE)
+    return card, old
+
+
+def assert_reported(result: Run, card: Path, line: str, message: str) -> None:
+    assert result.code == 1, (result.out, result.err)
+    where = f"{card}:" if line == "-" else f"{card}:{line}:"
+    first = result.err.splitlines()[0]
+    assert first.startswith(where), result.err
+    assert message in first, result.err
+    assert "Traceback" not in result.err
+    assert result.err.rstrip().endswith("nothing was written.")
+
+
+@pytest.mark.parametrize("source", sorted(BAD.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_bad_file_corpus(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, source: Path, command: str
+) -> None:
+    card, old = setup_project(tmp_path, source)
+    monkeypatch.chdir(tmp_path)
+    line, message = expectation(source)
+    result = cli(command, card)
+    assert_reported(result, card, line, message)
+    assert old.read_bytes() == OLD_PACKAGE
+    assert sorted(p.name for p in (tmp_path / "output").iterdir()) == [old.name]
+
+
+def generated_cases() -> list[tuple[str, bytes, str, str]]:
+    many = "deck: D\nnotes: [" + ", ".join(["{}"] * (MAX_NOTES + 1)) + "]\n"
+    big = (
+        "deck: D\nnotes:\n  - id: a\n    front: " + "x" * (MAX_FIELD_BYTES + 1) + "\n    back: b\n"
+    )
+    deep = "deck: D\nnotes: " + "[" * 100_000 + "]" * 100_000 + "\n"
+    return [
+        (
+            "binary",
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+            "-",
+            "this is a binary file, not UTF-8 text",
+        ),
+        ("latin1", "deck: Café\nnotes: []\n".encode("latin-1"), "1", "not valid UTF-8 (byte 0xe9)"),
+        (
+            "many-notes",
+            many.encode(),
+            "2",
+            f"'notes' has {MAX_NOTES + 1:,} notes; the limit is {MAX_NOTES:,}",
+        ),
+        (
+            "big-field",
+            big.encode(),
+            "4",
+            f"note 'a': 'front' is {MAX_FIELD_BYTES + 1:,} bytes; the limit",
+        ),
+        ("deep", deep.encode(), "2", "YAML nesting is deeper than 100 levels"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "line", "message"),
+    generated_cases(),
+    ids=[case[0] for case in generated_cases()],
+)
+def test_generated_bad_files(
+    tmp_path: Path,
+    cli: CliRun,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    data: bytes,
+    line: str,
+    message: str,
+) -> None:
+    source = tmp_path / f"{name}.yaml"
+    source.write_bytes(data)
+    card, old = setup_project(tmp_path / "project", source)
+    monkeypatch.chdir(tmp_path / "project")
+    assert_reported(cli("build", card), card, line, message)
+    assert old.read_bytes() == OLD_PACKAGE
+
+
+def test_unreadable_source(tmp_path: Path, cli: CliRun) -> None:
+    link = tmp_path / "gone.yaml"
+    link.symlink_to(tmp_path / "missing-target.yaml")
+    result = cli("check", link)
+    assert result.code == 1
+    assert result.err.startswith(f"{link}: no such file or folder")
+
+
+def test_problems_from_several_files_come_together(tmp_path: Path, cli: CliRun) -> None:
+    for name in ("bad-answer.yaml", "duplicate-id.yaml", "unknown-key.yaml"):
+        shutil.copyfile(BAD / name, tmp_path / name)
+    result = cli("check", tmp_path)
+    assert result.code == 1
+    assert result.err.rstrip().endswith("3 problems found; nothing was written.")
+
+
+# --- interrupted builds ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("failure", "code", "message"),
+    [
+        (
+            OSError(28, "No space left on device"),
+            1,
+            "cannot write output/gradient-checkpointing.apkg: No space left on device; the previous file was kept",
+        ),
+        (KeyboardInterrupt(), 130, "Interrupted; nothing was replaced."),
+    ],
+)
+def test_interrupted_build_leaves_previous_package_byte_identical(
+    project: Path,
+    cli: CliRun,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: BaseException,
+    code: int,
+    message: str,
+) -> None:
+    assert cli("build").code == 0
+    package = project / "output" / "gradient-checkpointing.apkg"
+    before = package.read_bytes()
+    (project / "cards" / "gradient-checkpointing.yaml").write_text(
+        (project / "cards" / "gradient-checkpointing.yaml")
+        .read_text(encoding="utf-8")
+        .replace("무엇", "어떤 것"),
+        encoding="utf-8",
+    )
+    calls = {"n": 0}
+    real = zipfile.ZipFile.writestr
+
+    def failing_writestr(self: zipfile.ZipFile, *args: Any, **kwargs: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:  # after the collection is in, before the media
+            raise failure
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", failing_writestr)
+    result = cli("build")
+    assert calls["n"] == 2
+    assert result.code == code
+    assert message in result.err and "Traceback" not in result.err
+    assert package.read_bytes() == before
+    assert sorted(p.name for p in package.parent.iterdir()) == ["gradient-checkpointing.apkg"]
+
+
+def test_atomic_write_cleans_up_on_failure(tmp_path: Path) -> None:
+    target = tmp_path / "file.txt"
+    target.write_text("old", encoding="utf-8")
+
+    def explode(tmp: Path) -> None:
+        tmp.write_text("half", encoding="utf-8")
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        export.atomic_write(target, explode)
+    assert target.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
+
+
+# --- property-based: anything in, a deck or a clean user error out ---------------------------
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=30)
+)
+values = st.recursive(
+    scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+note_keys = st.sampled_from(
+    [
+        "id",
+        "type",
+        "tags",
+        "question",
+        "choices",
+        "answer",
+        "explanation",
+        "shuffle",
+        "text",
+        "extra",
+        "front",
+        "back",
+        "bogus",
+    ]
+)
+note_values = st.one_of(
+    values,
+    st.sampled_from(
+        ["mcq", "cloze", "basic", "A", "B", "z", "{{c1::x}}", "a-b", "![i](x.png)", "[A, C]"]
+    ),
+    st.lists(st.sampled_from(["A", "B", "C", "x", "y"]), max_size=4),
+)
+notes = st.lists(st.dictionaries(note_keys, note_values, max_size=8), max_size=4)
+decks = st.fixed_dictionaries(
+    {"deck": st.one_of(st.text(max_size=10), values), "notes": st.one_of(notes, values)},
+    optional={"id": st.text(max_size=8), "tags": values, "description": values},
+)
+
+
+def load_text(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        load_deck(path)
+    except DeckError as exc:
+        assert exc.problems
+        assert all(str(p).startswith(str(path)) for p in exc.problems)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(document=decks)
+def test_loader_property_structured(tmp_path: Path, document: dict[str, Any]) -> None:
+    load_text(tmp_path, yaml.safe_dump(document, allow_unicode=True))
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(document=values)
+def test_loader_property_any_yaml(tmp_path: Path, document: Any) -> None:
+    load_text(tmp_path, yaml.safe_dump(document, allow_unicode=True))
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
+def test_loader_property_any_text(tmp_path: Path, text: str) -> None:
+    load_text(tmp_path, text)
