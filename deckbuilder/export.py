@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .deckconfig import apply_study
 from .errors import OutputError
 from .identity import deck_anki_id, note_guid
 from .notetypes import NoteTypeSpec
@@ -71,6 +72,7 @@ def _write_collection(
         # deriving them from the timestamp keeps the database reproducible.
         ids = itertools.count(timestamp * 1000)
         genanki.Package(gdeck).write_to_db(cursor, timestamp, ids)
+        apply_study(conn, deck, deck_anki_id(deck.key), timestamp)
         if note_mod:
             cursor.executemany(
                 "UPDATE notes SET mod = ? WHERE guid = ?",

@@ -21,6 +21,7 @@ from .model import (
     McqNote,
     Note,
     NoteKind,
+    StudySettings,
     cloze_ordinals,
     letter,
 )
@@ -36,7 +37,21 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FIELD_BYTES = 1024 * 1024
 MAX_NOTES = 100_000
 
-DECK_KEYS = ("deck", "id", "description", "tags", "notes")
+DECK_KEYS = ("deck", "id", "description", "tags", "study", "notes")
+STUDY_KEYS = (
+    "new_per_day",
+    "review_limit",
+    "desired_retention",
+    "learning_steps",
+    "relearning_steps",
+    "maximum_interval",
+)
+# Ranges Anki's deck options accept.
+RETENTION_RANGE = (0.70, 0.99)
+PER_DAY_MAX = 9999
+MAX_INTERVAL = 36500
+_STEP_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd])\Z")
+_STEP_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 COMMON_NOTE_KEYS = ("id", "type", "tags")
 NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
     NoteKind.MCQ: ("question", "choices", "answer", "explanation", "shuffle"),
@@ -224,6 +239,7 @@ class _DeckReader:
         key = self.deck_key(tree)
         description = self.text(tree, "description")
         tags = self.tags(tree)
+        study = self.study(tree)
         notes = self.notes(tree)
         if self.problems:
             raise DeckError(self.problems)
@@ -236,6 +252,7 @@ class _DeckReader:
             description=description,
             tags=tags,
             media_dirs=media_dirs,
+            study=study,
         )
 
     def deck_key(self, tree: YMap) -> str:
@@ -253,6 +270,85 @@ class _DeckReader:
                 f"{re.sub(r'[^a-z0-9_-]+', '-', key.lower()).strip('-_') or 'my-deck'})",
             )
         return key
+
+    def study(self, tree: YMap) -> StudySettings | None:
+        value = tree.get("study")
+        if value is None or (isinstance(value, YScalar) and value.is_null):
+            return None
+        if not isinstance(value, YMap):
+            self.problem(
+                value.line, f"'study' must be a mapping (new_per_day:, ...), not {describe(value)}"
+            )
+            return None
+        self.unknown_keys(value, STUDY_KEYS, "'study'")
+        defaults = StudySettings()
+        new = self.whole(value, "new_per_day", defaults.new_per_day, 0, PER_DAY_MAX)
+        reviews = self.whole(value, "review_limit", defaults.review_limit, 0, PER_DAY_MAX)
+        interval = self.whole(value, "maximum_interval", defaults.maximum_interval, 1, MAX_INTERVAL)
+        retention = defaults.desired_retention
+        raw = value.get("desired_retention")
+        if raw is not None:
+            low, high = RETENTION_RANGE
+            number = self.number(raw, "desired_retention")
+            if number is not None and not low <= number <= high:
+                self.problem(
+                    raw.line,
+                    f"'desired_retention' is {number}; Anki allows {low:.2f} to {high:.2f}",
+                )
+            elif number is not None:
+                retention = number
+        return StudySettings(
+            new_per_day=new,
+            review_limit=reviews,
+            desired_retention=retention,
+            learning_steps=self.steps(value, "learning_steps", defaults.learning_steps),
+            relearning_steps=self.steps(value, "relearning_steps", defaults.relearning_steps),
+            maximum_interval=interval,
+            line=value.line,
+        )
+
+    def number(self, value: YValue, key: str) -> float | None:
+        if isinstance(value, YScalar) and value.kind in ("int", "float"):
+            try:
+                return float(value.raw.replace("_", ""))
+            except ValueError:
+                pass
+        self.problem(value.line, f"'{key}' must be a number, not {describe(value)}")
+        return None
+
+    def whole(self, ymap: YMap, key: str, default: int, low: int, high: int) -> int:
+        value = ymap.get(key)
+        if value is None:
+            return default
+        if not (isinstance(value, YScalar) and value.kind == "int"):
+            self.problem(value.line, f"'{key}' must be a whole number, not {describe(value)}")
+            return default
+        try:
+            number = int(value.raw.replace("_", ""), 0)
+        except ValueError:  # YAML 1.1 octal such as 010
+            number = int(value.raw.replace("_", ""), 8)
+        if not low <= number <= high:
+            self.problem(value.line, f"'{key}' is {number}; allowed: {low} to {high}")
+            return default
+        return number
+
+    def steps(self, ymap: YMap, key: str, default: tuple[float, ...]) -> tuple[float, ...]:
+        value = ymap.get(key)
+        if value is None:
+            return default
+        items = value.items if isinstance(value, YSeq) else [value]
+        out: list[float] = []
+        for item in items:
+            raw = item.raw.strip() if isinstance(item, YScalar) else ""
+            match = _STEP_RE.match(raw)
+            if not match or float(match.group(1)) <= 0:
+                self.problem(
+                    item.line,
+                    f"'{key}' entry '{raw or describe(item)}' is not a step like 30s, 10m, 1h or 1d",
+                )
+                continue
+            out.append(float(match.group(1)) * _STEP_SECONDS[match.group(2)])
+        return tuple(out)
 
     def notes(self, tree: YMap) -> list[Note]:
         value = tree.get("notes")

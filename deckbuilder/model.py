@@ -20,6 +20,7 @@ __all__ = [
     "McqNote",
     "Note",
     "NoteKind",
+    "StudySettings",
     "cloze_ordinals",
     "letter",
 ]
@@ -117,6 +118,22 @@ class BasicNote(Note):
 
 
 @dataclass(frozen=True)
+class StudySettings:
+    """The deck's study preset (Anki's deck options). Defaults are Anki's defaults.
+
+    Steps are in seconds; Anki's notation ("1m", "10m", "1d") is parsed by the loader.
+    """
+
+    new_per_day: int = 20
+    review_limit: int = 200
+    desired_retention: float = 0.9
+    learning_steps: tuple[float, ...] = (60.0, 600.0)
+    relearning_steps: tuple[float, ...] = (600.0,)
+    maximum_interval: int = 36500
+    line: int = field(default=0, compare=False)  # where the study block starts, 0 if absent
+
+
+@dataclass(frozen=True)
 class Deck:
     """One card file: an Anki deck and its notes."""
 
@@ -127,6 +144,7 @@ class Deck:
     description: str = ""
     tags: tuple[str, ...] = ()
     media_dirs: tuple[Path, ...] = field(default=(), compare=False)
+    study: StudySettings | None = None  # None: the file has no study block
 
     @property
     def card_count(self) -> int:

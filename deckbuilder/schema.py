@@ -20,6 +20,12 @@ EXAMPLES: list[dict[str, Any]] = [
         "id": "gradient-checkpointing",
         "description": "Trading recomputation for activation memory.",
         "tags": ["ml-systems"],
+        "study": {
+            "new_per_day": 10,
+            "review_limit": 100,
+            "desired_retention": 0.9,
+            "learning_steps": ["1m", "10m"],
+        },
         "notes": [
             {
                 "id": "tradeoff",
@@ -87,6 +93,56 @@ def _note(
         "properties": {**common, **props},
         "required": ["id", *required],
         "additionalProperties": False,
+    }
+
+
+def _study() -> dict[str, Any]:
+    step = {
+        "type": "string",
+        "pattern": r"^[0-9]+(\.[0-9]+)?\s*[smhd]$",
+        "description": "A step in Anki's notation: 30s, 10m, 1h, 1d.",
+    }
+    return {
+        "description": "The study preset that travels with the deck (Anki's deck options). "
+        'Anki applies it when "Import deck presets" is ticked. Defaults are Anki\'s.',
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "new_per_day": {
+                "description": "New cards per day (default 20).",
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 9999,
+            },
+            "review_limit": {
+                "description": "Maximum reviews per day (default 200).",
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 9999,
+            },
+            "desired_retention": {
+                "description": "FSRS desired retention, 0.70 to 0.99 (default 0.9).",
+                "type": "number",
+                "minimum": 0.7,
+                "maximum": 0.99,
+            },
+            "learning_steps": {
+                "description": "Learning steps (default [1m, 10m]).",
+                "type": "array",
+                "items": step,
+            },
+            "relearning_steps": {
+                "description": "Relearning steps (default [10m]).",
+                "type": "array",
+                "items": step,
+            },
+            "maximum_interval": {
+                "description": "Maximum interval in days (default 36500).",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 36500,
+            },
+        },
     }
 
 
@@ -162,6 +218,7 @@ def card_schema() -> dict[str, Any]:
             },
             "description": _text("Shown in Anki's deck overview."),
             "tags": _tags("Tags added to every note of the deck."),
+            "study": _study(),
             "notes": {
                 "description": "The notes of the deck, in order.",
                 "type": "array",

@@ -1,0 +1,143 @@
+"""The deck's study settings: validated at load time, carried into Anki as the deck's own preset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deckbuilder.deckconfig import preset_id, preset_name
+from deckbuilder.errors import DeckError
+from deckbuilder.load import load_deck
+from deckbuilder.model import StudySettings
+from deckbuilder.pipeline import build
+
+from .conftest import import_package
+
+STUDY = """deck: "Study::Test"
+id: study-test
+study:
+  new_per_day: {new}
+  review_limit: 77
+  desired_retention: 0.85
+  learning_steps: [30s, 5m]
+  relearning_steps: [15m]
+  maximum_interval: 400
+notes:
+  - {{id: a, front: f, back: b}}
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "deck.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_study_block_is_read_in_anki_units(tmp_path: Path) -> None:
+    study = load_deck(write(tmp_path, STUDY.format(new=7))).study
+    assert study == StudySettings(
+        new_per_day=7,
+        review_limit=77,
+        desired_retention=0.85,
+        learning_steps=(30.0, 300.0),
+        relearning_steps=(900.0,),
+        maximum_interval=400,
+    )
+
+
+def test_no_study_block_means_none_and_defaults_are_ankis(tmp_path: Path) -> None:
+    assert (
+        load_deck(write(tmp_path, "deck: D\nnotes: [{id: a, front: f, back: b}]\n")).study is None
+    )
+    partial = load_deck(
+        write(tmp_path, "deck: D\nstudy: {new_per_day: 5}\nnotes: [{id: a, front: f, back: b}]\n")
+    ).study
+    assert partial == StudySettings(
+        new_per_day=5,
+        review_limit=200,
+        desired_retention=0.9,
+        learning_steps=(60.0, 600.0),
+        relearning_steps=(600.0,),
+        maximum_interval=36500,
+    )
+
+
+@pytest.mark.parametrize(
+    ("study", "expected"),
+    [
+        ("{desired_retention: 0.5}", ":2: 'desired_retention' is 0.5; Anki allows 0.70 to 0.99"),
+        ("{desired_retention: 1.2}", ":2: 'desired_retention' is 1.2; Anki allows 0.70 to 0.99"),
+        ("{desired_retention: high}", ":2: 'desired_retention' must be a number, not text"),
+        ("{new_per_day: -1}", ":2: 'new_per_day' is -1; allowed: 0 to 9999"),
+        ("{review_limit: 2.5}", ":2: 'review_limit' must be a whole number, not a number"),
+        ("{maximum_interval: 0}", ":2: 'maximum_interval' is 0; allowed: 1 to 36500"),
+        (
+            "{learning_steps: [1m, soon]}",
+            ":2: 'learning_steps' entry 'soon' is not a step like 30s, 10m, 1h or 1d",
+        ),
+        ("{relearning_steps: [0m]}", "'relearning_steps' entry '0m' is not a step"),
+        ("{new_perday: 5}", ":2: unknown key 'new_perday' in 'study'; did you mean 'new_per_day'?"),
+        ("[20]", ":2: 'study' must be a mapping (new_per_day:, ...), not a list"),
+    ],
+)
+def test_study_values_out_of_range_are_located(tmp_path: Path, study: str, expected: str) -> None:
+    path = write(tmp_path, f"deck: D\nstudy: {study}\nnotes: [{{id: a, front: f, back: b}}]\n")
+    with pytest.raises(DeckError) as info:
+        load_deck(path)
+    assert any(expected in str(p) for p in info.value.problems), info.value
+
+
+@pytest.mark.anki
+def test_preset_travels_only_with_import_deck_presets(tmp_path: Path, collection: object) -> None:
+    col: object = collection
+    (result,) = build(
+        [write(tmp_path, STUDY.format(new=7))], tmp_path / "out", timestamp=1_700_000_000
+    )
+
+    import_package(col, result.path, with_deck_configs=False)
+    did = col.decks.id_for_name("Study::Test")  # type: ignore[attr-defined]
+    conf = col.decks.config_dict_for_deck_id(did)  # type: ignore[attr-defined]
+    assert conf["id"] == 1 and conf["name"] == "Default"  # Anki's default preset, untouched
+    assert conf["new"]["perDay"] == 20 and len(col.decks.all_config()) == 1  # type: ignore[attr-defined]
+
+    import_package(col, result.path, with_deck_configs=True)
+    conf = col.decks.config_dict_for_deck_id(did)  # type: ignore[attr-defined]
+    study = load_deck(tmp_path / "deck.yaml").study
+    assert study is not None
+    assert conf["id"] == preset_id("study-test", study)
+    assert conf["name"] == "Study::Test (7 new/day, 77 reviews/day, 85% retention)"
+    assert (conf["new"]["perDay"], conf["rev"]["perDay"]) == (7, 77)
+    assert conf["desiredRetention"] == pytest.approx(0.85)
+    assert conf["new"]["delays"] == [0.5, 5.0] and conf["lapse"]["delays"] == [15.0]
+    assert conf["rev"]["maxIvl"] == 400
+
+
+@pytest.mark.anki
+def test_reimporting_keeps_one_preset_until_the_settings_change(
+    tmp_path: Path, collection: object
+) -> None:
+    """Anki inserts presets it lacks and never updates one it has (INSERT OR IGNORE by id):
+    an unchanged rebuild must not pile up copies, and changed settings must still arrive."""
+    col: object = collection
+    source = write(tmp_path, STUDY.format(new=7))
+
+    def presets() -> list[dict[str, object]]:
+        return [c for c in col.decks.all_config() if str(c["name"]).startswith("Study::Test")]  # type: ignore[attr-defined]
+
+    (first,) = build([source], tmp_path / "out", timestamp=1_700_000_000)
+    import_package(col, first.path, with_deck_configs=True)
+    (again,) = build([source], tmp_path / "out", timestamp=1_700_000_300)
+    import_package(col, again.path, with_deck_configs=True)
+    assert len(presets()) == 1
+
+    source.write_text(STUDY.format(new=12), encoding="utf-8")
+    (changed,) = build([source], tmp_path / "out", timestamp=1_700_000_600)
+    import_package(col, changed.path, with_deck_configs=True)
+    did = col.decks.id_for_name("Study::Test")  # type: ignore[attr-defined]
+    conf = col.decks.config_dict_for_deck_id(did)  # type: ignore[attr-defined]
+    study = load_deck(source).study
+    assert study is not None
+    assert conf["id"] == preset_id("study-test", study) and conf["new"]["perDay"] == 12
+    assert conf["name"] == preset_name(load_deck(source), study)
+    assert len(presets()) == 2  # the old version stays, unused, for the user to delete
