@@ -11,12 +11,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from . import __version__
 from .errors import DeckError, UsageError
+
+if TYPE_CHECKING:
+    from .pipeline import BuildResult
 
 app = typer.Typer(
     name="deckbuilder",
@@ -91,6 +94,36 @@ def _root(
     _State.debug = debug
 
 
+def _show_changes(result: BuildResult) -> None:
+    """What changed since the last build, from the lock file: what re-importing will do."""
+    c = result.changes
+    if result.first_build:
+        typer.echo(f"  first build: {_plural(len(c.added), 'note')} added")
+    else:
+        typer.echo(
+            f"  since last build: {len(c.added)} added, {len(c.changed)} changed, "
+            f"{len(c.removed)} removed, {len(c.unchanged)} unchanged"
+        )
+    for spec in c.note_types_changed:
+        typer.echo(f"  note type '{spec.name}': templates or CSS changed (updates in place)")
+    for rep in c.note_types_replaced:
+        typer.echo(
+            f"  note type for {rep.new.kind.value} notes is now '{rep.new.name}' "
+            f"(id {rep.new.id}, fields {', '.join(rep.new.fields)}; was id {rep.old.anki_id}, "
+            f"fields {', '.join(rep.old.fields)}): before re-importing, change the old notes' "
+            "note type in Anki (README, 'Updating a shared deck')"
+        )
+    if c.removed:
+        typer.echo(
+            f"  removed from the card file: {', '.join(e.id for e in c.removed)}. "
+            "A package cannot delete notes; to delete them in Anki, paste this search "
+            "into the browser, select all, and delete:"
+        )
+        typer.echo(f"    nid:{','.join(str(e.anki_id) for e in c.removed)}")
+    state = "updated; commit it with the card file" if result.lock_written else "unchanged"
+    typer.echo(f"  lock  {result.lock} ({state})")
+
+
 @app.command()
 def build(
     sources: Sources = None,
@@ -115,6 +148,7 @@ def build(
             )
         typer.echo(f"  media  {_plural(len(rd.media), 'file'):>10}")
         typer.echo(f"  wrote {result.path} ({_human_size(result.size)})")
+        _show_changes(result)
 
 
 @app.command()
