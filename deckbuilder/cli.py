@@ -108,16 +108,18 @@ def _show_changes(result: BuildResult) -> None:
         typer.echo(f"  note type '{spec.name}': templates or CSS changed (updates in place)")
     for rep in c.note_types_replaced:
         typer.echo(
-            f"  note type for {rep.new.kind.value} notes is now '{rep.new.name}' "
-            f"(id {rep.new.id}, fields {', '.join(rep.new.fields)}; was id {rep.old.anki_id}, "
-            f"fields {', '.join(rep.old.fields)}): before re-importing, change the old notes' "
-            "note type in Anki (README, 'Updating a shared deck')"
+            f"  note type for {rep.new.kind.value} notes has new fields "
+            f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
+            f"now '{rep.new.name}' (id {rep.new.id})"
+        )
+        typer.echo(
+            '    Import with "Merge note types" ticked, or existing notes will not update '
+            "(README, 'Updating a shared deck')."
         )
     if c.removed:
+        typer.echo(f"  removed: {', '.join(e.id for e in c.removed)}")
         typer.echo(
-            f"  removed from the card file: {', '.join(e.id for e in c.removed)}. "
-            "A package cannot delete notes; to delete them in Anki, paste this search "
-            "into the browser, select all, and delete:"
+            "    A package cannot delete notes. To delete them in Anki, search the browser for:"
         )
         typer.echo(f"    nid:{','.join(str(e.anki_id) for e in c.removed)}")
     state = "updated; commit it with the card file" if result.lock_written else "unchanged"

@@ -178,7 +178,7 @@ def test_added_notes_are_added_and_removed_notes_reported(
     result = cli("build", studied.src, "--out", studied.out)
     assert result.code == 0, result.err
     assert "since last build: 1 added, 1 changed, 1 removed, 3 unchanged" in result.out
-    assert "removed from the card file: planet." in result.out
+    assert "  removed: planet\n" in result.out
     search = re.search(r"^    (nid:\S+)$", result.out, re.MULTILINE)
     assert search, result.out
     # The printed search finds exactly the removed note in Anki's browser.
@@ -245,7 +245,7 @@ def test_changed_fields_with_the_same_id_fail_the_build(
 
 
 def test_a_new_note_type_version_merges_and_keeps_reviews(
-    studied: Studied, monkeypatch: pytest.MonkeyPatch
+    studied: Studied, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Run]
 ) -> None:
     """The documented path for changed fields: a new id and name, imported with
     "Merge note types": the notes move to the new note type with their cards."""
@@ -258,14 +258,19 @@ def test_a_new_note_type_version_merges_and_keeps_reviews(
         name="deckbuilder Basic v2",
         fields=("Prompt", "Response"),
     )
-    result = studied.rebuild(T1)
-    (replaced,) = result.changes.note_types_replaced
-    assert replaced.old.anki_id == old.id and replaced.new.id == new.id
-    assert result.changes.changed == ("capital", "picture", "planet")
+    built = cli("build", studied.src, "--out", studied.out)
+    assert built.code == 0, built.err
+    assert (
+        "note type for basic notes has new fields (Front, Back -> Prompt, Response): "
+        f"now 'deckbuilder Basic v2' (id {new.id})\n" in built.out
+    )
+    assert 'Import with "Merge note types" ticked' in built.out
+    assert "0 added, 3 changed, 0 removed, 2 unchanged" in built.out
+    package = studied.out / "reimport.apkg"
 
-    log = import_package(col, result.path, merge_notetypes=False)
+    log = import_package(col, package, merge_notetypes=False)
     assert len(log.conflicting) == 3 and not log.updated  # type: ignore[attr-defined]
-    log = import_package(col, result.path, merge_notetypes=True)
+    log = import_package(col, package, merge_notetypes=True)
     assert len(log.updated) == 3 and not log.new  # type: ignore[attr-defined]
     assert counts(col) == (5, 6)
     capital = studied.note("capital")
@@ -275,11 +280,19 @@ def test_a_new_note_type_version_merges_and_keeps_reviews(
 
 
 def test_changed_media_file_updates_the_note(studied: Studied) -> None:
-    (studied.src.parent / "square.png").write_bytes(
-        (DATA / "media" / "square.png").read_bytes() + b"\0"
-    )
+    """Anki stores a changed file under a new name and points the note at it, but only
+    if the note itself is updated: the file's bytes are part of the note's content."""
+    image = studied.src.parent / "square.png"
+    new_bytes = image.read_bytes() + b"\0"
+    image.write_bytes(new_bytes)
     result = studied.rebuild(T1)
     assert result.changes.changed == ("picture",)
+    log = import_package(studied.col, result.path)
+    assert len(log.updated) == 1  # type: ignore[attr-defined]
+    (name,) = re.findall(r'<img src="([^"]+)"', studied.note("picture")["Front"])  # type: ignore[index]
+    assert name != "square.png"
+    assert (Path(studied.col.media.dir()) / name).read_bytes() == new_bytes  # type: ignore[attr-defined]
+    studied.assert_reviews_kept()
 
 
 def test_tags_and_type_are_content(studied: Studied) -> None:
