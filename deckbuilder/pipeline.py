@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .errors import DeckError, Problem
 from .load import load_decks
-from .manifest import Changes
+from .manifest import Changes, lock_path, read_manifest, update_manifest, write_manifest
 from .render import RenderedDeck, render_deck
 
 __all__ = ["BuildResult", "build", "check"]
@@ -60,7 +60,6 @@ def build(
     package, so a failed build leaves both as they were.
     """
     from .export import Stamps, write_package
-    from .manifest import lock_path, read_manifest, update_manifest, write_manifest
 
     rendered = check(sources, media_dir=media_dir)
     updates = []

@@ -149,8 +149,9 @@ def test_build_reports_changes_and_commits_nothing_when_unchanged(
     assert lock.read_bytes() == (ROOT / LOCK).read_bytes()  # the committed lock file
     result = cli("build")
     assert result.code == 0, result.err
-    assert "since last build: 0 added, 0 changed, 0 removed, 14 unchanged" in result.out
-    assert f"lock  {LOCK} (unchanged)" in result.out
+    stale = f"{LOCK} is stale: run `deckbuilder build` and commit the lock file\n{result.out}"
+    assert "since last build: 0 added, 0 changed, 0 removed, 14 unchanged" in result.out, stale
+    assert f"lock  {LOCK} (unchanged)" in result.out, stale
     assert lock.read_bytes() == (ROOT / LOCK).read_bytes()
 
 

@@ -183,6 +183,9 @@ def test_added_notes_are_added_and_removed_notes_reported(
     assert search, result.out
     # The printed search finds exactly the removed note in Anki's browser.
     assert list(col.find_notes(search.group(1))) == [planet_nid]  # type: ignore[attr-defined]
+    # Anki has no GUID search: "guid:..." is read as a search of a field named "guid".
+    guid = note_guid("reimport", "planet")
+    assert list(col.find_notes(f'"guid:{guid}"')) == []  # type: ignore[attr-defined]
 
     log = import_package(col, studied.out / "reimport.apkg")
     assert [n.fields[1] for n in log.new] == ["The Moon"]  # type: ignore[attr-defined]
@@ -220,6 +223,7 @@ def test_template_change_updates_the_note_type_in_place(
     log = import_package(col, result.path, merge_notetypes=False)
     assert not log.updated and not log.conflicting and not log.new  # type: ignore[attr-defined]
     assert sorted(m.name for m in col.models.all_names_and_ids()) == names_before  # type: ignore[attr-defined]
+    assert counts(col) == (5, 6)
     col.models._clear_cache()  # type: ignore[attr-defined]  # the importer bypasses the cache
     model = col.models.get(spec.id)  # type: ignore[attr-defined]
     assert model["css"].endswith(".card { color: teal; }\n") and model["mod"] == T1
