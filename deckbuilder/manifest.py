@@ -68,6 +68,9 @@ class NoteTypeEntry:
 class Manifest:
     note_types: Mapping[NoteKind, NoteTypeEntry]
     notes: Mapping[str, NoteEntry]
+    # Above every Anki note id ever given in this deck, removed notes included: a learner
+    # may still have a removed note, and a new note must not take its id.
+    next_anki_id: int = 0
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,7 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
         "# It keeps each note's modification time fixed until the note's content changes,",
         "# so re-importing a rebuilt package updates exactly the notes that changed.",
         f"version {VERSION}",
+        f"next-anki-id {manifest.next_anki_id}",
         "# notetype KIND ANKI-ID FIELDS TEMPLATES-HASH CHANGED",
     ]
     for kind in NoteKind:
@@ -173,6 +177,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
     note_types: dict[NoteKind, NoteTypeEntry] = {}
     notes: dict[str, NoteEntry] = {}
     version_seen = False
+    next_anki_id = 0
     kinds = {k.value: k for k in NoteKind}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -191,6 +196,8 @@ def parse_manifest(text: str, file: str) -> Manifest:
                         )
                     )
                 version_seen = True
+            elif parts[0] == "next-anki-id" and len(parts) == 2:
+                next_anki_id = int(parts[1])
             elif parts[0] == "notetype" and len(parts) == 6 and parts[1] in kinds:
                 kind = kinds[parts[1]]
                 if kind in note_types:
@@ -224,7 +231,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
         problems.append(Problem(file, None, "not a deckbuilder lock file (no 'version' line)"))
     if problems:
         raise DeckError(problems)
-    return Manifest(note_types, notes)
+    return Manifest(note_types, notes, next_anki_id)
 
 
 def read_manifest(path: Path) -> Manifest | None:
@@ -286,7 +293,9 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
         raise DeckError(problems)
 
     media = {name: _file_hash(path) for name, path in rd.media.items()}
-    next_anki_id = max([now * 1000, *(e.anki_id + 1 for e in prev.notes.values())])
+    next_anki_id = max(
+        [now * 1000, prev.next_anki_id, *(e.anki_id + 1 for e in prev.notes.values())]
+    )
     notes: dict[str, NoteEntry] = {}
     added: list[str] = []
     changed: list[str] = []
@@ -315,7 +324,13 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
         note_types_changed=tuple(changed_types),
         note_types_replaced=tuple(replaced),
     )
-    return Update(Manifest(note_types, notes), changes, first_build=old is None)
+    # The high-water mark depends only on ids given, never on the clock, so that an
+    # unchanged rebuild leaves the lock file as it was.
+    high = max(
+        [prev.next_anki_id, *(e.anki_id + 1 for e in [*prev.notes.values(), *notes.values()])]
+    )
+    manifest = Manifest(note_types, notes, high)
+    return Update(manifest, changes, first_build=old is None)
 
 
 def write_manifest(path: Path, deck: Deck, manifest: Manifest) -> bool:

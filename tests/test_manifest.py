@@ -51,6 +51,7 @@ def test_lock_text_round_trips(notes: dict[str, tuple[int, int]], kind: NoteKind
     manifest = Manifest(
         {kind: NoteTypeEntry(kind, 42, ("Front", "Back"), "ab" * 8, t)},
         {k: NoteEntry(k, nid, "0f" * 8, when) for k, (nid, when) in notes.items()},
+        t,
     )
     deck = Deck("d", "D", Path("cards/d.yaml"))
     text = format_manifest(deck, manifest)
@@ -134,9 +135,19 @@ def test_removed_notes_are_reported_with_their_anki_id() -> None:
     second = update_manifest(first.manifest, deck_of(basic("b"), basic("c")), 2_000)
     assert [e.id for e in second.changes.removed] == ["a"]
     assert second.changes.removed[0].anki_id == first.manifest.notes["a"].anki_id
-    # A new note never reuses an id the lock has seen, even with an older clock.
-    assert second.manifest.notes["c"].anki_id > first.manifest.notes["b"].anki_id
     assert "a" not in second.manifest.notes
+
+
+def test_a_new_note_never_takes_the_id_of_a_removed_one() -> None:
+    """A learner may still have the removed note; with a clock that stands still (a fixed
+    SOURCE_DATE_EPOCH) the removed note's id would otherwise be given out again."""
+    first = update_manifest(None, deck_of(basic("a"), basic("b")), 1_000)
+    second = update_manifest(first.manifest, deck_of(basic("a")), 1_000)
+    text = format_manifest(deck_of().deck, second.manifest)
+    third = update_manifest(parse_manifest(text, "d.lock"), deck_of(basic("a"), basic("c")), 1_000)
+    given = {e.anki_id for e in first.manifest.notes.values()}
+    assert third.manifest.notes["c"].anki_id not in given
+    assert third.changes.added == ("c",)
 
 
 # The command line: only a successful build writes the lock file.
