@@ -280,6 +280,9 @@ def test_a_new_note_type_version_merges_and_keeps_reviews(
     capital = studied.note("capital")
     assert capital.note_type()["name"] == "deckbuilder Basic v2"  # type: ignore[attr-defined]
     assert capital["Prompt"] == "What is the capital of France?"  # type: ignore[index]
+    # The old fields stay behind, empty (README: remove them in Manage Note Types).
+    assert capital.keys() == ["Prompt", "Response", "Front", "Back"]  # type: ignore[attr-defined]
+    assert capital["Front"] == "" and capital["Back"] == ""  # type: ignore[index]
     studied.assert_reviews_kept()
 
 
