@@ -13,13 +13,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from . import __version__
 from .errors import DeckError, OutputError, UsageError
 from .model import Deck, NoteKind
+
+if TYPE_CHECKING:
+    from .pipeline import BuildResult
 
 app = typer.Typer(
     name="deckbuilder",
@@ -129,6 +132,38 @@ def _root(
     ctx.obj = session
 
 
+def _show_changes(result: BuildResult) -> None:
+    """What changed since the last build, from the lock file: what re-importing will do."""
+    c = result.changes
+    if result.first_build:
+        typer.echo(f"  first build: {_plural(len(c.added), 'note')} added")
+    else:
+        typer.echo(
+            f"  since last build: {len(c.added)} added, {len(c.changed)} changed, "
+            f"{len(c.removed)} removed, {len(c.unchanged)} unchanged"
+        )
+    for spec in c.note_types_changed:
+        typer.echo(f"  note type '{spec.name}': templates or CSS changed (updates in place)")
+    for rep in c.note_types_replaced:
+        typer.echo(
+            f"  note type for {rep.new.kind.value} notes has new fields "
+            f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
+            f"now '{rep.new.name}' (id {rep.new.id})"
+        )
+        typer.echo(
+            '    Import with "Merge note types" ticked, or existing notes will not update '
+            "(README, 'Updating a shared deck')."
+        )
+    if c.removed:
+        typer.echo(f"  removed: {', '.join(e.id for e in c.removed)}")
+        typer.echo(
+            "    A package cannot delete notes. To delete them in Anki, search the browser for:"
+        )
+        typer.echo(f"    nid:{','.join(str(e.anki_id) for e in c.removed)}")
+    state = "updated; commit it with the card file" if result.lock_written else "unchanged"
+    typer.echo(f"  lock  {result.lock} ({state})")
+
+
 @app.command()
 def build(
     sources: Sources = None,
@@ -153,6 +188,7 @@ def build(
             )
         typer.echo(f"  media  {_plural(len(rd.media), 'file'):>10}")
         typer.echo(f"  wrote {result.path} ({_human_size(result.size)})")
+        _show_changes(result)
 
 
 @app.command()

@@ -14,7 +14,7 @@ import sqlite3
 import tempfile
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .deckconfig import apply_study
@@ -23,7 +23,7 @@ from .identity import deck_anki_id, note_guid
 from .notetypes import NoteTypeSpec
 from .render import RenderedDeck
 
-__all__ = ["PackageInfo", "atomic_write", "write_package"]
+__all__ = ["PackageInfo", "Stamps", "atomic_write", "write_package"]
 
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -48,9 +48,18 @@ def _genanki_model(spec: NoteTypeSpec):  # type: ignore[no-untyped-def]
     )
 
 
-def _write_collection(
-    rd: RenderedDeck, db_path: Path, timestamp: int, note_mod: Mapping[str, int]
-) -> None:
+@dataclass(frozen=True)
+class Stamps:
+    """Ids and modification times to give the package instead of ones derived from the
+    build time (see :mod:`deckbuilder.manifest`). Missing entries fall back to the build
+    time, and ids to a sequence counted from it."""
+
+    note_ids: Mapping[str, int] = field(default_factory=dict)  # note id -> Anki note id
+    note_mod: Mapping[str, int] = field(default_factory=dict)  # note id -> seconds
+    note_type_mod: Mapping[int, int] = field(default_factory=dict)  # note type id -> seconds
+
+
+def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: Stamps) -> None:
     import genanki
 
     deck = rd.deck
@@ -68,19 +77,53 @@ def _write_collection(
     conn = sqlite3.connect(db_path)
     try:
         cursor = conn.cursor()
-        # Ids only need to be unique inside the package (Anki matches notes by GUID);
-        # deriving them from the timestamp keeps the database reproducible.
-        ids = itertools.count(timestamp * 1000)
-        genanki.Package(gdeck).write_to_db(cursor, timestamp, ids)
-        apply_study(conn, deck, deck_anki_id(deck.key), timestamp)
-        if note_mod:
-            cursor.executemany(
-                "UPDATE notes SET mod = ? WHERE guid = ?",
-                [(mod, note_guid(deck.key, nid)) for nid, mod in note_mod.items()],
-            )
+        # genanki numbers rows 1, 2, 3, ...; they are renumbered below. Ids only need to be
+        # unique inside the package (Anki matches notes by GUID and keeps a free id), but
+        # Anki shows them as creation times, and a note id that stays put is searchable.
+        genanki.Package(gdeck).write_to_db(cursor, timestamp, itertools.count(1))
+        _stamp(cursor, rd, timestamp, stamps)
+        # A deterministic preset time: Anki inserts presets it lacks and ignores the rest.
+        apply_study(
+            conn, deck, deck_anki_id(deck.key), max(stamps.note_mod.values(), default=timestamp)
+        )
         conn.commit()
+        cursor.execute("VACUUM")
     finally:
         conn.close()
+
+
+def _stamp(cursor: sqlite3.Cursor, rd: RenderedDeck, timestamp: int, stamps: Stamps) -> None:
+    """Give notes, cards and note types their fixed ids and modification times."""
+    key = rd.deck.key
+    fallback = itertools.count(timestamp * 1000)
+    new_nid: dict[int, int] = {}
+    note_mod: dict[int, int] = {}
+    for rn in rd.notes:
+        (old,) = cursor.execute(
+            "SELECT id FROM notes WHERE guid = ?", (note_guid(key, rn.note.id),)
+        ).fetchone()
+        nid = stamps.note_ids.get(rn.note.id)
+        new_nid[old] = next(fallback) if nid is None else nid
+        note_mod[old] = stamps.note_mod.get(rn.note.id, timestamp)
+    cursor.executemany(
+        "UPDATE notes SET id = ?, mod = ? WHERE id = ?",
+        [(new_nid[old], note_mod[old], old) for old in new_nid],
+    )
+    # Card ids follow their note's id (Anki shows a card id as the day it was added):
+    # in note order, each card takes its note's id or the next id after the previous card.
+    cards = cursor.execute("SELECT id, nid, ord FROM cards").fetchall()
+    cards.sort(key=lambda c: (new_nid[c[1]], c[2]))
+    updates = []
+    cid = 0
+    for old_cid, old_nid, _ord in cards:
+        cid = max(new_nid[old_nid], cid + 1)
+        updates.append((cid, new_nid[old_nid], note_mod[old_nid], old_cid))
+    cursor.executemany("UPDATE cards SET id = ?, nid = ?, mod = ? WHERE id = ?", updates)
+    (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
+    models = json.loads(models_json)
+    for spec in rd.note_types:
+        models[str(spec.id)]["mod"] = stamps.note_type_mod.get(spec.id, timestamp)
+    cursor.execute("UPDATE col SET models = ?", (json.dumps(models),))
 
 
 def atomic_write(target: Path, write: object) -> None:
@@ -122,14 +165,14 @@ def write_package(
     target: Path,
     *,
     timestamp: int,
-    note_mod: Mapping[str, int] | None = None,
+    stamps: Stamps | None = None,
 ) -> PackageInfo:
     """Write ``rd`` to ``target`` (an .apkg). ``timestamp`` (seconds since the epoch) is
-    the modification time given to notes and note types unless ``note_mod`` (note id ->
-    seconds) says otherwise for a note."""
+    the modification time given to notes and note types, and the start of their ids,
+    unless ``stamps`` says otherwise. The same input gives the same bytes."""
     with tempfile.TemporaryDirectory(prefix="deckbuilder-") as tmpdir:
         db_path = Path(tmpdir) / "collection.anki2"
-        _write_collection(rd, db_path, timestamp, note_mod or {})
+        _write_collection(rd, db_path, timestamp, stamps or Stamps())
         media_names = list(rd.media)
 
         def write_zip(tmp: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .errors import DeckError, Problem
 from .load import load_decks
+from .manifest import Changes, lock_path, read_manifest, update_manifest, write_manifest
 from .render import RenderedDeck, render_deck
 
 __all__ = ["BuildResult", "build", "check"]
@@ -22,6 +23,10 @@ class BuildResult:
     rendered: RenderedDeck
     path: Path
     size: int
+    changes: Changes  # what changed since the last build (from the lock file)
+    first_build: bool  # there was no lock file before this build
+    lock: Path  # the lock file
+    lock_written: bool  # whether the lock file changed
 
 
 def check(sources: Sequence[Path], media_dir: Path | None = None) -> list[RenderedDeck]:
@@ -46,11 +51,39 @@ def package_path(out_dir: Path, rd: RenderedDeck) -> Path:
 def build(
     sources: Sequence[Path], out_dir: Path, *, timestamp: int, media_dir: Path | None = None
 ) -> list[BuildResult]:
-    """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir``."""
-    from .export import write_package
+    """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
+    its lock file beside the card file (see :mod:`deckbuilder.manifest`).
+
+    ``timestamp`` is the clock (seconds since 1970): it is given only to notes and note
+    types whose content changed since the last build. Every lock file is read and every
+    update planned before anything is written; a lock file is written only after its
+    package, so a failed build leaves both as they were.
+    """
+    from .export import Stamps, write_package
+
+    rendered = check(sources, media_dir=media_dir)
+    updates = []
+    problems: list[Problem] = []
+    for rd in rendered:
+        try:
+            updates.append(update_manifest(read_manifest(lock_path(rd.deck)), rd, timestamp))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise DeckError(problems)
 
     results = []
-    for rd in check(sources, media_dir=media_dir):
-        info = write_package(rd, package_path(out_dir, rd), timestamp=timestamp)
-        results.append(BuildResult(rd, info.path, info.size))
+    for rd, update in zip(rendered, updates, strict=True):
+        manifest = update.manifest
+        stamps = Stamps(
+            note_ids={e.id: e.anki_id for e in manifest.notes.values()},
+            note_mod={e.id: e.changed for e in manifest.notes.values()},
+            note_type_mod={t.anki_id: t.changed for t in manifest.note_types.values()},
+        )
+        info = write_package(rd, package_path(out_dir, rd), timestamp=timestamp, stamps=stamps)
+        lock = lock_path(rd.deck)
+        written = write_manifest(lock, rd.deck, manifest)
+        results.append(
+            BuildResult(rd, info.path, info.size, update.changes, update.first_build, lock, written)
+        )
     return results

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,17 @@ from .conftest import DATA, ROOT, import_package
 pytestmark = pytest.mark.anki
 
 
+def copied(source: Path, tmp_path: Path) -> Path:
+    """A copy of ``source`` in ``tmp_path``: building writes a lock file beside the sources."""
+    target = tmp_path / "src" / source.name
+    if source.is_dir():
+        shutil.copytree(source, target)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return target
+
+
 def notes_by_guid(col: object) -> dict[str, object]:
     return {col.get_note(nid).guid: col.get_note(nid) for nid in col.find_notes("")}  # type: ignore[attr-defined]
 
@@ -23,7 +35,10 @@ def notes_by_guid(col: object) -> dict[str, object]:
 def test_mixed_deck_in_anki(tmp_path: Path, collection: object) -> None:
     col: object = collection
     (result,) = build(
-        [DATA / "mixed.yaml"], tmp_path / "out", timestamp=1_700_000_000, media_dir=DATA / "media"
+        [copied(DATA / "mixed.yaml", tmp_path)],
+        tmp_path / "out",
+        timestamp=1_700_000_000,
+        media_dir=DATA / "media",
     )
     log = import_package(col, result.path)
     assert len(log.new) == 4 and not log.duplicate and not log.conflicting  # type: ignore[attr-defined]
@@ -68,7 +83,10 @@ def test_mixed_deck_in_anki(tmp_path: Path, collection: object) -> None:
 def test_bundled_deck_in_anki(tmp_path: Path, collection: object) -> None:
     col: object = collection
     (result,) = build(
-        [ROOT / "cards"], tmp_path / "out", timestamp=1_700_000_000, media_dir=ROOT / "media"
+        [copied(ROOT / "cards", tmp_path)],
+        tmp_path / "out",
+        timestamp=1_700_000_000,
+        media_dir=ROOT / "media",
     )
     log = import_package(col, result.path)
     assert len(log.new) == 14  # type: ignore[attr-defined]
@@ -118,7 +136,10 @@ def test_edited_text_updates_the_note_instead_of_duplicating(
 def test_note_types_have_the_expected_templates(tmp_path: Path, collection: object) -> None:
     col: object = collection
     (result,) = build(
-        [DATA / "mixed.yaml"], tmp_path / "out", timestamp=1_700_000_000, media_dir=DATA / "media"
+        [copied(DATA / "mixed.yaml", tmp_path)],
+        tmp_path / "out",
+        timestamp=1_700_000_000,
+        media_dir=DATA / "media",
     )
     import_package(col, result.path)
     names = sorted(m["name"] for m in col.models.all())  # type: ignore[attr-defined]

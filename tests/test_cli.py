@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -27,9 +28,11 @@ def test_build_bundled_deck_from_a_fresh_project(project: Path, cli: CliRun) -> 
 
 
 def test_build_to_another_folder(project: Path, cli: CliRun) -> None:
-    result = cli("build", DATA / "mixed.yaml", "--out", "elsewhere", "--media", DATA / "media")
+    shutil.copyfile(DATA / "mixed.yaml", project / "mixed.yaml")
+    result = cli("build", "mixed.yaml", "--out", "elsewhere", "--media", DATA / "media")
     assert result.code == 0, result.err
     assert (project / "elsewhere" / "mixed.apkg").is_file()
+    assert (project / "mixed.lock").is_file()
     assert not (project / "output").exists()
 
 

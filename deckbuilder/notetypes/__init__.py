@@ -2,8 +2,9 @@
 
 Note type ids are fixed forever: Anki matches note types by id on import, so a new id
 would give every user a second copy of the note type. Changing a note type's *fields*
-needs a new id and name (see README, "Changing note types"); templates and CSS can change
-freely and update in place.
+needs a new id and name (see README, "Updating a shared deck"; a build whose lock file
+records other fields for the same id fails); templates and CSS can change freely and
+update in place.
 """
 
 from __future__ import annotations
