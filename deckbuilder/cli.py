@@ -11,12 +11,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from . import __version__
 from .errors import DeckError, UsageError
+
+if TYPE_CHECKING:
+    from .render import RenderedDeck
 
 app = typer.Typer(
     name="deckbuilder",
@@ -69,6 +72,12 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _print_warnings(rendered: Sequence[RenderedDeck]) -> None:
+    for rd in rendered:
+        for warning in rd.warnings:
+            typer.echo(str(warning), err=True)
+
+
 def _show_version(value: bool) -> None:
     if value:
         typer.echo(f"deckbuilder {__version__}")
@@ -115,6 +124,7 @@ def build(
             )
         typer.echo(f"  media  {_plural(len(rd.media), 'file'):>10}")
         typer.echo(f"  wrote {result.path} ({_human_size(result.size)})")
+    _print_warnings([result.rendered for result in results])
 
 
 @app.command()
@@ -126,6 +136,7 @@ def check(sources: Sources = None, media: MediaDir = Path("media")) -> None:
     from .pipeline import check as check_decks
 
     rendered = check_decks(_sources(sources), media_dir=media)
+    _print_warnings(rendered)
     notes = sum(len(rd.notes) for rd in rendered)
     cards = sum(rd.deck.card_count for rd in rendered)
     typer.echo(
