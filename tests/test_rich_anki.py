@@ -11,7 +11,7 @@ import pytest
 from deckbuilder.identity import note_guid
 from deckbuilder.pipeline import build
 
-from .conftest import DATA, import_package
+from .conftest import DATA, ROOT, import_package
 
 pytestmark = pytest.mark.anki
 
@@ -151,3 +151,27 @@ def test_cloze_inside_a_highlighted_code_block(rich: dict[str, Any]) -> None:
         '<span class="cloze" data-ordinal="1"><span class="n">checkpoint</span></span>'
         '<span class="p">(</span>' in answer
     )
+
+
+def test_bundled_deck_shows_highlighted_code_and_math(tmp_path: Path, collection: Any) -> None:
+    (result,) = build(
+        [ROOT / "cards"], tmp_path / "out", timestamp=1_700_000_000, media_dir=ROOT / "media"
+    )
+    import_package(collection, result.path)
+    notes = {collection.get_note(n).guid: collection.get_note(n) for n in collection.find_notes("")}
+    pytorch = notes[note_guid("gradient-checkpointing", "pytorch-utility")].cards()[0]
+    answer = body(pytorch.answer())
+    assert '<pre class="highlight"><code><span class="kn">from</span>' in answer
+    assert (
+        '<span class="n">checkpoint</span><span class="p">(</span><span class="n">block</span>'
+        in answer
+    )
+    assert '<pre class="highlight">' not in body(
+        pytorch.question()
+    )  # the explanation is on the back
+    sqrt = notes[note_guid("gradient-checkpointing", "cloze-sqrt")]
+    c2 = cloze_card(sqrt, 2)
+    assert '<span class="cloze" data-ordinal="2">\\(O(\\sqrt{N})\\)</span>' in c2.answer()
+    assert 'memory from \\(O(N)\\) to <span class="cloze"' in c2.question()
+    check = collection.media.check()
+    assert list(check.missing) == [] and list(check.unused) == []
