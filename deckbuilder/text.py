@@ -88,12 +88,19 @@ def _unclozable(html: str) -> str:
     return html.replace("::", ":" + _COLON).replace("}}", "}" + _BRACE)
 
 
+def _silent(html: str) -> str:
+    """Keep Anki from playing ``[sound:x]`` written in code (it is shown, not played)."""
+    return html.replace("[sound:", "[sound" + _COLON)
+
+
 # -- math ----------------------------------------------------------------------------------
-def _math_end(src: str, start: int, closer: str) -> int:
+def _math_end(src: str, start: int, closer: str, stop: int) -> int:
     """Index just past the ``\\)`` / ``\\]`` closing a span whose body starts at ``start``;
-    -1 if there is none. ``\\x`` pairs are skipped whole, as MathJax does."""
+    -1 if there is none before ``stop``. ``\\x`` pairs are skipped whole, as MathJax does."""
+    if src.find("\\" + closer, start, stop) < 0:  # fast exit for an unclosed delimiter
+        return -1
     pos = start
-    while pos < len(src) - 1:
+    while pos < stop - 1:
         if src[pos] == "\\":
             if src[pos + 1] == closer:
                 return pos + 2
@@ -108,7 +115,7 @@ def _math_inline(state: StateInline, silent: bool) -> bool:
     if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in "([":
         return False
     closer = ")" if src[pos + 1] == "(" else "]"
-    end = _math_end(src[: state.posMax], pos + 2, closer)
+    end = _math_end(src, pos + 2, closer, state.posMax)
     if end < 0:
         return False
     if not silent:
@@ -126,7 +133,7 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
     begin = state.bMarks[start_line] + state.tShift[start_line]
     if not state.src.startswith("\\[", begin):
         return False
-    end = _math_end(state.src, begin + 2, "]")
+    end = _math_end(state.src, begin + 2, "]", len(state.src))
     if end < 0:
         return False
     line = start_line
@@ -134,6 +141,8 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
         line += 1
     if line >= end_line or state.src[end : state.eMarks[line]].strip():
         return False  # text after the closing delimiter: an inline formula in a paragraph
+    if line > start_line and state.parentType == "blockquote":
+        return False  # the raw lines carry '>' markers; the paragraph's inline rule copes
     if silent:
         return True
     token = state.push("db_math_block", "", 0)
@@ -309,17 +318,29 @@ def _parser() -> MarkdownIt:
         _self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
     ) -> str:
         token = tokens[idx]
-        html = f"<code>{_escape_text(token.content)}</code>"
+        html = _silent(f"<code>{_escape_text(token.content)}</code>")
         return _unclozable(html) if token.meta.get("in_cloze") else html
 
     def fence(_self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
         token = tokens[idx]
         info = token.info.strip().split()
         in_cloze = bool(token.meta.get("in_cloze"))
-        html = _highlight(
-            token.content, info[0] if info else "", env["cloze"] and not in_cloze, env["warnings"]
+        html = _silent(
+            _highlight(
+                token.content,
+                info[0] if info else "",
+                env["cloze"] and not in_cloze,
+                env["warnings"],
+            )
         )
         return (_unclozable(html) if in_cloze else html) + "\n"
+
+    def code_block(
+        _self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+    ) -> str:
+        token = tokens[idx]
+        html = _silent(f"<pre><code>{_escape_text(token.content)}</code></pre>")
+        return (_unclozable(html) if token.meta.get("in_cloze") else html) + "\n"
 
     def html_inline(
         _self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
@@ -336,6 +357,7 @@ def _parser() -> MarkdownIt:
     md.add_render_rule("db_math_block", math)
     md.add_render_rule("code_inline", code_inline)
     md.add_render_rule("fence", fence)
+    md.add_render_rule("code_block", code_block)
     md.add_render_rule("html_inline", html_inline)
     return md
 

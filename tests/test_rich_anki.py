@@ -99,6 +99,11 @@ def test_code_in_a_non_cloze_field_is_not_a_template(rich: dict[str, Any]) -> No
     """Anki expands {{Field}} in templates only, never inside a field's text."""
     back = body(rich["display-math"].cards()[0].answer())
     assert "<li>item with <code>{{Back}}</code> in code</li>" in back
+    assert "<li><code>[sound&#58;beep.mp3]</code> in code is shown, not played</li>" in back
+    # Only the front's sound plays on the back (the template repeats the front).
+    assert [tag.filename for tag in rich["display-math"].cards()[0].answer_av_tags()] == [
+        "beep.mp3"
+    ]
 
 
 @pytest.mark.parametrize(

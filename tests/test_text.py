@@ -40,6 +40,8 @@ def html(text: str, *, cloze: bool = False) -> str:
         (r"\(a<b \& c\)", r"\(a&lt;b \&amp; c\)"),
         # A display formula whose lines look like Markdown blocks stays one formula.
         ("\\[\n- a\n\n# b\n\\]", "\\[\n- a\n\n# b\n\\]"),
+        ("> \\[\n> a_1\n> \\]", "<blockquote>\n<p>\\[\na_1\n\\]</p>\n</blockquote>"),
+        ("- \\[x_1 * y_1\\]\n- b", "<ul>\n<li>\n\\[x_1 * y_1\\]\n</li>\n<li>b</li>\n</ul>"),
         # Escaped backslash: not math; unclosed: ordinary Markdown.
         (r"\\(x\)", r"\(x)"),
         (r"\(x", "(x"),
@@ -169,6 +171,15 @@ def test_media_references_are_collected_and_renamed() -> None:
     )
     assert out.images == ["my pic.png", "sub/한.png"] and out.sounds == ["beep.mp3"]
     assert out.html == '<img src="my pic.png" alt="a"> <img src="한.png" alt="b"> [sound:beep.mp3]'
+
+
+def test_sound_tags_in_code_are_shown_not_played() -> None:
+    out = render_markdown("`[sound:x.mp3]`\n\n```\n[sound:y.mp3]\n```\n\n    [sound:z.mp3]")
+    assert out.sounds == []
+    assert out.html == (
+        "<p><code>[sound&#58;x.mp3]</code></p>\n<pre><code>[sound&#58;y.mp3]\n</code></pre>\n"
+        "<pre><code>[sound&#58;z.mp3]\n</code></pre>"
+    )
 
 
 def test_remote_image_source_is_dropped_even_if_not_caught_earlier() -> None:
