@@ -178,7 +178,8 @@ def render_deck(deck: Deck) -> RenderedDeck:
 
 
 def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tuple[Problem, ...]:
-    """Files in ``media_dir`` (recursively; hidden files aside) that no deck uses."""
+    """Files in ``media_dir`` (recursively; hidden files and card files aside) that no
+    deck uses."""
     if media_dir is None or not media_dir.is_dir():
         return ()
     used = {path.resolve() for rd in rendered for path in rd.media.values()}
@@ -186,6 +187,7 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
         Problem(str(path), None, "warning: no card uses this file; it is not packaged")
         for path in sorted(media_dir.rglob("*"))
         if path.is_file()
+        and path.suffix not in (".yaml", ".yml")
         and not any(part.startswith(".") for part in path.relative_to(media_dir).parts)
         and path.resolve() not in used
     )

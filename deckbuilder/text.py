@@ -83,9 +83,27 @@ def _escape_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+_CLOZE_SYNTAX = re.compile(r"\{\{c\d+::|::|\}\}")
+
+
 def _unclozable(html: str) -> str:
-    """Keep Anki from reading ``::`` / ``}}`` in this HTML as cloze syntax."""
-    return html.replace("::", ":" + _COLON).replace("}}", "}" + _BRACE)
+    """Keep Anki from reading ``::`` / ``}}`` in this HTML (code or math inside a deletion)
+    as the enclosing deletion's hint or end. A whole deletion nested inside stays one."""
+    depth = 0
+
+    def swap(m: re.Match[str]) -> str:
+        nonlocal depth
+        mark = m.group()
+        if mark.startswith("{{"):
+            depth += 1
+            return mark
+        if depth:
+            if mark == "}}":
+                depth -= 1
+            return mark
+        return ":" + _COLON if mark == "::" else "}" + _BRACE
+
+    return _CLOZE_SYNTAX.sub(swap, html)
 
 
 def _silent(html: str) -> str:

@@ -226,6 +226,7 @@ def test_unused_media_is_a_warning_not_an_error(tmp_path: Path) -> None:
             "media/old.png": PNG,
             "media/sub/older.mp3": b"x",
             "media/.DS_Store": b"x",
+            "media/notes.yaml": b"deck: not media",
         },
     )
     (rd,) = check([source], media_dir=tmp_path / "media")

@@ -65,6 +65,9 @@ def test_inline_display_math_inside_a_paragraph() -> None:
         # Inside a deletion, '::' and '}}' in code or math would end the answer early in Anki.
         ("{{c1::`std::vector`}}", "{{c1::<code>std:&#58;vector</code>}}"),
         ("{{c1::\\(\\frac{1}{x^{2}}\\)}}", "{{c1::\\(\\frac{1}{x^{2}&#125;\\)}}"),
+        ("{{c1::`a:::b}}}`}}", "{{c1::<code>a:&#58;:b}&#125;}</code>}}"),
+        # A whole deletion nested in code inside a deletion is left for Anki.
+        ("{{c1::`x = {{c2::42::n}}; y::z`}}", "{{c1::<code>x = {{c2::42::n}}; y:&#58;z</code>}}"),
         # A hint may contain '::' (Anki takes everything after the first '::').
         ("{{c1::answer::hint :: more}}", "{{c1::answer::hint :: more}}"),
         ("{{c1::**bold**::hint}}", "{{c1::<strong>bold</strong>::hint}}"),
