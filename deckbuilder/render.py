@@ -84,6 +84,7 @@ class _Renderer:
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
         self.media: dict[str, Path] = {}
+        self.folded: dict[str, Path] = {}  # case-folded name -> the first file given it
         self.note: Note | None = None
         self.line: int | None = None  # line of the field being rendered
 
@@ -104,14 +105,14 @@ class _Renderer:
         if not src:
             self.problem("a media reference has no file name")
             return None
+        posix = PurePosixPath(src.replace("\\", "/"))
+        if posix.is_absolute() or ".." in posix.parts or re.match(r"[A-Za-z]:[\\/]", src):
+            self.problem(f"media path '{src}' leaves the project; use a file name inside media/")
+            return None
         if _SCHEME.match(src):
             self.problem(
                 f"'{src}' is not a local file; put the file in media/ (cards must work offline)"
             )
-            return None
-        posix = PurePosixPath(src.replace("\\", "/"))
-        if posix.is_absolute() or ".." in posix.parts or re.match(r"[A-Za-z]:", src):
-            self.problem(f"media path '{src}' leaves the project; use a file name inside media/")
             return None
         for folder in self.deck.media_dirs:
             path = folder.joinpath(*posix.parts)
@@ -126,13 +127,14 @@ class _Renderer:
         if bad:
             self.problem(f"{bad}; rename the file")
             return None
-        for known_name, known in self.media.items():
-            if known_name.casefold() == name.casefold() and not _same_file(known, path):
-                self.problem(
-                    f"media files '{known}' and '{path}' would both be stored as '{name}'"
-                    " (names are compared ignoring case, as on Windows and macOS); rename one"
-                )
-                return None
+        known = self.folded.get(name.casefold())
+        if known is not None and not _same_file(known, path):
+            self.problem(
+                f"media files '{known}' and '{path}' would both be stored as '{name}'"
+                " (names are compared ignoring case, as on Windows and macOS); rename one"
+            )
+            return None
+        self.folded.setdefault(name.casefold(), path)
         self.media.setdefault(name, path)
         return name
 

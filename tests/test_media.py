@@ -115,7 +115,7 @@ def test_media_dir_wins_over_the_card_folder(tmp_path: Path) -> None:
         (
             "  - id: a\n    front: '![x](C:/x.png)'\n    back: b\n",
             {},
-            "is not a local file",
+            "media path 'C:/x.png' leaves the project",
         ),
         (
             "  - id: a\n    front: '![x](<a^b.png>)'\n    back: b\n",
