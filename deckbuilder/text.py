@@ -7,7 +7,8 @@ The pipeline for one field: CommonMark (markdown-it-py) with three additions, th
 * Code: fenced blocks with a language are highlighted by Pygments (class names only;
   the colours live in the note types' CSS, see :func:`pygments_css`).
 * Media: ``![alt](file.png)`` and Anki's ``[sound:file.mp3]`` are collected and their
-  names rewritten to the names they get inside the package.
+  names rewritten to the names they get inside the package; ``[sound:x]`` written inside
+  code is shown, not played.
 
 Raw HTML is shown literally (``a < b``, ``<script>`` display as typed) unless it is one of
 a few inline tags (:data:`RAW_TAGS`); the result is then cleaned by nh3 with an allow-list,
