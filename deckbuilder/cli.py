@@ -23,6 +23,7 @@ from .model import Deck, NoteKind
 
 if TYPE_CHECKING:
     from .pipeline import BuildResult
+    from .render import RenderedDeck
 
 app = typer.Typer(
     name="deckbuilder",
@@ -100,6 +101,12 @@ def _human_size(size: int) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _print_warnings(rendered: Sequence[RenderedDeck]) -> None:
+    for rd in rendered:
+        for warning in rd.warnings:
+            typer.echo(str(warning), err=True)
 
 
 def _show_version(value: bool) -> None:
@@ -189,6 +196,7 @@ def build(
         typer.echo(f"  media  {_plural(len(rd.media), 'file'):>10}")
         typer.echo(f"  wrote {result.path} ({_human_size(result.size)})")
         _show_changes(result)
+    _print_warnings([result.rendered for result in results])
 
 
 @app.command()
@@ -207,6 +215,7 @@ def check(
     session = _session(ctx)
     session.json = as_json
     rendered = check_decks(_sources(sources), media_dir=media)
+    _print_warnings(rendered)
     if as_json:
         session.emit_json({"ok": True, "decks": [_deck_summary(rd.deck) for rd in rendered]})
         return

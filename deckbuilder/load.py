@@ -147,6 +147,15 @@ def load_deck(path: Path, media_dir: Path | None = None) -> Deck:
     return _DeckReader(path, media_dir).read(tree)
 
 
+def _lines(item: YMap) -> dict[str, int]:
+    """Where each key of a note starts; choices by entry (``choices[0]``)."""
+    lines = {key: line for key, (line, _) in item.entries.items()}
+    choices = item.get("choices")
+    if isinstance(choices, YSeq):
+        lines.update({f"choices[{i}]": entry.line for i, entry in enumerate(choices.items)})
+    return lines
+
+
 def _suggest(key: str, allowed: Iterable[str]) -> str:
     close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
@@ -405,7 +414,7 @@ class _DeckReader:
             return None
         self.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind} note")
         tags = self.tags(item)
-        common = {"id": note_id, "line": item.line, "tags": tags}
+        common = {"id": note_id, "line": item.line, "tags": tags, "field_lines": _lines(item)}
         note: Note
         if kind is NoteKind.MCQ:
             note = self.mcq(item, common)

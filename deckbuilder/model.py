@@ -7,6 +7,7 @@ HTML is the job of :mod:`deckbuilder.text`, at packaging or preview time.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -59,6 +60,11 @@ class Note:
     id: str
     line: int
     tags: tuple[str, ...] = ()
+    # Line of each text field in the card file, keyed like texts() (for precise messages).
+    field_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+    def field_line(self, key: str) -> int:
+        return self.field_lines.get(key, self.line)
 
     @property
     def card_count(self) -> int:

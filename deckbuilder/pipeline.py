@@ -7,13 +7,13 @@ writes or replaces a package.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import DeckError, Problem
 from .load import load_decks
 from .manifest import Changes, lock_path, read_manifest, update_manifest, write_manifest
-from .render import RenderedDeck, render_deck
+from .render import RenderedDeck, render_deck, unused_media
 
 __all__ = ["BuildResult", "build", "check"]
 
@@ -30,7 +30,8 @@ class BuildResult:
 
 
 def check(sources: Sequence[Path], media_dir: Path | None = None) -> list[RenderedDeck]:
-    """Load, validate and render every deck; raise one DeckError with all problems."""
+    """Load, validate and render every deck; raise one DeckError with all problems.
+    Media files no deck uses are reported once, in the first deck's ``warnings``."""
     decks = load_decks(sources, media_dir=media_dir)
     rendered: list[RenderedDeck] = []
     problems: list[Problem] = []
@@ -41,6 +42,9 @@ def check(sources: Sequence[Path], media_dir: Path | None = None) -> list[Render
             problems.extend(exc.problems)
     if problems:
         raise DeckError(problems)
+    unused = unused_media(rendered, media_dir)
+    if unused and rendered:
+        rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + unused)
     return rendered
 
 

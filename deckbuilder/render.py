@@ -7,6 +7,7 @@ the author previews is byte for byte what Anki receives.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -15,10 +16,13 @@ from .model import BasicNote, ClozeNote, Deck, McqNote, Note, letter
 from .notetypes import NoteTypeSpec, note_type
 from .text import render_markdown
 
-__all__ = ["RenderedDeck", "RenderedNote", "render_deck"]
+__all__ = ["RenderedDeck", "RenderedNote", "media_name_problem", "render_deck", "unused_media"]
 
-# Characters Anki refuses in media file names (it strips or rejects them on import).
-_BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
+# Characters Anki removes from media file names (so the card would point at nothing).
+_BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
+# Names Windows reserves; Anki renames such files (con.png -> con_.png).
+_WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?\Z", re.IGNORECASE)
+_MAX_NAME_BYTES = 120  # Anki truncates longer names
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 
 
@@ -36,6 +40,8 @@ class RenderedDeck:
     notes: tuple[RenderedNote, ...]
     media: dict[str, Path]  # name inside the package -> file on disk
     description: str = ""  # the deck description as HTML
+    # Worth telling the author, not worth refusing the build (printed by the CLI).
+    warnings: tuple[Problem, ...] = ()
 
     @property
     def note_types(self) -> list[NoteTypeSpec]:
@@ -45,40 +51,68 @@ class RenderedDeck:
         return list(seen.values())
 
 
+def media_name_problem(name: str, image: bool) -> str | None:
+    """Why Anki cannot keep ``name`` as a media file name (None: it can)."""
+    if _BAD_MEDIA_CHARS.search(name):
+        return f"media file name '{name}' has characters Anki removes from file names"
+    if name.startswith("."):
+        return f"media file name '{name}' is a hidden file name"
+    if name != name.rstrip(". "):
+        return f"media file name '{name}' ends with a dot or a space, which Anki changes"
+    if _WINDOWS_DEVICE.match(name):
+        return f"media file name '{name}' is reserved on Windows and renamed by Anki"
+    if len(name.encode("utf-8")) > _MAX_NAME_BYTES:
+        return f"media file name '{name[:30]}...' is longer than Anki's {_MAX_NAME_BYTES} bytes"
+    if image and ("#" in name or "%" in name):
+        return f"image file name '{name}' has '#' or '%', which breaks its address in the card"
+    return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
+
+
 class _Renderer:
     def __init__(self, deck: Deck) -> None:
         self.deck = deck
         self.file = str(deck.source)
         self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
         self.media: dict[str, Path] = {}
+        self.folded: dict[str, Path] = {}  # case-folded name -> the first file given it
         self.note: Note | None = None
+        self.line: int | None = None  # line of the field being rendered
 
-    def problem(self, message: str) -> None:
+    def problem(self, message: str, *, warning: bool = False) -> None:
         note = self.note
-        self.problems.append(
-            Problem(self.file, note.line if note else None, message, note.id if note else None)
-        )
+        found = Problem(self.file, self.line, message, note.id if note else None)
+        (self.warnings if warning else self.problems).append(found)
 
-    def md(self, text: str) -> str:
-        first = render_markdown(text)
-        if not first.images:
-            return first.html
-        rewrite = {src: name for src in first.images if (name := self.resolve(src)) is not None}
-        return render_markdown(text, rewrite).html
+    def md(self, text: str, key: str = "", *, cloze: bool = False) -> str:
+        self.line = self.note.field_line(key) if self.note is not None else None
+        rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
+        for message in rendered.warnings:
+            self.problem(f"warning: {message}", warning=True)
+        return rendered.html
 
-    def resolve(self, src: str) -> str | None:
+    def resolve(self, src: str, kind: str = "image") -> str | None:
         """Find an image or sound file; return its name inside the package."""
         if not src:
-            self.problem("an image has no file name")
+            self.problem("a media reference has no file name")
+            return None
+        posix = PurePosixPath(src.replace("\\", "/"))
+        if posix.is_absolute() or ".." in posix.parts or re.match(r"[A-Za-z]:[\\/]", src):
+            self.problem(f"media path '{src}' leaves the project; use a file name inside media/")
             return None
         if _SCHEME.match(src):
             self.problem(
                 f"'{src}' is not a local file; put the file in media/ (cards must work offline)"
             )
-            return None
-        posix = PurePosixPath(src.replace("\\", "/"))
-        if posix.is_absolute() or ".." in posix.parts:
-            self.problem(f"media path '{src}' leaves the project; use a file name inside media/")
             return None
         for folder in self.deck.media_dirs:
             path = folder.joinpath(*posix.parts)
@@ -89,35 +123,38 @@ class _Renderer:
             self.problem(f"media file '{src}' not found in {where}")
             return None
         name = posix.name
-        if _BAD_MEDIA_CHARS.search(name) or name.startswith("."):
-            self.problem(f"media file name '{name}' cannot be stored by Anki; rename the file")
+        bad = media_name_problem(name, image=kind == "image")
+        if bad:
+            self.problem(f"{bad}; rename the file")
             return None
-        known = self.media.get(name)
-        if known is not None and known.resolve() != path.resolve():
+        known = self.folded.get(name.casefold())
+        if known is not None and not _same_file(known, path):
             self.problem(
-                f"media files '{known}' and '{path}' would both be stored as '{name}'; rename one"
+                f"media files '{known}' and '{path}' would both be stored as '{name}'"
+                " (names are compared ignoring case, as on Windows and macOS); rename one"
             )
             return None
-        self.media[name] = path
+        self.folded.setdefault(name.casefold(), path)
+        self.media.setdefault(name, path)
         return name
 
     def fields(self, note: Note) -> tuple[str, ...]:
         if isinstance(note, McqNote):
             choices = "\n".join(
-                f'<div class="db-choice" data-choice="{letter(i)}">{self.md(text)}</div>'
+                f'<div class="db-choice" data-choice="{letter(i)}">{self.md(text, f"choices[{i}]")}</div>'
                 for i, text in enumerate(note.choices)
             )
             return (
-                self.md(note.question),
+                self.md(note.question, "question"),
                 choices,
                 ", ".join(note.answer_letters),
-                self.md(note.explanation),
+                self.md(note.explanation, "explanation"),
                 "yes" if note.shuffle else "no",
             )
         if isinstance(note, ClozeNote):
-            return (self.md(note.text), self.md(note.extra))
+            return (self.md(note.text, "text", cloze=True), self.md(note.extra, "extra"))
         assert isinstance(note, BasicNote)
-        return (self.md(note.front), self.md(note.back))
+        return (self.md(note.front, "front"), self.md(note.back, "back"))
 
 
 def render_deck(deck: Deck) -> RenderedDeck:
@@ -132,5 +169,27 @@ def render_deck(deck: Deck) -> RenderedDeck:
     renderer.note = None
     description = renderer.md(deck.description)
     if renderer.problems:
-        raise DeckError(renderer.problems)
-    return RenderedDeck(deck, tuple(notes), dict(sorted(renderer.media.items())), description)
+        raise DeckError(dict.fromkeys(renderer.problems))
+    return RenderedDeck(
+        deck,
+        tuple(notes),
+        dict(sorted(renderer.media.items())),
+        description,
+        tuple(dict.fromkeys(renderer.warnings)),
+    )
+
+
+def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tuple[Problem, ...]:
+    """Files in ``media_dir`` (recursively; hidden files and card files aside) that no
+    deck uses."""
+    if media_dir is None or not media_dir.is_dir():
+        return ()
+    used = {path.resolve() for rd in rendered for path in rd.media.values()}
+    return tuple(
+        Problem(str(path), None, "warning: no card uses this file; it is not packaged")
+        for path in sorted(media_dir.rglob("*"))
+        if path.is_file()
+        and path.suffix not in (".yaml", ".yml")
+        and not any(part.startswith(".") for part in path.relative_to(media_dir).parts)
+        and path.resolve() not in used
+    )

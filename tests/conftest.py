@@ -36,6 +36,38 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
     return run
 
 
+def copied(source: Path, tmp_path: Path) -> Path:
+    """A copy of ``source`` in ``tmp_path``: building writes a lock file beside the sources,
+    and tests must never write into the repository."""
+    target = tmp_path / "src" / source.name
+    if source.is_dir():
+        shutil.copytree(source, target)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return target
+
+
+def _tree_state() -> dict[str, bytes]:
+    state: dict[str, bytes] = {}
+    for folder in ("cards", "media", "tests/data"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file():
+                state[str(path.relative_to(ROOT))] = path.read_bytes()
+    return state
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _repository_stays_untouched() -> Iterator[None]:
+    """Guard: no test may write lock files, packages or anything else into cards/, media/
+    or tests/data/ of the repository (build from copies instead)."""
+    before = _tree_state()
+    yield
+    after = _tree_state()
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"tests changed files in the repository: {changed}"
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh project folder (cards/, media/) holding a copy of the bundled deck, as cwd."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,20 +11,9 @@ import pytest
 from deckbuilder.identity import note_guid
 from deckbuilder.pipeline import build
 
-from .conftest import DATA, ROOT, import_package
+from .conftest import DATA, ROOT, copied, import_package
 
 pytestmark = pytest.mark.anki
-
-
-def copied(source: Path, tmp_path: Path) -> Path:
-    """A copy of ``source`` in ``tmp_path``: building writes a lock file beside the sources."""
-    target = tmp_path / "src" / source.name
-    if source.is_dir():
-        shutil.copytree(source, target)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
-    return target
 
 
 def notes_by_guid(col: object) -> dict[str, object]:

@@ -1,0 +1,292 @@
+"""Markdown -> sanitised HTML: math, code, clozes, literal HTML-looking text, the CSS."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deckbuilder.model import NoteKind
+from deckbuilder.notetypes import note_type
+from deckbuilder.text import (
+    PYGMENTS_BEGIN,
+    PYGMENTS_END,
+    pygments_css,
+    render_markdown,
+    with_pygments_css,
+)
+
+from .conftest import ROOT
+
+
+def html(text: str, *, cloze: bool = False) -> str:
+    return render_markdown(text, cloze=cloze).html
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Backslashes, '_' and '*' inside math are not Markdown.
+        (r"\(a_1 * b_2\)", r"\(a_1 * b_2\)"),
+        (r"\[\sum_{i=1}^n x_i\]", r"\[\sum_{i=1}^n x_i\]"),
+        (
+            r"*x* and \(a_1 * b_2 * c_3\) and _y_",
+            r"<em>x</em> and \(a_1 * b_2 * c_3\) and <em>y</em>",
+        ),
+        (r"\(\{a\} \\ b\)", r"\(\{a\} \\ b\)"),
+        # '<' and '&' in math are escaped as HTML; MathJax reads the text, so sees them as typed.
+        (r"\(a<b \& c\)", r"\(a&lt;b \&amp; c\)"),
+        # A display formula whose lines look like Markdown blocks stays one formula.
+        ("\\[\n- a\n\n# b\n\\]", "\\[\n- a\n\n# b\n\\]"),
+        ("> \\[\n> a_1\n> \\]", "<blockquote>\n<p>\\[\na_1\n\\]</p>\n</blockquote>"),
+        ("- \\[x_1 * y_1\\]\n- b", "<ul>\n<li>\n\\[x_1 * y_1\\]\n</li>\n<li>b</li>\n</ul>"),
+        # Escaped backslash: not math; unclosed: ordinary Markdown.
+        (r"\\(x\)", r"\(x)"),
+        (r"\(x", "(x"),
+        # Math in a code span is code.
+        (r"`\(x_1\)`", r"<code>\(x_1\)</code>"),
+    ],
+)
+def test_math_reaches_anki_as_typed(text: str, expected: str) -> None:
+    assert html(text) == expected
+
+
+def test_inline_display_math_inside_a_paragraph() -> None:
+    assert html("What is\n\\[\\sum_i x_i\\]\nhere?") == "What is\n\\[\\sum_i x_i\\]\nhere?"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{{c1::\\(x^2\\)}}", "{{c1::\\(x^2\\)}}"),
+        ("{{c1::`torch.utils.checkpoint`}}", "{{c1::<code>torch.utils.checkpoint</code>}}"),
+        # Inside a deletion, '::' and '}}' in code or math would end the answer early in Anki.
+        ("{{c1::`std::vector`}}", "{{c1::<code>std:&#58;vector</code>}}"),
+        ("{{c1::\\(\\frac{1}{x^{2}}\\)}}", "{{c1::\\(\\frac{1}{x^{2}&#125;\\)}}"),
+        ("{{c1::`a:::b}}}`}}", "{{c1::<code>a:&#58;:b}&#125;}</code>}}"),
+        # A whole deletion nested in code inside a deletion is left for Anki.
+        ("{{c1::`x = {{c2::42::n}}; y::z`}}", "{{c1::<code>x = {{c2::42::n}}; y:&#58;z</code>}}"),
+        # A hint may contain '::' (Anki takes everything after the first '::').
+        ("{{c1::answer::hint :: more}}", "{{c1::answer::hint :: more}}"),
+        ("{{c1::**bold**::hint}}", "{{c1::<strong>bold</strong>::hint}}"),
+        # Outside a deletion code is left alone; '{{' in code is harmless to Anki.
+        ("`std::vector` {{c1::x}} `}}`", "<code>std::vector</code> {{c1::x}} <code>}}</code>"),
+        # A deletion inside a code span is Anki's business (it shows as a gap in the code).
+        ("`x = {{c1::42}}`", "<code>x = {{c1::42}}</code>"),
+    ],
+)
+def test_cloze_syntax_survives_markdown(text: str, expected: str) -> None:
+    assert html(text, cloze=True) == expected
+
+
+def test_only_cloze_fields_protect_deletions() -> None:
+    assert html("{{c1::`std::vector`}}") == "{{c1::<code>std::vector</code>}}"
+
+
+def test_cloze_markers_are_put_back_between_highlighted_spans() -> None:
+    out = html("```python\ny = {{c1::checkpoint::fn}}(block, x)\n```", cloze=True)
+    assert (
+        '<span class="o">=</span> {{c1::<span class="n">checkpoint</span>::fn}}'
+        '<span class="p">(</span>' in out
+    )
+    # Markers that do not pair up: shown as plain text, unhighlighted, for Anki to read.
+    broken = html("```python\ny = {{c1::checkpoint(x)\n```", cloze=True)
+    assert broken == "<pre><code>y = {{c1::checkpoint(x)\n</code></pre>"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a < b && c > d", "a &lt; b &amp;&amp; c &gt; d"),
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("<SCRIPT src=x.js></SCRIPT>", "&lt;SCRIPT src=x.js&gt;&lt;/SCRIPT&gt;"),
+        ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"),
+        ("<div>block</div>", "&lt;div&gt;block&lt;/div&gt;"),
+        ("<style>body{}</style>", "&lt;style&gt;body{}&lt;/style&gt;"),
+        ("<!-- note -->", "&lt;!-- note --&gt;"),
+        ("<iframe src=//x.org>", "&lt;iframe src=//x.org&gt;"),
+        # Allowed tags pass, stripped of anything not on the allow-list.
+        ('<b onclick="steal()">bold</b>', "<b>bold</b>"),
+        ('<span style="color:red" class="evil k">x</span>', '<span class="k">x</span>'),
+        ('<a href="javascript:alert(1)">x</a>', '<a rel="noopener noreferrer">x</a>'),
+        (
+            '<a href="https://pytorch.org">x</a>',
+            '<a href="https://pytorch.org" rel="noopener noreferrer">x</a>',
+        ),
+        (
+            "H<sub>2</sub>O, x<sup>2</sup>, <kbd>Ctrl</kbd>, <mark>m</mark>, <u>u</u>, a<br>b",
+            "H<sub>2</sub>O, x<sup>2</sup>, <kbd>Ctrl</kbd>, <mark>m</mark>, <u>u</u>, a<br>b",
+        ),
+        # An unclosed allowed tag cannot leak into the template around the field.
+        ("<b>open", "<b>open</b>"),
+        ("[x](javascript:alert(1))", "[x](javascript:alert(1))"),
+    ],
+)
+def test_html_looking_text(text: str, expected: str) -> None:
+    assert html(text) == expected
+
+
+def test_markdown_blocks() -> None:
+    out = html(
+        "# T\n\n- *a*\n- **b**\n\n1. one\n\n> q\n\n| x | y |\n|:-|-:|\n| 1 | 2 |\n\n~~gone~~"
+    )
+    for part in (
+        "<h1>T</h1>",
+        "<li><em>a</em></li>",
+        "<li><strong>b</strong></li>",
+        "<ol>\n<li>one</li>",
+        "<blockquote>\n<p>q</p>",
+        '<th style="text-align:left">x</th>',
+        '<td style="text-align:right">2</td>',
+        "<s>gone</s>",
+    ):
+        assert part in out
+
+
+def test_lone_paragraph_is_unwrapped_but_two_are_not() -> None:
+    assert html("just *this*") == "just <em>this</em>"
+    assert html("one\n\ntwo") == "<p>one</p>\n<p>two</p>"
+    assert html("  \n") == ""
+
+
+def test_fenced_code_is_highlighted_with_class_names_only() -> None:
+    out = html("```python\nx = checkpoint(block, x)  # save memory\n```")
+    assert out.startswith('<pre class="highlight"><code><span class="n">x</span>')
+    assert '<span class="c1"># save memory</span>' in out
+    assert "style=" not in out
+
+
+def test_code_without_or_with_unknown_language() -> None:
+    assert html("```\na < b\n```") == "<pre><code>a &lt; b\n</code></pre>"
+    out = render_markdown("```pyhton\nx\n```")
+    assert out.html == "<pre><code>x\n</code></pre>"
+    assert out.warnings == [
+        "code block language 'pyhton' is not known to Pygments; not highlighted"
+    ]
+
+
+def test_media_references_are_collected_and_renamed() -> None:
+    out = render_markdown(
+        "![a](<my pic.png>) ![b](sub/%ED%95%9C.png) [sound:beep.mp3]",
+        {"my pic.png": "my pic.png", "sub/한.png": "한.png", "beep.mp3": "beep.mp3"},
+    )
+    assert out.images == ["my pic.png", "sub/한.png"] and out.sounds == ["beep.mp3"]
+    assert out.html == '<img src="my pic.png" alt="a"> <img src="한.png" alt="b"> [sound:beep.mp3]'
+
+
+def test_sound_tags_in_code_are_shown_not_played() -> None:
+    out = render_markdown("`[sound:x.mp3]`\n\n```\n[sound:y.mp3]\n```\n\n    [sound:z.mp3]")
+    assert out.sounds == []
+    assert out.html == (
+        "<p><code>[sound&#58;x.mp3]</code></p>\n<pre><code>[sound&#58;y.mp3]\n</code></pre>\n"
+        "<pre><code>[sound&#58;z.mp3]\n</code></pre>"
+    )
+
+
+def test_remote_image_source_is_dropped_even_if_not_caught_earlier() -> None:
+    assert html("![r](https://x.org/a.png)") == '<img alt="r">'
+
+
+def test_noncharacters_in_input_cannot_forge_cloze_escapes() -> None:
+    assert html("{{c1::a\ufdd0b\ufdd1}}", cloze=True) == "{{c1::a\ufffdb\ufffd}}"
+
+
+FRAGMENTS = [
+    "<script>",
+    "</script>",
+    "<img src=x onerror=alert(1)>",
+    "<b ",
+    "<a href=",
+    "<span ",
+    "onclick=",
+    "javascript:",
+    '"',
+    "'",
+    ">",
+    "<",
+    "</b>",
+    "&",
+    "\\(",
+    "\\)",
+    "\\[",
+    "\\]",
+    "{{c1::",
+    "}}",
+    "::",
+    "`",
+    "```",
+    "\n",
+    " ",
+    "x",
+    "*",
+    "_",
+    "-",
+    "|",
+    "<!--",
+    "-->",
+]
+
+
+# An unknown code language makes Pygments load its plugin lexers; where IPython is
+# installed that import raises the recursion limit, which Hypothesis reports as an error
+# when it happens mid-test. Load them once up front.
+render_markdown("```no-such-language\nx\n```")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join))
+def test_no_markup_from_card_text_can_run(text: str) -> None:
+    for cloze in (False, True):
+        out = html(text, cloze=cloze).lower()
+        tags = re.findall(r"<[^>]*>", out)
+        assert not [t for t in tags if re.match(r"</?(script|img|iframe|style)", t)], out
+        assert not [t for t in tags if re.search(r"\son[a-z]+\s*=|javascript:", t)], out
+
+
+def test_note_type_css_has_current_pygments_colours() -> None:
+    """Regenerate with scripts/update-pygments-css.py when this fails."""
+    css = (ROOT / "deckbuilder" / "notetypes" / "base.css").read_text(encoding="utf-8")
+    block = css.split(PYGMENTS_BEGIN)[1].split(PYGMENTS_END)[0]
+    assert block == pygments_css()
+    for kind in NoteKind:
+        assert block in note_type(kind).css
+
+
+def test_with_pygments_css_needs_the_markers() -> None:
+    assert with_pygments_css(f"a\n{PYGMENTS_BEGIN}old\n{PYGMENTS_END}b\n", "new\n") == (
+        f"a\n{PYGMENTS_BEGIN}new\n{PYGMENTS_END}b\n"
+    )
+    with pytest.raises(ValueError, match="markers"):
+        with_pygments_css("no markers", "x")
+
+
+def _luminance(hex_colour: str) -> float:
+    h = hex_colour.lstrip("#")
+    h = "".join(c * 2 for c in h) if len(h) == 3 else h
+    channels = [int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("night", [False, True])
+def test_code_colours_are_readable_day_and_night(night: bool) -> None:
+    """WCAG AA (4.5:1) for every token colour on the code background of that mode."""
+    css = (ROOT / "deckbuilder" / "notetypes" / "base.css").read_text(encoding="utf-8")
+    backgrounds = re.findall(r"--db-code-bg: (#[0-9a-fA-F]+)", css)
+    assert len(backgrounds) == 2
+    background = backgrounds[1] if night else backgrounds[0]
+    checked = 0
+    for line in pygments_css().splitlines():
+        m = re.match(r"(.*?) \{ .*?color: (#[0-9A-Fa-f]+)", line)
+        if not m or ("nightMode" in m.group(1)) != night or m.group(1).endswith(" .w"):
+            continue  # .w is whitespace: nothing to read
+        checked += 1
+        assert _contrast(m.group(2), background) >= 4.5, line
+    assert checked > 30
