@@ -204,7 +204,11 @@ def test_number_keys_pick_by_shown_position(client: str, browser: Any, built: Bu
             p.show_question(card.sides)
             order = shown_order(p)
             for choice in sorted(card.answer):
-                p.page.keyboard.press(str(order.index(choice) + 1))
+                position = order.index(choice) + 1
+                if position <= 9:
+                    p.page.keyboard.press(str(position))
+                else:  # keys stop at 9: the tenth choice and later are tapped
+                    click(p, choice)
             if len(order) > 9:
                 p.page.keyboard.press("0")  # no choice has key 0: nothing happens
             picked = {k for k, v in attrs(p, "data-picked").items() if v == "true"}
@@ -351,11 +355,10 @@ def contrast(a: list[float], b: list[float]) -> float:
 SHOTS = ["gradient-checkpointing/tradeoff", "mcq-english/multi"]
 
 
-@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize(("client", "width"), [("ankidroid", "phone"), ("desktop", "desktop")])
 @pytest.mark.parametrize("night", [False, True], ids=["day", "night"])
-@pytest.mark.parametrize("width", ["phone", "desktop"])
 def test_readable_day_and_night_with_screenshots(
-    client: str, night: bool, width: str, browser: Any, built: Built
+    client: str, width: str, night: bool, browser: Any, built: Built
 ) -> None:
     """Text contrast at least 4.5:1 on both sides; screenshots go to test-artifacts/mcq/."""
     mode = "night" if night else "day"
