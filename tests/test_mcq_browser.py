@@ -395,3 +395,40 @@ def test_templates_are_files_and_load_nothing_from_outside() -> None:
     body = script.group(1)
     assert body.strip().startswith("/*") and "(function () {" in body
     assert not re.search(r"^(let|const|class|function)\b", body, re.M)
+
+
+PROBE_JS = """() => ({
+  global: window.__dbProbe === 1,
+  stored: (() => { try { return sessionStorage.getItem('db-probe'); } catch (e) { return 'refused'; } })(),
+  qa: !!document.getElementById('qa'),
+  content: !!document.getElementById('content'),
+  bodyClass: document.body.className,
+})"""
+
+
+@pytest.mark.parametrize(
+    ("client", "global_survives", "container"),
+    [("ankidroid", False, "content"), ("desktop", True, "qa")],
+)
+def test_client_models_keep_what_the_real_clients_keep(
+    client: str, global_survives: bool, container: str, browser: Any, built: Built
+) -> None:
+    """The harness itself: globals die between sides on AnkiDroid only; storage survives."""
+    card = built.named("mcq-english/single")
+    with open_player(client, browser, built, night=True) as p:
+        p.show_question(card.sides)
+        p.page.evaluate(
+            "() => { window.__dbProbe = 1; sessionStorage.setItem('db-probe', 'kept'); }"
+        )
+        p.show_answer(card.sides)
+        seen = p.page.evaluate(PROBE_JS)
+        assert seen["global"] is global_survives
+        assert seen["stored"] == "kept"
+        assert seen[container] and not seen["qa" if container == "content" else "content"]
+        assert {"card", "card1", "nightMode", "night_mode"} <= set(seen["bodyClass"].split())
+        assert p.page.locator(f"#{container} .db-mcq[data-db-side=back]").count() == 1
+        assert_clean(p)
+    with open_player(client, browser, built, storage=False) as p:
+        p.show_question(card.sides)
+        assert p.page.evaluate(PROBE_JS)["stored"] == "refused"
+        assert_clean(p)

@@ -40,7 +40,7 @@
           right: "정답", wrong: "오답" }
   };
   var lang = (root.getAttribute("data-db-lang") || "").trim().toLowerCase().split("-")[0];
-  if (!LABELS[lang]) {
+  if (!Object.prototype.hasOwnProperty.call(LABELS, lang)) {
     /* No language setting yet: Hangul in the question or the choices means Korean. */
     lang = /[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]/.test(
       (question ? question.textContent : "") + box.textContent) ? "ko" : "en";
