@@ -52,6 +52,7 @@ class Mcq:
 class Built:
     cards: tuple[Mcq, ...]
     media: Path
+    cloze: CardSides  # a card of another note type from the bundled deck
 
     def named(self, name: str) -> Mcq:
         (card,) = (c for c in self.cards if c.name == name)
@@ -92,7 +93,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
             )
         assert expected == {}, f"notes without a card: {sorted(expected)}"
         assert len(cards) >= 12
-        yield Built(tuple(sorted(cards, key=lambda c: c.name)), Path(col.media.dir()))
+        cloze = card_sides(col, col.find_cards('"note:deckbuilder Cloze"')[0])
+        yield Built(tuple(sorted(cards, key=lambda c: c.name)), Path(col.media.dir()), cloze)
     finally:
         col.close()
 
@@ -217,6 +219,9 @@ def test_number_keys_pick_by_shown_position(client: str, browser: Any, built: Bu
             assert verdict(p) == "correct"
             p.page.keyboard.press("1")  # keys do nothing on the back
             assert verdict(p) == "correct"
+            p.show_question(built.cloze)  # a mixed deck: other cards come in between
+            p.page.keyboard.press("1")
+            assert p.page.locator("[data-choice]").count() == 0
         assert_clean(p)
 
 
