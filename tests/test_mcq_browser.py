@@ -21,7 +21,7 @@ from deckbuilder.notetypes import note_type
 from deckbuilder.pipeline import build
 
 from .browser import DESKTOP, PHONE, CardSides, Player, card_sides, chromium, player
-from .conftest import DATA, ROOT, import_package
+from .conftest import DATA, ROOT, copied, import_package
 
 pytestmark = [pytest.mark.browser, pytest.mark.anki]
 
@@ -72,8 +72,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
                 expected[note_guid(deck.key, note.id)] = (f"{deck.key}/{note.id}", note)
     col = Collection(str(tmp / "collection.anki2"))
     try:
+        sources = [copied(src, tmp / f"copy{i}") for i, src in enumerate(SOURCES)]
         for result in build(
-            SOURCES, tmp / "out", timestamp=1_700_000_000, media_dir=ROOT / "media"
+            sources, tmp / "out", timestamp=1_700_000_000, media_dir=ROOT / "media"
         ):
             import_package(col, result.path)
         cards = []
