@@ -189,7 +189,8 @@ def import_(
     result = plan.result
     for skipped in result.skipped:
         typer.echo(
-            f"{source}:{skipped.line}: warning: skipped a {skipped.kind} question "
+            f"{source}:{skipped.line}: warning: skipped "
+            f"{'an' if skipped.kind[0] in 'aeiou' else 'a'} {skipped.kind} question "
             f"({skipped.reason})",
             err=True,
         )

@@ -18,7 +18,7 @@ from .base import Imported, assign_ids
 
 __all__ = ["format_scalar", "to_yaml"]
 
-_LINE_BREAKS_YAML_ALTERS = ("\x85", "\u2028", "\u2029")  # read back as '\n' in a block
+_LINE_BREAKS_YAML_ALTERS = ("\x85", "\u2028", "\u2029")  # plain or block: read back altered
 
 
 class _Dumper(yaml.SafeDumper):
@@ -26,8 +26,11 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
-    block = "\n" in text and not any(ch in text for ch in _LINE_BREAKS_YAML_ALTERS)
-    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|" if block else None)
+    if any(ch in text for ch in _LINE_BREAKS_YAML_ALTERS):
+        style: str | None = '"'  # escaped as \N, \L, \P: the only form that keeps them
+    else:
+        style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 
 _Dumper.add_representer(str, _represent_str)
