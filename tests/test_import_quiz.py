@@ -47,8 +47,8 @@ def test_seed_with_answer_lines_gives_its_eight_questions() -> None:
         "torch.nn.드롭아웃",
         "torch.cuda.empty_cache",
     ]
-    assert qs[3].choices[0] == "Only the model’s file extension"
-    assert qs[3].choices[1] == "A fixed 20–30% slowdown for every model"
+    assert qs[3].choices[0] == "Only the model\u2019s file extension"
+    assert qs[3].choices[1] == "A fixed 20\u201330% slowdown for every model"
     assert qs[7].choices[3] == (
         "Which operations to save and which to recompute based on their memory and runtime costs"
     )
@@ -95,7 +95,7 @@ def test_markers_letters_and_explanations() -> None:
         ("Answers: A, C", [0, 2]),
         ("Answer: 1, 3", [0, 2]),
         ("정답: C", [2]),
-        ("정답： A", [0]),
+        ("정답\uff1a A", [0]),
         ("Correct answer: B) second", [1]),
         ("**Answer:** A and C", [0, 2]),
     ],

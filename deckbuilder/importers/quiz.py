@@ -164,9 +164,6 @@ class _QuizReader:
         return None
 
     def add_choice(self, q: _Draft, lineno: int, text: str) -> None:
-        if q.state == "after":
-            self.problem(lineno, f"question {q.number}: a choice after the answer line")
-            return
         q.state = "choices"
         stripped = CHECK_RE.sub("", text)
         if stripped != text:
