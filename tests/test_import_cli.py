@@ -197,3 +197,22 @@ def test_any_text_survives_the_yaml_writer(text: str) -> None:
     assert yaml.safe_load(dumped) == {"k": text}
     nested = f"a:\n  - k: {format_scalar(text, 6)}\n    z: 1\n"
     assert yaml.safe_load(nested) == {"a": [{"k": text, "z": 1}]}
+
+
+def test_missing_input_and_bad_out_are_one_line_errors(workdir: Path, cli: CliRun) -> None:
+    missing = cli("import", "nope.txt")
+    assert missing.code == 1
+    assert missing.err.startswith("nope.txt: cannot read: No such file or directory")
+    folder = cli("import", ".")
+    assert folder.code == 1 and folder.err.startswith(".: cannot read")
+    txt = cli("import", "marked.txt", "--out", "cards/quiz.txt")
+    assert txt.code == 1
+    assert txt.err.strip() == (
+        "Error: --out must name a .yaml file (build and check look for *.yaml), not cards/quiz.txt"
+    )
+    shutil.copy(workdir / "marked.txt", workdir / "marked.yaml")
+    same = cli("import", "marked.yaml", "--format", "quiz", "--out", "marked.yaml", "--force")
+    assert same.code == 1
+    assert same.err.strip() == "Error: marked.yaml is the file being imported; choose another --out"
+    assert (workdir / "marked.yaml").read_bytes() == (workdir / "marked.txt").read_bytes()
+    assert not (workdir / "cards").exists()

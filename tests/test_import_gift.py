@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 import unicodedata
 from pathlib import Path
 
@@ -12,7 +14,9 @@ from hypothesis import strategies as st
 from deckbuilder.errors import DeckError
 from deckbuilder.importers import import_file, import_text, plan_import
 from deckbuilder.importers.base import Question
+from deckbuilder.importers.markup import escape_markdown, html_to_markdown
 from deckbuilder.load import load_deck
+from deckbuilder.text import render_markdown
 
 from .conftest import DATA
 
@@ -262,3 +266,24 @@ def test_any_text_gives_a_card_file_or_a_located_error(tmp_path: Path, text: str
     assert [(n.question, list(n.choices), list(n.answer)) for n in deck.notes] == [  # type: ignore[attr-defined]
         (nfc(q.question), [nfc(c) for c in q.choices], q.answer) for q in plan.result.questions
     ]
+
+
+SHOWN = st.text(alphabet=st.sampled_from(list("ab1 .)*_`[]()<>!#-+=~|&\\\n;:/x한")), max_size=30)
+
+
+def _shown(markdown: str) -> str:
+    """The text a reader sees in the rendered card field, whitespace collapsed."""
+    rendered = render_markdown(markdown).html
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", rendered)).split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(SHOWN)
+def test_plain_text_shows_as_typed(text: str) -> None:
+    assert _shown(escape_markdown(text)) == " ".join(text.split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(SHOWN)
+def test_html_text_shows_as_the_browser_would(text: str) -> None:
+    assert _shown(html_to_markdown(html.escape(text))) == " ".join(text.split())

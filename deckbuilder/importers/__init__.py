@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DeckError, Problem, UsageError
-from ..load import ID_RE, read_text
+from ..load import ID_RE, SOURCE_SUFFIXES, read_text
 from .aiken import looks_like_aiken, parse_aiken
 from .base import Imported, Question, Skipped, slugify
 from .gift import looks_like_gift, parse_gift
@@ -190,6 +190,10 @@ def plan_import(
     allow_missing_answers: bool = False,
 ) -> ImportPlan:
     """Read ``source`` and prepare the card file; write nothing."""
+    if out is not None and out.suffix not in SOURCE_SUFFIXES:
+        raise UsageError(
+            f"--out must name a .yaml file (build and check look for *.yaml), not {out}"
+        )
     result = import_file(
         source, fmt, deck_given=bool(deck), allow_missing_answers=allow_missing_answers
     )
