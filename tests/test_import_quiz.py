@@ -114,6 +114,11 @@ def test_choice_styles(choice: str) -> None:
     assert quiz(text) == [("Which?", ["one", "two"], [1], "")]
 
 
+def test_circled_number_choices_and_answers() -> None:
+    text = "1. 다음 중 소수는?\n① 4\n② 5\n③ 6\n정답: ②\n"
+    assert quiz(text) == [("다음 중 소수는?", ["4", "5", "6"], [1], "")]
+
+
 def test_text_is_kept_as_written() -> None:
     text = "1. Is `a_b` *kept*?  \n   •   spaced   out   ✓\n   • 토치.utils.체크포인트\n"
     assert quiz(text) == [("Is `a_b` *kept*?", ["spaced   out", "토치.utils.체크포인트"], [0], "")]
@@ -179,6 +184,10 @@ def test_missing_answers_are_all_listed_with_their_lines() -> None:
             "q.txt:4: question 1: the answer line disagrees with the choices marked ✓",
         ),
         ("1. Q?\nANSWER: A\n- a\n- b\n", "q.txt:2: question 1: answer line before any choice"),
+        (
+            "1. Q?\nA. a\nB. b\nD. d\nANSWER: A\n",
+            "q.txt:4: question 1: choice 'D.' is out of order (expected choice 3)",
+        ),
         (
             "1. Q?\n- a\n- b\nANSWER: A\nANSWER: B\n",
             "q.txt:5: question 1: a second answer line (the first is at line 4)",

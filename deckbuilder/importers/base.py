@@ -172,6 +172,8 @@ def parse_answer(
         token = raw.strip("().[]*")
         if len(token) == 1 and token.isascii() and token.isalpha():
             index = ord(token.upper()) - ord("A")
+        elif numbers and len(token) == 1 and "\u2460" <= token <= "\u2473":  # ① .. ⑳
+            index = ord(token) - 0x2460
         elif numbers and token.isascii() and token.isdigit():
             index = int(token) - 1
         else:

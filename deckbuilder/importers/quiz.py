@@ -6,7 +6,7 @@
     1. What does checkpointing trade       <- numbered question ('1.' or '1)'),
        for lower memory?                      wrapping onto further lines
        • Extra computation ✓               <- choices: bullets (• - *) or letters
-       • Accuracy                             (A. A) a) (a)); a trailing ✓ marks a right one
+       • Accuracy                             (A. A) a) (a) ①); a trailing ✓ marks a right one
     ANSWER: A                              <- or an answer line: letters or 1-based numbers
     Explanation: Activations are ...       <- optional; may continue on further lines
 
@@ -25,7 +25,9 @@ __all__ = ["looks_like_quiz", "parse_quiz"]
 
 QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,4})[.)](?:\s+(.*?))?\s*$")
 BULLET_RE = re.compile(r"^\s*[•\-*·●○◦▪‣]\s+(.*?)\s*$")
-LETTER_RE = re.compile(r"^\s*(?:\(([A-Za-z])\)|([A-Za-z])[.)])\s+(.*?)\s*$")
+LETTER_RE = re.compile(
+    r"^\s*(?:\(([A-Za-z])\)|([A-Za-z])[.)]\s|([\u2460-\u2473]))\s*(.*?)\s*$"
+)  # (a) text, A. text, a) text, ① text
 ANSWER_RE = re.compile(
     r"^\s*(?:\*\*)?(?:correct\s+answers?|answers?|정답|답)(?:\*\*)?\s*[:\uff1a](?:\*\*)?\s*(.*?)\s*$",
     re.IGNORECASE,
@@ -118,7 +120,7 @@ class _QuizReader:
             return
         answer = ANSWER_RE.match(raw)
         explanation = EXPLANATION_RE.match(raw) if not answer else None
-        choice = self.choice_text(q, raw)
+        choice = self.choice_text(q, raw, lineno)
         if answer:
             self.answer_line(q, lineno, answer.group(1))
         elif explanation and q.state != "explanation":
@@ -149,18 +151,30 @@ class _QuizReader:
             q.choices[-1].append(line)
         q.blank_since = False
 
-    def choice_text(self, q: _Draft, raw: str) -> str | None:
+    def choice_text(self, q: _Draft, raw: str, lineno: int) -> str | None:
         bullet = BULLET_RE.match(raw)
         if bullet:
             return bullet.group(1)
         lettered = LETTER_RE.match(raw)
         if not lettered:
             return None
-        mark = (lettered.group(1) or lettered.group(2)).upper()
+        circled = lettered.group(3)
+        if circled:
+            mark = chr(ord("A") + ord(circled) - 0x2460)
+        else:
+            mark = (lettered.group(1) or lettered.group(2)).upper()
         expected = chr(ord("A") + len(q.choices)) if len(q.choices) < 26 else ""
         if mark == expected and (q.lettered or not q.choices):
             q.lettered = True
-            return lettered.group(3)
+            return lettered.group(4)
+        if q.lettered and q.state == "choices" and not q.blank_since:
+            label = circled or raw.strip()[: 2 if lettered.group(2) else 3]
+            self.problem(
+                lineno,
+                f"question {q.number}: choice '{label}' is out of order "
+                f"(expected choice {len(q.choices) + 1})",
+            )
+            return lettered.group(4)
         return None
 
     def add_choice(self, q: _Draft, lineno: int, text: str) -> None:
