@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.importers.yamlout import format_scalar
+from deckbuilder.yamlsource import parse_yaml
 
 from .conftest import DATA, Run
 
@@ -191,12 +192,25 @@ def test_help_ends_with_an_example(cli: CliRun) -> None:
         assert option in result.out
 
 
-@given(st.text())
+YAML_TRICKY = st.text(
+    alphabet=st.sampled_from(
+        list("yesnoYNtrufalsNU~019.:-#?! '\"&*[]{},|>%@`<=_\t\n\x85\u2028\ufeff")
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=500)
+@given(st.one_of(st.text(), YAML_TRICKY))
 def test_any_text_survives_the_yaml_writer(text: str) -> None:
+    """Whatever the text, the card file's reader gets back exactly that string."""
     dumped = f"k: {format_scalar(text, 2)}\n"
     assert yaml.safe_load(dumped) == {"k": text}
     nested = f"a:\n  - k: {format_scalar(text, 6)}\n    z: 1\n"
     assert yaml.safe_load(nested) == {"a": [{"k": text, "z": 1}]}
+    tree = parse_yaml(nested, "x.yaml")
+    value = tree.entries["a"][1].items[0].entries["k"][1]  # type: ignore[union-attr]
+    assert (value.raw, value.kind) == (text, "str")  # type: ignore[union-attr]
 
 
 def test_missing_input_and_bad_out_are_one_line_errors(workdir: Path, cli: CliRun) -> None:

@@ -21,7 +21,10 @@ __all__ = ["format_scalar", "to_yaml"]
 _LINE_BREAKS_YAML_ALTERS = ("\x85", "\u2028", "\u2029")  # plain or block: read back altered
 
 
-class _Dumper(yaml.SafeDumper):
+_Base: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's emitter: faster
+
+
+class _Dumper(_Base):  # type: ignore[misc]
     pass
 
 
@@ -36,19 +39,53 @@ def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _represent_str)
 
 
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_RESOLVER = yaml.resolver.Resolver()
+
+
+def _printable(ch: str) -> bool:
+    # What PyYAML writes unescaped with allow_unicode, less tab and the line breaks
+    # NEL, LS and PS.
+    return (
+        " " <= ch <= "~"
+        or ("\xa0" <= ch <= "\ud7ff" and ch not in "\u2028\u2029")
+        or ("\ue000" <= ch <= "\ufffd" and ch != "\ufeff")
+        or ch >= "\U00010000"
+    )
+
+
+def _plain_is_safe(text: str) -> bool:
+    """Whether ``text`` can be written as a plain scalar as is: the common case, checked
+    cheaply so that large imports need not run the YAML emitter for every value."""
+    return (
+        text != ""
+        and text == text.strip(" ")
+        and text[0] not in _INDICATORS
+        and ": " not in text
+        and " #" not in text
+        and not text.endswith(":")
+        and all(map(_printable, text))
+        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+        == "tag:yaml.org,2002:str"
+    )
+
+
 def format_scalar(text: str, indent: int) -> str:
     """``text`` as the value part of ``key: value`` whose continuation lines are indented
     by ``indent`` spaces (no trailing newline)."""
-    # A sentinel key after the value keeps PyYAML from ending the document with '...'
-    # after a '|+' block.
+    if _plain_is_safe(text):
+        return text
+    # A sentinel key after the value marks where the value ends.
     dumped: Any = yaml.dump(
         {"k": text, "z": 0},
         Dumper=_Dumper,
         allow_unicode=True,
-        width=float("inf"),
+        width=2**30,  # never fold long lines
         sort_keys=False,
     )
-    assert isinstance(dumped, str) and dumped.endswith("z: 0\n")
+    assert isinstance(dumped, str)
+    dumped = dumped.removesuffix("...\n")  # libyaml still ends the document after '|+'
+    assert dumped.endswith("z: 0\n")
     body = dumped[len("k: ") : -len("z: 0\n")].removesuffix("\n")
     first, *rest = body.split("\n")
     # PyYAML indents block content by 2 under the top-level key; shift it to ``indent``.
