@@ -1,0 +1,222 @@
+"""Existing quizzes -> card files: the numbered quiz format, Moodle's Aiken and GIFT.
+
+``import_file`` reads a source into an :class:`Imported` (questions with their source
+lines, and what was skipped); ``card_file_text`` turns that into the YAML of a card
+file; ``write_card_file`` writes it atomically. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DeckError, Problem, UsageError
+from ..load import ID_RE, SOURCE_SUFFIXES, read_text
+from .aiken import looks_like_aiken, parse_aiken
+from .base import Imported, Question, Skipped, slugify
+from .gift import looks_like_gift, parse_gift
+from .quiz import looks_like_quiz, parse_quiz
+from .yamlout import to_yaml
+
+__all__ = [
+    "FORMATS",
+    "ImportPlan",
+    "Imported",
+    "Question",
+    "Skipped",
+    "card_file_text",
+    "default_out",
+    "detect_format",
+    "import_file",
+    "import_text",
+    "plan_import",
+    "write_card_file",
+]
+
+PARSERS: dict[str, Callable[[str, str], Imported]] = {
+    "quiz": parse_quiz,
+    "aiken": parse_aiken,
+    "gift": parse_gift,
+}
+FORMATS = ("auto", *PARSERS)
+SUFFIXES = {".gift": "gift", ".aiken": "aiken"}
+MISSING_HINT = {
+    "quiz": "put ✓ after the right choice or add a line 'ANSWER: B'",
+    "aiken": "add a line 'ANSWER: B' after the choices",
+    "gift": "mark the right choice with '=' (or a positive weight '~%50%')",
+}
+
+
+def detect_format(text: str, file: str, suffix: str = "") -> str:
+    """Which format ``text`` is in: the file suffix first (.gift, .aiken), then its shape."""
+    if suffix.lower() in SUFFIXES:
+        return SUFFIXES[suffix.lower()]
+    lines = text.split("\n")
+    if looks_like_gift(lines):
+        return "gift"
+    if looks_like_quiz(lines):
+        return "quiz"
+    if looks_like_aiken(lines):
+        return "aiken"
+    raise DeckError.single(
+        file,
+        "cannot tell the format: no numbered questions (quiz), 'ANSWER:' lines (Aiken) or "
+        "answer blocks in braces (GIFT); give --format quiz, aiken or gift",
+    )
+
+
+def _apply_categories(result: Imported, deck_given: bool) -> None:
+    """GIFT categories: the path all questions share names the deck (unless --deck
+    names it); what differs between questions becomes a tag ('Week_1::Basics')."""
+    paths = [q.category for q in result.questions]
+    if not any(paths):
+        return
+    prefix: tuple[str, ...] = ()
+    if not deck_given:
+        first = paths[0]
+        n = 0
+        while n < len(first) and all(len(p) > n and p[n] == first[n] for p in paths):
+            n += 1
+        prefix = first[:n]
+        if prefix:
+            result.deck = "::".join(prefix)
+    for q in result.questions:
+        rest = q.category[len(prefix) :]
+        if rest:
+            q.tags.append("::".join(re.sub(r"\s+", "_", part) for part in rest))
+
+
+def import_text(
+    text: str,
+    file: str,
+    fmt: str = "auto",
+    *,
+    deck_given: bool = False,
+    allow_missing_answers: bool = False,
+    suffix: str = "",
+) -> Imported:
+    """Parse ``text`` (already decoded) in format ``fmt``; raise DeckError on bad input."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if fmt == "auto":
+        fmt = detect_format(text, file, suffix)
+    if fmt not in PARSERS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    result = PARSERS[fmt](text, file)
+    _apply_categories(result, deck_given)
+    if not result.questions:
+        skipped = ", ".join(f"{s.kind} at line {s.line}" for s in result.skipped)
+        raise DeckError.single(
+            file,
+            "no multiple-choice questions to import"
+            + (f" (skipped: {skipped})" if skipped else ""),
+            1 if not skipped else result.skipped[0].line,
+        )
+    missing = result.missing_answers
+    if missing and not allow_missing_answers:
+        raise DeckError(
+            Problem(
+                file,
+                q.line,
+                f"{q.label} has no marked answer; {MISSING_HINT[fmt]} "
+                "(or import with --allow-missing-answers and fill it in later)",
+            )
+            for q in missing
+        )
+    return result
+
+
+def import_file(
+    path: Path,
+    fmt: str = "auto",
+    *,
+    deck_given: bool = False,
+    allow_missing_answers: bool = False,
+) -> Imported:
+    """Read and parse ``path`` (UTF-8 with or without BOM, LF or CRLF)."""
+    text = read_text(path)
+    return import_text(
+        text,
+        str(path),
+        fmt,
+        deck_given=deck_given,
+        allow_missing_answers=allow_missing_answers,
+        suffix=path.suffix,
+    )
+
+
+def _deck_name(name: str) -> str:
+    # A name with empty '::' parts would not load; keep the parts that have text.
+    parts = [" ".join(p.split()) for p in name.split("::")]
+    return "::".join(p for p in parts if p)
+
+
+def default_out(result: Imported, source: Path, deck: str | None) -> Path:
+    """cards/<slug of the deck name, or of the input file's stem>.yaml"""
+    slug = slugify(deck or result.deck, 60) or slugify(source.stem, 60) or "imported"
+    return Path("cards") / f"{slug}.yaml"
+
+
+def _deck_id(out: Path) -> str:
+    stem = unicodedata.normalize("NFC", out.stem)
+    if ID_RE.match(stem):
+        return stem
+    return slugify(stem, 60) or "imported"
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """What ``deckbuilder import`` will write, and where."""
+
+    result: Imported
+    out: Path
+    deck_name: str
+    deck_id: str
+    text: str
+
+
+def card_file_text(result: Imported, deck_name: str, deck_id: str) -> str:
+    return to_yaml(result, deck_name, deck_id)
+
+
+def plan_import(
+    source: Path,
+    fmt: str = "auto",
+    *,
+    out: Path | None = None,
+    deck: str | None = None,
+    allow_missing_answers: bool = False,
+) -> ImportPlan:
+    """Read ``source`` and prepare the card file; write nothing."""
+    if out is not None and out.suffix not in SOURCE_SUFFIXES:
+        raise UsageError(
+            f"--out must name a .yaml file (build and check look for *.yaml), not {out}"
+        )
+    result = import_file(
+        source, fmt, deck_given=bool(deck), allow_missing_answers=allow_missing_answers
+    )
+    result.source = source.name
+    deck_name = _deck_name(deck or result.deck) or _deck_name(source.stem) or "Imported"
+    target = out or default_out(result, source, deck)
+    deck_id = _deck_id(target)
+    return ImportPlan(
+        result, target, deck_name, deck_id, card_file_text(result, deck_name, deck_id)
+    )
+
+
+def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> Path:
+    """Write the planned card file atomically; refuse to replace a file unless ``force``."""
+    from ..export import atomic_write
+
+    target = plan.out
+    if target.exists() and source.exists() and target.resolve() == source.resolve():
+        raise UsageError(f"{target} is the file being imported; choose another --out")
+    if target.is_dir():
+        raise UsageError(f"{target} is a folder; give --out a file name such as {target}/quiz.yaml")
+    if target.exists() and not force:
+        raise UsageError(f"{target} already exists; use --force to replace it")
+    data = plan.text.encode("utf-8")
+    atomic_write(target, lambda tmp: tmp.write_bytes(data))
+    return target

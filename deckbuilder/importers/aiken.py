@@ -1,0 +1,108 @@
+"""Moodle's Aiken format: a question line, lettered choices, an answer line.
+
+    What is the correct answer to this question?
+    A. Is it this one?
+    B) Maybe this answer?
+    ANSWER: B
+
+Each choice is an uppercase letter, '.' or ')', a space, then the text; 'ANSWER:'
+follows the choices and ends the question. As in Moodle, the question text is what
+comes before the first choice; we also accept it wrapped over several lines, and
+several letters ('ANSWER: A, C') for a choose-all-that-apply card.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..errors import Problem
+from .base import Imported, Question, parse_answer, question_problems, raise_if
+
+__all__ = ["looks_like_aiken", "parse_aiken"]
+
+CHOICE_RE = re.compile(r"^([A-Z])[.)][ \t]+(.*?)\s*$")
+ANSWER_RE = re.compile(r"^ANSWER\s*:\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def looks_like_aiken(lines: list[str]) -> bool:
+    return any(ANSWER_RE.match(line.strip()) for line in lines) and any(
+        CHOICE_RE.match(line.strip()) for line in lines
+    )
+
+
+@dataclass
+class _Draft:
+    line: int
+    text: list[str]
+    choices: list[str] = field(default_factory=list)
+    answer: list[int] = field(default_factory=list)
+
+
+def parse_aiken(text: str, file: str) -> Imported:
+    """Read Aiken questions; raise DeckError listing every problem."""
+    problems: list[Problem] = []
+    drafts: list[_Draft] = []
+    cur: _Draft | None = None  # the question being read; None between questions
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        line = raw.strip()
+        if not line:
+            if cur is not None and not cur.choices:
+                cur.text.append("")
+            continue
+        choice = CHOICE_RE.match(line)
+        answer = ANSWER_RE.match(line)
+        if answer:
+            if cur is None or not cur.choices:
+                problems.append(Problem(file, lineno, "'ANSWER:' line before any choice"))
+                cur = None
+                continue
+            picked, found = parse_answer(
+                answer.group(1), len(cur.choices), file, lineno, numbers=False
+            )
+            problems.extend(found)
+            if not answer.group(1):
+                problems.append(
+                    Problem(file, lineno, "'ANSWER:' has no letter; write e.g. 'ANSWER: B'")
+                )
+            cur.answer = picked
+            cur = None
+        elif choice and cur is not None:
+            expected = chr(ord("A") + len(cur.choices)) if len(cur.choices) < 26 else ""
+            if choice.group(1) != expected:
+                problems.append(
+                    Problem(
+                        file,
+                        lineno,
+                        f"choice {choice.group(1)} where {expected or 'the answer line'} was expected",
+                    )
+                )
+            cur.choices.append(choice.group(2))
+        elif choice:
+            problems.append(
+                Problem(
+                    file, lineno, "a choice before any question text (the question comes first)"
+                )
+            )
+        elif cur is not None and not cur.choices:
+            cur.text.append(line)  # the question wraps onto another line
+        else:
+            # A new question; if the previous one never got its ANSWER line, it stays
+            # without an answer (reported later, or allowed).
+            cur = _Draft(lineno, [line])
+            drafts.append(cur)
+    questions: list[Question] = []
+    for d in drafts:
+        while d.text and not d.text[-1]:
+            d.text.pop()
+        q = Question(d.line, "\n".join(d.text), d.choices, d.answer)
+        problems.extend(question_problems(file, q, "question"))
+        questions.append(q)
+    if not drafts and not problems:
+        problems.append(
+            Problem(
+                file, 1, "no Aiken questions found (a question line, choices 'A. ...', 'ANSWER: A')"
+            )
+        )
+    raise_if(problems)
+    return Imported("aiken", file, questions=questions)

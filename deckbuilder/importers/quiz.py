@@ -1,0 +1,237 @@
+"""The plain numbered quiz format: what a quiz page looks like when pasted as text.
+
+    Gradient checkpointing quiz            <- optional title (the deck name)
+    Answer the questions below.            <- optional intro (the deck description)
+
+    1. What does checkpointing trade       <- numbered question ('1.' or '1)'),
+       for lower memory?                      wrapping onto further lines
+       • Extra computation ✓               <- choices: bullets (• - *) or letters
+       • Accuracy                             (A. A) a) (a) ①); a trailing ✓ marks a right one
+    ANSWER: A                              <- or an answer line: letters or 1-based numbers
+    Explanation: Activations are ...       <- optional; may continue on further lines
+
+Text is kept exactly as written (only the markers above are removed).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..errors import Problem
+from .base import Imported, Question, parse_answer, question_problems, raise_if
+
+__all__ = ["looks_like_quiz", "parse_quiz"]
+
+QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,4})[.)](?:\s+(.*?))?\s*$")
+BULLET_RE = re.compile(r"^\s*[•\-*·●○◦▪‣]\s+(.*?)\s*$")
+LETTER_RE = re.compile(
+    r"^\s*(?:\(([A-Za-z])\)|([A-Za-z])[.)]\s|([\u2460-\u2473]))\s*(.*?)\s*$"
+)  # (a) text, A. text, a) text, ① text
+ANSWER_RE = re.compile(
+    r"^\s*(?:\*\*)?(?:correct\s+answers?|answers?|정답|답)(?:\*\*)?\s*[:\uff1a](?:\*\*)?\s*(.*?)\s*$",
+    re.IGNORECASE,
+)
+EXPLANATION_RE = re.compile(
+    r"^\s*(?:\*\*)?(?:explanation|해설|설명)(?:\*\*)?\s*[:\uff1a](?:\*\*)?\s*(.*?)\s*$",
+    re.IGNORECASE,
+)
+CHECK_RE = re.compile(r"\s*[✓✔✅☑]\ufe0f?\s*$")
+
+
+def looks_like_quiz(lines: list[str]) -> bool:
+    return any(QUESTION_RE.match(line) for line in lines)
+
+
+@dataclass
+class _Draft:
+    number: int
+    line: int
+    text: list[str]
+    choices: list[list[str]] = field(default_factory=list)  # lines of each choice
+    choice_lines: list[int] = field(default_factory=list)
+    lettered: bool = False
+    checked: list[int] = field(default_factory=list)
+    answer_value: str | None = None
+    answer_line: int = 0
+    explanation: list[str] = field(default_factory=list)
+    state: str = "question"  # question | choices | after | explanation
+    blank_since: bool = False  # a blank line since the last choice / text line
+
+
+def _join(lines: list[str]) -> str:
+    """Lines -> text: outer blank lines dropped, runs of blank lines kept as one."""
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)
+
+
+class _QuizReader:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[Problem] = []
+        self.drafts: list[_Draft] = []
+        self.title = ""
+        self.intro: list[str] = []
+
+    def problem(self, line: int, message: str) -> None:
+        self.problems.append(Problem(self.file, line, message))
+
+    def starts_question(self, number: int, current: _Draft | None, prev_blank: bool) -> bool:
+        if current is None:
+            return True
+        if number == current.number + 1:
+            return True
+        if current.state in ("choices", "after"):
+            return True
+        return current.state == "explanation" and prev_blank
+
+    def read(self, lines: list[str]) -> None:
+        cur: _Draft | None = None
+        prev_blank = True
+        for lineno, raw in enumerate(lines, start=1):
+            line = raw.strip()
+            m = QUESTION_RE.match(raw)
+            if m and self.starts_question(int(m.group(1)), cur, prev_blank):
+                cur = _Draft(int(m.group(1)), lineno, [m.group(2) or ""])
+                self.drafts.append(cur)
+            elif cur is None:
+                if not line:
+                    pass
+                elif not self.title and not self.intro:
+                    self.title = re.sub(r"^#+\s*", "", line)
+                else:
+                    self.intro.append(line)
+                if not line and self.intro:
+                    self.intro.append("")
+            else:
+                self.line_in_question(cur, lineno, raw, line)
+            prev_blank = not line
+
+    def line_in_question(self, q: _Draft, lineno: int, raw: str, line: str) -> None:
+        if not line:
+            if q.state in ("question", "explanation"):
+                (q.text if q.state == "question" else q.explanation).append("")
+            q.blank_since = True
+            return
+        answer = ANSWER_RE.match(raw)
+        explanation = EXPLANATION_RE.match(raw) if not answer else None
+        choice = self.choice_text(q, raw, lineno)
+        if answer:
+            self.answer_line(q, lineno, answer.group(1))
+        elif explanation and q.state != "explanation":
+            if q.state == "question":
+                self.problem(
+                    lineno,
+                    f"question {q.number}: explanation before any choice (choices come first)",
+                )
+            q.state = "explanation"
+            q.explanation.append(explanation.group(1))
+        elif q.state == "explanation":
+            q.explanation.append(line)
+        elif q.state == "after":  # unlabelled text after the answer line explains it
+            q.state = "explanation"
+            q.explanation.append(line)
+        elif choice is not None:
+            self.add_choice(q, lineno, choice)
+        elif q.state == "question":
+            q.text.append(line)
+        elif q.blank_since:
+            self.problem(
+                lineno,
+                f"question {q.number}: this line is not a choice, an answer line (ANSWER: B) "
+                "or an explanation (Explanation: ...); a choice's text cannot continue after "
+                "a blank line",
+            )
+        else:  # a choice wrapping onto the next line
+            q.choices[-1].append(line)
+        q.blank_since = False
+
+    def choice_text(self, q: _Draft, raw: str, lineno: int) -> str | None:
+        bullet = BULLET_RE.match(raw)
+        if bullet:
+            return bullet.group(1)
+        lettered = LETTER_RE.match(raw)
+        if not lettered:
+            return None
+        circled = lettered.group(3)
+        if circled:
+            mark = chr(ord("A") + ord(circled) - 0x2460)
+        else:
+            mark = (lettered.group(1) or lettered.group(2)).upper()
+        expected = chr(ord("A") + len(q.choices)) if len(q.choices) < 26 else ""
+        if mark == expected and (q.lettered or not q.choices):
+            q.lettered = True
+            return lettered.group(4)
+        if q.lettered and q.state == "choices" and not q.blank_since:
+            label = circled or raw.strip()[: 2 if lettered.group(2) else 3]
+            self.problem(
+                lineno,
+                f"question {q.number}: choice '{label}' is out of order "
+                f"(expected choice {len(q.choices) + 1})",
+            )
+            return lettered.group(4)
+        return None
+
+    def add_choice(self, q: _Draft, lineno: int, text: str) -> None:
+        q.state = "choices"
+        stripped = CHECK_RE.sub("", text)
+        if stripped != text:
+            q.checked.append(len(q.choices))
+        q.choices.append([stripped])
+        q.choice_lines.append(lineno)
+
+    def answer_line(self, q: _Draft, lineno: int, value: str) -> None:
+        if q.state == "question":
+            self.problem(lineno, f"question {q.number}: answer line before any choice")
+        elif q.answer_value is not None:
+            self.problem(
+                lineno,
+                f"question {q.number}: a second answer line (the first is at line {q.answer_line})",
+            )
+        else:
+            q.answer_value = value
+            q.answer_line = lineno
+        if q.state != "explanation":
+            q.state = "after"
+
+    def finish(self, q: _Draft) -> Question:
+        choices = [_join(lines) for lines in q.choices]
+        what = f"question {q.number}"
+        question = Question(
+            line=q.line,
+            question=_join(q.text),
+            choices=choices,
+            explanation=_join(q.explanation),
+            label=what,
+        )
+        self.problems.extend(question_problems(self.file, question, what))
+        answer: list[int] = []
+        if q.answer_value is not None and q.answer_value.strip():
+            answer, problems = parse_answer(q.answer_value, len(choices), self.file, q.answer_line)
+            self.problems.extend(problems)
+            if not problems and q.checked and answer != q.checked:
+                self.problem(
+                    q.answer_line,
+                    f"{what}: the answer line disagrees with the choices marked ✓",
+                )
+        question.answer = answer or sorted(q.checked)
+        return question
+
+
+def parse_quiz(text: str, file: str) -> Imported:
+    """Read the numbered quiz format; raise DeckError listing every problem."""
+    reader = _QuizReader(file)
+    reader.read(text.split("\n"))
+    result = Imported("quiz", file, deck=reader.title, description=_join(reader.intro))
+    result.questions = [reader.finish(d) for d in reader.drafts]
+    if not reader.drafts:
+        reader.problem(
+            1, "no numbered questions found (expected lines like '1. What is ...?' or '1) ...')"
+        )
+    raise_if(reader.problems)
+    return result

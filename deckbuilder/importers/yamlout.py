@@ -1,0 +1,137 @@
+"""An :class:`~deckbuilder.importers.base.Imported` -> card-file YAML.
+
+The structure is written here, line by line, so that the file reads like one written
+by hand: block style, keys in the documented order, notes in source order, a blank line
+between notes, comments where an answer is missing. Each scalar is formatted by PyYAML
+(so quoting is always right); multi-line text becomes a ``|`` block and Unicode is
+written as is, not escaped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from ..model import letter
+from .base import Imported, assign_ids
+
+__all__ = ["format_scalar", "to_yaml"]
+
+_LINE_BREAKS_YAML_ALTERS = ("\x85", "\u2028", "\u2029")  # plain or block: read back altered
+
+
+_Base: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's emitter: faster
+
+
+class _Dumper(_Base):  # type: ignore[misc]
+    pass
+
+
+def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    if any(ch in text for ch in _LINE_BREAKS_YAML_ALTERS):
+        style: str | None = '"'  # escaped as \N, \L, \P: the only form that keeps them
+    else:
+        style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_RESOLVER = yaml.resolver.Resolver()
+
+
+def _printable(ch: str) -> bool:
+    # What PyYAML writes unescaped with allow_unicode, less tab and the line breaks
+    # NEL, LS and PS.
+    return (
+        " " <= ch <= "~"
+        or ("\xa0" <= ch <= "\ud7ff" and ch not in "\u2028\u2029")
+        or ("\ue000" <= ch <= "\ufffd" and ch != "\ufeff")
+        or ch >= "\U00010000"
+    )
+
+
+def _plain_is_safe(text: str) -> bool:
+    """Whether ``text`` can be written as a plain scalar as is: the common case, checked
+    cheaply so that large imports need not run the YAML emitter for every value."""
+    return (
+        text != ""
+        and text == text.strip(" ")
+        and text[0] not in _INDICATORS
+        and ": " not in text
+        and " #" not in text
+        and not text.endswith(":")
+        and all(map(_printable, text))
+        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+        == "tag:yaml.org,2002:str"
+    )
+
+
+def format_scalar(text: str, indent: int) -> str:
+    """``text`` as the value part of ``key: value`` whose continuation lines are indented
+    by ``indent`` spaces (no trailing newline)."""
+    if _plain_is_safe(text):
+        return text
+    # A sentinel key after the value marks where the value ends.
+    dumped: Any = yaml.dump(
+        {"k": text, "z": 0},
+        Dumper=_Dumper,
+        allow_unicode=True,
+        width=2**30,  # never fold long lines
+        sort_keys=False,
+    )
+    assert isinstance(dumped, str)
+    dumped = dumped.removesuffix("...\n")  # libyaml still ends the document after '|+'
+    assert dumped.endswith("z: 0\n")
+    body = dumped[len("k: ") : -len("z: 0\n")].removesuffix("\n")
+    first, *rest = body.split("\n")
+    # PyYAML indents block content by 2 under the top-level key; shift it to ``indent``.
+    pad = " " * (indent - 2)
+    return "\n".join([first, *((pad + line) if line else "" for line in rest)])
+
+
+def _comment(text: str) -> str:
+    return " ".join(text.split())
+
+
+def to_yaml(result: Imported, deck_name: str, deck_id: str) -> str:
+    """The card file for ``result``, with deck name ``deck_name`` and ``id: deck_id``."""
+    out: list[str] = [
+        f"# Imported by 'deckbuilder import' from {_comment(result.source)} "
+        f"({result.format} format).",
+        "# The notes' ids identify them in Anki: keep them when you edit the text.",
+        f"deck: {format_scalar(deck_name, 2)}",
+        f"id: {format_scalar(deck_id, 2)}",
+    ]
+    if result.description.strip():
+        out.append(f"description: {format_scalar(result.description, 2)}")
+    out.append("notes:")
+    ids = assign_ids(result.questions)
+    for i, (nid, q) in enumerate(zip(ids, result.questions, strict=True)):
+        if i:
+            out.append("")
+        out.append(f"  - id: {format_scalar(nid, 6)}")
+        out.append("    type: mcq")
+        out.append(f"    question: {format_scalar(q.question, 6)}")
+        out.append("    choices:")
+        out.extend(f"      - {format_scalar(c, 8)}" for c in q.choices)
+        if not q.answer:
+            out.append(
+                f"    answer:  # no answer is marked in {_comment(result.source)} "
+                f"(line {q.line}); write the letter(s) here"
+            )
+        elif len(q.answer) == 1:
+            out.append(f"    answer: {letter(q.answer[0])}")
+        else:
+            out.append(f"    answer: [{', '.join(letter(a) for a in q.answer)}]")
+        if q.explanation.strip():
+            out.append(f"    explanation: {format_scalar(q.explanation, 6)}")
+        if not q.shuffle:
+            out.append("    shuffle: false")
+        if q.tags:
+            out.append("    tags:")
+            out.extend(f"      - {format_scalar(t, 8)}" for t in q.tags)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,289 @@
+"""Importing Moodle's GIFT format, question type by question type."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deckbuilder.errors import DeckError
+from deckbuilder.importers import import_file, import_text, plan_import
+from deckbuilder.importers.base import Question
+from deckbuilder.importers.markup import escape_markdown, html_to_markdown
+from deckbuilder.load import load_deck
+from deckbuilder.text import render_markdown
+
+from .conftest import DATA
+
+GIFT = DATA / "import" / "moodle.gift"
+
+
+def gift(text: str, **options: bool) -> list[Question]:
+    return import_text(text, "q.gift", "gift", **options).questions
+
+
+def one(text: str) -> tuple[str, list[str], list[int], str]:
+    (q,) = gift(text)
+    return q.question, q.choices, q.answer, q.explanation
+
+
+def test_moodle_bank_imports_every_multiple_choice_and_true_false_question() -> None:
+    result = import_file(GIFT)
+    assert result.format == "gift"
+    qs = result.questions
+    assert len(qs) == 11
+    tomb = qs[0]
+    assert tomb.line == 6
+    assert (tomb.question, tomb.choices, tomb.answer) == (
+        "Who's buried in Grant's tomb?",
+        ["Grant", "Jefferson", "no one"],
+        [2],
+    )
+    assert tomb.explanation == (
+        "A classic trick question.\n\n"
+        "- Grant: No, he is in the tomb with his wife.\n"
+        "- no one: Right: both are entombed, not buried."
+    )
+    primes = qs[1]
+    assert (primes.choices, primes.answer, primes.line) == (["2", "3", "4", "9"], [0, 1], 8)
+    true_false = [(q.question, q.choices, q.answer, q.shuffle) for q in qs[2:6]]
+    assert true_false == [
+        ("Water boils at 100 °C at sea level.", ["True", "False"], [0], False),
+        ("The Sun orbits the Earth.", ["True", "False"], [1], False),
+        ("물은 섭씨 0도에서 언다.", ["True", "False"], [0], False),
+        ("Sound travels faster than light.", ["True", "False"], [1], False),
+    ]
+    # {FALSE#shown to who answers wrongly#shown to who answers rightly}
+    assert qs[3].explanation == (
+        "- True: It is the other way round.\n- False: Correct: the Earth orbits the Sun."
+    )
+
+
+def test_escapes_missing_word_and_formats() -> None:
+    qs = import_file(GIFT).questions
+    escapes = qs[6]
+    assert escapes.question == "Which symbol marks a right answer in GIFT: = or ~?"
+    assert escapes.choices == ["= (equals)", "~ (tilde)", "# (hash)"]
+    assert escapes.answer == [0] and escapes.explanation == "Escaped {braces} too"
+    assert qs[7].question == (
+        "The American holiday of Thanksgiving is celebrated on the _____ Thursday of November."
+    )
+    assert qs[7].choices == ["second", "third", "fourth"] and qs[7].answer == [2]
+    html = qs[8]
+    assert html.question == "What does **CPU** stand for?"
+    assert html.choices == ["*Central* processing unit", "Computer \\& peripheral unit"]
+    assert qs[9].question == "Which call frees **cached** GPU memory?"
+    assert qs[9].choices == ["`torch.cuda.empty_cache()`", "`torch.nn.Dropout`"]
+    plain = qs[10]  # [plain]: Markdown characters are escaped so they show as typed
+    assert plain.question == "Which is \\*literal\\* text?"
+    assert plain.choices == ["2 \\* 3 = 6", "\\<b\\>bold\\</b\\>"]
+
+
+def test_types_cards_cannot_hold_are_listed_as_skipped() -> None:
+    result = import_file(GIFT)
+    assert [(s.line, s.kind) for s in result.skipped] == [
+        (44, "numerical"),
+        (46, "matching"),
+        (48, "short answer"),
+        (50, "essay"),
+        (52, "description"),
+    ]
+
+
+def test_category_names_the_deck_and_subcategories_become_tags() -> None:
+    result = import_file(GIFT)
+    assert result.deck == "Physics"
+    assert [q.tags for q in result.questions] == [[]] * 6 + [["Escapes"]] * 5
+    with_deck = import_file(GIFT, deck_given=True)
+    assert with_deck.deck == ""
+    assert [q.tags for q in with_deck.questions] == [["Physics"]] * 6 + [["Physics::Escapes"]] * 5
+
+
+def test_category_tags_have_no_spaces_and_moodle_prefixes_are_dropped() -> None:
+    text = (
+        "$CATEGORY: $course$/top/Default for ML/Week 1\n\nQ1 {=a ~b}\n\n"
+        "$CATEGORY: $course$/top/Default for ML/Week 2 // Part/Sub\n\nQ2 {=a ~b}\n"
+    )
+    result = import_text(text, "q.gift", "gift")
+    assert result.deck == "Default for ML"
+    assert [q.tags for q in result.questions] == [["Week_1"], ["Week_2_/_Part::Sub"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Q? {=yes ~no}", ("Q?", ["yes", "no"], [0], "")),
+        ("Q? {~no =yes#Because.}", ("Q?", ["no", "yes"], [1], "Because.")),
+        ("Q? {=a =b ~c}", ("Q?", ["a", "b", "c"], [0, 1], "")),
+        ("Q? {~%100%a ~%0%b}", ("Q?", ["a", "b"], [0], "")),
+        ("Q? {~%33.3%a ~%33.3%b ~%33.3%c ~%-100%d}", ("Q?", ["a", "b", "c", "d"], [0, 1, 2], "")),
+        ("Q? {T}", ("Q?", ["True", "False"], [0], "")),
+        ("Q? {TRUE####Always.}", ("Q?", ["True", "False"], [0], "Always.")),
+        ("Q? {F#No!}", ("Q?", ["True", "False"], [1], "- True: No!")),
+        ("::name::Q? {=a ~b}", ("Q?", ["a", "b"], [0], "")),
+        ("Line one\nline two {\n=a\n~b\n}", ("Line one\nline two", ["a", "b"], [0], "")),
+        ("Use \\n for\\nnew lines {=a ~b}", ("Use \n for\nnew lines", ["a", "b"], [0], "")),
+        ("A \\\\ backslash {=a ~b}", ("A \\ backslash", ["a", "b"], [0], "")),
+        ("// comment\nQ? {=a\n// between\n~b}", ("Q?", ["a", "b"], [0], "")),
+        ("Q? {=a ~b ####[html]<b>bold</b>}", ("Q?", ["a", "b"], [0], "**bold**")),
+    ],
+)
+def test_question_shapes(text: str, expected: tuple[str, list[str], list[int], str]) -> None:
+    assert one(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Q? {=a ~b", "q.gift:1: '{' without a closing '}'"),
+        ("Q?\n{=a\n\n~b}", "q.gift:2: '{' without a closing '}'"),
+        ("Q? =a ~b}", "q.gift:1: '}' without an opening '{'"),
+        ("Q? {=a ~b}\nQ2? {=c ~d}", "q.gift:2: a second answer block in the same question"),
+        ("::name Q? {=a ~b}", "q.gift:1: question name opened with '::' is not closed"),
+        ("Q? {~a}", "q.gift:1: question has 1 choices; a card needs 2 to 26"),
+        ("Q? {=a ~a}", "q.gift:1: question: choice B repeats choice A"),
+        ("Q? {=a ~#feedback only}", "q.gift:1: question: choice B is empty"),
+    ],
+)
+def test_malformed_gift_is_located(text: str, expected: str) -> None:
+    with pytest.raises(DeckError) as info:
+        gift(text + "\n\nFine? {=a ~b}")
+    assert any(str(p).startswith(expected) for p in info.value.problems), info.value.problems
+
+
+def test_no_right_answer_is_a_missing_answer() -> None:
+    with pytest.raises(DeckError) as info:
+        gift("One? {=a ~b}\n\nTwo? {~a ~b}\n")
+    assert [str(p) for p in info.value.problems] == [
+        "q.gift:3: question has no marked answer; mark the right choice with '=' (or a "
+        "positive weight '~%50%') (or import with --allow-missing-answers and fill it in later)"
+    ]
+    assert [
+        q.answer for q in gift("One? {=a ~b}\n\nTwo? {~a ~b}\n", allow_missing_answers=True)
+    ] == [
+        [0],
+        [],
+    ]
+
+
+def test_only_skipped_questions_is_an_error_naming_them() -> None:
+    with pytest.raises(DeckError) as info:
+        gift("N? {#3:1}\n\nS? {=x =y}\n")
+    assert [str(p) for p in info.value.problems] == [
+        "q.gift:1: no multiple-choice questions to import (skipped: numerical at line 1, "
+        "short answer at line 3)"
+    ]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_bom_and_crlf(tmp_path: Path, newline: str, bom: str) -> None:
+    source = tmp_path / "bank.txt"
+    source.write_bytes((bom + GIFT.read_text(encoding="utf-8").replace("\n", newline)).encode())
+    got, expected = import_file(source), import_file(GIFT)
+    assert got.questions == expected.questions and got.skipped == expected.skipped
+
+
+PIECES = st.sampled_from(
+    [
+        "{",
+        "}",
+        "=",
+        "~",
+        "#",
+        "####",
+        "::",
+        "\\",
+        "\\=",
+        "\\{",
+        "%50%",
+        "%-100%",
+        "->",
+        "T",
+        "FALSE",
+        "\n",
+        "\n\n",
+        "// c\n",
+        "$CATEGORY: a/b\n",
+        "[html]",
+        "[plain]",
+        "<b>",
+        "&amp;",
+        "Q",
+        " ",
+        "a",
+        "b",
+        "한국어",
+        "\x85",
+        "_",
+    ]
+)
+TEXT = st.lists(st.one_of(PIECES, st.text(max_size=6)), max_size=30).map("".join)
+WORDS = st.lists(st.one_of(PIECES, st.text(min_size=1, max_size=6)), min_size=1, max_size=6).map(
+    "".join
+)
+
+
+@st.composite
+def banks(draw: st.DrawFn) -> str:
+    """Mostly well-formed GIFT with arbitrary text (and stray syntax) in every part."""
+    blocks = []
+    for n in range(draw(st.integers(1, 3))):
+        title = f"::{draw(WORDS)}::" if draw(st.booleans()) else ""
+        marks = draw(
+            st.lists(st.sampled_from(["=", "~", "~%50%", "~%-50%"]), min_size=2, max_size=4)
+        )
+        answers = " ".join(f"{m}{n}{i}{draw(WORDS)}" for i, m in enumerate(marks))
+        tail = draw(st.sampled_from(["", " tail.", "####general"]))
+        blocks.append(
+            f"{title}{draw(WORDS)} {{{answers}{tail if tail[:1] == '#' else ''}}}{tail if tail[:1] != '#' else ''}"
+        )
+    return "\n\n".join(blocks)
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.one_of(TEXT, banks()))
+def test_any_text_gives_a_card_file_or_a_located_error(tmp_path: Path, text: str) -> None:
+    source = tmp_path / "in.gift"
+    source.write_bytes(text.encode("utf-8"))
+    try:
+        plan = plan_import(source, "gift", out=tmp_path / "out.yaml")
+    except DeckError as exc:
+        assert exc.problems and all(p.file == str(source) for p in exc.problems)
+        assert all(p.line or "binary file" in p.message for p in exc.problems)
+        return
+    target = tmp_path / "out.yaml"
+    target.write_text(plan.text, encoding="utf-8")
+    deck = load_deck(target)
+    nfc = lambda s: unicodedata.normalize("NFC", s)  # noqa: E731 - the loader normalises
+    assert [(n.question, list(n.choices), list(n.answer)) for n in deck.notes] == [  # type: ignore[attr-defined]
+        (nfc(q.question), [nfc(c) for c in q.choices], q.answer) for q in plan.result.questions
+    ]
+
+
+SHOWN = st.text(alphabet=st.sampled_from(list("ab1 .)*_`[]()<>!#-+=~|&\\\n;:/x한")), max_size=30)
+
+
+def _shown(markdown: str) -> str:
+    """The text a reader sees in the rendered card field, whitespace collapsed."""
+    rendered = render_markdown(markdown).html
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", rendered)).split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(SHOWN)
+def test_plain_text_shows_as_typed(text: str) -> None:
+    assert _shown(escape_markdown(text)) == " ".join(text.split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(SHOWN)
+def test_html_text_shows_as_the_browser_would(text: str) -> None:
+    assert _shown(html_to_markdown(html.escape(text))) == " ".join(text.split())

@@ -1,0 +1,292 @@
+"""Importing the plain numbered quiz format (the seed's shape)."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deckbuilder.errors import DeckError
+from deckbuilder.importers import card_file_text, import_file, import_text, plan_import
+from deckbuilder.load import load_deck
+from deckbuilder.model import McqNote
+
+from .conftest import DATA
+
+IMPORT = DATA / "import"
+SEED = IMPORT / "gradient-checkpointing-quiz.txt"
+
+
+def quiz(text: str, **options: bool) -> list[tuple[str, list[str], list[int], str]]:
+    result = import_text(text, "q.txt", "quiz", **options)
+    return [(q.question, q.choices, q.answer, q.explanation) for q in result.questions]
+
+
+def test_seed_with_answer_lines_gives_its_eight_questions() -> None:
+    result = import_file(SEED)
+    assert result.format == "quiz"
+    assert result.deck == "그라데이션 체크포인트 퀴즈"
+    assert result.description == "퀴즈를 풀면 정답과 설명이 나타납니다."
+    qs = result.questions
+    assert len(qs) == 8
+    assert [q.answer for q in qs] == [[0], [1], [2], [3], [0], [1], [2], [3]]
+    assert all(len(q.choices) == 4 for q in qs)
+    assert [q.line for q in qs] == [5, 11, 17, 23, 29, 35, 41, 47]
+    assert (
+        qs[0].question == "메모리를 절약하기 위해 그라디언트 체크포인트는 주로 무엇을 거래합니까?"
+    )
+    assert qs[0].choices[0] == "더 적은 메모리 사용을 위한 추가 계산(재계산)"
+    assert qs[1].choices[1] == "역전파에서는 그래디언트를 계산하는 데 필요하기 때문입니다."
+    # Question 5's machine-translated code names stay exactly as written.
+    assert qs[4].choices == [
+        "토치.utils.체크포인트",
+        "토치.최적.SGD",
+        "torch.nn.드롭아웃",
+        "torch.cuda.empty_cache",
+    ]
+    assert qs[3].choices[0] == "Only the model\u2019s file extension"
+    assert qs[3].choices[1] == "A fixed 20\u201330% slowdown for every model"
+    assert qs[7].choices[3] == (
+        "Which operations to save and which to recompute based on their memory and runtime costs"
+    )
+
+
+def test_seed_card_file_loads_back(tmp_path: Path) -> None:
+    result = import_file(SEED)
+    target = tmp_path / "seed.yaml"
+    target.write_text(card_file_text(result, result.deck, "seed"), encoding="utf-8")
+    deck = load_deck(target)
+    assert deck.name == "그라데이션 체크포인트 퀴즈" and deck.key == "seed"
+    notes = [n for n in deck.notes if isinstance(n, McqNote)]
+    assert [n.answer_letters for n in notes] == [(x,) for x in "ABCDABCD"]
+    assert notes[4].choices[3] == "torch.cuda.empty_cache"
+    assert len({n.id for n in notes}) == 8
+
+
+def test_markers_letters_and_explanations() -> None:
+    result = import_file(IMPORT / "marked.txt")
+    assert result.deck == "Mixed markers"
+    assert result.description == "A short intro line.\nIt wraps."
+    (q1, q2, q3) = [(q.question, q.choices, q.answer, q.explanation) for q in result.questions]
+    assert q1 == (
+        "Which planet is closest\nto the Sun?",
+        ["Venus", "Mercury", "Mars"],
+        [1],
+        "Mercury orbits at about 0.39 AU.\nIt is also the smallest planet.",
+    )
+    assert q2 == ("Which of these are prime?", ["2", "4", "5", "9"], [0, 2], "2와 5만 소수입니다.")
+    assert q3 == (
+        "서울은 어느 나라의 수도입니까?",
+        ["대한민국", "일본"],
+        [0],
+        "서울은 대한민국의 수도입니다.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer_line", "expected"),
+    [
+        ("ANSWER: B", [1]),
+        ("Answer: b", [1]),
+        ("Answer: 2", [1]),
+        ("Answers: A, C", [0, 2]),
+        ("Answer: 1, 3", [0, 2]),
+        ("정답: C", [2]),
+        ("정답\uff1a A", [0]),
+        ("Correct answer: B) second", [1]),
+        ("**Answer:** A and C", [0, 2]),
+    ],
+)
+def test_answer_lines(answer_line: str, expected: list[int]) -> None:
+    text = f"1. Q?\n- first\n- second\n- third\n{answer_line}\n"
+    assert quiz(text)[0][2] == expected
+
+
+@pytest.mark.parametrize("choice", ["A. {}", "A) {}", "a) {}", "(a) {}", "• {}", "- {}", "* {}"])
+def test_choice_styles(choice: str) -> None:
+    lines = [choice.format("one"), choice.replace("A", "B").replace("a", "b").format("two ✓")]
+    if not choice.startswith(("A", "a", "(a")):
+        lines[1] = choice.format("two ✓")
+    text = "1. Which?\n" + "\n".join(lines) + "\n"
+    assert quiz(text) == [("Which?", ["one", "two"], [1], "")]
+
+
+def test_circled_number_choices_and_answers() -> None:
+    text = "1. 다음 중 소수는?\n① 4\n② 5\n③ 6\n정답: ②\n"
+    assert quiz(text) == [("다음 중 소수는?", ["4", "5", "6"], [1], "")]
+
+
+def test_text_is_kept_as_written() -> None:
+    text = "1. Is `a_b` *kept*?  \n   •   spaced   out   ✓\n   • 토치.utils.체크포인트\n"
+    assert quiz(text) == [("Is `a_b` *kept*?", ["spaced   out", "토치.utils.체크포인트"], [0], "")]
+
+
+def test_choice_wraps_onto_next_line_and_unlabelled_text_after_answer_explains() -> None:
+    text = "1. Q?\n- first part\n  continued\n- other\nANSWER: A\nBecause it is.\n"
+    assert quiz(text) == [("Q?", ["first part\ncontinued", "other"], [0], "Because it is.")]
+
+
+def test_numbered_lines_inside_an_explanation_stay_there() -> None:
+    text = (
+        "1. Q?\n- a\n- b\nAnswer: A\nExplanation: two steps:\n1. first\n3. third\n"
+        "\n2. Next?\n- c\n- d\nAnswer: 2\n"
+    )
+    qs = quiz(text)
+    assert [q[0] for q in qs] == ["Q?", "Next?"]
+    assert qs[0][3] == "two steps:\n1. first\n3. third"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_bom_and_crlf(tmp_path: Path, newline: str, bom: str) -> None:
+    source = tmp_path / "seed.txt"
+    text = SEED.read_text(encoding="utf-8")
+    source.write_bytes((bom + text.replace("\n", newline)).encode("utf-8"))
+    expected = import_file(SEED)
+    got = import_file(source)
+    assert got.questions == expected.questions and got.deck == expected.deck
+
+
+def messages(text: str, **options: bool) -> list[str]:
+    with pytest.raises(DeckError) as info:
+        import_text(text, "q.txt", "quiz", **options)
+    return [str(p) for p in info.value.problems]
+
+
+def test_missing_answers_are_all_listed_with_their_lines() -> None:
+    text = "1. One?\n- a\n- b\n\n2. Two?\n- a\n- b\nANSWER: A\n\n3. Three?\n- a\n- b\n"
+    assert messages(text) == [
+        "q.txt:1: question 1 has no marked answer; put ✓ after the right choice or add a line "
+        "'ANSWER: B' (or import with --allow-missing-answers and fill it in later)",
+        "q.txt:10: question 3 has no marked answer; put ✓ after the right choice or add a line "
+        "'ANSWER: B' (or import with --allow-missing-answers and fill it in later)",
+    ]
+    allowed = import_text(text, "q.txt", "quiz", allow_missing_answers=True)
+    assert [q.answer for q in allowed.questions] == [[], [0], []]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1. Q?\n- a\n- b\nANSWER: E\n", "q.txt:4: answer 'E' is not one of the choices (A-B)"),
+        ("1. Q?\n- a\n- b\nANSWER: 3\n", "q.txt:4: answer '3' is not one of the choices (A-B)"),
+        (
+            "1. Q?\n- a\n- b\nANSWER: maybe\n",
+            "q.txt:4: cannot read answer 'maybe'; write letters (B) or numbers from 1",
+        ),
+        ("1. Q?\n- a\nANSWER: A\n", "q.txt:1: question 1 has 1 choices; a card needs 2 to 26"),
+        ("1. Q?\n- a\n- A\nANSWER: A\n", "q.txt:1: question 1: choice B repeats choice A"),
+        (
+            "1. Q?\n- a ✓\n- b\nANSWER: B\n",
+            "q.txt:4: question 1: the answer line disagrees with the choices marked ✓",
+        ),
+        ("1. Q?\nANSWER: A\n- a\n- b\n", "q.txt:2: question 1: answer line before any choice"),
+        (
+            "1. Q?\nA. a\nB. b\nD. d\nANSWER: A\n",
+            "q.txt:4: question 1: choice 'D.' is out of order (expected choice 3)",
+        ),
+        (
+            "1. Q?\n- a\n- b\nANSWER: A\nANSWER: B\n",
+            "q.txt:5: question 1: a second answer line (the first is at line 4)",
+        ),
+        (
+            "1. Q?\n- a\n- b\n\nstray text\nANSWER: A\n",
+            "q.txt:5: question 1: this line is not a choice, an answer line (ANSWER: B) or an explanation (Explanation: ...); a choice's text cannot continue after a blank line",
+        ),
+        (
+            "Title only\nno questions\n",
+            "q.txt:1: no numbered questions found (expected lines like '1. What is ...?' or '1) ...')",
+        ),
+    ],
+)
+def test_malformed_input_is_located(text: str, expected: str) -> None:
+    assert expected in messages(text)
+
+
+LINES = st.sampled_from(
+    [
+        "1. Q?",
+        "2) Second question",
+        "3.",
+        "Title",
+        "   • a",
+        "- b",
+        "* c",
+        "A. x",
+        "B) y",
+        "c) z",
+        "ANSWER: B",
+        "Answer: 1, 3",
+        "정답: A",
+        "Answer:",
+        "해설: because",
+        "Explanation:",
+        "",
+        "   ",
+        "✓",
+        "- 토치 ✓",
+        "- yes",
+        "- 'quoted: yes'",
+        "- |",
+        "- #",
+        "- ---",
+        "\t- tab",
+        "- a\u2028b",
+        "- \x85",
+        "- \x07",
+        "- null",
+    ]
+)
+TEXT = st.lists(st.one_of(LINES, st.text(max_size=12)), max_size=14).map("\n".join)
+
+
+WORDS = st.text(min_size=1, max_size=15).filter(
+    lambda s: s.strip() and "\n" not in s and "\r" not in s
+)
+
+
+@st.composite
+def quizzes(draw: st.DrawFn) -> str:
+    """Mostly well-formed quizzes with arbitrary text in every part."""
+    lines = [draw(WORDS), ""]
+    for number in range(1, draw(st.integers(1, 3)) + 1):
+        lines.append(f"{number}. {draw(WORDS)}")
+        n = draw(st.integers(2, 4))
+        style = draw(st.sampled_from(["   • {}", "- {}", "{L}. {}", "{l}) {}"]))
+        checks = draw(st.booleans())
+        for i in range(n):
+            mark = " ✓" if checks and draw(st.booleans()) else ""
+            lines.append(style.format(f"{i}{draw(WORDS)}{mark}", L="ABCD"[i], l="abcd"[i]))
+        if not checks:
+            lines.append(f"ANSWER: {draw(st.sampled_from(['A', 'B', '1, 2', 'b']))}")
+        if draw(st.booleans()):
+            lines.append(f"해설: {draw(WORDS)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.one_of(TEXT, quizzes()))
+def test_any_text_gives_a_card_file_or_a_located_error(tmp_path: Path, text: str) -> None:
+    """Arbitrary text never crashes the importer, and what it accepts loads back unchanged."""
+    source = tmp_path / "in.txt"
+    source.write_bytes(text.encode("utf-8"))
+    try:
+        plan = plan_import(source, "quiz", out=tmp_path / "out.yaml")
+    except DeckError as exc:
+        assert exc.problems and all(p.file == str(source) for p in exc.problems)
+        assert all(p.line or "binary file" in p.message for p in exc.problems)
+        return
+    target = tmp_path / "out.yaml"
+    target.write_text(plan.text, encoding="utf-8")
+    deck = load_deck(target)
+    nfc = lambda s: unicodedata.normalize("NFC", s)  # noqa: E731 - the loader normalises
+    assert [(n.question, list(n.choices), list(n.answer), n.explanation) for n in deck.notes] == [  # type: ignore[attr-defined]
+        (nfc(q.question), [nfc(c) for c in q.choices], q.answer, nfc(q.explanation))
+        for q in plan.result.questions
+    ]
