@@ -11,12 +11,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from . import __version__
 from .errors import DeckError, UsageError
+
+if TYPE_CHECKING:
+    from .schedule import StudySettings
 
 app = typer.Typer(
     name="deckbuilder",
@@ -98,11 +101,16 @@ def build(
         "output"
     ),
     media: MediaDir = Path("media"),
+    no_preview: Annotated[
+        bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")
+    ] = False,
 ) -> None:
     """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
 
     Example: deckbuilder build cards/ --out output/
     """
+    if not no_preview:
+        _print_build_preview(_sources(sources), media)
     from .pipeline import build as build_decks
 
     results = build_decks(_sources(sources), out, timestamp=_timestamp(), media_dir=media)
@@ -131,6 +139,131 @@ def check(sources: Sources = None, media: MediaDir = Path("media")) -> None:
     typer.echo(
         f"ok: {_plural(len(rendered), 'deck')}, {_plural(notes, 'note')}, {_plural(cards, 'card')}"
     )
+
+
+# --- scheduler preview ----------------------------------------------------------------
+
+_SETTING_OPTIONS = {
+    "desired_retention": "--retention",
+    "new_per_day": "--new-per-day",
+    "review_limit": "--review-limit",
+    "parameters": "--params",
+    "maximum_interval": "maximum interval",
+    "learning_steps": "learning steps",
+    "relearning_steps": "relearning steps",
+}
+MAX_DAYS = 36500
+
+
+def _study_settings(
+    retention: float, new_per_day: int, review_limit: int | None, params: str | None
+) -> StudySettings:
+    """Option values -> StudySettings; a value out of range is a one-line UsageError."""
+    from .schedule import StudySettings, parse_parameters
+
+    parameters = None
+    if params is not None:
+        path = Path(params)
+        text = path.read_text(encoding="utf-8") if path.is_file() else params
+        try:
+            parameters = parse_parameters(text)
+        except ValueError as exc:
+            raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
+    settings = StudySettings().with_values(
+        desired_retention=retention,
+        new_per_day=new_per_day,
+        review_limit=review_limit,
+        parameters=parameters,
+    )
+    problems = settings.problems()
+    if problems:
+        raise UsageError(
+            "; ".join(f"{_SETTING_OPTIONS.get(p.name, p.name)}: {p.message}" for p in problems)
+        )
+    return settings
+
+
+def _check_days(days: int) -> None:
+    if not 1 <= days <= MAX_DAYS:
+        raise UsageError(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
+
+
+def _print_build_preview(sources: list[Path], media: Path) -> None:
+    """Before build writes anything: one summary line per deck, default study settings."""
+    from .pipeline import check as check_decks
+    from .preview import preview_deck, summary_line
+    from .schedule import StudySettings
+
+    for rd in check_decks(sources, media_dir=media):
+        p = preview_deck(rd.deck, StudySettings(), days=365, seed=DEFAULT_SEED)
+        typer.echo(f"preview {rd.deck.name}: {summary_line(p)}")
+
+
+DEFAULT_SEED = 42
+
+
+@app.command()
+def preview(
+    sources: Sources = None,
+    media: MediaDir = Path("media"),
+    retention: Annotated[
+        float, typer.Option("--retention", help="Desired retention, between 0 and 1.")
+    ] = 0.9,
+    new_per_day: Annotated[
+        int, typer.Option("--new-per-day", help="New cards a day (0 or more).")
+    ] = 20,
+    review_limit: Annotated[
+        Optional[int],  # noqa: UP045 - typer needs Optional on Python 3.10
+        typer.Option("--review-limit", help="Maximum reviews a day. Default: no limit."),
+    ] = None,
+    days: Annotated[int, typer.Option("--days", help="Days to forecast (1 to 36500).")] = 365,
+    params: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--params",
+            help="The 21 FSRS-6 parameters, comma-separated as Anki's deck options show "
+            "them, or a file holding them. Default: FSRS-6 defaults.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Random seed of the simulation.")
+    ] = DEFAULT_SEED,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    plot: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--plot", help="Also draw the forecast to FILE (.svg or .png).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Preview FSRS review intervals and the study workload of each deck, before export.
+
+    Shows the interval ladder of a new card (py-fsrs, no fuzz), a simulated forecast
+    of reviews, new cards, minutes and memorized cards a day, and a summary.
+
+    Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --plot forecast.svg
+    """
+    import json
+
+    from .chart import FORMATS, write_chart
+    from .pipeline import check as check_decks
+    from .preview import preview_deck, report, to_json
+
+    settings = _study_settings(retention, new_per_day, review_limit, params)
+    _check_days(days)
+    if plot is not None and plot.suffix.lower() not in FORMATS:
+        raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
+    decks = [rd.deck for rd in check_decks(_sources(sources), media_dir=media)]
+    previews = [preview_deck(deck, settings, days, seed) for deck in decks]
+    if plot is not None:
+        for p in previews:
+            target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
+            write_chart(p, target)
+    if as_json:
+        typer.echo(json.dumps(to_json(previews), ensure_ascii=False, indent=2))
+        return
+    typer.echo("\n\n".join(report(p) for p in previews))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
