@@ -166,9 +166,10 @@ class StudySettings:
 
     def with_values(self, **values: Any) -> StudySettings:
         """A copy with the given fields replaced; ``None`` values keep the current one."""
-        names = {f.name for f in fields(self)}
-        chosen = {k: v for k, v in values.items() if k in names and v is not None}
-        return replace(self, **chosen)
+        unknown = sorted(set(values) - {f.name for f in fields(self)})
+        if unknown:
+            raise TypeError(f"unknown study settings: {', '.join(unknown)}")
+        return replace(self, **{k: v for k, v in values.items() if v is not None})
 
     def problems(self) -> list[SettingProblem]:
         """Every value outside its allowed range (empty when the settings are usable)."""

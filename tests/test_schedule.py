@@ -262,6 +262,8 @@ def test_settings_take_a_later_study_block() -> None:
     s = StudySettings().with_values(new_per_day=5, review_limit=None, learning_steps=(10.0,))
     assert (s.new_per_day, s.review_limit, s.learning_steps) == (5, None, (10.0,))
     assert s.desired_retention == 0.9
+    with pytest.raises(TypeError, match="unknown study settings: new_per_dya"):
+        StudySettings().with_values(new_per_dya=5)
 
 
 def test_forecast_is_vectorised_not_a_loop_per_card(monkeypatch: pytest.MonkeyPatch) -> None:
