@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from deckbuilder.schedule import DEFAULT_PARAMETERS, StudySettings, forecast
+from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, forecast
 
 CARDS, NEW_PER_DAY, DAYS, RETENTION = 10_000, 100, 365, 0.9
 
@@ -32,7 +32,9 @@ def best_of(repeat: int, run: Callable[[], tuple[float, float]]) -> tuple[float,
 
 
 def ours() -> tuple[float, float]:
-    fc = forecast(CARDS, StudySettings(new_per_day=NEW_PER_DAY, desired_retention=RETENTION), DAYS)
+    fc = forecast(
+        CARDS, PreviewSettings(new_per_day=NEW_PER_DAY, desired_retention=RETENTION), DAYS
+    )
     return sum(fc.reviews), fc.memorized[-1]
 
 

@@ -7,6 +7,7 @@ PNG's labels. Output is deterministic: same forecast, same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import struct
@@ -15,6 +16,8 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .errors import UsageError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -304,8 +307,13 @@ def write_chart(p: DeckPreview, path: Path) -> Path:
         data = png(p)
     else:
         raise ValueError(f"unknown chart format {path.suffix!r}; use .svg or .png")
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise UsageError(f"--plot: cannot write {path}: {exc.strerror or exc}") from None
     return path

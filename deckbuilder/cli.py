@@ -11,15 +11,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from . import __version__
 from .errors import DeckError, UsageError
-
-if TYPE_CHECKING:
-    from .schedule import StudySettings
 
 app = typer.Typer(
     name="deckbuilder",
@@ -141,65 +138,13 @@ def check(sources: Sources = None, media: MediaDir = Path("media")) -> None:
     )
 
 
-# --- scheduler preview ----------------------------------------------------------------
-
-_SETTING_OPTIONS = {
-    "desired_retention": "--retention",
-    "new_per_day": "--new-per-day",
-    "review_limit": "--review-limit",
-    "parameters": "--params",
-    "maximum_interval": "maximum interval",
-    "learning_steps": "learning steps",
-    "relearning_steps": "relearning steps",
-}
-MAX_DAYS = 36500
-
-
-def _study_settings(
-    retention: float, new_per_day: int, review_limit: int | None, params: str | None
-) -> StudySettings:
-    """Option values -> StudySettings; a value out of range is a one-line UsageError."""
-    from .schedule import StudySettings, parse_parameters
-
-    parameters = None
-    if params is not None:
-        path = Path(params)
-        text = path.read_text(encoding="utf-8") if path.is_file() else params
-        try:
-            parameters = parse_parameters(text)
-        except ValueError as exc:
-            raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
-    settings = StudySettings().with_values(
-        desired_retention=retention,
-        new_per_day=new_per_day,
-        review_limit=review_limit,
-        parameters=parameters,
-    )
-    problems = settings.problems()
-    if problems:
-        raise UsageError(
-            "; ".join(f"{_SETTING_OPTIONS.get(p.name, p.name)}: {p.message}" for p in problems)
-        )
-    return settings
-
-
-def _check_days(days: int) -> None:
-    if not 1 <= days <= MAX_DAYS:
-        raise UsageError(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
-
-
 def _print_build_preview(sources: list[Path], media: Path) -> None:
-    """Before build writes anything: one summary line per deck, default study settings."""
+    """Before build writes anything: one preview summary line per deck."""
     from .pipeline import check as check_decks
-    from .preview import preview_deck, summary_line
-    from .schedule import StudySettings
+    from .preview import build_summaries
 
-    for rd in check_decks(sources, media_dir=media):
-        p = preview_deck(rd.deck, StudySettings(), days=365, seed=DEFAULT_SEED)
-        typer.echo(f"preview {rd.deck.name}: {summary_line(p)}")
-
-
-DEFAULT_SEED = 42
+    for line in build_summaries([rd.deck for rd in check_decks(sources, media_dir=media)]):
+        typer.echo(line)
 
 
 @app.command()
@@ -226,9 +171,7 @@ def preview(
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[
-        int, typer.Option("--seed", help="Random seed of the simulation.")
-    ] = DEFAULT_SEED,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the simulation.")] = 42,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plot: Annotated[
         Optional[Path],  # noqa: UP045
@@ -248,10 +191,10 @@ def preview(
 
     from .chart import FORMATS, write_chart
     from .pipeline import check as check_decks
-    from .preview import preview_deck, report, to_json
+    from .preview import check_days, preview_deck, report, settings_from_options, to_json
 
-    settings = _study_settings(retention, new_per_day, review_limit, params)
-    _check_days(days)
+    settings = settings_from_options(retention, new_per_day, review_limit, params)
+    check_days(days)
     if plot is not None and plot.suffix.lower() not in FORMATS:
         raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
     decks = [rd.deck for rd in check_decks(_sources(sources), media_dir=media)]

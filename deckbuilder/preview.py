@@ -7,18 +7,93 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from .errors import UsageError
 from .model import Deck
-from .schedule import Forecast, Ladder, StudySettings, Summary, forecast, ladder, summarize
+from .schedule import (
+    Forecast,
+    Ladder,
+    PreviewSettings,
+    Summary,
+    forecast,
+    ladder,
+    parse_parameters,
+    summarize,
+)
 
-__all__ = ["DeckPreview", "preview_deck", "report", "sparkline", "summary_line", "to_json"]
+__all__ = [
+    "DeckPreview",
+    "build_summaries",
+    "check_days",
+    "preview_deck",
+    "report",
+    "settings_from_options",
+    "sparkline",
+    "summary_line",
+    "to_json",
+]
+
+DEFAULT_DAYS = 365
+DEFAULT_SEED = 42
+MAX_DAYS = 36500
+
+# The command-line option that sets each PreviewSettings field (for error messages).
+OPTION_NAMES = {
+    "desired_retention": "--retention",
+    "new_per_day": "--new-per-day",
+    "review_limit": "--review-limit",
+    "parameters": "--params",
+}
+
+
+def settings_from_options(
+    retention: float, new_per_day: int, review_limit: int | None, params: str | None
+) -> PreviewSettings:
+    """The preview command's option values as settings; a value out of range raises a
+    one-line UsageError naming the option and the allowed range. ``params`` is the
+    parameter list as text, or the name of a file holding it."""
+    parameters = None
+    if params is not None:
+        path = Path(params)
+        text = path.read_text(encoding="utf-8") if path.is_file() else params
+        try:
+            parameters = parse_parameters(text)
+        except ValueError as exc:
+            raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
+    settings = PreviewSettings().with_values(
+        desired_retention=retention,
+        new_per_day=new_per_day,
+        review_limit=review_limit,
+        parameters=parameters,
+    )
+    problems = settings.problems()
+    if problems:
+        raise UsageError(
+            "; ".join(f"{OPTION_NAMES.get(p.name, p.name)}: {p.message}" for p in problems)
+        )
+    return settings
+
+
+def check_days(days: int) -> None:
+    if not 1 <= days <= MAX_DAYS:
+        raise UsageError(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
+
+
+def build_summaries(decks: Sequence[Deck]) -> list[str]:
+    """The line ``build`` prints for each deck before writing (default preview settings)."""
+    lines = []
+    for deck in decks:
+        p = preview_deck(deck, PreviewSettings(), days=DEFAULT_DAYS, seed=DEFAULT_SEED)
+        lines.append(f"preview {deck.name}: {summary_line(p)}")
+    return lines
 
 
 @dataclass(frozen=True)
 class DeckPreview:
     deck: Deck
-    settings: StudySettings
+    settings: PreviewSettings
     ladder: Ladder
     forecast: Forecast
     summary: Summary
@@ -34,8 +109,8 @@ class DeckPreview:
                 "new_per_day": s.new_per_day,
                 "review_limit": s.review_limit,
                 "days": self.forecast.days,
-                "learning_steps_minutes": list(s.learning_steps),
-                "relearning_steps_minutes": list(s.relearning_steps),
+                "learning_steps_seconds": list(s.learning_steps),
+                "relearning_steps_seconds": list(s.relearning_steps),
                 "maximum_interval": s.maximum_interval,
                 "parameters": list(s.parameters),
             },
@@ -45,7 +120,7 @@ class DeckPreview:
         }
 
 
-def preview_deck(deck: Deck, settings: StudySettings, days: int, seed: int) -> DeckPreview:
+def preview_deck(deck: Deck, settings: PreviewSettings, days: int, seed: int) -> DeckPreview:
     """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
     c1..c3 is three cards)."""
     fc = forecast(deck.card_count, settings, days, seed=seed)

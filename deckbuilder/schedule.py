@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,9 +32,10 @@ __all__ = [
     "UPPER_BOUNDS",
     "Forecast",
     "Ladder",
+    "PreviewSettings",
     "ReviewBehaviour",
     "SettingProblem",
-    "StudySettings",
+    "StudyBlock",
     "Summary",
     "forecast",
     "ladder",
@@ -138,33 +139,63 @@ class ReviewBehaviour:
     )
 
 
+class StudyBlock(Protocol):
+    """What the preview reads from a deck's ``study:`` block (steps in seconds)."""
+
+    @property
+    def desired_retention(self) -> float: ...
+    @property
+    def new_per_day(self) -> int: ...
+    @property
+    def review_limit(self) -> int | None: ...
+    @property
+    def learning_steps(self) -> Sequence[float]: ...
+    @property
+    def relearning_steps(self) -> Sequence[float]: ...
+    @property
+    def maximum_interval(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class SettingProblem:
-    """One setting outside its allowed range; ``name`` is the StudySettings field."""
+    """One setting outside its allowed range; ``name`` is the PreviewSettings field."""
 
     name: str
     message: str
 
 
 @dataclass(frozen=True)
-class StudySettings:
+class PreviewSettings:
     """How the deck will be studied: Anki's deck options that shape the workload.
 
-    Steps are in minutes, as Anki's deck options write them ("1m 10m"); only their count
-    matters to the day-level forecast. ``review_limit=None`` means no limit.
+    Field names and units follow the deck's ``study:`` block (steps in seconds; only
+    their count matters to the day-level forecast). ``review_limit=None``: no limit.
     """
 
     desired_retention: float = 0.9
     new_per_day: int = 20
     review_limit: int | None = None
-    learning_steps: tuple[float, ...] = (1.0, 10.0)
-    relearning_steps: tuple[float, ...] = (10.0,)
+    learning_steps: tuple[float, ...] = (60.0, 600.0)
+    relearning_steps: tuple[float, ...] = (600.0,)
     maximum_interval: int = 36500
     parameters: tuple[float, ...] = DEFAULT_PARAMETERS
     new_cards_ignore_review_limit: bool = False
     behaviour: ReviewBehaviour = field(default_factory=ReviewBehaviour)
 
-    def with_values(self, **values: Any) -> StudySettings:
+    @classmethod
+    def from_study(cls, study: StudyBlock, **overrides: Any) -> PreviewSettings:
+        """Settings from a deck's ``study:`` block; ``overrides`` that are not None win."""
+        base = cls(
+            desired_retention=study.desired_retention,
+            new_per_day=study.new_per_day,
+            review_limit=study.review_limit,
+            learning_steps=tuple(study.learning_steps),
+            relearning_steps=tuple(study.relearning_steps),
+            maximum_interval=study.maximum_interval,
+        )
+        return base.with_values(**overrides)
+
+    def with_values(self, **values: Any) -> PreviewSettings:
         """A copy with the given fields replaced; ``None`` values keep the current one."""
         unknown = sorted(set(values) - {f.name for f in fields(self)})
         if unknown:
@@ -197,7 +228,7 @@ class StudySettings:
             steps = getattr(self, name)
             if any(not (step > 0) for step in steps):
                 out.append(
-                    SettingProblem(name, f"steps must be positive minutes, not {list(steps)}")
+                    SettingProblem(name, f"steps must be positive seconds, not {list(steps)}")
                 )
         out.extend(_parameter_problems(self.parameters))
         return out
@@ -224,7 +255,7 @@ def parse_parameters(text: str) -> tuple[float, ...]:
 
     Commas, whitespace and surrounding brackets are accepted. Raises ValueError naming
     the first entry that is not a number; the count and bounds are checked by
-    :meth:`StudySettings.problems`.
+    :meth:`PreviewSettings.problems`.
     """
     cleaned = text.strip().strip("[]()")
     values: list[float] = []
@@ -264,7 +295,7 @@ class Ladder:
 LADDER_MAX_STEPS = 12
 
 
-def ladder(settings: StudySettings, horizon: int, max_steps: int = LADDER_MAX_STEPS) -> Ladder:
+def ladder(settings: PreviewSettings, horizon: int, max_steps: int = LADDER_MAX_STEPS) -> Ladder:
     """Intervals of a new card reviewed on its due days with py-fsrs, fuzzing off.
 
     Learning and relearning steps are left out: every answer is a day-level review, so
@@ -510,7 +541,7 @@ MIN_SIMULATED_CARDS = 10_000
 
 
 def forecast(
-    cards: int, settings: StudySettings, days: int, seed: int = 42, replicas: int | None = None
+    cards: int, settings: PreviewSettings, days: int, seed: int = 42, replicas: int | None = None
 ) -> Forecast:
     """Simulate studying ``cards`` new cards for ``days`` days; deterministic for a seed.
 

@@ -176,6 +176,14 @@ def png_pixels(data: bytes) -> tuple[int, int, bytes]:
     return width, height, raw
 
 
+def test_plot_to_an_unwritable_place_is_a_one_line_error(project: Path, cli: CliRun) -> None:
+    (project / "blocker").write_text("a file, not a folder", encoding="utf-8")
+    result = cli("preview", "--plot", "blocker/chart.svg")
+    assert result.code == 1
+    assert result.err.startswith("Error: --plot: cannot write blocker/chart.svg: ")
+    assert len(result.err.splitlines()) == 1
+
+
 def test_plot_png(project: Path, cli: CliRun) -> None:
     result = cli("preview", "--plot", "forecast.png")
     assert result.code == 0, result.err

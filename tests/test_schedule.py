@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -12,8 +13,8 @@ from deckbuilder.schedule import (
     DEFAULT_PARAMETERS,
     LOWER_BOUNDS,
     UPPER_BOUNDS,
+    PreviewSettings,
     ReviewBehaviour,
-    StudySettings,
     forecast,
     ladder,
     parse_parameters,
@@ -49,13 +50,13 @@ def py_fsrs_intervals(
 
 def test_all_good_ladder_is_the_documented_fsrs_ladder() -> None:
     """py-fsrs with default parameters, fuzz off, no learning steps: 2, 11, 46, 163, 497."""
-    assert ladder(StudySettings(), horizon=365).good == (2, 11, 46, 163, 497)
+    assert ladder(PreviewSettings(), horizon=365).good == (2, 11, 46, 163, 497)
 
 
 def test_first_intervals_are_the_initial_stabilities_at_90_percent() -> None:
     """At retention 0.9 an interval equals the stability (R(S) = 0.9 by definition), so the
     first interval after rating r is round(w[r-1]), at least one day."""
-    lad = ladder(StudySettings(), horizon=365)
+    lad = ladder(PreviewSettings(), horizon=365)
     w = DEFAULT_PARAMETERS
     assert lad.again_good[0] == max(1, round(w[0]))
     assert lad.hard[0] == round(w[1])
@@ -67,7 +68,7 @@ def test_first_intervals_are_the_initial_stabilities_at_90_percent() -> None:
 @pytest.mark.parametrize("maximum", [36500, 100])
 def test_ladder_equals_py_fsrs(retention: float, maximum: int) -> None:
     lad = ladder(
-        StudySettings(desired_retention=retention, maximum_interval=maximum),
+        PreviewSettings(desired_retention=retention, maximum_interval=maximum),
         horizon=10_000,
         max_steps=8,
     )
@@ -79,7 +80,7 @@ def test_ladder_equals_py_fsrs(retention: float, maximum: int) -> None:
 
 
 def test_ladder_stops_at_the_first_interval_past_the_horizon() -> None:
-    lad = ladder(StudySettings(), horizon=100)
+    lad = ladder(PreviewSettings(), horizon=100)
     for pattern in (lad.good, lad.hard, lad.easy, lad.again_good):
         total = sum(pattern)
         assert total >= 100 or len(pattern) == 12
@@ -87,8 +88,8 @@ def test_ladder_stops_at_the_first_interval_past_the_horizon() -> None:
 
 
 def test_lower_retention_gives_longer_intervals() -> None:
-    low = ladder(StudySettings(desired_retention=0.8), horizon=365).good
-    high = ladder(StudySettings(desired_retention=0.95), horizon=365).good
+    low = ladder(PreviewSettings(desired_retention=0.8), horizon=365).good
+    high = ladder(PreviewSettings(desired_retention=0.95), horizon=365).good
     assert all(a > b for a, b in zip(low[1:], high[1:], strict=False))
 
 
@@ -96,31 +97,31 @@ def test_lower_retention_gives_longer_intervals() -> None:
 
 
 def test_forecast_is_deterministic_for_a_seed() -> None:
-    settings = StudySettings(new_per_day=10)
+    settings = PreviewSettings(new_per_day=10)
     assert forecast(200, settings, 120, seed=7) == forecast(200, settings, 120, seed=7)
     assert forecast(200, settings, 120, seed=7) != forecast(200, settings, 120, seed=8)
 
 
 def test_new_cards_follow_the_daily_limit() -> None:
-    fc = forecast(45, StudySettings(new_per_day=20), 10)
+    fc = forecast(45, PreviewSettings(new_per_day=20), 10)
     assert fc.new == (20, 20, 5, 0, 0, 0, 0, 0, 0, 0)
     assert summarize(fc).introduced_by == 3
     assert fc.memorized[0] == pytest.approx(20)  # just learned: recalled with certainty
 
 
 def test_maximum_interval_of_one_day_reviews_every_card_daily() -> None:
-    fc = forecast(30, StudySettings(new_per_day=10, maximum_interval=1), 6)
+    fc = forecast(30, PreviewSettings(new_per_day=10, maximum_interval=1), 6)
     assert fc.reviews == (0, 10, 20, 30, 30, 30)
 
 
 def test_review_limit_caps_reviews_and_new_cards_share_it() -> None:
-    settings = StudySettings(new_per_day=50, review_limit=60)
+    settings = PreviewSettings(new_per_day=50, review_limit=60)
     fc = forecast(2000, settings, 200, replicas=1)
     assert max(fc.reviews) == 60
     assert all(r + n <= 60 for r, n in zip(fc.reviews, fc.new, strict=True))
     ignoring = forecast(
         2000,
-        StudySettings(new_per_day=50, review_limit=60, new_cards_ignore_review_limit=True),
+        PreviewSettings(new_per_day=50, review_limit=60, new_cards_ignore_review_limit=True),
         200,
     )
     assert max(ignoring.reviews) <= 60
@@ -131,21 +132,23 @@ def test_no_learning_steps_costs_one_answer_per_new_card() -> None:
     """With no steps, day 1 is one first answer per card: the mean learning cost."""
     b = ReviewBehaviour()
     expected_seconds = sum(p * c for p, c in zip(b.first_rating, b.learning_costs, strict=True))
-    fc = forecast(1000, StudySettings(new_per_day=1000, learning_steps=(), relearning_steps=()), 1)
+    fc = forecast(
+        1000, PreviewSettings(new_per_day=1000, learning_steps=(), relearning_steps=()), 1
+    )
     assert fc.minutes[0] * 60 / 1000 == pytest.approx(expected_seconds, rel=0.01)
-    with_steps = forecast(1000, StudySettings(new_per_day=1000), 1)
+    with_steps = forecast(1000, PreviewSettings(new_per_day=1000), 1)
     assert with_steps.minutes[0] > fc.minutes[0] * 1.2
 
 
 def test_higher_retention_costs_more_reviews() -> None:
-    low = forecast(500, StudySettings(desired_retention=0.8), 365)
-    high = forecast(500, StudySettings(desired_retention=0.95), 365)
+    low = forecast(500, PreviewSettings(desired_retention=0.8), 365)
+    high = forecast(500, PreviewSettings(desired_retention=0.95), 365)
     assert sum(high.reviews) > 1.5 * sum(low.reviews)
     assert high.memorized[-1] > low.memorized[-1]
 
 
 def test_summary_of_a_known_forecast() -> None:
-    fc = forecast(30, StudySettings(new_per_day=10, maximum_interval=1), 6)
+    fc = forecast(30, PreviewSettings(new_per_day=10, maximum_interval=1), 6)
     sm = summarize(fc)
     assert (sm.peak_reviews, sm.peak_day, sm.introduced_by, sm.total_reviews) == (30, 4, 3, 120)
     assert sm.average_minutes == pytest.approx(sum(fc.minutes) / 6)
@@ -165,7 +168,7 @@ WORKLOADS: list[dict[str, Any]] = [
 ]
 
 
-def anki_simulation(col: Any, cards: int, settings: StudySettings, days: int) -> Any:
+def anki_simulation(col: Any, cards: int, settings: PreviewSettings, days: int) -> Any:
     """Anki's "Simulate" of deck options: the backend's simulate_fsrs_review."""
     from anki.config import Config
     from anki.scheduler_pb2 import SimulateFsrsReviewRequest
@@ -199,7 +202,7 @@ def anki_simulation(col: Any, cards: int, settings: StudySettings, days: int) ->
 def test_forecast_agrees_with_ankis_simulator(collection: Any, workload: dict[str, Any]) -> None:
     values = dict(workload)
     cards = values.pop("cards")
-    settings = StudySettings(**values)
+    settings = PreviewSettings(**values)
     anki = anki_simulation(collection, cards, settings, 365)
     ours = forecast(cards, settings, 365)
     anki_reviews = sum(anki.daily_review_count)
@@ -216,7 +219,7 @@ def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
     from fsrs.scheduler import DEFAULT_PARAMETERS as PY_FSRS_DEFAULTS
     from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
-    assert StudySettings().problems() == []
+    assert PreviewSettings().problems() == []
     assert tuple(PY_FSRS_DEFAULTS) == DEFAULT_PARAMETERS
     assert tuple(LOWER_BOUNDS_PARAMETERS) == LOWER_BOUNDS
     assert tuple(UPPER_BOUNDS_PARAMETERS) == UPPER_BOUNDS
@@ -241,7 +244,7 @@ def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
     ],
 )
 def test_out_of_range_settings_are_named(values: dict[str, Any], name: str, text: str) -> None:
-    problems = StudySettings(**values).problems()
+    problems = PreviewSettings(**values).problems()
     assert [p.name for p in problems] == [name]
     assert text in problems[0].message
 
@@ -259,11 +262,38 @@ def test_parse_parameters_as_anki_shows_them() -> None:
 
 def test_settings_take_a_later_study_block() -> None:
     """Values a deck's study: block may set replace the defaults; None keeps them."""
-    s = StudySettings().with_values(new_per_day=5, review_limit=None, learning_steps=(10.0,))
+    s = PreviewSettings().with_values(new_per_day=5, review_limit=None, learning_steps=(10.0,))
     assert (s.new_per_day, s.review_limit, s.learning_steps) == (5, None, (10.0,))
     assert s.desired_retention == 0.9
     with pytest.raises(TypeError, match="unknown study settings: new_per_dya"):
-        StudySettings().with_values(new_per_dya=5)
+        PreviewSettings().with_values(new_per_dya=5)
+
+
+@dataclass(frozen=True)
+class StudyBlock:
+    """The shape of a deck's ``study:`` block (Anki's deck options; steps in seconds)."""
+
+    new_per_day: int = 20
+    review_limit: int = 200
+    desired_retention: float = 0.9
+    learning_steps: tuple[float, ...] = (60.0, 600.0)
+    relearning_steps: tuple[float, ...] = (600.0,)
+    maximum_interval: int = 36500
+
+
+def test_settings_from_a_study_block() -> None:
+    block = StudyBlock(new_per_day=5, review_limit=50, learning_steps=(), maximum_interval=90)
+    s = PreviewSettings.from_study(block)
+    assert (s.new_per_day, s.review_limit, s.learning_steps, s.maximum_interval) == (
+        5,
+        50,
+        (),
+        90,
+    )
+    assert s.relearning_steps == (600.0,) and s.parameters == DEFAULT_PARAMETERS
+    assert PreviewSettings.from_study(block, new_per_day=8, review_limit=None).new_per_day == 8
+    capped = forecast(100, s, 120)
+    assert max(capped.reviews) <= 50 and max(capped.new) == 5
 
 
 def test_forecast_is_vectorised_not_a_loop_per_card(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -279,14 +309,14 @@ def test_forecast_is_vectorised_not_a_loop_per_card(monkeypatch: pytest.MonkeyPa
         return original(self, elapsed, s)
 
     monkeypatch.setattr(schedule._Model, "retrievability", counting)
-    forecast(100, StudySettings(new_per_day=50), 30, replicas=1)
+    forecast(100, PreviewSettings(new_per_day=50), 30, replicas=1)
     small = calls["n"]
     calls["n"] = 0
-    forecast(5000, StudySettings(new_per_day=2500), 30, replicas=1)
+    forecast(5000, PreviewSettings(new_per_day=2500), 30, replicas=1)
     assert calls["n"] == small <= 2 * 30
 
 
 def test_day_counts_are_per_day() -> None:
-    fc = forecast(10, StudySettings(), 17)
+    fc = forecast(10, PreviewSettings(), 17)
     assert len(fc.reviews) == len(fc.new) == len(fc.minutes) == len(fc.memorized) == 17
     assert timedelta(days=fc.days) == timedelta(days=17)
