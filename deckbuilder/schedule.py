@@ -595,20 +595,21 @@ def forecast(
     replica = np.arange(total, dtype=np.int64) % n_rep
     s = np.ones(total)
     d = np.ones(total)
-    last = np.zeros(total, dtype=np.int64)
+    last = np.zeros(total)  # day of the last answer (float: used in float arithmetic)
     never = np.iinfo(np.int64).max
     due = np.full(total, never, dtype=np.int64)  # never due until introduced
-    seen = np.zeros(total, dtype=bool)
+    seen = np.zeros(total, dtype=bool)  # introduced (with a review limit, replicas differ)
     intro = np.zeros(n_rep, dtype=np.int64)  # new cards introduced per replica
     reviews = np.zeros(days)
     new = np.zeros(days)
     seconds = np.zeros(days)
     memorized = np.zeros(days)
 
+    no_reviews = np.zeros(n_rep, dtype=np.int64)
     for day in range(days):
         # Reviews: every introduced card whose due day has come.
         idx = np.flatnonzero(due <= day)
-        per_replica = np.bincount(replica[idx], minlength=n_rep)
+        per_replica = no_reviews if limit is None else np.bincount(replica[idx], minlength=n_rep)
         if limit is not None and per_replica.max(initial=0) > limit:
             order = np.lexsort((due[idx], replica[idx]))  # earliest scheduled day first
             ranked = idx[order]
@@ -620,7 +621,7 @@ def forecast(
         day_s: list[FloatArray] = []
         if n_rev:
             old_s, old_d = s[idx], d[idx]
-            r = model.retrievability((day - last[idx]).astype(np.float64), old_s)
+            r = model.retrievability(day - last[idx], old_s)
             recalled = rng.random(n_rev) < r
             rating = np.where(recalled, _draw(rng, b.review_rating, n_rev) + 1, 1)
             new_d = model.next_d(old_d, rating)
@@ -650,9 +651,13 @@ def forecast(
         n_new = int(quota.sum())
         fresh = np.zeros(0, dtype=np.int64)
         if n_new:
-            rep = np.repeat(np.arange(n_rep, dtype=np.int64), quota)
-            offset = np.arange(n_new) - np.repeat(np.cumsum(quota) - quota, quota)
-            fresh = rep + n_rep * (intro[rep] + offset)
+            if n_new == quota[0] * n_rep and intro.min() == intro.max():
+                # The usual case: every copy introduces as many: a contiguous run of cards.
+                fresh = np.arange(intro[0] * n_rep, (intro[0] + quota[0]) * n_rep)
+            else:
+                rep = np.repeat(np.arange(n_rep, dtype=np.int64), quota)
+                offset = np.arange(n_new) - np.repeat(np.cumsum(quota) - quota, quota)
+                fresh = rep + n_rep * (intro[rep] + offset)
             intro += quota
             ns = learned_s[fresh]
             s[fresh], d[fresh] = ns, learned_d[fresh]
@@ -667,7 +672,11 @@ def forecast(
             ivl = model.interval(np.concatenate(day_s), max_ivl)
             last[answered], due[answered] = day, day + ivl
 
-        memorized[day] = model.retrievability((day - last[seen]).astype(np.float64), s[seen]).sum()
+        if intro.min() == intro.max():  # the introduced cards are a prefix
+            m = int(intro[0]) * n_rep
+            memorized[day] = model.retrievability(day - last[:m], s[:m]).sum()
+        else:
+            memorized[day] = model.retrievability(day - last[seen], s[seen]).sum()
 
     return Forecast(
         cards=cards,
