@@ -178,11 +178,16 @@ def build(
         "output"
     ),
     media: MediaDir = Path("media"),
+    no_preview: Annotated[
+        bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")
+    ] = False,
 ) -> None:
     """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
 
     Example: deckbuilder build cards/ --out output/
     """
+    if not no_preview:
+        _print_build_preview(_sources(sources), media)
     from .pipeline import build as build_decks
 
     results = build_decks(_sources(sources), out, timestamp=_timestamp(), media_dir=media)
@@ -407,6 +412,77 @@ def import_(
         f"{len(result.skipped)} skipped ({result.format} format, deck '{plan.deck_name}')"
         + (f"; {missing} without an answer" if missing else "")
     )
+
+
+def _print_build_preview(sources: list[Path], media: Path) -> None:
+    """Before build writes anything: one preview summary line per deck."""
+    from .pipeline import check as check_decks
+    from .preview import build_summaries
+
+    for line in build_summaries([rd.deck for rd in check_decks(sources, media_dir=media)]):
+        typer.echo(line)
+
+
+@app.command()
+def preview(
+    sources: Sources = None,
+    media: MediaDir = Path("media"),
+    retention: Annotated[
+        float, typer.Option("--retention", help="Desired retention, between 0 and 1.")
+    ] = 0.9,
+    new_per_day: Annotated[
+        int, typer.Option("--new-per-day", help="New cards a day (0 or more).")
+    ] = 20,
+    review_limit: Annotated[
+        Optional[int],  # noqa: UP045 - typer needs Optional on Python 3.10
+        typer.Option("--review-limit", help="Maximum reviews a day. Default: no limit."),
+    ] = None,
+    days: Annotated[int, typer.Option("--days", help="Days to forecast (1 to 36500).")] = 365,
+    params: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--params",
+            help="The 21 FSRS-6 parameters, comma-separated as Anki's deck options show "
+            "them, or a file holding them. Default: FSRS-6 defaults.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the simulation.")] = 42,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    plot: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--plot", help="Also draw the forecast to FILE (.svg or .png).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Preview FSRS review intervals and the study workload of each deck, before export.
+
+    Shows the interval ladder of a new card (py-fsrs, no fuzz), a simulated forecast
+    of reviews, new cards, minutes and memorized cards a day, and a summary.
+
+    Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --plot forecast.svg
+    """
+    import json
+
+    from .chart import FORMATS, write_chart
+    from .pipeline import check as check_decks
+    from .preview import check_days, preview_deck, report, settings_from_options, to_json
+
+    settings = settings_from_options(retention, new_per_day, review_limit, params)
+    check_days(days)
+    if plot is not None and plot.suffix.lower() not in FORMATS:
+        raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
+    decks = [rd.deck for rd in check_decks(_sources(sources), media_dir=media)]
+    previews = [preview_deck(deck, settings, days, seed) for deck in decks]
+    if plot is not None:
+        for p in previews:
+            target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
+            write_chart(p, target)
+    if as_json:
+        typer.echo(json.dumps(to_json(previews), ensure_ascii=False, indent=2))
+        return
+    typer.echo("\n\n".join(report(p) for p in previews))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

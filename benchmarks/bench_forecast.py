@@ -1,0 +1,107 @@
+"""Time the preview's forecast beside fsrs-rs-python's and Anki's simulators; print ratios.
+
+Run by hand (not a test): ``PYTHONPATH=. python benchmarks/bench_forecast.py [--repeat N]``.
+Workload: 10,000 new cards, 100 a day, 365 days, retention 0.9, FSRS-6 default parameters,
+no review limit, 2 learning steps and 1 relearning step. Each simulator runs ``--repeat``
+times after one warm-up run; the best time counts (the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, forecast
+
+CARDS, NEW_PER_DAY, DAYS, RETENTION = 10_000, 100, 365, 0.9
+
+
+def best_of(repeat: int, run: Callable[[], tuple[float, float]]) -> tuple[float, float, float]:
+    """(best seconds, total reviews, memorized at the end) of ``repeat`` timed runs."""
+    reviews, memorized = run()  # warm-up: imports, caches
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        reviews, memorized = run()
+        best = min(best, time.perf_counter() - start)
+    return best, reviews, memorized
+
+
+def ours() -> tuple[float, float]:
+    fc = forecast(
+        CARDS, PreviewSettings(new_per_day=NEW_PER_DAY, desired_retention=RETENTION), DAYS
+    )
+    return sum(fc.reviews), fc.memorized[-1]
+
+
+def fsrs_rs() -> tuple[float, float]:
+    import fsrs_rs_python
+
+    config = fsrs_rs_python.default_simulator_config()
+    config.deck_size = CARDS
+    config.learn_span = DAYS
+    config.learn_limit = NEW_PER_DAY
+    config.max_cost_perday = 1e12  # no time limit, as Anki's simulator
+    result = fsrs_rs_python.simulate(list(DEFAULT_PARAMETERS), RETENTION, config, 42)
+    return float(sum(result.review_cnt_per_day)), float(result.memorized_cnt_per_day[-1])
+
+
+def anki_runner(folder: Path, load_balancer: bool) -> Callable[[], tuple[float, float]]:
+    from anki.collection import Collection
+    from anki.config import Config
+    from anki.scheduler_pb2 import SimulateFsrsReviewRequest
+
+    col: Any = Collection(str(folder / f"lb-{load_balancer}.anki2"))
+    col.set_config_bool(Config.Bool.LOAD_BALANCER_ENABLED, load_balancer)
+    request = SimulateFsrsReviewRequest(
+        params=list(DEFAULT_PARAMETERS),
+        desired_retention=RETENTION,
+        deck_size=CARDS,
+        days_to_simulate=DAYS,
+        new_limit=NEW_PER_DAY,
+        review_limit=9_999_999,
+        max_interval=36500,
+        search="cid:1",  # matches no card: deck_size is added on top of the matches
+        easy_days_percentages=[1.0] * 7,
+        historical_retention=0.9,
+        learning_step_count=2,
+        relearning_step_count=1,
+    )
+
+    def run() -> tuple[float, float]:
+        r = col._backend.simulate_fsrs_review(request)
+        return float(sum(r.daily_review_count)), float(r.accumulated_knowledge_acquisition[-1])
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [
+            ("deckbuilder forecast (NumPy)", best_of(args.repeat, ours)),
+            ("fsrs-rs-python simulate", best_of(args.repeat, fsrs_rs)),
+            ("Anki simulate_fsrs_review", best_of(args.repeat, anki_runner(Path(tmp), True))),
+            (
+                "Anki, load balancer off",
+                best_of(args.repeat, anki_runner(Path(tmp), False)),
+            ),
+        ]
+    print(f"{CARDS:,} cards, {NEW_PER_DAY}/day, {DAYS} days, best of {args.repeat}")
+    print(f"{'simulator':<30} {'seconds':>8} {'reviews':>9} {'memorized':>10} {'ours/this':>10}")
+    base = rows[0][1][0]
+    for name, (seconds, reviews, memorized) in rows:
+        print(
+            f"{name:<30} {seconds:>8.3f} {reviews:>9,.0f} {memorized:>10.1f} {base / seconds:>10.2f}"
+        )
+    print("ours/this < 1 means the deckbuilder forecast is faster.")
+
+
+if __name__ == "__main__":
+    main()

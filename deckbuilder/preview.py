@@ -1,0 +1,234 @@
+"""The scheduler preview of a deck, and its text forms: report, one-line summary, JSON.
+
+Library code: everything here returns strings or dicts; the CLI prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .model import Deck
+from .schedule import (
+    Forecast,
+    Ladder,
+    PreviewSettings,
+    Summary,
+    forecast,
+    ladder,
+    parse_parameters,
+    summarize,
+)
+
+__all__ = [
+    "DeckPreview",
+    "build_summaries",
+    "check_days",
+    "preview_deck",
+    "report",
+    "settings_from_options",
+    "sparkline",
+    "summary_line",
+    "to_json",
+]
+
+DEFAULT_DAYS = 365
+DEFAULT_SEED = 42
+MAX_DAYS = 36500
+
+# The command-line option that sets each PreviewSettings field (for error messages).
+OPTION_NAMES = {
+    "desired_retention": "--retention",
+    "new_per_day": "--new-per-day",
+    "review_limit": "--review-limit",
+    "parameters": "--params",
+}
+
+
+def settings_from_options(
+    retention: float, new_per_day: int, review_limit: int | None, params: str | None
+) -> PreviewSettings:
+    """The preview command's option values as settings; a value out of range raises a
+    one-line UsageError naming the option and the allowed range. ``params`` is the
+    parameter list as text, or the name of a file holding it."""
+    parameters = None
+    if params is not None:
+        path = Path(params)
+        text = path.read_text(encoding="utf-8") if path.is_file() else params
+        try:
+            parameters = parse_parameters(text)
+        except ValueError as exc:
+            raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
+    settings = PreviewSettings().with_values(
+        desired_retention=retention,
+        new_per_day=new_per_day,
+        review_limit=review_limit,
+        parameters=parameters,
+    )
+    problems = settings.problems()
+    if problems:
+        raise UsageError(
+            "; ".join(f"{OPTION_NAMES.get(p.name, p.name)}: {p.message}" for p in problems)
+        )
+    return settings
+
+
+def check_days(days: int) -> None:
+    if not 1 <= days <= MAX_DAYS:
+        raise UsageError(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
+
+
+def build_summaries(decks: Sequence[Deck]) -> list[str]:
+    """The line ``build`` prints for each deck before writing (default preview settings)."""
+    lines = []
+    for deck in decks:
+        p = preview_deck(deck, PreviewSettings(), days=DEFAULT_DAYS, seed=DEFAULT_SEED)
+        lines.append(f"preview {deck.name}: {summary_line(p)}")
+    return lines
+
+
+@dataclass(frozen=True)
+class DeckPreview:
+    deck: Deck
+    settings: PreviewSettings
+    ladder: Ladder
+    forecast: Forecast
+    summary: Summary
+
+    def as_dict(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "deck": self.deck.name,
+            "source": str(self.deck.source),
+            "cards": self.deck.card_count,
+            "settings": {
+                "desired_retention": s.desired_retention,
+                "new_per_day": s.new_per_day,
+                "review_limit": s.review_limit,
+                "days": self.forecast.days,
+                "learning_steps_seconds": list(s.learning_steps),
+                "relearning_steps_seconds": list(s.relearning_steps),
+                "maximum_interval": s.maximum_interval,
+                "parameters": list(s.parameters),
+            },
+            "ladder": self.ladder.as_dict(),
+            "forecast": self.forecast.as_dict(),
+            "summary": self.summary.as_dict(),
+        }
+
+
+def preview_deck(deck: Deck, settings: PreviewSettings, days: int, seed: int) -> DeckPreview:
+    """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
+    c1..c3 is three cards)."""
+    fc = forecast(deck.card_count, settings, days, seed=seed)
+    return DeckPreview(deck, settings, ladder(settings, days), fc, summarize(fc))
+
+
+def to_json(previews: Sequence[DeckPreview]) -> dict[str, Any]:
+    """One deck: its preview object. Several: ``{"decks": [...]}``, one object each."""
+    if len(previews) == 1:
+        return previews[0].as_dict()
+    return {"decks": [p.as_dict() for p in previews]}
+
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int = 60, top: float | None = None) -> str:
+    """``values`` squeezed into ``width`` characters (each the mean of its days), scaled
+    to ``top`` (default: the largest); an all-zero series is blank, and any non-zero
+    bucket shows at least ▁."""
+    if not values:
+        return ""
+    n = len(values)
+    width = max(1, min(width, n))
+    buckets = []
+    for i in range(width):
+        lo, hi = i * n // width, (i + 1) * n // width
+        chunk = values[lo:hi]
+        buckets.append(sum(chunk) / len(chunk))
+    top = max(buckets) if top is None else top
+    if top <= 0:
+        return " " * width
+    levels = len(_BARS) - 1
+    return "".join(_BARS[max(1, round(b / top * levels))] if b > 0 else _BARS[0] for b in buckets)
+
+
+def _ladder_row(values: Sequence[int]) -> str:
+    return " ".join(f"{v:>4}" for v in values)
+
+
+def _settings_line(p: DeckPreview) -> str:
+    s = p.settings
+    limit = "no review limit" if s.review_limit is None else f"review limit {s.review_limit}/day"
+    return (
+        f"retention {s.desired_retention:g}, {s.new_per_day} new/day, {limit}, "
+        f"{p.forecast.days} days"
+    )
+
+
+def _per_mark(days: int, width: int) -> str:
+    per = days / max(1, min(width, days))
+    return "one mark a day" if per == 1 else f"one mark per {per:.3g} days"
+
+
+def summary_line(p: DeckPreview) -> str:
+    """The summary in one line, as ``build`` prints it."""
+    sm = p.summary
+    parts = [f"{sm.cards} cards"]
+    if sm.peak_day:
+        parts.append(f"peak {sm.peak_reviews:.0f} reviews/day (day {sm.peak_day})")
+    parts.append(f"{sm.average_minutes:.1f} min/day")
+    if sm.introduced_by is None:
+        parts.append(f"not all introduced in {sm.days} days")
+    else:
+        parts.append(f"all introduced by day {sm.introduced_by}")
+    parts.append(f"{sm.memorized_end:.1f} memorized at day {sm.days}")
+    return "; ".join(parts)
+
+
+def report(p: DeckPreview, width: int = 60) -> str:
+    """The full text preview of one deck: ladder, forecast chart, summary."""
+    sm, fc, lad = p.summary, p.forecast, p.ladder
+    lines = [
+        f"{p.deck.name}  ({p.deck.source})  {sm.cards} cards",
+        f"  {_settings_line(p)}",
+        "",
+        "Interval ladder of a new card: days to the next review (FSRS, no fuzz, no learning steps)",
+        f"  Good         {_ladder_row(lad.good)}",
+        f"  Hard         {_ladder_row(lad.hard)}",
+        f"  Easy         {_ladder_row(lad.easy)}",
+        f"  Again, Good  {_ladder_row(lad.again_good)}",
+        "",
+        f"Forecast, day 1 to day {fc.days} ({_per_mark(fc.days, width)})",
+    ]
+    series: list[tuple[str, Sequence[float], float | None, str]] = [
+        ("reviews/day", fc.reviews, None, f"max {max(fc.reviews, default=0):.0f}"),
+        ("new/day", fc.new, None, f"max {max(fc.new, default=0):.0f}"),
+        ("minutes/day", fc.minutes, None, f"max {max(fc.minutes, default=0):.1f}"),
+        (
+            "memorized",
+            fc.memorized,
+            float(max(fc.cards, 1)),
+            f"end {fc.memorized[-1] if fc.days else 0:.1f} of {fc.cards}",
+        ),
+    ]
+    for label, values, top, note in series:
+        lines.append(f"  {label:<12} |{sparkline(values, width, top)}| {note}")
+    intro = (
+        f"day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {sm.days} days"
+    )
+    peak = f"{sm.peak_reviews:.0f} on day {sm.peak_day}" if sm.peak_day else "none"
+    lines += [
+        "",
+        "Summary",
+        f"  peak reviews/day      {peak}",
+        f"  average minutes/day   {sm.average_minutes:.1f}",
+        f"  fully introduced      {intro}",
+        f"  memorized at the end  {sm.memorized_end:.1f} of {sm.cards} cards",
+        f"  total reviews         {sm.total_reviews:.0f}",
+    ]
+    return "\n".join(lines)

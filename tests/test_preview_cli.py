@@ -1,0 +1,226 @@
+"""`deckbuilder preview` and the preview summary of `deckbuilder build`, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import subprocess
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from deckbuilder.schedule import DEFAULT_PARAMETERS
+
+from .conftest import ROOT, Run
+
+CliRun = Callable[..., Run]
+
+# The bundled deck: 8 multiple-choice notes (8 cards) and 6 cloze notes with 13 clozes.
+BUNDLED_CARDS = 21
+
+
+def test_preview_shows_ladder_forecast_and_summary(project: Path, cli: CliRun) -> None:
+    result = cli("preview")
+    assert result.code == 0, result.err
+    out = result.out
+    assert out.startswith("ML Systems::Gradient Checkpointing  (cards/gradient-checkpointing.yaml)")
+    assert f"{BUNDLED_CARDS} cards" in out.splitlines()[0]
+    assert re.search(r"^  Good\s+2\s+11\s+46\s+163\s+497$", out, re.M)
+    assert re.search(r"^  Again, Good\s+1\s", out, re.M)
+    for label in ("reviews/day", "new/day", "minutes/day", "memorized"):
+        assert re.search(rf"^  {re.escape(label)}\s+\|[ ▁▂▃▄▅▆▇█]{{60}}\|", out, re.M), label
+    assert re.search(r"peak reviews/day\s+\d+ on day \d+", out)
+    assert re.search(r"average minutes/day\s+\d+\.\d", out)
+    assert "fully introduced      day 2" in out  # 21 cards at 20 a day
+    assert re.search(rf"memorized at the end\s+[\d.]+ of {BUNDLED_CARDS} cards", out)
+    assert result.err == ""
+    assert not (project / "output").exists()
+
+
+def test_preview_json(project: Path, cli: CliRun) -> None:
+    result = cli("preview", "--json", "--days", "120", "--new-per-day", "5")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["cards"] == BUNDLED_CARDS
+    assert data["ladder"]["good"][:3] == [2, 11, 46]
+    assert set(data["ladder"]) == {"good", "hard", "easy", "again_good"}
+    fc = data["forecast"]
+    for key in ("reviews", "new", "minutes", "memorized"):
+        assert len(fc[key]) == 120, key
+    assert fc["new"][:5] == [5, 5, 5, 5, 1] and sum(fc["new"]) == BUNDLED_CARDS
+    assert fc["memorized"][0] == 5
+    summary = data["summary"]
+    assert summary["fully_introduced_day"] == 5
+    assert summary["peak_reviews_per_day"] == max(fc["reviews"])
+    assert fc["reviews"][summary["peak_day"] - 1] == max(fc["reviews"])
+    assert summary["memorized_at_end"] == pytest.approx(fc["memorized"][-1], abs=0.01)
+    assert data["settings"]["new_per_day"] == 5
+
+
+def test_preview_is_deterministic_and_seeded(project: Path, cli: CliRun) -> None:
+    first = cli("preview", "--json").out
+    assert cli("preview", "--json").out == first
+    assert cli("preview", "--json", "--seed", "42").out == first
+    other = json.loads(cli("preview", "--json", "--seed", "7").out)
+    assert other["forecast"] != json.loads(first)["forecast"]
+    assert other["ladder"] == json.loads(first)["ladder"]
+
+
+def test_preview_counts_cards_not_notes(tmp_path: Path, cli: CliRun) -> None:
+    deck = tmp_path / "cloze.yaml"
+    deck.write_text(
+        "deck: Cloze only\nnotes:\n"
+        "  - id: three\n    type: cloze\n    text: '{{c1::a}} {{c2::b}} {{c3::c}}'\n",
+        encoding="utf-8",
+    )
+    data = json.loads(cli("preview", deck, "--json", "--days", "3").out)
+    assert data["cards"] == 3
+    assert data["forecast"]["new"] == [3, 0, 0]
+
+
+def test_retention_changes_the_ladder(project: Path, cli: CliRun) -> None:
+    low = json.loads(cli("preview", "--json", "--retention", "0.8").out)
+    high = json.loads(cli("preview", "--json", "--retention", "0.97").out)
+    assert low["ladder"]["good"][1] > high["ladder"]["good"][1]
+    assert sum(high["forecast"]["reviews"]) > sum(low["forecast"]["reviews"])
+
+
+def test_params_as_text_or_file(project: Path, cli: CliRun) -> None:
+    shown = ", ".join(str(w) for w in DEFAULT_PARAMETERS)  # as Anki's deck options show them
+    default = cli("preview", "--json").out
+    assert cli("preview", "--json", "--params", shown).out == default
+    (project / "params.txt").write_text(shown + "\n", encoding="utf-8")
+    assert cli("preview", "--json", "--params", "params.txt").out == default
+    slower = list(DEFAULT_PARAMETERS)
+    slower[2] = 1.0  # initial stability after Good: 1 day
+    changed = json.loads(cli("preview", "--json", "--params", ",".join(map(str, slower))).out)
+    assert changed["ladder"]["good"][0] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--retention", "1"], "--retention: must be between 0 and 1 (exclusive), not 1.0"),
+        (["--retention", "0"], "--retention: must be between 0 and 1 (exclusive), not 0.0"),
+        (["--retention", "1.5"], "--retention: must be between 0 and 1 (exclusive), not 1.5"),
+        (["--new-per-day", "-1"], "--new-per-day: must be 0 or more, not -1"),
+        (["--review-limit", "-5"], "--review-limit: must be 0 or more, not -5"),
+        (["--days", "-3"], "--days: must be between 1 and 36500, not -3"),
+        (["--days", "0"], "--days: must be between 1 and 36500, not 0"),
+        (["--params", "0.2,1.3,2.3"], "--params: expected 21 FSRS-6 parameters, got 3"),
+        (
+            ["--params", "0.2, x"],
+            "--params: 'x' is not a number; expected 21 comma-separated numbers",
+        ),
+        (
+            [
+                "--params",
+                ",".join(map(str, (*DEFAULT_PARAMETERS[:4], 12, *DEFAULT_PARAMETERS[5:]))),
+            ],
+            "--params: w[4]=12 is outside 1..10",
+        ),
+        (
+            ["--plot", "chart.jpg"],
+            "--plot: the file name must end in .svg or .png, not 'chart.jpg'",
+        ),
+    ],
+)
+def test_bad_option_values_are_one_line_errors(
+    project: Path, cli: CliRun, args: list[str], message: str
+) -> None:
+    result = cli("preview", *args)
+    assert result.code == 1
+    assert result.err == f"Error: {message}\n"
+    assert result.out == ""
+
+
+def test_plot_svg(project: Path, cli: CliRun) -> None:
+    result = cli("preview", "--plot", "out/forecast.svg", "--days", "90")
+    assert result.code == 0, result.err
+    svg = (project / "out" / "forecast.svg").read_text(encoding="utf-8")
+    root = ElementTree.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg"
+    texts = [t.text or "" for t in root.iter(f"{ns}text")]
+    assert any("ML Systems::Gradient Checkpointing" in t for t in texts)
+    assert "day 90" in texts
+    assert len(root.findall(f"{ns}polyline")) == 2  # minutes and memorized
+    bars = [r for r in root.findall(f"{ns}rect") if r.get("fill") == "#3b6ea5"]
+    assert 0 < len(bars) <= 90
+    cli("preview", "--plot", "again.svg", "--days", "90")
+    assert (project / "again.svg").read_text(encoding="utf-8") == svg
+
+
+def png_pixels(data: bytes) -> tuple[int, int, bytes]:
+    """Decode the 8-bit RGB, filter-0 PNG the chart writer produces."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height = 8, b"", 0, 0
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        crc = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])[0]
+        assert zlib.crc32(kind + body) == crc
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert (depth, colour) == (8, 2)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    assert len(raw) == height * (1 + 3 * width)
+    return width, height, raw
+
+
+def test_plot_to_an_unwritable_place_is_a_one_line_error(project: Path, cli: CliRun) -> None:
+    (project / "blocker").write_text("a file, not a folder", encoding="utf-8")
+    result = cli("preview", "--plot", "blocker/chart.svg")
+    assert result.code == 1
+    assert result.err.startswith("Error: --plot: cannot write blocker/chart.svg: ")
+    assert len(result.err.splitlines()) == 1
+
+
+def test_plot_png(project: Path, cli: CliRun) -> None:
+    result = cli("preview", "--plot", "forecast.png")
+    assert result.code == 0, result.err
+    width, height, raw = png_pixels((project / "forecast.png").read_bytes())
+    assert (width, height) == (900, 620)
+    assert bytes((59, 110, 165)) in raw  # review bars
+    assert bytes((60, 140, 90)) in raw  # minutes and memorized lines
+
+
+def test_build_prints_the_preview_summary_before_writing(project: Path, cli: CliRun) -> None:
+    result = cli("build")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    preview = [i for i, line in enumerate(lines) if line.startswith("preview ")]
+    wrote = [i for i, line in enumerate(lines) if "wrote " in line]
+    assert preview and wrote and preview[-1] < wrote[0]
+    assert re.match(
+        rf"preview ML Systems::Gradient Checkpointing: {BUNDLED_CARDS} cards; peak \d+ reviews/day "
+        r"\(day \d+\); [\d.]+ min/day; all introduced by day 2; [\d.]+ memorized at day 365$",
+        lines[preview[0]],
+    ), lines[preview[0]]
+    quiet = cli("build", "--no-preview")
+    assert quiet.code == 0
+    assert not any(line.startswith("preview ") for line in quiet.out.splitlines())
+
+
+def test_help_has_an_example(cli: CliRun) -> None:
+    result = cli("preview", "--help")
+    assert result.code == 0
+    assert "Example: deckbuilder preview cards/ --new-per-day 10" in result.out
+    assert "--no-preview" in cli("build", "--help").out
+
+
+def test_cli_import_stays_light() -> None:
+    """numpy and py-fsrs load only when the preview runs."""
+    code = "import sys, deckbuilder.cli; print(sorted({'numpy', 'fsrs'} & set(sys.modules)))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert proc.stdout.strip() == "[]"

@@ -1,0 +1,322 @@
+"""The FSRS ladder (against py-fsrs) and the workload forecast (against Anki's simulator)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+
+from deckbuilder.schedule import (
+    DEFAULT_PARAMETERS,
+    LOWER_BOUNDS,
+    UPPER_BOUNDS,
+    PreviewSettings,
+    ReviewBehaviour,
+    forecast,
+    ladder,
+    parse_parameters,
+    summarize,
+)
+
+# --- ladder -----------------------------------------------------------------------------
+
+
+def py_fsrs_intervals(
+    first: int, then: int, count: int, retention: float = 0.9, maximum: int = 36500
+) -> list[int]:
+    """Intervals from py-fsrs directly: a new card, no learning steps, fuzz off."""
+    from fsrs import Card, Rating, Scheduler
+
+    scheduler = Scheduler(
+        desired_retention=retention,
+        learning_steps=(),
+        relearning_steps=(),
+        maximum_interval=maximum,
+        enable_fuzzing=False,
+    )
+    now = datetime(2024, 3, 1, 12, tzinfo=timezone.utc)
+    card = Card()
+    out = []
+    rating = Rating(first)
+    for _ in range(count):
+        card, _ = scheduler.review_card(card, rating, now)
+        out.append((card.due - now).days)
+        now, rating = card.due, Rating(then)
+    return out
+
+
+def test_all_good_ladder_is_the_documented_fsrs_ladder() -> None:
+    """py-fsrs with default parameters, fuzz off, no learning steps: 2, 11, 46, 163, 497."""
+    assert ladder(PreviewSettings(), horizon=365).good == (2, 11, 46, 163, 497)
+
+
+def test_first_intervals_are_the_initial_stabilities_at_90_percent() -> None:
+    """At retention 0.9 an interval equals the stability (R(S) = 0.9 by definition), so the
+    first interval after rating r is round(w[r-1]), at least one day."""
+    lad = ladder(PreviewSettings(), horizon=365)
+    w = DEFAULT_PARAMETERS
+    assert lad.again_good[0] == max(1, round(w[0]))
+    assert lad.hard[0] == round(w[1])
+    assert lad.good[0] == round(w[2])
+    assert lad.easy[0] == round(w[3])
+
+
+@pytest.mark.parametrize("retention", [0.8, 0.9, 0.95])
+@pytest.mark.parametrize("maximum", [36500, 100])
+def test_ladder_equals_py_fsrs(retention: float, maximum: int) -> None:
+    lad = ladder(
+        PreviewSettings(desired_retention=retention, maximum_interval=maximum),
+        horizon=10_000,
+        max_steps=8,
+    )
+    assert list(lad.good) == py_fsrs_intervals(3, 3, len(lad.good), retention, maximum)
+    assert list(lad.hard) == py_fsrs_intervals(2, 2, len(lad.hard), retention, maximum)
+    assert list(lad.easy) == py_fsrs_intervals(4, 4, len(lad.easy), retention, maximum)
+    assert list(lad.again_good) == py_fsrs_intervals(1, 3, len(lad.again_good), retention, maximum)
+    assert max(lad.good + lad.easy) <= maximum
+
+
+def test_ladder_stops_at_the_first_interval_past_the_horizon() -> None:
+    lad = ladder(PreviewSettings(), horizon=100)
+    for pattern in (lad.good, lad.hard, lad.easy, lad.again_good):
+        total = sum(pattern)
+        assert total >= 100 or len(pattern) == 12
+        assert sum(pattern[:-1]) < 100
+
+
+def test_lower_retention_gives_longer_intervals() -> None:
+    low = ladder(PreviewSettings(desired_retention=0.8), horizon=365).good
+    high = ladder(PreviewSettings(desired_retention=0.95), horizon=365).good
+    assert all(a > b for a, b in zip(low[1:], high[1:], strict=False))
+
+
+# --- forecast: exact properties -----------------------------------------------------------
+
+
+def test_forecast_is_deterministic_for_a_seed() -> None:
+    settings = PreviewSettings(new_per_day=10)
+    assert forecast(200, settings, 120, seed=7) == forecast(200, settings, 120, seed=7)
+    assert forecast(200, settings, 120, seed=7) != forecast(200, settings, 120, seed=8)
+
+
+def test_new_cards_follow_the_daily_limit() -> None:
+    fc = forecast(45, PreviewSettings(new_per_day=20), 10)
+    assert fc.new == (20, 20, 5, 0, 0, 0, 0, 0, 0, 0)
+    assert summarize(fc).introduced_by == 3
+    assert fc.memorized[0] == pytest.approx(20)  # just learned: recalled with certainty
+
+
+def test_maximum_interval_of_one_day_reviews_every_card_daily() -> None:
+    fc = forecast(30, PreviewSettings(new_per_day=10, maximum_interval=1), 6)
+    assert fc.reviews == (0, 10, 20, 30, 30, 30)
+
+
+def test_review_limit_caps_reviews_and_new_cards_share_it() -> None:
+    settings = PreviewSettings(new_per_day=50, review_limit=60)
+    fc = forecast(2000, settings, 200, replicas=1)
+    assert max(fc.reviews) == 60
+    assert all(r + n <= 60 for r, n in zip(fc.reviews, fc.new, strict=True))
+    ignoring = forecast(
+        2000,
+        PreviewSettings(new_per_day=50, review_limit=60, new_cards_ignore_review_limit=True),
+        200,
+    )
+    assert max(ignoring.reviews) <= 60
+    assert ignoring.new[:40] == (50,) * 40
+
+
+def test_no_learning_steps_costs_one_answer_per_new_card() -> None:
+    """With no steps, day 1 is one first answer per card: the mean learning cost."""
+    b = ReviewBehaviour()
+    expected_seconds = sum(p * c for p, c in zip(b.first_rating, b.learning_costs, strict=True))
+    fc = forecast(
+        1000, PreviewSettings(new_per_day=1000, learning_steps=(), relearning_steps=()), 1
+    )
+    assert fc.minutes[0] * 60 / 1000 == pytest.approx(expected_seconds, rel=0.01)
+    with_steps = forecast(1000, PreviewSettings(new_per_day=1000), 1)
+    assert with_steps.minutes[0] > fc.minutes[0] * 1.2
+
+
+def test_higher_retention_costs_more_reviews() -> None:
+    low = forecast(500, PreviewSettings(desired_retention=0.8), 365)
+    high = forecast(500, PreviewSettings(desired_retention=0.95), 365)
+    assert sum(high.reviews) > 1.5 * sum(low.reviews)
+    assert high.memorized[-1] > low.memorized[-1]
+
+
+def test_summary_of_a_known_forecast() -> None:
+    fc = forecast(30, PreviewSettings(new_per_day=10, maximum_interval=1), 6)
+    sm = summarize(fc)
+    assert (sm.peak_reviews, sm.peak_day, sm.introduced_by, sm.total_reviews) == (30, 4, 3, 120)
+    assert sm.average_minutes == pytest.approx(sum(fc.minutes) / 6)
+
+
+# --- forecast vs Anki's own simulator -----------------------------------------------------
+
+WORKLOADS: list[dict[str, Any]] = [
+    {"cards": 300, "new_per_day": 10},
+    {"cards": 1000, "new_per_day": 20},
+    {"cards": 10000, "new_per_day": 100},
+    {"cards": 2000, "new_per_day": 50, "review_limit": 150},
+    {"cards": 2000, "new_per_day": 40, "desired_retention": 0.95},
+    {"cards": 3000, "new_per_day": 30, "desired_retention": 0.85},
+    {"cards": 1000, "new_per_day": 20, "learning_steps": (), "relearning_steps": ()},
+    {"cards": 1000, "new_per_day": 20, "maximum_interval": 30},
+]
+
+
+def anki_simulation(col: Any, cards: int, settings: PreviewSettings, days: int) -> Any:
+    """Anki's "Simulate" of deck options: the backend's simulate_fsrs_review."""
+    from anki.config import Config
+    from anki.scheduler_pb2 import SimulateFsrsReviewRequest
+
+    # The forecast spreads no interval (no fuzz); so the same inputs are Anki's with its
+    # load balancer (a post-scheduling interval spread, on by default) off.
+    col.set_config_bool(Config.Bool.LOAD_BALANCER_ENABLED, False)
+    request = SimulateFsrsReviewRequest(
+        params=list(settings.parameters),
+        desired_retention=settings.desired_retention,
+        deck_size=cards,  # added on top of the searched cards: the search matches none
+        days_to_simulate=days,
+        new_limit=settings.new_per_day,
+        review_limit=9_999_999 if settings.review_limit is None else settings.review_limit,
+        max_interval=settings.maximum_interval,
+        search="cid:1",
+        new_cards_ignore_review_limit=settings.new_cards_ignore_review_limit,
+        easy_days_percentages=[1.0] * 7,
+        review_order=0,  # due date
+        historical_retention=0.9,
+        learning_step_count=len(settings.learning_steps),
+        relearning_step_count=len(settings.relearning_steps),
+    )
+    return col._backend.simulate_fsrs_review(request)
+
+
+@pytest.mark.anki
+@pytest.mark.parametrize(
+    "workload", WORKLOADS, ids=lambda w: "-".join(f"{k}={v}" for k, v in w.items())
+)
+def test_forecast_agrees_with_ankis_simulator(collection: Any, workload: dict[str, Any]) -> None:
+    values = dict(workload)
+    cards = values.pop("cards")
+    settings = PreviewSettings(**values)
+    anki = anki_simulation(collection, cards, settings, 365)
+    ours = forecast(cards, settings, 365)
+    anki_reviews = sum(anki.daily_review_count)
+    assert sum(ours.reviews) == pytest.approx(anki_reviews, rel=0.05)
+    assert ours.memorized[-1] == pytest.approx(anki.accumulated_knowledge_acquisition[-1], rel=0.01)
+    assert sum(ours.new) == pytest.approx(sum(anki.daily_new_count))
+    assert sum(ours.minutes) * 60 == pytest.approx(sum(anki.daily_time_cost), rel=0.06)
+
+
+# --- settings ------------------------------------------------------------------------------
+
+
+def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
+    from fsrs.scheduler import DEFAULT_PARAMETERS as PY_FSRS_DEFAULTS
+    from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
+
+    assert PreviewSettings().problems() == []
+    assert tuple(PY_FSRS_DEFAULTS) == DEFAULT_PARAMETERS
+    assert tuple(LOWER_BOUNDS_PARAMETERS) == LOWER_BOUNDS
+    assert tuple(UPPER_BOUNDS_PARAMETERS) == UPPER_BOUNDS
+
+
+@pytest.mark.parametrize(
+    ("values", "name", "text"),
+    [
+        ({"desired_retention": 1.0}, "desired_retention", "between 0 and 1"),
+        ({"desired_retention": 0.0}, "desired_retention", "between 0 and 1"),
+        ({"desired_retention": math.nan}, "desired_retention", "between 0 and 1"),
+        ({"new_per_day": -1}, "new_per_day", "0 or more"),
+        ({"review_limit": -5}, "review_limit", "0 or more"),
+        ({"maximum_interval": 0}, "maximum_interval", "1 day or more"),
+        ({"parameters": DEFAULT_PARAMETERS[:19]}, "parameters", "expected 21"),
+        (
+            {"parameters": (*DEFAULT_PARAMETERS[:4], 12.0, *DEFAULT_PARAMETERS[5:])},
+            "parameters",
+            "w[4]=12 is outside 1..10",
+        ),
+        ({"learning_steps": (1.0, -10.0)}, "learning_steps", "positive"),
+    ],
+)
+def test_out_of_range_settings_are_named(values: dict[str, Any], name: str, text: str) -> None:
+    problems = PreviewSettings(**values).problems()
+    assert [p.name for p in problems] == [name]
+    assert text in problems[0].message
+
+
+def test_parse_parameters_as_anki_shows_them() -> None:
+    shown = ", ".join(str(w) for w in DEFAULT_PARAMETERS)
+    assert parse_parameters(shown) == DEFAULT_PARAMETERS
+    assert parse_parameters(f"[{shown}]\n") == DEFAULT_PARAMETERS
+    assert parse_parameters(shown.replace(", ", " ")) == DEFAULT_PARAMETERS
+    with pytest.raises(ValueError, match="'x' is not a number"):
+        parse_parameters("0.1, x")
+    with pytest.raises(ValueError, match="not a finite number"):
+        parse_parameters("0.1, inf")
+
+
+def test_settings_take_a_later_study_block() -> None:
+    """Values a deck's study: block may set replace the defaults; None keeps them."""
+    s = PreviewSettings().with_values(new_per_day=5, review_limit=None, learning_steps=(10.0,))
+    assert (s.new_per_day, s.review_limit, s.learning_steps) == (5, None, (10.0,))
+    assert s.desired_retention == 0.9
+    with pytest.raises(TypeError, match="unknown study settings: new_per_dya"):
+        PreviewSettings().with_values(new_per_dya=5)
+
+
+@dataclass(frozen=True)
+class StudyBlock:
+    """The shape of a deck's ``study:`` block (Anki's deck options; steps in seconds)."""
+
+    new_per_day: int = 20
+    review_limit: int = 200
+    desired_retention: float = 0.9
+    learning_steps: tuple[float, ...] = (60.0, 600.0)
+    relearning_steps: tuple[float, ...] = (600.0,)
+    maximum_interval: int = 36500
+
+
+def test_settings_from_a_study_block() -> None:
+    block = StudyBlock(new_per_day=5, review_limit=50, learning_steps=(), maximum_interval=90)
+    s = PreviewSettings.from_study(block)
+    assert (s.new_per_day, s.review_limit, s.learning_steps, s.maximum_interval) == (
+        5,
+        50,
+        (),
+        90,
+    )
+    assert s.relearning_steps == (600.0,) and s.parameters == DEFAULT_PARAMETERS
+    assert PreviewSettings.from_study(block, new_per_day=8, review_limit=None).new_per_day == 8
+    capped = forecast(100, s, 120)
+    assert max(capped.reviews) <= 50 and max(capped.new) == 5
+
+
+def test_forecast_is_vectorised_not_a_loop_per_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-day work is NumPy calls on arrays: the number of retrievability calls
+    does not grow with the number of cards (one per day for reviews, one for memorized)."""
+    from deckbuilder import schedule
+
+    calls = {"n": 0}
+    original = schedule._Model.retrievability
+
+    def counting(self: Any, elapsed: Any, s: Any) -> Any:
+        calls["n"] += 1
+        return original(self, elapsed, s)
+
+    monkeypatch.setattr(schedule._Model, "retrievability", counting)
+    forecast(100, PreviewSettings(new_per_day=50), 30, replicas=1)
+    small = calls["n"]
+    calls["n"] = 0
+    forecast(5000, PreviewSettings(new_per_day=2500), 30, replicas=1)
+    assert calls["n"] == small <= 2 * 30
+
+
+def test_day_counts_are_per_day() -> None:
+    fc = forecast(10, PreviewSettings(), 17)
+    assert len(fc.reviews) == len(fc.new) == len(fc.minutes) == len(fc.memorized) == 17
+    assert timedelta(days=fc.days) == timedelta(days=17)
