@@ -139,40 +139,41 @@ def _root(
     ctx.obj = session
 
 
-def _show_changes(result: BuildResult) -> None:
+def _show_changes(session: Session, result: BuildResult) -> None:
     """What changed since the last build, from the lock file: what re-importing will do."""
     c = result.changes
     if result.first_build:
-        typer.echo(f"  first build: {_plural(len(c.added), 'note')} added")
+        session.say(f"  first build: {_plural(len(c.added), 'note')} added")
     else:
-        typer.echo(
+        session.say(
             f"  since last build: {len(c.added)} added, {len(c.changed)} changed, "
             f"{len(c.removed)} removed, {len(c.unchanged)} unchanged"
         )
     for spec in c.note_types_changed:
-        typer.echo(f"  note type '{spec.name}': templates or CSS changed (updates in place)")
+        session.say(f"  note type '{spec.name}': templates or CSS changed (updates in place)")
     for rep in c.note_types_replaced:
-        typer.echo(
+        session.say(
             f"  note type for {rep.new.kind.value} notes has new fields "
             f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
             f"now '{rep.new.name}' (id {rep.new.id})"
         )
-        typer.echo(
+        session.say(
             '    Import with "Merge note types" ticked, or existing notes will not update '
             "(README, 'Updating a shared deck')."
         )
     if c.removed:
-        typer.echo(f"  removed: {', '.join(e.id for e in c.removed)}")
-        typer.echo(
+        session.say(f"  removed: {', '.join(e.id for e in c.removed)}")
+        session.say(
             "    A package cannot delete notes. To delete them in Anki, search the browser for:"
         )
-        typer.echo(f"    nid:{','.join(str(e.anki_id) for e in c.removed)}")
+        session.say(f"    nid:{','.join(str(e.anki_id) for e in c.removed)}")
     state = "updated; commit it with the card file" if result.lock_written else "unchanged"
-    typer.echo(f"  lock  {result.lock} ({state})")
+    session.say(f"  lock  {result.lock} ({state})")
 
 
 @app.command()
 def build(
+    ctx: typer.Context,
     sources: Sources = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write packages to.")] = Path(
         "output"
@@ -181,27 +182,68 @@ def build(
     no_preview: Annotated[
         bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")
     ] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
 
     Example: deckbuilder build cards/ --out output/
     """
-    if not no_preview:
-        _print_build_preview(_sources(sources), media)
-    from .pipeline import build as build_decks
+    from .pipeline import check as check_decks
+    from .pipeline import write_packages
 
-    results = build_decks(_sources(sources), out, timestamp=_timestamp(), media_dir=media)
+    session = _session(ctx)
+    session.json = as_json
+    rendered = check_decks(_sources(sources), media_dir=media)
+    previews = {}
+    if not no_preview:
+        from .preview import build_previews, summary_line
+
+        for p in build_previews([rd.deck for rd in rendered]):
+            previews[p.deck.key] = p
+            if not as_json:
+                session.say(f"preview {p.deck.name}: {summary_line(p)}")
+    results = write_packages(rendered, out, timestamp=_timestamp())
+    _print_warnings(rendered)
+    if as_json:
+        decks = []
+        for result in results:
+            entry = _deck_summary(result.rendered.deck)
+            entry.update(_build_facts(result))
+            if result.rendered.deck.key in previews:
+                entry["preview"] = previews[result.rendered.deck.key].summary.as_dict()
+            decks.append(entry)
+        session.emit_json({"ok": True, "decks": decks})
+        return
     for result in results:
         rd = result.rendered
-        typer.echo(f"{rd.deck.name}  ({rd.deck.source})")
+        session.say(f"{rd.deck.name}  ({rd.deck.source})")
         for kind, (notes, cards) in rd.deck.counts().items():
-            typer.echo(
+            session.say(
                 f"  {kind.value:<6} {_plural(notes, 'note'):>10}  {_plural(cards, 'card'):>10}"
             )
-        typer.echo(f"  media  {_plural(len(rd.media), 'file'):>10}")
-        typer.echo(f"  wrote {result.path} ({_human_size(result.size)})")
-        _show_changes(result)
-    _print_warnings([result.rendered for result in results])
+        session.say(f"  media  {_plural(len(rd.media), 'file'):>10}")
+        session.say(f"  wrote {result.path} ({_human_size(result.size)})")
+        _show_changes(session, result)
+
+
+def _build_facts(result: BuildResult) -> dict[str, Any]:
+    c = result.changes
+    return {
+        "package": str(result.path),
+        "size": result.size,
+        "media": sorted(result.rendered.media),
+        "lock": str(result.lock),
+        "lock_written": result.lock_written,
+        "first_build": result.first_build,
+        "changes": {
+            "added": list(c.added),
+            "changed": list(c.changed),
+            "removed": [{"id": e.id, "search": f"nid:{e.anki_id}"} for e in c.removed],
+            "unchanged": len(c.unchanged),
+            "note_types_changed": [spec.name for spec in c.note_types_changed],
+            "note_types_replaced": [rep.new.name for rep in c.note_types_replaced],
+        },
+    }
 
 
 @app.command()
@@ -414,28 +456,33 @@ def import_(
     )
 
 
-def _print_build_preview(sources: list[Path], media: Path) -> None:
-    """Before build writes anything: one preview summary line per deck."""
-    from .pipeline import check as check_decks
-    from .preview import build_summaries
-
-    for line in build_summaries([rd.deck for rd in check_decks(sources, media_dir=media)]):
-        typer.echo(line)
-
-
 @app.command()
 def preview(
+    ctx: typer.Context,
     sources: Sources = None,
     media: MediaDir = Path("media"),
     retention: Annotated[
-        float, typer.Option("--retention", help="Desired retention, between 0 and 1.")
-    ] = 0.9,
+        Optional[float],  # noqa: UP045 - typer needs Optional on Python 3.10
+        typer.Option(
+            "--retention",
+            help="Desired retention, between 0 and 1. Default: the deck's study block, else 0.9.",
+            show_default=False,
+        ),
+    ] = None,
     new_per_day: Annotated[
-        int, typer.Option("--new-per-day", help="New cards a day (0 or more).")
-    ] = 20,
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--new-per-day",
+            help="New cards a day (0 or more). Default: the deck's study block, else 20.",
+            show_default=False,
+        ),
+    ] = None,
     review_limit: Annotated[
         Optional[int],  # noqa: UP045 - typer needs Optional on Python 3.10
-        typer.Option("--review-limit", help="Maximum reviews a day. Default: no limit."),
+        typer.Option(
+            "--review-limit",
+            help="Maximum reviews a day. Default: the deck's study block, else no limit.",
+        ),
     ] = None,
     days: Annotated[int, typer.Option("--days", help="Days to forecast (1 to 36500).")] = 365,
     params: Annotated[
@@ -463,26 +510,37 @@ def preview(
 
     Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --plot forecast.svg
     """
-    import json
 
     from .chart import FORMATS, write_chart
     from .pipeline import check as check_decks
-    from .preview import check_days, preview_deck, report, settings_from_options, to_json
+    from .preview import (
+        check_days,
+        deck_settings,
+        preview_deck,
+        report,
+        settings_from_options,
+        to_json,
+    )
 
-    settings = settings_from_options(retention, new_per_day, review_limit, params)
+    session = _session(ctx)
+    session.json = as_json
+    overrides = settings_from_options(retention, new_per_day, review_limit, params)
     check_days(days)
     if plot is not None and plot.suffix.lower() not in FORMATS:
         raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
     decks = [rd.deck for rd in check_decks(_sources(sources), media_dir=media)]
-    previews = [preview_deck(deck, settings, days, seed) for deck in decks]
+    previews = []
+    for deck in decks:
+        settings, origin = deck_settings(deck, overrides)
+        previews.append(preview_deck(deck, settings, days, seed, origin))
     if plot is not None:
         for p in previews:
             target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
             write_chart(p, target)
     if as_json:
-        typer.echo(json.dumps(to_json(previews), ensure_ascii=False, indent=2))
+        session.emit_json(to_json(previews))
         return
-    typer.echo("\n\n".join(report(p) for p in previews))
+    session.say("\n\n".join(report(p) for p in previews))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

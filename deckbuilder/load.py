@@ -313,7 +313,7 @@ class _DeckReader:
             learning_steps=self.steps(value, "learning_steps", defaults.learning_steps),
             relearning_steps=self.steps(value, "relearning_steps", defaults.relearning_steps),
             maximum_interval=interval,
-            line=value.line,
+            line=tree.key_line("study"),
         )
 
     def number(self, value: YValue, key: str) -> float | None:

@@ -15,7 +15,7 @@ from .load import load_decks
 from .manifest import Changes, lock_path, read_manifest, update_manifest, write_manifest
 from .render import RenderedDeck, render_deck, unused_media
 
-__all__ = ["BuildResult", "build", "check"]
+__all__ = ["BuildResult", "build", "check", "write_packages"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,14 @@ def build(
     sources: Sequence[Path], out_dir: Path, *, timestamp: int, media_dir: Path | None = None
 ) -> list[BuildResult]:
     """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
-    its lock file beside the card file (see :mod:`deckbuilder.manifest`).
+    its lock file beside the card file (see :mod:`deckbuilder.manifest`)."""
+    return write_packages(check(sources, media_dir=media_dir), out_dir, timestamp=timestamp)
+
+
+def write_packages(
+    rendered: Sequence[RenderedDeck], out_dir: Path, *, timestamp: int
+) -> list[BuildResult]:
+    """Write checked decks (from :func:`check`) as packages, with their lock files.
 
     ``timestamp`` is the clock (seconds since 1970): it is given only to notes and note
     types whose content changed since the last build. Every lock file is read and every
@@ -65,7 +72,6 @@ def build(
     """
     from .export import Stamps, write_package
 
-    rendered = check(sources, media_dir=media_dir)
     updates = []
     problems: list[Problem] = []
     for rd in rendered:

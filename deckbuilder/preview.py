@@ -25,8 +25,10 @@ from .schedule import (
 
 __all__ = [
     "DeckPreview",
+    "build_previews",
     "build_summaries",
     "check_days",
+    "deck_settings",
     "preview_deck",
     "report",
     "settings_from_options",
@@ -49,11 +51,14 @@ OPTION_NAMES = {
 
 
 def settings_from_options(
-    retention: float, new_per_day: int, review_limit: int | None, params: str | None
-) -> PreviewSettings:
-    """The preview command's option values as settings; a value out of range raises a
-    one-line UsageError naming the option and the allowed range. ``params`` is the
-    parameter list as text, or the name of a file holding it."""
+    retention: float | None,
+    new_per_day: int | None,
+    review_limit: int | None,
+    params: str | None,
+) -> dict[str, Any]:
+    """The preview command's option values that were given, as settings overrides; a
+    value out of range raises a one-line UsageError naming the option and the allowed
+    range. ``params`` is the parameter list as text, or the name of a file holding it."""
     parameters = None
     if params is not None:
         path = Path(params)
@@ -62,18 +67,38 @@ def settings_from_options(
             parameters = parse_parameters(text)
         except ValueError as exc:
             raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
-    settings = PreviewSettings().with_values(
-        desired_retention=retention,
-        new_per_day=new_per_day,
-        review_limit=review_limit,
-        parameters=parameters,
-    )
-    problems = settings.problems()
+    overrides = {
+        "desired_retention": retention,
+        "new_per_day": new_per_day,
+        "review_limit": review_limit,
+        "parameters": parameters,
+    }
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    problems = PreviewSettings().with_values(**overrides).problems()
     if problems:
         raise UsageError(
             "; ".join(f"{OPTION_NAMES.get(p.name, p.name)}: {p.message}" for p in problems)
         )
-    return settings
+    return overrides
+
+
+def deck_settings(
+    deck: Deck, overrides: dict[str, Any] | None = None
+) -> tuple[PreviewSettings, str]:
+    """The settings a deck is previewed with, and a sentence saying where they come from:
+    the deck's ``study:`` block when it has one, else the preview defaults; options given
+    on the command line win over both."""
+    overrides = overrides or {}
+    if deck.study is not None:
+        base = PreviewSettings.from_study(deck.study)
+        origin = f"the deck's study block ({deck.source}:{deck.study.line})"
+    else:
+        base = PreviewSettings()
+        origin = "preview defaults (the deck has no study block)"
+    if overrides:
+        options = ", ".join(OPTION_NAMES.get(k, k) for k in overrides)
+        origin += f", with {options} from the command line"
+    return base.with_values(**overrides), origin
 
 
 def check_days(days: int) -> None:
@@ -81,13 +106,21 @@ def check_days(days: int) -> None:
         raise UsageError(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
 
 
-def build_summaries(decks: Sequence[Deck]) -> list[str]:
-    """The line ``build`` prints for each deck before writing (default preview settings)."""
-    lines = []
+def build_previews(decks: Sequence[Deck]) -> list[DeckPreview]:
+    """The preview ``build`` shows for each deck before writing: the deck's own study
+    settings, or the preview defaults."""
+    out = []
     for deck in decks:
-        p = preview_deck(deck, PreviewSettings(), days=DEFAULT_DAYS, seed=DEFAULT_SEED)
-        lines.append(f"preview {deck.name}: {summary_line(p)}")
-    return lines
+        settings, origin = deck_settings(deck)
+        out.append(
+            preview_deck(deck, settings, days=DEFAULT_DAYS, seed=DEFAULT_SEED, origin=origin)
+        )
+    return out
+
+
+def build_summaries(decks: Sequence[Deck]) -> list[str]:
+    """The line ``build`` prints for each deck before writing."""
+    return [f"preview {p.deck.name}: {summary_line(p)}" for p in build_previews(decks)]
 
 
 @dataclass(frozen=True)
@@ -97,6 +130,7 @@ class DeckPreview:
     ladder: Ladder
     forecast: Forecast
     summary: Summary
+    origin: str = "preview defaults"  # where the settings come from, for people
 
     def as_dict(self) -> dict[str, Any]:
         s = self.settings
@@ -114,17 +148,20 @@ class DeckPreview:
                 "maximum_interval": s.maximum_interval,
                 "parameters": list(s.parameters),
             },
+            "settings_from": self.origin,
             "ladder": self.ladder.as_dict(),
             "forecast": self.forecast.as_dict(),
             "summary": self.summary.as_dict(),
         }
 
 
-def preview_deck(deck: Deck, settings: PreviewSettings, days: int, seed: int) -> DeckPreview:
+def preview_deck(
+    deck: Deck, settings: PreviewSettings, days: int, seed: int, origin: str = "preview defaults"
+) -> DeckPreview:
     """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
     c1..c3 is three cards)."""
     fc = forecast(deck.card_count, settings, days, seed=seed)
-    return DeckPreview(deck, settings, ladder(settings, days), fc, summarize(fc))
+    return DeckPreview(deck, settings, ladder(settings, days), fc, summarize(fc), origin)
 
 
 def to_json(previews: Sequence[DeckPreview]) -> dict[str, Any]:
@@ -196,6 +233,7 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lines = [
         f"{p.deck.name}  ({p.deck.source})  {sm.cards} cards",
         f"  {_settings_line(p)}",
+        f"  settings from {p.origin}",
         "",
         "Interval ladder of a new card: days to the next review (FSRS, no fuzz, no learning steps)",
         f"  Good         {_ladder_row(lad.good)}",

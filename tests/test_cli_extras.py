@@ -201,3 +201,24 @@ def test_every_command_help_ends_with_an_example(cli: CliRun, name: str) -> None
     result = cli(name, "--help")
     assert result.code == 0
     assert re.search(r"Example: deckbuilder \S", result.out), result.out
+
+
+def test_build_json_reports_packages_changes_and_preview(project: Path, cli: CliRun) -> None:
+    result = cli("build", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    (deck,) = data["decks"]
+    assert data["ok"] is True and deck["id"] == "gradient-checkpointing"
+    assert deck["package"] == str(Path("output") / "gradient-checkpointing.apkg")
+    assert deck["size"] == (project / "output" / "gradient-checkpointing.apkg").stat().st_size
+    assert deck["media"] == ["checkpoint-chain.svg"]
+    assert deck["changes"]["unchanged"] == 14 and deck["changes"]["added"] == []
+    assert deck["preview"]["cards"] == 21
+    again = json.loads(cli("build", "--json", "--no-preview").out)["decks"][0]
+    assert "preview" not in again and again["lock_written"] is False
+
+
+def test_quiet_build_prints_nothing_but_writes(project: Path, cli: CliRun) -> None:
+    result = cli("-q", "build")
+    assert result.code == 0 and result.out == "" and result.err == ""
+    assert (project / "output" / "gradient-checkpointing.apkg").is_file()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,9 @@ from deckbuilder.load import load_deck
 from deckbuilder.model import StudySettings
 from deckbuilder.pipeline import build
 
-from .conftest import import_package
+from .conftest import Run, import_package
+
+CliRun = Callable[..., Run]
 
 STUDY = """deck: "Study::Test"
 id: study-test
@@ -141,3 +145,49 @@ def test_reimporting_keeps_one_preset_until_the_settings_change(
     assert conf["id"] == preset_id("study-test", study) and conf["new"]["perDay"] == 12
     assert conf["name"] == preset_name(load_deck(source), study)
     assert len(presets()) == 2  # the old version stays, unused, for the user to delete
+
+
+def test_preview_uses_the_study_block_and_says_so(tmp_path: Path, cli: CliRun) -> None:
+    deck = write(tmp_path, STUDY.format(new=7))
+    data = json.loads(cli("preview", deck, "--json", "--days", "30").out)
+    settings = data["settings"]
+    assert (settings["new_per_day"], settings["review_limit"]) == (7, 77)
+    assert settings["desired_retention"] == 0.85 and settings["maximum_interval"] == 400
+    assert settings["learning_steps_seconds"] == [30.0, 300.0]
+    assert data["settings_from"] == f"the deck's study block ({deck}:3)"
+    text = cli("preview", deck, "--days", "30").out
+    assert "retention 0.85, 7 new/day, review limit 77/day, 30 days" in text
+    assert f"settings from the deck's study block ({deck}:3)" in text
+
+
+def test_command_line_options_win_over_the_study_block(tmp_path: Path, cli: CliRun) -> None:
+    deck = write(tmp_path, STUDY.format(new=7))
+    data = json.loads(cli("preview", deck, "--json", "--new-per-day", "3", "--days", "30").out)
+    assert data["settings"]["new_per_day"] == 3 and data["settings"]["review_limit"] == 77
+    assert data["settings_from"].endswith("with --new-per-day from the command line")
+    assert data["forecast"]["new"][:2] == [1, 0]  # one card: 1 new on day 1
+
+
+def test_without_a_study_block_the_preview_defaults_apply(tmp_path: Path, cli: CliRun) -> None:
+    deck = write(tmp_path, "deck: D\nnotes: [{id: a, front: f, back: b}]\n")
+    data = json.loads(cli("preview", deck, "--json", "--days", "5").out)
+    assert data["settings"]["new_per_day"] == 20 and data["settings"]["review_limit"] is None
+    assert data["settings_from"] == "preview defaults (the deck has no study block)"
+
+
+def test_build_previews_with_the_study_block(tmp_path: Path, cli: CliRun) -> None:
+    source = write(tmp_path, STUDY.format(new=7))
+    with_study = json.loads(cli("build", source, "--out", tmp_path / "out", "--json").out)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "deck.yaml").write_text(
+        STUDY.format(new=7).split("study:")[0] + "notes:\n  - {id: a, front: f, back: b}\n",
+        encoding="utf-8",
+    )
+    without = json.loads(
+        cli("build", plain / "deck.yaml", "--out", tmp_path / "out2", "--json").out
+    )
+    ours, theirs = with_study["decks"][0]["preview"], without["decks"][0]["preview"]
+    assert ours["cards"] == theirs["cards"] == 1
+    # retention 0.85 with a 400-day cap schedules the one card differently from 0.9 uncapped
+    assert ours != theirs
