@@ -36,7 +36,7 @@ def test_preview_shows_ladder_forecast_and_summary(project: Path, cli: CliRun) -
         assert re.search(rf"^  {re.escape(label)}\s+\|[ ▁▂▃▄▅▆▇█]{{60}}\|", out, re.M), label
     assert re.search(r"peak reviews/day\s+\d+ on day \d+", out)
     assert re.search(r"average minutes/day\s+\d+\.\d", out)
-    assert "fully introduced      day 2" in out  # 21 cards at 20 a day
+    assert "fully introduced      day 3" in out  # 21 cards at the study block's 10 a day
     assert re.search(rf"memorized at the end\s+[\d.]+ of {BUNDLED_CARDS} cards", out)
     assert result.err == ""
     assert not (project / "output").exists()
@@ -208,7 +208,7 @@ def test_build_prints_the_preview_summary_before_writing(project: Path, cli: Cli
     assert preview and wrote and preview[-1] < wrote[0]
     assert re.match(
         rf"preview ML Systems::Gradient Checkpointing: {BUNDLED_CARDS} cards; peak \d+ reviews/day "
-        r"\(day \d+\); [\d.]+ min/day; all introduced by day 2; [\d.]+ memorized at day 365$",
+        r"\(day \d+\); [\d.]+ min/day; all introduced by day 3; [\d.]+ memorized at day 365$",
         lines[preview[0]],
     ), lines[preview[0]]
     quiet = cli("build", "--no-preview")
