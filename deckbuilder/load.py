@@ -473,7 +473,8 @@ class _DeckReader:
     def choices(self, item: YMap) -> list[str]:
         value = item.get("choices")
         if value is None or (isinstance(value, YScalar) and value.is_null):
-            self.problem(item.line, "'choices' is required: a list of 2 to 26 answers")
+            line = item.key_line("choices") if "choices" in item.entries else item.line
+            self.problem(line, "'choices' is required: a list of 2 to 26 answers")
             return []
         if not isinstance(value, YSeq):
             self.problem(value.line, f"'choices' must be a list, not {describe(value)}")
@@ -500,9 +501,8 @@ class _DeckReader:
     def answer(self, item: YMap, n_choices: int) -> tuple[int, ...]:
         value = item.get("answer")
         if value is None or (isinstance(value, YScalar) and value.is_null):
-            self.problem(
-                item.line, "'answer' is required: a letter (A) or a list of letters ([A, C])"
-            )
+            line = item.key_line("answer") if "answer" in item.entries else item.line
+            self.problem(line, "'answer' is required: a letter (A) or a list of letters ([A, C])")
             return ()
         entries = value.items if isinstance(value, YSeq) else [value]
         if not entries:

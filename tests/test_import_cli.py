@@ -122,7 +122,7 @@ def test_allow_missing_answers_leaves_them_for_check(workdir: Path, cli: CliRun)
     ]
     assert result.out.strip().endswith("; 2 without an answer")
     written = (workdir / "cards" / "open.yaml").read_text(encoding="utf-8").splitlines()
-    note_lines = [i for i, line in enumerate(written, start=1) if line.startswith("  - id:")]
+    answer_lines = [i for i, line in enumerate(written, start=1) if line.startswith("    answer:")]
     assert (
         "    answer:  # no answer is marked in open.txt (line 3); write the letter(s) here"
         in written
@@ -131,9 +131,10 @@ def test_allow_missing_answers_leaves_them_for_check(workdir: Path, cli: CliRun)
     assert check.code == 1
     errors = check.err.strip().splitlines()
     assert len(errors) == 3 and errors[-1] == "2 problems found; nothing was written."
-    for note_line, error in zip([note_lines[0], note_lines[2]], errors, strict=False):
+    # check points at the empty 'answer:' lines of questions 1 and 3
+    for answer_line, error in zip([answer_lines[0], answer_lines[2]], errors, strict=False):
         assert re.fullmatch(
-            rf"cards/open\.yaml:{note_line}: note '[a-z0-9-]+': 'answer' is required: .*", error
+            rf"cards/open\.yaml:{answer_line}: note '[a-z0-9-]+': 'answer' is required: .*", error
         ), error
 
 
