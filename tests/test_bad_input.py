@@ -279,3 +279,24 @@ def test_loader_property_any_yaml(tmp_path: Path, document: Any) -> None:
 @given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
 def test_loader_property_any_text(tmp_path: Path, text: str) -> None:
     load_text(tmp_path, text)
+
+
+def test_internal_errors_print_one_line_and_a_traceback_only_with_debug(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug is not the user's fault: one line asking for a report, no traceback..."""
+    from deckbuilder import pipeline
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(pipeline, "load_decks", broken)
+    result = cli("check")
+    assert result.code == 3
+    assert result.err.splitlines() == [
+        "Internal error: ZeroDivisionError: simulated bug. This is a bug in deckbuilder; "
+        "please report it with the output of the same command run with --debug."
+    ]
+    # ...and the whole traceback under --debug.
+    with pytest.raises(ZeroDivisionError, match="simulated bug"):
+        cli("--debug", "check")
