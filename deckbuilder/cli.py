@@ -103,10 +103,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _err(text: str, **style: Any) -> None:
+    """A line on stderr, coloured only on a terminal (and never with NO_COLOR set)."""
+    colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    typer.echo(typer.style(text, **style) if colour and style else text, err=True)
+
+
 def _print_warnings(rendered: Sequence[RenderedDeck]) -> None:
     for rd in rendered:
         for warning in rd.warnings:
-            typer.echo(str(warning), err=True)
+            _err(str(warning), fg="yellow")
 
 
 def _show_version(value: bool) -> None:
@@ -562,9 +568,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             session.emit_json({"ok": False, "problems": problems})
             return 1
         for problem in exc.problems:
-            typer.echo(str(problem), err=True)
+            _err(str(problem), fg="red")
         n = len(exc.problems)
-        typer.echo(f"{_plural(n, 'problem')} found; nothing was written.", err=True)
+        _err(f"{_plural(n, 'problem')} found; nothing was written.", bold=True)
         return 1
     except (UsageError, OutputError) as exc:
         typer.echo(f"Error: {exc}", err=True)

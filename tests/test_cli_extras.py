@@ -222,3 +222,50 @@ def test_quiet_build_prints_nothing_but_writes(project: Path, cli: CliRun) -> No
     result = cli("-q", "build")
     assert result.code == 0 and result.out == "" and result.err == ""
     assert (project / "output" / "gradient-checkpointing.apkg").is_file()
+
+
+def run_on_terminal(cmd: list[str], env: dict[str, str]) -> tuple[int, bytes]:
+    """Run ``cmd`` with a pseudo-terminal as stdin, stdout and stderr; return its exit
+    status and everything it wrote."""
+    import os
+    import pty
+    import subprocess
+
+    leader, follower = pty.openpty()
+    proc = subprocess.run(
+        cmd, stdin=follower, stdout=follower, stderr=follower, env=env, check=False
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO once the child side is closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    return proc.returncode, seen
+
+
+def test_errors_are_plain_when_piped_and_coloured_on_a_terminal(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("deck: D\nnotes: []\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "deckbuilder", "check", str(bad)]
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["PYTHONPATH"] = str(ROOT)
+    piped = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert piped.returncode == 1 and "\x1b[" not in piped.stderr
+    assert piped.stderr.startswith(f"{bad}:2: 'notes' is empty")
+
+    code, seen = run_on_terminal(cmd, env)
+    assert code == 1
+    assert b"\x1b[31m" in seen and f"{bad}:2: 'notes' is empty".encode() in seen
+
+    code, plain = run_on_terminal(cmd, {**env, "NO_COLOR": "1"})
+    assert code == 1 and b"\x1b[" not in plain and b"'notes' is empty" in plain
