@@ -27,7 +27,15 @@ from .model import (
 )
 from .yamlsource import YMap, YScalar, YSeq, YValue, describe, parse_yaml
 
-__all__ = ["ALL_LANGUAGES", "ID_RE", "LANG_RE", "find_sources", "load_deck", "load_deck_languages", "load_decks"]
+__all__ = [
+    "ALL_LANGUAGES",
+    "ID_RE",
+    "LANG_RE",
+    "find_sources",
+    "load_deck",
+    "load_deck_languages",
+    "load_decks",
+]
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 SOURCE_SUFFIXES = (".yaml", ".yml")
