@@ -333,6 +333,27 @@ class _DeckReader:
             return None
         return hit
 
+    def same_clozes(self, value: YValue | None) -> None:
+        """Every language of a cloze text must number its deletions alike, so that each
+        language's deck has the same cards (a translation slip otherwise goes unnoticed)."""
+        if not isinstance(value, YMap) or not self.languages:
+            return
+        numbers = {
+            code: cloze_ordinals(text.raw)
+            for code, (_, text) in value.entries.items()
+            if code in self.languages and isinstance(text, YScalar) and not text.is_null
+        }
+        if len(set(numbers.values())) > 1:
+            shown = "; ".join(
+                f"{code}: {', '.join(f'c{n}' for n in ords) or 'none'}"
+                for code, ords in numbers.items()
+            )
+            self.problem(
+                value.line,
+                f"the languages of 'text' number their deletions differently ({shown}); "
+                "give every language the same {{cN::...}} numbers",
+            )
+
     def declared_languages(self, tree: YMap) -> tuple[str, ...]:
         """The declared ``languages:`` (validated), or () when the file has none."""
         value = tree.get("languages")
@@ -705,6 +726,7 @@ class _DeckReader:
 
     def cloze(self, item: YMap, common: dict[str, object]) -> ClozeNote:
         text = self.text(item, "text", required=True)
+        self.same_clozes(item.get("text"))
         if text.strip():
             if not cloze_ordinals(text):
                 line = item.key_line("text")

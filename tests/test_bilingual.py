@@ -119,6 +119,12 @@ def test_fallback_uses_the_default_language_and_warns(tmp_path: Path) -> None:
             "language 'ko' is listed twice",
         ),
         (
+            "deck: D\nlanguages: [ko, en]\nnotes:\n  - id: a\n    text:\n"
+            "      ko: '{{c1::가}} {{c2::나}}'\n      en: '{{c1::a}} b'\n",
+            6,
+            "number their deletions differently (ko: c1, c2; en: c1)",
+        ),
+        (
             "deck: D\nlanguages: [ko]\nnotes:\n  - {id: {ko: a}, front: f, back: b}\n",
             4,
             "'id' must be text, not a mapping",
