@@ -39,7 +39,7 @@ def test_language_maps_resolve_to_one_language(
     (note,) = deck.notes
     assert isinstance(note, McqNote)
     assert (deck.name, note.question, note.choices[0]) == (name, question, first)
-    assert deck.key == f"words.{lang or 'en'}" and deck.languages == ("en", "ko")
+    assert deck.key == f"words.{lang or 'en'}" and deck.languages == ("en", "ko", "fr")
 
 
 def test_all_languages_and_a_plain_name_is_suffixed(tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_language_mistakes(tmp_path: Path, text: str, line: int, message: str) -
 def test_cli_lang_options(tmp_path: Path, cli: CliRun) -> None:
     unknown = cli("check", WORDS, "--lang", "de")
     assert unknown.code == 1
-    assert "no language 'de' in this deck; it declares en, ko" in unknown.err
+    assert "no language 'de' in this deck; it declares en, ko, fr" in unknown.err
     bad = cli("check", WORDS, "--lang", "Korean!")
     assert bad.code == 1 and "--lang must be a language code" in bad.err
     path = write(tmp_path, MISSING)

@@ -290,6 +290,8 @@ LABELS = {
     # English card whose question holds Hangul: the deck's language wins over detection.
     "words.en/meaning": ("choose all that apply", "correct"),
     "words.ko/meaning": ("해당하는 것을 모두 고르세요", "정답"),
+    # A language without labels of its own gets English ones, Hangul or not.
+    "words.fr/meaning": ("choose all that apply", "correct"),
 }
 
 

@@ -47,8 +47,10 @@
     tagged = marked ? marked.getAttribute("data-db-lang") : "";
   }
   var lang = (tagged || "").trim().toLowerCase().split("-")[0];
-  if (!Object.prototype.hasOwnProperty.call(LABELS, lang)) {
-    /* No (known) language given: Hangul in the question or the choices means Korean. */
+  if (lang && !Object.prototype.hasOwnProperty.call(LABELS, lang)) {
+    lang = "en"; /* a language without labels of its own */
+  } else if (!lang) {
+    /* No language given: Hangul in the question or the choices means Korean. */
     lang = /[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]/.test(
       (question ? question.textContent : "") + box.textContent) ? "ko" : "en";
   }
