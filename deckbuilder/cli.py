@@ -43,6 +43,35 @@ Sources = Annotated[
 MediaDir = Annotated[
     Path, typer.Option("--media", help="Folder of images and sounds the cards refer to.")
 ]
+Lang = Annotated[
+    Optional[str],  # noqa: UP045 - typer needs Optional on Python 3.10
+    typer.Option(
+        "--lang",
+        help="Language of decks that declare 'languages:': a code (ko) or 'all'. "
+        "Files without 'languages:' are unaffected.",
+        show_default=False,
+    ),
+]
+Fallback = Annotated[
+    bool,
+    typer.Option(
+        "--fallback",
+        help="A text missing the language uses the deck's default language (with a "
+        "warning) instead of failing.",
+    ),
+]
+
+
+def _lang(value: str | None, default: str | None) -> str | None:
+    """Check --lang; None means the deck's first language."""
+    from .load import ALL_LANGUAGES, LANG_RE
+
+    if value is None:
+        return default
+    value = value.strip()
+    if value != ALL_LANGUAGES and not LANG_RE.match(value):
+        raise UsageError(f"--lang must be a language code like ko or en, or 'all', not {value!r}")
+    return value
 
 
 @dataclass
@@ -189,17 +218,24 @@ def build(
         bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")
     ] = False,
     as_json: JsonFlag = False,
+    lang: Lang = None,
+    fallback: Fallback = False,
 ) -> None:
     """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
 
-    Example: deckbuilder build cards/ --out output/
+    A deck with 'languages:' gives one package per language, OUT/<deck id>.<lang>.apkg
+    (all of them by default; --lang ko for one).
+
+    Example: deckbuilder build cards/ --out output/ --lang all
     """
     from .pipeline import check as check_decks
     from .pipeline import write_packages
 
     session = _session(ctx)
     session.json = as_json
-    rendered = check_decks(_sources(sources), media_dir=media)
+    rendered = check_decks(
+        _sources(sources), media_dir=media, lang=_lang(lang, "all"), fallback=fallback
+    )
     previews = {}
     if not no_preview:
         from .preview import build_previews, summary_line
@@ -258,8 +294,11 @@ def check(
     sources: Sources = None,
     media: MediaDir = Path("media"),
     as_json: JsonFlag = False,
+    lang: Lang = None,
+    fallback: Fallback = False,
 ) -> None:
-    """Validate card files without writing anything.
+    """Validate card files without writing anything (every language of a deck with
+    'languages:', unless --lang picks one).
 
     Example: deckbuilder check cards/gradient-checkpointing.yaml
     """
@@ -267,7 +306,9 @@ def check(
 
     session = _session(ctx)
     session.json = as_json
-    rendered = check_decks(_sources(sources), media_dir=media)
+    rendered = check_decks(
+        _sources(sources), media_dir=media, lang=_lang(lang, "all"), fallback=fallback
+    )
     _print_warnings(rendered)
     if as_json:
         session.emit_json({"ok": True, "decks": [_deck_summary(rd.deck) for rd in rendered]})
@@ -282,8 +323,15 @@ def check(
 
 
 @app.command("list")
-def list_(ctx: typer.Context, sources: Sources = None, as_json: JsonFlag = False) -> None:
-    """List decks: file, notes and cards per note type, tags.
+def list_(
+    ctx: typer.Context,
+    sources: Sources = None,
+    as_json: JsonFlag = False,
+    lang: Lang = None,
+    fallback: Fallback = False,
+) -> None:
+    """List decks: file, notes and cards per note type, tags (one row per language of a
+    deck with 'languages:', unless --lang picks one).
 
     Example: deckbuilder list cards/
     """
@@ -291,7 +339,7 @@ def list_(ctx: typer.Context, sources: Sources = None, as_json: JsonFlag = False
 
     session = _session(ctx)
     session.json = as_json
-    decks = load_decks(_sources(sources))
+    decks = load_decks(_sources(sources), lang=_lang(lang, "all"), fallback=fallback)
     if as_json:
         session.emit_json({"ok": True, "decks": [_deck_summary(d) for d in decks]})
         return
@@ -383,6 +431,7 @@ def _deck_summary(deck: Deck) -> dict[str, Any]:
         "id": deck.key,
         "name": deck.name,
         "file": str(deck.source),
+        "lang": deck.lang or None,
         "notes": len(deck.notes),
         "cards": deck.card_count,
         "by_type": {kind.value: {"notes": n, "cards": c} for kind, (n, c) in deck.counts().items()},
@@ -508,6 +557,8 @@ def preview(
             "--plot", help="Also draw the forecast to FILE (.svg or .png).", show_default=False
         ),
     ] = None,
+    lang: Lang = None,
+    fallback: Fallback = False,
 ) -> None:
     """Preview FSRS review intervals and the study workload of each deck, before export.
 
@@ -534,7 +585,11 @@ def preview(
     check_days(days)
     if plot is not None and plot.suffix.lower() not in FORMATS:
         raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
-    decks = [rd.deck for rd in check_decks(_sources(sources), media_dir=media)]
+    # One language is enough to forecast (default: the deck's first); --lang all shows each.
+    rendered = check_decks(
+        _sources(sources), media_dir=media, lang=_lang(lang, None), fallback=fallback
+    )
+    decks = [rd.deck for rd in rendered]
     previews = []
     for deck in decks:
         settings, origin = deck_settings(deck, overrides)

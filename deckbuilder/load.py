@@ -27,7 +27,15 @@ from .model import (
 )
 from .yamlsource import YMap, YScalar, YSeq, YValue, describe, parse_yaml
 
-__all__ = ["ID_RE", "find_sources", "load_deck", "load_decks"]
+__all__ = [
+    "ALL_LANGUAGES",
+    "ID_RE",
+    "LANG_RE",
+    "find_sources",
+    "load_deck",
+    "load_deck_languages",
+    "load_decks",
+]
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 SOURCE_SUFFIXES = (".yaml", ".yml")
@@ -37,7 +45,14 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FIELD_BYTES = 1024 * 1024
 MAX_NOTES = 100_000
 
-DECK_KEYS = ("deck", "id", "description", "tags", "study", "notes")
+DECK_KEYS = ("deck", "id", "languages", "description", "tags", "study", "notes")
+# A language code (BCP 47 shape, lowercase primary subtag): ko, en, pt-BR, zh-Hant.
+LANG_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*\Z")
+ALL_LANGUAGES = "all"  # load_decks(lang=...): one Deck per declared language
+# Fields that may be a map from language code to text (choices: each entry).
+LOCALIZED_KEYS = frozenset(
+    ("deck", "description", "question", "choices", "explanation", "text", "extra", "front", "back")
+)
 STUDY_KEYS = (
     "new_per_day",
     "review_limit",
@@ -90,13 +105,24 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
     return unique
 
 
-def load_decks(paths: Sequence[Path], media_dir: Path | None = None) -> list[Deck]:
-    """Load every card file under ``paths``; raise one DeckError listing all problems."""
+def load_decks(
+    paths: Sequence[Path],
+    media_dir: Path | None = None,
+    *,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> list[Deck]:
+    """Load every card file under ``paths``; raise one DeckError listing all problems.
+
+    ``lang`` picks the language of files that declare ``languages:`` (see
+    :func:`load_deck_languages`); files without it load as they are."""
     decks: list[Deck] = []
     problems: list[Problem] = []
     for source in find_sources(paths):
         try:
-            decks.append(load_deck(source, media_dir=media_dir))
+            decks.extend(
+                load_deck_languages(source, media_dir=media_dir, lang=lang, fallback=fallback)
+            )
         except DeckError as exc:
             problems.extend(exc.problems)
     first_file: dict[str, Deck] = {}
@@ -140,11 +166,59 @@ def read_text(path: Path) -> str:
     return text.replace("\r\n", "\n")
 
 
-def load_deck(path: Path, media_dir: Path | None = None) -> Deck:
-    """Load and validate one card file."""
-    text = read_text(path)
-    tree = parse_yaml(text, str(path))
-    return _DeckReader(path, media_dir).read(tree)
+def load_deck(
+    path: Path, media_dir: Path | None = None, *, lang: str | None = None, fallback: bool = False
+) -> Deck:
+    """Load and validate one card file, in one language: ``lang``, or the file's default
+    (first) language when ``lang`` is None. A file without ``languages:`` ignores ``lang``."""
+    if lang == ALL_LANGUAGES:
+        raise ValueError("load_deck gives one language; use load_deck_languages for 'all'")
+    (deck,) = load_deck_languages(path, media_dir, lang=lang, fallback=fallback)
+    return deck
+
+
+def load_deck_languages(
+    path: Path, media_dir: Path | None = None, *, lang: str | None = None, fallback: bool = False
+) -> list[Deck]:
+    """Load one card file as one Deck per wanted language.
+
+    ``lang``: None for the default (first declared) language, ``"all"`` for every declared
+    language, or a code the file declares. A file without ``languages:`` gives one Deck
+    whatever ``lang`` says. With ``fallback``, a field missing the language uses the
+    default language's text and the Deck carries a warning; without it that is an error."""
+    file = str(path)
+    tree = parse_yaml(read_text(path), file)
+    probe = _DeckReader(path, media_dir)
+    languages = probe.declared_languages(tree) if isinstance(tree, YMap) else ()
+    if probe.problems:
+        raise DeckError(probe.problems)
+    if not languages:
+        return [_DeckReader(path, media_dir).read(tree)]
+    assert isinstance(tree, YMap)
+    if lang is None:
+        wanted = languages[:1]
+    elif lang == ALL_LANGUAGES:
+        wanted = languages
+    elif lang in languages:
+        wanted = (lang,)
+    else:
+        raise DeckError.single(
+            file,
+            f"no language '{lang}' in this deck; it declares {', '.join(languages)} "
+            f"(or use --lang {ALL_LANGUAGES})",
+            tree.key_line("languages"),
+        )
+    decks: list[Deck] = []
+    problems: list[Problem] = []
+    for code in wanted:
+        try:
+            decks.append(_DeckReader(path, media_dir, languages, code, fallback).read(tree))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        # A mistake outside the language maps shows once, not once per language.
+        raise DeckError(list(dict.fromkeys(problems)))
+    return decks
 
 
 def _lines(item: YMap) -> dict[str, int]:
@@ -164,11 +238,22 @@ def _suggest(key: str, allowed: Iterable[str]) -> str:
 class _DeckReader:
     """Walks the located YAML tree, collecting problems instead of stopping at the first."""
 
-    def __init__(self, path: Path, media_dir: Path | None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        media_dir: Path | None,
+        languages: tuple[str, ...] = (),
+        lang: str = "",
+        fallback: bool = False,
+    ) -> None:
         self.path = path
         self.file = str(path)
         self.media_dir = media_dir
+        self.languages = languages  # declared, default first; () for a one-language file
+        self.lang = lang  # the language being read
+        self.fallback = fallback
         self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
         self.note_id: str | None = None  # the note being read, for messages
 
     # -- reporting -------------------------------------------------------------------------
@@ -186,6 +271,11 @@ class _DeckReader:
         return self.as_text(value, key, required=required)
 
     def as_text(self, value: YValue, what: str, *, required: bool = False) -> str:
+        if isinstance(value, YMap) and what.split("[")[0] in LOCALIZED_KEYS:
+            picked = self.pick_language(value, what)
+            if picked is None:
+                return ""
+            value = picked
         if not isinstance(value, YScalar) or value.is_null:
             self.problem(value.line, f"'{what}' must be text, not {describe(value)}")
             return ""
@@ -199,6 +289,97 @@ class _DeckReader:
         if required and not out.strip():
             self.problem(value.line, f"'{what}' is empty")
         return out
+
+    def pick_language(self, value: YMap, what: str) -> YValue | None:
+        """The text of ``self.lang`` in a language map (``{ko: ..., en: ...}``)."""
+        if not self.languages:
+            codes = ", ".join(value.entries) or "ko, en"
+            self.problem(
+                value.line,
+                f"'{what}' is a language map; declare the deck's languages first, "
+                f"e.g. 'languages: [{codes}]' (the first is the default)",
+            )
+            return None
+        declared = ", ".join(self.languages)
+        for code, (line, _) in value.entries.items():
+            if code not in self.languages:
+                self.problem(
+                    line,
+                    f"'{what}' has text in '{code}', a language the deck does not declare "
+                    f"(languages: [{declared}]){_suggest(code, self.languages)}",
+                )
+        hit = value.get(self.lang)
+        default = self.languages[0]
+        if hit is None and self.fallback and value.get(default) is not None:
+            self.warnings.append(
+                Problem(
+                    self.file,
+                    value.line,
+                    f"warning: '{what}' has no '{self.lang}' text; using the '{default}' text",
+                    self.note_id,
+                )
+            )
+            hit = value.get(default)
+        if hit is None:
+            hint = " or build with --fallback" if value.get(default) is not None else ""
+            self.problem(
+                value.line,
+                f"'{what}' has no '{self.lang}' text (languages: [{declared}]); "
+                f"add '{self.lang}:'{hint}",
+            )
+            return None
+        if isinstance(hit, YMap):
+            self.problem(hit.line, f"'{what}' in '{self.lang}' must be text, not a mapping")
+            return None
+        return hit
+
+    def same_clozes(self, value: YValue | None) -> None:
+        """Every language of a cloze text must number its deletions alike, so that each
+        language's deck has the same cards (a translation slip otherwise goes unnoticed)."""
+        if not isinstance(value, YMap) or not self.languages:
+            return
+        numbers = {
+            code: cloze_ordinals(text.raw)
+            for code, (_, text) in value.entries.items()
+            if code in self.languages and isinstance(text, YScalar) and not text.is_null
+        }
+        if len(set(numbers.values())) > 1:
+            shown = "; ".join(
+                f"{code}: {', '.join(f'c{n}' for n in ords) or 'none'}"
+                for code, ords in numbers.items()
+            )
+            self.problem(
+                value.line,
+                f"the languages of 'text' number their deletions differently ({shown}); "
+                "give every language the same {{cN::...}} numbers",
+            )
+
+    def declared_languages(self, tree: YMap) -> tuple[str, ...]:
+        """The declared ``languages:`` (validated), or () when the file has none."""
+        value = tree.get("languages")
+        if value is None:
+            return ()
+        if not isinstance(value, YSeq) or not value.items:
+            self.problem(
+                value.line,
+                "'languages' must be a list of language codes, e.g. [ko, en] "
+                f"(the first is the default), not {describe(value) if not isinstance(value, YSeq) else 'an empty list'}",
+            )
+            return ()
+        out: list[str] = []
+        for item in value.items:
+            code = item.raw.strip() if isinstance(item, YScalar) and not item.is_null else ""
+            if not LANG_RE.match(code) or code == ALL_LANGUAGES:
+                shown = code or describe(item)
+                self.problem(
+                    item.line,
+                    f"language '{shown}' is not a language code like ko, en or pt-BR",
+                )
+            elif code in out:
+                self.problem(item.line, f"language '{code}' is listed twice")
+            else:
+                out.append(code)
+        return tuple(out)
 
     def tags(self, ymap: YMap) -> tuple[str, ...]:
         value = ymap.get("tags")
@@ -241,11 +422,17 @@ class _DeckReader:
             )
         self.unknown_keys(tree, DECK_KEYS, "the deck")
         name = self.text(tree, "deck", required=True).strip()
+        name_map = tree.get("deck")
+        if self.lang and not (isinstance(name_map, YMap) and name_map.get(self.lang) is not None):
+            # One name for several languages: suffix it, so the decks differ in Anki.
+            name = f"{name} ({self.lang})" if name else name
         if name and any(not part.strip() for part in name.split("::")):
             self.problem(
                 tree.key_line("deck"), f"deck name '{name}' has an empty part between '::'"
             )
         key = self.deck_key(tree)
+        if self.lang and key:
+            key = f"{key}.{self.lang}"
         description = self.text(tree, "description")
         tags = self.tags(tree)
         study = self.study(tree)
@@ -262,6 +449,9 @@ class _DeckReader:
             tags=tags,
             media_dirs=media_dirs,
             study=study,
+            lang=self.lang,
+            languages=self.languages,
+            warnings=tuple(dict.fromkeys(self.warnings)),
         )
 
     def deck_key(self, tree: YMap) -> str:
@@ -536,6 +726,7 @@ class _DeckReader:
 
     def cloze(self, item: YMap, common: dict[str, object]) -> ClozeNote:
         text = self.text(item, "text", required=True)
+        self.same_clozes(item.get("text"))
         if text.strip():
             if not cloze_ordinals(text):
                 line = item.key_line("text")

@@ -13,6 +13,8 @@ from enum import Enum
 from pathlib import Path
 from typing import ClassVar
 
+from .errors import Problem
+
 __all__ = [
     "CLOZE_RE",
     "BasicNote",
@@ -151,6 +153,13 @@ class Deck:
     tags: tuple[str, ...] = ()
     media_dirs: tuple[Path, ...] = field(default=(), compare=False)
     study: StudySettings | None = None  # None: the file has no study block
+    # A bilingual file gives one Deck per language (key "<id>.<lang>"); "" for a file
+    # without ``languages:``. ``languages`` is what the file declares, default first.
+    lang: str = ""
+    languages: tuple[str, ...] = ()
+    # Worth telling the author, found while loading (e.g. a --fallback to the default
+    # language); the renderer passes them on in RenderedDeck.warnings.
+    warnings: tuple[Problem, ...] = field(default=(), compare=False)
 
     @property
     def card_count(self) -> int:

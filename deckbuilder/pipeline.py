@@ -29,10 +29,17 @@ class BuildResult:
     lock_written: bool  # whether the lock file changed
 
 
-def check(sources: Sequence[Path], media_dir: Path | None = None) -> list[RenderedDeck]:
+def check(
+    sources: Sequence[Path],
+    media_dir: Path | None = None,
+    *,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> list[RenderedDeck]:
     """Load, validate and render every deck; raise one DeckError with all problems.
-    Media files no deck uses are reported once, in the first deck's ``warnings``."""
-    decks = load_decks(sources, media_dir=media_dir)
+    Media files no deck uses are reported once, in the first deck's ``warnings``.
+    ``lang`` and ``fallback``: see :func:`deckbuilder.load.load_deck_languages`."""
+    decks = load_decks(sources, media_dir=media_dir, lang=lang, fallback=fallback)
     rendered: list[RenderedDeck] = []
     problems: list[Problem] = []
     for deck in decks:
@@ -53,11 +60,19 @@ def package_path(out_dir: Path, rd: RenderedDeck) -> Path:
 
 
 def build(
-    sources: Sequence[Path], out_dir: Path, *, timestamp: int, media_dir: Path | None = None
+    sources: Sequence[Path],
+    out_dir: Path,
+    *,
+    timestamp: int,
+    media_dir: Path | None = None,
+    lang: str | None = None,
+    fallback: bool = False,
 ) -> list[BuildResult]:
     """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
-    its lock file beside the card file (see :mod:`deckbuilder.manifest`)."""
-    return write_packages(check(sources, media_dir=media_dir), out_dir, timestamp=timestamp)
+    its lock file beside the card file (see :mod:`deckbuilder.manifest`). A deck with
+    ``languages:`` is ``<deck id>.<lang>.apkg`` with ``<deck id>.<lang>.lock``."""
+    rendered = check(sources, media_dir=media_dir, lang=lang, fallback=fallback)
+    return write_packages(rendered, out_dir, timestamp=timestamp)
 
 
 def write_packages(

@@ -138,23 +138,35 @@ class _Renderer:
         self.media.setdefault(name, path)
         return name
 
+    def lang(self, html: str, extra: str = "") -> str:
+        """Mark a non-empty field with the deck's language (fonts, screen readers, the
+        template's labels); fields of a deck without ``languages:`` stay as they are."""
+        if not self.deck.lang or not html:
+            return html
+        return f'<div lang="{self.deck.lang}"{extra}>{html}</div>'
+
     def fields(self, note: Note) -> tuple[str, ...]:
+        lang = f' lang="{self.deck.lang}"' if self.deck.lang else ""
         if isinstance(note, McqNote):
             choices = "\n".join(
-                f'<div class="db-choice" data-choice="{letter(i)}">{self.md(text, f"choices[{i}]")}</div>'
+                f'<div class="db-choice" data-choice="{letter(i)}"{lang}>{self.md(text, f"choices[{i}]")}</div>'
                 for i, text in enumerate(note.choices)
             )
             return (
-                self.md(note.question, "question"),
+                # data-db-lang tells the template script which labels to show.
+                self.lang(self.md(note.question, "question"), f' data-db-lang="{self.deck.lang}"'),
                 choices,
                 ", ".join(note.answer_letters),
-                self.md(note.explanation, "explanation"),
+                self.lang(self.md(note.explanation, "explanation")),
                 "yes" if note.shuffle else "no",
             )
         if isinstance(note, ClozeNote):
-            return (self.md(note.text, "text", cloze=True), self.md(note.extra, "extra"))
+            return (
+                self.lang(self.md(note.text, "text", cloze=True)),
+                self.lang(self.md(note.extra, "extra")),
+            )
         assert isinstance(note, BasicNote)
-        return (self.md(note.front, "front"), self.md(note.back, "back"))
+        return (self.lang(self.md(note.front, "front")), self.lang(self.md(note.back, "back")))
 
 
 def render_deck(deck: Deck) -> RenderedDeck:
@@ -175,7 +187,7 @@ def render_deck(deck: Deck) -> RenderedDeck:
         tuple(notes),
         dict(sorted(renderer.media.items())),
         description,
-        tuple(dict.fromkeys(renderer.warnings)),
+        tuple(dict.fromkeys(deck.warnings + tuple(renderer.warnings))),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 __all__ = ["EXAMPLES", "card_schema"]
 
 ID_PATTERN = "^[a-z0-9][a-z0-9_-]*$"
+LANG_PATTERN = "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"  # load.LANG_RE
 SCHEMA_ID = "https://deckbuilder.invalid/card-file.schema.json"
 
 EXAMPLES: list[dict[str, Any]] = [
@@ -51,14 +52,54 @@ EXAMPLES: list[dict[str, Any]] = [
             },
             {"id": "term", "type": "basic", "front": "Activation", "back": "A layer's output."},
         ],
-    }
+    },
+    {
+        "deck": {"ko": "ML 시스템::체크포인팅", "en": "ML Systems::Checkpointing"},
+        "id": "checkpointing",
+        "languages": ["ko", "en"],
+        "notes": [
+            {
+                "id": "tradeoff",
+                "question": {
+                    "ko": "그래디언트 체크포인팅은 무엇을 치르고 메모리를 아낍니까?",
+                    "en": "What does gradient checkpointing trade for lower memory?",
+                },
+                "choices": [
+                    {"ko": "추가 계산", "en": "Extra computation"},
+                    {"ko": "정확도", "en": "Accuracy"},
+                    "`torch.optim.SGD`",
+                ],
+                "answer": "A",
+            },
+            {
+                "id": "store",
+                "text": {
+                    "ko": "활성화는 {{c1::역전파}}에 필요하다.",
+                    "en": "Activations are needed by {{c1::backpropagation}}.",
+                },
+            },
+        ],
+    },
 ]
 
 
-def _text(description: str) -> dict[str, Any]:
+def _localized(plain: dict[str, Any]) -> dict[str, Any]:
+    """``plain``, or a map from language code to ``plain`` (needs the deck's ``languages``)."""
     return {
-        "description": description + " Markdown.",
-        "type": ["string", "number", "boolean"],
+        "type": "object",
+        "description": "The text per language (codes from the deck's 'languages').",
+        "propertyNames": {"pattern": LANG_PATTERN},
+        "additionalProperties": plain,
+        "minProperties": 1,
+    }
+
+
+def _text(description: str, **plain_extra: Any) -> dict[str, Any]:
+    plain = {"type": ["string", "number", "boolean"], **plain_extra}
+    return {
+        "description": description + " Markdown; or a map from language code to text "
+        "({ko: ..., en: ...}) in a deck with 'languages'.",
+        "oneOf": [plain, _localized(plain)],
     }
 
 
@@ -149,6 +190,11 @@ def _study() -> dict[str, Any]:
 def card_schema() -> dict[str, Any]:
     """The JSON Schema (draft-07) of a deckbuilder card file."""
     letter = {"type": "string", "pattern": "^[A-Za-z]$"}
+    deck_name = {
+        "type": "string",
+        "minLength": 1,
+        "pattern": r"^(?!.*::\s*::)(?!\s*::)(?!.*::\s*$).*\S.*$",
+    }
     mcq = _note(
         "mcq",
         "A multiple-choice question: one card.",
@@ -182,11 +228,11 @@ def card_schema() -> dict[str, Any]:
         "cloze",
         "A cloze deletion: one card per {{cN::...}} number.",
         {
-            "text": {
-                **_text("The text with deletions: {{c1::answer}} or {{c1::answer::hint}}."),
-                "type": "string",
-                "pattern": r"\{\{c[0-9]+::",
-            },
+            "text": _text(
+                "The text with deletions: {{c1::answer}} or {{c1::answer::hint}}.",
+                type="string",
+                pattern=r"\{\{c[0-9]+::",
+            ),
             "extra": _text("Shown on the back."),
         },
         ["text"],
@@ -205,16 +251,25 @@ def card_schema() -> dict[str, Any]:
         "type": "object",
         "properties": {
             "deck": {
-                "description": 'Anki deck name; "::" nests decks, e.g. "ML Systems::Checkpointing".',
-                "type": "string",
-                "minLength": 1,
-                "pattern": r"^(?!.*::\s*::)(?!\s*::)(?!.*::\s*$).*\S.*$",
+                "description": 'Anki deck name; "::" nests decks, e.g. "ML Systems::Checkpointing". '
+                "In a deck with 'languages', a map from language code to name, or one name "
+                'that each language\'s deck gets with " (<code>)" appended.',
+                "oneOf": [deck_name, _localized(deck_name)],
             },
             "id": {
                 "description": "Stable deck key (the package is output/<id>.apkg). Default: "
                 "the file name without .yaml.",
                 "type": "string",
                 "pattern": ID_PATTERN,
+            },
+            "languages": {
+                "description": "The languages of a bilingual deck, default first, e.g. "
+                "[ko, en]. Any text may then be a map from language code to text; each "
+                "language builds its own package, <id>.<code>.apkg.",
+                "type": "array",
+                "minItems": 1,
+                "uniqueItems": True,
+                "items": {"type": "string", "pattern": LANG_PATTERN, "not": {"const": "all"}},
             },
             "description": _text("Shown in Anki's deck overview."),
             "tags": _tags("Tags added to every note of the deck."),

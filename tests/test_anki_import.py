@@ -69,34 +69,56 @@ def test_mixed_deck_in_anki(tmp_path: Path, collection: object) -> None:
 
 
 def test_bundled_deck_in_anki(tmp_path: Path, collection: object) -> None:
+    """Both languages of the bundled deck live side by side in one collection."""
     col: object = collection
-    (result,) = build(
+    results = build(
         [copied(ROOT / "cards", tmp_path)],
         tmp_path / "out",
         timestamp=1_700_000_000,
         media_dir=ROOT / "media",
+        lang="all",
     )
-    log = import_package(col, result.path)
-    assert len(log.new) == 14  # type: ignore[attr-defined]
-    assert col.card_count() == 21  # type: ignore[attr-defined]
-    did = col.decks.id_for_name("ML Systems::Gradient Checkpointing")  # type: ignore[attr-defined]
-    assert did and len(col.find_cards(f"did:{did}")) == 21  # type: ignore[attr-defined]
+    assert [r.path.name for r in results] == [
+        "gradient-checkpointing.ko.apkg",
+        "gradient-checkpointing.en.apkg",
+    ]
+    for result in results:
+        log = import_package(col, result.path)
+        assert len(log.new) == 14 and not log.updated and not log.duplicate  # type: ignore[attr-defined]
+    assert col.note_count() == 28 and col.card_count() == 42  # type: ignore[attr-defined]
+    names = {"ko": "ML 시스템::그래디언트 체크포인팅", "en": "ML Systems::Gradient Checkpointing"}
+    guids: dict[str, set[str]] = {}
+    for lang, name in names.items():
+        did = col.decks.id_for_name(name)  # type: ignore[attr-defined]
+        assert did
+        assert len(col.find_cards(f"did:{did}")) == 21  # type: ignore[attr-defined]
+        nids = col.find_notes(f"did:{did}")  # type: ignore[attr-defined]
+        guids[lang] = {col.get_note(nid).guid for nid in nids}  # type: ignore[attr-defined]
+    assert len(guids["ko"]) == len(guids["en"]) == 14 and not guids["ko"] & guids["en"]
 
     notes = notes_by_guid(col)
-    tradeoff = notes[note_guid("gradient-checkpointing", "tradeoff")]
-    assert (
-        tradeoff["Question"]
-        == "그래디언트 체크포인팅은 메모리를 아끼는 대가로 주로 무엇을 치릅니까?"
-    )  # type: ignore[index]
+    tradeoff = notes[note_guid("gradient-checkpointing.ko", "tradeoff")]
+    assert tradeoff["Question"] == (  # type: ignore[index]
+        '<div lang="ko" data-db-lang="ko">'
+        "그래디언트 체크포인팅은 메모리를 아끼는 대가로 주로 무엇을 치릅니까?</div>"
+    )
     back = tradeoff.cards()[0].answer()  # type: ignore[attr-defined]
     assert "역전파에서 필요할 때 다시" in back and 'data-verdict="unanswered"' in back
+    english = notes[note_guid("gradient-checkpointing.en", "tradeoff")]
+    assert english["Question"] == (  # type: ignore[index]
+        '<div lang="en" data-db-lang="en">'
+        "What does gradient checkpointing mainly trade for lower memory use?</div>"
+    )
+    assert '<div class="db-choice" data-choice="A" lang="en">' in english["Choices"]  # type: ignore[index]
+    assert "recomputes them when it needs them" in english.cards()[0].answer()  # type: ignore[attr-defined]
 
-    pytorch = notes[note_guid("gradient-checkpointing", "pytorch-utility")]
-    assert "<code>torch.utils.checkpoint</code>" in pytorch["Choices"]  # type: ignore[index]
-
-    sqrt = notes[note_guid("gradient-checkpointing", "cloze-sqrt")]
-    assert len(sqrt.cards()) == 3  # type: ignore[attr-defined]
-    assert '<img src="checkpoint-chain.svg"' in sqrt.cards()[0].answer()  # type: ignore[attr-defined]
+    for lang in names:
+        pytorch = notes[note_guid(f"gradient-checkpointing.{lang}", "pytorch-utility")]
+        assert "<code>torch.utils.checkpoint</code>" in pytorch["Choices"]  # type: ignore[index]
+        sqrt = notes[note_guid(f"gradient-checkpointing.{lang}", "cloze-sqrt")]
+        assert len(sqrt.cards()) == 3  # type: ignore[attr-defined]
+        answer = sqrt.cards()[0].answer()  # type: ignore[attr-defined]
+        assert '<img src="checkpoint-chain.svg"' in answer and f'<div lang="{lang}">' in answer
     assert (Path(col.media.dir()) / "checkpoint-chain.svg").is_file()  # type: ignore[attr-defined]
     check = col.media.check()  # type: ignore[attr-defined]
     assert list(check.missing) == [] and list(check.unused) == []

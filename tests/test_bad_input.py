@@ -150,7 +150,7 @@ def test_problems_from_several_files_come_together(tmp_path: Path, cli: CliRun) 
         (
             OSError(28, "No space left on device"),
             1,
-            "cannot write output/gradient-checkpointing.apkg: No space left on device; the previous file was kept",
+            "cannot write output/gradient-checkpointing.ko.apkg: No space left on device; the previous file was kept",
         ),
         (KeyboardInterrupt(), 130, "Interrupted; nothing was replaced."),
     ],
@@ -163,8 +163,8 @@ def test_interrupted_build_leaves_previous_package_byte_identical(
     code: int,
     message: str,
 ) -> None:
-    assert cli("build").code == 0
-    package = project / "output" / "gradient-checkpointing.apkg"
+    assert cli("build", "--lang", "ko").code == 0
+    package = project / "output" / "gradient-checkpointing.ko.apkg"
     before = package.read_bytes()
     (project / "cards" / "gradient-checkpointing.yaml").write_text(
         (project / "cards" / "gradient-checkpointing.yaml")
@@ -182,12 +182,12 @@ def test_interrupted_build_leaves_previous_package_byte_identical(
         real(self, *args, **kwargs)
 
     monkeypatch.setattr(zipfile.ZipFile, "writestr", failing_writestr)
-    result = cli("build")
+    result = cli("build", "--lang", "ko")
     assert calls["n"] == 2
     assert result.code == code
     assert message in result.err and "Traceback" not in result.err
     assert package.read_bytes() == before
-    assert sorted(p.name for p in package.parent.iterdir()) == ["gradient-checkpointing.apkg"]
+    assert sorted(p.name for p in package.parent.iterdir()) == ["gradient-checkpointing.ko.apkg"]
 
 
 def test_atomic_write_cleans_up_on_failure(tmp_path: Path) -> None:

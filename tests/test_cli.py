@@ -15,16 +15,32 @@ CliRun = Callable[..., Run]
 
 
 def test_build_bundled_deck_from_a_fresh_project(project: Path, cli: CliRun) -> None:
+    """The bundled deck declares languages: [ko, en]; build makes one package each."""
     result = cli("build")
     assert result.code == 0, result.err
-    package = project / "output" / "gradient-checkpointing.apkg"
-    assert package.is_file() and package.stat().st_size > 1000
-    assert "ML Systems::Gradient Checkpointing" in result.out
-    assert re.search(r"mcq\s+8 notes\s+8 cards", result.out)
-    assert re.search(r"cloze\s+6 notes\s+13 cards", result.out)
-    assert re.search(r"media\s+1 file", result.out)
-    assert f"wrote {Path('output') / 'gradient-checkpointing.apkg'} (" in result.out
+    for lang in ("ko", "en"):
+        package = project / "output" / f"gradient-checkpointing.{lang}.apkg"
+        assert package.is_file() and package.stat().st_size > 1000
+        assert f"wrote {Path('output') / package.name} (" in result.out
+    assert sorted(p.name for p in (project / "output").iterdir()) == [
+        "gradient-checkpointing.en.apkg",
+        "gradient-checkpointing.ko.apkg",
+    ]
+    assert "ML 시스템::그래디언트 체크포인팅  (" in result.out
+    assert "ML Systems::Gradient Checkpointing  (" in result.out
+    assert len(re.findall(r"mcq\s+8 notes\s+8 cards", result.out)) == 2
+    assert len(re.findall(r"cloze\s+6 notes\s+13 cards", result.out)) == 2
+    assert len(re.findall(r"media\s+1 file", result.out)) == 2
     assert result.err == ""
+
+
+def test_build_one_language(project: Path, cli: CliRun) -> None:
+    result = cli("build", "--lang", "en")
+    assert result.code == 0, result.err
+    assert sorted(p.name for p in (project / "output").iterdir()) == [
+        "gradient-checkpointing.en.apkg"
+    ]
+    assert "ML Systems::Gradient Checkpointing  (" in result.out and "시스템" not in result.out
 
 
 def test_build_to_another_folder(project: Path, cli: CliRun) -> None:
@@ -39,7 +55,7 @@ def test_build_to_another_folder(project: Path, cli: CliRun) -> None:
 def test_check_writes_nothing(project: Path, cli: CliRun) -> None:
     result = cli("check")
     assert result.code == 0
-    assert result.out.strip() == "ok: 1 deck, 14 notes, 21 cards"
+    assert result.out.strip() == "ok: 2 decks, 28 notes, 42 cards"  # ko and en
     assert not (project / "output").exists()
 
 
@@ -47,7 +63,7 @@ def test_invalid_input_lists_every_problem_and_keeps_the_old_package(
     project: Path, cli: CliRun
 ) -> None:
     assert cli("build").code == 0
-    package = project / "output" / "gradient-checkpointing.apkg"
+    package = project / "output" / "gradient-checkpointing.ko.apkg"
     before = package.read_bytes()
     source = project / "cards" / "gradient-checkpointing.yaml"
     text = source.read_text(encoding="utf-8")

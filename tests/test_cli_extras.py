@@ -120,6 +120,21 @@ def test_schema_examples_pass_schema_and_loader(tmp_path: Path, example: dict[st
         {"deck": "D", "notes": [{"id": "a", "type": "basic", "text": "{{c1::x}}"}]},
         {"deck": "D", "tags": ["has space"], "notes": [{"id": "a", "front": "f", "back": "b"}]},
         {"deck": "A::::B", "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "D", "languages": [], "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "D", "languages": ["ko", "ko"], "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "D", "languages": ["Korean"], "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "D", "languages": "ko", "notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {
+            "deck": "D",
+            "languages": ["ko"],
+            "notes": [{"id": "a", "front": {"ko": {"nested": "x"}}, "back": "b"}],
+        },
+        {"deck": "D", "languages": ["ko"], "notes": [{"id": "a", "text": {"ko": "no deletion"}}]},
+        {
+            "deck": {"ko": "A::::B"},
+            "languages": ["ko"],
+            "notes": [{"id": "a", "front": "f", "back": "b"}],
+        },
         {
             "deck": "D",
             "notes": [
@@ -146,27 +161,33 @@ def test_schema_and_loader_reject_the_same_mistakes(
 
 
 def test_list_shows_decks_counts_and_tags(project: Path, cli: CliRun) -> None:
-    result = cli("list")
+    result = cli("list", "--lang", "en")
     assert result.code == 0, result.err
     header, row = result.out.strip().splitlines()
     assert header.split() == ["DECK", "ID", "FILE", "MCQ", "CLOZE", "BASIC", "CARDS", "TAGS"]
     assert row.startswith(
-        "ML Systems::Gradient Checkpointing  gradient-checkpointing  cards/gradient-checkpointing.yaml"
+        "ML Systems::Gradient Checkpointing  gradient-checkpointing.en  cards/gradient-checkpointing.yaml"
     )
     assert re.search(r"\s8\s+6\s+0\s+21\s+ml-systems gradient-checkpointing$", row)
+    both = cli("list").out.strip().splitlines()
+    assert [re.findall(r"gradient-checkpointing\.\w+", line)[0] for line in both[1:]] == [
+        "gradient-checkpointing.ko",
+        "gradient-checkpointing.en",
+    ]
 
 
 def test_json_output_for_list_and_check(project: Path, cli: CliRun) -> None:
-    listed = json.loads(cli("list", "--json").out)
+    listed = json.loads(cli("list", "--json", "--lang", "ko").out)
     (deck,) = listed["decks"]
     assert listed["ok"] is True
-    assert deck["id"] == "gradient-checkpointing" and deck["cards"] == 21 and deck["notes"] == 14
+    assert deck["id"] == "gradient-checkpointing.ko" and deck["lang"] == "ko"
+    assert deck["cards"] == 21 and deck["notes"] == 14
     assert deck["by_type"]["cloze"] == {"notes": 6, "cards": 13}
     checked = json.loads(cli("check", "--json").out)
-    assert (
-        checked["ok"] is True
-        and checked["decks"][0]["name"] == "ML Systems::Gradient Checkpointing"
-    )
+    assert checked["ok"] is True and [d["name"] for d in checked["decks"]] == [
+        "ML 시스템::그래디언트 체크포인팅",
+        "ML Systems::Gradient Checkpointing",
+    ]
 
 
 def test_json_errors_are_machine_readable(tmp_path: Path, cli: CliRun) -> None:
@@ -204,13 +225,13 @@ def test_every_command_help_ends_with_an_example(cli: CliRun, name: str) -> None
 
 
 def test_build_json_reports_packages_changes_and_preview(project: Path, cli: CliRun) -> None:
-    result = cli("build", "--json")
+    result = cli("build", "--json", "--lang", "en")
     assert result.code == 0, result.err
     data = json.loads(result.out)
     (deck,) = data["decks"]
-    assert data["ok"] is True and deck["id"] == "gradient-checkpointing"
-    assert deck["package"] == str(Path("output") / "gradient-checkpointing.apkg")
-    assert deck["size"] == (project / "output" / "gradient-checkpointing.apkg").stat().st_size
+    assert data["ok"] is True and deck["id"] == "gradient-checkpointing.en"
+    assert deck["package"] == str(Path("output") / "gradient-checkpointing.en.apkg")
+    assert deck["size"] == (project / "output" / "gradient-checkpointing.en.apkg").stat().st_size
     assert deck["media"] == ["checkpoint-chain.svg"]
     assert deck["changes"]["unchanged"] == 14 and deck["changes"]["added"] == []
     assert deck["preview"]["cards"] == 21
@@ -221,7 +242,8 @@ def test_build_json_reports_packages_changes_and_preview(project: Path, cli: Cli
 def test_quiet_build_prints_nothing_but_writes(project: Path, cli: CliRun) -> None:
     result = cli("-q", "build")
     assert result.code == 0 and result.out == "" and result.err == ""
-    assert (project / "output" / "gradient-checkpointing.apkg").is_file()
+    assert (project / "output" / "gradient-checkpointing.ko.apkg").is_file()
+    assert (project / "output" / "gradient-checkpointing.en.apkg").is_file()
 
 
 def run_on_terminal(cmd: list[str], env: dict[str, str]) -> tuple[int, bytes]:

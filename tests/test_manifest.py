@@ -26,8 +26,10 @@ from deckbuilder.render import RenderedDeck, render_deck
 from .conftest import ROOT, Run
 
 CliRun = Callable[..., Run]
-LOCK = Path("cards") / "gradient-checkpointing.lock"
-PACKAGE = Path("output") / "gradient-checkpointing.apkg"
+# The bundled deck is bilingual: one lock file and one package per language.
+LOCKS = [Path("cards") / f"gradient-checkpointing.{lang}.lock" for lang in ("ko", "en")]
+LOCK = LOCKS[0]
+PACKAGE = Path("output") / "gradient-checkpointing.ko.apkg"
 
 
 def deck_of(*notes: BasicNote, tags: tuple[str, ...] = ()) -> RenderedDeck:
@@ -156,14 +158,16 @@ def test_a_new_note_never_takes_the_id_of_a_removed_one() -> None:
 def test_build_reports_changes_and_commits_nothing_when_unchanged(
     project: Path, cli: CliRun
 ) -> None:
-    lock = project / LOCK
-    assert lock.read_bytes() == (ROOT / LOCK).read_bytes()  # the committed lock file
+    for lock in LOCKS:  # the committed lock files
+        assert (project / lock).read_bytes() == (ROOT / lock).read_bytes()
     result = cli("build")
     assert result.code == 0, result.err
-    stale = f"{LOCK} is stale: run `deckbuilder build` and commit the lock file\n{result.out}"
-    assert "since last build: 0 added, 0 changed, 0 removed, 14 unchanged" in result.out, stale
-    assert f"lock  {LOCK} (unchanged)" in result.out, stale
-    assert lock.read_bytes() == (ROOT / LOCK).read_bytes()
+    for lock in LOCKS:
+        stale = f"{lock} is stale: run `deckbuilder build` and commit the lock file\n{result.out}"
+        assert f"lock  {lock} (unchanged)" in result.out, stale
+        assert (project / lock).read_bytes() == (ROOT / lock).read_bytes()
+    unchanged = "since last build: 0 added, 0 changed, 0 removed, 14 unchanged"
+    assert result.out.count(unchanged) == 2, result.out
 
 
 def test_first_build_writes_the_lock(project: Path, cli: CliRun) -> None:
@@ -172,6 +176,7 @@ def test_first_build_writes_the_lock(project: Path, cli: CliRun) -> None:
     assert result.code == 0, result.err
     assert "first build: 14 notes added" in result.out
     assert f"lock  {LOCK} (updated; commit it with the card file)" in result.out
+    assert f"lock  {LOCKS[1]} (unchanged)" in result.out
     assert len(re.findall(r"^note ", (project / LOCK).read_text(), re.MULTILINE)) == 14
 
 

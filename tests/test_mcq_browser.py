@@ -26,7 +26,7 @@ from .conftest import DATA, ROOT, copied, import_package
 pytestmark = [pytest.mark.browser, pytest.mark.anki]
 
 CLIENTS = ["ankidroid", "desktop"]
-SOURCES = [ROOT / "cards", DATA / "mcq"]
+SOURCES = [ROOT / "cards", DATA / "mcq", DATA / "bilingual"]
 HANGUL = re.compile("[\uac00-\ud7a3]")
 
 
@@ -65,22 +65,24 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     from anki.collection import Collection
 
     tmp = tmp_path_factory.mktemp("mcq")
-    expected: dict[str, tuple[str, McqNote]] = {}
-    for deck in load_decks(SOURCES, media_dir=ROOT / "media"):
+    expected: dict[str, tuple[str, McqNote, bool]] = {}
+    for deck in load_decks(SOURCES, media_dir=ROOT / "media", lang="all"):
         for note in deck.notes:
             if isinstance(note, McqNote):
-                expected[note_guid(deck.key, note.id)] = (f"{deck.key}/{note.id}", note)
+                # The deck's language decides the labels; without one, Hangul does.
+                korean = deck.lang == "ko" if deck.lang else bool(HANGUL.search(note.question))
+                expected[note_guid(deck.key, note.id)] = (f"{deck.key}/{note.id}", note, korean)
     col = Collection(str(tmp / "collection.anki2"))
     try:
         sources = [copied(src, tmp / f"copy{i}") for i, src in enumerate(SOURCES)]
         for result in build(
-            sources, tmp / "out", timestamp=1_700_000_000, media_dir=ROOT / "media"
+            sources, tmp / "out", timestamp=1_700_000_000, media_dir=ROOT / "media", lang="all"
         ):
             import_package(col, result.path)
         cards = []
         for cid in col.find_cards('"note:deckbuilder Multiple Choice"'):
             guid = col.get_card(cid).note().guid
-            name, note = expected.pop(guid)
+            name, note, korean = expected.pop(guid)
             letters = tuple(chr(ord("A") + i) for i in range(len(note.choices)))
             cards.append(
                 Mcq(
@@ -89,7 +91,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
                     letters=letters,
                     answer=frozenset(letters[i] for i in note.answer),
                     shuffle=note.shuffle,
-                    korean=bool(HANGUL.search(note.question)),
+                    korean=korean,
                 )
             )
         assert expected == {}, f"notes without a card: {sorted(expected)}"
@@ -230,7 +232,7 @@ def test_number_keys_pick_by_shown_position(client: str, browser: Any, built: Bu
 def test_choices_are_shuffled_unless_shuffle_is_false(
     client: str, browser: Any, built: Built
 ) -> None:
-    shuffled = built.named("gradient-checkpointing/tradeoff")
+    shuffled = built.named("gradient-checkpointing.ko/tradeoff")
     fixed = built.named("mcq-english/multi-fixed")
     assert shuffled.shuffle and not fixed.shuffle
     with open_player(client, browser, built) as p:
@@ -283,7 +285,13 @@ LABELS = {
     "mcq-english/multi": ("choose all that apply", "correct"),
     "mcq-korean/multi": ("해당하는 것을 모두 고르세요", "정답"),
     "mcq-english/single": (None, "correct"),
-    "gradient-checkpointing/tradeoff": (None, "정답"),
+    "gradient-checkpointing.ko/tradeoff": (None, "정답"),
+    "gradient-checkpointing.en/tradeoff": (None, "correct"),
+    # English card whose question holds Hangul: the deck's language wins over detection.
+    "words.en/meaning": ("choose all that apply", "correct"),
+    "words.ko/meaning": ("해당하는 것을 모두 고르세요", "정답"),
+    # A language without labels of its own gets English ones, Hangul or not.
+    "words.fr/meaning": ("choose all that apply", "correct"),
 }
 
 
@@ -358,7 +366,7 @@ def contrast(a: list[float], b: list[float]) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
-SHOTS = ["gradient-checkpointing/tradeoff", "mcq-english/multi"]
+SHOTS = ["gradient-checkpointing.ko/tradeoff", "mcq-english/multi"]
 
 
 @pytest.mark.parametrize(("client", "width"), [("ankidroid", "phone"), ("desktop", "desktop")])

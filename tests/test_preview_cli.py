@@ -25,10 +25,10 @@ BUNDLED_CARDS = 21
 
 
 def test_preview_shows_ladder_forecast_and_summary(project: Path, cli: CliRun) -> None:
-    result = cli("preview")
+    result = cli("preview")  # a bilingual deck previews its default language, ko
     assert result.code == 0, result.err
     out = result.out
-    assert out.startswith("ML Systems::Gradient Checkpointing  (cards/gradient-checkpointing.yaml)")
+    assert out.startswith("ML 시스템::그래디언트 체크포인팅  (cards/gradient-checkpointing.yaml)")
     assert f"{BUNDLED_CARDS} cards" in out.splitlines()[0]
     assert re.search(r"^  Good\s+2\s+11\s+46\s+163\s+497$", out, re.M)
     assert re.search(r"^  Again, Good\s+1\s", out, re.M)
@@ -146,7 +146,7 @@ def test_bad_option_values_are_one_line_errors(
 
 
 def test_plot_svg(project: Path, cli: CliRun) -> None:
-    result = cli("preview", "--plot", "out/forecast.svg", "--days", "90")
+    result = cli("preview", "--plot", "out/forecast.svg", "--days", "90", "--lang", "en")
     assert result.code == 0, result.err
     svg = (project / "out" / "forecast.svg").read_text(encoding="utf-8")
     root = ElementTree.fromstring(svg)
@@ -158,7 +158,7 @@ def test_plot_svg(project: Path, cli: CliRun) -> None:
     assert len(root.findall(f"{ns}polyline")) == 2  # minutes and memorized
     bars = [r for r in root.findall(f"{ns}rect") if r.get("fill") == "#3b6ea5"]
     assert 0 < len(bars) <= 90
-    cli("preview", "--plot", "again.svg", "--days", "90")
+    cli("preview", "--plot", "again.svg", "--days", "90", "--lang", "en")
     assert (project / "again.svg").read_text(encoding="utf-8") == svg
 
 
@@ -206,11 +206,17 @@ def test_build_prints_the_preview_summary_before_writing(project: Path, cli: Cli
     preview = [i for i, line in enumerate(lines) if line.startswith("preview ")]
     wrote = [i for i, line in enumerate(lines) if "wrote " in line]
     assert preview and wrote and preview[-1] < wrote[0]
-    assert re.match(
-        rf"preview ML Systems::Gradient Checkpointing: {BUNDLED_CARDS} cards; peak \d+ reviews/day "
-        r"\(day \d+\); [\d.]+ min/day; all introduced by day 3; [\d.]+ memorized at day 365$",
-        lines[preview[0]],
-    ), lines[preview[0]]
+    assert len(preview) == 2  # one per language
+    for at, name in zip(
+        preview,
+        ["ML 시스템::그래디언트 체크포인팅", "ML Systems::Gradient Checkpointing"],
+        strict=True,
+    ):
+        assert re.match(
+            rf"preview {name}: {BUNDLED_CARDS} cards; peak \d+ reviews/day "
+            r"\(day \d+\); [\d.]+ min/day; all introduced by day 3; [\d.]+ memorized at day 365$",
+            lines[at],
+        ), lines[at]
     quiet = cli("build", "--no-preview")
     assert quiet.code == 0
     assert not any(line.startswith("preview ") for line in quiet.out.splitlines())

@@ -167,10 +167,11 @@ def test_bundled_deck_shows_highlighted_code_and_math(tmp_path: Path, collection
         tmp_path / "out",
         timestamp=1_700_000_000,
         media_dir=ROOT / "media",
+        lang="en",
     )
     import_package(collection, result.path)
     notes = {collection.get_note(n).guid: collection.get_note(n) for n in collection.find_notes("")}
-    pytorch = notes[note_guid("gradient-checkpointing", "pytorch-utility")].cards()[0]
+    pytorch = notes[note_guid("gradient-checkpointing.en", "pytorch-utility")].cards()[0]
     answer = body(pytorch.answer())
     assert '<pre class="highlight"><code><span class="kn">from</span>' in answer
     assert (
@@ -180,7 +181,7 @@ def test_bundled_deck_shows_highlighted_code_and_math(tmp_path: Path, collection
     assert '<pre class="highlight">' not in body(
         pytorch.question()
     )  # the explanation is on the back
-    sqrt = notes[note_guid("gradient-checkpointing", "cloze-sqrt")]
+    sqrt = notes[note_guid("gradient-checkpointing.en", "cloze-sqrt")]
     c2 = cloze_card(sqrt, 2)
     assert '<span class="cloze" data-ordinal="2">\\(O(\\sqrt{N})\\)</span>' in c2.answer()
     assert 'memory from \\(O(N)\\) to <span class="cloze"' in c2.question()

@@ -39,9 +39,18 @@
           unanswered: "답하지 않음", explanation: "해설", picked: "내 답",
           right: "정답", wrong: "오답" }
   };
-  var lang = (root.getAttribute("data-db-lang") || "").trim().toLowerCase().split("-")[0];
-  if (!Object.prototype.hasOwnProperty.call(LABELS, lang)) {
-    /* No language setting yet: Hangul in the question or the choices means Korean. */
+  /* The language: data-db-lang on the root, else the one deckbuilder puts on the
+     Question field of a deck built with languages: (see render.py). */
+  var tagged = root.getAttribute("data-db-lang");
+  if (!tagged) {
+    var marked = root.querySelector("[data-db-lang]");
+    tagged = marked ? marked.getAttribute("data-db-lang") : "";
+  }
+  var lang = (tagged || "").trim().toLowerCase().split("-")[0];
+  if (lang && !Object.prototype.hasOwnProperty.call(LABELS, lang)) {
+    lang = "en"; /* a language without labels of its own */
+  } else if (!lang) {
+    /* No language given: Hangul in the question or the choices means Korean. */
     lang = /[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]/.test(
       (question ? question.textContent : "") + box.textContent) ? "ko" : "en";
   }
