@@ -352,7 +352,9 @@ _PAGE_JS = """(function () {
   function fit(frame) {
     var doc = cardDocument(frame);
     if (!doc || !doc.documentElement) { return; }
-    var h = Math.max(doc.documentElement.scrollHeight, doc.body ? doc.body.scrollHeight : 0);
+    /* The root element's own height (not scrollHeight, which never drops below the
+       frame's current height): the card's content and the body's margins. */
+    var h = doc.documentElement.getBoundingClientRect().height;
     frame.style.height = Math.max(60, Math.ceil(h)) + "px";
   }
   function applyMode(frame) {

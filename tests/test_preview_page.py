@@ -314,3 +314,29 @@ def test_html_out_must_be_an_html_file(project: Path, cli: CliRun) -> None:
     assert result.code == 1
     assert "--html-out" in result.err and "page.txt" in result.err
     assert not Path("page.txt").exists()
+
+
+def test_media_are_inlined_and_sounds_get_play_buttons(
+    tmp_path: Path, cli: CliRun, browser: Any
+) -> None:
+    source = copied(DATA / "rich", tmp_path)
+    out = tmp_path / "rich.html"
+    result = cli("preview", source, "--media", DATA / "rich" / "media", "--html-out", out)
+    assert result.code == 0, result.err
+    o = Opened(browser, out, DESKTOP)
+    try:
+        card = '.pv-card[data-note="display-math"]'
+        for side in ("front", "back"):
+            frame = o.frame(card, side)
+            assert frame.locator("button.db-preview-play").count() == 1
+            audio = frame.locator("audio").get_attribute("src") or ""
+            assert audio.startswith("data:audio/mpeg;base64,")
+            image = frame.locator('img[alt="the diagram"]')
+            assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
+            assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+            assert "[anki:play" not in frame.locator("body").inner_text()
+        # Written inside code, the sound tag is text, not a player.
+        assert "[sound:beep.mp3] in code" in o.frame(card, "back").locator("body").inner_text()
+        assert o.errors == [] and o.left_the_page() == []
+    finally:
+        o.close()
