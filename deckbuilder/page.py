@@ -3,10 +3,12 @@
 Every card's question and answer is rendered with Anki's template language
 (:mod:`deckbuilder.anki_template`, checked against the Anki backend in the tests) from the
 same fields, templates and CSS the package holds. Each side is a whole document, like a
-card page on AnkiDroid, inside its own ``<iframe srcdoc>``, so the note type's CSS and
-scripts run as on a client and cannot touch the page or other cards. Media are inlined
-as ``data:`` URLs and a Content-Security-Policy forbids every request, so the file works
-offline and never reaches the network.
+card page on AnkiDroid, shown in its own ``<iframe srcdoc>``, so the note type's CSS and
+scripts run as on a client and do not mix with the page or other cards. The documents
+are stored once in a JSON block (repeated CSS, scripts and media shared, see
+:class:`_Sides`) and joined by the page script. Media are inlined as ``data:`` URLs and a
+Content-Security-Policy forbids every request, so the file works offline and never
+reaches the network.
 
 Library code: :func:`preview_page` returns the HTML text; the CLI writes it.
 """
@@ -61,8 +63,9 @@ def _data_url(path: Path) -> str:
 class _Media:
     """Media files as data: URLs, each encoded once."""
 
-    def __init__(self, files: dict[str, Path]) -> None:
+    def __init__(self, files: dict[str, Path], sides: _Sides | None = None) -> None:
         self.files = files
+        self.sides = sides
         self.urls: dict[str, str] = {}
 
     def url(self, name: str) -> str | None:
@@ -70,6 +73,8 @@ class _Media:
             return None
         if name not in self.urls:
             self.urls[name] = _data_url(self.files[name])
+            if self.sides is not None:
+                self.sides.share(self.urls[name])
         return self.urls[name]
 
     def inline(self, html: str, sounds: tuple[str, ...]) -> str:
@@ -112,7 +117,56 @@ def _card_label(rn: RenderedNote, card: RenderedCard) -> str:
     return f"card c{card.ordinal + 1}" if rn.spec.is_cloze else ""
 
 
-def _card_html(rd: RenderedDeck, rn: RenderedNote, card: RenderedCard, media: _Media) -> str:
+class _Sides:
+    """Every side document of the page, stored once in a JSON block and joined by the
+    page script into each frame's ``srcdoc``. Strings that repeat across sides (the note
+    types' CSS, the templates' scripts, media as data: URLs) are stored once and
+    referred to by number, so the page does not grow with copies of them; joining the
+    parts gives back each document exactly."""
+
+    def __init__(self) -> None:
+        self.shared: list[str] = []
+        self.index: dict[str, int] = {}
+        self.sides: list[list[str | int]] = []
+
+    def share(self, text: str) -> None:
+        if len(text) >= 200 and text not in self.index:
+            self.index[text] = len(self.shared)
+            self.shared.append(text)
+
+    def add(self, document: str) -> int:
+        parts: list[str | int] = []
+        if self.index:
+            pattern = "|".join(re.escape(t) for t in sorted(self.index, key=len, reverse=True))
+            pos = 0
+            for m in re.finditer(pattern, document):
+                if m.start() > pos:
+                    parts.append(document[pos : m.start()])
+                parts.append(self.index[m.group(0)])
+                pos = m.end()
+            if pos < len(document):
+                parts.append(document[pos:])
+        else:
+            parts.append(document)
+        self.sides.append(parts)
+        return len(self.sides) - 1
+
+    def json(self) -> str:
+        data = json.dumps(
+            {"shared": self.shared, "sides": self.sides}, ensure_ascii=False, separators=(",", ":")
+        )
+        # Safe inside <script>: no "</script>" or "<!--" can end or confuse the block.
+        return data.replace("<", "\\u003c")
+
+
+_SCRIPT = re.compile(r"<script\b.*?</script>", re.IGNORECASE | re.DOTALL)
+
+
+def _card_html(rn: RenderedNote, card: RenderedCard, media: _Media, sides: _Sides) -> str:
+    for template in (rn.spec.front, rn.spec.back):
+        for script in _SCRIPT.findall(template):
+            sides.share(script)
+    sides.share(rn.spec.css)
     question = _side_document(
         rn.spec.css, card.ordinal, media.inline(card.question, card.question_sounds)
     )
@@ -121,30 +175,26 @@ def _card_html(rd: RenderedDeck, rn: RenderedNote, card: RenderedCard, media: _M
     )
     kind = rn.note.kind
     tags = "".join(f'<span class="tag">{escape(t)}</span>' for t in rn.tags)
-    mcq = kind is NoteKind.MCQ
     label = _card_label(rn, card)
     buttons = (
         '<button type="button" class="flip" title="Show the answer to your pick">Flip</button>'
         '<button type="button" class="again" title="Start this card again">Again</button>'
-        if mcq
+        if kind is NoteKind.MCQ
         else ""
     )
-    frame = 'loading="eager"'
+    note = escape(rn.note.id)
     return (
-        f'<section class="pv-card" id="card-{escape(rn.note.id)}-{card.ordinal + 1}" '
-        f'data-note="{escape(rn.note.id)}" data-kind="{kind.value}" '
-        f'data-ord="{card.ordinal}">\n'
-        f'<header><span class="note-id">{escape(rn.note.id)}</span>'
+        f'<section class="pv-card" id="card-{note}-{card.ordinal + 1}" data-note="{note}" '
+        f'data-kind="{kind.value}" data-ord="{card.ordinal}">\n'
+        f'<header><span class="note-id">{note}</span>'
         f'<span class="kind">{_KIND_NAMES[kind]}</span>'
         f'<span class="which">{escape(label)}</span>{tags}'
         f'<span class="buttons">{buttons}</span></header>\n'
         '<div class="sides">\n'
         f'<figure class="side front"><figcaption>Front</figcaption>'
-        f'<iframe title="{escape(rn.note.id)}: front" {frame} '
-        f'srcdoc="{escape(question, quote=True)}"></iframe></figure>\n'
+        f'<iframe title="{note}: front" data-side="{sides.add(question)}"></iframe></figure>\n'
         f'<figure class="side back"><figcaption>Back</figcaption>'
-        f'<iframe title="{escape(rn.note.id)}: back" {frame} '
-        f'srcdoc="{escape(answer, quote=True)}"></iframe></figure>\n'
+        f'<iframe title="{note}: back" data-side="{sides.add(answer)}"></iframe></figure>\n'
         "</div>\n</section>"
     )
 
@@ -220,21 +270,23 @@ def _tags(rd: RenderedDeck) -> str:
     return f'<ul class="tags" aria-label="Tags and how many notes have each">{items}</ul>'
 
 
-def _cards(rd: RenderedDeck) -> tuple[list[str], int]:
-    media = _Media(rd.media)
+def _cards(rd: RenderedDeck) -> tuple[list[str], _Sides]:
+    sides = _Sides()
+    media = _Media(rd.media, sides)
     out = []
     for rn in rd.notes:
         fields = dict(zip(rn.spec.fields, rn.fields, strict=True))
         for ordinal in card_ordinals(rn.spec.front, fields, rn.spec.is_cloze):
             card = render_card(rn.spec.front, rn.spec.back, fields, ordinal)
-            out.append(_card_html(rd, rn, card, media))
-    return out, len(out)
+            out.append(_card_html(rn, card, media, sides))
+    return out, sides
 
 
 def preview_page(rd: RenderedDeck, p: DeckPreview) -> str:
     """The whole preview page of one deck, as HTML text (deterministic)."""
     deck = rd.deck
-    cards, count = _cards(rd)
+    cards, sides = _cards(rd)
+    count = len(cards)
     description = f'<div class="description">{rd.description}</div>' if rd.description else ""
     state = json.dumps({"phoneWidth": PHONE_WIDTH})
     return f"""<!doctype html>
@@ -278,6 +330,7 @@ Math is shown as TeX source: Anki typesets it with MathJax, which this page does
 {chr(10).join(cards)}
 </div>
 </main>
+<script type="application/json" id="pv-sides">{sides.json()}</script>
 <script>
 var PREVIEW = {state};
 {_PAGE_JS}
@@ -375,19 +428,41 @@ _PAGE_JS = """(function () {
       img.addEventListener("load", function () { fit(frame); });
     });
   }
+  /* Each side's document is joined from its parts (see _Sides in deckbuilder/page.py). */
+  var DATA = JSON.parse(document.getElementById("pv-sides").textContent);
+  function sideDocument(frame) {
+    return DATA.sides[Number(frame.getAttribute("data-side"))].map(function (part) {
+      return typeof part === "number" ? DATA.shared[part] : part;
+    }).join("");
+  }
+  function load(frame) { frame.srcdoc = sideDocument(frame); }
   var frames = Array.prototype.slice.call(document.querySelectorAll(".pv-card iframe"));
+  var pending = frames.length;
   frames.forEach(function (frame) {
-    frame.addEventListener("load", function () { prepare(frame); });
-    if (cardDocument(frame) && cardDocument(frame).readyState === "complete") { prepare(frame); }
+    var first = true;
+    frame.addEventListener("load", function () {
+      prepare(frame);
+      if (first) {
+        first = false;
+        pending -= 1;
+        if (pending === 0) { document.documentElement.setAttribute("data-cards-loaded", "true"); }
+      }
+    });
   });
-  function reload(frame) { frame.setAttribute("srcdoc", frame.getAttribute("srcdoc")); }
+  /* The back after the front, as in a review: a multiple-choice back finds the order
+     the front stored. */
   document.querySelectorAll(".pv-card").forEach(function (card) {
     var front = card.querySelector(".front iframe");
     var back = card.querySelector(".back iframe");
+    var started = false;
+    front.addEventListener("load", function () {
+      if (!started) { started = true; load(back); }
+    });
+    load(front);
     var flip = card.querySelector("button.flip");
     var again = card.querySelector("button.again");
-    if (flip) { flip.addEventListener("click", function () { reload(back); }); }
-    if (again) { again.addEventListener("click", function () { reload(front); }); }
+    if (flip) { flip.addEventListener("click", function () { load(back); }); }
+    if (again) { again.addEventListener("click", function () { load(front); }); }
   });
   var nightButton = document.getElementById("night");
   nightButton.addEventListener("click", function () {

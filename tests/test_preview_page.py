@@ -7,7 +7,9 @@ card by card in tests/test_anki_template.py.
 
 from __future__ import annotations
 
+import base64
 import json
+import mimetypes
 import re
 import shutil
 from collections.abc import Callable, Iterator
@@ -36,6 +38,8 @@ PHONE_WIDTH = 412
 class Built:
     page: Path
     anki_cards: set[tuple[str, int]]  # (note guid, ord) of every card Anki made
+    anki_sides: dict[tuple[str, int], tuple[str, str, str]]  # question, answer, css
+    media: dict[str, str]  # data: URL -> media file name
     card_count: int  # col.card_count()
     deck_key: str
     mcq: tuple[McqNote, ...]
@@ -72,14 +76,26 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
         ):
             import_package(col, result.path)
         cards = set()
+        sides = {}
         for cid in col.find_cards(""):
             card = col.get_card(cid)
             cards.add((card.note().guid, card.ord))
+            css = card.note_type()["css"]
+            style = f"<style>{css}</style>"
+            assert card.question().startswith(style) and card.answer().startswith(style)
+            key = (card.note().guid, card.ord)
+            sides[key] = (card.question()[len(style) :], card.answer()[len(style) :], css)
         count = col.card_count()
     finally:
         col.close()
+    media = {
+        f"data:{mimetypes.guess_type(f.name)[0]};base64,{base64.b64encode(f.read_bytes()).decode()}": (
+            f.name
+        )
+        for f in (ROOT / "media").iterdir()
+    }
     mcq = tuple(n for n in deck.notes if isinstance(n, McqNote))
-    yield Built(page, cards, count, deck.key, mcq)
+    yield Built(page, cards, sides, media, count, deck.key, mcq)
 
 
 @pytest.fixture(scope="module")
@@ -108,10 +124,7 @@ class Opened:
             ),
         )
         self.page.goto(self.url, wait_until="load")
-        self.page.wait_for_function(
-            "() => [...document.querySelectorAll('.pv-card iframe')].every("
-            "f => f.contentDocument && f.contentDocument.readyState === 'complete')"
-        )
+        self.page.wait_for_selector("html[data-cards-loaded=true]", state="attached")
 
     def frame(self, card: str, side: str) -> Any:
         return self.page.frame_locator(f"{card} .{side} iframe")
@@ -154,6 +167,31 @@ def test_page_shows_every_card_anki_makes_without_errors_or_network(
             assert re.search(r"\[[^\]]+\]", text)
     assert opened.errors == []
     assert opened.left_the_page() == []
+
+
+def test_each_side_is_what_anki_renders(browser: Any, built: Built) -> None:
+    """The document in every frame holds the card's question or answer exactly as
+    card.question()/card.answer() give it (media turned back from data: URLs into file
+    names), after the note type's CSS."""
+    o = Opened(browser, built.page, DESKTOP)
+    try:
+        shown = o.page.eval_on_selector_all(
+            ".pv-card",
+            "els => els.map(e => [e.dataset.note, Number(e.dataset.ord),"
+            " e.querySelector('.front iframe').srcdoc, e.querySelector('.back iframe').srcdoc])",
+        )
+    finally:
+        o.close()
+    assert len(shown) == len(built.anki_sides)
+    for note, ordinal, front, back in shown:
+        question, answer, css = built.anki_sides[(note_guid(built.deck_key, note), ordinal)]
+        for url, name in built.media.items():
+            front, back = front.replace(url, name), back.replace(url, name)
+        for document, side in ((front, question), (back, answer)):
+            assert f"<style>\n{css}\n</style>" in document
+            assert (
+                f'<body class="card card{ordinal + 1}">\n<div id="qa">\n{side}\n</div>' in document
+            )
 
 
 def test_page_is_self_contained(built: Built) -> None:
