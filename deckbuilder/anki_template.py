@@ -353,10 +353,10 @@ def _is_empty(nodes: Sequence[object], nonempty: set[str]) -> bool:
 
 def render_card(front: str, back: str, fields: Mapping[str, str], ordinal: int) -> RenderedCard:
     """Render card ``ordinal`` (0-based) of a note with these field values."""
-    question = "".join(_render(front, _Context(fields, ordinal, None)))
-    answer = "".join(_render(back, _Context(fields, ordinal, question)))
-    q, q_sounds = _extract_sounds(question, "q")
-    a, a_sounds = _extract_sounds(answer, "a")
+    q, q_sounds = _extract_sounds("".join(_render(front, _Context(fields, ordinal, None))), "q")
+    # {{FrontSide}} is the question after its sounds became [anki:play:q:N] references:
+    # they keep playing the question's sounds; the answer's own are numbered from 0.
+    a, a_sounds = _extract_sounds("".join(_render(back, _Context(fields, ordinal, q))), "a")
     return RenderedCard(ordinal, q, a, q_sounds, a_sounds)
 
 

@@ -77,7 +77,7 @@ class _Media:
                 self.sides.share(self.urls[name])
         return self.urls[name]
 
-    def inline(self, html: str, sounds: tuple[str, ...]) -> str:
+    def inline(self, html: str, card: RenderedCard) -> str:
         """Point media at data: URLs and turn ``[anki:play:..]`` into play buttons, as
         a client turns them into its own."""
 
@@ -86,6 +86,7 @@ class _Media:
             return m.group(0) if url is None else m.group(1) + url + m.group(3)
 
         def play(m: re.Match[str]) -> str:
+            sounds = card.question_sounds if m.group(1) == "q" else card.answer_sounds
             index = int(m.group(2))
             name = sounds[index] if index < len(sounds) else ""
             url = self.url(name)
@@ -167,12 +168,8 @@ def _card_html(rn: RenderedNote, card: RenderedCard, media: _Media, sides: _Side
         for script in _SCRIPT.findall(template):
             sides.share(script)
     sides.share(rn.spec.css)
-    question = _side_document(
-        rn.spec.css, card.ordinal, media.inline(card.question, card.question_sounds)
-    )
-    answer = _side_document(
-        rn.spec.css, card.ordinal, media.inline(card.answer, card.answer_sounds)
-    )
+    question = _side_document(rn.spec.css, card.ordinal, media.inline(card.question, card))
+    answer = _side_document(rn.spec.css, card.ordinal, media.inline(card.answer, card))
     kind = rn.note.kind
     tags = "".join(f'<span class="tag">{escape(t)}</span>' for t in rn.tags)
     label = _card_label(rn, card)
@@ -217,9 +214,10 @@ def _ladder_table(p: DeckPreview) -> str:
         for label, values in rows
     )
     return (
-        '<table class="ladder"><caption>Interval ladder of a new card: days until each '
-        "next review (FSRS, no fuzz, no learning steps)</caption>"
-        f"<thead><tr><th scope='col'>Answer</th>{head}</tr></thead><tbody>{body}</tbody></table>"
+        '<div class="ladder-wrap"><table class="ladder"><caption>Interval ladder of a new card: '
+        "column n is the days from the n-th answer to the next review (FSRS, no fuzz, "
+        "no learning steps)</caption>"
+        f"<thead><tr><th scope='col'>Answers</th>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
@@ -362,7 +360,8 @@ table { border-collapse: collapse; background: var(--panel); }
 th, td { border: 1px solid var(--border); padding: 4px 10px; text-align: right; }
 th[scope="row"], thead th:first-child { text-align: left; }
 caption { text-align: left; color: var(--muted); padding: 4px 0; caption-side: top; }
-.ladder { margin-top: 12px; display: block; overflow-x: auto; max-width: 100%; }
+.ladder-wrap { margin-top: 12px; overflow-x: auto; max-width: 100%; }
+.ladder caption { background: var(--bg); }
 dl.summary { display: grid; grid-template-columns: auto 1fr; gap: 2px 16px; margin: 0; }
 dl.summary dt { color: var(--muted); }
 dl.summary dd { margin: 0; font-variant-numeric: tabular-nums; }
