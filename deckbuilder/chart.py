@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from .preview import DeckPreview
 
-__all__ = ["FORMATS", "write_chart"]
+__all__ = ["FORMATS", "forecast_svg", "write_chart"]
 
 FORMATS = (".svg", ".png")
 
@@ -155,6 +155,71 @@ def svg(p: DeckPreview) -> str:
         )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def forecast_svg(p: DeckPreview) -> str:
+    """The forecast for the preview page: reviews a day (new cards as bars beneath) and
+    cards memorized, each a line with one point per simulated day. Sized by its viewBox,
+    so it fits any width; ``data-series`` names each line for tools and tests."""
+    fc = p.forecast
+    height = TOP + 2 * PANEL_H + GAP + 54
+    reviews = _Panel(0, fc.days, _nice_max(max([*fc.reviews, *fc.new], default=0)))
+    memorized = _Panel(1, fc.days, float(max(fc.cards, 1)))
+    memorized.y0 += 24  # room for the first panel's day labels
+    memorized.y1 += 24
+    text = _rgb(TEXT_COLOUR)
+    title = f"Forecast of {p.deck.name}: reviews a day and cards memorized over {fc.days} days"
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="13" '
+        f'class="forecast" data-days="{fc.days}">',
+        f"<title>{escape(title)}</title>",
+    ]
+    panels = (
+        ("reviews a day (line), new cards a day (bars)", reviews, fc.reviews, "reviews"),
+        (f"cards memorized (of {fc.cards})", memorized, fc.memorized, "memorized"),
+    )
+    for label, panel, values, series in panels:
+        out.append(
+            f'<text x="{panel.x0}" y="{panel.y0 - 10}" fill="{text}" class="label">{escape(label)}</text>'
+        )
+        for frac in (0.0, 0.5, 1.0):
+            y = panel.y(panel.top * frac)
+            out.append(
+                f'<line x1="{panel.x0}" y1="{y:.1f}" x2="{panel.x1}" y2="{y:.1f}" '
+                f'stroke="{_rgb(GRID_COLOUR if frac else AXIS_COLOUR)}" class="grid"/>'
+            )
+            out.append(
+                f'<text x="{panel.x0 - 6}" y="{y + 4:.1f}" text-anchor="end" '
+                f'fill="{text}" class="label">{_label(panel.top * frac)}</text>'
+            )
+        if series == "reviews":
+            bar_w = (panel.x1 - panel.x0) / panel.days
+            out.append(f'<g fill="{_rgb(NEW_COLOUR)}" data-series="new">')
+            out.extend(
+                f'<rect x="{panel.x(day):.2f}" y="{panel.y(n):.2f}" width="{bar_w:.2f}" '
+                f'height="{panel.y1 - panel.y(n):.2f}"/>'
+                for day, n in enumerate(fc.new)
+                if n > 0
+            )
+            out.append("</g>")
+        colour = REVIEW_COLOUR if series == "reviews" else LINE_COLOUR
+        points = " ".join(
+            f"{panel.x(day + 0.5):.2f},{panel.y(v):.2f}" for day, v in enumerate(values)
+        )
+        out.append(
+            f'<polyline data-series="{series}" points="{points}" fill="none" '
+            f'stroke="{_rgb(colour)}" stroke-width="2" stroke-linejoin="round"/>'
+        )
+        out.append(
+            f'<text x="{panel.x0}" y="{panel.y1 + 16}" fill="{text}" class="label">day 1</text>'
+        )
+        out.append(
+            f'<text x="{panel.x1}" y="{panel.y1 + 16}" text-anchor="end" '
+            f'fill="{text}" class="label">day {fc.days}</text>'
+        )
+    out.append("</svg>")
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------------------

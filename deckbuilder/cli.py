@@ -559,13 +559,34 @@ def preview(
     ] = None,
     lang: Lang = None,
     fallback: Fallback = False,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Also write a preview page (every card, the forecast chart) to "
+            "output/<deck id>.html.",
+        ),
+    ] = False,
+    html_out: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--html-out",
+            help="Write the preview page to FILE instead (implies --html; with several "
+            "decks, FILE-<deck id>.html).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Preview FSRS review intervals and the study workload of each deck, before export.
 
     Shows the interval ladder of a new card (py-fsrs, no fuzz), a simulated forecast
     of reviews, new cards, minutes and memorized cards a day, and a summary.
 
-    Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --plot forecast.svg
+    With --html, also writes one self-contained HTML page per deck showing every card,
+    front and back, as Anki renders it (day/night and phone-width switches), the
+    forecast chart and the interval ladder.
+
+    Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --html
     """
 
     from .chart import FORMATS, write_chart
@@ -585,6 +606,8 @@ def preview(
     check_days(days)
     if plot is not None and plot.suffix.lower() not in FORMATS:
         raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
+    if html_out is not None and html_out.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--html-out: the file name must end in .html, not {html_out.name!r}")
     # One language is enough to forecast (default: the deck's first); --lang all shows each.
     rendered = check_decks(
         _sources(sources), media_dir=media, lang=_lang(lang, None), fallback=fallback
@@ -598,10 +621,40 @@ def preview(
         for p in previews:
             target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
             write_chart(p, target)
+    pages = _write_pages(rendered, previews, html_out) if html or html_out is not None else []
     if as_json:
-        session.emit_json(to_json(previews))
+        data = to_json(previews)
+        if pages:
+            data["pages" if len(pages) > 1 else "page"] = (
+                [str(x) for x in pages] if len(pages) > 1 else str(pages[0])
+            )
+        session.emit_json(data)
         return
     session.say("\n\n".join(report(p) for p in previews))
+    for path in pages:
+        session.say(f"wrote {path}")
+
+
+def _write_pages(
+    rendered: Sequence[RenderedDeck], previews: Sequence[Any], html_out: Path | None
+) -> list[Path]:
+    """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
+    or output/<deck id>.html."""
+    from .export import atomic_write
+    from .page import preview_page
+
+    written = []
+    for rd, p in zip(rendered, previews, strict=True):
+        if html_out is None:
+            target = Path("output") / f"{rd.deck.key}.html"
+        elif len(rendered) == 1:
+            target = html_out
+        else:
+            target = html_out.with_stem(f"{html_out.stem}-{rd.deck.key}")
+        data = preview_page(rd, p).encode("utf-8")
+        atomic_write(target, lambda tmp, data=data: tmp.write_bytes(data))
+        written.append(target)
+    return written
 
 
 def main(argv: Sequence[str] | None = None) -> int:

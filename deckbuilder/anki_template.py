@@ -1,0 +1,366 @@
+"""Anki's card template language, for the subset deckbuilder's note types use.
+
+Renders a card's question and answer the way the Anki backend (26.9) does, so the
+preview page can show cards without Anki: ``{{Field}}``, filters (``{{text:Field}}``,
+``{{cloze:Field}}``, applied right to left), ``{{#Field}}..{{/Field}}`` and
+``{{^Field}}..{{/Field}}``, ``{{FrontSide}}`` and ``<!-- comments -->``. Cloze deletions
+follow Anki's parser: nested deletions, ``::hint``, the active deletion as
+``<span class="cloze" data-cloze=... data-ordinal=N>[...]</span>`` on the question, the
+others as ``<span class="cloze-inactive" data-ordinal=N>``. Sounds become
+``[anki:play:q:N]`` / ``[anki:play:a:N]`` references, as in ``card.question()``.
+
+Not supported (deckbuilder's templates do not use them; :class:`TemplateError` says so):
+other filters (``type:``, ``hint:``, ``furigana:``, ``tts``...), the legacy ``<% %>``
+syntax, image occlusion, TTS tags.
+tests/test_anki_template.py compares this renderer with the real backend.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "RenderedCard",
+    "TemplateError",
+    "card_ordinals",
+    "cloze_numbers",
+    "encode_attribute",
+    "field_is_empty",
+    "render_card",
+    "reveal_cloze",
+    "strip_html",
+]
+
+
+class TemplateError(ValueError):
+    """The template uses something this renderer does not implement, or is malformed."""
+
+
+# -- text helpers (Anki's rslib/src/text.rs) ---------------------------------------------
+
+_HTML = re.compile(
+    r"(<!--.*?-->)|(<style.*?>.*?</style>)|(<script.*?>.*?</script>)|(<.*?>)",
+    re.IGNORECASE | re.DOTALL,
+)
+_ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_EMPTY_FIELD = re.compile(r"^(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
+_MATHJAX = re.compile(r"(\\[(\[])(.*?)(\\[\])])", re.IGNORECASE | re.DOTALL)
+_SOUND = re.compile(r"\[sound:(.+?)\]", re.DOTALL)
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_MINIMAL = {'"': "&quot;", "&": "&amp;", "'": "&#x27;", "<": "&lt;", ">": "&gt;"}
+
+
+def _decode_entities(text: str) -> str:
+    """Entities decoded, as Anki does: all or nothing (a malformed ``&`` keeps the text
+    as it is), and a no-break space becomes a plain space."""
+    if "&" not in text:
+        return text
+    if text.count("&") != len(_ENTITY.findall(text)):
+        return text
+    decoded = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
+    return decoded.replace("\xa0", " ")
+
+
+def strip_html(text: str) -> str:
+    """The ``text:`` filter: tags (and style/script contents, comments) removed, entities
+    decoded."""
+    return _decode_entities(_HTML.sub("", text))
+
+
+def field_is_empty(text: str) -> bool:
+    """Anki's test for ``{{#Field}}``: only whitespace and empty ``<br>``/``<div>`` tags."""
+    return bool(_EMPTY_FIELD.match(text))
+
+
+def encode_attribute(text: str) -> str:
+    """Escaped for an attribute value like the ``htmlescape`` crate Anki uses: the five
+    HTML specials as entities, every other non-alphanumeric character below U+0100 as
+    ``&#xHH;``, everything else unchanged."""
+    out = []
+    for ch in text:
+        if ch in _MINIMAL:
+            out.append(_MINIMAL[ch])
+        elif ord(ch) < 256 and ch not in _ALNUM:
+            out.append(f"&#x{ord(ch):02X};")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+# -- clozes (Anki's rslib/src/cloze.rs) --------------------------------------------------
+
+_OPEN = re.compile(r"\{\{c([0-9]*)::")
+_MAX_NESTING = 10
+
+
+@dataclass
+class _Cloze:
+    ordinal: int
+    nodes: list[str | _Cloze] = field(default_factory=list)
+    hint: str | None = None
+
+    def text(self) -> str:
+        return "".join(n if isinstance(n, str) else n.text() for n in self.nodes)
+
+
+def _tokens(text: str) -> list[tuple[str, str | int]]:
+    """("open", ordinal), ("close", "}}") and ("text", run) tokens."""
+    out: list[tuple[str, str | int]] = []
+    pos = start = 0
+    while pos < len(text):
+        m = _OPEN.match(text, pos)
+        opens = m is not None and m.group(1) != "" and int(m.group(1)) <= 0xFFFF
+        closes = text.startswith("}}", pos)
+        if opens or closes:
+            if start < pos:
+                out.append(("text", text[start:pos]))
+            if opens:
+                assert m is not None
+                out.append(("open", int(m.group(1))))
+                pos = m.end()
+            else:
+                out.append(("close", "}}"))
+                pos += 2
+            start = pos
+        else:
+            pos += 1
+    if start < len(text):
+        out.append(("text", text[start:]))
+    return out
+
+
+def _parse_clozes(text: str) -> list[str | _Cloze]:
+    """Top-level text and clozes; a deletion never closed is dropped, as Anki does."""
+    output: list[str | _Cloze] = []
+    open_: list[_Cloze] = []
+    for kind, value in _tokens(text):
+        if kind == "open":
+            if len(open_) < _MAX_NESTING:
+                assert isinstance(value, int)
+                open_.append(_Cloze(value))
+        elif kind == "text":
+            assert isinstance(value, str)
+            if open_:
+                head, sep, tail = value.partition("::")
+                if sep:
+                    open_[-1].hint = tail
+                open_[-1].nodes.append(head)
+            else:
+                output.append(value)
+        elif open_:
+            done = open_.pop()
+            (open_[-1].nodes if open_ else output).append(done)
+        else:
+            output.append("}}")
+    return output
+
+
+def cloze_numbers(text: str) -> set[int]:
+    """Cloze numbers in a field (nested ones included; c0 ignored), as Anki counts them."""
+    found: set[int] = set()
+
+    def walk(nodes: Sequence[str | _Cloze]) -> None:
+        for node in nodes:
+            if isinstance(node, _Cloze) and node.ordinal != 0:
+                found.add(node.ordinal)
+                walk(node.nodes)
+
+    walk(_parse_clozes(text))
+    return found
+
+
+def _reveal(cloze: _Cloze, ordinal: int, question: bool, found: list[bool], out: list[str]) -> None:
+    active = cloze.ordinal == ordinal
+    if active:
+        found[0] = True
+
+    def children(into: list[str]) -> None:
+        for node in cloze.nodes:
+            if isinstance(node, str):
+                into.append(node)
+            else:
+                _reveal(node, ordinal, question, found, into)
+
+    if active and question:
+        inner: list[str] = []
+        children(inner)
+        hint = "..." if cloze.hint is None else cloze.hint
+        out.append(
+            f'<span class="cloze" data-cloze="{encode_attribute("".join(inner))}" '
+            f'data-ordinal="{cloze.ordinal}">[{hint}]</span>'
+        )
+        return
+    css = "cloze" if active else "cloze-inactive"
+    out.append(f'<span class="{css}" data-ordinal="{cloze.ordinal}">')
+    children(out)
+    out.append("</span>")
+
+
+def reveal_cloze(text: str, ordinal: int, question: bool) -> str:
+    """The ``cloze:`` filter for card ``ordinal`` (1-based): empty when the field has no
+    deletion with that number."""
+    out: list[str] = []
+    found = [False]
+    for node in _parse_clozes(text):
+        if isinstance(node, str):
+            out.append(node)
+        else:
+            _reveal(node, ordinal, question, found, out)
+    if not found[0]:
+        return ""
+    return _MATHJAX.sub(lambda m: m.group(1) + _HTML.sub("", m.group(2)) + m.group(3), "".join(out))
+
+
+# -- templates (Anki's rslib/src/template.rs) --------------------------------------------
+
+_TAG = re.compile(r"\{\{(.*?)\}\}|<!--(.*?)-->", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class _Context:
+    fields: Mapping[str, str]
+    ordinal: int  # 0-based card ordinal
+    frontside: str | None  # None while rendering the question
+
+
+def _parse(template: str) -> list[object]:
+    """Nodes: str (text), ("field", key, filters), ("if"|"unless", key, children)."""
+    if template.lstrip().startswith("{{=<% %>=}}"):
+        raise TemplateError("the legacy <% %> template syntax is not supported")
+    stack: list[tuple[str | None, list[object]]] = [(None, [])]
+    pos = 0
+    for m in _TAG.finditer(template):
+        nodes = stack[-1][1]
+        if m.start() > pos:
+            nodes.append(template[pos : m.start()])
+        pos = m.end()
+        if m.group(1) is None:  # a comment is kept as it is
+            nodes.append(m.group(0))
+            continue
+        inner = m.group(1).lstrip("{").strip()
+        head, rest = inner[:1], inner[1:].lstrip()
+        if len(inner) >= 2 and head in "#^":
+            children: list[object] = []
+            nodes.append(("if" if head == "#" else "unless", rest, children))
+            stack.append((rest, children))
+        elif len(inner) >= 2 and head == "/":
+            if stack[-1][0] != rest:
+                raise TemplateError(f"{{{{/{rest}}}}} closes a section that is not open")
+            stack.pop()
+        else:
+            key, *filters = inner.split(":")[::-1]
+            nodes.append(("field", key, filters))
+    if len(stack) > 1:
+        raise TemplateError(f"{{{{#{stack[-1][0]}}}}} is never closed")
+    if pos < len(template):
+        stack[0][1].append(template[pos:])
+    return stack[0][1]
+
+
+def _apply_filter(name: str, text: str, key: str, ctx: _Context) -> str:
+    if name == "text":
+        return strip_html(text)
+    if name == "cloze":
+        return reveal_cloze(text, ctx.ordinal + 1, ctx.frontside is None)
+    if name == "":
+        return text
+    raise TemplateError(f"the template filter '{name}:' ({{{{{name}:{key}}}}}) is not supported")
+
+
+def _render_nodes(nodes: Sequence[object], ctx: _Context, out: list[str]) -> None:
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        assert isinstance(node, tuple)
+        kind, key, extra = node
+        if kind == "field":
+            if key == "FrontSide":
+                out.append(ctx.frontside or "")
+                continue
+            if key == "" and extra:
+                continue
+            if key not in ctx.fields:
+                raise TemplateError(f"the template refers to an unknown field '{key}'")
+            text = ctx.fields[key]
+            for name in extra:
+                text = _apply_filter(name, text, key, ctx)
+            out.append(text)
+        else:
+            if key not in ctx.fields and not re.fullmatch(r"c[0-9]+", key):
+                raise TemplateError(f"the template tests an unknown field '{key}'")
+            shown = not field_is_empty(ctx.fields.get(key, ""))
+            if shown == (kind == "if"):
+                _render_nodes(extra, ctx, out)
+            else:  # Anki still checks the hidden part for errors
+                _render_nodes(extra, ctx, [])
+
+
+@dataclass(frozen=True)
+class RenderedCard:
+    """One card's sides as ``card.question()`` / ``card.answer()`` give them, without the
+    ``<style>`` block Anki puts first; ``*_sounds`` are the files ``[anki:play:q|a:N]``
+    refer to, in order."""
+
+    ordinal: int  # 0-based, as Anki's card.ord
+    question: str
+    answer: str
+    question_sounds: tuple[str, ...]
+    answer_sounds: tuple[str, ...]
+
+
+def _extract_sounds(text: str, side: str) -> tuple[str, tuple[str, ...]]:
+    sounds: list[str] = []
+
+    def ref(m: re.Match[str]) -> str:
+        sounds.append(_decode_entities(m.group(1)))
+        return f"[anki:play:{side}:{len(sounds) - 1}]"
+
+    return _SOUND.sub(ref, text), tuple(sounds)
+
+
+def card_ordinals(front: str, fields: Mapping[str, str], is_cloze: bool) -> list[int]:
+    """The cards Anki makes for a note (0-based ordinals): one per cloze number for a
+    cloze note type, else card 0 when its front would not be empty."""
+    if is_cloze:
+        numbers: set[int] = set()
+        for text in fields.values():
+            numbers |= cloze_numbers(text)
+        return [n - 1 for n in sorted(numbers)]
+    nonempty = {k for k, v in fields.items() if not field_is_empty(v)}
+    return [0] if not _is_empty(_parse(front), nonempty) else []
+
+
+def _is_empty(nodes: Sequence[object], nonempty: set[str]) -> bool:
+    for node in nodes:
+        if isinstance(node, str):
+            continue
+        assert isinstance(node, tuple)
+        kind, key, extra = node
+        if kind == "field":
+            if key in nonempty:
+                return False
+        elif kind == "if":
+            if key in nonempty and not _is_empty(extra, nonempty):
+                return False
+        elif key not in nonempty and not _is_empty(extra, nonempty):
+            return False
+    return True
+
+
+def render_card(front: str, back: str, fields: Mapping[str, str], ordinal: int) -> RenderedCard:
+    """Render card ``ordinal`` (0-based) of a note with these field values."""
+    q, q_sounds = _extract_sounds("".join(_render(front, _Context(fields, ordinal, None))), "q")
+    # {{FrontSide}} is the question after its sounds became [anki:play:q:N] references:
+    # they keep playing the question's sounds; the answer's own are numbered from 0.
+    a, a_sounds = _extract_sounds("".join(_render(back, _Context(fields, ordinal, q))), "a")
+    return RenderedCard(ordinal, q, a, q_sounds, a_sounds)
+
+
+def _render(template: str, ctx: _Context) -> list[str]:
+    out: list[str] = []
+    _render_nodes(_parse(template), ctx, out)
+    return out

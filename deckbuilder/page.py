@@ -1,0 +1,481 @@
+"""The preview page: one self-contained HTML file showing a deck as reviewers will see it.
+
+Every card's question and answer is rendered with Anki's template language
+(:mod:`deckbuilder.anki_template`, checked against the Anki backend in the tests) from the
+same fields, templates and CSS the package holds. Each side is a whole document, like a
+card page on AnkiDroid, shown in its own ``<iframe srcdoc>``, so the note type's CSS and
+scripts run as on a client and do not mix with the page or other cards. The documents
+are stored once in a JSON block (repeated CSS, scripts and media shared, see
+:class:`_Sides`) and joined by the page script. Media are inlined as ``data:`` URLs and a
+Content-Security-Policy forbids every request, so the file works offline and never
+reaches the network.
+
+Library code: :func:`preview_page` returns the HTML text; the CLI writes it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import re
+from collections import Counter
+from html import escape, unescape
+from pathlib import Path
+
+from .anki_template import RenderedCard, card_ordinals, render_card
+from .chart import forecast_svg
+from .model import NoteKind
+from .preview import DeckPreview
+from .render import RenderedDeck, RenderedNote
+
+__all__ = ["PHONE_WIDTH", "preview_page"]
+
+PHONE_WIDTH = 412  # CSS pixels: a common Android phone width
+
+_KIND_NAMES = {NoteKind.MCQ: "multiple choice", NoteKind.CLOZE: "cloze", NoteKind.BASIC: "basic"}
+_SRC = re.compile(r'(<(?:img|audio|video|source)\b[^>]*?\bsrc=")([^"]*)(")', re.IGNORECASE)
+_PLAY = re.compile(r"\[anki:play:([qa]):(\d+)\]")
+
+# What the page may load: nothing from anywhere, only what is inline or a data: URL.
+CSP = (
+    "default-src 'none'; img-src data:; media-src data:; font-src data:; "
+    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-src 'self'"
+)
+
+# The reviewer's own page CSS around a card (Anki desktop: reviewer.css; AnkiDroid's
+# card page is similar): a margin, and media no wider than the card.
+_SIDE_CSS = """html { -webkit-text-size-adjust: 100%; }
+body { margin: 20px; overflow-wrap: break-word; }
+body.nightMode { color-scheme: dark; }
+img { max-width: 100%; height: auto; }
+.db-preview-play { font: inherit; font-size: 0.9em; cursor: pointer; border-radius: 50%;
+  width: 2em; height: 2em; border: 1px solid currentColor; background: transparent;
+  color: inherit; vertical-align: middle; }
+"""
+
+
+def _data_url(path: Path) -> str:
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+class _Media:
+    """Media files as data: URLs, each encoded once."""
+
+    def __init__(self, files: dict[str, Path], sides: _Sides | None = None) -> None:
+        self.files = files
+        self.sides = sides
+        self.urls: dict[str, str] = {}
+
+    def url(self, name: str) -> str | None:
+        if name not in self.files:
+            return None
+        if name not in self.urls:
+            self.urls[name] = _data_url(self.files[name])
+            if self.sides is not None:
+                self.sides.share(self.urls[name])
+        return self.urls[name]
+
+    def inline(self, html: str, card: RenderedCard) -> str:
+        """Point media at data: URLs and turn ``[anki:play:..]`` into play buttons, as
+        a client turns them into its own."""
+
+        def src(m: re.Match[str]) -> str:
+            url = self.url(unescape(m.group(2)))
+            return m.group(0) if url is None else m.group(1) + url + m.group(3)
+
+        def play(m: re.Match[str]) -> str:
+            sounds = card.question_sounds if m.group(1) == "q" else card.answer_sounds
+            index = int(m.group(2))
+            name = sounds[index] if index < len(sounds) else ""
+            url = self.url(name)
+            if url is None:
+                return m.group(0)
+            return (
+                f'<button type="button" class="db-preview-play" title="Play {escape(name)}" '
+                f'aria-label="Play {escape(name)}" '
+                'onclick="var a=this.nextElementSibling;a.currentTime=0;a.play()">&#9654;</button>'
+                f'<audio preload="none" src="{url}"></audio>'
+            )
+
+        return _PLAY.sub(play, _SRC.sub(src, html))
+
+
+def _side_document(css: str, ordinal: int, content: str) -> str:
+    """One side as a whole document, shaped like a client's card page."""
+    return (
+        '<!doctype html>\n<html lang="und">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<style>\n{_SIDE_CSS}</style>\n<style>\n{css}\n</style>\n</head>\n"
+        f'<body class="card card{ordinal + 1}">\n<div id="qa">\n{content}\n</div>\n'
+        "</body>\n</html>\n"
+    )
+
+
+def _card_label(rn: RenderedNote, card: RenderedCard) -> str:
+    """Which card of the note: c1, c2... for clozes (nothing for one-card notes)."""
+    return f"card c{card.ordinal + 1}" if rn.spec.is_cloze else ""
+
+
+class _Sides:
+    """Every side document of the page, stored once in a JSON block and joined by the
+    page script into each frame's ``srcdoc``. Strings that repeat across sides (the note
+    types' CSS, the templates' scripts, media as data: URLs) are stored once and
+    referred to by number, so the page does not grow with copies of them; joining the
+    parts gives back each document exactly."""
+
+    def __init__(self) -> None:
+        self.shared: list[str] = []
+        self.index: dict[str, int] = {}
+        self.sides: list[list[str | int]] = []
+
+    def share(self, text: str) -> None:
+        if len(text) >= 200 and text not in self.index:
+            self.index[text] = len(self.shared)
+            self.shared.append(text)
+
+    def add(self, document: str) -> int:
+        parts: list[str | int] = []
+        if self.index:
+            pattern = "|".join(re.escape(t) for t in sorted(self.index, key=len, reverse=True))
+            pos = 0
+            for m in re.finditer(pattern, document):
+                if m.start() > pos:
+                    parts.append(document[pos : m.start()])
+                parts.append(self.index[m.group(0)])
+                pos = m.end()
+            if pos < len(document):
+                parts.append(document[pos:])
+        else:
+            parts.append(document)
+        self.sides.append(parts)
+        return len(self.sides) - 1
+
+    def json(self) -> str:
+        data = json.dumps(
+            {"shared": self.shared, "sides": self.sides}, ensure_ascii=False, separators=(",", ":")
+        )
+        # Safe inside <script>: no "</script>" or "<!--" can end or confuse the block.
+        return data.replace("<", "\\u003c")
+
+
+_SCRIPT = re.compile(r"<script\b.*?</script>", re.IGNORECASE | re.DOTALL)
+
+
+def _card_html(rn: RenderedNote, card: RenderedCard, media: _Media, sides: _Sides) -> str:
+    for template in (rn.spec.front, rn.spec.back):
+        for script in _SCRIPT.findall(template):
+            sides.share(script)
+    sides.share(rn.spec.css)
+    question = _side_document(rn.spec.css, card.ordinal, media.inline(card.question, card))
+    answer = _side_document(rn.spec.css, card.ordinal, media.inline(card.answer, card))
+    kind = rn.note.kind
+    tags = "".join(f'<span class="tag">{escape(t)}</span>' for t in rn.tags)
+    label = _card_label(rn, card)
+    buttons = (
+        '<button type="button" class="flip" title="Show the answer to your pick">Flip</button>'
+        '<button type="button" class="again" title="Start this card again">Again</button>'
+        if kind is NoteKind.MCQ
+        else ""
+    )
+    note = escape(rn.note.id)
+    return (
+        f'<section class="pv-card" id="card-{note}-{card.ordinal + 1}" data-note="{note}" '
+        f'data-kind="{kind.value}" data-ord="{card.ordinal}">\n'
+        f'<header><span class="note-id">{note}</span>'
+        f'<span class="kind">{_KIND_NAMES[kind]}</span>'
+        f'<span class="which">{escape(label)}</span>{tags}'
+        f'<span class="buttons">{buttons}</span></header>\n'
+        '<div class="sides">\n'
+        f'<figure class="side front"><figcaption>Front</figcaption>'
+        f'<iframe title="{note}: front" data-side="{sides.add(question)}"></iframe></figure>\n'
+        f'<figure class="side back"><figcaption>Back</figcaption>'
+        f'<iframe title="{note}: back" data-side="{sides.add(answer)}"></iframe></figure>\n'
+        "</div>\n</section>"
+    )
+
+
+def _ladder_table(p: DeckPreview) -> str:
+    lad = p.ladder
+    rows = (
+        ("Good every time", lad.good),
+        ("Hard every time", lad.hard),
+        ("Easy every time", lad.easy),
+        ("Again, then Good", lad.again_good),
+    )
+    steps = max(len(r) for _, r in rows)
+    head = "".join(f"<th scope='col'>{i + 1}</th>" for i in range(steps))
+    body = "".join(
+        f"<tr><th scope='row'>{label}</th>"
+        + "".join(f"<td>{v}</td>" for v in values)
+        + "<td></td>" * (steps - len(values))
+        + "</tr>"
+        for label, values in rows
+    )
+    return (
+        '<div class="ladder-wrap"><table class="ladder"><caption>Interval ladder of a new card: '
+        "column n is the days from the n-th answer to the next review (FSRS, no fuzz, "
+        "no learning steps)</caption>"
+        f"<thead><tr><th scope='col'>Answers</th>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def _summary(p: DeckPreview) -> str:
+    sm, s = p.summary, p.settings
+    limit = "none" if s.review_limit is None else f"{s.review_limit} a day"
+    intro = (
+        f"day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {sm.days} days"
+    )
+    peak = f"{sm.peak_reviews:.0f} on day {sm.peak_day}" if sm.peak_day else "none"
+    items = (
+        ("Desired retention", f"{s.desired_retention:g}"),
+        ("New cards a day", str(s.new_per_day)),
+        ("Review limit", limit),
+        ("Days simulated", str(sm.days)),
+        ("Peak reviews a day", peak),
+        ("Average minutes a day", f"{sm.average_minutes:.1f}"),
+        ("All cards introduced", intro),
+        ("Memorized at the end", f"{sm.memorized_end:.1f} of {sm.cards}"),
+        ("Total reviews", f"{sm.total_reviews:.0f}"),
+    )
+    rows = "".join(f"<dt>{k}</dt><dd>{escape(v)}</dd>" for k, v in items)
+    return f'<dl class="summary">{rows}</dl><p class="origin">Settings from {escape(p.origin)}.</p>'
+
+
+def _counts(rd: RenderedDeck) -> str:
+    rows = "".join(
+        f"<tr><th scope='row'>{_KIND_NAMES[kind]}</th><td>{notes}</td><td>{cards}</td></tr>"
+        for kind, (notes, cards) in rd.deck.counts().items()
+    )
+    total_cards = rd.deck.card_count
+    return (
+        '<table class="counts"><thead><tr><th scope="col">Note type</th>'
+        '<th scope="col">Notes</th><th scope="col">Cards</th></tr></thead>'
+        f"<tbody>{rows}</tbody><tfoot><tr><th scope='row'>total</th><td>{len(rd.notes)}</td>"
+        f"<td>{total_cards}</td></tr></tfoot></table>"
+    )
+
+
+def _tags(rd: RenderedDeck) -> str:
+    counts = Counter(tag for rn in rd.notes for tag in rn.tags)
+    if not counts:
+        return '<p class="tags none">No tags.</p>'
+    items = "".join(
+        f'<li><span class="tag">{escape(tag)}</span> <span class="n">{n}</span></li>'
+        for tag, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    return f'<ul class="tags" aria-label="Tags and how many notes have each">{items}</ul>'
+
+
+def _cards(rd: RenderedDeck) -> tuple[list[str], _Sides]:
+    sides = _Sides()
+    media = _Media(rd.media, sides)
+    out = []
+    for rn in rd.notes:
+        fields = dict(zip(rn.spec.fields, rn.fields, strict=True))
+        for ordinal in card_ordinals(rn.spec.front, fields, rn.spec.is_cloze):
+            card = render_card(rn.spec.front, rn.spec.back, fields, ordinal)
+            out.append(_card_html(rn, card, media, sides))
+    return out, sides
+
+
+def preview_page(rd: RenderedDeck, p: DeckPreview) -> str:
+    """The whole preview page of one deck, as HTML text (deterministic)."""
+    deck = rd.deck
+    cards, sides = _cards(rd)
+    count = len(cards)
+    description = f'<div class="description">{rd.description}</div>' if rd.description else ""
+    state = json.dumps({"phoneWidth": PHONE_WIDTH})
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="deckbuilder">
+<title>{escape(deck.name)}: preview</title>
+<style>
+{_PAGE_CSS}
+</style>
+</head>
+<body>
+<header class="top">
+<h1>{escape(deck.name)}</h1>
+<p class="meta">Deck id <code>{escape(deck.key)}</code> from <code>{escape(str(deck.source))}</code>:
+{len(rd.notes)} notes, <span id="card-count">{count}</span> cards.</p>
+{description}
+<div class="controls" role="toolbar" aria-label="View">
+<button type="button" id="night" aria-pressed="false">Night mode</button>
+<button type="button" id="phone" aria-pressed="false">Phone width ({PHONE_WIDTH} px)</button>
+</div>
+</header>
+<main>
+<section class="overview">
+<div><h2>Notes and cards</h2>{_counts(rd)}<h2>Tags</h2>{_tags(rd)}</div>
+<div><h2>Study forecast</h2>{_summary(p)}</div>
+</section>
+<section class="forecast-section">
+<h2>Forecast</h2>
+{forecast_svg(p)}
+{_ladder_table(p)}
+</section>
+<h2 id="cards">Cards</h2>
+<p class="hint">Each side is shown as Anki renders it, with the note type's CSS and scripts.
+Multiple-choice cards: pick on the front, then Flip to see the verdict on the back.
+Math is shown as TeX source: Anki typesets it with MathJax, which this page does not load.</p>
+<div class="card-list">
+{chr(10).join(cards)}
+</div>
+</main>
+<script type="application/json" id="pv-sides">{sides.json()}</script>
+<script>
+var PREVIEW = {state};
+{_PAGE_JS}
+</script>
+</body>
+</html>
+"""
+
+
+_PAGE_CSS = """:root { color-scheme: light; --fg: #1f2328; --bg: #f6f8fa; --panel: #ffffff;
+  --muted: #57606a; --border: #d0d7de; --accent: #0b57d0; }
+body.night { color-scheme: dark; --fg: #e6edf3; --bg: #111214; --panel: #1e1f22;
+  --muted: #9da7b3; --border: #3d444d; --accent: #8ab4f8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 -apple-system, "Segoe UI", Roboto, "Noto Sans",
+  "Noto Sans KR", "NanumGothic", sans-serif; color: var(--fg); background: var(--bg); }
+header.top, main { max-width: 1200px; margin: 0 auto; padding: 16px 20px; }
+h1 { margin: 0 0 4px; font-size: 1.6em; }
+h2 { font-size: 1.15em; margin: 1.2em 0 0.5em; }
+.meta { margin: 0; color: var(--muted); }
+.description { margin-top: 8px; }
+.controls { position: sticky; top: 0; z-index: 2; display: flex; gap: 8px; flex-wrap: wrap;
+  padding: 10px 0; background: var(--bg); }
+button { font: inherit; color: var(--fg); background: var(--panel); border: 1px solid var(--border);
+  border-radius: 8px; padding: 6px 12px; cursor: pointer; min-height: 36px; }
+button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: var(--panel); }
+.overview { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 24px; }
+table { border-collapse: collapse; background: var(--panel); }
+th, td { border: 1px solid var(--border); padding: 4px 10px; text-align: right; }
+th[scope="row"], thead th:first-child { text-align: left; }
+caption { text-align: left; color: var(--muted); padding: 4px 0; caption-side: top; }
+.ladder-wrap { margin-top: 12px; overflow-x: auto; max-width: 100%; }
+.ladder caption { background: var(--bg); }
+dl.summary { display: grid; grid-template-columns: auto 1fr; gap: 2px 16px; margin: 0; }
+dl.summary dt { color: var(--muted); }
+dl.summary dd { margin: 0; font-variant-numeric: tabular-nums; }
+.origin { color: var(--muted); font-size: 0.9em; }
+ul.tags { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: 6px; }
+.tag { display: inline-block; border: 1px solid var(--border); border-radius: 999px;
+  padding: 0 8px; font-size: 0.85em; background: var(--panel); }
+ul.tags .n { color: var(--muted); font-size: 0.85em; }
+svg.forecast { width: 100%; height: auto; background: #ffffff; border: 1px solid var(--border);
+  border-radius: 8px; }
+body.night svg.forecast { filter: invert(0.88) hue-rotate(180deg); }
+.hint { color: var(--muted); }
+.card-list { display: flex; flex-direction: column; gap: 20px; }
+.pv-card { background: var(--panel); border: 1px solid var(--border); border-radius: 10px; padding: 10px; }
+.pv-card > header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 8px; }
+.note-id { font-weight: 700; font-family: ui-monospace, monospace; }
+.kind, .which { color: var(--muted); font-size: 0.9em; }
+.buttons { margin-left: auto; display: flex; gap: 6px; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.side { margin: 0; min-width: 0; }
+figcaption { font-size: 0.8em; font-weight: 600; color: var(--muted); text-transform: uppercase;
+  letter-spacing: 0.04em; margin-bottom: 4px; }
+iframe { display: block; width: 100%; height: 160px; border: 1px solid var(--border);
+  border-radius: 8px; background: #ffffff; }
+body.night iframe { background: #1e1f22; }
+body.phone main, body.phone header.top { max-width: none; }
+/* Phone width: the card's own viewport is 412 px (plus the frame's 1 px borders). */
+body.phone .sides { grid-template-columns: min(414px, 100%); justify-content: center; }
+@media (max-width: 760px) { .sides { grid-template-columns: 1fr; } }
+"""
+
+# Night mode is set the way Anki desktop and AnkiDroid set it: classes on the card's body
+# (.nightMode .night_mode) and on its root element (.night-mode).
+_PAGE_JS = """(function () {
+  "use strict";
+  var night = false;
+  function cardDocument(frame) {
+    try { return frame.contentDocument; } catch (e) { return null; }
+  }
+  function fit(frame) {
+    var doc = cardDocument(frame);
+    if (!doc || !doc.documentElement) { return; }
+    /* The root element's own height (not scrollHeight, which never drops below the
+       frame's current height): the card's content and the body's margins. */
+    var h = doc.documentElement.getBoundingClientRect().height;
+    frame.style.height = Math.max(60, Math.ceil(h)) + "px";
+  }
+  function applyMode(frame) {
+    var doc = cardDocument(frame);
+    if (!doc || !doc.body) { return; }
+    doc.body.classList.toggle("nightMode", night);
+    doc.body.classList.toggle("night_mode", night);
+    doc.documentElement.classList.toggle("night-mode", night);
+  }
+  function prepare(frame) {
+    applyMode(frame);
+    fit(frame);
+    var doc = cardDocument(frame);
+    if (doc && doc.body && window.ResizeObserver) {
+      new ResizeObserver(function () { fit(frame); }).observe(doc.body);
+    }
+    Array.prototype.forEach.call(doc ? doc.images : [], function (img) {
+      img.addEventListener("load", function () { fit(frame); });
+    });
+  }
+  /* Each side's document is joined from its parts (see _Sides in deckbuilder/page.py). */
+  var DATA = JSON.parse(document.getElementById("pv-sides").textContent);
+  function sideDocument(frame) {
+    return DATA.sides[Number(frame.getAttribute("data-side"))].map(function (part) {
+      return typeof part === "number" ? DATA.shared[part] : part;
+    }).join("");
+  }
+  function load(frame) { frame.srcdoc = sideDocument(frame); }
+  var frames = Array.prototype.slice.call(document.querySelectorAll(".pv-card iframe"));
+  var pending = frames.length;
+  frames.forEach(function (frame) {
+    var first = true;
+    frame.addEventListener("load", function () {
+      prepare(frame);
+      if (first) {
+        first = false;
+        pending -= 1;
+        if (pending === 0) { document.documentElement.setAttribute("data-cards-loaded", "true"); }
+      }
+    });
+  });
+  /* The back after the front, as in a review: a multiple-choice back finds the order
+     the front stored. */
+  document.querySelectorAll(".pv-card").forEach(function (card) {
+    var front = card.querySelector(".front iframe");
+    var back = card.querySelector(".back iframe");
+    var started = false;
+    front.addEventListener("load", function () {
+      if (!started) { started = true; load(back); }
+    });
+    load(front);
+    var flip = card.querySelector("button.flip");
+    var again = card.querySelector("button.again");
+    if (flip) { flip.addEventListener("click", function () { load(back); }); }
+    if (again) { again.addEventListener("click", function () { load(front); }); }
+  });
+  var nightButton = document.getElementById("night");
+  nightButton.addEventListener("click", function () {
+    night = !night;
+    nightButton.setAttribute("aria-pressed", String(night));
+    document.body.classList.toggle("night", night);
+    frames.forEach(applyMode);
+  });
+  var phoneButton = document.getElementById("phone");
+  phoneButton.addEventListener("click", function () {
+    var on = !document.body.classList.contains("phone");
+    phoneButton.setAttribute("aria-pressed", String(on));
+    document.body.classList.toggle("phone", on);
+    frames.forEach(fit);
+  });
+  window.addEventListener("resize", function () { frames.forEach(fit); });
+})();"""
