@@ -2,8 +2,9 @@
 
 Run by hand (not a test): ``PYTHONPATH=. python benchmarks/bench_forecast.py [--repeat N]``.
 Workload: 10,000 new cards, 100 a day, 365 days, retention 0.9, FSRS-6 default parameters,
-no review limit, 2 learning steps and 1 relearning step. Each simulator runs ``--repeat``
-times after one warm-up run; the best time counts (the machine may be shared).
+no review limit, 2 learning steps and 1 relearning step, Anki's load balancer on (as in a
+fresh collection) unless the row says off. Each simulator runs ``--repeat`` times after
+one warm-up run; the best time counts (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -31,11 +32,16 @@ def best_of(repeat: int, run: Callable[[], tuple[float, float]]) -> tuple[float,
     return best, reviews, memorized
 
 
-def ours() -> tuple[float, float]:
-    fc = forecast(
-        CARDS, PreviewSettings(new_per_day=NEW_PER_DAY, desired_retention=RETENTION), DAYS
+def ours_runner(load_balancer: bool) -> Callable[[], tuple[float, float]]:
+    settings = PreviewSettings(
+        new_per_day=NEW_PER_DAY, desired_retention=RETENTION, load_balancer=load_balancer
     )
-    return sum(fc.reviews), fc.memorized[-1]
+
+    def run() -> tuple[float, float]:
+        fc = forecast(CARDS, settings, DAYS)
+        return sum(fc.reviews), fc.memorized[-1]
+
+    return run
 
 
 def fsrs_rs() -> tuple[float, float]:
@@ -85,13 +91,14 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rows = [
-            ("deckbuilder forecast (NumPy)", best_of(args.repeat, ours)),
+            ("deckbuilder forecast (NumPy)", best_of(args.repeat, ours_runner(True))),
             ("fsrs-rs-python simulate", best_of(args.repeat, fsrs_rs)),
             ("Anki simulate_fsrs_review", best_of(args.repeat, anki_runner(Path(tmp), True))),
             (
                 "Anki, load balancer off",
                 best_of(args.repeat, anki_runner(Path(tmp), False)),
             ),
+            ("deckbuilder, balancer off", best_of(args.repeat, ours_runner(False))),
         ]
     print(f"{CARDS:,} cards, {NEW_PER_DAY}/day, {DAYS} days, best of {args.repeat}")
     print(f"{'simulator':<30} {'seconds':>8} {'reviews':>9} {'memorized':>10} {'ours/this':>10}")

@@ -154,6 +154,81 @@ def test_summary_of_a_known_forecast() -> None:
     assert sm.average_minutes == pytest.approx(sum(fc.minutes) / 6)
 
 
+# --- load balancer ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("interval", "maximum", "lower", "upper"),
+    [  # the bounds Anki's own tests give (rslib/src/scheduler/states/fuzz.rs)
+        (1.0, 1000, 1, 1),
+        (2.49, 1000, 2, 2),
+        (2.5, 1000, 2, 4),
+        (6.9, 1000, 5, 9),
+        (7.0, 1000, 5, 9),
+        (17.0, 1000, 14, 20),
+        (19.9, 1000, 17, 23),
+        (20.0, 1000, 17, 23),
+        (37.0, 1000, 33, 41),
+        (100.0, 99, 92, 99),
+    ],
+)
+def test_fuzz_range_is_ankis(interval: float, maximum: int, lower: int, upper: int) -> None:
+    import numpy as np
+
+    from deckbuilder.schedule import _fuzz_bounds
+
+    lo, hi = _fuzz_bounds(np.asarray([interval]), maximum)  # type: ignore[arg-type]
+    assert (int(lo[0]), int(hi[0])) == (lower, upper)
+
+
+def balancer_with_load(per_day: int) -> Any:
+    import numpy as np
+
+    from deckbuilder.schedule import _LoadBalancer
+
+    lb = _LoadBalancer(n_rep=1, days=100, maximum=36500, cards=1000, new_per_day=0)
+    lb.counts[0, 1:60] = per_day
+    return lb, np.random.default_rng(5)
+
+
+def test_balancer_weighs_days_by_interval_cubed_when_equally_loaded() -> None:
+    """Interval 11 may land on days 9..13; with 50 cards due on each, day k weighs k**-3."""
+    import numpy as np
+
+    lb, rng = balancer_with_load(50)
+    n = 200_000
+    picks = lb.place(rng, np.zeros(n, dtype=np.int64), np.full(n, 11, dtype=np.int64), day=0)
+    share = np.bincount(picks, minlength=14)[9:14] / n
+    k = np.arange(9, 14, dtype=np.float64)
+    assert share == pytest.approx(k**-3 / (k**-3).sum(), rel=0.03)
+    assert lb.counts[0, 9:14].sum() == 5 * 50 + n  # the placed cards are counted
+
+
+def test_balancer_prefers_an_empty_day() -> None:
+    import numpy as np
+
+    lb, rng = balancer_with_load(50)
+    lb.counts[0, 12] = 0
+    picks = lb.place(rng, np.zeros(1000, dtype=np.int64), np.full(1000, 11, dtype=np.int64), 0)
+    assert set(picks.tolist()) <= {9, 10, 11, 12, 13}
+    assert (picks == 12).mean() > 0.99
+
+
+def test_load_balancer_off_schedules_exact_intervals() -> None:
+    """1,000 new cards all answered Easy on day 0, no steps: without the balancer all
+    are due on day round(w[3]) = 8; with it, spread over Anki's fuzz range of 8, 6..10."""
+    behaviour = ReviewBehaviour(first_rating=(0.0, 0.0, 0.0, 1.0))
+    base = PreviewSettings(
+        new_per_day=1000, learning_steps=(), relearning_steps=(), behaviour=behaviour
+    )
+    off = forecast(1000, base.with_values(load_balancer=False), 11, replicas=1)
+    on = forecast(1000, base, 11, replicas=1)
+    assert off.reviews[:9] == (0,) * 8 + (1000,)
+    assert on.reviews[:6] == (0,) * 6 and sum(on.reviews) > 1000
+    # Five empty days, equally likely (plus, from day 7, the first lapses' relearning).
+    assert all(150 < n < 300 for n in on.reviews[6:11])
+
+
 # --- forecast vs Anki's own simulator -----------------------------------------------------
 
 WORKLOADS: list[dict[str, Any]] = [
