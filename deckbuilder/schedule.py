@@ -6,8 +6,9 @@ The forecast models what Anki's own FSRS simulator models (fsrs-rs ``simulate``,
 Anki calls for "Simulate" in deck options): a first rating drawn on first sight, same-day
 learning steps whose ratings follow a Markov chain, review ratings drawn from the
 forgetting curve, relearning steps after a lapse, seconds per rating in each state, a
-new-card limit and a review limit per day, and a maximum interval. It is vectorised over
-cards: one Python iteration per simulated day, NumPy arrays for every card.
+new-card limit and a review limit per day, a maximum interval, and Anki's load balancer
+(the interval fuzz its simulator applies). It is vectorised over cards: one Python
+iteration per simulated day, NumPy arrays for every card.
 
 NumPy and py-fsrs are imported inside the functions that need them (CLI startup stays light).
 """
@@ -170,6 +171,7 @@ class PreviewSettings:
 
     Field names and units follow the deck's ``study:`` block (steps in seconds; only
     their count matters to the day-level forecast). ``review_limit=None``: no limit.
+    ``load_balancer`` is Anki's preference of that name (on in a fresh collection).
     """
 
     desired_retention: float = 0.9
@@ -659,7 +661,8 @@ def forecast(
     Cards are introduced in order, ``new_per_day`` a day. Each day, due cards are
     reviewed first (earliest scheduled day first when the review limit cuts the queue;
     the rest wait for the next day), then new cards are learned. Intervals are the FSRS
-    intervals for the desired retention, without fuzz.
+    intervals for the desired retention, moved by Anki's load balancer within Anki's fuzz
+    range when ``settings.load_balancer`` is on (the default, as in a fresh collection).
 
     A small deck is simulated as ``replicas`` independent copies (default: enough for
     10,000 simulated cards) and the per-day figures are their average, so the preview
