@@ -585,11 +585,14 @@ class _LoadBalancer:
 
         self.n_rep = n_rep
         self.horizon = days + days // 2  # the simulator's due-count array
-        ivl = np.arange(maximum + 1, dtype=np.int64)
-        self.lower, self.upper = _fuzz_bounds(ivl, maximum)
         _, widest = _fuzz_bounds(np.asarray([self.horizon + days + 2]), 10**9)
         # A row per copy: the counted days, then empty days for ranges that cross the end.
         self.row = self.horizon + 2 * int(widest[0]) + 2
+        # Fuzz ranges as tables up to an interval past the row (a longer one only lands
+        # past the row, and where is moot: see place).
+        self.longest = min(maximum, 2 * self.row)
+        ivl = np.arange(self.longest + 1, dtype=np.int64)
+        self.lower, self.upper = _fuzz_bounds(ivl, maximum)
         self.counts = np.zeros((n_rep, self.row), dtype=np.int64)
         self.flat = self.counts.reshape(-1)
         self.offset = np.arange(n_rep, dtype=np.int64) * self.row
@@ -620,6 +623,7 @@ class _LoadBalancer:
         """The balanced intervals of cards answered on ``day`` (at most ``maximum``)."""
         import numpy as np
 
+        ivl = np.minimum(ivl, self.longest)
         lo, hi = self.lower[ivl], self.upper[ivl]
         top = int(hi.max())
         if top > self.row - 1 - day:

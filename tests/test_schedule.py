@@ -229,6 +229,12 @@ def test_load_balancer_off_schedules_exact_intervals() -> None:
     assert all(150 < n < 300 for n in on.reviews[6:11])
 
 
+def test_a_huge_maximum_interval_needs_no_huge_tables() -> None:
+    """Fuzz ranges are tabled only as far as they can matter, whatever the maximum."""
+    low = forecast(200, PreviewSettings(desired_retention=0.5, maximum_interval=10**12), 60)
+    assert sum(low.new) == 200 and low.memorized[-1] > 0
+
+
 # --- forecast vs Anki's own simulator -----------------------------------------------------
 
 WORKLOADS: list[dict[str, Any]] = [
