@@ -2,8 +2,10 @@
 
 Run by hand (not a test): ``PYTHONPATH=. python benchmarks/bench_forecast.py [--repeat N]``.
 Workload: 10,000 new cards, 100 a day, 365 days, retention 0.9, FSRS-6 default parameters,
-no review limit, 2 learning steps and 1 relearning step. Each simulator runs ``--repeat``
-times after one warm-up run; the best time counts (the machine may be shared).
+no review limit, 2 learning steps and 1 relearning step, Anki's load balancer on (as in a
+fresh collection) unless the row says off. Each simulator runs ``--repeat`` times after
+one warm-up run, in turns (one run of each simulator per round, so that a busy spell on a
+shared machine slows them alike); each one's best time counts.
 """
 
 from __future__ import annotations
@@ -20,22 +22,31 @@ from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, forecast
 CARDS, NEW_PER_DAY, DAYS, RETENTION = 10_000, 100, 365, 0.9
 
 
-def best_of(repeat: int, run: Callable[[], tuple[float, float]]) -> tuple[float, float, float]:
-    """(best seconds, total reviews, memorized at the end) of ``repeat`` timed runs."""
-    reviews, memorized = run()  # warm-up: imports, caches
-    best = float("inf")
+Runner = Callable[[], tuple[float, float]]
+
+
+def best_of(repeat: int, runs: list[Runner]) -> list[tuple[float, float, float]]:
+    """(best seconds, total reviews, memorized at the end) of each runner, timed in turns."""
+    results = [run() for run in runs]  # warm-up: imports, caches
+    best = [float("inf")] * len(runs)
     for _ in range(repeat):
-        start = time.perf_counter()
-        reviews, memorized = run()
-        best = min(best, time.perf_counter() - start)
-    return best, reviews, memorized
+        for i, run in enumerate(runs):
+            start = time.perf_counter()
+            results[i] = run()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return [(b, *r) for b, r in zip(best, results, strict=True)]
 
 
-def ours() -> tuple[float, float]:
-    fc = forecast(
-        CARDS, PreviewSettings(new_per_day=NEW_PER_DAY, desired_retention=RETENTION), DAYS
+def ours_runner(load_balancer: bool) -> Callable[[], tuple[float, float]]:
+    settings = PreviewSettings(
+        new_per_day=NEW_PER_DAY, desired_retention=RETENTION, load_balancer=load_balancer
     )
-    return sum(fc.reviews), fc.memorized[-1]
+
+    def run() -> tuple[float, float]:
+        fc = forecast(CARDS, settings, DAYS)
+        return sum(fc.reviews), fc.memorized[-1]
+
+    return run
 
 
 def fsrs_rs() -> tuple[float, float]:
@@ -84,15 +95,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [
-            ("deckbuilder forecast (NumPy)", best_of(args.repeat, ours)),
-            ("fsrs-rs-python simulate", best_of(args.repeat, fsrs_rs)),
-            ("Anki simulate_fsrs_review", best_of(args.repeat, anki_runner(Path(tmp), True))),
-            (
-                "Anki, load balancer off",
-                best_of(args.repeat, anki_runner(Path(tmp), False)),
-            ),
+        named = [
+            ("deckbuilder forecast (NumPy)", ours_runner(True)),
+            ("fsrs-rs-python simulate", fsrs_rs),
+            ("Anki simulate_fsrs_review", anki_runner(Path(tmp), True)),
+            ("Anki, load balancer off", anki_runner(Path(tmp), False)),
+            ("deckbuilder, balancer off", ours_runner(False)),
         ]
+        timed = best_of(args.repeat, [run for _, run in named])
+    rows = [(name, result) for (name, _), result in zip(named, timed, strict=True)]
     print(f"{CARDS:,} cards, {NEW_PER_DAY}/day, {DAYS} days, best of {args.repeat}")
     print(f"{'simulator':<30} {'seconds':>8} {'reviews':>9} {'memorized':>10} {'ours/this':>10}")
     base = rows[0][1][0]
