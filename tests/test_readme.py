@@ -1,0 +1,59 @@
+"""The README stays true: its console examples are what the commands really print.
+
+Each example below is found in README.md by its command line and run in a fresh copy of
+the project; the lines the README shows must be exactly what the command prints.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, Run
+
+CliRun = Callable[..., Run]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def console_blocks() -> list[list[str]]:
+    return [block.splitlines() for block in re.findall(r"```console\n(.*?)```", README, re.S)]
+
+
+def example(command: str) -> tuple[list[tuple[str, list[str]]], list[str]]:
+    """The README block whose last ``$`` line is ``command``: files it shows with ``cat``
+    before it, and the output it shows after it."""
+    for lines in console_blocks():
+        prompts = [i for i, line in enumerate(lines) if line.startswith("$ ")]
+        if prompts and lines[prompts[-1]] == f"$ {command}":
+            files = []
+            for start, end in zip(prompts, [*prompts[1:], len(lines)], strict=True):
+                if lines[start].startswith("$ cat "):
+                    files.append((lines[start][len("$ cat ") :], lines[start + 1 : end]))
+            return files, lines[prompts[-1] + 1 :]
+    raise AssertionError(f"README has no console example ending in '$ {command}'")
+
+
+EXAMPLES = [
+    "deckbuilder build --lang en",
+    "deckbuilder check cards/",
+    "deckbuilder list --lang en",
+    "deckbuilder preview --lang en",
+    'deckbuilder preview --params "0.2, 1.3"',
+    "deckbuilder check cards/typo.yaml",
+]
+
+
+@pytest.mark.parametrize("command", EXAMPLES)
+def test_readme_example_is_what_the_command_prints(
+    project: Path, cli: CliRun, command: str
+) -> None:
+    files, shown = example(command)
+    for name, content in files:
+        (project / name).write_text("\n".join(content) + "\n", encoding="utf-8")
+    result = cli(*shlex.split(command)[1:])
+    printed = (result.out + result.err).rstrip("\n").splitlines()
+    assert printed == shown
