@@ -98,10 +98,10 @@ def _stamp(cursor: sqlite3.Cursor, rd: RenderedDeck, timestamp: int, stamps: Sta
     fallback = itertools.count(timestamp * 1000)
     new_nid: dict[int, int] = {}
     note_mod: dict[int, int] = {}
+    # One query for all rows: 'notes.guid' has no index, so a lookup per note is quadratic.
+    row_of_guid = dict(cursor.execute("SELECT guid, id FROM notes"))
     for rn in rd.notes:
-        (old,) = cursor.execute(
-            "SELECT id FROM notes WHERE guid = ?", (note_guid(key, rn.note.id),)
-        ).fetchone()
+        old = row_of_guid[note_guid(key, rn.note.id)]
         nid = stamps.note_ids.get(rn.note.id)
         new_nid[old] = next(fallback) if nid is None else nid
         note_mod[old] = stamps.note_mod.get(rn.note.id, timestamp)

@@ -417,6 +417,23 @@ def _cleaner() -> nh3.Cleaner:
     )
 
 
+# Fast path: one line of words and harmless punctuation renders to itself. No character
+# here starts Markdown, HTML, an entity, math, media or cloze syntax, and the line must
+# begin with a letter or digit that is not the start of an ordered list item ("1. x",
+# "2) x"), nor with spaces (four would make a code block). Trailing spaces are dropped, as
+# a paragraph drops them. tests/test_performance_text.py checks this equals the full path.
+_PLAIN = re.compile(r"(?:[^\W_]|[ ,.;:?!'\"()/%+=@#$-])*\Z")
+_LIST_START = re.compile(r"\d{1,9}[.)]")
+_NOT_FIRST = frozenset(" ,.;:?!'\"()/%+=@#$-")
+
+
+def _is_plain(text: str) -> bool:
+    """Whether ``text`` renders to itself (less trailing spaces): see :data:`_PLAIN`."""
+    return (
+        _PLAIN.match(text) is not None and text[0] not in _NOT_FIRST and not _LIST_START.match(text)
+    )
+
+
 def render_markdown(
     text: str,
     rewrite: Mapping[str, str] | None = None,
@@ -429,6 +446,21 @@ def render_markdown(
     field. ``resolve`` (or the mapping ``rewrite``) gives the name an image or sound gets in
     the package (None: keep the name as written). ``cloze``: the field holds ``{{cN::}}``
     deletions (Anki's Cloze ``Text`` field)."""
+    if not text.strip():
+        return Rendered("")
+    if _is_plain(text):
+        return Rendered(text.rstrip(" "))
+    return _render_full(text, rewrite, resolve=resolve, cloze=cloze)
+
+
+def _render_full(
+    text: str,
+    rewrite: Mapping[str, str] | None = None,
+    *,
+    resolve: Resolver | None = None,
+    cloze: bool = False,
+) -> Rendered:
+    """:func:`render_markdown` without the fast path for plain text."""
     if not text.strip():
         return Rendered("")
     if resolve is None:
