@@ -190,10 +190,14 @@ def build(
     """
     from .pipeline import check as check_decks
     from .pipeline import write_packages
+    from .progress import terminal_bar
 
     session = _session(ctx)
     session.json = as_json
-    rendered = check_decks(_sources(sources), media_dir=media)
+    # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
+    show, started = not (session.quiet or as_json), time.monotonic()
+    with terminal_bar(sys.stderr, enabled=show, since=started):
+        rendered = check_decks(_sources(sources), media_dir=media)
     previews = {}
     if not no_preview:
         from .preview import build_previews, summary_line
@@ -202,7 +206,8 @@ def build(
             previews[p.deck.key] = p
             if not as_json:
                 session.say(f"preview {p.deck.name}: {summary_line(p)}")
-    results = write_packages(rendered, out, timestamp=_timestamp())
+    with terminal_bar(sys.stderr, enabled=show, since=started):
+        results = write_packages(rendered, out, timestamp=_timestamp())
     _print_warnings(rendered)
     if as_json:
         decks = []

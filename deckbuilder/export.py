@@ -16,11 +16,13 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .deckconfig import apply_study
 from .errors import OutputError
 from .identity import deck_anki_id, note_guid
 from .notetypes import NoteTypeSpec
+from .progress import step
 from .render import RenderedDeck
 
 __all__ = ["PackageInfo", "Stamps", "atomic_write", "write_package"]
@@ -65,9 +67,21 @@ def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: S
     deck = rd.deck
     models = {spec.id: _genanki_model(spec) for spec in rd.note_types}
     gdeck = genanki.Deck(deck_anki_id(deck.key), deck.name, description=rd.description)
+    total = len(rd.notes)
+    written = itertools.count(1)
+
+    class Note(genanki.Note):  # type: ignore[misc]
+        """A genanki note that reports progress as genanki writes it."""
+
+        def write_to_db(self, *args: Any, **kwargs: Any) -> None:
+            super().write_to_db(*args, **kwargs)
+            done = next(written)
+            if not done & 255:
+                step("writing", done, total)
+
     for rn in rd.notes:
         gdeck.add_note(
-            genanki.Note(
+            Note(
                 model=models[rn.spec.id],
                 fields=list(rn.fields),
                 tags=list(rn.tags),

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from .errors import DeckError, Problem
 from .model import BasicNote, ClozeNote, Deck, McqNote, Note, letter
 from .notetypes import NoteTypeSpec, note_type
+from .progress import step
 from .text import render_markdown
 
 __all__ = ["RenderedDeck", "RenderedNote", "media_name_problem", "render_deck", "unused_media"]
@@ -170,7 +171,10 @@ def render_deck(deck: Deck) -> RenderedDeck:
     """Render every note's fields; raise DeckError listing every media problem."""
     renderer = _Renderer(deck)
     notes: list[RenderedNote] = []
-    for note in deck.notes:
+    total = len(deck.notes)
+    for done, note in enumerate(deck.notes):
+        if not done & 255:
+            step("rendering", done, total)
         renderer.note = note
         fields = renderer.fields(note)
         tags = tuple(dict.fromkeys(deck.tags + note.tags))
