@@ -10,13 +10,23 @@ before. Output that is not a terminal (a pipe, a file, CI logs) never gets a bar
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TextIO
 
-__all__ = ["DELAY", "INTERVAL", "ProgressBar", "Reporter", "reporting", "step", "terminal_bar"]
+__all__ = [
+    "DELAY",
+    "INTERVAL",
+    "ProgressBar",
+    "Reporter",
+    "fewer_collections",
+    "reporting",
+    "step",
+    "terminal_bar",
+]
 
 # (stage, done, total): total 0 means the size is not known.
 Reporter = Callable[[str, int, int], None]
@@ -106,3 +116,21 @@ def terminal_bar(
             yield
     finally:
         bar.close()
+
+
+@contextmanager
+def fewer_collections(threshold: int = 100_000) -> Iterator[None]:
+    """Run the cyclic garbage collector less often inside the block.
+
+    A build allocates millions of small objects that all live until the package is
+    written; with the default threshold (700) the collector walks them over and over,
+    which cost a quarter of a 50,000-note build. Builds create next to no reference
+    cycles, so collecting every ``threshold`` allocations instead changes no result and
+    hardly any memory (benchmarks/bench_build.py reports peak memory).
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(threshold, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)

@@ -450,17 +450,32 @@ def render_markdown(
         return Rendered("")
     if _is_plain(text):
         return Rendered(text.rstrip(" "))
-    return _render_full(text, rewrite, resolve=resolve, cloze=cloze)
+    return _render_block(text, rewrite, resolve=resolve, cloze=cloze, one_line=True)
 
 
-def _render_full(
+# A line that starts none of the block rules (heading, list, quote, fence, indented code,
+# thematic break, math block, link reference) and has no line after it is one paragraph.
+_BLOCK_START = frozenset("#>-+*_=`~[\\0123456789")
+_LINE_BREAKS = frozenset("\n\r\0")
+
+
+def _one_paragraph(text: str) -> bool:
+    first = text[0]
+    return not (first.isspace() or first in _BLOCK_START or _LINE_BREAKS.intersection(text))
+
+
+def _render_block(
     text: str,
     rewrite: Mapping[str, str] | None = None,
     *,
     resolve: Resolver | None = None,
     cloze: bool = False,
+    one_line: bool = False,
 ) -> Rendered:
-    """:func:`render_markdown` without the fast path for plain text."""
+    """:func:`render_markdown` without the fast path for plain text. ``one_line``: parse a
+    single-line paragraph (:func:`_one_paragraph`) with the inline parser alone, which
+    gives the same tokens as the block parser's paragraph (its text stripped) for less
+    work; tests/test_performance_text.py checks the two agree."""
     if not text.strip():
         return Rendered("")
     if resolve is None:
@@ -478,16 +493,20 @@ def _render_full(
         "sounds": [],
         "warnings": [],
     }
-    tokens = md.parse(text, env)
-    if (
-        len(tokens) == 3
-        and tokens[0].type == "paragraph_open"
-        and tokens[1].type == "inline"
-        and tokens[2].type == "paragraph_close"
-    ):
-        html = md.renderer.render(tokens[1].children or [], md.options, env)
+    if one_line and _one_paragraph(text):
+        (inline,) = md.parseInline(text.strip(), env)
+        html = md.renderer.render(inline.children or [], md.options, env)
     else:
-        html = md.renderer.render(tokens, md.options, env)
+        tokens = md.parse(text, env)
+        if (
+            len(tokens) == 3
+            and tokens[0].type == "paragraph_open"
+            and tokens[1].type == "inline"
+            and tokens[2].type == "paragraph_close"
+        ):
+            html = md.renderer.render(tokens[1].children or [], md.options, env)
+        else:
+            html = md.renderer.render(tokens, md.options, env)
     html = _cleaner().clean(html.rstrip("\n"))
     html = html.replace(_COLON, "&#58;").replace(_BRACE, "&#125;")
     return Rendered(html, env["images"], env["sounds"], env["warnings"])

@@ -145,3 +145,14 @@ def test_terminal_bar_draws_on_a_terminal() -> None:
     with terminal_bar(stream, since=-1e9):  # started long ago: past the delay
         step("rendering", 1, 2)
     assert "rendering  [" in stream.getvalue()
+
+
+def test_fewer_collections_restores_the_collector_settings() -> None:
+    import gc
+
+    from deckbuilder.progress import fewer_collections
+
+    before = gc.get_threshold()
+    with fewer_collections(12_345):
+        assert gc.get_threshold()[0] == 12_345
+    assert gc.get_threshold() == before

@@ -1,5 +1,7 @@
-"""The plain-text fast path of render_markdown gives exactly what the full Markdown path
-gives (it exists for speed only; see benchmarks/bench_build.py)."""
+"""render_markdown's fast paths give exactly what the full Markdown path gives (they exist
+for speed only; see benchmarks/bench_build.py): plain text renders to itself, and a line
+that is one paragraph skips the block parser. The reference is ``_render_block`` (the
+block parser for everything)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.text import _is_plain, _render_full, render_markdown
+from deckbuilder.text import _is_plain, _one_paragraph, _render_block, render_markdown
+
+# An unknown code language makes Pygments load its plugin lexers once; here that imports
+# jedi, which raises the recursion limit (Hypothesis would warn). Load them up front.
+render_markdown("```no-such-language\nx\n```")
 
 # Everything the fast path's pattern admits, plus a few characters it must refuse, so the
 # generated text lands on both sides of the predicate's edge.
@@ -30,13 +36,86 @@ admitted = st.text(alphabet=st.sampled_from(_ADMITTED), min_size=1, max_size=40)
 @example("x:: y")
 def test_fast_path_equals_full_path_on_its_domain(text: str) -> None:
     for cloze in (False, True):
-        assert render_markdown(text, cloze=cloze) == _render_full(text, cloze=cloze)
+        assert render_markdown(text, cloze=cloze) == _render_block(text, cloze=cloze)
 
 
 @settings(max_examples=600, deadline=None)
 @given(plain_ish)
 def test_fast_path_equals_full_path_near_its_edge(text: str) -> None:
-    assert render_markdown(text) == _render_full(text)
+    assert render_markdown(text) == _render_block(text)
+
+
+# Everything that means something to Markdown, HTML, math, media or clozes.
+_MARKDOWN = "aZ09é漢 \t\n\r\u00a0\u2003\x0c#>-+*_=`~[]()!\\<>&;:{}|\"'/.c1sound"
+markdownish = st.text(alphabet=st.sampled_from(_MARKDOWN), min_size=1, max_size=30)
+_SNIPPETS = [
+    "**b**",
+    "*i*",
+    "`c`",
+    "[l](u)",
+    "![i](x.png)",
+    "<b>",
+    "</b>",
+    "<script>",
+    "&amp;",
+    "{{c1::",
+    "::",
+    "}}",
+    "\\(x_1\\)",
+    "\\[y\\]",
+    "[sound:s.mp3]",
+    "~~s~~",
+    "| a |",
+    "1. ",
+    "- ",
+    "# ",
+    "> ",
+    "    ",
+    "```",
+    "\n",
+    "\n\n",
+    "word",
+    " ",
+    "  ",
+    "a_b_",
+    "http://x",
+]
+snippets = st.lists(st.sampled_from(_SNIPPETS), min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(markdownish, snippets), st.booleans())
+@example("a **b**", False)
+@example("x {{c1::`a::b`}} y", True)
+@example("see \\(a_1 * b_2\\) and `x`", True)
+@example("trailing  ", False)
+@example("a\u00a0*b*", False)
+@example("=== not a heading", False)
+@example("a | b | c", False)
+@example("\ufdd0 noncharacter *x*", True)
+def test_one_line_path_equals_the_block_parser(text: str, cloze: bool) -> None:
+    assert render_markdown(text, cloze=cloze) == _render_block(text, cloze=cloze)
+
+
+@pytest.mark.parametrize(
+    ("text", "one"),
+    [
+        ("a **b** `c`", True),
+        ("x {{c1::y}}", True),
+        ("# heading", False),
+        ("1. item", False),
+        ("- item", False),
+        ("> quote", False),
+        ("    code", False),
+        (" lead", False),
+        ("```x```", False),
+        ("\\[x\\]", False),
+        ("[r]: /url", False),
+        ("two\nlines", False),
+    ],
+)
+def test_one_paragraph_predicate(text: str, one: bool) -> None:
+    assert _one_paragraph(text) is one
 
 
 @pytest.mark.parametrize(
