@@ -178,18 +178,23 @@ class _Builder:
                 else:
                     parent.entries[key] = (kline, value)
 
+        resolve = self.resolver.resolve
         for event in events:
             mark = event.start_mark
             line = mark.line + 1 if mark is not None else 0
             if isinstance(event, yaml.ScalarEvent):
+                # Most events are scalars: count(1, line) and check_tag() written inline.
                 self.written += 1
+                self.expanded += 1
+                if self.expanded > self.written * ALIAS_FACTOR + ALIAS_SLACK:
+                    self.count(0, line)  # raises: aliases expand too far
                 if not self.written & 4095:
                     step("reading", mark.index if mark is not None else 0, self.size)
-                self.count(1, line)
-                self.check_tag(event.tag, SCALAR_TAGS, line)
-                tag = event.tag if event.tag not in (None, "!") else None
-                if tag is None:
-                    tag = self.resolver.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+                elif tag not in SCALAR_TAGS:
+                    self.check_tag(tag, SCALAR_TAGS, line)
                 scalar = YScalar(event.value, tag, line)
                 if event.anchor:
                     self.anchors[event.anchor] = (scalar, 1)
