@@ -1,15 +1,18 @@
-"""Build throughput and start-up, measured against a bare genanki script.
+"""Build throughput, start-up and forecast scaling, measured against a bare genanki script.
 
 Run by hand (not a test):  python benchmarks/bench_build.py [--sizes 1000,10000,50000]
 
 For each size it generates a deck of mixed mcq/cloze/basic notes with Markdown text,
-then times, in the same run and on the same machine:
-  - `deckbuilder build` end to end (a fresh process: parse, validate, render, package);
+then times, in the same run and on the same machine, each in a fresh process:
+  - `deckbuilder build` end to end (parse, validate, render, preview forecast, package,
+    lock file), and the same with `--no-preview`;
   - a bare genanki script writing the same notes with no parsing, validation or rendering;
-and prints notes per second, the ratio between the two and deckbuilder's peak memory
-(max RSS of the child process). Start-up: `deckbuilder --help` and `deckbuilder check`
-of the bundled deck. Machines are noisy: compare the ratios, which are measured in one
-run, rather than absolute times across runs.
+and prints notes per second, the ratio between them and each deckbuilder process's own
+peak memory (max RSS). Times are wall clock and CPU (user + system) of the child: on a
+shared machine the CPU ratio is the steadier figure. Start-up: `deckbuilder --help` and
+`deckbuilder check` of the bundled deck. Forecast: the build's FSRS forecast (365 days,
+default settings) for as many cards, in this process. Compare ratios measured in one run
+rather than absolute times across runs.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,20 +79,34 @@ def generate_deck(n: int, path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
-    """Wall time of a fresh process, and its peak RSS in KiB (this child only)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS in KiB of one fresh process."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    out, err = proc.stdout.read() if proc.stdout else "", proc.stderr.read() if proc.stderr else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{proc.stdout}\n{proc.stderr}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(after, before)
+        sys.exit(f"failed: {' '.join(cmd)}\n{out}\n{err}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def best_of(runs: int, cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     return min(timed(cmd, cwd, env)[0] for _ in range(runs))
+
+
+def forecast_seconds(cards: int, runs: int = 3) -> float:
+    from deckbuilder.schedule import PreviewSettings, forecast
+
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        forecast(cards, PreviewSettings(), 365, seed=0)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def main() -> None:
@@ -101,7 +119,8 @@ def main() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT), SOURCE_DATE_EPOCH="1700000000")
     py = sys.executable
     print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.platform()}"
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, {platform.platform()}"
     )
     print()
     print(f"startup (best of {args.startup_runs} runs)")
@@ -112,12 +131,14 @@ def main() -> None:
     print(f"  deckbuilder --help          {helps:7.3f} s   (target < 0.25 s)")
     print(f"  deckbuilder check (bundled) {check:7.3f} s")
     print()
-    header = f"{'notes':>7} {'deckbuilder':>12} {'notes/s':>9} {'genanki':>9} {'notes/s':>9} {'ratio':>6} {'peak MB':>8}"
-    print(
-        "build throughput (one fresh process each; ratio = deckbuilder notes/s / bare genanki notes/s)"
+    print("build throughput (fresh process each, first build; ratio = deckbuilder notes/s")
+    print("divided by bare genanki notes/s, by wall time and by CPU time)")
+    header = (
+        f"{'notes':>7}  {'command':<22} {'wall s':>7} {'cpu s':>7} {'notes/s':>8} "
+        f"{'ratio':>6} {'ratio cpu':>9} {'peak MB':>8}"
     )
     print(header)
-    rows = []
+    rows: dict[str, list[tuple[int, float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "cards").mkdir()
@@ -125,40 +146,38 @@ def main() -> None:
         for n in sizes:
             deck = work / "cards" / "bench.yaml"
             generate_deck(n, deck)
-            db_time, rss = (
-                timed([py, "-m", "deckbuilder", "-q", "build", "--no-preview"], work, env)
-                if _has_no_preview(py, env)
-                else timed([py, "-m", "deckbuilder", "-q", "build"], work, env)
-            )
-            ga_time, _ = timed([py, "-c", BARE_GENANKI, str(n), str(work / "bare.apkg")], work, env)
-            rows.append((n, db_time, ga_time))
-            print(
-                f"{n:>7} {db_time:>10.2f} s {n / db_time:>9.0f} {ga_time:>7.2f} s {n / ga_time:>9.0f} "
-                f"{(n / db_time) / (n / ga_time):>6.2f} {rss / 1024:>8.0f}"
-            )
-    if len(rows) > 1:
-        first, last = rows[0], rows[-1]
-        scale = last[0] / first[0]
+            runs = {
+                "bare genanki": [py, "-c", BARE_GENANKI, str(n), str(work / "bare.apkg")],
+                "build --no-preview": [py, "-m", "deckbuilder", "-q", "build", "--no-preview"],
+                "build": [py, "-m", "deckbuilder", "-q", "build"],
+            }
+            measured = {}
+            for name, cmd in runs.items():
+                (work / "cards" / "bench.lock").unlink(missing_ok=True)
+                measured[name] = timed(cmd, work, env)
+                rows.setdefault(name, []).append((n, *measured[name][:2]))
+            ga_wall, ga_cpu, _ = measured["bare genanki"]
+            for name, (wall, cpu, rss) in measured.items():
+                print(
+                    f"{n:>7}  {name:<22} {wall:>7.2f} {cpu:>7.2f} {n / wall:>8.0f} "
+                    f"{ga_wall / wall:>6.2f} {ga_cpu / cpu:>9.2f} {rss / 1024:>8.0f}"
+                )
+    if len(sizes) > 1:
         print()
-        print(
-            f"scaling {first[0]} -> {last[0]} notes (x{scale:.0f}): deckbuilder time x{last[1] / first[1]:.1f}, "
-            f"genanki time x{last[2] / first[2]:.1f} (linear would be x{scale:.0f})"
-        )
-    print(
-        "peak MB is the maximum RSS of any child process so far, so it only grows down the table."
-    )
-
-
-def _has_no_preview(py: str, env: dict[str, str]) -> bool:
-    proc = subprocess.run(
-        [py, "-m", "deckbuilder", "build", "--help"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        check=False,
-    )
-    return "--no-preview" in proc.stdout
+        first, last = sizes[0], sizes[-1]
+        print(f"scaling {first} -> {last} notes (x{last / first:.0f}; linear: time grows as much)")
+        for name, points in rows.items():
+            (_, w0, c0), (_, w1, c1) = points[0], points[-1]
+            print(f"  {name:<22} wall x{w1 / w0:5.1f}   cpu x{c1 / c0:5.1f}")
+    print()
+    print("forecast (365 days, default settings; best of 3, in this process)")
+    forecast_seconds(1000, runs=1)  # warm-up: imports
+    base = None
+    for n in sizes:
+        seconds = forecast_seconds(n)
+        base = base or (n, seconds)
+        growth = seconds / base[1]
+        print(f"  {n:>7} cards {seconds:8.3f} s   x{growth:5.1f} for x{n / base[0]:.0f} cards")
 
 
 if __name__ == "__main__":

@@ -230,12 +230,16 @@ def build(
     """
     from .pipeline import check as check_decks
     from .pipeline import write_packages
+    from .progress import fewer_collections, terminal_bar
 
     session = _session(ctx)
     session.json = as_json
-    rendered = check_decks(
-        _sources(sources), media_dir=media, lang=_lang(lang, "all"), fallback=fallback
-    )
+    # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
+    show, started = not (session.quiet or as_json), time.monotonic()
+    with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
+        rendered = check_decks(
+            _sources(sources), media_dir=media, lang=_lang(lang, "all"), fallback=fallback
+        )
     previews = {}
     if not no_preview:
         from .preview import build_previews, summary_line
@@ -244,7 +248,8 @@ def build(
             previews[p.deck.key] = p
             if not as_json:
                 session.say(f"preview {p.deck.name}: {summary_line(p)}")
-    results = write_packages(rendered, out, timestamp=_timestamp())
+    with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
+        results = write_packages(rendered, out, timestamp=_timestamp())
     _print_warnings(rendered)
     if as_json:
         decks = []

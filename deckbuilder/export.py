@@ -16,11 +16,13 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .deckconfig import apply_study
 from .errors import OutputError
 from .identity import deck_anki_id, note_guid
 from .notetypes import NoteTypeSpec
+from .progress import step
 from .render import RenderedDeck
 
 __all__ = ["PackageInfo", "Stamps", "atomic_write", "write_package"]
@@ -65,9 +67,21 @@ def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: S
     deck = rd.deck
     models = {spec.id: _genanki_model(spec) for spec in rd.note_types}
     gdeck = genanki.Deck(deck_anki_id(deck.key), deck.name, description=rd.description)
+    total = len(rd.notes)
+    written = itertools.count(1)
+
+    class Note(genanki.Note):  # type: ignore[misc]
+        """A genanki note that reports progress as genanki writes it."""
+
+        def write_to_db(self, *args: Any, **kwargs: Any) -> None:
+            super().write_to_db(*args, **kwargs)
+            done = next(written)
+            if not done & 255:
+                step("writing", done, total)
+
     for rn in rd.notes:
         gdeck.add_note(
-            genanki.Note(
+            Note(
                 model=models[rn.spec.id],
                 fields=list(rn.fields),
                 tags=list(rn.tags),
@@ -98,10 +112,10 @@ def _stamp(cursor: sqlite3.Cursor, rd: RenderedDeck, timestamp: int, stamps: Sta
     fallback = itertools.count(timestamp * 1000)
     new_nid: dict[int, int] = {}
     note_mod: dict[int, int] = {}
+    # One query for all rows: 'notes.guid' has no index, so a lookup per note is quadratic.
+    row_of_guid = dict(cursor.execute("SELECT guid, id FROM notes"))
     for rn in rd.notes:
-        (old,) = cursor.execute(
-            "SELECT id FROM notes WHERE guid = ?", (note_guid(key, rn.note.id),)
-        ).fetchone()
+        old = row_of_guid[note_guid(key, rn.note.id)]
         nid = stamps.note_ids.get(rn.note.id)
         new_nid[old] = next(fallback) if nid is None else nid
         note_mod[old] = stamps.note_mod.get(rn.note.id, timestamp)

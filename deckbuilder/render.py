@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from .errors import DeckError, Problem
 from .model import BasicNote, ClozeNote, Deck, McqNote, Note, letter
 from .notetypes import NoteTypeSpec, note_type
+from .progress import step
 from .text import render_markdown
 
 __all__ = ["RenderedDeck", "RenderedNote", "media_name_problem", "render_deck", "unused_media"]
@@ -87,6 +88,10 @@ class _Renderer:
         self.folded: dict[str, Path] = {}  # case-folded name -> the first file given it
         self.note: Note | None = None
         self.line: int | None = None  # line of the field being rendered
+        # Field text (and whether it is a cloze field) -> HTML, for renders that used no
+        # media and warned about nothing: the same text then renders the same, and decks
+        # repeat text ("None of the above", a shared 'extra').
+        self.seen: dict[tuple[str, bool], str] = {}
 
     def problem(self, message: str, *, warning: bool = False) -> None:
         note = self.note
@@ -94,10 +99,15 @@ class _Renderer:
         (self.warnings if warning else self.problems).append(found)
 
     def md(self, text: str, key: str = "", *, cloze: bool = False) -> str:
+        known = self.seen.get((text, cloze))
+        if known is not None:
+            return known
         self.line = self.note.field_line(key) if self.note is not None else None
         rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
         for message in rendered.warnings:
             self.problem(f"warning: {message}", warning=True)
+        if not (rendered.images or rendered.sounds or rendered.warnings):
+            self.seen[text, cloze] = rendered.html
         return rendered.html
 
     def resolve(self, src: str, kind: str = "image") -> str | None:
@@ -173,7 +183,10 @@ def render_deck(deck: Deck) -> RenderedDeck:
     """Render every note's fields; raise DeckError listing every media problem."""
     renderer = _Renderer(deck)
     notes: list[RenderedNote] = []
-    for note in deck.notes:
+    total = len(deck.notes)
+    for done, note in enumerate(deck.notes):
+        if not done & 255:
+            step("rendering", done, total)
         renderer.note = note
         fields = renderer.fields(note)
         tags = tuple(dict.fromkeys(deck.tags + note.tags))

@@ -417,6 +417,23 @@ def _cleaner() -> nh3.Cleaner:
     )
 
 
+# Fast path: one line of words and harmless punctuation renders to itself. No character
+# here starts Markdown, HTML, an entity, math, media or cloze syntax, and the line must
+# begin with a letter or digit that is not the start of an ordered list item ("1. x",
+# "2) x"), nor with spaces (four would make a code block). Trailing spaces are dropped, as
+# a paragraph drops them. tests/test_performance_text.py checks this equals the full path.
+_PLAIN = re.compile(r"(?:[^\W_]|[ ,.;:?!'\"()/%+=@#$-])*\Z")
+_LIST_START = re.compile(r"\d{1,9}[.)]")
+_NOT_FIRST = frozenset(" ,.;:?!'\"()/%+=@#$-")
+
+
+def _is_plain(text: str) -> bool:
+    """Whether ``text`` renders to itself (less trailing spaces): see :data:`_PLAIN`."""
+    return (
+        _PLAIN.match(text) is not None and text[0] not in _NOT_FIRST and not _LIST_START.match(text)
+    )
+
+
 def render_markdown(
     text: str,
     rewrite: Mapping[str, str] | None = None,
@@ -429,6 +446,36 @@ def render_markdown(
     field. ``resolve`` (or the mapping ``rewrite``) gives the name an image or sound gets in
     the package (None: keep the name as written). ``cloze``: the field holds ``{{cN::}}``
     deletions (Anki's Cloze ``Text`` field)."""
+    if not text.strip():
+        return Rendered("")
+    if _is_plain(text):
+        return Rendered(text.rstrip(" "))
+    return _render_block(text, rewrite, resolve=resolve, cloze=cloze, one_line=True)
+
+
+# A line that starts none of the block rules (heading, list, quote, fence, indented code,
+# thematic break, math block, link reference) and has no line after it is one paragraph.
+_BLOCK_START = frozenset("#>-+*_=`~[\\0123456789")
+_LINE_BREAKS = frozenset("\n\r\0")
+
+
+def _one_paragraph(text: str) -> bool:
+    first = text[0]
+    return not (first.isspace() or first in _BLOCK_START or _LINE_BREAKS.intersection(text))
+
+
+def _render_block(
+    text: str,
+    rewrite: Mapping[str, str] | None = None,
+    *,
+    resolve: Resolver | None = None,
+    cloze: bool = False,
+    one_line: bool = False,
+) -> Rendered:
+    """:func:`render_markdown` without the fast path for plain text. ``one_line``: parse a
+    single-line paragraph (:func:`_one_paragraph`) with the inline parser alone, which
+    gives the same tokens as the block parser's paragraph (its text stripped) for less
+    work; tests/test_performance_text.py checks the two agree."""
     if not text.strip():
         return Rendered("")
     if resolve is None:
@@ -446,16 +493,20 @@ def render_markdown(
         "sounds": [],
         "warnings": [],
     }
-    tokens = md.parse(text, env)
-    if (
-        len(tokens) == 3
-        and tokens[0].type == "paragraph_open"
-        and tokens[1].type == "inline"
-        and tokens[2].type == "paragraph_close"
-    ):
-        html = md.renderer.render(tokens[1].children or [], md.options, env)
+    if one_line and _one_paragraph(text):
+        (inline,) = md.parseInline(text.strip(), env)
+        html = md.renderer.render(inline.children or [], md.options, env)
     else:
-        html = md.renderer.render(tokens, md.options, env)
+        tokens = md.parse(text, env)
+        if (
+            len(tokens) == 3
+            and tokens[0].type == "paragraph_open"
+            and tokens[1].type == "inline"
+            and tokens[2].type == "paragraph_close"
+        ):
+            html = md.renderer.render(tokens[1].children or [], md.options, env)
+        else:
+            html = md.renderer.render(tokens, md.options, env)
     html = _cleaner().clean(html.rstrip("\n"))
     html = html.replace(_COLON, "&#58;").replace(_BRACE, "&#125;")
     return Rendered(html, env["images"], env["sounds"], env["warnings"])

@@ -18,6 +18,7 @@ import yaml
 from yaml.nodes import ScalarNode
 
 from .errors import DeckError, Problem
+from .progress import step
 
 __all__ = ["YMap", "YScalar", "YSeq", "YValue", "parse_yaml"]
 
@@ -91,7 +92,7 @@ def describe(value: YValue) -> str:
 def parse_yaml(text: str, file: str) -> YValue | None:
     """Parse one YAML document into a located tree; ``None`` for an empty document."""
     try:
-        return _Builder(file).build(yaml.parse(text, Loader=_Loader))
+        return _Builder(file, len(text)).build(yaml.parse(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -109,8 +110,9 @@ class _Builder:
     value, and their expanded size is counted so that an alias bomb is refused early.
     """
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, size: int = 0) -> None:
         self.file = file
+        self.size = size  # characters in the document, for progress reports
         self.resolver = yaml.resolver.Resolver()
         self.problems: list[Problem] = []
         self.anchors: dict[str, tuple[YValue, int]] = {}  # anchor -> (value, expanded size)
@@ -176,16 +178,23 @@ class _Builder:
                 else:
                     parent.entries[key] = (kline, value)
 
+        resolve = self.resolver.resolve
         for event in events:
             mark = event.start_mark
             line = mark.line + 1 if mark is not None else 0
             if isinstance(event, yaml.ScalarEvent):
+                # Most events are scalars: count(1, line) and check_tag() written inline.
                 self.written += 1
-                self.count(1, line)
-                self.check_tag(event.tag, SCALAR_TAGS, line)
-                tag = event.tag if event.tag not in (None, "!") else None
-                if tag is None:
-                    tag = self.resolver.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+                self.expanded += 1
+                if self.expanded > self.written * ALIAS_FACTOR + ALIAS_SLACK:
+                    self.count(0, line)  # raises: aliases expand too far
+                if not self.written & 4095:
+                    step("reading", mark.index if mark is not None else 0, self.size)
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+                elif tag not in SCALAR_TAGS:
+                    self.check_tag(tag, SCALAR_TAGS, line)
                 scalar = YScalar(event.value, tag, line)
                 if event.anchor:
                     self.anchors[event.anchor] = (scalar, 1)

@@ -1,0 +1,159 @@
+"""render_markdown's fast paths give exactly what the full Markdown path gives (they exist
+for speed only; see benchmarks/bench_build.py): plain text renders to itself, and a line
+that is one paragraph skips the block parser. The reference is ``_render_block`` (the
+block parser for everything)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from deckbuilder.text import _is_plain, _one_paragraph, _render_block, render_markdown
+
+# An unknown code language makes Pygments load its plugin lexers once; here that imports
+# jedi, which raises the recursion limit (Hypothesis would warn). Load them up front.
+render_markdown("```no-such-language\nx\n```")
+
+# Everything the fast path's pattern admits, plus a few characters it must refuse, so the
+# generated text lands on both sides of the predicate's edge.
+_ADMITTED = "aZ09éßж漢٣² ,.;:?!'\"()/%+=@#$-"
+_NEAR = "_*`~[]\\<>&{}|\t\n\u00a0\u2003!"
+
+plain_ish = st.text(alphabet=st.sampled_from(_ADMITTED + _NEAR), min_size=1, max_size=40)
+admitted = st.text(alphabet=st.sampled_from(_ADMITTED), min_size=1, max_size=40)
+
+
+@settings(max_examples=600, deadline=None)
+@given(admitted)
+@example("1. item")
+@example("12) item")
+@example("1234567890. not a list")
+@example("1.5 kg")
+@example("a  b   ")
+@example("#hashtag")
+@example('say "hi" & more')
+@example("x:: y")
+def test_fast_path_equals_full_path_on_its_domain(text: str) -> None:
+    for cloze in (False, True):
+        assert render_markdown(text, cloze=cloze) == _render_block(text, cloze=cloze)
+
+
+@settings(max_examples=600, deadline=None)
+@given(plain_ish)
+def test_fast_path_equals_full_path_near_its_edge(text: str) -> None:
+    assert render_markdown(text) == _render_block(text)
+
+
+# Everything that means something to Markdown, HTML, math, media or clozes.
+_MARKDOWN = "aZ09é漢 \t\n\r\u00a0\u2003\x0c#>-+*_=`~[]()!\\<>&;:{}|\"'/.c1sound"
+markdownish = st.text(alphabet=st.sampled_from(_MARKDOWN), min_size=1, max_size=30)
+_SNIPPETS = [
+    "**b**",
+    "*i*",
+    "`c`",
+    "[l](u)",
+    "![i](x.png)",
+    "<b>",
+    "</b>",
+    "<script>",
+    "&amp;",
+    "{{c1::",
+    "::",
+    "}}",
+    "\\(x_1\\)",
+    "\\[y\\]",
+    "[sound:s.mp3]",
+    "~~s~~",
+    "| a |",
+    "1. ",
+    "- ",
+    "# ",
+    "> ",
+    "    ",
+    "```",
+    "\n",
+    "\n\n",
+    "word",
+    " ",
+    "  ",
+    "a_b_",
+    "http://x",
+]
+snippets = st.lists(st.sampled_from(_SNIPPETS), min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(markdownish, snippets), st.booleans())
+@example("a **b**", False)
+@example("x {{c1::`a::b`}} y", True)
+@example("see \\(a_1 * b_2\\) and `x`", True)
+@example("trailing  ", False)
+@example("a\u00a0*b*", False)
+@example("=== not a heading", False)
+@example("a | b | c", False)
+@example("\ufdd0 noncharacter *x*", True)
+def test_one_line_path_equals_the_block_parser(text: str, cloze: bool) -> None:
+    assert render_markdown(text, cloze=cloze) == _render_block(text, cloze=cloze)
+
+
+@pytest.mark.parametrize(
+    ("text", "one"),
+    [
+        ("a **b** `c`", True),
+        ("x {{c1::y}}", True),
+        ("# heading", False),
+        ("1. item", False),
+        ("- item", False),
+        ("> quote", False),
+        ("    code", False),
+        (" lead", False),
+        ("```x```", False),
+        ("\\[x\\]", False),
+        ("[r]: /url", False),
+        ("two\nlines", False),
+    ],
+)
+def test_one_paragraph_predicate(text: str, one: bool) -> None:
+    assert _one_paragraph(text) is one
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nothing at all",
+        "An error",
+        "Paris",
+        "42",
+        "It's 5 p.m. (UTC+1) on 2024-01-01 @ 50% off #sale $3",
+        "Ünïcödé wörds 漢字",
+    ],
+)
+def test_plain_text_takes_the_fast_path(text: str) -> None:
+    assert _is_plain(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1. first",  # an ordered list
+        "3) third",
+        "# heading",
+        "- item",
+        "    code",
+        "a *b*",
+        "a_b",
+        "`x`",
+        "a < b",
+        "AT&T",
+        "[sound:x.mp3]",
+        "{{c1::x}}",
+        "\\(x\\)",
+        "a | b",
+        "line\nbreak",
+        "non\u00a0breaking",
+        "~~gone~~",
+    ],
+)
+def test_markdown_takes_the_full_path(text: str) -> None:
+    assert not _is_plain(text)
