@@ -363,14 +363,21 @@ def list_(
                 " ".join(_all_tags(deck)),
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    widths = [max(_width(row[i]) for row in rows) for i in range(len(header))]
     numeric = {3, 4, 5, 6}
     for row in rows:
-        cells = [
-            cell.rjust(w) if i in numeric else cell.ljust(w)
-            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-        ]
+        cells = []
+        for i, (cell, w) in enumerate(zip(row, widths, strict=True)):
+            pad = " " * (w - _width(cell))
+            cells.append(pad + cell if i in numeric else cell + pad)
         session.say("  ".join(cells).rstrip())
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: East Asian wide characters (Hangul, CJK) take two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 @app.command()

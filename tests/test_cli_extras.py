@@ -291,3 +291,17 @@ def test_errors_are_plain_when_piped_and_coloured_on_a_terminal(tmp_path: Path) 
 
     code, plain = run_on_terminal(cmd, {**env, "NO_COLOR": "1"})
     assert code == 1 and b"\x1b[" not in plain and b"'notes' is empty" in plain
+
+
+def test_list_columns_line_up_with_korean_deck_names(project: Path, cli: CliRun) -> None:
+    """Hangul takes two terminal columns; the table pads by display width, not by length."""
+    import unicodedata
+
+    def width(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+    lines = cli("list").out.rstrip("\n").splitlines()
+    korean = next(line for line in lines if "그래디언트" in line)
+    english = next(line for line in lines if line.startswith("ML Systems::"))
+    id_col = [width(line[: line.index("gradient-checkpointing.")]) for line in (korean, english)]
+    assert id_col[0] == id_col[1] == width(lines[0][: lines[0].index("ID")])
