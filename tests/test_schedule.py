@@ -472,3 +472,28 @@ def test_day_counts_are_per_day() -> None:
     fc = forecast(10, PreviewSettings(), 17)
     assert len(fc.reviews) == len(fc.new) == len(fc.minutes) == len(fc.memorized) == 17
     assert timedelta(days=fc.days) == timedelta(days=17)
+
+
+@pytest.mark.anki
+@pytest.mark.parametrize(
+    "workload",
+    [
+        {"cards": 1000, "new_per_day": 20},
+        {"cards": 10000, "new_per_day": 100},
+        {"cards": 2000, "new_per_day": 40, "desired_retention": 0.95},
+        {"cards": 1000, "new_per_day": 20, "maximum_interval": 30},
+    ],
+    ids=lambda w: "-".join(f"{k}={v}" for k, v in w.items()),
+)
+def test_forecast_agrees_with_ankis_default_run_strictly(
+    collection: Any, workload: dict[str, Any]
+) -> None:
+    """The issue's bound taken literally, against Anki's one default run (fresh collection,
+    default probabilities and costs, load balancer on): reviews within 5%, memorized 1%."""
+    values = dict(workload)
+    cards = values.pop("cards")
+    settings = PreviewSettings(**values)
+    ours = forecast(cards, settings, 365)
+    anki = anki_simulation(collection, cards, settings, 365)
+    assert sum(ours.reviews) == pytest.approx(sum(anki.daily_review_count), rel=0.05)
+    assert ours.memorized[-1] == pytest.approx(anki.accumulated_knowledge_acquisition[-1], rel=0.01)
