@@ -99,3 +99,43 @@ def import_package(col: object, path: Path, **options: bool) -> object:
         package_path=str(path.resolve()), options=ImportAnkiPackageOptions(**opts)
     )
     return col.import_anki_package(request).log  # type: ignore[attr-defined]
+
+
+def assert_imports_or_fails_cleanly(tmp_path: Path, text: str, fmt: str) -> None:
+    """The importers' property: any text gives either a card file that loads back with the
+    same questions, choices, answers and explanations, or errors located in the input."""
+    import unicodedata
+
+    from deckbuilder.errors import DeckError
+    from deckbuilder.importers import plan_import
+    from deckbuilder.load import load_deck
+
+    source = tmp_path / f"in.{fmt}"
+    source.write_bytes(text.encode("utf-8"))
+    try:
+        plan = plan_import(source, fmt, out=tmp_path / "out.yaml")
+    except DeckError as exc:
+        assert exc.problems and all(p.file == str(source) for p in exc.problems)
+        assert all(p.line or "binary file" in p.message for p in exc.problems)
+        return
+    target = tmp_path / "out.yaml"
+    target.write_text(plan.text, encoding="utf-8")
+    deck = load_deck(target)
+
+    def nfc(text: str) -> str:  # the loader normalises text to NFC
+        return unicodedata.normalize("NFC", text)
+
+    loaded = [
+        (n.question, list(n.choices), list(n.answer), n.explanation)  # type: ignore[attr-defined]
+        for n in deck.notes
+    ]
+    planned = [
+        (
+            nfc(q.question),
+            [nfc(c) for c in q.choices],
+            q.answer,
+            nfc(q.explanation) if with_explanation else "",
+        )
+        for q in plan.result.questions
+    ]
+    assert loaded == planned

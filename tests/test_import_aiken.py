@@ -9,10 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import import_file, import_text, plan_import
-from deckbuilder.load import load_deck
+from deckbuilder.importers import import_file, import_text
 
-from .conftest import DATA
+from .conftest import DATA, assert_imports_or_fails_cleanly
 
 AIKEN = DATA / "import" / "moodle.aiken"
 
@@ -86,15 +85,4 @@ TEXT = st.lists(st.one_of(LINES, st.text(max_size=8)), max_size=12).map("\n".joi
 )
 @given(text=TEXT)
 def test_any_text_gives_a_card_file_or_a_located_error(tmp_path: Path, text: str) -> None:
-    source = tmp_path / "in.aiken"
-    source.write_bytes(text.encode("utf-8"))
-    try:
-        plan = plan_import(source, "aiken", out=tmp_path / "out.yaml")
-    except DeckError as exc:
-        assert exc.problems and all(p.file == str(source) for p in exc.problems)
-        assert all(p.line or "binary file" in p.message for p in exc.problems)
-        return
-    target = tmp_path / "out.yaml"
-    target.write_text(plan.text, encoding="utf-8")
-    deck = load_deck(target)
-    assert [list(n.answer) for n in deck.notes] == [q.answer for q in plan.result.questions]  # type: ignore[attr-defined]
+    assert_imports_or_fails_cleanly(tmp_path, text, "aiken")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import import_file, import_text, plan_import
+from deckbuilder.importers import import_file, import_text
 from deckbuilder.importers.base import Question
 from deckbuilder.importers.markup import escape_markdown, html_to_markdown
-from deckbuilder.load import load_deck
 from deckbuilder.text import render_markdown
 
-from .conftest import DATA
+from .conftest import DATA, assert_imports_or_fails_cleanly
 
 GIFT = DATA / "import" / "moodle.gift"
 
@@ -251,21 +249,7 @@ def banks(draw: st.DrawFn) -> str:
 )
 @given(text=st.one_of(TEXT, banks()))
 def test_any_text_gives_a_card_file_or_a_located_error(tmp_path: Path, text: str) -> None:
-    source = tmp_path / "in.gift"
-    source.write_bytes(text.encode("utf-8"))
-    try:
-        plan = plan_import(source, "gift", out=tmp_path / "out.yaml")
-    except DeckError as exc:
-        assert exc.problems and all(p.file == str(source) for p in exc.problems)
-        assert all(p.line or "binary file" in p.message for p in exc.problems)
-        return
-    target = tmp_path / "out.yaml"
-    target.write_text(plan.text, encoding="utf-8")
-    deck = load_deck(target)
-    nfc = lambda s: unicodedata.normalize("NFC", s)  # noqa: E731 - the loader normalises
-    assert [(n.question, list(n.choices), list(n.answer)) for n in deck.notes] == [  # type: ignore[attr-defined]
-        (nfc(q.question), [nfc(c) for c in q.choices], q.answer) for q in plan.result.questions
-    ]
+    assert_imports_or_fails_cleanly(tmp_path, text, "gift")
 
 
 SHOWN = st.text(alphabet=st.sampled_from(list("ab1 .)*_`[]()<>!#-+=~|&\\\n;:/x한")), max_size=30)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -10,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import card_file_text, import_file, import_text, plan_import
+from deckbuilder.importers import card_file_text, import_file, import_text
 from deckbuilder.load import load_deck
 from deckbuilder.model import McqNote
 
-from .conftest import DATA
+from .conftest import DATA, assert_imports_or_fails_cleanly
 
 IMPORT = DATA / "import"
 SEED = IMPORT / "gradient-checkpointing-quiz.txt"
@@ -274,19 +273,4 @@ def quizzes(draw: st.DrawFn) -> str:
 @given(text=st.one_of(TEXT, quizzes()))
 def test_any_text_gives_a_card_file_or_a_located_error(tmp_path: Path, text: str) -> None:
     """Arbitrary text never crashes the importer, and what it accepts loads back unchanged."""
-    source = tmp_path / "in.txt"
-    source.write_bytes(text.encode("utf-8"))
-    try:
-        plan = plan_import(source, "quiz", out=tmp_path / "out.yaml")
-    except DeckError as exc:
-        assert exc.problems and all(p.file == str(source) for p in exc.problems)
-        assert all(p.line or "binary file" in p.message for p in exc.problems)
-        return
-    target = tmp_path / "out.yaml"
-    target.write_text(plan.text, encoding="utf-8")
-    deck = load_deck(target)
-    nfc = lambda s: unicodedata.normalize("NFC", s)  # noqa: E731 - the loader normalises
-    assert [(n.question, list(n.choices), list(n.answer), n.explanation) for n in deck.notes] == [  # type: ignore[attr-defined]
-        (nfc(q.question), [nfc(c) for c in q.choices], q.answer, nfc(q.explanation))
-        for q in plan.result.questions
-    ]
+    assert_imports_or_fails_cleanly(tmp_path, text, "quiz")
