@@ -130,12 +130,7 @@ def assert_imports_or_fails_cleanly(tmp_path: Path, text: str, fmt: str) -> None
         for n in deck.notes
     ]
     planned = [
-        (
-            nfc(q.question),
-            [nfc(c) for c in q.choices],
-            q.answer,
-            nfc(q.explanation) if with_explanation else "",
-        )
+        (nfc(q.question), [nfc(c) for c in q.choices], q.answer, nfc(q.explanation))
         for q in plan.result.questions
     ]
     assert loaded == planned
