@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from . import __version__
 from .errors import DeckError, OutputError, UsageError
@@ -25,9 +26,23 @@ if TYPE_CHECKING:
     from .pipeline import BuildResult
     from .render import RenderedDeck
 
+
+class _Commands(TyperGroup):
+    """Lists the commands in the order of an author's day, not of their definition."""
+
+    ORDER = ("init", "import", "check", "build", "preview", "list", "schema")
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        return sorted(
+            names, key=lambda n: self.ORDER.index(n) if n in self.ORDER else len(self.ORDER)
+        )
+
+
 app = typer.Typer(
     name="deckbuilder",
     help="Turn quiz questions written in YAML into Anki packages (.apkg).",
+    cls=_Commands,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,

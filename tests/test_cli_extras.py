@@ -305,3 +305,9 @@ def test_list_columns_line_up_with_korean_deck_names(project: Path, cli: CliRun)
     english = next(line for line in lines if line.startswith("ML Systems::"))
     id_col = [width(line[: line.index("gradient-checkpointing.")]) for line in (korean, english)]
     assert id_col[0] == id_col[1] == width(lines[0][: lines[0].index("ID")])
+
+
+def test_help_lists_commands_in_the_order_of_an_authors_day(cli: CliRun) -> None:
+    out = cli("--help").out
+    listed = re.findall(r"^  (\w+)\s{2,}", out.split("Commands:")[1], re.M)
+    assert listed == ["init", "import", "check", "build", "preview", "list", "schema"]
