@@ -10,10 +10,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,79 +66,106 @@ def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: S
     import genanki
 
     deck = rd.deck
+    deck_id = deck_anki_id(deck.key)
     models = {spec.id: _genanki_model(spec) for spec in rd.note_types}
-    gdeck = genanki.Deck(deck_anki_id(deck.key), deck.name, description=rd.description)
-    total = len(rd.notes)
-    written = itertools.count(1)
-
-    class Note(genanki.Note):  # type: ignore[misc]
-        """A genanki note that reports progress as genanki writes it."""
-
-        def write_to_db(self, *args: Any, **kwargs: Any) -> None:
-            super().write_to_db(*args, **kwargs)
-            done = next(written)
-            if not done & 255:
-                step("writing", done, total)
-
-    for rn in rd.notes:
-        gdeck.add_note(
-            Note(
-                model=models[rn.spec.id],
-                fields=list(rn.fields),
-                tags=list(rn.tags),
-                guid=note_guid(deck.key, rn.note.id),
-            )
-        )
+    # genanki writes the schema, the collection row, the note types and the deck; the notes
+    # and cards are inserted below with their final ids, as genanki.Note would write them
+    # (same columns and values) but in two statements instead of two per note.
+    gdeck = genanki.Deck(deck_id, deck.name, description=rd.description)
+    for model in models.values():
+        gdeck.add_model(model)
     conn = sqlite3.connect(db_path)
     try:
         cursor = conn.cursor()
-        # genanki numbers rows 1, 2, 3, ...; they are renumbered below. Ids only need to be
-        # unique inside the package (Anki matches notes by GUID and keeps a free id), but
-        # Anki shows them as creation times, and a note id that stays put is searchable.
         genanki.Package(gdeck).write_to_db(cursor, timestamp, itertools.count(1))
-        _stamp(cursor, rd, timestamp, stamps)
+        notes, cards = _rows(rd, models, deck_id, timestamp, stamps)
+        cursor.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", notes)
+        cursor.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", cards)
+        (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
+        stamped = json.loads(models_json)
+        for spec in rd.note_types:
+            stamped[str(spec.id)]["mod"] = stamps.note_type_mod.get(spec.id, timestamp)
+        cursor.execute("UPDATE col SET models = ?", (json.dumps(stamped),))
         # A deterministic preset time: Anki inserts presets it lacks and ignores the rest.
-        apply_study(
-            conn, deck, deck_anki_id(deck.key), max(stamps.note_mod.values(), default=timestamp)
-        )
+        apply_study(conn, deck, deck_id, max(stamps.note_mod.values(), default=timestamp))
         conn.commit()
         cursor.execute("VACUUM")
     finally:
         conn.close()
 
 
-def _stamp(cursor: sqlite3.Cursor, rd: RenderedDeck, timestamp: int, stamps: Stamps) -> None:
-    """Give notes, cards and note types their fixed ids and modification times."""
+# genanki's reading of a cloze note type: the fields its first template shows as clozes,
+# and the deletions ({{cN::...}}) in them, one card per number.
+_CLOZE_FIELD = (r"{{[^}]*?cloze:(?:[^}]?:)*(.+?)}}", "<%cloze:(.+?)%>")
+_CLOZE_NUMBER = re.compile(r"{{c(\d+)::.+?}}", re.DOTALL)
+
+
+def _card_ords(model: Any) -> Callable[[tuple[str, ...]], list[int]]:
+    """The card ordinals genanki gives a note of ``model`` with these fields."""
+    if model.model_type == model.CLOZE:
+        qfmt = model.templates[0]["qfmt"]
+        names = {name for pattern in _CLOZE_FIELD for name in re.findall(pattern, qfmt)}
+        where = [i for i, f in enumerate(model.fields) if f["name"] in names]
+
+        def cloze(fields: tuple[str, ...]) -> list[int]:
+            ords = {
+                int(m) - 1 for i in where for m in _CLOZE_NUMBER.findall(fields[i]) if int(m) > 0
+            }
+            return sorted(ords)
+
+        return cloze
+    req = [(ord_, {"any": any, "all": all}[op], needed) for ord_, op, needed in model._req]
+
+    def front_back(fields: tuple[str, ...]) -> list[int]:
+        return [ord_ for ord_, op, needed in req if op(fields[i] for i in needed)]
+
+    return front_back
+
+
+def _rows(
+    rd: RenderedDeck, models: dict[int, Any], deck_id: int, timestamp: int, stamps: Stamps
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The notes and cards table rows. Notes missing from ``stamps`` get ids counted from
+    the build time, in deck order. Card ids follow their note's id (Anki shows a card id as
+    the day it was added): in note id order, each card takes its note's id or the next id
+    after the previous card."""
     key = rd.deck.key
     fallback = itertools.count(timestamp * 1000)
-    new_nid: dict[int, int] = {}
-    note_mod: dict[int, int] = {}
-    # One query for all rows: 'notes.guid' has no index, so a lookup per note is quadratic.
-    row_of_guid = dict(cursor.execute("SELECT guid, id FROM notes"))
-    for rn in rd.notes:
-        old = row_of_guid[note_guid(key, rn.note.id)]
+    ords_of = {spec_id: _card_ords(model) for spec_id, model in models.items()}
+    total = len(rd.notes)
+    notes: list[tuple[Any, ...]] = []
+    pending: list[tuple[int, int, int]] = []  # (note id, ord, mod)
+    for done, rn in enumerate(rd.notes, 1):
         nid = stamps.note_ids.get(rn.note.id)
-        new_nid[old] = next(fallback) if nid is None else nid
-        note_mod[old] = stamps.note_mod.get(rn.note.id, timestamp)
-    cursor.executemany(
-        "UPDATE notes SET id = ?, mod = ? WHERE id = ?",
-        [(new_nid[old], note_mod[old], old) for old in new_nid],
-    )
-    # Card ids follow their note's id (Anki shows a card id as the day it was added):
-    # in note order, each card takes its note's id or the next id after the previous card.
-    cards = cursor.execute("SELECT id, nid, ord FROM cards").fetchall()
-    cards.sort(key=lambda c: (new_nid[c[1]], c[2]))
-    updates = []
+        if nid is None:
+            nid = next(fallback)
+        mod = stamps.note_mod.get(rn.note.id, timestamp)
+        fields = rn.fields
+        notes.append(
+            (
+                nid,
+                note_guid(key, rn.note.id),
+                rn.spec.id,
+                mod,
+                -1,
+                " " + " ".join(rn.tags) + " ",
+                "\x1f".join(fields),
+                fields[models[rn.spec.id].sort_field_index],
+                0,
+                0,
+                "",
+            )
+        )
+        pending.extend((nid, ord_, mod) for ord_ in ords_of[rn.spec.id](fields))
+        if not done & 255:
+            step("writing", done, total)
+    pending.sort(key=lambda card: card[:2])  # stable: deck order breaks ties
+    cards: list[tuple[Any, ...]] = []
     cid = 0
-    for old_cid, old_nid, _ord in cards:
-        cid = max(new_nid[old_nid], cid + 1)
-        updates.append((cid, new_nid[old_nid], note_mod[old_nid], old_cid))
-    cursor.executemany("UPDATE cards SET id = ?, nid = ?, mod = ? WHERE id = ?", updates)
-    (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
-    models = json.loads(models_json)
-    for spec in rd.note_types:
-        models[str(spec.id)]["mod"] = stamps.note_type_mod.get(spec.id, timestamp)
-    cursor.execute("UPDATE col SET models = ?", (json.dumps(models),))
+    for nid, ord_, mod in pending:
+        cid = max(nid, cid + 1)
+        cards.append((cid, nid, deck_id, ord_, mod, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""))
+    return notes, cards
 
 
 def atomic_write(target: Path, write: object) -> None:

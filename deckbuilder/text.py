@@ -450,7 +450,141 @@ def render_markdown(
         return Rendered("")
     if _is_plain(text):
         return Rendered(text.rstrip(" "))
+    html = _render_simple(text)
+    if html is not None:
+        return Rendered(html)
     return _render_block(text, rewrite, resolve=resolve, cloze=cloze, one_line=True)
+
+
+# Fast path 2: one line in a small, unambiguous subset of inline Markdown, rendered by a
+# scanner instead of markdown-it + nh3. Anything outside the subset (or in doubt) returns
+# None and takes the full path. The subset:
+# * words and harmless punctuation (as _PLAIN), a lone '~', '>' and '<' or '&' before a
+#   space (escaped);
+# * code spans (any printable ASCII or alphanumeric content, without '::', '{{' or '}}' so
+#   that cloze handling cannot change them);
+# * '*x*', '_x_', '**x**', '__x__' whose opening run follows a non-alphanumeric character
+#   (or the start) and precedes an alphanumeric one, and whose closing run follows an
+#   alphanumeric and precedes a non-alphanumeric (or the end); no nesting; '_' between two
+#   alphanumerics is a literal underscore;
+# * links '[words](http(s)://host/path)' with plain words and a plain lower-case host;
+# * backslash escapes of ASCII punctuation other than '(' and '[' (math).
+# tests/test_performance_text.py checks that it equals the full path on its domain.
+_SIMPLE_TEXT = re.compile(r"(?:[^\W_]|[ ,.;:?!'\"()/%+=@#${}-])+")
+_SIMPLE_CODE = re.compile(r"(?:[^\W_]|[ -_a-~])*")  # printable ASCII except '`', alphanumerics
+_SIMPLE_LINK = re.compile(
+    r"\[((?:[^\W_]|[ ,.;?!'\"/%+=@#$-])+)\]"
+    r"\((https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?:/[A-Za-z0-9/._~=?#-]*)?)\)"
+)
+_ASCII_PUNCT = frozenset("!\"#$%&')*+,-./:;<=>?@\\]^_`{|}~")  # less '(' and '[': math
+_BACKTICKS = re.compile("`+")
+_SIMPLE_FIRST = frozenset("*_`[")
+_EMPHASIS = {"*": "em", "_": "em", "**": "strong", "__": "strong"}
+
+
+def _render_simple(text: str) -> str | None:
+    """``text`` rendered by the fast inline scanner, or None when it is outside its subset
+    (see above)."""
+    s = text.rstrip(" ")
+    n = len(s)
+    first = s[:1]
+    if not (first.isalnum() or first in _SIMPLE_FIRST) or _LIST_START.match(s):
+        return None
+    if first == "`" and s.startswith("```"):
+        return None
+    out: list[str] = []
+    open_at = -1  # index in out of the open emphasis, or -1
+    open_run = ""
+    i = 0
+    text_match = _SIMPLE_TEXT.match
+    while i < n:
+        m = text_match(s, i)
+        if m is not None:
+            out.append(m.group())
+            i = m.end()
+            continue
+        c = s[i]
+        if c == "`":
+            run = _BACKTICKS.match(s, i)
+            assert run is not None
+            k = run.end()
+            for closer in _BACKTICKS.finditer(s, k):
+                if closer.end() - closer.start() == k - i:
+                    break
+            else:
+                return None
+            end = closer.start()
+            code = s[k:end]
+            if _SIMPLE_CODE.fullmatch(code) is None or "::" in code or "{{" in code or "}}" in code:
+                return None
+            if code[0] == " " and code[-1] == " " and code.strip(" "):
+                code = code[1:-1]
+            html = f"<code>{_escape_text(code)}</code>"
+            out.append(html.replace("[sound:", "[sound&#58;"))
+            i = closer.end()
+        elif c == "*" or c == "_":
+            k = i + 1
+            while k < n and s[k] == c:
+                k += 1
+            if k - i > 2:
+                return None
+            prev = s[i - 1] if i else " "
+            after = s[k] if k < n else " "
+            if prev.isalnum() and after.isalnum():
+                if c == "_" and k - i == 1:
+                    out.append("_")
+                    i = k
+                    continue
+                return None
+            if after.isalnum() and not prev.isalnum():
+                if open_at >= 0:
+                    return None
+                open_at, open_run = len(out), s[i:k]
+                out.append("")
+            elif prev.isalnum() and not after.isalnum():
+                if open_at < 0 or s[i:k] != open_run:
+                    return None
+                tag = _EMPHASIS[open_run]
+                out[open_at] = f"<{tag}>"
+                out.append(f"</{tag}>")
+                open_at = -1
+            else:
+                return None
+            i = k
+        elif c == "[":
+            if i and s[i - 1] == "!":
+                return None
+            m = _SIMPLE_LINK.match(s, i)
+            if m is None:
+                return None
+            out.append(f'<a href="{m.group(2)}" rel="noopener noreferrer">{m.group(1)}</a>')
+            i = m.end()
+        elif c == "\\":
+            after = s[i + 1] if i + 1 < n else ""
+            if after in ("", "(", "["):
+                return None
+            if after in _ASCII_PUNCT:
+                out.append(_escape_text(after))
+                i += 2
+            elif after.isalnum() or after == " ":
+                out.append("\\")
+                i += 1
+            else:
+                return None
+        elif c == ">":
+            out.append("&gt;")
+            i += 1
+        elif c == "~" and s[i + 1 : i + 2] != "~":  # '~~' would strike through
+            out.append("~")
+            i += 1
+        elif (c == "<" or c == "&") and i + 1 < n and s[i + 1] == " ":
+            out.append("&lt;" if c == "<" else "&amp;")
+            i += 1
+        else:
+            return None
+    if open_at >= 0:
+        return None
+    return "".join(out)
 
 
 # A line that starts none of the block rules (heading, list, quote, fence, indented code,

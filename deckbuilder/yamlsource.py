@@ -179,6 +179,10 @@ class _Builder:
                     parent.entries[key] = (kline, value)
 
         resolve = self.resolver.resolve
+        # A plain scalar whose first character starts none of the resolver's patterns
+        # (numbers, booleans, null, dates...) is text: what resolve() returns, for less work.
+        by_first = self.resolver.yaml_implicit_resolvers
+        shortcut = None not in by_first and not self.resolver.yaml_path_resolvers
         for event in events:
             mark = event.start_mark
             line = mark.line + 1 if mark is not None else 0
@@ -192,7 +196,11 @@ class _Builder:
                     step("reading", mark.index if mark is not None else 0, self.size)
                 tag = event.tag
                 if tag is None or tag == "!":
-                    tag = resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+                    text = event.value
+                    if shortcut and text and text[0] not in by_first:
+                        tag = _T + "str"
+                    else:
+                        tag = resolve(ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]
                 elif tag not in SCALAR_TAGS:
                     self.check_tag(tag, SCALAR_TAGS, line)
                 scalar = YScalar(event.value, tag, line)
