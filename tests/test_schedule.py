@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from deckbuilder.model import StudySettings
 from deckbuilder.schedule import (
     DEFAULT_PARAMETERS,
     LOWER_BOUNDS,
@@ -421,20 +422,8 @@ def test_settings_take_a_later_study_block() -> None:
         PreviewSettings().with_values(new_per_dya=5)
 
 
-@dataclass(frozen=True)
-class StudyBlock:
-    """The shape of a deck's ``study:`` block (Anki's deck options; steps in seconds)."""
-
-    new_per_day: int = 20
-    review_limit: int = 200
-    desired_retention: float = 0.9
-    learning_steps: tuple[float, ...] = (60.0, 600.0)
-    relearning_steps: tuple[float, ...] = (600.0,)
-    maximum_interval: int = 36500
-
-
 def test_settings_from_a_study_block() -> None:
-    block = StudyBlock(new_per_day=5, review_limit=50, learning_steps=(), maximum_interval=90)
+    block = StudySettings(new_per_day=5, review_limit=50, learning_steps=(), maximum_interval=90)
     s = PreviewSettings.from_study(block)
     assert (s.new_per_day, s.review_limit, s.learning_steps, s.maximum_interval) == (
         5,
