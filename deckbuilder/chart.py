@@ -102,6 +102,34 @@ def _rgb(colour: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*colour)
 
 
+def _grid(panel: _Panel, classes: bool = False) -> list[str]:
+    """The axis, the half and top grid lines and their value labels of one panel."""
+    grid, label = (' class="grid"', ' class="label"') if classes else ("", "")
+    out = []
+    for frac in (0.0, 0.5, 1.0):
+        y = panel.y(panel.top * frac)
+        out.append(
+            f'<line x1="{panel.x0}" y1="{y:.1f}" x2="{panel.x1}" y2="{y:.1f}" '
+            f'stroke="{_rgb(GRID_COLOUR if frac else AXIS_COLOUR)}"{grid}/>'
+        )
+        out.append(
+            f'<text x="{panel.x0 - 6}" y="{y + 4:.1f}" text-anchor="end" '
+            f'fill="{_rgb(TEXT_COLOUR)}"{label}>{_label(panel.top * frac)}</text>'
+        )
+    return out
+
+
+def _day_labels(panel: _Panel, days: int, classes: bool = False) -> list[str]:
+    """ "day 1" and "day N" under a panel's time axis."""
+    label = ' class="label"' if classes else ""
+    fill = _rgb(TEXT_COLOUR)
+    return [
+        f'<text x="{panel.x0}" y="{panel.y1 + 16}" fill="{fill}"{label}>day 1</text>',
+        f'<text x="{panel.x1}" y="{panel.y1 + 16}" text-anchor="end" '
+        f'fill="{fill}"{label}>day {days}</text>',
+    ]
+
+
 def svg(p: DeckPreview) -> str:
     fc = p.forecast
     out = [
@@ -114,16 +142,7 @@ def svg(p: DeckPreview) -> str:
         out.append(
             f'<text x="{panel.x0}" y="{panel.y0 - 8}" fill="{_rgb(TEXT_COLOUR)}">{escape(title)}</text>'
         )
-        for frac in (0.0, 0.5, 1.0):
-            y = panel.y(panel.top * frac)
-            out.append(
-                f'<line x1="{panel.x0}" y1="{y:.1f}" x2="{panel.x1}" y2="{y:.1f}" '
-                f'stroke="{_rgb(GRID_COLOUR if frac else AXIS_COLOUR)}"/>'
-            )
-            out.append(
-                f'<text x="{panel.x0 - 6}" y="{y + 4:.1f}" text-anchor="end" '
-                f'fill="{_rgb(TEXT_COLOUR)}">{_label(panel.top * frac)}</text>'
-            )
+        out.extend(_grid(panel))
         if i == 0:
             bar_w = (panel.x1 - panel.x0) / panel.days
             for day, (r, n) in enumerate(zip(fc.reviews, fc.new, strict=True)):
@@ -146,13 +165,7 @@ def svg(p: DeckPreview) -> str:
             out.append(
                 f'<polyline points="{points}" fill="none" stroke="{_rgb(LINE_COLOUR)}" stroke-width="2"/>'
             )
-        out.append(
-            f'<text x="{panel.x0}" y="{panel.y1 + 16}" fill="{_rgb(TEXT_COLOUR)}">day 1</text>'
-        )
-        out.append(
-            f'<text x="{panel.x1}" y="{panel.y1 + 16}" text-anchor="end" '
-            f'fill="{_rgb(TEXT_COLOUR)}">day {fc.days}</text>'
-        )
+        out.extend(_day_labels(panel, fc.days))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -183,16 +196,7 @@ def forecast_svg(p: DeckPreview) -> str:
         out.append(
             f'<text x="{panel.x0}" y="{panel.y0 - 10}" fill="{text}" class="label">{escape(label)}</text>'
         )
-        for frac in (0.0, 0.5, 1.0):
-            y = panel.y(panel.top * frac)
-            out.append(
-                f'<line x1="{panel.x0}" y1="{y:.1f}" x2="{panel.x1}" y2="{y:.1f}" '
-                f'stroke="{_rgb(GRID_COLOUR if frac else AXIS_COLOUR)}" class="grid"/>'
-            )
-            out.append(
-                f'<text x="{panel.x0 - 6}" y="{y + 4:.1f}" text-anchor="end" '
-                f'fill="{text}" class="label">{_label(panel.top * frac)}</text>'
-            )
+        out.extend(_grid(panel, classes=True))
         if series == "reviews":
             bar_w = (panel.x1 - panel.x0) / panel.days
             out.append(f'<g fill="{_rgb(NEW_COLOUR)}" data-series="new">')
@@ -211,13 +215,7 @@ def forecast_svg(p: DeckPreview) -> str:
             f'<polyline data-series="{series}" points="{points}" fill="none" '
             f'stroke="{_rgb(colour)}" stroke-width="2" stroke-linejoin="round"/>'
         )
-        out.append(
-            f'<text x="{panel.x0}" y="{panel.y1 + 16}" fill="{text}" class="label">day 1</text>'
-        )
-        out.append(
-            f'<text x="{panel.x1}" y="{panel.y1 + 16}" text-anchor="end" '
-            f'fill="{text}" class="label">day {fc.days}</text>'
-        )
+        out.extend(_day_labels(panel, fc.days, classes=True))
     out.append("</svg>")
     return "\n".join(out)
 
