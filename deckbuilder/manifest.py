@@ -124,7 +124,7 @@ def templates_hash(spec: NoteTypeSpec) -> str:
 def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
     """Everything that ends up in the note: note type, rendered fields, tags, and the bytes
     of the media files its fields name (a replaced image is a visible change too)."""
-    used = {name: digest for name, digest in media.items() if any(name in f for f in rn.fields)}
+    used = {name: media[name] for name in rn.media}
     return _hash(
         {
             "type": [rn.spec.kind.value, rn.spec.id, list(rn.spec.fields)],

@@ -33,6 +33,7 @@ class RenderedNote:
     spec: NoteTypeSpec
     fields: tuple[str, ...]
     tags: tuple[str, ...]
+    media: tuple[str, ...] = ()  # names (in the package) of the media its fields use, sorted
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class _Renderer:
         # media and warned about nothing: the same text then renders the same, and decks
         # repeat text ("None of the above", a shared 'extra').
         self.seen: dict[tuple[str, bool], str] = {}
+        self.used: set[str] = set()  # media names the current note's fields use
 
     def problem(self, message: str, *, warning: bool = False) -> None:
         note = self.note
@@ -146,6 +148,7 @@ class _Renderer:
             return None
         self.folded.setdefault(name.casefold(), path)
         self.media.setdefault(name, path)
+        self.used.add(name)
         return name
 
     def lang(self, html: str, extra: str = "") -> str:
@@ -188,9 +191,12 @@ def render_deck(deck: Deck) -> RenderedDeck:
         if not done & 255:
             step("rendering", done, total)
         renderer.note = note
+        renderer.used = set()
         fields = renderer.fields(note)
         tags = tuple(dict.fromkeys(deck.tags + note.tags))
-        notes.append(RenderedNote(note, note_type(note.kind), fields, tags))
+        notes.append(
+            RenderedNote(note, note_type(note.kind), fields, tags, tuple(sorted(renderer.used)))
+        )
     renderer.note = None
     description = renderer.md(deck.description)
     if renderer.problems:

@@ -113,6 +113,22 @@ def test_a_content_change_moves_only_that_note(edit: Callable[[], RenderedDeck])
     assert second.manifest.notes["a"].anki_id == first.manifest.notes["a"].anki_id
 
 
+def test_a_replaced_image_changes_only_the_notes_that_show_it(tmp_path: Path) -> None:
+    """'a.png' is a substring of 'data.png': only the note that really uses a file moves."""
+    (tmp_path / "a.png").write_bytes(b"first")
+    (tmp_path / "data.png").write_bytes(b"other")
+
+    def deck() -> RenderedDeck:
+        notes = (basic("uses-a", front="![x](a.png)"), basic("uses-data", front="![y](data.png)"))
+        return render_deck(Deck("d", "D", tmp_path / "d.yaml", notes, media_dirs=(tmp_path,)))
+
+    first = update_manifest(None, deck(), 1_000)
+    assert deck().notes[1].media == ("data.png",)
+    (tmp_path / "a.png").write_bytes(b"replaced")
+    second = update_manifest(first.manifest, deck(), 2_000)
+    assert second.changes.changed == ("uses-a",) and second.changes.unchanged == ("uses-data",)
+
+
 def test_deck_tags_and_note_type_are_content() -> None:
     first = update_manifest(None, deck_of(basic("a")), 1_000)
     tagged = update_manifest(first.manifest, deck_of(basic("a"), tags=("t",)), 2_000)
