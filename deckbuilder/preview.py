@@ -26,7 +26,6 @@ from .schedule import (
 __all__ = [
     "DeckPreview",
     "build_previews",
-    "build_summaries",
     "check_days",
     "deck_settings",
     "preview_deck",
@@ -116,11 +115,6 @@ def build_previews(decks: Sequence[Deck]) -> list[DeckPreview]:
             preview_deck(deck, settings, days=DEFAULT_DAYS, seed=DEFAULT_SEED, origin=origin)
         )
     return out
-
-
-def build_summaries(decks: Sequence[Deck]) -> list[str]:
-    """The line ``build`` prints for each deck before writing."""
-    return [f"preview {p.deck.name}: {summary_line(p)}" for p in build_previews(decks)]
 
 
 @dataclass(frozen=True)
