@@ -31,6 +31,7 @@ __all__ = [
     "ALL_LANGUAGES",
     "ID_RE",
     "LANG_RE",
+    "decks_from_tree",
     "find_sources",
     "load_deck",
     "load_deck_languages",
@@ -186,8 +187,18 @@ def load_deck_languages(
     language, or a code the file declares. A file without ``languages:`` gives one Deck
     whatever ``lang`` says. With ``fallback``, a field missing the language uses the
     default language's text and the Deck carries a warning; without it that is an error."""
+    return decks_from_tree(path, parse_yaml(read_text(path), str(path)), media_dir, lang, fallback)
+
+
+def decks_from_tree(
+    path: Path,
+    tree: YValue | None,
+    media_dir: Path | None = None,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> list[Deck]:
+    """:func:`load_deck_languages` of the file ``path`` already parsed into ``tree``."""
     file = str(path)
-    tree = parse_yaml(read_text(path), file)
     probe = _DeckReader(path, media_dir)
     languages = probe.declared_languages(tree) if isinstance(tree, YMap) else ()
     if probe.problems:

@@ -20,7 +20,7 @@ from yaml.nodes import ScalarNode
 from .errors import DeckError, Problem
 from .progress import step
 
-__all__ = ["YMap", "YScalar", "YSeq", "YValue", "parse_yaml"]
+__all__ = ["YMap", "YScalar", "YSeq", "YValue", "parse_part", "parse_yaml"]
 
 try:  # libyaml's composer is several times faster; same node graph
     _Loader: type = yaml.CSafeLoader
@@ -91,11 +91,18 @@ def describe(value: YValue) -> str:
 
 def parse_yaml(text: str, file: str) -> YValue | None:
     """Parse one YAML document into a located tree; ``None`` for an empty document."""
+    return parse_part(text, file)[0]
+
+
+def parse_part(text: str, file: str, first_line: int = 1) -> tuple[YValue | None, bool]:
+    """:func:`parse_yaml` of a part of a file that starts at line ``first_line``, and
+    whether the part has anchors or aliases (``&a``, ``*a``)."""
+    builder = _Builder(file, len(text), first_line)
     try:
-        return _Builder(file, len(text)).build(yaml.parse(text, Loader=_Loader))
+        return builder.build(yaml.parse(text, Loader=_Loader)), builder.aliased
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
+        line = mark.line + first_line if mark is not None else None
         what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
         raise DeckError([Problem(file, line, f"YAML syntax error: {what}")]) from None
     except yaml.YAMLError as exc:  # e.g. a control character the reader refuses
@@ -110,14 +117,16 @@ class _Builder:
     value, and their expanded size is counted so that an alias bomb is refused early.
     """
 
-    def __init__(self, file: str, size: int = 0) -> None:
+    def __init__(self, file: str, size: int = 0, first_line: int = 1) -> None:
         self.file = file
+        self.first_line = first_line  # the line number of the text's first line
         self.size = size  # characters in the document, for progress reports
         self.resolver = yaml.resolver.Resolver()
         self.problems: list[Problem] = []
         self.anchors: dict[str, tuple[YValue, int]] = {}  # anchor -> (value, expanded size)
         self.written = 0
         self.expanded = 0
+        self.aliased = False  # whether an anchor or alias was seen
 
     def fail(self, line: int | None, message: str) -> DeckError:
         return DeckError([*self.problems, Problem(self.file, line, message)])
@@ -183,9 +192,10 @@ class _Builder:
         # (numbers, booleans, null, dates...) is text: what resolve() returns, for less work.
         by_first = self.resolver.yaml_implicit_resolvers
         shortcut = None not in by_first and not self.resolver.yaml_path_resolvers
+        first_line = self.first_line
         for event in events:
             mark = event.start_mark
-            line = mark.line + 1 if mark is not None else 0
+            line = mark.line + first_line if mark is not None else 0
             if isinstance(event, yaml.ScalarEvent):
                 # Most events are scalars: count(1, line) and check_tag() written inline.
                 self.written += 1
@@ -205,6 +215,7 @@ class _Builder:
                     self.check_tag(tag, SCALAR_TAGS, line)
                 scalar = YScalar(event.value, tag, line)
                 if event.anchor:
+                    self.aliased = True
                     self.anchors[event.anchor] = (scalar, 1)
                 attach(scalar, 1, line)
             elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
@@ -219,9 +230,11 @@ class _Builder:
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 value, size, anchor, _ = stack.pop()
                 if anchor:
+                    self.aliased = True
                     self.anchors[anchor] = (value, size)
                 attach(value, size, value.line)
             elif isinstance(event, yaml.AliasEvent):
+                self.aliased = True
                 if any(frame[2] == event.anchor for frame in stack):
                     raise self.fail(line, "YAML alias refers to itself (a recursive structure)")
                 hit = self.anchors.get(event.anchor or "")
