@@ -76,6 +76,27 @@ Fallback = Annotated[
     ),
 ]
 
+Jobs = Annotated[
+    Optional[int],  # noqa: UP045 - typer needs Optional on Python 3.10
+    typer.Option(
+        "--jobs",
+        "-j",
+        help="Processes to read a big card file with (default: one per CPU core). "
+        "The result is the same for any number.",
+        show_default=False,
+    ),
+]
+
+
+def _jobs(value: int | None) -> int:
+    if value is None:
+        from .parallel import usable_cpus
+
+        return usable_cpus()
+    if value < 1:
+        raise UsageError(f"--jobs must be 1 or more, not {value}")
+    return value
+
 
 def _lang(value: str | None, default: str | None) -> str | None:
     """Check --lang; None means the deck's first language."""
@@ -235,6 +256,7 @@ def build(
     as_json: JsonFlag = False,
     lang: Lang = None,
     fallback: Fallback = False,
+    jobs: Jobs = None,
 ) -> None:
     """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
 
@@ -253,7 +275,11 @@ def build(
     show, started = not (session.quiet or as_json), time.monotonic()
     with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
         rendered = check_decks(
-            _sources(sources), media_dir=media, lang=_lang(lang, "all"), fallback=fallback
+            _sources(sources),
+            media_dir=media,
+            lang=_lang(lang, "all"),
+            fallback=fallback,
+            jobs=_jobs(jobs),
         )
     previews = {}
     if not no_preview:
@@ -316,6 +342,7 @@ def check(
     as_json: JsonFlag = False,
     lang: Lang = None,
     fallback: Fallback = False,
+    jobs: Jobs = None,
 ) -> None:
     """Validate card files without writing anything (every language of a deck with
     'languages:', unless --lang picks one).
@@ -327,7 +354,11 @@ def check(
     session = _session(ctx)
     session.json = as_json
     rendered = check_decks(
-        _sources(sources), media_dir=media, lang=_lang(lang, "all"), fallback=fallback
+        _sources(sources),
+        media_dir=media,
+        lang=_lang(lang, "all"),
+        fallback=fallback,
+        jobs=_jobs(jobs),
     )
     _print_warnings(rendered)
     if as_json:
@@ -586,6 +617,7 @@ def preview(
     ] = None,
     lang: Lang = None,
     fallback: Fallback = False,
+    jobs: Jobs = None,
     html: Annotated[
         bool,
         typer.Option(
@@ -637,7 +669,11 @@ def preview(
         raise UsageError(f"--html-out: the file name must end in .html, not {html_out.name!r}")
     # One language is enough to forecast (default: the deck's first); --lang all shows each.
     rendered = check_decks(
-        _sources(sources), media_dir=media, lang=_lang(lang, None), fallback=fallback
+        _sources(sources),
+        media_dir=media,
+        lang=_lang(lang, None),
+        fallback=fallback,
+        jobs=_jobs(jobs),
     )
     decks = [rd.deck for rd in rendered]
     previews = []

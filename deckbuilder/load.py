@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -112,14 +112,19 @@ def load_decks(
     *,
     lang: str | None = None,
     fallback: bool = False,
+    loaded: Mapping[Path, Sequence[Deck]] | None = None,
 ) -> list[Deck]:
     """Load every card file under ``paths``; raise one DeckError listing all problems.
 
     ``lang`` picks the language of files that declare ``languages:`` (see
-    :func:`load_deck_languages`); files without it load as they are."""
+    :func:`load_deck_languages`); files without it load as they are. ``loaded``: decks
+    already read from some of the files (used as they are, and checked with the rest)."""
     decks: list[Deck] = []
     problems: list[Problem] = []
     for source in find_sources(paths):
+        if loaded and source in loaded:
+            decks.extend(loaded[source])
+            continue
         try:
             decks.extend(
                 load_deck_languages(source, media_dir=media_dir, lang=lang, fallback=fallback)

@@ -11,8 +11,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import DeckError, Problem
-from .load import load_decks
+from .load import find_sources, load_decks
 from .manifest import Changes, lock_path, read_manifest, update_manifest, write_manifest
+from .model import Deck
 from .render import RenderedDeck, render_deck, unused_media
 
 __all__ = ["BuildResult", "build", "check", "write_packages"]
@@ -35,14 +36,36 @@ def check(
     *,
     lang: str | None = None,
     fallback: bool = False,
+    jobs: int = 1,
 ) -> list[RenderedDeck]:
     """Load, validate and render every deck; raise one DeckError with all problems.
     Media files no deck uses are reported once, in the first deck's ``warnings``.
-    ``lang`` and ``fallback``: see :func:`deckbuilder.load.load_deck_languages`."""
-    decks = load_decks(sources, media_dir=media_dir, lang=lang, fallback=fallback)
+    ``lang`` and ``fallback``: see :func:`deckbuilder.load.load_deck_languages`.
+    ``jobs``: processes a big card file may be read in (see :mod:`deckbuilder.parallel`);
+    the result is the same whatever it is."""
+    files = find_sources(sources)
+    early: dict[Path, tuple[list[Deck], list[RenderedDeck]]] = {}
+    if jobs > 1:
+        from .parallel import read_in_parts
+
+        for source in files:
+            got = read_in_parts(source, media_dir, lang=lang, fallback=fallback, jobs=jobs)
+            if got is not None:
+                early[source] = got
+    decks = load_decks(
+        files,
+        media_dir=media_dir,
+        lang=lang,
+        fallback=fallback,
+        loaded={source: got[0] for source, got in early.items()},
+    )
+    done = {id(deck): rd for got in early.values() for deck, rd in zip(*got, strict=True)}
     rendered: list[RenderedDeck] = []
     problems: list[Problem] = []
     for deck in decks:
+        if id(deck) in done:
+            rendered.append(done[id(deck)])
+            continue
         try:
             rendered.append(render_deck(deck))
         except DeckError as exc:
@@ -67,11 +90,12 @@ def build(
     media_dir: Path | None = None,
     lang: str | None = None,
     fallback: bool = False,
+    jobs: int = 1,
 ) -> list[BuildResult]:
     """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
     its lock file beside the card file (see :mod:`deckbuilder.manifest`). A deck with
     ``languages:`` is ``<deck id>.<lang>.apkg`` with ``<deck id>.<lang>.lock``."""
-    rendered = check(sources, media_dir=media_dir, lang=lang, fallback=fallback)
+    rendered = check(sources, media_dir=media_dir, lang=lang, fallback=fallback, jobs=jobs)
     return write_packages(rendered, out_dir, timestamp=timestamp)
 
 

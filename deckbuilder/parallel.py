@@ -1,0 +1,333 @@
+"""Big card files read on several cores: the same result as reading them in one piece.
+
+A card file with thousands of notes is cut into parts at the start of notes in its
+``notes:`` list. The first part (with everything above ``notes:``) is parsed, validated
+and rendered in this process; each other part in a forked process, which sends its
+rendered notes back through a pipe. The parts are then joined into one RenderedDeck per
+language.
+
+The cut is found by scanning lines, so it is checked against what the parser made of each
+part: every part must parse on its own, its notes must start exactly on the lines the
+scan found, and no part may use YAML anchors or aliases. Anything else (a problem or a
+warning in any part, a note id or a media name in two parts, a platform without fork)
+gives ``None``, and the caller reads the file in one piece, which then reports exactly
+what it always reports. Reading in parts is therefore only ever a faster way to the same
+result, and tests compare the two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import re
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .errors import DeckError
+from .load import MAX_NOTES, decks_from_tree, read_text
+from .model import Deck
+from .progress import reporting
+from .render import RenderedDeck, RenderedNote, render_deck
+from .yamlsource import YMap, YSeq, YValue, parse_part
+
+__all__ = ["MIN_PART_NOTES", "plan_parts", "read_in_parts", "usable_cpus"]
+
+# Below this many notes per part, a fork and a pipe cost more than they save.
+MIN_PART_NOTES = 2_000
+
+# Patterns over "\n" + text + "\n", so that each match starts at the "\n" before a line:
+# its offset there is the line's offset in the text.
+_NOTES_KEY = re.compile(r"\nnotes:[ \t]*(?:#[^\n]*)?\n")
+_DOCUMENT_MARK = re.compile(r"\n(?:---|\.\.\.)[ \t\n]|\n%")
+_BLANK_OR_COMMENT = re.compile(r"[ \t]*(?:#.*)?")
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where to cut a card file: ``bounds[i]`` is the offset where part ``i`` starts (the
+    first part starts at 0, with the deck's header), ``lines[i]`` the line numbers of the
+    notes that start in part ``i``."""
+
+    header_end: int  # offset of the first note: the header is text[:header_end]
+    bounds: tuple[int, ...]
+    lines: tuple[tuple[int, ...], ...]
+
+    def part(self, text: str, i: int) -> str:
+        end = self.bounds[i + 1] if i + 1 < len(self.bounds) else len(text)
+        return text[self.bounds[i] : end]
+
+
+def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> Plan | None:
+    """Cut points for up to ``parts`` parts of at least ``min_part_notes`` notes each, or
+    None when the file is small or its shape is not the plain one this scan understands:
+    one ``notes:`` key at the left margin, the last key of the file, with a block list of
+    notes under it, and no YAML directives or document markers."""
+    if parts < 2:
+        return None
+    lines = f"\n{text}\n"
+    found = list(_NOTES_KEY.finditer(lines))
+    if len(found) != 1 or _DOCUMENT_MARK.search(lines):
+        return None
+    body = found[0].end() - 1  # the line after 'notes:'
+    if body >= len(text):
+        return None
+    # The first line under 'notes:' that is not blank or a comment must start a note.
+    offset = body
+    indent = ""
+    while offset < len(text):
+        end = text.find("\n", offset)
+        end = len(text) if end < 0 else end
+        line = text[offset:end]
+        if not _BLANK_OR_COMMENT.fullmatch(line):
+            match = re.match(r"( *)-(?:[ \t]|$)", line)
+            if match is None:
+                return None
+            indent = match.group(1)
+            break
+        offset = end + 1
+    else:
+        return None
+    header_end = offset
+    # Every later line at or left of the notes' indent must start a note (or be blank or a
+    # comment): anything else means the list ended and another key follows.
+    other = re.compile(rf"\n(?!{indent}-[ \t\n]) {{0,{len(indent)}}}[^ \t\n#]")
+    if other.search(lines, header_end):
+        return None
+    item = re.compile(rf"\n{indent}-[ \t\n]")
+    starts = [m.start() for m in item.finditer(lines, header_end)]
+    count = min(parts, len(starts) // min_part_notes)
+    if count < 2:
+        return None
+    # Cut near equal shares of the text, each at the start of a note.
+    bounds = [0]
+    chosen = 0
+    for k in range(1, count):
+        target = header_end + (len(text) - header_end) * k // count
+        while chosen + 1 < len(starts) and starts[chosen + 1] <= target:
+            chosen += 1
+        if starts[chosen] <= bounds[-1]:
+            return None
+        bounds.append(starts[chosen])
+    line_of: list[tuple[int, ...]] = []
+    number = 1
+    previous = 0
+    numbers: list[int] = []
+    for start in starts:
+        number += text.count("\n", previous, start)
+        previous = start
+        numbers.append(number)
+    for i in range(len(bounds)):
+        end = bounds[i + 1] if i + 1 < len(bounds) else len(text) + 1
+        line_of.append(
+            tuple(n for s, n in zip(starts, numbers, strict=True) if bounds[i] <= s < end)
+        )
+    return Plan(header_end, tuple(bounds), tuple(line_of))
+
+
+# What a part sends back: per language (in the order decks_from_tree gives them) its
+# rendered notes and the media they use.
+_PartResult = list[tuple[tuple[RenderedNote, ...], dict[str, Path]]]
+
+
+def _note_lines(seq: YSeq) -> tuple[int, ...]:
+    return tuple(item.line for item in seq.items)
+
+
+def _notes_of(tree: YValue | None) -> YSeq | None:
+    if not isinstance(tree, YMap) or not tree.entries:
+        return None
+    key, (_, value) = next(reversed(tree.entries.items()))
+    return value if key == "notes" and isinstance(value, YSeq) else None
+
+
+class _NotSplittable(Exception):
+    """The file cannot be read in parts as planned; read it in one piece."""
+
+
+def _render_part(
+    path: Path, tree: YValue | None, media_dir: Path | None, lang: str | None, fallback: bool
+) -> tuple[list[Deck], list[RenderedDeck]]:
+    try:
+        decks = decks_from_tree(path, tree, media_dir, lang, fallback)
+        rendered = [render_deck(deck) for deck in decks]
+    except DeckError:
+        raise _NotSplittable from None
+    if any(rd.warnings for rd in rendered):
+        raise _NotSplittable
+    return decks, rendered
+
+
+def _read_other_part(
+    path: Path,
+    text: str,
+    plan: Plan,
+    i: int,
+    media_dir: Path | None,
+    lang: str | None,
+    fallback: bool,
+) -> _PartResult:
+    """Parse, validate and render part ``i`` (> 0) under the deck's header."""
+    file = str(path)
+    try:
+        header, header_aliased = parse_part(text[: plan.header_end], file)
+        first_line = text.count("\n", 0, plan.bounds[i]) + 1
+        seq, aliased = parse_part(plan.part(text, i), file, first_line)
+    except DeckError:
+        raise _NotSplittable from None
+    if header_aliased or aliased or not isinstance(header, YMap) or not isinstance(seq, YSeq):
+        raise _NotSplittable
+    if _note_lines(seq) != plan.lines[i]:
+        raise _NotSplittable
+    # The header ends with 'notes:' and nothing under it: give it this part's notes.
+    entries = dict(header.entries)
+    if "notes" not in entries or next(reversed(entries)) != "notes":
+        raise _NotSplittable
+    first_note_line = plan.lines[0][0]
+    entries["notes"] = (entries["notes"][0], YSeq(seq.items, first_note_line))
+    _, rendered = _render_part(path, YMap(entries, header.line), media_dir, lang, fallback)
+    return [(rd.notes, rd.media) for rd in rendered]
+
+
+@dataclass
+class _Worker:
+    pid: int
+    fd: int
+
+    def result(self) -> Any:
+        """The part's result, or raise _NotSplittable if the worker failed."""
+        chunks = []
+        while True:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(self.fd)
+        self.fd = -1
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if os.waitstatus_to_exitcode(status) != 0 or not chunks:
+            raise _NotSplittable
+        return pickle.loads(b"".join(chunks))
+
+    def stop(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):  # already gone
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+def _fork(work: Callable[[], object]) -> _Worker:
+    """Run ``work`` in a forked child; its pickled result comes back through a pipe."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            os.close(read_fd)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            with reporting(None):  # only the parent draws progress
+                data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            code = 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    return _Worker(pid, read_fd)
+
+
+def _warm_up() -> None:
+    """Build the Markdown renderer and sanitiser once, before forking, so that children
+    inherit them instead of each building its own."""
+    from .text import render_markdown
+
+    render_markdown("*warm* `up`\n\n- x")
+
+
+def read_in_parts(
+    path: Path,
+    media_dir: Path | None = None,
+    *,
+    lang: str | None = None,
+    fallback: bool = False,
+    jobs: int = 2,
+    min_part_notes: int = MIN_PART_NOTES,
+) -> tuple[list[Deck], list[RenderedDeck]] | None:
+    """Load and render the card file ``path`` in up to ``jobs`` processes: the decks and
+    rendered decks :func:`deckbuilder.load.load_deck_languages` and
+    :func:`deckbuilder.render.render_deck` would give, or None when the file is small or
+    must be read in one piece (see the module's docstring)."""
+    if jobs < 2 or not hasattr(os, "fork") or sys.platform != "linux":
+        return None
+    text = read_text(path)
+    plan = plan_parts(text, jobs, min_part_notes)
+    if plan is None:
+        return None
+    _warm_up()
+    workers: list[_Worker] = []
+    try:
+        for i in range(1, len(plan.bounds)):
+            work = partial(_read_other_part, path, text, plan, i, media_dir, lang, fallback)
+            workers.append(_fork(work))
+        tree, aliased = parse_part(plan.part(text, 0), str(path))
+        notes = _notes_of(tree)
+        if aliased or notes is None or _note_lines(notes) != plan.lines[0]:
+            return None
+        decks, rendered = _render_part(path, tree, media_dir, lang, fallback)
+        others: list[_PartResult] = [worker.result() for worker in workers]
+    except (_NotSplittable, DeckError):
+        return None
+    finally:
+        for worker in workers:
+            worker.stop()
+    return _join(decks, rendered, others)
+
+
+def _join(
+    decks: Sequence[Deck], rendered: Sequence[RenderedDeck], others: Sequence[_PartResult]
+) -> tuple[list[Deck], list[RenderedDeck]] | None:
+    """One deck per language from the parts, or None when the parts overlap (a note id
+    or a media name in two parts: reading in one piece decides what that means)."""
+    out_decks: list[Deck] = []
+    out_rendered: list[RenderedDeck] = []
+    for index, (deck, first) in enumerate(zip(decks, rendered, strict=True)):
+        notes = list(first.notes)
+        media = dict(first.media)
+        for part in others:
+            part_notes, part_media = part[index]
+            notes.extend(part_notes)
+            for name, file in part_media.items():
+                if media.setdefault(name, file) != file:
+                    return None
+        if len(notes) > MAX_NOTES:
+            return None
+        if len({rn.note.id for rn in notes}) != len(notes):
+            return None
+        if len({name.casefold() for name in media}) != len(media):
+            return None
+        whole = replace(deck, notes=tuple(rn.note for rn in notes))
+        out_decks.append(whole)
+        out_rendered.append(
+            RenderedDeck(whole, tuple(notes), dict(sorted(media.items())), first.description)
+        )
+    return out_decks, out_rendered
