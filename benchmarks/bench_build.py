@@ -5,7 +5,8 @@ Run by hand (not a test):  python benchmarks/bench_build.py [--sizes 1000,10000,
 For each size it generates a deck of mixed mcq/cloze/basic notes with Markdown text,
 then times, in the same run and on the same machine, each in a fresh process:
   - `deckbuilder build` end to end (parse, validate, render, preview forecast, package,
-    lock file), and the same with `--no-preview`;
+    lock file) on one core (`-j 1`) and on every core (the default: a big card file is
+    read in parts, one per core), and the same with `--no-preview`;
   - a bare genanki script writing the same notes with no parsing, validation or rendering;
 and prints notes per second, the ratio between them and each deckbuilder process's own
 peak memory (max RSS). Times are wall clock and CPU (user + system) of the child: on a
@@ -148,6 +149,7 @@ def main() -> None:
             generate_deck(n, deck)
             runs = {
                 "bare genanki": [py, "-c", BARE_GENANKI, str(n), str(work / "bare.apkg")],
+                "build -j 1": [py, "-m", "deckbuilder", "-q", "build", "-j", "1"],
                 "build --no-preview": [py, "-m", "deckbuilder", "-q", "build", "--no-preview"],
                 "build": [py, "-m", "deckbuilder", "-q", "build"],
             }
