@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -273,24 +274,32 @@ def build(
     session.json = as_json
     # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
     show, started = not (session.quiet or as_json), time.monotonic()
+    processes = _jobs(jobs)
     with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
         rendered = check_decks(
             _sources(sources),
             media_dir=media,
             lang=_lang(lang, "all"),
             fallback=fallback,
-            jobs=_jobs(jobs),
+            jobs=processes,
         )
-    previews = {}
+    # The preview is computed while the packages are written (in another process when
+    # there are cores to spare) and printed before what was written, as if it came first.
+    job = None
     if not no_preview:
-        from .preview import build_previews, summary_line
+        from .parallel import Background
 
-        for p in build_previews([rd.deck for rd in rendered]):
-            previews[p.deck.key] = p
-            if not as_json:
-                session.say(f"preview {p.deck.name}: {summary_line(p)}")
-    with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
-        results = write_packages(rendered, out, timestamp=_timestamp())
+        job = Background(partial(_preview_summaries, [rd.deck for rd in rendered]), processes)
+    try:
+        with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
+            results = write_packages(rendered, out, timestamp=_timestamp())
+        previews = dict(job.result()) if job is not None else {}
+    finally:
+        if job is not None:
+            job.cancel()
+    if not as_json:
+        for line, _ in previews.values():
+            session.say(line)
     _print_warnings(rendered)
     if as_json:
         decks = []
@@ -298,7 +307,7 @@ def build(
             entry = _deck_summary(result.rendered.deck)
             entry.update(_build_facts(result))
             if result.rendered.deck.key in previews:
-                entry["preview"] = previews[result.rendered.deck.key].summary.as_dict()
+                entry["preview"] = previews[result.rendered.deck.key][1]
             decks.append(entry)
         session.emit_json({"ok": True, "decks": decks})
         return
@@ -312,6 +321,16 @@ def build(
         session.say(f"  media  {_plural(len(rd.media), 'file'):>10}")
         session.say(f"  wrote {result.path} ({_human_size(result.size)})")
         _show_changes(session, result)
+
+
+def _preview_summaries(decks: Sequence[Deck]) -> list[tuple[str, tuple[str, dict[str, Any]]]]:
+    """deck key -> (the preview line build prints, the preview's JSON summary)."""
+    from .preview import build_previews, summary_line
+
+    return [
+        (p.deck.key, (f"preview {p.deck.name}: {summary_line(p)}", p.summary.as_dict()))
+        for p in build_previews(decks)
+    ]
 
 
 def _build_facts(result: BuildResult) -> dict[str, Any]:

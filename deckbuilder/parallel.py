@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from .errors import DeckError
 from .load import MAX_NOTES, decks_from_tree, read_text
@@ -36,7 +36,9 @@ from .progress import reporting
 from .render import RenderedDeck, RenderedNote, render_deck
 from .yamlsource import YMap, YSeq, YValue, parse_part
 
-__all__ = ["MIN_PART_NOTES", "plan_parts", "read_in_parts", "usable_cpus"]
+__all__ = ["MIN_PART_NOTES", "Background", "plan_parts", "read_in_parts", "usable_cpus"]
+
+T = TypeVar("T")
 
 # Below this many notes per part, a fork and a pipe cost more than they save.
 MIN_PART_NOTES = 2_000
@@ -256,6 +258,37 @@ def _fork(work: Callable[[], object]) -> _Worker:
     return _Worker(pid, read_fd)
 
 
+class Background(Generic[T]):
+    """``work()`` computed in a forked process while this one goes on; :meth:`result`
+    waits for it. With ``jobs`` 1, on platforms without fork, or if the process fails,
+    ``work()`` runs here instead when the result is asked for, so the result (or the
+    exception) is always what calling ``work()`` gives."""
+
+    def __init__(self, work: Callable[[], T], jobs: int = 2) -> None:
+        self.work = work
+        self.worker = _fork(work) if jobs > 1 and _can_fork() else None
+
+    def result(self) -> T:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            try:
+                return cast(T, worker.result())
+            except _NotSplittable:
+                pass
+            finally:
+                worker.stop()
+        return self.work()
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and sys.platform == "linux"
+
+
 def _warm_up() -> None:
     """Build the Markdown renderer and sanitiser once, before forking, so that children
     inherit them instead of each building its own."""
@@ -277,7 +310,7 @@ def read_in_parts(
     rendered decks :func:`deckbuilder.load.load_deck_languages` and
     :func:`deckbuilder.render.render_deck` would give, or None when the file is small or
     must be read in one piece (see the module's docstring)."""
-    if jobs < 2 or not hasattr(os, "fork") or sys.platform != "linux":
+    if jobs < 2 or not _can_fork():
         return None
     text = read_text(path)
     plan = plan_parts(text, jobs, min_part_notes)

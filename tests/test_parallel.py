@@ -326,3 +326,30 @@ def test_jobs_must_be_positive(cli: Callable[..., Run], project: Path) -> None:
 
 def test_usable_cpus() -> None:
     assert 1 <= parallel.usable_cpus() <= (os.cpu_count() or 1)
+
+
+def test_background_gives_what_calling_gives() -> None:
+    parent = os.getpid()
+    job = parallel.Background(lambda: ("pid", os.getpid()), jobs=2)
+    name, pid = job.result()
+    assert name == "pid" and pid != parent  # computed in another process
+    inline = parallel.Background(lambda: ("pid", os.getpid()), jobs=1)
+    assert inline.result() == ("pid", parent)
+
+
+def test_background_failure_runs_it_here() -> None:
+    parent = os.getpid()
+
+    def only_here() -> int:
+        if os.getpid() != parent:
+            os._exit(3)  # the child dies
+        return 7
+
+    assert parallel.Background(only_here, jobs=2).result() == 7
+
+    def broken() -> int:
+        raise ValueError("raised where it is asked for")
+
+    job = parallel.Background(broken, jobs=2)
+    with pytest.raises(ValueError, match="raised where"):
+        job.result()
