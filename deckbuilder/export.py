@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import operator
 import os
 import re
 import sqlite3
@@ -172,7 +171,9 @@ def _rows(
             add_card((nid, ord_, mod))
         if not done & 255:
             step("writing", done, total)
-    pending.sort(key=operator.itemgetter(0, 1))  # stable: deck order breaks ties
+    # By note id, then ord: note ids are unique (the notes table's key), so no two
+    # cards tie on both and the third member never decides.
+    pending.sort()
     cards: list[tuple[Any, ...]] = []
     add = cards.append
     cid = 0

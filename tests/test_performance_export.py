@@ -267,6 +267,7 @@ _LOCK_LINES = st.sampled_from(
         "note a 1 0123456789abcdef 2023-11-14T22:13:20Z",
         "note a 2 0123456789abcdef 2023-11-14T22:13:21Z",
         "note b 3 0123456789abcdef 2023-11-14T22:13:20Z",
+        "note i 10 0123456789abcdef 2024-02-29T12:00:00Z",
         "  note c 4 fedcba9876543210 2023-11-14T22:13:20Z  ",
         "note d 5 fedcba9876543210 2023-11-14T22:13:20",
         "note d 5 fedcba9876543210 2023-13-14T22:13:20Z",
