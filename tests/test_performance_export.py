@@ -295,6 +295,22 @@ def test_lock_reader_equals_the_straightforward_reader(lines: list[str]) -> None
     assert outcome(parse_manifest, text) == outcome(reference_parse, text)
 
 
+_NOTE_LINES = st.builds(
+    "note {} {} {} {}Z".format,
+    _IDS,
+    st.integers(0, 99),
+    st.sampled_from(["0123456789abcdef", "fedcba9876543210"]),
+    st.sampled_from(["2023-11-14T22:13:20", "2024-02-29T12:00:00", "1970-01-01T00:00:00"]),
+)
+
+
+@given(st.lists(_NOTE_LINES, max_size=30))
+def test_lock_reader_equals_the_straightforward_reader_on_good_files(lines: list[str]) -> None:
+    """Notes sharing ids, hashes or times, in files that read without a problem."""
+    text = "\n".join(["version 1", *lines])
+    assert outcome(parse_manifest, text) == outcome(reference_parse, text)
+
+
 # --- the collection database -------------------------------------------------------------
 
 
