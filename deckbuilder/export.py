@@ -92,8 +92,8 @@ def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: S
             cursor.execute(pragma)
         genanki.Package(gdeck).write_to_db(cursor, timestamp, itertools.count(1))
         notes, cards = _rows(rd, models, deck_id, timestamp, stamps)
-        cursor.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", notes)
-        cursor.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", cards)
+        cursor.executemany(_INSERT_NOTE, notes)
+        cursor.executemany(_INSERT_CARD, cards)
         (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
         stamped = json.loads(models_json)
         for spec in rd.note_types:
@@ -135,10 +135,19 @@ def _card_ords(model: Any) -> Callable[[tuple[str, ...]], list[int]]:
     return front_back
 
 
+# The columns every note and every new card share are written into the statements, so
+# that each row binds only what varies: notes (id, guid, mid, mod, usn -1, tags, flds,
+# sfld, csum 0, flags 0, data ''), cards (id, nid, did, ord, mod, usn -1, type, queue,
+# due, ivl, factor, reps, lapses, left, odue, odid, flags: 0; data '').
+_INSERT_NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
+_INSERT_CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,0,0,0,0,0,0,0,0,0,'')"
+
+
 def _rows(
     rd: RenderedDeck, models: dict[int, Any], deck_id: int, timestamp: int, stamps: Stamps
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """The notes and cards table rows. Notes missing from ``stamps`` get ids counted from
+    """The notes and cards table rows (the columns that vary, see _INSERT_NOTE and
+    _INSERT_CARD). Notes missing from ``stamps`` get ids counted from
     the build time, in deck order. Card ids follow their note's id (Anki shows a card id as
     the day it was added): in note id order, each card takes its note's id or the next id
     after the previous card."""
@@ -164,9 +173,7 @@ def _rows(
         ords, sort_index = per_spec[spec_id]
         tags = " ".join(rn.tags)
         sort_field = fields[sort_index]
-        add_note(
-            (nid, guid, spec_id, mod, -1, f" {tags} ", "\x1f".join(fields), sort_field, 0, 0, "")
-        )
+        add_note((nid, guid, spec_id, mod, f" {tags} ", "\x1f".join(fields), sort_field))
         for ord_ in ords(fields):
             add_card((nid, ord_, mod))
         if not done & 255:
@@ -179,7 +186,7 @@ def _rows(
     cid = 0
     for nid, ord_, mod in pending:
         cid = nid if nid > cid else cid + 1
-        add((cid, nid, deck_id, ord_, mod, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ""))
+        add((cid, nid, deck_id, ord_, mod))
     return notes, cards
 
 

@@ -420,7 +420,9 @@ def test_collection_rows_equal_the_straightforward_rows(tmp_path: Path) -> None:
         models = {spec.id: export._genanki_model(spec) for spec in rd.note_types}
         for how in ("build", "none", "reversed"):
             stamps = _stamps(rd, how)
-            expected = reference_rows(rd, models, 5, 1_700_000_000, stamps)
+            notes, cards = reference_rows(rd, models, 5, 1_700_000_000, stamps)
+            # The columns that vary; the bytes test above covers the ones that do not.
+            expected = ([n[:4] + n[5:8] for n in notes], [c[:5] for c in cards])
             assert export._rows(rd, models, 5, 1_700_000_000, stamps) == expected
 
 
