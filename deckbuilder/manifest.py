@@ -345,7 +345,7 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
         else:
             notes[note_id] = NoteEntry(note_id, before_note.anki_id, content, before_note.changed)
             unchanged.append(note_id)
-    removed = tuple(e for nid, e in sorted(prev.notes.items()) if nid not in notes)
+    removed = tuple(prev.notes[nid] for nid in sorted(prev.notes.keys() - notes.keys()))
     changes = Changes(
         added=tuple(sorted(added)),
         changed=tuple(sorted(changed)),

@@ -34,12 +34,13 @@ from deckbuilder.manifest import (
     format_manifest,
     note_content_hash,
     parse_manifest,
+    update_manifest,
 )
-from deckbuilder.model import Deck, NoteKind
+from deckbuilder.model import BasicNote, Deck, NoteKind
 from deckbuilder.notetypes import NoteTypeSpec, note_type
 from deckbuilder.pipeline import check
 from deckbuilder.progress import reporting
-from deckbuilder.render import RenderedDeck, RenderedNote
+from deckbuilder.render import RenderedDeck, RenderedNote, render_deck
 
 from .conftest import DATA, ROOT
 
@@ -447,3 +448,16 @@ def test_rows_report_progress_as_before(tmp_path: Path) -> None:
     with reporting(lambda *report: seen.append(report)):
         export._write_collection(rd, tmp_path / "c.anki2", 1_700_000_000, export.Stamps())
     assert seen == [("writing", 256, 600), ("writing", 512, 600)]
+
+
+@given(st.lists(_IDS, unique=True, max_size=12), st.lists(_IDS, unique=True, max_size=12))
+def test_removed_notes_are_the_old_ones_not_built_in_id_order(
+    old_ids: list[str], new_ids: list[str]
+) -> None:
+    notes = tuple(BasicNote(id=i, line=1, front="f", back="b") for i in new_ids)
+    rd = render_deck(Deck("d", "D", Path("cards/d.yaml"), notes))
+    old = Manifest({}, {i: NoteEntry(i, k, "0" * 16, 5, k + 1) for k, i in enumerate(old_ids)})
+    built = update_manifest(old, rd, 1_700_000_000)
+    expected = tuple(e for i, e in sorted(old.notes.items()) if i not in built.manifest.notes)
+    assert built.changes.removed == expected
+    assert [e.line for e in built.changes.removed] == [e.line for e in expected]
