@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from json.encoder import encode_basestring as _quote  # what json.dumps uses
+from json.encoder import encode_basestring as _quote  # a str as json.dumps writes it
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -130,9 +130,10 @@ def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
     """Everything that ends up in the note: note type, rendered fields, tags, and the bytes
     of the media files its fields name (a replaced image is a visible change too).
 
-    The hash of ``_hash({"type": [kind, id, [fields...]], "fields": [...], "tags": [...],
-    "media": {name: file hash}})``, its JSON text written out here piece by piece (the
-    same text, keys in sorted order), as this runs once per note on every build."""
+    Equal to ``_hash({"type": [kind, id, [fields...]], "fields": [...], "tags": [...],
+    "media": {name: file hash}})``, which users' lock files hold; the JSON text is written
+    out here piece by piece (keys in sorted order) because this runs for every note on
+    every build. tests/test_performance_export.py checks that the two agree."""
     used = sorted(set(rn.media))
     data = "".join(
         (
@@ -214,7 +215,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
             continue
         parts = line.split()
         try:
-            if parts[0] == "note" and len(parts) == 5:
+            if parts[0] == "note" and len(parts) == 5:  # nearly every line: test it first
                 if parts[1] in notes:
                     raise ValueError("duplicate")
                 changed = times.get(parts[4])
