@@ -15,11 +15,13 @@ control. Only ``deckbuilder build`` writes it, and only after the package is wri
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from json.encoder import encode_basestring as _quote  # a str as json.dumps writes it
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -107,9 +109,12 @@ def lock_path(deck: Deck) -> Path:
     return deck.source.parent / f"{deck.key}.lock"
 
 
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def _hash(value: object) -> str:
-    data = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:_HASH_CHARS]
+    return hashlib.sha256(_json(value).encode("utf-8")).hexdigest()[:_HASH_CHARS]
 
 
 def _file_hash(path: Path) -> str:
@@ -123,16 +128,33 @@ def templates_hash(spec: NoteTypeSpec) -> str:
 
 def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
     """Everything that ends up in the note: note type, rendered fields, tags, and the bytes
-    of the media files its fields name (a replaced image is a visible change too)."""
-    used = {name: media[name] for name in rn.media}
-    return _hash(
-        {
-            "type": [rn.spec.kind.value, rn.spec.id, list(rn.spec.fields)],
-            "fields": list(rn.fields),
-            "tags": list(rn.tags),
-            "media": used,
-        }
+    of the media files its fields name (a replaced image is a visible change too).
+
+    Equal to ``_hash({"type": [kind, id, [fields...]], "fields": [...], "tags": [...],
+    "media": {name: file hash}})``, which users' lock files hold; the JSON text is written
+    out here piece by piece (keys in sorted order) because this runs for every note on
+    every build. tests/test_performance_export.py checks that the two agree."""
+    used = sorted(set(rn.media))
+    data = "".join(
+        (
+            '{"fields":[',
+            ",".join(map(_quote, rn.fields)),
+            '],"media":{',
+            ",".join([f"{_quote(name)}:{_quote(media[name])}" for name in used]),
+            '},"tags":[',
+            ",".join(map(_quote, rn.tags)),
+            '],"type":',
+            _type_json(rn.spec),
+            "}",
+        )
     )
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:_HASH_CHARS]
+
+
+@functools.lru_cache(maxsize=16)
+def _type_json(spec: NoteTypeSpec) -> str:
+    """The JSON of what identifies a note's note type in :func:`note_content_hash`."""
+    return _json([spec.kind.value, spec.id, list(spec.fields)])
 
 
 def _iso(seconds: int) -> str:
@@ -165,10 +187,17 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
                 f"notetype {kind.value} {t.anki_id} {fields} {t.templates} {_iso(t.changed)}"
             )
     lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED")
-    for note_id in sorted(manifest.notes):
-        n = manifest.notes[note_id]
-        lines.append(f"note {n.id} {n.anki_id} {n.content} {_iso(n.changed)}")
-    return "\n".join(lines) + "\n"
+    # Most notes share a few change times: format each time once.
+    iso: dict[int, str] = {}
+    notes = manifest.notes
+    for note_id in sorted(notes):
+        n = notes[note_id]
+        when = iso.get(n.changed)
+        if when is None:
+            when = iso[n.changed] = _iso(n.changed)
+        lines.append(f"note {n.id} {n.anki_id} {n.content} {when}")
+    lines.append("")
+    return "\n".join(lines)
 
 
 def parse_manifest(text: str, file: str) -> Manifest:
@@ -179,13 +208,21 @@ def parse_manifest(text: str, file: str) -> Manifest:
     version_seen = False
     next_anki_id = 0
     kinds = {k.value: k for k in NoteKind}
+    times: dict[str, int] = {}  # most notes share a few change times: parse each once
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         parts = line.split()
         try:
-            if parts[0] == "version" and len(parts) == 2:
+            if parts[0] == "note" and len(parts) == 5:  # nearly every line: test it first
+                if parts[1] in notes:
+                    raise ValueError("duplicate")
+                changed = times.get(parts[4])
+                if changed is None:
+                    changed = times[parts[4]] = _parse_iso(parts[4])
+                notes[parts[1]] = NoteEntry(parts[1], int(parts[2]), parts[3], changed, number)
+            elif parts[0] == "version" and len(parts) == 2:
                 if parts[1] != str(VERSION):
                     problems.append(
                         Problem(
@@ -209,12 +246,6 @@ def parse_manifest(text: str, file: str) -> Manifest:
                     parts[4],
                     _parse_iso(parts[5]),
                     number,
-                )
-            elif parts[0] == "note" and len(parts) == 5:
-                if parts[1] in notes:
-                    raise ValueError("duplicate")
-                notes[parts[1]] = NoteEntry(
-                    parts[1], int(parts[2]), parts[3], _parse_iso(parts[4]), number
                 )
             else:
                 raise ValueError(line)
@@ -315,7 +346,7 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
         else:
             notes[note_id] = NoteEntry(note_id, before_note.anki_id, content, before_note.changed)
             unchanged.append(note_id)
-    removed = tuple(e for nid, e in sorted(prev.notes.items()) if nid not in notes)
+    removed = tuple(prev.notes[nid] for nid in sorted(prev.notes.keys() - notes.keys()))
     changes = Changes(
         added=tuple(sorted(added)),
         changed=tuple(sorted(changed)),
