@@ -758,7 +758,7 @@ class _DeckReader:
             line = item.key_line("answer") if "answer" in item.entries else item.line
             self.problem(line, "'answer' is required: a letter (A) or a list of letters ([A, C])")
             return ()
-        if type(value) is YScalar and value.tag != _NULL_TAG:
+        if type(value) is YScalar:  # not null: that was answered above
             # The common case, answered as below: one letter naming one of the choices.
             index = _LETTERS.get(value.raw.strip(), MAX_CHOICES)
             if index < MAX_CHOICES and (not n_choices or index < n_choices):

@@ -120,6 +120,7 @@ TRICKY_YAML = [
     "",
     "# only a comment\n",
     "a: 1\na: 2\nb: {c: 1, c: 2}\n",
+    "a:\n  x\nb:\n  - y\na:\n  z\nb: &q\n  - w\n",
     "a: &x 1\nb: *x\n*x : 3\n",
     "a: &m {k: v}\n<<: *m\nb: 2\n",
     "!!merge <<: 1\nx: y\n",
@@ -232,6 +233,7 @@ def test_parse_part_keeps_its_line_offset_and_alias_flag() -> None:
     ("text", "expected"),
     [
         ("a: 1\na: 2\n", [(12, "duplicate key 'a' (first at line 11)")]),
+        ("a:\n  - x\na:\n  - y\n", [(13, "duplicate key 'a' (first at line 11)")]),
         (
             "a: {k: v}\n<<: *m\n",
             [(12, "YAML merge keys ('<<') are not supported"), (12, "unknown YAML alias '*m'")],
