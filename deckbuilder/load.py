@@ -260,7 +260,10 @@ def _lines(item: YMap) -> dict[str, int]:
 
 def _has_cloze(text: str) -> bool:
     """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion."""
-    return any(int(match.group(1)) > 0 for match in CLOZE_RE.finditer(text))
+    for match in CLOZE_RE.finditer(text):
+        if int(match.group(1)) > 0:
+            return True
+    return False
 
 
 def _suggest(key: str, allowed: Iterable[str]) -> str:
