@@ -260,10 +260,7 @@ def _lines(item: YMap) -> dict[str, int]:
 
 def _has_cloze(text: str) -> bool:
     """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion."""
-    for match in CLOZE_RE.finditer(text):
-        if int(match.group(1)) > 0:
-            return True
-    return False
+    return any(int(match.group(1)) > 0 for match in CLOZE_RE.finditer(text))
 
 
 def _suggest(key: str, allowed: Iterable[str]) -> str:
