@@ -76,6 +76,20 @@ NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
 }
 ALL_NOTE_KEYS = COMMON_NOTE_KEYS + tuple(k for keys in NOTE_KEYS.values() for k in keys)
 
+# Precomputed for the per-note hot path of _DeckReader (the same answers, less work).
+_NULL_TAG = "tag:yaml.org,2002:null"
+# Text this short cannot pass MAX_FIELD_BYTES: UTF-8 takes at most 4 bytes per character.
+_SURELY_SMALL = MAX_FIELD_BYTES // 4
+_KINDS = {kind.value: kind for kind in NoteKind}
+_KIND_KEYS = tuple((kind, frozenset(keys)) for kind, keys in NOTE_KEYS.items())
+_ALLOWED_NOTE_KEYS = {kind: frozenset(COMMON_NOTE_KEYS + keys) for kind, keys in NOTE_KEYS.items()}
+_LETTERS = {letter(i): i for i in range(MAX_CHOICES)} | {
+    letter(i).lower(): i for i in range(MAX_CHOICES)
+}
+_CHOICE_KEYS = tuple(f"choices[{i}]" for i in range(MAX_CHOICES + 1))
+_ANSWER_SPLIT = re.compile(r"[\s,]+")
+_BAD_CLOZE = re.compile(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::")
+
 
 def find_sources(paths: Sequence[Path]) -> list[Path]:
     """Expand folders into their card files (sorted, recursive); keep files as given."""
@@ -239,11 +253,19 @@ def decks_from_tree(
 
 def _lines(item: YMap) -> dict[str, int]:
     """Where each key of a note starts; choices by entry (``choices[0]``)."""
-    lines = {key: line for key, (line, _) in item.entries.items()}
-    choices = item.get("choices")
-    if isinstance(choices, YSeq):
-        lines.update({f"choices[{i}]": entry.line for i, entry in enumerate(choices.items)})
+    lines = {key: hit[0] for key, hit in item.entries.items()}
+    choices = item.entries.get("choices")
+    if choices is not None and isinstance(choices[1], YSeq):
+        entries = choices[1].items
+        n = len(entries)
+        keys = _CHOICE_KEYS[:n] if n <= len(_CHOICE_KEYS) else [f"choices[{i}]" for i in range(n)]
+        lines.update(zip(keys, [entry.line for entry in entries], strict=True))
     return lines
+
+
+def _has_cloze(text: str) -> bool:
+    """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion."""
+    return any(int(match.group(1)) > 0 for match in CLOZE_RE.finditer(text))
 
 
 def _suggest(key: str, allowed: Iterable[str]) -> str:
@@ -278,7 +300,22 @@ class _DeckReader:
 
     # -- typed accessors ---------------------------------------------------------------------
     def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
-        value = ymap.get(key)
+        hit = ymap.entries.get(key)
+        if hit is not None:
+            value = hit[1]
+            # The common case, answered as as_text() would: short text, no problem to report.
+            if (
+                type(value) is YScalar
+                and value.tag != _NULL_TAG
+                and len(value.raw) <= _SURELY_SMALL
+            ):
+                raw = value.raw
+                out = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
+                if required and not out.strip():
+                    self.problem(value.line, f"'{key}' is empty")
+                return out
+        else:
+            value = None
         if value is None or (isinstance(value, YScalar) and value.is_null):
             if required:
                 line = ymap.key_line(key) if key in ymap.entries else ymap.line
@@ -287,6 +324,12 @@ class _DeckReader:
         return self.as_text(value, key, required=required)
 
     def as_text(self, value: YValue, what: str, *, required: bool = False) -> str:
+        if type(value) is YScalar and value.tag != _NULL_TAG and len(value.raw) <= _SURELY_SMALL:
+            raw = value.raw  # the common case, as below: short text, no problem to report
+            out = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
+            if required and not out.strip():
+                self.problem(value.line, f"'{what}' is empty")
+            return out
         if isinstance(value, YMap) and what.split("[")[0] in LOCALIZED_KEYS:
             picked = self.pick_language(value, what)
             if picked is None:
@@ -398,8 +441,11 @@ class _DeckReader:
         return tuple(out)
 
     def tags(self, ymap: YMap) -> tuple[str, ...]:
-        value = ymap.get("tags")
-        if value is None or (isinstance(value, YScalar) and value.is_null):
+        hit = ymap.entries.get("tags")
+        if hit is None:
+            return ()
+        value = hit[1]
+        if isinstance(value, YScalar) and value.is_null:
             return ()
         items = value.items if isinstance(value, YSeq) else [value]
         out: list[str] = []
@@ -618,7 +664,8 @@ class _DeckReader:
             self.unknown_keys(item, ALL_NOTE_KEYS, "a note")
             self.note_id = None
             return None
-        self.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind} note")
+        if not _ALLOWED_NOTE_KEYS[kind].issuperset(item.entries):  # else nothing to report
+            self.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind} note")
         tags = self.tags(item)
         common = {"id": note_id, "line": item.line, "tags": tags, "field_lines": _lines(item)}
         note: Note
@@ -636,9 +683,13 @@ class _DeckReader:
         return note if len(self.problems) == before else None
 
     def kind(self, item: YMap) -> NoteKind | None:
-        value = item.get("type")
-        if value is not None:
+        hit = item.entries.get("type")
+        if hit is not None:
+            value = hit[1]
             raw = self.as_text(value, "type").strip()
+            known = _KINDS.get(raw)  # NoteKind(raw), without the enum machinery
+            if known is not None:
+                return known
             try:
                 return NoteKind(raw)
             except ValueError:
@@ -648,8 +699,8 @@ class _DeckReader:
                     f"unknown note type '{raw}'; expected one of {', '.join(names)}{_suggest(raw, names)}",
                 )
                 return None
-        for kind, keys in NOTE_KEYS.items():
-            if any(key in item.entries for key in keys):
+        for kind, keys in _KIND_KEYS:
+            if not keys.isdisjoint(item.entries):
                 return kind
         self.problem(
             item.line, "cannot tell the note type; add 'type: mcq', 'type: cloze' or 'type: basic'"
@@ -661,8 +712,9 @@ class _DeckReader:
         choices = self.choices(item)
         answer = self.answer(item, len(choices))
         shuffle = True
-        value = item.get("shuffle")
-        if value is not None:
+        hit = item.entries.get("shuffle")
+        if hit is not None:
+            value = hit[1]
             if isinstance(value, YScalar) and value.kind == "bool":
                 shuffle = value.raw.lower() in ("true", "yes", "on", "y")
             else:
@@ -692,7 +744,8 @@ class _DeckReader:
         out: list[str] = []
         first: dict[str, int] = {}
         for i, entry in enumerate(value.items):
-            text = self.as_text(entry, f"choices[{i}]", required=True)
+            what = _CHOICE_KEYS[i] if i < len(_CHOICE_KEYS) else f"choices[{i}]"
+            text = self.as_text(entry, what, required=True)
             norm = " ".join(text.split()).casefold()
             if norm and norm in first:
                 self.problem(
@@ -710,6 +763,11 @@ class _DeckReader:
             line = item.key_line("answer") if "answer" in item.entries else item.line
             self.problem(line, "'answer' is required: a letter (A) or a list of letters ([A, C])")
             return ()
+        if type(value) is YScalar:  # not null: that was answered above
+            # The common case, answered as below: one letter naming one of the choices.
+            index = _LETTERS.get(value.raw.strip(), MAX_CHOICES)
+            if index < MAX_CHOICES and (not n_choices or index < n_choices):
+                return (index,)
         entries = value.items if isinstance(value, YSeq) else [value]
         if not entries:
             self.problem(value.line, "'answer' is empty; give at least one letter")
@@ -725,7 +783,7 @@ class _DeckReader:
                 )
                 continue
             raw = entry.raw.strip()
-            parts = [p for p in re.split(r"[\s,]+", raw) if p] if len(entries) == 1 else [raw]
+            parts = [p for p in _ANSWER_SPLIT.split(raw) if p] if len(entries) == 1 else [raw]
             for part in parts:
                 up = part.upper()
                 if len(up) != 1 or not "A" <= up <= "Z":
@@ -744,7 +802,7 @@ class _DeckReader:
         text = self.text(item, "text", required=True)
         self.same_clozes(item.get("text"))
         if text.strip():
-            if not cloze_ordinals(text):
+            if not _has_cloze(text):
                 line = item.key_line("text")
                 self.problem(
                     line,
@@ -752,7 +810,7 @@ class _DeckReader:
                 )
             # Anki would show a broken '{{c1:' literally; catch the common slips.
             stripped = CLOZE_RE.sub("", text)
-            bad = re.search(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::", stripped)
+            bad = _BAD_CLOZE.search(stripped)
             if bad:
                 self.problem(
                     item.key_line("text"),

@@ -15,6 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from yaml.nodes import ScalarNode
 
 from .errors import DeckError, Problem
@@ -29,6 +38,12 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 _T = "tag:yaml.org,2002:"
 SCALAR_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
+_STR = _T + "str"
+_NULL = _T + "null"
+_MERGE = _T + "merge"
+_SEQ = _T + "seq"
+_MAP = _T + "map"
+_SKIP = object()  # the pending key of a mapping entry that is not kept
 # Aliases may repeat a structure, but not blow it up: expanded size is capped at
 # this many times the written size (plus slack for small files).
 ALIAS_FACTOR = 10
@@ -36,7 +51,7 @@ ALIAS_SLACK = 10_000
 MAX_DEPTH = 100
 
 
-@dataclass
+@dataclass(slots=True)
 class YScalar:
     raw: str
     tag: str
@@ -44,20 +59,20 @@ class YScalar:
 
     @property
     def is_null(self) -> bool:
-        return self.tag == _T + "null"
+        return self.tag == _NULL
 
     @property
     def kind(self) -> str:
         return self.tag.removeprefix(_T)
 
 
-@dataclass
+@dataclass(slots=True)
 class YSeq:
     items: list[YValue]
     line: int
 
 
-@dataclass
+@dataclass(slots=True)
 class YMap:
     # key -> (line of the key, value), in source order
     entries: dict[str, tuple[int, YValue]] = field(default_factory=dict)
@@ -99,7 +114,12 @@ def parse_part(text: str, file: str, first_line: int = 1) -> tuple[YValue | None
     whether the part has anchors or aliases (``&a``, ``*a``)."""
     builder = _Builder(file, len(text), first_line)
     try:
-        return builder.build(yaml.parse(text, Loader=_Loader)), builder.aliased
+        loader = _Loader(text)
+        try:
+            # get_event() until None: the events of yaml.parse(), without its generator.
+            return builder.build(iter(loader.get_event, None)), builder.aliased
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + first_line if mark is not None else None
@@ -141,113 +161,184 @@ class _Builder:
                 "(write the values out, or use fewer nested aliases)",
             )
 
-    def check_tag(self, tag: str | None, expected: set[str], line: int) -> None:
-        if tag not in (None, "!") and tag not in expected:
-            self.problems.append(
-                Problem(self.file, line, f"unsupported YAML tag {tag!r}; write plain text")
-            )
-
     def build(self, events: Iterable[yaml.Event]) -> YValue | None:
-        # Each open collection: [value, expanded size, anchor, pending key (maps only)]
-        stack: list[list[Any]] = []
-        root: YValue | None = None
-        documents = 0
-
-        def attach(value: YValue, size: int, line: int) -> None:
-            nonlocal root
-            if not stack:
-                root = value
-                return
-            frame = stack[-1]
-            frame[1] += size
-            parent = frame[0]
-            if isinstance(parent, YSeq):
-                parent.items.append(value)
-            elif frame[3] is None:  # a key
-                if not isinstance(value, YScalar):
-                    self.problems.append(Problem(self.file, line, "a key must be plain text"))
-                    frame[3] = ("", line, True)
-                elif value.tag == _T + "merge":
-                    self.problems.append(
-                        Problem(self.file, line, "YAML merge keys ('<<') are not supported")
-                    )
-                    frame[3] = ("", line, True)
-                else:
-                    frame[3] = (value.raw, line, False)
-            else:
-                key, kline, skip = frame[3]
-                frame[3] = None
-                if skip:
-                    return
-                if key in parent.entries:
-                    first = parent.entries[key][0]
-                    self.problems.append(
-                        Problem(self.file, kline, f"duplicate key '{key}' (first at line {first})")
-                    )
-                else:
-                    parent.entries[key] = (kline, value)
-
-        resolve = self.resolver.resolve
-        # A plain scalar whose first character starts none of the resolver's patterns
-        # (numbers, booleans, null, dates...) is text: what resolve() returns, for less work.
-        by_first = self.resolver.yaml_implicit_resolvers
-        shortcut = None not in by_first and not self.resolver.yaml_path_resolvers
+        """The tree of one document. The loop is the hot path of reading a card file
+        (every scalar passes here), so it dispatches on the event's exact type and keeps
+        the innermost open collection in local variables instead of calling helpers."""
+        file = self.file
+        problems = self.problems
+        anchors = self.anchors
         first_line = self.first_line
+        size_total = self.size
+        resolver = self.resolver
+        resolve = resolver.resolve
+        # A plain scalar whose first character starts none of the resolver's patterns
+        # (numbers, booleans, null, dates...) is text, and a quoted one always is: what
+        # resolve() returns, for less work (it has no patterns for every first character
+        # and no path resolvers, as PyYAML's own resolver).
+        by_first = resolver.yaml_implicit_resolvers
+        shortcut = None not in by_first and not resolver.yaml_path_resolvers
+        # Every scalar and collection adds one to both counts and an alias adds its
+        # expanded size to `expanded` only, so the alias-bomb limit can only be crossed
+        # at an alias: keep `extra` = expanded - written and check it there.
+        written = self.written
+        extra = self.expanded - written
+        aliased = False
+        documents = 0
+        root: YValue | None = None
+        # The innermost open collection (None at the top level): the value, its item
+        # list or entry dict, whether its next node is a key, the pending key (_SKIP for
+        # one that was refused) and its line, `written + extra` before it opened, and its
+        # anchor. The enclosing ones wait on `stack` as tuples of the same.
+        top: YSeq | YMap | None = None
+        items: list[YValue] | None = None
+        entries: dict[str, tuple[int, YValue]] | None = None
+        want_key = False
+        key: Any = _SKIP
+        kline = 0
+        start = 0
+        anchor: str | None = None
+        stack: list[tuple[Any, ...]] = []
+        value: YValue
+        event: Any  # the exact event classes are checked below, not by mypy
         for event in events:
-            mark = event.start_mark
-            line = mark.line + first_line if mark is not None else 0
-            if isinstance(event, yaml.ScalarEvent):
-                # Most events are scalars: count(1, line) and check_tag() written inline.
-                self.written += 1
-                self.expanded += 1
-                if self.expanded > self.written * ALIAS_FACTOR + ALIAS_SLACK:
-                    self.count(0, line)  # raises: aliases expand too far
-                if not self.written & 4095:
-                    step("reading", mark.index if mark is not None else 0, self.size)
+            cls = type(event)
+            if cls is ScalarEvent:
+                written += 1
+                mark = event.start_mark
+                line = mark.line + first_line
+                if not written & 4095:
+                    step("reading", mark.index, size_total)
+                text = event.value
                 tag = event.tag
                 if tag is None or tag == "!":
-                    text = event.value
-                    if shortcut and text and text[0] not in by_first:
-                        tag = _T + "str"
-                    else:
+                    if not shortcut:
                         tag = resolve(ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]
+                    elif (text and text[0] not in by_first) or not event.implicit[0]:
+                        tag = _STR
+                    else:  # resolve(), for a plain scalar: the first pattern that matches
+                        tag = _STR
+                        for pattern_tag, pattern in by_first.get(text[:1], ()):
+                            if pattern.match(text):
+                                tag = pattern_tag
+                                break
                 elif tag not in SCALAR_TAGS:
-                    self.check_tag(tag, SCALAR_TAGS, line)
-                scalar = YScalar(event.value, tag, line)
-                if event.anchor:
-                    self.aliased = True
-                    self.anchors[event.anchor] = (scalar, 1)
-                attach(scalar, 1, line)
-            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                if len(stack) >= MAX_DEPTH:
-                    raise self.fail(line, f"YAML nesting is deeper than {MAX_DEPTH} levels")
-                self.written += 1
-                self.count(1, line)
-                is_seq = isinstance(event, yaml.SequenceStartEvent)
-                self.check_tag(event.tag, {_T + ("seq" if is_seq else "map")}, line)
-                value: YValue = YSeq([], line) if is_seq else YMap(line=line)
-                stack.append([value, 1, event.anchor, None])
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                value, size, anchor, _ = stack.pop()
-                if anchor:
-                    self.aliased = True
-                    self.anchors[anchor] = (value, size)
-                attach(value, size, value.line)
-            elif isinstance(event, yaml.AliasEvent):
-                self.aliased = True
-                if any(frame[2] == event.anchor for frame in stack):
-                    raise self.fail(line, "YAML alias refers to itself (a recursive structure)")
-                hit = self.anchors.get(event.anchor or "")
-                if hit is None:
-                    raise self.fail(line, f"unknown YAML alias '*{event.anchor}'")
-                self.count(hit[1], line)
-                attach(hit[0], hit[1], line)
-            elif isinstance(event, yaml.DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    raise self.fail(
-                        line, "more than one YAML document ('---'); use one file per deck"
+                    problems.append(
+                        Problem(file, line, f"unsupported YAML tag {tag!r}; write plain text")
                     )
-        if self.problems:
-            raise DeckError(self.problems)
+                scalar_anchor = event.anchor
+                if want_key and not scalar_anchor:
+                    # A key keeps only its text (want_key is only set inside a mapping).
+                    if tag == _MERGE:
+                        problems.append(
+                            Problem(file, line, "YAML merge keys ('<<') are not supported")
+                        )
+                        key = _SKIP
+                    else:
+                        key = text
+                    kline = line
+                    want_key = False
+                    continue
+                value = YScalar(text, tag, line)
+                if scalar_anchor:
+                    aliased = True
+                    anchors[scalar_anchor] = (value, 1)
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                assert top is not None
+                value = top
+                line = value.line
+                if anchor:
+                    aliased = True
+                    anchors[anchor] = (value, written + extra - start)
+                top, items, entries, want_key, key, kline, start, anchor = stack.pop()
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                mark = event.start_mark
+                line = mark.line + first_line
+                if len(stack) >= MAX_DEPTH:
+                    self.written, self.expanded = written, written + extra
+                    raise self.fail(line, f"YAML nesting is deeper than {MAX_DEPTH} levels")
+                written += 1
+                tag = event.tag
+                is_seq = cls is SequenceStartEvent
+                if tag is not None and tag != "!" and tag != (_SEQ if is_seq else _MAP):
+                    problems.append(
+                        Problem(file, line, f"unsupported YAML tag {tag!r}; write plain text")
+                    )
+                stack.append((top, items, entries, want_key, key, kline, start, anchor))
+                start = written + extra - 1
+                anchor = event.anchor
+                key = _SKIP
+                if is_seq:
+                    top = YSeq([], line)
+                    items = top.items
+                    entries = None
+                    want_key = False
+                else:
+                    top = YMap(line=line)
+                    entries = top.entries
+                    items = None
+                    want_key = True
+                continue
+            elif cls is AliasEvent:
+                aliased = True
+                mark = event.start_mark
+                line = mark.line + first_line
+                name = event.anchor
+                if anchor == name or any(frame[7] == name for frame in stack):
+                    self.written, self.expanded = written, written + extra
+                    raise self.fail(line, "YAML alias refers to itself (a recursive structure)")
+                hit = anchors.get(name or "")
+                if hit is None:
+                    self.written, self.expanded = written, written + extra
+                    raise self.fail(line, f"unknown YAML alias '*{name}'")
+                self.written, self.expanded = written, written + extra
+                self.count(hit[1], line)  # raises when aliases expand too far
+                extra = self.expanded - written
+                value = hit[0]
+            else:
+                if cls is DocumentStartEvent:
+                    documents += 1
+                    if documents > 1:
+                        mark = event.start_mark
+                        self.written, self.expanded = written, written + extra
+                        raise self.fail(
+                            mark.line + first_line,
+                            "more than one YAML document ('---'); use one file per deck",
+                        )
+                continue
+            # Attach `value` (found at `line`) to the innermost open collection.
+            if entries is not None:
+                if want_key:  # an anchored scalar, an alias or a collection as a key
+                    if not isinstance(value, YScalar):
+                        problems.append(Problem(file, line, "a key must be plain text"))
+                        key = _SKIP
+                    elif value.tag == _MERGE:
+                        problems.append(
+                            Problem(file, line, "YAML merge keys ('<<') are not supported")
+                        )
+                        key = _SKIP
+                    else:
+                        key = value.raw
+                    kline = line
+                    want_key = False
+                else:
+                    want_key = True
+                    if key is not _SKIP:
+                        first = entries.get(key)
+                        if first is None:
+                            entries[key] = (kline, value)
+                        else:
+                            problems.append(
+                                Problem(
+                                    file, kline, f"duplicate key '{key}' (first at line {first[0]})"
+                                )
+                            )
+            elif items is not None:
+                items.append(value)
+            else:
+                root = value
+        self.written, self.expanded = written, written + extra
+        self.aliased = aliased
+        if problems:
+            raise DeckError(problems)
         return root
