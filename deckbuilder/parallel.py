@@ -42,6 +42,8 @@ T = TypeVar("T")
 
 # Below this many notes per part, a fork and a pipe cost more than they save.
 MIN_PART_NOTES = 2_000
+# The first part's extra share (of one part's), see plan_parts.
+MAIN_EXTRA = 0.1
 
 # Patterns over "\n" + text + "\n", so that each match starts at the "\n" before a line:
 # its offset there is the line's offset in the text.
@@ -114,11 +116,14 @@ def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> P
     count = min(parts, len(starts) // min_part_notes)
     if count < 2:
         return None
-    # Cut near equal shares of the text, each at the start of a note.
+    # Cut near equal shares of the text, each at the start of a note; the first part is a
+    # little larger, as the other parts also pickle their result while this one waits.
     bounds = [0]
     chosen = 0
     for k in range(1, count):
-        target = header_end + (len(text) - header_end) * k // count
+        target = header_end + int(
+            (len(text) - header_end) * (k + MAIN_EXTRA) / (count + MAIN_EXTRA)
+        )
         while chosen + 1 < len(starts) and starts[chosen + 1] <= target:
             chosen += 1
         if starts[chosen] <= bounds[-1]:
