@@ -167,6 +167,7 @@ _EDGE_PIECES = [
     *["*", "**", "***", "_", "__", "___", "a", "b2", "é", " ", ".", "(", ")", "-", ":"],
     *["`", "``", "```", "````", "` `", "`a`", "`` a`b ``", "` a `", "`  `", "`{{c1::x}}`"],
     *["`a::b`", "`[sound:x]`", "`<&>`", "```x```", "````x````", "`\\`", "`é`", "`\t`"],
+    *["`{{`", "`}}`", "`a}`", "{{c1::", "}}", "::"],
     *["\\", "\\*", "\\_", "\\`", "\\\\", "\\(", "\\[", "\\]", "\\a", "\\ ", "\\~", "\\é"],
     *["[a](https://x.y/z)", "![a](https://x.y)", "[a b](http://x-y.z)", "[", "](", "]"],
     *["<", "&", ">", "~", "~~", "< ", "& ", " >", "<b>", "&amp;", "&#58;", "|", "^"],
@@ -178,6 +179,10 @@ edges = st.lists(st.sampled_from(_EDGE_PIECES), min_size=1, max_size=10).map("".
 @given(edges, st.booleans())
 @example("a **b** c *d* e __f__ g _h_", False)
 @example("a_b_c d__e", False)
+@example("a* b*", False)
+@example("a_ b_", False)
+@example("*a *b", False)
+@example("**a **b", False)
 @example("**a*", False)
 @example("*a**", False)
 @example("*a* *b*", False)
@@ -202,6 +207,8 @@ edges = st.lists(st.sampled_from(_EDGE_PIECES), min_size=1, max_size=10).map("".
 @example("a &b", False)
 @example("x {{c1::`a`}} y", True)
 @example("x {{c1::`a}`}} y", True)
+@example("x {{c1::a `}}` b}}", True)
+@example("x {{c1::a `b{{` c}}", True)
 def test_fast_inline_path_at_its_edges(text: str, cloze: bool) -> None:
     full = _render_block(text, cloze=cloze)
     fast = fast_html(text)
