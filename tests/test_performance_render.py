@@ -110,14 +110,16 @@ def reference(deck: Deck) -> tuple[list[tuple[object, ...]], list[Problem], list
         if isinstance(note, McqNote):
             attr = f' lang="{deck.lang}"' if deck.lang else ""
             letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+            # Choices first: problems are reported in the order they are found.
+            choices = "\n".join(
+                f'<div class="db-choice" data-choice="{letters[i]}"{attr}>'
+                + md(text, note, f"choices[{i}]", used)
+                + "</div>"
+                for i, text in enumerate(note.choices)
+            )
             fields = (
                 lang(md(note.question, note, "question", used), f' data-db-lang="{deck.lang}"'),
-                "\n".join(
-                    f'<div class="db-choice" data-choice="{letters[i]}"{attr}>'
-                    + md(text, note, f"choices[{i}]", used)
-                    + "</div>"
-                    for i, text in enumerate(note.choices)
-                ),
+                choices,
                 ", ".join(letters[i] for i in note.answer),
                 lang(md(note.explanation, note, "explanation", used)),
                 "yes" if note.shuffle else "no",
