@@ -15,7 +15,7 @@ from .errors import DeckError, Problem
 from .model import BasicNote, ClozeNote, Deck, McqNote, Note, letter
 from .notetypes import NoteTypeSpec, note_type
 from .progress import step
-from .text import render_markdown
+from .text import fast_html, render_markdown
 
 __all__ = ["RenderedDeck", "RenderedNote", "media_name_problem", "render_deck", "unused_media"]
 
@@ -88,12 +88,21 @@ class _Renderer:
         self.media: dict[str, Path] = {}
         self.folded: dict[str, Path] = {}  # case-folded name -> the first file given it
         self.note: Note | None = None
-        self.line: int | None = None  # line of the field being rendered
-        # Field text (and whether it is a cloze field) -> HTML, for renders that used no
-        # media and warned about nothing: the same text then renders the same, and decks
-        # repeat text ("None of the above", a shared 'extra').
-        self.seen: dict[tuple[str, bool], str] = {}
+        self.key = ""  # YAML key of the field being rendered (its line is looked up if needed)
+        # Field text -> HTML, for renders that used no media and warned about nothing (one
+        # dict for other fields, one for cloze fields): the same text then renders the
+        # same, and decks repeat text ("None of the above", a shared 'extra').
+        self.seen: tuple[dict[str, str], dict[str, str]] = ({}, {})
         self.used: set[str] = set()  # media names the current note's fields use
+        # Per-deck pieces of every note's fields.
+        self.lang_attr = f' lang="{deck.lang}"' if deck.lang else ""
+        self.choice_open: list[str] = []  # '<div class="db-choice" ...>' by choice index
+        self.letters: dict[tuple[int, ...], str] = {}  # answer indexes -> "A, C"
+
+    @property
+    def line(self) -> int | None:
+        """Line of the field being rendered."""
+        return self.note.field_line(self.key) if self.note is not None else None
 
     def problem(self, message: str, *, warning: bool = False) -> None:
         note = self.note
@@ -101,16 +110,21 @@ class _Renderer:
         (self.warnings if warning else self.problems).append(found)
 
     def md(self, text: str, key: str = "", *, cloze: bool = False) -> str:
-        known = self.seen.get((text, cloze))
+        seen = self.seen[cloze]
+        known = seen.get(text)
         if known is not None:
             return known
-        self.line = self.note.field_line(key) if self.note is not None else None
-        rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
-        for message in rendered.warnings:
-            self.problem(f"warning: {message}", warning=True)
-        if not (rendered.images or rendered.sounds or rendered.warnings):
-            self.seen[text, cloze] = rendered.html
-        return rendered.html
+        html = fast_html(text)  # what render_markdown gives, when it is that simple
+        if html is None:
+            self.key = key
+            rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
+            for message in rendered.warnings:
+                self.problem(f"warning: {message}", warning=True)
+            html = rendered.html
+            if rendered.images or rendered.sounds or rendered.warnings:
+                return html
+        seen[text] = html
+        return html
 
     def resolve(self, src: str, kind: str = "image") -> str | None:
         """Find an image or sound file; return its name inside the package."""
@@ -158,18 +172,25 @@ class _Renderer:
             return html
         return f'<div lang="{self.deck.lang}"{extra}>{html}</div>'
 
-    def fields(self, note: Note) -> tuple[str, ...]:
-        lang = f' lang="{self.deck.lang}"' if self.deck.lang else ""
-        if isinstance(note, McqNote):
-            choices = "\n".join(
-                f'<div class="db-choice" data-choice="{letter(i)}"{lang}>{self.md(text, f"choices[{i}]")}</div>'
-                for i, text in enumerate(note.choices)
+    def choice(self, index: int, text: str) -> str:
+        opening = self.choice_open
+        while len(opening) <= index:
+            opening.append(
+                f'<div class="db-choice" data-choice="{letter(len(opening))}"{self.lang_attr}>'
             )
+        return f"{opening[index]}{self.md(text, f'choices[{index}]')}</div>"
+
+    def fields(self, note: Note) -> tuple[str, ...]:
+        if isinstance(note, McqNote):
+            choices = "\n".join([self.choice(i, text) for i, text in enumerate(note.choices)])
+            letters = self.letters.get(note.answer)
+            if letters is None:
+                letters = self.letters[note.answer] = ", ".join(note.answer_letters)
             return (
                 # data-db-lang tells the template script which labels to show.
                 self.lang(self.md(note.question, "question"), f' data-db-lang="{self.deck.lang}"'),
                 choices,
-                ", ".join(note.answer_letters),
+                letters,
                 self.lang(self.md(note.explanation, "explanation")),
                 "yes" if note.shuffle else "no",
             )
@@ -187,16 +208,17 @@ def render_deck(deck: Deck) -> RenderedDeck:
     renderer = _Renderer(deck)
     notes: list[RenderedNote] = []
     total = len(deck.notes)
+    deck_tags = tuple(dict.fromkeys(deck.tags))  # the tags of a note with none of its own
+    used = renderer.used
     for done, note in enumerate(deck.notes):
         if not done & 255:
             step("rendering", done, total)
         renderer.note = note
-        renderer.used = set()
         fields = renderer.fields(note)
-        tags = tuple(dict.fromkeys(deck.tags + note.tags))
-        notes.append(
-            RenderedNote(note, note_type(note.kind), fields, tags, tuple(sorted(renderer.used)))
-        )
+        tags = tuple(dict.fromkeys(deck.tags + note.tags)) if note.tags else deck_tags
+        media = tuple(sorted(used)) if used else ()
+        used.clear()
+        notes.append(RenderedNote(note, note_type(note.kind), fields, tags, media))
     renderer.note = None
     description = renderer.md(deck.description)
     if renderer.problems:

@@ -417,23 +417,6 @@ def _cleaner() -> nh3.Cleaner:
     )
 
 
-# Fast path: one line of words and harmless punctuation renders to itself. No character
-# here starts Markdown, HTML, an entity, math, media or cloze syntax, and the line must
-# begin with a letter or digit that is not the start of an ordered list item ("1. x",
-# "2) x"), nor with spaces (four would make a code block). Trailing spaces are dropped, as
-# a paragraph drops them. tests/test_performance_text.py checks this equals the full path.
-_PLAIN = re.compile(r"(?:[^\W_]|[ ,.;:?!'\"()/%+=@#$-])*\Z")
-_LIST_START = re.compile(r"\d{1,9}[.)]")
-_NOT_FIRST = frozenset(" ,.;:?!'\"()/%+=@#$-")
-
-
-def _is_plain(text: str) -> bool:
-    """Whether ``text`` renders to itself (less trailing spaces): see :data:`_PLAIN`."""
-    return (
-        _PLAIN.match(text) is not None and text[0] not in _NOT_FIRST and not _LIST_START.match(text)
-    )
-
-
 def render_markdown(
     text: str,
     rewrite: Mapping[str, str] | None = None,
@@ -446,145 +429,121 @@ def render_markdown(
     field. ``resolve`` (or the mapping ``rewrite``) gives the name an image or sound gets in
     the package (None: keep the name as written). ``cloze``: the field holds ``{{cN::}}``
     deletions (Anki's Cloze ``Text`` field)."""
-    if not text.strip():
-        return Rendered("")
-    if _is_plain(text):
-        return Rendered(text.rstrip(" "))
-    html = _render_simple(text)
+    html = fast_html(text)
     if html is not None:
         return Rendered(html)
     return _render_block(text, rewrite, resolve=resolve, cloze=cloze, one_line=True)
 
 
-# Fast path 2: one line in a small, unambiguous subset of inline Markdown, rendered by a
-# scanner instead of markdown-it + nh3. Anything outside the subset (or in doubt) returns
-# None and takes the full path. The subset:
-# * words and harmless punctuation (as _PLAIN), a lone '~', '>' and '<' or '&' before a
-#   space (escaped);
-# * code spans (any printable ASCII or alphanumeric content, without '::', '{{' or '}}' so
-#   that cloze handling cannot change them);
+# Fast path: one line in a small, unambiguous subset of inline Markdown, rendered from one
+# regex split instead of markdown-it + nh3. Anything outside the subset (or in doubt)
+# returns None and takes the full path. The subset:
+# * words and harmless punctuation (_GAP: letters, digits, ' ,.;:?!\'"()/%+=@#${}-'),
+#   which render as typed; '_' between two letters or digits is a literal underscore;
+# * a lone '~', '>' and '<' or '&' before a space (escaped);
+# * code spans of one to three backticks (any printable ASCII or alphanumeric content,
+#   without '::', '{{' or '}}' so that cloze handling cannot change them);
 # * '*x*', '_x_', '**x**', '__x__' whose opening run follows a non-alphanumeric character
 #   (or the start) and precedes an alphanumeric one, and whose closing run follows an
-#   alphanumeric and precedes a non-alphanumeric (or the end); no nesting; '_' between two
-#   alphanumerics is a literal underscore;
+#   alphanumeric and precedes a non-alphanumeric (or the end); no nesting;
 # * links '[words](http(s)://host/path)' with plain words and a plain lower-case host;
-# * backslash escapes of ASCII punctuation other than '(' and '[' (math).
-# tests/test_performance_text.py checks that it equals the full path on its domain.
-_SIMPLE_TEXT = re.compile(r"(?:[^\W_]|[ ,.;:?!'\"()/%+=@#${}-])+")
-_SIMPLE_CODE = re.compile(r"(?:[^\W_]|[ -_a-~])*")  # printable ASCII except '`', alphanumerics
-_SIMPLE_LINK = re.compile(
-    r"\[((?:[^\W_]|[ ,.;?!'\"/%+=@#$-])+)\]"
-    r"\((https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?:/[A-Za-z0-9/._~=?#-]*)?)\)"
+# * backslash escapes of ASCII punctuation other than '(' and '[' (math), and a backslash
+#   before a letter, digit or space (kept).
+# The line must begin with a letter or digit that does not start an ordered list item
+# ("1. x", "2) x") or with '*', '_', '[' or a code span, so no block rule applies.
+# Trailing spaces are dropped, as a paragraph drops them.
+# tests/test_performance_text.py and test_performance_inline.py check that this equals
+# the full path on its domain.
+#
+# _TOKEN splits the line into text (between tokens) and tokens. Every alternative starts
+# with a literal character, so the regex engine skips text between tokens quickly; no
+# token starts or ends with a letter or digit, so a '_' in the text is between two letters
+# or digits exactly when it is so in the text around it (see _BAD_UNDERSCORE).
+_CODE = r"[\w -_a-~]+"  # printable ASCII less '`', and letters and digits
+_TOKEN = re.compile(
+    "("
+    + "|".join(
+        [
+            rf"`{_CODE}`(?!`)",
+            rf"``{_CODE}``(?!`)",
+            rf"```{_CODE}```(?!`)",
+            # An opening run: after a non-alphanumeric (or the start), before an alphanumeric.
+            r"\*(?<![^\W_]\*)\*?(?!\*)(?=[^\W_])",
+            r"_(?<![^\W_]_)_?(?!_)(?=[^\W_])",
+            # A closing run: after an alphanumeric, before a non-alphanumeric (or the end).
+            r"\*(?<=[^\W_]\*)\*?(?!\*)(?![^\W_])",
+            r"_(?<=[^\W_]_)_?(?!_)(?![^\W_])",
+            r"\[(?<!!\[)(?:[^\W_]|[ ,.;?!'\"/%+=@#$-])+\]"
+            r"\(https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?:/[A-Za-z0-9/._~=?#-]*)?\)",
+            r"\\[!-')-/:-@\\-`{-~]",  # an escape: ASCII punctuation less '(' and '['
+            r"\\(?=[^\W_]| )",
+            r">",
+            r"~(?!~)",  # '~~' would strike through
+            r"<(?= )",
+            r"&(?= )",
+        ]
+    )
+    + ")"
 )
-_ASCII_PUNCT = frozenset("!\"#$%&')*+,-./:;<=>?@\\]^_`{|}~")  # less '(' and '[': math
-_BACKTICKS = re.compile("`+")
+_GAP = re.compile(r"[\w ,.;:?!'\"()/%+=@#${}-]*")
+_BAD_UNDERSCORE = re.compile(r"_(?<![^\W_]_)|_(?![^\W_])")
+_LIST_START = re.compile(r"\d{1,9}[.)]")
 _SIMPLE_FIRST = frozenset("*_`[")
-_EMPHASIS = {"*": "em", "_": "em", "**": "strong", "__": "strong"}
+_ASCII_PUNCT = "!\"#$%&')*+,-./:;<=>?@\\]^_`{|}~"  # less '(' and '[': math
+# Tokens that always render the same.
+_FIXED = {">": "&gt;", "~": "~", "<": "&lt;", "&": "&amp;", "\\": "\\"}
+_FIXED.update({"\\" + c: _escape_text(c) for c in _ASCII_PUNCT})
+_OPEN = {"*": "<em>", "_": "<em>", "**": "<strong>", "__": "<strong>"}
+_CLOSE = {"*": "</em>", "_": "</em>", "**": "</strong>", "__": "</strong>"}
 
 
-def _render_simple(text: str) -> str | None:
-    """``text`` rendered by the fast inline scanner, or None when it is outside its subset
-    (see above)."""
+def fast_html(text: str) -> str | None:
+    """The HTML :func:`render_markdown` gives ``text`` when it is one line in the simple
+    subset above (which uses no media, warns about nothing and is the same in a cloze
+    field); None otherwise."""
     s = text.rstrip(" ")
-    n = len(s)
     first = s[:1]
-    if not (first.isalnum() or first in _SIMPLE_FIRST) or _LIST_START.match(s):
+    if not (first.isalnum() or first in _SIMPLE_FIRST):
         return None
-    if first == "`" and s.startswith("```"):
+    if (first.isdecimal() and _LIST_START.match(s)) or s.startswith("```"):
         return None
-    out: list[str] = []
-    open_at = -1  # index in out of the open emphasis, or -1
-    open_run = ""
-    i = 0
-    text_match = _SIMPLE_TEXT.match
-    while i < n:
-        m = text_match(s, i)
-        if m is not None:
-            out.append(m.group())
-            i = m.end()
+    parts = _TOKEN.split(s)  # text, token, text, ..., text
+    gaps = " ".join(parts[::2]) if len(parts) > 1 else s
+    if _GAP.fullmatch(gaps) is None or ("_" in gaps and _BAD_UNDERSCORE.search(gaps)):
+        return None
+    open_run = ""  # the emphasis run waiting for its closing run
+    fixed = _FIXED.get
+    for j in range(1, len(parts), 2):
+        token = parts[j]
+        html = fixed(token)
+        if html is not None:
+            parts[j] = html
             continue
-        c = s[i]
+        c = token[0]
         if c == "`":
-            run = _BACKTICKS.match(s, i)
-            assert run is not None
-            k = run.end()
-            for closer in _BACKTICKS.finditer(s, k):
-                if closer.end() - closer.start() == k - i:
-                    break
-            else:
+            if "::" in token or "{{" in token or "}}" in token:
                 return None
-            end = closer.start()
-            code = s[k:end]
-            if _SIMPLE_CODE.fullmatch(code) is None or "::" in code or "{{" in code or "}}" in code:
-                return None
-            if code[0] == " " and code[-1] == " " and code.strip(" "):
+            code = token.strip("`")
+            if code[0] == " " == code[-1] and code.strip(" "):
                 code = code[1:-1]
-            html = f"<code>{_escape_text(code)}</code>"
-            out.append(html.replace("[sound:", "[sound&#58;"))
-            i = closer.end()
-        elif c == "*" or c == "_":
-            k = i + 1
-            while k < n and s[k] == c:
-                k += 1
-            if k - i > 2:
-                return None
-            prev = s[i - 1] if i else " "
-            after = s[k] if k < n else " "
-            if prev.isalnum() and after.isalnum():
-                if c == "_" and k - i == 1:
-                    out.append("_")
-                    i = k
-                    continue
-                return None
-            if after.isalnum() and not prev.isalnum():
-                if open_at >= 0:
-                    return None
-                open_at, open_run = len(out), s[i:k]
-                out.append("")
-            elif prev.isalnum() and not after.isalnum():
-                if open_at < 0 or s[i:k] != open_run:
-                    return None
-                tag = _EMPHASIS[open_run]
-                out[open_at] = f"<{tag}>"
-                out.append(f"</{tag}>")
-                open_at = -1
-            else:
-                return None
-            i = k
+            code = _escape_text(code).replace("[sound:", "[sound&#58;")
+            parts[j] = f"<code>{code}</code>"
         elif c == "[":
-            if i and s[i - 1] == "!":
+            label, _, url = token[1:-1].partition("](")
+            parts[j] = f'<a href="{url}" rel="noopener noreferrer">{label}</a>'
+        elif parts[j + 1][:1].isalnum():  # an opening run
+            if open_run:
                 return None
-            m = _SIMPLE_LINK.match(s, i)
-            if m is None:
-                return None
-            out.append(f'<a href="{m.group(2)}" rel="noopener noreferrer">{m.group(1)}</a>')
-            i = m.end()
-        elif c == "\\":
-            after = s[i + 1] if i + 1 < n else ""
-            if after in ("", "(", "["):
-                return None
-            if after in _ASCII_PUNCT:
-                out.append(_escape_text(after))
-                i += 2
-            elif after.isalnum() or after == " ":
-                out.append("\\")
-                i += 1
-            else:
-                return None
-        elif c == ">":
-            out.append("&gt;")
-            i += 1
-        elif c == "~" and s[i + 1 : i + 2] != "~":  # '~~' would strike through
-            out.append("~")
-            i += 1
-        elif (c == "<" or c == "&") and i + 1 < n and s[i + 1] == " ":
-            out.append("&lt;" if c == "<" else "&amp;")
-            i += 1
+            open_run = token
+            parts[j] = _OPEN[token]
+        elif token == open_run:
+            parts[j] = _CLOSE[token]
+            open_run = ""
         else:
             return None
-    if open_at >= 0:
+    if open_run:
         return None
-    return "".join(out)
+    return "".join(parts)
 
 
 # A line that starts none of the block rules (heading, list, quote, fence, indented code,

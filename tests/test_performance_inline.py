@@ -1,4 +1,4 @@
-"""The fast inline renderer (``_render_simple``) gives exactly what the full Markdown path
+"""The fast inline renderer (``fast_html``) gives exactly what the full Markdown path
 gives on every text it accepts (it exists for speed only; see benchmarks/bench_build.py).
 The reference is ``_render_block``: markdown-it's block parser, math, media, clozes, nh3."""
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.text import _render_block, _render_simple, render_markdown
+from deckbuilder.text import _render_block, fast_html, render_markdown
 
 # Load Pygments' plugin lexers up front (see test_performance_text.py).
 render_markdown("```no-such-language\nx\n```")
@@ -117,7 +117,7 @@ def subset_texts(draw: st.DrawFn) -> str:
 
 
 def _same(text: str, cloze: bool) -> None:
-    fast = _render_simple(text)
+    fast = fast_html(text)
     if fast is not None:
         assert fast == _render_block(text, cloze=cloze).html
     assert render_markdown(text, cloze=cloze) == _render_block(text, cloze=cloze)
@@ -167,7 +167,7 @@ def test_fast_inline_equals_the_full_path_inside_its_subset(text: str, cloze: bo
     ],
 )
 def test_common_card_text_takes_the_fast_path(text: str) -> None:
-    fast = _render_simple(text)
+    fast = fast_html(text)
     assert fast is not None
     for cloze in (False, True):
         assert fast == _render_block(text, cloze=cloze).html
@@ -199,5 +199,5 @@ def test_common_card_text_takes_the_fast_path(text: str) -> None:
     ],
 )
 def test_text_outside_the_subset_is_refused(text: str) -> None:
-    assert _render_simple(text) is None
+    assert fast_html(text) is None
     assert render_markdown(text) == _render_block(text)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.text import _is_plain, _one_paragraph, _render_block, render_markdown
+from deckbuilder.text import _one_paragraph, _render_block, fast_html, render_markdown
 
 # An unknown code language makes Pygments load its plugin lexers once; here that imports
 # jedi, which raises the recursion limit (Hypothesis would warn). Load them up front.
@@ -130,7 +130,7 @@ def test_one_paragraph_predicate(text: str, one: bool) -> None:
     ],
 )
 def test_plain_text_takes_the_fast_path(text: str) -> None:
-    assert _is_plain(text)
+    assert fast_html(text) == text
 
 
 @pytest.mark.parametrize(
@@ -142,7 +142,6 @@ def test_plain_text_takes_the_fast_path(text: str) -> None:
         "- item",
         "    code",
         "a *b*",
-        "a_b",
         "`x`",
         "a < b",
         "AT&T",
@@ -155,5 +154,89 @@ def test_plain_text_takes_the_fast_path(text: str) -> None:
         "~~gone~~",
     ],
 )
-def test_markdown_takes_the_full_path(text: str) -> None:
-    assert not _is_plain(text)
+def test_markdown_is_not_rendered_as_typed(text: str) -> None:
+    assert fast_html(text) != text
+
+
+# -- the fast inline path's edges ----------------------------------------------------------
+# Each construct of the fast path beside the characters that change its meaning: emphasis
+# runs of one to three next to letters, spaces and punctuation; code spans of one to four
+# backticks with backticks, spaces and cloze syntax inside; escapes of every kind of
+# character; links with and without '!'; '<', '&', '>', '~' before and after spaces.
+_EDGE_PIECES = [
+    *["*", "**", "***", "_", "__", "___", "a", "b2", "é", " ", ".", "(", ")", "-", ":"],
+    *["`", "``", "```", "````", "` `", "`a`", "`` a`b ``", "` a `", "`  `", "`{{c1::x}}`"],
+    *["`a::b`", "`[sound:x]`", "`<&>`", "```x```", "````x````", "`\\`", "`é`", "`\t`"],
+    *["`{{`", "`}}`", "`a}`", "{{c1::", "}}", "::"],
+    *["\\", "\\*", "\\_", "\\`", "\\\\", "\\(", "\\[", "\\]", "\\a", "\\ ", "\\~", "\\é"],
+    *["[a](https://x.y/z)", "![a](https://x.y)", "[a b](http://x-y.z)", "[", "](", "]"],
+    *["<", "&", ">", "~", "~~", "< ", "& ", " >", "<b>", "&amp;", "&#58;", "|", "^"],
+]
+edges = st.lists(st.sampled_from(_EDGE_PIECES), min_size=1, max_size=10).map("".join)
+
+
+@settings(max_examples=2500, deadline=None)
+@given(edges, st.booleans())
+@example("a **b** c *d* e __f__ g _h_", False)
+@example("a_b_c d__e", False)
+@example("a* b*", False)
+@example("a_ b_", False)
+@example("*a *b", False)
+@example("**a **b", False)
+@example("**a*", False)
+@example("*a**", False)
+@example("*a* *b*", False)
+@example("*a*b", False)
+@example("_a_b", False)
+@example("(*a*)", False)
+@example("*a*_b_", False)
+@example("a `` `x` `` b", False)
+@example("a ```x``` b", False)
+@example("a ````x```` b", False)
+@example("a ` x ` b `  ` c", False)
+@example("a `x`` b", False)
+@example("a \\`x` b", False)
+@example("\\*a*", False)
+@example("a\\", False)
+@example("a \\é b", False)
+@example("[a](https://x.y/z)[b](https://x.y)", False)
+@example("a![b](https://x.y)", False)
+@example("a < b & c > d ~ e", False)
+@example("a ~~b~~", False)
+@example("a <b", False)
+@example("a &b", False)
+@example("x {{c1::`a`}} y", True)
+@example("x {{c1::`a}`}} y", True)
+@example("x {{c1::a `}}` b}}", True)
+@example("x {{c1::a `b{{` c}}", True)
+def test_fast_inline_path_at_its_edges(text: str, cloze: bool) -> None:
+    full = _render_block(text, cloze=cloze)
+    fast = fast_html(text)
+    if fast is not None:
+        assert fast == full.html
+    assert render_markdown(text, cloze=cloze) == full
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("a **b** `c` _d_", "a <strong>b</strong> <code>c</code> <em>d</em>"),
+        ("snake_case_name", "snake_case_name"),
+        ("a `` x_y `` b", "a <code>x_y</code> b"),
+        ("a ```x``` b", "a <code>x</code> b"),
+        (
+            "`<a href>` & `[sound:x]`",
+            "<code>&lt;a href&gt;</code> &amp; <code>[sound&#58;x]</code>",
+        ),
+        ("x \\*not em\\* \\\\ \\a", "x *not em* \\ \\a"),
+        (
+            "see [the docs](https://x.y/a?b=1#c).",
+            'see <a href="https://x.y/a?b=1#c" rel="noopener noreferrer">the docs</a>.',
+        ),
+        ("a < b > c ~ d", "a &lt; b &gt; c ~ d"),
+    ],
+)
+def test_fast_inline_path_renders(text: str, html: str) -> None:
+    """Expected HTML written by hand from CommonMark; the full path must agree."""
+    assert fast_html(text) == html
+    assert _render_block(text).html == html
