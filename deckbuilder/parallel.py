@@ -43,7 +43,7 @@ T = TypeVar("T")
 # Below this many notes per part, a fork and a pipe cost more than they save.
 MIN_PART_NOTES = 2_000
 # The first part's extra share (of one part's), see plan_parts.
-MAIN_EXTRA = 0.1
+MAIN_EXTRA = 0.2
 
 # Patterns over "\n" + text + "\n", so that each match starts at the "\n" before a line:
 # its offset there is the line's offset in the text.
