@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any
 
 import yaml
@@ -235,7 +236,9 @@ class _Builder:
                         )
                         key = _SKIP
                     else:
-                        key = text
+                        # Keys repeat in every note: one string object for each
+                        # (less memory, and less to send between processes).
+                        key = intern(text)
                     kline = line
                     want_key = False
                     continue

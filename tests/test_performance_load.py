@@ -414,3 +414,15 @@ def test_generated_structured_decks_read_the_same(
     path = tmp_path / "deck.yaml"
     path.write_text(text, encoding="utf-8")
     assert_same_load(path)
+
+
+def test_mapping_keys_are_shared_strings() -> None:
+    """Keys repeat in every note; the parser keeps one string object per key text."""
+    from deckbuilder.yamlsource import YMap, YSeq, parse_yaml
+
+    tree = parse_yaml("- {front: a, back: b}\n- front: c\n  back: d\n", "x.yaml")
+    assert isinstance(tree, YSeq)
+    first, second = tree.items
+    assert isinstance(first, YMap) and isinstance(second, YMap)
+    for a, b in zip(first.entries, second.entries, strict=True):
+        assert a == b and a is b
