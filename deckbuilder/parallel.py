@@ -50,6 +50,7 @@ MAIN_EXTRA = 0.2
 _NOTES_KEY = re.compile(r"\nnotes:[ \t]*(?:#[^\n]*)?\n")
 _DOCUMENT_MARK = re.compile(r"\n(?:---|\.\.\.)[ \t\n]|\n%")
 _BLANK_OR_COMMENT = re.compile(r"[ \t]*(?:#.*)?")
+_OTHER_BREAK = re.compile("[\r\x85\u2028\u2029]")
 
 
 def usable_cpus() -> int:
@@ -81,6 +82,8 @@ def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> P
     one ``notes:`` key at the left margin, the last key of the file, with a block list of
     notes under it, and no YAML directives or document markers."""
     if parts < 2:
+        return None
+    if _OTHER_BREAK.search(text):  # YAML counts them as line breaks; the scan would not
         return None
     lines = f"\n{text}\n"
     found = list(_NOTES_KEY.finditer(lines))
@@ -317,7 +320,10 @@ def read_in_parts(
     must be read in one piece (see the module's docstring)."""
     if jobs < 2 or not _can_fork():
         return None
-    text = read_text(path)
+    try:
+        text = read_text(path)
+    except DeckError:  # reading in one piece reports it, with the other files' problems
+        return None
     plan = plan_parts(text, jobs, min_part_notes)
     if plan is None:
         return None

@@ -353,3 +353,30 @@ def test_background_failure_runs_it_here() -> None:
     job = parallel.Background(broken, jobs=2)
     with pytest.raises(ValueError, match="raised where"):
         job.result()
+
+
+@pytest.mark.parametrize("brk", ["\r", "\x85", "\u2028", "\u2029"])
+def test_other_line_breaks_mean_one_piece(tmp_path: Path, brk: str) -> None:
+    # YAML counts these as line breaks; in the last note of the first part, a scan that
+    # counts only '\n' would number every later note one line too early.
+    text = deck_text(40)
+    plan = parallel.plan_parts(text, 2, 3)
+    assert plan is not None
+    last = text.rindex("  - id: ", 0, plan.bounds[1])
+    marked = text[:last] + text[last:].replace("\n", f" # x{brk}# y\n", 1)
+    path = write(tmp_path, marked)
+    assert parallel.plan_parts(marked, 2, 3) is None
+    assert in_parts(path) is None
+    assert_same(check([path], tmp_path / "media", jobs=2), in_one_piece(path))
+
+
+def test_unreadable_file_is_reported_with_the_others(tmp_path: Path) -> None:
+    good = write(tmp_path, deck_text(40).replace("  back: Definition 5\n", "", 1), "a.yaml")
+    (good.parent / "b.yaml").write_bytes(b"deck: x\nnotes: \xff\n")
+    problems = []
+    for jobs in (1, 2):
+        with pytest.raises(DeckError) as caught:
+            check([good.parent], tmp_path / "media", jobs=jobs)
+        problems.append(caught.value.problems)
+    assert problems[0] == problems[1]
+    assert {p.file for p in problems[0]} == {str(good), str(good.parent / "b.yaml")}
