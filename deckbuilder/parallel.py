@@ -157,11 +157,12 @@ def _note_lines(seq: YSeq) -> tuple[int, ...]:
     return tuple(item.line for item in seq.items)
 
 
-def _notes_of(tree: YValue | None) -> YSeq | None:
+def _notes_entry(tree: YValue | None) -> tuple[int, YValue] | None:
+    """(line of the key, value) of ``notes:`` if it is the tree's last key, else None."""
     if not isinstance(tree, YMap) or not tree.entries:
         return None
-    key, (_, value) = next(reversed(tree.entries.items()))
-    return value if key == "notes" and isinstance(value, YSeq) else None
+    key, entry = next(reversed(tree.entries.items()))
+    return entry if key == "notes" else None
 
 
 class _NotSplittable(Exception):
@@ -194,20 +195,18 @@ def _read_other_part(
     file = str(path)
     try:
         header, header_aliased = parse_part(text[: plan.header_end], file)
-        first_line = text.count("\n", 0, plan.bounds[i]) + 1
-        seq, aliased = parse_part(plan.part(text, i), file, first_line)
+        # The part starts with its first note.
+        seq, aliased = parse_part(plan.part(text, i), file, plan.lines[i][0])
     except DeckError:
         raise _NotSplittable from None
-    if header_aliased or aliased or not isinstance(header, YMap) or not isinstance(seq, YSeq):
+    notes = _notes_entry(header)
+    if header_aliased or aliased or notes is None or not isinstance(seq, YSeq):
         raise _NotSplittable
     if _note_lines(seq) != plan.lines[i]:
         raise _NotSplittable
     # The header ends with 'notes:' and nothing under it: give it this part's notes.
-    entries = dict(header.entries)
-    if "notes" not in entries or next(reversed(entries)) != "notes":
-        raise _NotSplittable
-    first_note_line = plan.lines[0][0]
-    entries["notes"] = (entries["notes"][0], YSeq(seq.items, first_note_line))
+    assert isinstance(header, YMap)
+    entries = {**header.entries, "notes": (notes[0], YSeq(seq.items, plan.lines[0][0]))}
     _, rendered = _render_part(path, YMap(entries, header.line), media_dir, lang, fallback)
     return [(rd.notes, rd.media) for rd in rendered]
 
@@ -334,8 +333,10 @@ def read_in_parts(
             work = partial(_read_other_part, path, text, plan, i, media_dir, lang, fallback)
             workers.append(_fork(work))
         tree, aliased = parse_part(plan.part(text, 0), str(path))
-        notes = _notes_of(tree)
-        if aliased or notes is None or _note_lines(notes) != plan.lines[0]:
+        notes = _notes_entry(tree)
+        if aliased or notes is None or not isinstance(notes[1], YSeq):
+            return None
+        if _note_lines(notes[1]) != plan.lines[0]:
             return None
         decks, rendered = _render_part(path, tree, media_dir, lang, fallback)
         others: list[_PartResult] = [worker.result() for worker in workers]
