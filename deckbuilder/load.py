@@ -301,21 +301,7 @@ class _DeckReader:
     # -- typed accessors ---------------------------------------------------------------------
     def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
         hit = ymap.entries.get(key)
-        if hit is not None:
-            value = hit[1]
-            # The common case, answered as as_text() would: short text, no problem to report.
-            if (
-                type(value) is YScalar
-                and value.tag != _NULL_TAG
-                and len(value.raw) <= _SURELY_SMALL
-            ):
-                raw = value.raw
-                out = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
-                if required and not out.strip():
-                    self.problem(value.line, f"'{key}' is empty")
-                return out
-        else:
-            value = None
+        value = hit[1] if hit is not None else None
         if value is None or (isinstance(value, YScalar) and value.is_null):
             if required:
                 line = ymap.key_line(key) if key in ymap.entries else ymap.line
