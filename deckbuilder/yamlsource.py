@@ -50,6 +50,8 @@ _SKIP = object()  # the pending key of a mapping entry that is not kept
 ALIAS_FACTOR = 10
 ALIAS_SLACK = 10_000
 MAX_DEPTH = 100
+_NO_MERGE_KEYS = "YAML merge keys ('<<') are not supported"
+_UNSUPPORTED_TAG = "unsupported YAML tag {!r}; write plain text"
 
 
 @dataclass(slots=True)
@@ -224,16 +226,12 @@ class _Builder:
                                 tag = pattern_tag
                                 break
                 elif tag not in SCALAR_TAGS:
-                    problems.append(
-                        Problem(file, line, f"unsupported YAML tag {tag!r}; write plain text")
-                    )
+                    problems.append(Problem(file, line, _UNSUPPORTED_TAG.format(tag)))
                 scalar_anchor = event.anchor
                 if want_key and not scalar_anchor:
                     # A key keeps only its text (want_key is only set inside a mapping).
                     if tag == _MERGE:
-                        problems.append(
-                            Problem(file, line, "YAML merge keys ('<<') are not supported")
-                        )
+                        problems.append(Problem(file, line, _NO_MERGE_KEYS))
                         key = _SKIP
                     else:
                         # Keys repeat in every note: one string object for each
@@ -258,15 +256,12 @@ class _Builder:
                 mark = event.start_mark
                 line = mark.line + first_line
                 if len(stack) >= MAX_DEPTH:
-                    self.written, self.expanded = written, written + extra
                     raise self.fail(line, f"YAML nesting is deeper than {MAX_DEPTH} levels")
                 written += 1
                 tag = event.tag
                 is_seq = cls is SequenceStartEvent
                 if tag is not None and tag != "!" and tag != (_SEQ if is_seq else _MAP):
-                    problems.append(
-                        Problem(file, line, f"unsupported YAML tag {tag!r}; write plain text")
-                    )
+                    problems.append(Problem(file, line, _UNSUPPORTED_TAG.format(tag)))
                 stack.append((top, items, entries, want_key, key, kline, start, anchor))
                 start = written + extra - 1
                 anchor = event.anchor
@@ -288,11 +283,9 @@ class _Builder:
                 line = mark.line + first_line
                 name = event.anchor
                 if anchor == name or any(frame[7] == name for frame in stack):
-                    self.written, self.expanded = written, written + extra
                     raise self.fail(line, "YAML alias refers to itself (a recursive structure)")
                 hit = anchors.get(name or "")
                 if hit is None:
-                    self.written, self.expanded = written, written + extra
                     raise self.fail(line, f"unknown YAML alias '*{name}'")
                 self.written, self.expanded = written, written + extra
                 self.count(hit[1], line)  # raises when aliases expand too far
@@ -303,7 +296,6 @@ class _Builder:
                     documents += 1
                     if documents > 1:
                         mark = event.start_mark
-                        self.written, self.expanded = written, written + extra
                         raise self.fail(
                             mark.line + first_line,
                             "more than one YAML document ('---'); use one file per deck",
@@ -316,12 +308,10 @@ class _Builder:
                         problems.append(Problem(file, line, "a key must be plain text"))
                         key = _SKIP
                     elif value.tag == _MERGE:
-                        problems.append(
-                            Problem(file, line, "YAML merge keys ('<<') are not supported")
-                        )
+                        problems.append(Problem(file, line, _NO_MERGE_KEYS))
                         key = _SKIP
                     else:
-                        key = value.raw
+                        key = intern(value.raw)
                     kline = line
                     want_key = False
                 else:
