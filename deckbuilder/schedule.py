@@ -625,32 +625,76 @@ class _LoadBalancer:
 
         ivl = np.minimum(ivl, self.longest)
         lo, hi = self.lower[ivl], self.upper[ivl]
-        top = int(hi.max())
-        if top > self.row - 1 - day:
+        top = self.row - 1 - day
+        if int(hi.max()) > top:
             # Cut ranges at the end of the row: a card due that late is never reviewed
             # again in the simulation and is not counted, so where it lands is moot.
-            top = self.row - 1 - day
             lo, hi = np.minimum(lo, top), np.minimum(hi, top)
-        c = self.counts[:, day + 1 : day + 1 + top]
-        w = self.count_weight[c] * self.interval_weight[1 : top + 1] + (c == 0)
-        cum = np.empty((self.n_rep, top + 1))
-        cum[:, 0] = 0.0
-        np.cumsum(w, axis=1, out=cum[:, 1:])
-        if self.n_rep > 1:  # one increasing sequence: each copy's row above the last
-            cum += np.arange(self.n_rep, dtype=np.float64)[:, None] * (top + 1.0)
-            base = replica * (top + 1)
-            lo, hi = lo + base, hi + base
-        flat = cum.reshape(-1)
-        left = flat[lo - 1]
-        target = left + rng.random(len(ivl)) * (flat[hi] - left)
-        pick: IntArray = np.minimum(np.searchsorted(flat, target, side="right"), hi)
-        if self.n_rep > 1:
-            pick -= base
+        draw = rng.random(len(ivl))
+        # Two ways to the same draw: weigh the days ahead once per copy of the deck that
+        # answered cards today (cheap for a big deck, where the copies are few), or
+        # weigh each card's own fuzz range (cheap for a small deck in many copies). The
+        # second makes about twice as many passes over what it weighs.
+        copies = np.unique(replica) if self.n_rep > 1 else self.offset[:1]
+        days_ahead = int(hi.max())
+        width = int((hi - lo).max()) + 1
+        if len(copies) * days_ahead <= 2 * len(ivl) * width:
+            pick = self._pick_by_copy(copies, replica, lo, hi, days_ahead, day, draw)
+        else:
+            pick = self._pick_by_card(replica, lo, hi, width, day, draw)
         due = np.minimum(day + pick, self.horizon)  # the horizon's slot collects the rest
-        self.flat += np.bincount(
-            due + self.offset[replica] if self.n_rep > 1 else due, minlength=len(self.flat)
-        )
+        np.add.at(self.flat, due + self.offset[replica], 1)
         self.counts[:, self.horizon] = 0
+        return pick
+
+    def _weights(self, c: IntArray, k: IntArray) -> FloatArray:
+        """The weight of a day ``k`` days ahead that has ``c`` cards due."""
+        w: FloatArray = self.count_weight[c] * self.interval_weight[k] + (c == 0)
+        return w
+
+    def _pick_by_copy(
+        self,
+        copies: IntArray,
+        replica: IntArray,
+        lo: IntArray,
+        hi: IntArray,
+        top: int,
+        day: int,
+        draw: FloatArray,
+    ) -> IntArray:
+        """Running weights of days 1..top ahead for each copy in ``copies`` (sorted), laid
+        end to end as one increasing sequence, and each card's draw looked up in it."""
+        import numpy as np
+
+        k = np.arange(1, top + 1, dtype=np.int64)
+        c = self.counts[copies[:, None], day + k] if self.n_rep > 1 else self.counts[:1, day + k]
+        cum = np.empty((len(copies), top + 1))
+        cum[:, 0] = 0.0
+        np.cumsum(self._weights(c, k), axis=1, out=cum[:, 1:])
+        base = np.zeros(len(replica), dtype=np.int64)
+        if len(copies) > 1:  # each copy's row above the last
+            cum += np.arange(len(copies), dtype=np.float64)[:, None] * (top + 1.0)
+            base = np.searchsorted(copies, replica) * (top + 1)
+        flat = cum.reshape(-1)
+        left = flat[lo - 1 + base]
+        target = left + draw * (flat[hi + base] - left)
+        pick: IntArray = np.minimum(np.searchsorted(flat, target, side="right") - base, hi)
+        return pick
+
+    def _pick_by_card(
+        self, replica: IntArray, lo: IntArray, hi: IntArray, width: int, day: int, draw: FloatArray
+    ) -> IntArray:
+        """Running weights of each card's own range (``width`` days, the widest range;
+        days past a card's range weigh nothing), and its draw looked up in them."""
+        import numpy as np
+
+        span = np.arange(width, dtype=np.int64)
+        k = np.minimum(lo[:, None] + span, hi[:, None])
+        w = self._weights(self.flat[(self.offset[replica] + day)[:, None] + k], k)
+        w[span > (hi - lo)[:, None]] = 0.0
+        cum = np.cumsum(w, axis=1)
+        target = draw * cum[:, -1]
+        pick: IntArray = lo + np.minimum((cum <= target[:, None]).sum(axis=1), hi - lo)
         return pick
 
 

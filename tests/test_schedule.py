@@ -215,6 +215,55 @@ def test_balancer_prefers_an_empty_day() -> None:
     assert (picks == 12).mean() > 0.99
 
 
+def test_balancer_weighs_by_copy_and_by_card_alike() -> None:
+    """The two ways place() weighs days give each card the same day for the same draw."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    lb = _balancer(n_rep=40, days=200)
+    lb.counts[:, 1:300] = rng.integers(0, 4, size=(40, 299))
+    for day in (0, 17, 150, 290):
+        n = 500
+        replica = np.sort(rng.integers(0, 40, size=n))
+        ivl = rng.integers(1, 400, size=n)
+        lo, hi = lb.lower[ivl], lb.upper[ivl]
+        top = lb.row - 1 - day
+        lo, hi = np.minimum(lo, top), np.minimum(hi, top)
+        draw = rng.random(n)
+        copies = np.unique(replica)
+        by_copy = lb._pick_by_copy(copies, replica, lo, hi, int(hi.max()), day, draw)
+        width = int((hi - lo).max()) + 1
+        by_card = lb._pick_by_card(replica, lo, hi, width, day, draw)
+        assert ((lo <= by_card) & (by_card <= hi)).all()
+        assert (by_copy == by_card).mean() > 0.999  # ties at float rounding aside
+
+
+def _balancer(n_rep: int, days: int) -> Any:
+    from deckbuilder.schedule import _LoadBalancer
+
+    return _LoadBalancer(n_rep=n_rep, days=days, maximum=36500, cards=10, new_per_day=0)
+
+
+def test_a_small_deck_weighs_only_the_days_its_cards_may_land_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A one-card deck is simulated as 10,000 copies: weighing every copy's days ahead
+    each day took 37 s. The days weighed must stay near what the cards' ranges span."""
+    from deckbuilder import schedule
+
+    weighed = {"days": 0}
+    original = schedule._LoadBalancer._weights
+
+    def counting(self: Any, c: Any, k: Any) -> Any:
+        weighed["days"] += c.size
+        return original(self, c, k)
+
+    monkeypatch.setattr(schedule._LoadBalancer, "_weights", counting)
+    fc = forecast(1, PreviewSettings(), 365)
+    answers = sum(fc.reviews) * 10_000 + 10_000  # every copy's reviews and first answers
+    assert 0 < weighed["days"] < 60 * answers
+
+
 def test_load_balancer_off_schedules_exact_intervals() -> None:
     """1,000 new cards all answered Easy on day 0, no steps: without the balancer all
     are due on day round(w[3]) = 8; with it, spread over Anki's fuzz range of 8, 6..10."""
