@@ -1,10 +1,12 @@
 """Big card files read on several cores: the same result as reading them in one piece.
 
 A card file with thousands of notes is cut into parts at the start of notes in its
-``notes:`` list. The first part (with everything above ``notes:``) is parsed, validated
-and rendered in this process; each other part in a forked process, which sends its
-rendered notes back through a pipe. The parts are then joined into one RenderedDeck per
-language.
+``notes:`` list, several parts per process. This process reads the first part (with
+everything above ``notes:``); forked processes and this one then take the other parts in
+turn from a shared queue, so a slower core simply reads fewer parts. Each part is parsed,
+validated and rendered; a forked process sends each part's rendered notes back as soon as
+it has them, and this process takes them in between its own parts. The parts are then
+joined, in file order, into one RenderedDeck per language.
 
 The cut is found by scanning lines, so it is checked against what the parser made of each
 part: every part must parse on its own, its notes must start exactly on the lines the
@@ -22,17 +24,17 @@ import os
 import pickle
 import re
 import signal
+import struct
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from .errors import DeckError
 from .load import MAX_NOTES, decks_from_tree, read_text
 from .model import Deck
-from .progress import reporting
+from .progress import reporting, step
 from .render import RenderedDeck, RenderedNote, render_deck
 from .yamlsource import YMap, YSeq, YValue, parse_part
 
@@ -40,10 +42,14 @@ __all__ = ["MIN_PART_NOTES", "Background", "plan_parts", "read_in_parts", "usabl
 
 T = TypeVar("T")
 
-# Below this many notes per part, a fork and a pipe cost more than they save.
+# Below this many notes per part, a part's fixed costs (reading the deck's header, a
+# message between processes) outweigh what sharing it out saves.
 MIN_PART_NOTES = 2_000
-# The first part's extra share (of one part's), see plan_parts.
-MAIN_EXTRA = 0.2
+# Parts per process: enough that the processes finish close together when one core is
+# slower than another (as virtual machines' often are), few enough to keep the fixed costs
+# small. Part numbers travel as single bytes, hence the cap.
+PARTS_PER_JOB = 8
+MAX_PARTS = 255
 
 # Patterns over "\n" + text + "\n", so that each match starts at the "\n" before a line:
 # its offset there is the line's offset in the text.
@@ -119,14 +125,11 @@ def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> P
     count = min(parts, len(starts) // min_part_notes)
     if count < 2:
         return None
-    # Cut near equal shares of the text, each at the start of a note; the first part is a
-    # little larger, as the other parts also pickle their result while this one waits.
+    # Cut near equal shares of the text, each at the start of a note.
     bounds = [0]
     chosen = 0
     for k in range(1, count):
-        target = header_end + int(
-            (len(text) - header_end) * (k + MAIN_EXTRA) / (count + MAIN_EXTRA)
-        )
+        target = header_end + int((len(text) - header_end) * k / count)
         while chosen + 1 < len(starts) and starts[chosen + 1] <= target:
             chosen += 1
         if starts[chosen] <= bounds[-1]:
@@ -182,33 +185,146 @@ def _render_part(
     return decks, rendered
 
 
-def _read_other_part(
-    path: Path,
-    text: str,
-    plan: Plan,
-    i: int,
-    media_dir: Path | None,
-    lang: str | None,
-    fallback: bool,
-) -> _PartResult:
-    """Parse, validate and render part ``i`` (> 0) under the deck's header."""
-    file = str(path)
-    try:
-        header, header_aliased = parse_part(text[: plan.header_end], file)
-        # The part starts with its first note.
-        seq, aliased = parse_part(plan.part(text, i), file, plan.lines[i][0])
-    except DeckError:
-        raise _NotSplittable from None
-    notes = _notes_entry(header)
-    if header_aliased or aliased or notes is None or not isinstance(seq, YSeq):
-        raise _NotSplittable
-    if _note_lines(seq) != plan.lines[i]:
-        raise _NotSplittable
-    # The header ends with 'notes:' and nothing under it: give it this part's notes.
-    assert isinstance(header, YMap)
-    entries = {**header.entries, "notes": (notes[0], YSeq(seq.items, plan.lines[0][0]))}
-    _, rendered = _render_part(path, YMap(entries, header.line), media_dir, lang, fallback)
-    return [(rd.notes, rd.media) for rd in rendered]
+class _PartReader:
+    """Reads parts other than the first: each is parsed, validated and rendered under the
+    deck's header (parsed once)."""
+
+    def __init__(
+        self,
+        path: Path,
+        text: str,
+        plan: Plan,
+        media_dir: Path | None,
+        lang: str | None,
+        fallback: bool,
+    ) -> None:
+        self.path, self.text, self.plan = path, text, plan
+        self.media_dir, self.lang, self.fallback = media_dir, lang, fallback
+        self._header: tuple[YMap, int] | None = None
+
+    def header(self) -> tuple[YMap, int]:
+        """The parsed header and the line of its ``notes:`` key."""
+        if self._header is None:
+            try:
+                header, aliased = parse_part(self.text[: self.plan.header_end], str(self.path))
+            except DeckError:
+                raise _NotSplittable from None
+            notes = _notes_entry(header)
+            if aliased or notes is None:
+                raise _NotSplittable
+            assert isinstance(header, YMap)
+            self._header = header, notes[0]
+        return self._header
+
+    def __call__(self, i: int) -> _PartResult:
+        """Part ``i`` (> 0): per language, its rendered notes and the media they use."""
+        header, key_line = self.header()
+        try:
+            # The part starts with its first note.
+            seq, aliased = parse_part(
+                self.plan.part(self.text, i), str(self.path), self.plan.lines[i][0]
+            )
+        except DeckError:
+            raise _NotSplittable from None
+        if aliased or not isinstance(seq, YSeq) or _note_lines(seq) != self.plan.lines[i]:
+            raise _NotSplittable
+        # The header ends with 'notes:' and nothing under it: give it this part's notes.
+        notes = YSeq(seq.items, self.plan.lines[0][0])
+        tree = YMap({**header.entries, "notes": (key_line, notes)}, header.line)
+        _, rendered = _render_part(self.path, tree, self.media_dir, self.lang, self.fallback)
+        return [(rd.notes, rd.media) for rd in rendered]
+
+
+_CLAIM_ANY = -1  # a read of the queue that found it empty
+
+
+def _claim(queue: int) -> int:
+    """The next part nobody has taken yet (one byte from the shared queue), or -1."""
+    got = os.read(queue, 1)
+    return got[0] if got else _CLAIM_ANY
+
+
+# A forked reader's message for each part it read: part number, offset and length of the
+# pickled result in the reader's memory file. A message is shorter than PIPE_BUF, so it is
+# written whole, and a pipe holds far more of them than there can be parts.
+_MESSAGE = struct.Struct("=IQQ")
+
+
+def _read_parts_here(read_part: _PartReader, queue: int, messages: int, store: int) -> None:
+    """A forked reader: take parts from the queue until it is empty, storing each result
+    in ``store`` and telling the parent where it is."""
+    offset = 0
+    while (i := _claim(queue)) != _CLAIM_ANY:
+        data = pickle.dumps(read_part(i), protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(data)
+        while view:
+            written = os.pwrite(store, view, offset + len(data) - len(view))
+            view = view[written:]
+        os.write(messages, _MESSAGE.pack(i, offset, len(data)))
+        offset += len(data)
+
+
+@dataclass
+class _Reader:
+    """A forked reader of parts, as the parent sees it."""
+
+    pid: int
+    messages: int  # read end of its message pipe (non-blocking)
+    store: int  # its memory file of pickled results
+    pending: bytes = b""
+
+    def collect(self, into: dict[int, _PartResult], wait: bool) -> bool:
+        """Move the results announced so far into ``into``; with ``wait``, until the
+        reader has exited. False once the reader is done (its pipe is closed)."""
+        os.set_blocking(self.messages, wait)
+        while True:
+            try:
+                chunk = os.read(self.messages, 1 << 16)
+            except BlockingIOError:
+                return True
+            if not chunk:
+                return False
+            self.pending += chunk
+            whole = len(self.pending) - len(self.pending) % _MESSAGE.size
+            for i, offset, length in _MESSAGE.iter_unpack(self.pending[:whole]):
+                into[i] = pickle.loads(os.pread(self.store, length, offset))
+            self.pending = self.pending[whole:]
+
+    def finish(self) -> bool:
+        """Wait for the reader to exit: whether it succeeded."""
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        return os.waitstatus_to_exitcode(status) == 0
+
+    def stop(self) -> None:
+        for fd in (self.messages, self.store):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):  # already gone
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+def _fork_reader(read_part: _PartReader, queue: int) -> _Reader:
+    store = os.memfd_create("deckbuilder-parts", os.MFD_CLOEXEC)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            os.close(read_fd)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            with reporting(None):  # only the parent draws progress
+                _read_parts_here(read_part, queue, write_fd, store)
+            code = 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    return _Reader(pid, read_fd, store)
 
 
 @dataclass
@@ -323,29 +439,56 @@ def read_in_parts(
         text = read_text(path)
     except DeckError:  # reading in one piece reports it, with the other files' problems
         return None
-    plan = plan_parts(text, jobs, min_part_notes)
+    plan = plan_parts(text, min(MAX_PARTS, jobs * PARTS_PER_JOB), min_part_notes)
     if plan is None:
         return None
     _warm_up()
-    workers: list[_Worker] = []
+    read_part = _PartReader(path, text, plan, media_dir, lang, fallback)
+    sizes = [len(lines) for lines in plan.lines]
+    readers: list[_Reader] = []
+    queue, fill = os.pipe()
     try:
-        for i in range(1, len(plan.bounds)):
-            work = partial(_read_other_part, path, text, plan, i, media_dir, lang, fallback)
-            workers.append(_fork(work))
-        tree, aliased = parse_part(plan.part(text, 0), str(path))
-        notes = _notes_entry(tree)
-        if aliased or notes is None or not isinstance(notes[1], YSeq):
+        os.write(fill, bytes(range(1, len(plan.bounds))))
+        os.close(fill)
+        fill = -1
+        for _ in range(min(jobs, len(plan.bounds)) - 1):
+            readers.append(_fork_reader(read_part, queue))
+        with reporting(None):  # progress is counted in notes over the whole file below
+            tree, aliased = parse_part(plan.part(text, 0), str(path))
+            notes = _notes_entry(tree)
+            if aliased or notes is None or not isinstance(notes[1], YSeq):
+                return None
+            if _note_lines(notes[1]) != plan.lines[0]:
+                return None
+            decks, rendered = _render_part(path, tree, media_dir, lang, fallback)
+        others: dict[int, _PartResult] = {}  # part number -> result, from any process
+        running = list(readers)
+
+        def collect(wait: bool) -> None:
+            """Take the readers' results so far (with ``wait``, all of them)."""
+            for reader in list(running):
+                if not reader.collect(others, wait):  # it has exited
+                    running.remove(reader)
+                    if not reader.finish():
+                        raise _NotSplittable
+            step("reading", sizes[0] + sum(sizes[i] for i in others), sum(sizes))
+
+        while (i := _claim(queue)) != _CLAIM_ANY:
+            collect(wait=False)
+            with reporting(None):
+                others[i] = read_part(i)
+        collect(wait=True)
+        if len(others) != len(plan.bounds) - 1:
             return None
-        if _note_lines(notes[1]) != plan.lines[0]:
-            return None
-        decks, rendered = _render_part(path, tree, media_dir, lang, fallback)
-        others: list[_PartResult] = [worker.result() for worker in workers]
     except (_NotSplittable, DeckError):
         return None
     finally:
-        for worker in workers:
-            worker.stop()
-    return _join(decks, rendered, others)
+        for fd in (queue, fill):
+            if fd >= 0:
+                os.close(fd)
+        for reader in readers:
+            reader.stop()
+    return _join(decks, rendered, [others[i] for i in range(1, len(plan.bounds))])
 
 
 def _join(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -200,13 +201,47 @@ def test_media_in_two_parts(tmp_path: Path) -> None:
 def test_a_failing_worker_means_one_piece(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path, deck_text(40))
 
-    def broken(*args: object) -> object:
-        raise RuntimeError("worker failed")
+    parent = os.getpid()
+    read = parallel._PartReader.__call__
 
-    monkeypatch.setattr(parallel, "_read_other_part", broken)
+    def broken(self: parallel._PartReader, i: int) -> object:
+        if os.getpid() != parent:
+            raise RuntimeError("worker failed")
+        time.sleep(0.05)  # let the worker take (and fail on) a part
+        return read(self, i)
+
+    monkeypatch.setattr(parallel._PartReader, "__call__", broken)
     assert in_parts(path) is None
     # ...and check() still gives the whole deck.
     assert_same(check([path], tmp_path / "media", jobs=2), in_one_piece(path))
+
+
+def test_processes_share_the_parts_each_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts are taken from one queue: every part but the first is read exactly once, by
+    whichever process takes it, and a slower process takes fewer."""
+    path = write(tmp_path, deck_text(40))
+    log = tmp_path / "log"
+    parent = os.getpid()
+    read = parallel._PartReader.__call__
+
+    def logged(self: parallel._PartReader, i: int) -> object:
+        if os.getpid() == parent:
+            time.sleep(0.05)  # a slow core
+        with open(log, "a", encoding="utf-8") as out:  # one short write: whole lines
+            out.write(f"{i} {'parent' if os.getpid() == parent else 'child'}\n")
+        return read(self, i)
+
+    monkeypatch.setattr(parallel._PartReader, "__call__", logged)
+    got = in_parts(path)
+    assert got is not None
+    assert_same(got, in_one_piece(path))
+    entries = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
+    parts = len(parallel.plan_parts(path.read_text(), 2 * parallel.PARTS_PER_JOB, 3).bounds)
+    assert sorted(int(i) for i, _ in entries) == list(range(1, parts))
+    by = [who for _, who in entries]
+    assert by.count("child") > by.count("parent")
 
 
 def test_block_scalars_comments_and_blank_lines(tmp_path: Path) -> None:
