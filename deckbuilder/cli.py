@@ -268,14 +268,14 @@ def build(
     """
     from .pipeline import check as check_decks
     from .pipeline import write_packages
-    from .progress import fewer_collections, terminal_bar
+    from .progress import no_collections, terminal_bar
 
     session = _session(ctx)
     session.json = as_json
     # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
     show, started = not (session.quiet or as_json), time.monotonic()
     processes = _jobs(jobs)
-    with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
+    with terminal_bar(sys.stderr, enabled=show, since=started), no_collections():
         rendered = check_decks(
             _sources(sources),
             media_dir=media,
@@ -291,7 +291,7 @@ def build(
 
         job = Background(partial(_preview_summaries, [rd.deck for rd in rendered]), processes)
     try:
-        with terminal_bar(sys.stderr, enabled=show, since=started), fewer_collections():
+        with terminal_bar(sys.stderr, enabled=show, since=started), no_collections():
             results = write_packages(rendered, out, timestamp=_timestamp())
         previews = dict(job.result()) if job is not None else {}
     finally:

@@ -246,12 +246,8 @@ def _highlight(code: str, lang: str, cloze: bool, warnings: list[str]) -> str:
     """A fenced block as ``<pre class="highlight"><code>`` with Pygments' class names."""
     if not lang:
         return f"<pre><code>{_escape_text(code)}</code></pre>"
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        lexer = get_lexer_by_name(lang, stripnl=False, ensurenl=False)
-    except ClassNotFound:
+    lexer = _lexer(lang)
+    if lexer is None:
         warnings.append(f"code block language '{lang}' is not known to Pygments; not highlighted")
         return f"<pre><code>{_escape_text(code)}</code></pre>"
     inserts: list[tuple[int, str]] = []
@@ -261,14 +257,34 @@ def _highlight(code: str, lang: str, cloze: bool, warnings: list[str]) -> str:
             return f"<pre><code>{_escape_text(code)}</code></pre>"
         code, inserts = split
     from pygments import format as pyg_format
-    from pygments.formatters import HtmlFormatter
     from pygments.token import Token as PToken
 
     tokens = list(lexer.get_tokens(code))
     if inserts:
         tokens = _insert_markers(tokens, inserts, PToken.Text)
-    body = pyg_format(tokens, HtmlFormatter(nowrap=True))
+    body = pyg_format(tokens, _html_formatter())
     return f'<pre class="highlight"><code>{body}</code></pre>'
+
+
+# Finding a lexer by name and building a formatter (its style table) cost far more than
+# highlighting a short block, and neither keeps anything from one block to the next.
+@lru_cache(maxsize=64)
+def _lexer(lang: str) -> Any:
+    """Pygments' lexer for a fence's language name, or None for a name it does not know."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _html_formatter() -> Any:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True)
 
 
 def _insert_markers(

@@ -147,12 +147,20 @@ def test_terminal_bar_draws_on_a_terminal() -> None:
     assert "rendering  [" in stream.getvalue()
 
 
-def test_fewer_collections_restores_the_collector_settings() -> None:
+@pytest.mark.parametrize("enabled", [True, False])
+def test_no_collections_turns_the_collector_off_and_back_as_it_was(enabled: bool) -> None:
     import gc
 
-    from deckbuilder.progress import fewer_collections
+    from deckbuilder.progress import no_collections
 
-    before = gc.get_threshold()
-    with fewer_collections(12_345):
-        assert gc.get_threshold()[0] == 12_345
-    assert gc.get_threshold() == before
+    before = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        with no_collections():
+            assert not gc.isenabled()
+        assert gc.isenabled() == enabled
+        with pytest.raises(KeyboardInterrupt), no_collections():
+            raise KeyboardInterrupt
+        assert gc.isenabled() == enabled
+    finally:
+        (gc.enable if before else gc.disable)()

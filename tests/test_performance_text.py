@@ -240,3 +240,41 @@ def test_fast_inline_path_renders(text: str, html: str) -> None:
     """Expected HTML written by hand from CommonMark; the full path must agree."""
     assert fast_html(text) == html
     assert _render_block(text).html == html
+
+
+def test_code_blocks_share_one_lexer_per_language_and_one_formatter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Looking a lexer up and building a formatter cost more than highlighting a short
+    block (10,000 blocks: 7 s of 16): they are made once, and the output is unchanged."""
+    import pygments.formatters
+    import pygments.lexers
+
+    from deckbuilder import text
+
+    text._lexer.cache_clear()
+    text._html_formatter.cache_clear()
+    lookups: list[str] = []
+    formatters: list[object] = []
+    find, make = pygments.lexers.get_lexer_by_name, pygments.formatters.HtmlFormatter
+
+    def counted_find(name: str, **options: object) -> object:
+        lookups.append(name)
+        return find(name, **options)
+
+    def counted_make(**options: object) -> object:
+        formatters.append(options)
+        return make(**options)
+
+    monkeypatch.setattr(pygments.lexers, "get_lexer_by_name", counted_find)
+    monkeypatch.setattr(pygments.formatters, "HtmlFormatter", counted_make)
+    block = "```python\ndef f(x):\n    return x  # {}\n```"
+    first = render_markdown(block.format(0))
+    for i in range(1, 5):
+        assert render_markdown(block.format(i)).html == first.html.replace("# 0", f"# {i}")
+        unknown = render_markdown(f"```no-such-language\nx = {i}\n```")
+        assert unknown.warnings == [
+            "code block language 'no-such-language' is not known to Pygments; not highlighted"
+        ]
+    assert '<span class="k">def</span>' in first.html
+    assert lookups == ["python", "no-such-language"] and len(formatters) == 1
