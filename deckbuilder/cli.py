@@ -275,28 +275,32 @@ def build(
     # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
     show, started = not (session.quiet or as_json), time.monotonic()
     processes = _jobs(jobs)
-    with terminal_bar(sys.stderr, enabled=show, since=started), no_collections():
-        rendered = check_decks(
-            _sources(sources),
-            media_dir=media,
-            lang=_lang(lang, "all"),
-            fallback=fallback,
-            jobs=processes,
-        )
-    # The preview is computed while the packages are written (in another process when
-    # there are cores to spare) and printed before what was written, as if it came first.
-    job = None
-    if not no_preview:
-        from .parallel import Background
+    # One block without the cyclic collector: turned back on in between, it would walk
+    # everything the check made before the packages are written.
+    with no_collections():
+        with terminal_bar(sys.stderr, enabled=show, since=started):
+            rendered = check_decks(
+                _sources(sources),
+                media_dir=media,
+                lang=_lang(lang, "all"),
+                fallback=fallback,
+                jobs=processes,
+            )
+        # The preview is computed while the packages are written (in another process when
+        # there are cores to spare) and printed before what was written, as if it came
+        # first.
+        job = None
+        if not no_preview:
+            from .parallel import Background
 
-        job = Background(partial(_preview_summaries, [rd.deck for rd in rendered]), processes)
-    try:
-        with terminal_bar(sys.stderr, enabled=show, since=started), no_collections():
-            results = write_packages(rendered, out, timestamp=_timestamp())
-        previews = dict(job.result()) if job is not None else {}
-    finally:
-        if job is not None:
-            job.cancel()
+            job = Background(partial(_preview_summaries, [rd.deck for rd in rendered]), processes)
+        try:
+            with terminal_bar(sys.stderr, enabled=show, since=started):
+                results = write_packages(rendered, out, timestamp=_timestamp())
+            previews = dict(job.result()) if job is not None else {}
+        finally:
+            if job is not None:
+                job.cancel()
     if not as_json:
         for line, _ in previews.values():
             session.say(line)
@@ -369,16 +373,18 @@ def check(
     Example: deckbuilder check cards/gradient-checkpointing.yaml
     """
     from .pipeline import check as check_decks
+    from .progress import no_collections
 
     session = _session(ctx)
     session.json = as_json
-    rendered = check_decks(
-        _sources(sources),
-        media_dir=media,
-        lang=_lang(lang, "all"),
-        fallback=fallback,
-        jobs=_jobs(jobs),
-    )
+    with no_collections():
+        rendered = check_decks(
+            _sources(sources),
+            media_dir=media,
+            lang=_lang(lang, "all"),
+            fallback=fallback,
+            jobs=_jobs(jobs),
+        )
     _print_warnings(rendered)
     if as_json:
         session.emit_json({"ok": True, "decks": [_deck_summary(rd.deck) for rd in rendered]})
@@ -687,13 +693,16 @@ def preview(
     if html_out is not None and html_out.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"--html-out: the file name must end in .html, not {html_out.name!r}")
     # One language is enough to forecast (default: the deck's first); --lang all shows each.
-    rendered = check_decks(
-        _sources(sources),
-        media_dir=media,
-        lang=_lang(lang, None),
-        fallback=fallback,
-        jobs=_jobs(jobs),
-    )
+    from .progress import no_collections
+
+    with no_collections():
+        rendered = check_decks(
+            _sources(sources),
+            media_dir=media,
+            lang=_lang(lang, None),
+            fallback=fallback,
+            jobs=_jobs(jobs),
+        )
     decks = [rd.deck for rd in rendered]
     previews = []
     for deck in decks:
