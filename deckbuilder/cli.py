@@ -796,7 +796,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:  # console script
-    sys.exit(main())
+    code = main()
+    # Leave without the interpreter's teardown: it frees every object of a big build one
+    # by one (0.1 s at 50,000 notes) and has nothing else to do, as files are closed and
+    # worker processes reaped by now. Output still in Python's buffers is written first.
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader has gone (deckbuilder schema | head -1)
+        pass
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -105,6 +107,33 @@ def test_usage_error_exits_2(cli: CliRun) -> None:
     result = cli("build", "--no-such-option")
     assert result.code == 2
     assert "No such option" in result.err
+
+
+def test_console_script_writes_all_its_output_before_it_exits(tmp_path: Path) -> None:
+    """The entry point skips the interpreter's teardown (os._exit): everything must still
+    be written, to a file (20 KB, more than one buffer) and to a reader that leaves early."""
+    target = tmp_path / "schema.json"
+    with target.open("w", encoding="utf-8") as out:
+        proc = subprocess.run(
+            [sys.executable, "-m", "deckbuilder", "schema"],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+    assert proc.returncode == 0 and proc.stderr == ""
+    text = target.read_text(encoding="utf-8")
+    assert len(text) > 16_384 and json.loads(text)["title"]
+    closed = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m deckbuilder schema | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert closed.stdout == text[:10] and closed.stderr == ""
 
 
 def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
