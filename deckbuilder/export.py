@@ -87,13 +87,10 @@ def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: S
         cursor = conn.cursor()
         # A scratch file, thrown away on any failure: no rollback journal, no fsync, and
         # room to keep every page in memory. None of these is stored in the file or
-        # changes its bytes (VACUUM below writes it out afresh from its content).
+        # changes its bytes.
         for pragma in _SCRATCH_PRAGMAS:
             cursor.execute(pragma)
         genanki.Package(gdeck).write_to_db(cursor, timestamp, itertools.count(1))
-        notes, cards = _rows(rd, models, deck_id, timestamp, stamps)
-        cursor.executemany(_INSERT_NOTE, notes)
-        cursor.executemany(_INSERT_CARD, cards)
         (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
         stamped = json.loads(models_json)
         for spec in rd.note_types:
@@ -101,8 +98,28 @@ def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: S
         cursor.execute("UPDATE col SET models = ?", (json.dumps(stamped),))
         # A deterministic preset time: Anki inserts presets it lacks and ignores the rest.
         apply_study(conn, deck, deck_id, max(stamps.note_mod.values(), default=timestamp))
+        # genanki's indexes are made again (same names, SQL and order) once the rows are
+        # in: one sorted pass each instead of an update per row. Before the rows, VACUUM
+        # packs what is there (the tables and the collection row, a few pages) and leaves
+        # no free page behind from the rewrites above or the dropped indexes.
+        indexes = cursor.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+            " ORDER BY rowid"
+        ).fetchall()
+        for name, _ in indexes:
+            cursor.execute(f'DROP INDEX "{name}"')
         conn.commit()
         cursor.execute("VACUUM")
+        notes, cards = _rows(rd, models, deck_id, timestamp, stamps)
+        # In key order, whatever order the rows come in: the pages then fill up the same
+        # way each time (same bytes, as compact as VACUUM would leave them).
+        notes.sort()
+        cards.sort()
+        cursor.executemany(_INSERT_NOTE, notes)
+        cursor.executemany(_INSERT_CARD, cards)
+        for _, sql in indexes:
+            cursor.execute(sql)
+        conn.commit()
     finally:
         conn.close()
 
