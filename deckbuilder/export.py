@@ -16,6 +16,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -241,22 +242,26 @@ def _zip_entry(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def _add(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
-    """``zf.writestr(_zip_entry(name), data)``, with zlib-ng's deflate when it is installed:
-    same level, same size within 0.1%, 2.3 times as fast (0.11 s instead of 0.25 s for a
-    50,000-note collection). zipfile has no way to be given a compressor; the one it
-    made for the member is swapped before any data goes through it."""
+def _zlib_ng() -> Callable[[], Any] | None:
+    """A maker of zlib-ng compressors with zipfile's settings (raw deflate at the default
+    level, 6), or None when zlib-ng is not installed. zlib-ng is 2.3 times as fast
+    (0.11 s instead of 0.25 s for a 50,000-note collection), same size within 0.1%."""
+    try:
+        from zlib_ng import zlib_ng
+    except ImportError:
+        return None
+    return partial(zlib_ng.compressobj, zlib_ng.Z_DEFAULT_COMPRESSION, zlib_ng.DEFLATED, -15)
+
+
+def _add(zf: zipfile.ZipFile, name: str, data: bytes, compressor: Callable[[], Any] | None) -> None:
+    """``zf.writestr(_zip_entry(name), data)``, compressed by ``compressor()`` if given.
+    zipfile has no way to be given a compressor: the one it made for the member is
+    swapped before any data goes through it."""
     info = _zip_entry(name)
-    info.file_size = len(data)  # so that the member gets a ZIP64 header when it needs one
+    info.file_size = len(data)  # as writestr: a ZIP64 header if the member needs one
     with zf.open(info, "w") as member:
-        try:
-            from zlib_ng import zlib_ng
-        except ImportError:  # zipfile's own (zlib) is used
-            pass
-        else:
-            # zipfile's settings: raw deflate at the default level (6).
-            compressor = zlib_ng.compressobj(zlib_ng.Z_DEFAULT_COMPRESSION, zlib_ng.DEFLATED, -15)
-            member._compressor = compressor  # type: ignore[attr-defined]
+        if compressor is not None:
+            member._compressor = compressor()  # type: ignore[attr-defined]
         member.write(data)
 
 
@@ -277,11 +282,13 @@ def write_package(
 
         def write_zip(tmp: Path) -> None:
             with zipfile.ZipFile(tmp, "w") as zf:
-                _add(zf, "collection.anki2", db_path.read_bytes())
+                compressor = _zlib_ng()
+                _add(zf, "collection.anki2", db_path.read_bytes(), compressor)
                 media_map = {str(i): name for i, name in enumerate(media_names)}
-                _add(zf, "media", json.dumps(media_map, ensure_ascii=False).encode("utf-8"))
+                media_json = json.dumps(media_map, ensure_ascii=False).encode("utf-8")
+                _add(zf, "media", media_json, compressor)
                 for i, name in enumerate(media_names):
-                    _add(zf, str(i), rd.media[name].read_bytes())
+                    _add(zf, str(i), rd.media[name].read_bytes(), compressor)
 
         atomic_write(target, write_zip)
     return PackageInfo(target, target.stat().st_size, len(media_names))
