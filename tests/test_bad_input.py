@@ -173,15 +173,15 @@ def test_interrupted_build_leaves_previous_package_byte_identical(
         encoding="utf-8",
     )
     calls = {"n": 0}
-    real = zipfile.ZipFile.writestr
+    real = zipfile.ZipFile.open
 
-    def failing_writestr(self: zipfile.ZipFile, *args: Any, **kwargs: Any) -> None:
+    def failing_open(self: zipfile.ZipFile, *args: Any, **kwargs: Any) -> Any:
         calls["n"] += 1
         if calls["n"] == 2:  # after the collection is in, before the media
             raise failure
-        real(self, *args, **kwargs)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(zipfile.ZipFile, "writestr", failing_writestr)
+    monkeypatch.setattr(zipfile.ZipFile, "open", failing_open)
     result = cli("build", "--lang", "ko")
     assert calls["n"] == 2
     assert result.code == code
