@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -275,32 +274,34 @@ def build(
     # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
     show, started = not (session.quiet or as_json), time.monotonic()
     processes = _jobs(jobs)
-    # One block without the cyclic collector: turned back on in between, it would walk
-    # everything the check made before the packages are written.
-    with no_collections():
-        with terminal_bar(sys.stderr, enabled=show, since=started):
-            rendered = check_decks(
-                _sources(sources),
-                media_dir=media,
-                lang=_lang(lang, "all"),
-                fallback=fallback,
-                jobs=processes,
-            )
-        # The preview is computed while the packages are written (in another process when
-        # there are cores to spare) and printed before what was written, as if it came
-        # first.
-        job = None
-        if not no_preview:
-            from .parallel import Background
+    # The preview is computed while the packages are written, in a process forked now,
+    # while this one is small (with -j 1: here, after them), and printed before what was
+    # written, as if it came first.
+    job = None
+    if not no_preview:
+        from .parallel import Later
 
-            job = Background(partial(_preview_summaries, [rd.deck for rd in rendered]), processes)
-        try:
+        job = Later(_preview_summaries, _load_scheduler, processes)
+    try:
+        # One block without the cyclic collector: turned back on in between, it would
+        # walk everything the check made before the packages are written.
+        with no_collections():
+            with terminal_bar(sys.stderr, enabled=show, since=started):
+                rendered = check_decks(
+                    _sources(sources),
+                    media_dir=media,
+                    lang=_lang(lang, "all"),
+                    fallback=fallback,
+                    jobs=processes,
+                )
+            if job is not None:
+                job.give(_preview_inputs([rd.deck for rd in rendered]))
             with terminal_bar(sys.stderr, enabled=show, since=started):
                 results = write_packages(rendered, out, timestamp=_timestamp())
             previews = dict(job.result()) if job is not None else {}
-        finally:
-            if job is not None:
-                job.cancel()
+    finally:
+        if job is not None:
+            job.cancel()
     if not as_json:
         for line, _ in previews.values():
             session.say(line)
@@ -327,14 +328,35 @@ def build(
         _show_changes(session, result)
 
 
-def _preview_summaries(decks: Sequence[Deck]) -> list[tuple[str, tuple[str, dict[str, Any]]]]:
-    """deck key -> (the preview line build prints, the preview's JSON summary)."""
-    from .preview import build_previews, summary_line
+# What the preview of each deck needs, small enough to send to another process: the deck
+# key, its name, its cards and the settings it is previewed with.
+_PreviewInput = tuple[str, str, int, Any]
 
-    return [
-        (p.deck.key, (f"preview {p.deck.name}: {summary_line(p)}", p.summary.as_dict()))
-        for p in build_previews(decks)
-    ]
+
+def _preview_inputs(decks: Sequence[Deck]) -> list[_PreviewInput]:
+    from .preview import deck_settings
+
+    return [(deck.key, deck.name, deck.card_count, deck_settings(deck)[0]) for deck in decks]
+
+
+def _preview_summaries(
+    decks: Sequence[_PreviewInput],
+) -> list[tuple[str, tuple[str, dict[str, Any]]]]:
+    """deck key -> (the preview line build prints, the preview's JSON summary)."""
+    from .preview import build_summary, summary_line
+
+    out = []
+    for key, name, cards, settings in decks:
+        summary = build_summary(cards, settings)
+        out.append((key, (f"preview {name}: {summary_line(summary)}", summary.as_dict())))
+    return out
+
+
+def _load_scheduler() -> None:
+    """What the preview imports (NumPy most of all), loaded while the decks are read."""
+    import numpy  # noqa: F401
+
+    from . import preview  # noqa: F401
 
 
 def _build_facts(result: BuildResult) -> dict[str, Any]:

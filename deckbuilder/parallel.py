@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 from .errors import DeckError
 from .load import MAX_NOTES, decks_from_tree, read_text
@@ -38,8 +38,9 @@ from .progress import reporting, step
 from .render import RenderedDeck, RenderedNote, render_deck
 from .yamlsource import YMap, YSeq, YValue, parse_part
 
-__all__ = ["MIN_PART_NOTES", "Background", "plan_parts", "read_in_parts", "usable_cpus"]
+__all__ = ["MIN_PART_NOTES", "Later", "plan_parts", "read_in_parts", "usable_cpus"]
 
+A = TypeVar("A")
 T = TypeVar("T")
 
 # Below this many notes per part, a part's fixed costs (reading the deck's header, a
@@ -327,31 +328,89 @@ def _fork_reader(read_part: _PartReader, queue: int) -> _Reader:
     return _Reader(pid, read_fd, store)
 
 
-@dataclass
-class _Worker:
-    pid: int
-    fd: int
+class Later(Generic[A, T]):
+    """``work(arg)`` in a process forked now, for an ``arg`` given later (:meth:`give`);
+    :meth:`result` waits for it.
 
-    def result(self) -> Any:
-        """The part's result, or raise _NotSplittable if the worker failed."""
-        chunks = []
-        while True:
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        os.close(self.fd)
-        self.fd = -1
-        _, status = os.waitpid(self.pid, 0)
+    Forking early, while this process is still small, is the point: a process forked after
+    a big build has been read shares all of it, and every page either process then writes
+    to (a reference count is enough) is copied, which cost more than the work itself.
+    ``prepare()`` runs in the forked process while it waits (imports, for instance). With
+    ``jobs`` 1, on platforms without fork, or if the process fails, ``work(arg)`` runs here
+    when the result is asked for, so the result (or the exception) is always what calling
+    ``work(arg)`` gives."""
+
+    def __init__(
+        self, work: Callable[[A], T], prepare: Callable[[], object] | None = None, jobs: int = 2
+    ) -> None:
+        self.work = work
+        self.arg: A | None = None
+        self.given = False
         self.pid = 0
-        if os.waitstatus_to_exitcode(status) != 0 or not chunks:
-            raise _NotSplittable
-        return pickle.loads(b"".join(chunks))
+        self.to_child = self.from_child = -1
+        if jobs > 1 and _can_fork():
+            self._start(prepare)
 
-    def stop(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+    def _start(self, prepare: Callable[[], object] | None) -> None:
+        in_read, in_write = os.pipe()
+        out_read, out_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            code = 1
+            try:
+                os.close(in_write)
+                os.close(out_read)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                with reporting(None):
+                    if prepare is not None:
+                        prepare()
+                    (size,) = _SIZE.unpack(_read_exactly(in_read, _SIZE.size))
+                    arg = pickle.loads(_read_exactly(in_read, size))
+                    data = pickle.dumps(self.work(arg), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(out_write, "wb") as out:
+                    out.write(data)
+                code = 0
+            except BaseException:
+                pass
+            finally:
+                os._exit(code)
+        os.close(in_read)
+        os.close(out_write)
+        self.pid, self.to_child, self.from_child = pid, in_write, out_read
+
+    def give(self, arg: A) -> None:
+        """Start the work on ``arg``."""
+        self.arg, self.given = arg, True
+        if self.pid:
+            data = pickle.dumps(arg, protocol=pickle.HIGHEST_PROTOCOL)
+            try:
+                with os.fdopen(self.to_child, "wb") as out:
+                    out.write(_SIZE.pack(len(data)) + data)
+            except OSError:  # it has gone: result() does the work here
+                pass
+            self.to_child = -1
+
+    def result(self) -> T:
+        if not self.given:
+            raise RuntimeError("Later.result() before give()")
+        if self.pid:
+            try:
+                data = _read_all(self.from_child)
+                self.from_child = -1
+                _, status = os.waitpid(self.pid, 0)
+                self.pid = 0
+                if os.waitstatus_to_exitcode(status) == 0 and data:
+                    return cast(T, pickle.loads(data))
+            finally:
+                self.cancel()
+        return self.work(cast(A, self.arg))
+
+    def cancel(self) -> None:
+        """Stop the forked process, if there is one."""
+        for fd in (self.to_child, self.from_child):
+            if fd >= 0:
+                os.close(fd)
+        self.to_child = self.from_child = -1
         if self.pid:
             with contextlib.suppress(ProcessLookupError):  # already gone
                 os.kill(self.pid, signal.SIGKILL)
@@ -359,53 +418,26 @@ class _Worker:
             self.pid = 0
 
 
-def _fork(work: Callable[[], object]) -> _Worker:
-    """Run ``work`` in a forked child; its pickled result comes back through a pipe."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 1
-        try:
-            os.close(read_fd)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            with reporting(None):  # only the parent draws progress
-                data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
-            code = 0
-        except BaseException:
-            pass
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    return _Worker(pid, read_fd)
+_SIZE = struct.Struct("=Q")
 
 
-class Background(Generic[T]):
-    """``work()`` computed in a forked process while this one goes on; :meth:`result`
-    waits for it. With ``jobs`` 1, on platforms without fork, or if the process fails,
-    ``work()`` runs here instead when the result is asked for, so the result (or the
-    exception) is always what calling ``work()`` gives."""
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
-    def __init__(self, work: Callable[[], T], jobs: int = 2) -> None:
-        self.work = work
-        self.worker = _fork(work) if jobs > 1 and _can_fork() else None
 
-    def result(self) -> T:
-        worker, self.worker = self.worker, None
-        if worker is not None:
-            try:
-                return cast(T, worker.result())
-            except _NotSplittable:
-                pass
-            finally:
-                worker.stop()
-        return self.work()
-
-    def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.stop()
-            self.worker = None
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
 
 
 def _can_fork() -> bool:

@@ -25,7 +25,7 @@ from .schedule import (
 
 __all__ = [
     "DeckPreview",
-    "build_previews",
+    "build_summary",
     "check_days",
     "deck_settings",
     "preview_deck",
@@ -105,16 +105,9 @@ def check_days(days: int) -> None:
         raise UsageError(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
 
 
-def build_previews(decks: Sequence[Deck]) -> list[DeckPreview]:
-    """The preview ``build`` shows for each deck before writing: the deck's own study
-    settings, or the preview defaults."""
-    out = []
-    for deck in decks:
-        settings, origin = deck_settings(deck)
-        out.append(
-            preview_deck(deck, settings, days=DEFAULT_DAYS, seed=DEFAULT_SEED, origin=origin)
-        )
-    return out
+def build_summary(cards: int, settings: PreviewSettings) -> Summary:
+    """The forecast summary ``build`` shows for a deck of ``cards`` cards."""
+    return summarize(forecast(cards, settings, DEFAULT_DAYS, seed=DEFAULT_SEED))
 
 
 @dataclass(frozen=True)
@@ -206,9 +199,8 @@ def _per_mark(days: int, width: int) -> str:
     return "one mark a day" if per == 1 else f"one mark per {per:.3g} days"
 
 
-def summary_line(p: DeckPreview) -> str:
+def summary_line(sm: Summary) -> str:
     """The summary in one line, as ``build`` prints it."""
-    sm = p.summary
     parts = [f"{sm.cards} cards"]
     if sm.peak_day:
         parts.append(f"peak {sm.peak_reviews:.0f} reviews/day (day {sm.peak_day})")

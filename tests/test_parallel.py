@@ -4,6 +4,7 @@ piece gives, or declines (None) so that the caller reads it in one piece."""
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 import time
 from collections.abc import Callable
@@ -363,30 +364,52 @@ def test_usable_cpus() -> None:
     assert 1 <= parallel.usable_cpus() <= (os.cpu_count() or 1)
 
 
-def test_background_gives_what_calling_gives() -> None:
+def _where(arg: list[int]) -> tuple[int, int, bool]:
+    return os.getpid(), sum(arg), "fractions" in sys.modules
+
+
+def test_later_gives_what_calling_gives() -> None:
     parent = os.getpid()
-    job = parallel.Background(lambda: ("pid", os.getpid()), jobs=2)
-    name, pid = job.result()
-    assert name == "pid" and pid != parent  # computed in another process
-    inline = parallel.Background(lambda: ("pid", os.getpid()), jobs=1)
-    assert inline.result() == ("pid", parent)
+    big = list(range(100_000))  # far more than a pipe holds at once
+    job = parallel.Later(_where, prepare=lambda: __import__("fractions"), jobs=2)
+    job.give(big)
+    pid, total, prepared = job.result()
+    assert pid != parent and total == sum(big)  # computed in another process...
+    assert prepared  # ...after prepare() ran there
+    inline = parallel.Later(_where, jobs=1)
+    inline.give([1, 2])
+    assert inline.result()[:2] == (parent, 3)
 
 
-def test_background_failure_runs_it_here() -> None:
+def test_later_failure_runs_it_here() -> None:
     parent = os.getpid()
 
-    def only_here() -> int:
+    def only_here(arg: int) -> int:
         if os.getpid() != parent:
             os._exit(3)  # the child dies
-        return 7
+        return arg + 1
 
-    assert parallel.Background(only_here, jobs=2).result() == 7
+    job = parallel.Later(only_here, jobs=2)
+    job.give(6)
+    assert job.result() == 7
 
-    def broken() -> int:
+    def broken(arg: int) -> int:
         raise ValueError("raised where it is asked for")
 
-    job = parallel.Background(broken, jobs=2)
+    job = parallel.Later(broken, jobs=2)
+    job.give(1)
     with pytest.raises(ValueError, match="raised where"):
+        job.result()
+
+
+def test_later_cancelled_before_it_is_given_leaves_no_process() -> None:
+    job = parallel.Later(_where, jobs=2)
+    pid = job.pid
+    assert pid
+    job.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: not a zombie
+    with pytest.raises(RuntimeError, match="before give"):
         job.result()
 
 
