@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
 
@@ -163,13 +164,19 @@ class Deck:
 
     @property
     def card_count(self) -> int:
-        return sum(n.card_count for n in self.notes)
+        return sum(cards for _, cards in self._counts.values())
 
     def counts(self) -> dict[NoteKind, tuple[int, int]]:
         """(notes, cards) per note kind, in NoteKind order, kinds with no notes left out."""
-        out: dict[NoteKind, tuple[int, int]] = {}
-        for kind in NoteKind:
-            notes = [n for n in self.notes if n.kind is kind]
-            if notes:
-                out[kind] = (len(notes), sum(n.card_count for n in notes))
-        return out
+        return dict(self._counts)
+
+    @cached_property
+    def _counts(self) -> dict[NoteKind, tuple[int, int]]:
+        # Counted once per deck: a cloze note's cards are found by a regex over its text,
+        # and a build asks for the counts several times (preview, summary, JSON).
+        notes = dict.fromkeys(NoteKind, 0)
+        cards = dict.fromkeys(NoteKind, 0)
+        for note in self.notes:
+            notes[note.kind] += 1
+            cards[note.kind] += note.card_count
+        return {kind: (notes[kind], cards[kind]) for kind in NoteKind if notes[kind]}
