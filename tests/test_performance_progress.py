@@ -164,3 +164,17 @@ def test_no_collections_turns_the_collector_off_and_back_as_it_was(enabled: bool
         assert gc.isenabled() == enabled
     finally:
         (gc.enable if before else gc.disable)()
+
+
+def test_no_collections_leaves_nothing_for_the_next_young_collection() -> None:
+    """What the block made is handed to the oldest generation: the first allocation
+    after it must not start a collection that walks everything the build made."""
+    import gc
+
+    from deckbuilder.progress import no_collections
+
+    with no_collections():
+        kept = [[i] for i in range(200_000)]
+        assert gc.get_count()[0] >= 200_000  # counted while the collector was off
+    assert gc.get_count()[0] < 1_000
+    assert len(kept) == 200_000
