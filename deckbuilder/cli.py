@@ -293,6 +293,7 @@ def build(
                     lang=_lang(lang, "all"),
                     fallback=fallback,
                     jobs=processes,
+                    keys=True,
                 )
             if job is not None:
                 job.give(_preview_inputs([rd.deck for rd in rendered]))

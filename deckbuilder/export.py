@@ -176,7 +176,10 @@ def _rows(
     note_ids, note_mod = stamps.note_ids, stamps.note_mod
     rns = rd.notes
     total = len(rns)
-    guids = note_guids(rd.deck.key, [rn.note.id for rn in rns])
+    known = rd.known_keys()
+    guids = (
+        known.guids if known is not None else note_guids(rd.deck.key, [rn.note.id for rn in rns])
+    )
     notes: list[tuple[Any, ...]] = []
     pending: list[tuple[int, int, int]] = []  # (note id, ord, mod)
     add_note, add_card = notes.append, pending.append

@@ -37,6 +37,7 @@ __all__ = [
     "Update",
     "format_manifest",
     "lock_path",
+    "note_hashes",
     "parse_manifest",
     "read_manifest",
     "update_manifest",
@@ -149,6 +150,12 @@ def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
         )
     )
     return hashlib.sha256(data.encode("utf-8")).hexdigest()[:_HASH_CHARS]
+
+
+def note_hashes(rd: RenderedDeck) -> tuple[str, ...]:
+    """:func:`note_content_hash` of each of ``rd``'s notes, in order."""
+    media = {name: _file_hash(path) for name, path in rd.media.items()}
+    return tuple(note_content_hash(rn, media) for rn in rd.notes)
 
 
 @functools.lru_cache(maxsize=16)
@@ -323,7 +330,8 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
     if problems:
         raise DeckError(problems)
 
-    media = {name: _file_hash(path) for name, path in rd.media.items()}
+    known = rd.known_keys()
+    hashes = known.hashes if known is not None else note_hashes(rd)
     next_anki_id = max(
         [now * 1000, prev.next_anki_id, *(e.anki_id + 1 for e in prev.notes.values())]
     )
@@ -331,9 +339,8 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
     added: list[str] = []
     changed: list[str] = []
     unchanged: list[str] = []
-    for rn in rd.notes:
+    for rn, content in zip(rd.notes, hashes, strict=True):
         note_id = rn.note.id
-        content = note_content_hash(rn, media)
         before_note = prev.notes.get(note_id)
         if before_note is None:
             notes[note_id] = NoteEntry(note_id, next_anki_id, content, now)

@@ -34,10 +34,12 @@ from pathlib import Path
 from typing import Generic, TypeVar, cast
 
 from .errors import DeckError
+from .identity import note_guids
 from .load import MAX_NOTES, decks_from_tree, read_text
+from .manifest import note_hashes
 from .model import Deck
 from .progress import reporting, step
-from .render import RenderedDeck, RenderedNote, render_deck
+from .render import NoteKeys, RenderedDeck, RenderedNote, render_deck
 from .yamlsource import YMap, YSeq, YValue, parse_part
 
 __all__ = ["MIN_PART_NOTES", "Later", "plan_parts", "read_in_parts", "usable_cpus"]
@@ -155,7 +157,7 @@ def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> P
 
 # What a part sends back: per language (in the order decks_from_tree gives them) its
 # rendered notes and the media they use.
-_PartResult = list[tuple[tuple[RenderedNote, ...], dict[str, Path]]]
+_PartResult = list[tuple[tuple[RenderedNote, ...], dict[str, Path], NoteKeys | None]]
 
 
 def _note_lines(seq: YSeq) -> tuple[int, ...]:
@@ -175,7 +177,12 @@ class _NotSplittable(Exception):
 
 
 def _render_part(
-    path: Path, tree: YValue | None, media_dir: Path | None, lang: str | None, fallback: bool
+    path: Path,
+    tree: YValue | None,
+    media_dir: Path | None,
+    lang: str | None,
+    fallback: bool,
+    keys: bool,
 ) -> tuple[list[Deck], list[RenderedDeck]]:
     try:
         decks = decks_from_tree(path, tree, media_dir, lang, fallback)
@@ -184,7 +191,14 @@ def _render_part(
         raise _NotSplittable from None
     if any(rd.warnings for rd in rendered):
         raise _NotSplittable
+    if keys:
+        rendered = [replace(rd, keys=_note_keys(rd)) for rd in rendered]
     return decks, rendered
+
+
+def _note_keys(rd: RenderedDeck) -> NoteKeys:
+    guids = note_guids(rd.deck.key, [rn.note.id for rn in rd.notes])
+    return NoteKeys(tuple(guids), note_hashes(rd))
 
 
 class _PartReader:
@@ -199,9 +213,11 @@ class _PartReader:
         media_dir: Path | None,
         lang: str | None,
         fallback: bool,
+        keys: bool,
     ) -> None:
         self.path, self.text, self.plan = path, text, plan
         self.media_dir, self.lang, self.fallback = media_dir, lang, fallback
+        self.keys = keys
         self._header: tuple[YMap, int] | None = None
 
     def header(self) -> tuple[YMap, int]:
@@ -233,8 +249,10 @@ class _PartReader:
         # The header ends with 'notes:' and nothing under it: give it this part's notes.
         notes = YSeq(seq.items, self.plan.lines[0][0])
         tree = YMap({**header.entries, "notes": (key_line, notes)}, header.line)
-        _, rendered = _render_part(self.path, tree, self.media_dir, self.lang, self.fallback)
-        return [(rd.notes, rd.media) for rd in rendered]
+        _, rendered = _render_part(
+            self.path, tree, self.media_dir, self.lang, self.fallback, self.keys
+        )
+        return [(rd.notes, rd.media, rd.keys) for rd in rendered]
 
 
 _CLAIM_ANY = -1  # a read of the queue that found it empty
@@ -461,11 +479,14 @@ def read_in_parts(
     fallback: bool = False,
     jobs: int = 2,
     min_part_notes: int = MIN_PART_NOTES,
+    keys: bool = False,
 ) -> tuple[list[Deck], list[RenderedDeck]] | None:
     """Load and render the card file ``path`` in up to ``jobs`` processes: the decks and
     rendered decks :func:`deckbuilder.load.load_deck_languages` and
     :func:`deckbuilder.render.render_deck` would give, or None when the file is small or
-    must be read in one piece (see the module's docstring)."""
+    must be read in one piece (see the module's docstring). ``keys``: also give each
+    rendered deck its notes' GUIDs and content hashes (RenderedDeck.keys), worked out in
+    the processes that read them, for a build."""
     if jobs < 2 or not _can_fork():
         return None
     try:
@@ -476,7 +497,7 @@ def read_in_parts(
     if plan is None:
         return None
     _warm_up()
-    read_part = _PartReader(path, text, plan, media_dir, lang, fallback)
+    read_part = _PartReader(path, text, plan, media_dir, lang, fallback, keys)
     sizes = [len(lines) for lines in plan.lines]
     readers: list[_Reader] = []
     queue, fill = os.pipe()
@@ -493,7 +514,7 @@ def read_in_parts(
                 return None
             if _note_lines(notes[1]) != plan.lines[0]:
                 return None
-            decks, rendered = _render_part(path, tree, media_dir, lang, fallback)
+            decks, rendered = _render_part(path, tree, media_dir, lang, fallback, keys)
         others: dict[int, _PartResult] = {}  # part number -> result, from any process
         running = list(readers)
 
@@ -534,9 +555,11 @@ def _join(
     for index, (deck, first) in enumerate(zip(decks, rendered, strict=True)):
         notes = list(first.notes)
         media = dict(first.media)
+        keys = [first.keys]
         for part in others:
-            part_notes, part_media = part[index]
+            part_notes, part_media, part_keys = part[index]
             notes.extend(part_notes)
+            keys.append(part_keys)
             for name, file in part_media.items():
                 if media.setdefault(name, file) != file:
                     return None
@@ -548,7 +571,15 @@ def _join(
             return None
         whole = replace(deck, notes=tuple(rn.note for rn in notes))
         out_decks.append(whole)
+        joined = None
+        if all(k is not None for k in keys):
+            got = cast(list[NoteKeys], keys)
+            joined = NoteKeys(
+                tuple(g for k in got for g in k.guids), tuple(h for k in got for h in k.hashes)
+            )
         out_rendered.append(
-            RenderedDeck(whole, tuple(notes), dict(sorted(media.items())), first.description)
+            RenderedDeck(
+                whole, tuple(notes), dict(sorted(media.items())), first.description, keys=joined
+            )
         )
     return out_decks, out_rendered

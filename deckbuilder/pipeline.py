@@ -37,19 +37,24 @@ def check(
     lang: str | None = None,
     fallback: bool = False,
     jobs: int = 1,
+    keys: bool = False,
 ) -> list[RenderedDeck]:
     """Load, validate and render every deck; raise one DeckError with all problems.
     Media files no deck uses are reported once, in the first deck's ``warnings``.
     ``lang`` and ``fallback``: see :func:`deckbuilder.load.load_deck_languages`.
     ``jobs``: processes a big card file may be read in (see :mod:`deckbuilder.parallel`);
-    the result is the same whatever it is."""
+    the result is the same whatever it is. ``keys``: a build follows, so work out the
+    notes' GUIDs and content hashes where a big file's parts are read (RenderedDeck.keys).
+    """
     files = find_sources(sources)
     early: dict[Path, tuple[list[Deck], list[RenderedDeck]]] = {}
     if jobs > 1:
         from .parallel import read_in_parts
 
         for source in files:
-            got = read_in_parts(source, media_dir, lang=lang, fallback=fallback, jobs=jobs)
+            got = read_in_parts(
+                source, media_dir, lang=lang, fallback=fallback, jobs=jobs, keys=keys
+            )
             if got is not None:
                 early[source] = got
     decks = load_decks(
@@ -95,7 +100,9 @@ def build(
     """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
     its lock file beside the card file (see :mod:`deckbuilder.manifest`). A deck with
     ``languages:`` is ``<deck id>.<lang>.apkg`` with ``<deck id>.<lang>.lock``."""
-    rendered = check(sources, media_dir=media_dir, lang=lang, fallback=fallback, jobs=jobs)
+    rendered = check(
+        sources, media_dir=media_dir, lang=lang, fallback=fallback, jobs=jobs, keys=True
+    )
     return write_packages(rendered, out_dir, timestamp=timestamp)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .errors import DeckError, Problem
@@ -37,6 +37,17 @@ class RenderedNote:
 
 
 @dataclass(frozen=True)
+class NoteKeys:
+    """Each note's GUID and content hash, in note order, worked out where the notes were
+    rendered: a big file's parts are read in several processes, which compute these too
+    (see deckbuilder.parallel). They are what identity.note_guids and
+    manifest.note_hashes give for the same notes."""
+
+    guids: tuple[str, ...]
+    hashes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RenderedDeck:
     deck: Deck
     notes: tuple[RenderedNote, ...]
@@ -44,6 +55,16 @@ class RenderedDeck:
     description: str = ""  # the deck description as HTML
     # Worth telling the author, not worth refusing the build (printed by the CLI).
     warnings: tuple[Problem, ...] = ()
+    # Computed ahead for these notes, or None: computed when needed. Not part of what
+    # the deck is (equality), and only ever given together with the notes.
+    keys: NoteKeys | None = field(default=None, compare=False)
+
+    def known_keys(self) -> NoteKeys | None:
+        """``keys`` if they were computed for these notes (the same number of them)."""
+        keys = self.keys
+        if keys is None or not len(keys.guids) == len(keys.hashes) == len(self.notes):
+            return None
+        return keys
 
     @property
     def note_types(self) -> list[NoteTypeSpec]:

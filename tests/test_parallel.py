@@ -3,6 +3,7 @@ piece gives, or declines (None) so that the caller reads it in one piece."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import textwrap
@@ -16,9 +17,11 @@ from hypothesis import strategies as st
 
 from deckbuilder import parallel
 from deckbuilder.errors import DeckError
+from deckbuilder.identity import note_guids
 from deckbuilder.load import load_deck_languages
+from deckbuilder.manifest import note_hashes
 from deckbuilder.pipeline import check
-from deckbuilder.render import RenderedDeck, render_deck
+from deckbuilder.render import NoteKeys, RenderedDeck, render_deck
 
 from .conftest import Run
 
@@ -77,9 +80,11 @@ def assert_same(got: list[RenderedDeck], want: list[RenderedDeck]) -> None:
         assert g.media == w.media and list(g.media) == list(w.media)
 
 
-def in_parts(path: Path, jobs: int = 2, lang: str | None = None) -> list[RenderedDeck] | None:
+def in_parts(
+    path: Path, jobs: int = 2, lang: str | None = None, keys: bool = False
+) -> list[RenderedDeck] | None:
     got = parallel.read_in_parts(
-        path, path.parent.parent / "media", lang=lang, jobs=jobs, min_part_notes=3
+        path, path.parent.parent / "media", lang=lang, jobs=jobs, min_part_notes=3, keys=keys
     )
     if got is None:
         return None
@@ -181,6 +186,40 @@ def test_bilingual_deck_in_parts(tmp_path: Path) -> None:
         got = in_parts(path, 3, lang)
         assert got is not None
         assert_same(got, in_one_piece(path, lang))
+
+
+@pytest.mark.parametrize("lang", [None, "en"])
+def test_keys_from_the_parts_are_what_the_whole_deck_gives(
+    tmp_path: Path, lang: str | None
+) -> None:
+    """GUIDs and content hashes worked out part by part, images and languages included."""
+    text = deck_text(40).replace("front: Term 2\n", "front: '![a](a.png)'\n")
+    text = text.replace("front: Term 38\n", "front: '![b](b.png)'\n")
+    if lang:
+        text = text.replace("id: parts\n", "id: parts\nlanguages: [ko, en]\n").replace(
+            "  extra: Remember.\n", "  extra: {ko: 기억하세요., en: Remember.}\n"
+        )
+    path = write(tmp_path, text)
+    (tmp_path / "media" / "a.png").write_bytes(PNG)
+    (tmp_path / "media" / "b.png").write_bytes(PNG + b"b")
+    got = in_parts(path, keys=True, lang=lang)
+    assert got is not None
+    for rd, whole in zip(got, in_one_piece(path, lang), strict=True):
+        assert whole.keys is None and rd.known_keys() == rd.keys
+        assert rd.keys == NoteKeys(
+            tuple(note_guids(whole.deck.key, [rn.note.id for rn in whole.notes])),
+            note_hashes(whole),
+        )
+    plain = in_parts(path, lang=lang)  # not asked for
+    assert plain is not None and all(rd.keys is None for rd in plain)
+
+
+def test_keys_for_other_notes_are_not_used(tmp_path: Path) -> None:
+    path = write(tmp_path, deck_text(40))
+    got = in_parts(path, keys=True)
+    assert got is not None and got[0].keys is not None
+    fewer = dataclasses.replace(got[0], notes=got[0].notes[:-1])
+    assert fewer.keys is not None and fewer.known_keys() is None
 
 
 def test_media_in_two_parts(tmp_path: Path) -> None:
