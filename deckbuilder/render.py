@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from .errors import DeckError, Problem
@@ -68,10 +69,16 @@ class RenderedDeck:
 
     @property
     def note_types(self) -> list[NoteTypeSpec]:
+        """The note types of the notes, in order of first use."""
+        return list(self._note_types)
+
+    @cached_property
+    def _note_types(self) -> tuple[NoteTypeSpec, ...]:
+        # Found once: a build asks several times, and each time was a pass over every note.
         seen: dict[int, NoteTypeSpec] = {}
         for rn in self.notes:
             seen.setdefault(rn.spec.id, rn.spec)
-        return list(seen.values())
+        return tuple(seen.values())
 
 
 def media_name_problem(name: str, image: bool) -> str | None:
