@@ -347,8 +347,12 @@ def _preview_summaries(
     from .preview import build_summary, summary_line
 
     out = []
+    # The languages of a deck have the same cards and settings: one forecast for all.
+    summaries: dict[tuple[int, Any], Any] = {}
     for key, name, cards, settings in decks:
-        summary = build_summary(cards, settings)
+        summary = summaries.get((cards, settings))
+        if summary is None:
+            summary = summaries[cards, settings] = build_summary(cards, settings)
         out.append((key, (f"preview {name}: {summary_line(summary)}", summary.as_dict())))
     return out
 

@@ -222,6 +222,29 @@ def test_build_prints_the_preview_summary_before_writing(project: Path, cli: Cli
     assert not any(line.startswith("preview ") for line in quiet.out.splitlines())
 
 
+def test_build_forecasts_a_bilingual_deck_once(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both languages have the same cards and settings: one forecast, the same summary."""
+    from deckbuilder import preview
+
+    calls: list[int] = []
+    original = preview.build_summary
+
+    def counted(cards: int, settings: object) -> object:
+        calls.append(cards)
+        return original(cards, settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(preview, "build_summary", counted)
+    result = cli("build", "--jobs", "1")  # in this process, where the count is seen
+    assert result.code == 0, result.err
+    assert calls == [BUNDLED_CARDS]
+    summaries = [
+        line.split(": ", 1)[1] for line in result.out.splitlines() if line.startswith("preview ")
+    ]
+    assert len(summaries) == 2 and summaries[0] == summaries[1]
+
+
 def test_help_has_an_example(cli: CliRun) -> None:
     result = cli("preview", "--help")
     assert result.code == 0
