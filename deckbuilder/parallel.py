@@ -255,13 +255,13 @@ class _PartReader:
         return [(rd.notes, rd.media, rd.keys) for rd in rendered]
 
 
-_CLAIM_ANY = -1  # a read of the queue that found it empty
+_NO_PART = -1  # what _claim gives once the queue is empty
 
 
 def _claim(queue: int) -> int:
     """The next part nobody has taken yet (one byte from the shared queue), or -1."""
     got = os.read(queue, 1)
-    return got[0] if got else _CLAIM_ANY
+    return got[0] if got else _NO_PART
 
 
 # A forked reader's message for each part it read: part number, offset and length of the
@@ -274,7 +274,7 @@ def _read_parts_here(read_part: _PartReader, queue: int, messages: int, store: i
     """A forked reader: take parts from the queue until it is empty, storing each result
     in ``store`` and telling the parent where it is."""
     offset = 0
-    while (i := _claim(queue)) != _CLAIM_ANY:
+    while (i := _claim(queue)) != _NO_PART:
         data = pickle.dumps(read_part(i), protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:
@@ -318,8 +318,9 @@ class _Reader:
 
     def stop(self) -> None:
         for fd in (self.messages, self.store):
-            with contextlib.suppress(OSError):
+            if fd >= 0:
                 os.close(fd)
+        self.messages = self.store = -1
         if self.pid:
             with contextlib.suppress(ProcessLookupError):  # already gone
                 os.kill(self.pid, signal.SIGKILL)
@@ -527,7 +528,7 @@ def read_in_parts(
                         raise _NotSplittable
             step("reading", sizes[0] + sum(sizes[i] for i in others), sum(sizes))
 
-        while (i := _claim(queue)) != _CLAIM_ANY:
+        while (i := _claim(queue)) != _NO_PART:
             collect(wait=False)
             with reporting(None):
                 others[i] = read_part(i)
