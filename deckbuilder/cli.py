@@ -6,6 +6,7 @@ Errors are mapped to messages and exit codes in one place, :func:`main`:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -827,11 +828,9 @@ def run() -> None:  # console script
     # Leave without the interpreter's teardown: it frees every object of a big build one
     # by one (0.1 s at 50,000 notes) and has nothing else to do, as files are closed and
     # worker processes reaped by now. Output still in Python's buffers is written first.
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader has gone (deckbuilder schema | head -1)
-        pass
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):  # the reader has gone (deckbuilder schema | head -1)
+            stream.flush()
     os._exit(code)
 
 

@@ -198,7 +198,7 @@ def _render_part(
 
 def _note_keys(rd: RenderedDeck) -> NoteKeys:
     guids = note_guids(rd.deck.key, [rn.note.id for rn in rd.notes])
-    return NoteKeys(tuple(guids), note_hashes(rd))
+    return NoteKeys(tuple(guids), note_hashes(rd), rd.notes)
 
 
 class _PartReader:
@@ -252,6 +252,7 @@ class _PartReader:
         _, rendered = _render_part(
             self.path, tree, self.media_dir, self.lang, self.fallback, self.keys
         )
+        # The keys' reference to the notes costs nothing to send: pickle sends the notes once.
         return [(rd.notes, rd.media, rd.keys) for rd in rendered]
 
 
@@ -312,20 +313,16 @@ class _Reader:
 
     def finish(self) -> bool:
         """Wait for the reader to exit: whether it succeeded."""
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = 0
-        return os.waitstatus_to_exitcode(status) == 0
+        pid, self.pid = self.pid, 0
+        return _exit_code(pid) == 0
 
     def stop(self) -> None:
-        for fd in (self.messages, self.store):
+        fds, self.messages, self.store = (self.messages, self.store), -1, -1
+        for fd in fds:
             if fd >= 0:
                 os.close(fd)
-        self.messages = self.store = -1
-        if self.pid:
-            with contextlib.suppress(ProcessLookupError):  # already gone
-                os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.pid = 0
+        pid, self.pid = self.pid, 0
+        _kill(pid)
 
 
 def _fork_reader(read_part: _PartReader, queue: int) -> _Reader:
@@ -336,7 +333,7 @@ def _fork_reader(read_part: _PartReader, queue: int) -> _Reader:
         code = 1
         try:
             os.close(read_fd)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            _child_sigint()
             with reporting(None):  # only the parent draws progress
                 _read_parts_here(read_part, queue, write_fd, store)
             code = 0
@@ -380,7 +377,7 @@ class Later(Generic[A, T]):
             try:
                 os.close(in_write)
                 os.close(out_read)
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _child_sigint()
                 with reporting(None):
                     if prepare is not None:
                         prepare()
@@ -403,23 +400,23 @@ class Later(Generic[A, T]):
         self.arg, self.given = arg, True
         if self.pid:
             data = pickle.dumps(arg, protocol=pickle.HIGHEST_PROTOCOL)
+            fd, self.to_child = self.to_child, -1  # closed below, whatever happens
             try:
-                with os.fdopen(self.to_child, "wb") as out:
+                with os.fdopen(fd, "wb") as out:
                     out.write(_SIZE.pack(len(data)) + data)
             except OSError:  # it has gone: result() does the work here
                 pass
-            self.to_child = -1
 
     def result(self) -> T:
         if not self.given:
             raise RuntimeError("Later.result() before give()")
         if self.pid:
             try:
-                data = _read_all(self.from_child)
-                self.from_child = -1
-                _, status = os.waitpid(self.pid, 0)
-                self.pid = 0
-                if os.waitstatus_to_exitcode(status) == 0 and data:
+                fd, self.from_child = self.from_child, -1
+                with os.fdopen(fd, "rb") as got:
+                    data = got.read()
+                pid, self.pid = self.pid, 0
+                if _exit_code(pid) == 0 and data:
                     return cast(T, pickle.loads(data))
             finally:
                 self.cancel()
@@ -427,15 +424,12 @@ class Later(Generic[A, T]):
 
     def cancel(self) -> None:
         """Stop the forked process, if there is one."""
-        for fd in (self.to_child, self.from_child):
+        fds, self.to_child, self.from_child = (self.to_child, self.from_child), -1, -1
+        for fd in fds:
             if fd >= 0:
                 os.close(fd)
-        self.to_child = self.from_child = -1
-        if self.pid:
-            with contextlib.suppress(ProcessLookupError):  # already gone
-                os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.pid = 0
+        pid, self.pid = self.pid, 0
+        _kill(pid)
 
 
 _SIZE = struct.Struct("=Q")
@@ -452,12 +446,26 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    os.close(fd)
-    return b"".join(chunks)
+def _child_sigint() -> None:
+    """In a forked process: die of Ctrl-C as a plain process does, unless the parent
+    ignores it (nohup, a background job), which the child then does too."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _exit_code(pid: int) -> int:
+    """Wait for the child ``pid`` to exit; its exit code (negative: the signal)."""
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _kill(pid: int) -> None:
+    """Kill and reap the child ``pid`` (0: none), whether or not it is still running."""
+    if pid:
+        with contextlib.suppress(ProcessLookupError):  # already gone
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):  # already reaped
+            os.waitpid(pid, 0)
 
 
 def _can_fork() -> bool:
@@ -572,15 +580,18 @@ def _join(
             return None
         whole = replace(deck, notes=tuple(rn.note for rn in notes))
         out_decks.append(whole)
+        joined_notes = tuple(notes)
         joined = None
         if all(k is not None for k in keys):
             got = cast(list[NoteKeys], keys)
             joined = NoteKeys(
-                tuple(g for k in got for g in k.guids), tuple(h for k in got for h in k.hashes)
+                tuple(g for k in got for g in k.guids),
+                tuple(h for k in got for h in k.hashes),
+                joined_notes,
             )
         out_rendered.append(
             RenderedDeck(
-                whole, tuple(notes), dict(sorted(media.items())), first.description, keys=joined
+                whole, joined_notes, dict(sorted(media.items())), first.description, keys=joined
             )
         )
     return out_decks, out_rendered

@@ -46,6 +46,9 @@ class NoteKeys:
 
     guids: tuple[str, ...]
     hashes: tuple[str, ...]
+    # The very notes they were worked out for: a deck whose notes were replaced since
+    # (dataclasses.replace) does not use them, however many notes it has.
+    notes: tuple[RenderedNote, ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -61,9 +64,9 @@ class RenderedDeck:
     keys: NoteKeys | None = field(default=None, compare=False)
 
     def known_keys(self) -> NoteKeys | None:
-        """``keys`` if they were computed for these notes (the same number of them)."""
+        """``keys`` if they were worked out for these very notes, else None."""
         keys = self.keys
-        if keys is None or not len(keys.guids) == len(keys.hashes) == len(self.notes):
+        if keys is None or keys.notes is not self.notes:
             return None
         return keys
 

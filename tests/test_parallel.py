@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sys
 import textwrap
 import time
@@ -220,6 +221,10 @@ def test_keys_for_other_notes_are_not_used(tmp_path: Path) -> None:
     assert got is not None and got[0].keys is not None
     fewer = dataclasses.replace(got[0], notes=got[0].notes[:-1])
     assert fewer.keys is not None and fewer.known_keys() is None
+    same_count = dataclasses.replace(got[0], notes=tuple(reversed(got[0].notes)))
+    assert same_count.keys is not None and same_count.known_keys() is None
+    warned = dataclasses.replace(got[0], warnings=())  # the same notes: the keys hold
+    assert warned.known_keys() is got[0].keys
 
 
 def test_media_in_two_parts(tmp_path: Path) -> None:
@@ -439,6 +444,26 @@ def test_later_failure_runs_it_here() -> None:
     job.give(1)
     with pytest.raises(ValueError, match="raised where"):
         job.result()
+
+
+def _sigint_here(_: object) -> tuple[int, object]:
+    return os.getpid(), signal.getsignal(signal.SIGINT)
+
+
+@pytest.mark.parametrize("ignored", [False, True])
+def test_forked_processes_keep_ctrl_c_ignored_if_the_parent_ignores_it(ignored: bool) -> None:
+    """Under nohup or as a background job Ctrl-C is ignored: the children must not die
+    of it while the parent goes on. Otherwise they die of it as a plain process does."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else signal.default_int_handler)
+    try:
+        job = parallel.Later(_sigint_here, jobs=2)
+        job.give(None)
+        pid, handler = job.result()
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert pid != os.getpid()
+    assert handler == (signal.SIG_IGN if ignored else signal.SIG_DFL)
 
 
 def test_later_cancelled_before_it_is_given_leaves_no_process() -> None:
