@@ -29,11 +29,13 @@ def deck_anki_id(deck_key: str) -> int:
 
 def note_guid(deck_key: str, note_id: str) -> str:
     """The note's GUID, in the base-91 alphabet Anki itself uses for GUIDs."""
-    return _base91(_digest("deckbuilder", "note", deck_key, note_id))
+    return note_guids(deck_key, [note_id])[0]
 
 
 def note_guids(deck_key: str, note_ids: Iterable[str]) -> list[str]:
-    """``[note_guid(deck_key, i) for i in note_ids]``, hashing the shared prefix once."""
+    """The GUIDs of a deck's notes: each is the first 8 bytes of the SHA-256 of
+    "deckbuilder", "note", the deck key and the note id joined by U+001F (the prefix
+    encoded once), in base 91."""
     prefix = "\x1f".join(("deckbuilder", "note", deck_key, "")).encode("utf-8")
     sha256 = hashlib.sha256
     from_bytes = int.from_bytes
