@@ -30,6 +30,7 @@ import sys
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
@@ -318,30 +319,51 @@ class _Reader:
 
     def stop(self) -> None:
         fds, self.messages, self.store = (self.messages, self.store), -1, -1
-        for fd in fds:
-            if fd >= 0:
-                os.close(fd)
         pid, self.pid = self.pid, 0
-        _kill(pid)
+        _release(fds, pid)
 
 
-def _fork_reader(read_part: _PartReader, queue: int) -> _Reader:
-    store = os.memfd_create("deckbuilder-parts", os.MFD_CLOEXEC)
-    read_fd, write_fd = os.pipe()
+def _fork(
+    child: Callable[[], object], parent_only: Sequence[int], child_only: Sequence[int]
+) -> int:
+    """Fork; the child closes ``parent_only``, runs ``child()`` and exits (0 if it
+    returned, 1 if it raised), never returning here. The parent closes ``child_only``
+    and gets the child's pid."""
     pid = os.fork()
-    if pid == 0:  # the child: never returns
+    if pid == 0:
         code = 1
         try:
-            os.close(read_fd)
+            for fd in parent_only:
+                os.close(fd)
             _child_sigint()
             with reporting(None):  # only the parent draws progress
-                _read_parts_here(read_part, queue, write_fd, store)
+                child()
             code = 0
         except BaseException:
             pass
         finally:
             os._exit(code)
-    os.close(write_fd)
+    for fd in child_only:
+        os.close(fd)
+    return pid
+
+
+def _release(fds: Sequence[int], pid: int) -> None:
+    """Close ``fds`` (-1: none) and kill and reap the child ``pid`` (0: none)."""
+    for fd in fds:
+        if fd >= 0:
+            os.close(fd)
+    if pid:
+        with contextlib.suppress(ProcessLookupError):  # already gone
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):  # already reaped
+            os.waitpid(pid, 0)
+
+
+def _fork_reader(read_part: _PartReader, queue: int) -> _Reader:
+    store = os.memfd_create("deckbuilder-parts", os.MFD_CLOEXEC)
+    read_fd, write_fd = os.pipe()
+    pid = _fork(partial(_read_parts_here, read_part, queue, write_fd, store), [read_fd], [write_fd])
     return _Reader(pid, read_fd, store)
 
 
@@ -371,28 +393,17 @@ class Later(Generic[A, T]):
     def _start(self, prepare: Callable[[], object] | None) -> None:
         in_read, in_write = os.pipe()
         out_read, out_write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            code = 1
-            try:
-                os.close(in_write)
-                os.close(out_read)
-                _child_sigint()
-                with reporting(None):
-                    if prepare is not None:
-                        prepare()
-                    (size,) = _SIZE.unpack(_read_exactly(in_read, _SIZE.size))
-                    arg = pickle.loads(_read_exactly(in_read, size))
-                    data = pickle.dumps(self.work(arg), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(out_write, "wb") as out:
-                    out.write(data)
-                code = 0
-            except BaseException:
-                pass
-            finally:
-                os._exit(code)
-        os.close(in_read)
-        os.close(out_write)
+
+        def child() -> None:
+            if prepare is not None:
+                prepare()
+            (size,) = _SIZE.unpack(_read_exactly(in_read, _SIZE.size))
+            arg = pickle.loads(_read_exactly(in_read, size))
+            data = pickle.dumps(self.work(arg), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(out_write, "wb") as out:
+                out.write(data)
+
+        pid = _fork(child, [in_write, out_read], [in_read, out_write])
         self.pid, self.to_child, self.from_child = pid, in_write, out_read
 
     def give(self, arg: A) -> None:
@@ -425,11 +436,8 @@ class Later(Generic[A, T]):
     def cancel(self) -> None:
         """Stop the forked process, if there is one."""
         fds, self.to_child, self.from_child = (self.to_child, self.from_child), -1, -1
-        for fd in fds:
-            if fd >= 0:
-                os.close(fd)
         pid, self.pid = self.pid, 0
-        _kill(pid)
+        _release(fds, pid)
 
 
 _SIZE = struct.Struct("=Q")
@@ -457,15 +465,6 @@ def _exit_code(pid: int) -> int:
     """Wait for the child ``pid`` to exit; its exit code (negative: the signal)."""
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
-
-
-def _kill(pid: int) -> None:
-    """Kill and reap the child ``pid`` (0: none), whether or not it is still running."""
-    if pid:
-        with contextlib.suppress(ProcessLookupError):  # already gone
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):  # already reaped
-            os.waitpid(pid, 0)
 
 
 def _can_fork() -> bool:
