@@ -635,7 +635,7 @@ class _LoadBalancer:
         # answered cards today (cheap for a big deck, where the copies are few), or
         # weigh each card's own fuzz range (cheap for a small deck in many copies). The
         # second makes about twice as many passes over what it weighs.
-        copies = np.unique(replica) if self.n_rep > 1 else self.offset[:1]
+        copies = np.unique(replica) if self.n_rep > 1 else np.zeros(1, dtype=np.int64)
         days_ahead = int(hi.max())
         width = int((hi - lo).max()) + 1
         if len(copies) * days_ahead <= 2 * len(ivl) * width:
@@ -667,7 +667,7 @@ class _LoadBalancer:
         import numpy as np
 
         k = np.arange(1, top + 1, dtype=np.int64)
-        c = self.counts[copies[:, None], day + k] if self.n_rep > 1 else self.counts[:1, day + k]
+        c = self.counts[copies[:, None], day + k]
         cum = np.empty((len(copies), top + 1))
         cum[:, 0] = 0.0
         np.cumsum(self._weights(c, k), axis=1, out=cum[:, 1:])
