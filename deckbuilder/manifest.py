@@ -19,11 +19,11 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from itertools import count, repeat
-from operator import attrgetter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import count, repeat
 from json.encoder import encode_basestring as _quote  # a str as json.dumps writes it
+from operator import attrgetter
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -384,25 +384,25 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
     if not old_notes:
         # First build (or a lock file without notes): every note is new and takes the
         # next id in deck order. One map over the notes instead of a branch per note.
-        notes = dict(zip(ids, map(NoteEntry, ids, count(start), hashes, repeat(now))))
+        notes = dict(zip(ids, map(NoteEntry, ids, count(start), hashes, repeat(now)), strict=True))
         added = ids
         next_anki_id = start + len(ids)
     else:
         notes = {}
         get = old_notes.get
         next_anki_id = start
-        for note_id, content in zip(ids, hashes):
-            before = get(note_id)
-            if before is None:
+        for note_id, content in zip(ids, hashes, strict=True):
+            was = get(note_id)
+            if was is None:
                 notes[note_id] = NoteEntry(note_id, next_anki_id, content, now)
                 next_anki_id += 1
                 added.append(note_id)
-            elif before.content == content:
-                notes[note_id] = NoteEntry(note_id, before.anki_id, content, before.changed)
+            elif was.content == content:
+                notes[note_id] = NoteEntry(note_id, was.anki_id, content, was.changed)
                 unchanged.append(note_id)
             else:
-                when = _bump(before.changed, now)
-                notes[note_id] = NoteEntry(note_id, before.anki_id, content, when)
+                when = _bump(was.changed, now)
+                notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
                 changed.append(note_id)
     removed = tuple(old_notes[nid] for nid in sorted([i for i in old_notes if i not in notes]))
     changes = Changes(
@@ -416,7 +416,7 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
     # The high-water mark depends only on ids given, never on the clock, so that an
     # unchanged rebuild leaves the lock file as it was. The new notes' ids are old ids or
     # ids counted up from ``start``, of which the last one given is the highest.
-    high = max(floor + [next_anki_id] if added else floor)
+    high = max([*floor, next_anki_id] if added else floor)
     manifest = Manifest(note_types, notes, high)
     return Update(manifest, changes, first_build=old is None)
 

@@ -136,8 +136,8 @@ def write_packages(
         # fields (two C-level passes) rather than a Python-level comprehension per dict.
         notes = manifest.notes
         stamps = Stamps(
-            note_ids=dict(zip(notes, map(attrgetter("anki_id"), notes.values()))),
-            note_mod=dict(zip(notes, map(attrgetter("changed"), notes.values()))),
+            note_ids=dict(zip(notes, map(attrgetter("anki_id"), notes.values()), strict=True)),
+            note_mod=dict(zip(notes, map(attrgetter("changed"), notes.values()), strict=True)),
             note_type_mod={t.anki_id: t.changed for t in manifest.note_types.values()},
         )
         info = write_package(rd, package_path(out_dir, rd), timestamp=timestamp, stamps=stamps)
