@@ -92,7 +92,7 @@ class NoteTypeEntry:
 @dataclass(frozen=True)
 class Manifest:
     note_types: Mapping[NoteKind, NoteTypeEntry]
-    notes: Mapping[str, NoteEntry]
+    notes: Mapping[str, NoteEntry]  # each entry under its own id
     # Above every Anki note id ever given in this deck, removed notes included: a learner
     # may still have a removed note, and a new note must not take its id.
     next_anki_id: int = 0
@@ -398,7 +398,9 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
                 next_anki_id += 1
                 added.append(note_id)
             elif was.content == content:
-                notes[note_id] = NoteEntry(note_id, was.anki_id, content, was.changed)
+                # Unchanged: the old entry as it is (equal to a new one with the same
+                # fields; it keeps its lock file line, as an unchanged note type does).
+                notes[note_id] = was
                 unchanged.append(note_id)
             else:
                 when = _bump(was.changed, now)

@@ -442,8 +442,29 @@ def test_content_hashes_equal_the_reference(media_dir: Path, data: st.DataObject
 
 
 def updates_agree(old: Manifest | None, rd: RenderedDeck, now: int) -> None:
-    expected = outcome(ref_update_manifest, old, rd, now)
-    assert outcome(update_manifest, old, rd, now) == expected
+    try:
+        expected = ref_update_manifest(old, rd, now)
+    except DeckError:
+        assert outcome(update_manifest, old, rd, now) == outcome(ref_update_manifest, old, rd, now)
+        return
+    update = update_manifest(old, rd, now)
+    # The one difference, on purpose: an unchanged note's entry is the old entry itself
+    # (equal to the new one the reference made, and keeping the line it was read from, as
+    # an unchanged note type's entry always did); every other entry is new, without a line.
+    lines: dict[str, int | None] = {}
+    for note_id, entry in update.manifest.notes.items():
+        if old is not None and entry is old.notes.get(note_id):
+            lines[note_id] = entry.line
+        else:
+            assert entry.line is None
+    notes = {
+        i: dataclasses.replace(e, line=lines[i]) if i in lines else e
+        for i, e in expected.manifest.notes.items()
+    }
+    expected = dataclasses.replace(
+        expected, manifest=dataclasses.replace(expected.manifest, notes=notes)
+    )
+    assert exactly(update) == exactly(expected)
 
 
 @given(decks(), TIMES)
