@@ -406,7 +406,7 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
                 when = _bump(was.changed, now)
                 notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
                 changed.append(note_id)
-    removed = tuple(old_notes[nid] for nid in sorted([i for i in old_notes if i not in notes]))
+    removed = tuple(old_notes[nid] for nid in sorted(old_notes.keys() - notes.keys()))
     changes = Changes(
         added=tuple(sorted(added)),
         changed=tuple(sorted(changed)),

@@ -474,7 +474,7 @@ def test_first_build_equals_the_reference(rd: RenderedDeck, now: int) -> None:
 
 
 @given(manifests(), decks(), TIMES)
-@settings(max_examples=500)
+@settings(max_examples=300)
 @example(Manifest({}, {}, 5), RenderedDeck(DECK, (), {}), 0)  # no old note, none added
 def test_update_of_any_manifest_equals_the_reference(
     old: Manifest, rd: RenderedDeck, now: int
