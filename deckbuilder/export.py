@@ -13,6 +13,7 @@ import os
 import re
 import sqlite3
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -328,20 +329,29 @@ def _deflate(zlib: Any, data: bytes) -> bytes:
     if len(data) < _SPLIT_AT:
         whole = compressor()
         return bytes(whole.compress(data) + whole.flush())
-    from concurrent.futures import ThreadPoolExecutor
-
     view = memoryview(data)
     cut = len(view) // 2
+    tail: list[bytes] = []
+    failed: list[BaseException] = []
 
-    def second_half() -> bytes:
-        part = compressor(zdict=view[cut - _WINDOW : cut])
-        return bytes(part.compress(view[cut:]) + part.flush())
+    def second_half() -> None:
+        try:
+            part = compressor(zdict=view[cut - _WINDOW : cut])
+            tail.append(part.compress(view[cut:]) + part.flush())
+        except BaseException as exc:  # raised below, in the caller's thread
+            failed.append(exc)
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deflate") as pool:
-        later = pool.submit(second_half)
+    # A bare thread: concurrent.futures would import logging (3-6 ms) for one task.
+    thread = threading.Thread(target=second_half, name="deflate")
+    thread.start()
+    try:
         first = compressor()
         head = first.compress(view[:cut]) + first.flush(zlib.Z_SYNC_FLUSH)
-        return bytes(head + later.result())
+    finally:
+        thread.join()
+    if failed:
+        raise failed[0]
+    return bytes(head + tail[0])
 
 
 class _Deflated:

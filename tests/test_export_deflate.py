@@ -90,6 +90,23 @@ def test_deflate_gives_the_same_bytes_every_time() -> None:
     assert len({export._deflate(zlib_ng, data) for _ in range(8)}) == 1
 
 
+class FailingSecondHalf:
+    """zlib-ng, except that compressing with a dictionary (the second half) fails."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(zlib_ng, name)
+
+    def compressobj(self, *args: Any, **kwargs: Any) -> Any:
+        if "zdict" in kwargs:
+            raise MemoryError("second half")
+        return zlib_ng.compressobj(*args, **kwargs)
+
+
+def test_a_failure_on_the_second_thread_is_raised_to_the_caller() -> None:
+    with pytest.raises(MemoryError, match="second half"):
+        export._deflate(FailingSecondHalf(), sample(SPLIT, "text"))
+
+
 def test_a_member_is_deflated_in_one_write() -> None:
     compressor = export._Deflated(zlib_ng)
     assert inflate(compressor.compress(b"abc") + compressor.flush()) == b"abc"
