@@ -39,7 +39,6 @@ from deckbuilder.manifest import (
 from deckbuilder.model import BasicNote, Deck, NoteKind
 from deckbuilder.notetypes import NoteTypeSpec, note_type
 from deckbuilder.pipeline import check
-from deckbuilder.progress import reporting
 from deckbuilder.render import RenderedDeck, RenderedNote, render_deck
 
 from .conftest import DATA, ROOT
@@ -460,14 +459,6 @@ def test_scratch_settings_do_not_stay_in_the_collection(tmp_path: Path) -> None:
     finally:
         conn.close()
     assert not list(tmp_path.glob("c.anki2-*"))  # no journal left beside it
-
-
-def test_rows_report_progress_as_before(tmp_path: Path) -> None:
-    rd = _generated(tmp_path, 600)
-    seen: list[tuple[str, int, int]] = []
-    with reporting(lambda *report: seen.append(report)):
-        export._write_collection(rd, tmp_path / "c.anki2", 1_700_000_000, export.Stamps())
-    assert seen == [("writing", 256, 600), ("writing", 512, 600)]
 
 
 @given(st.lists(_IDS, unique=True, max_size=12), st.lists(_IDS, unique=True, max_size=12))
