@@ -28,9 +28,11 @@ import signal
 import struct
 import sys
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
@@ -38,7 +40,8 @@ from .errors import DeckError
 from .identity import note_guids
 from .load import MAX_NOTES, decks_from_tree, read_text
 from .manifest import note_hashes
-from .model import Deck
+from .model import Deck, Note, NoteCounts, NoteKind
+from .notetypes import NoteTypeSpec, note_type
 from .progress import reporting, step
 from .render import NoteKeys, RenderedDeck, RenderedNote, render_deck
 from .yamlsource import YMap, YSeq, YValue, parse_part
@@ -156,9 +159,136 @@ def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> P
     return Plan(header_end, tuple(bounds), line_of)
 
 
-# What a part sends back: per language (in the order decks_from_tree gives them) its
-# rendered notes and the media they use.
-_PartResult = list[tuple[tuple[RenderedNote, ...], dict[str, Path], NoteKeys | None]]
+@dataclass(frozen=True)
+class _PartDeck:
+    """One language's share of a part: its rendered notes, their source notes (in the same
+    order) and ids, the media they use, their GUIDs and content hashes (if asked for) and
+    their counts (Deck.counts()). Everything the join needs is here, worked out while the
+    processes still share the reading, not after."""
+
+    notes: tuple[RenderedNote, ...]
+    sources: tuple[Note, ...]
+    ids: frozenset[str]
+    media: dict[str, Path]
+    keys: NoteKeys | None
+    counts: dict[NoteKind, tuple[int, int]]
+
+
+# What reading a part gives: per language (in the order decks_from_tree gives them) its
+# share of the deck.
+_PartResult = list[_PartDeck]
+
+# A RenderedNote's attributes, in order: _Packed carries each of them (a test checks that
+# these are all there are).
+_RENDERED_NOTE_FIELDS = ("note", "spec", "fields", "tags", "media")
+
+# A note's shape: its class, the names of its attributes and the keys of its field_lines.
+_Shape = tuple[type[Note], tuple[str, ...], tuple[str, ...]]
+
+
+def _consume(calls: Iterator[object]) -> None:
+    """Run the calls a ``map`` makes (for their effect), keeping none of the results."""
+    deque(calls, maxlen=0)
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """A :class:`_PartDeck` in the form a forked reader sends it: cheap to pickle and, above
+    all, cheap to unpickle into the same objects in this process, whose time is what a
+    build waits for.
+
+    Pickling the objects sends with every note its class, the names of its attributes and
+    of its field_lines' keys, each as an opcode to run, and with every part the note types
+    (templates and CSS). Here notes are grouped by shape; each shape's names go once, each
+    note's values as one row, and this process rebuilds a shape's notes with ``map`` and
+    ``zip`` (loops that run in C) instead of one opcode at a time. Notes are rebuilt as
+    pickle rebuilds them, from their attributes without calling ``__init__``, so they are
+    the very same values; note types are this process's own (note_type)."""
+
+    shapes: tuple[_Shape, ...]
+    # Per shape, each note's attribute values in order (None for field_lines) and the
+    # values of its field_lines.
+    rows: tuple[list[tuple[object, ...]], ...]
+    lines: tuple[list[tuple[int, ...]], ...]
+    order: list[int]  # each note's shape, in note order
+    fields: list[tuple[str, ...]]  # each RenderedNote's fields, tags and media
+    tags: list[tuple[str, ...]]
+    note_media: list[tuple[str, ...]]
+    ids: frozenset[str]
+    media: dict[str, Path]
+    keys: tuple[tuple[str, ...], tuple[str, ...]] | None  # guids, hashes
+    counts: dict[NoteKind, tuple[int, int]]
+
+    @classmethod
+    def pack(cls, part: _PartDeck) -> _Packed:
+        specs = {kind: note_type(kind) for kind in NoteKind}
+        shapes: dict[_Shape, int] = {}
+        gaps: list[int] = []  # per shape: where field_lines is among the attributes
+        rows: list[list[tuple[object, ...]]] = []
+        lines: list[list[tuple[int, ...]]] = []
+        order: list[int] = []
+        for rn in part.notes:
+            note = rn.note
+            if rn.spec is not specs[note.kind]:  # unpack() gives note_type(kind)
+                raise _NotSplittable
+            state = vars(note)
+            field_lines = state["field_lines"]
+            shape = (type(note), tuple(state), tuple(field_lines))
+            index = shapes.get(shape)
+            if index is None:
+                index = shapes[shape] = len(shapes)
+                gaps.append(shape[1].index("field_lines"))
+                rows.append([])
+                lines.append([])
+            values = list(state.values())
+            values[gaps[index]] = None  # sent as its values alone, in lines
+            rows[index].append(tuple(values))
+            lines[index].append(tuple(field_lines.values()))
+            order.append(index)
+        notes = part.notes
+        return cls(
+            tuple(shapes),
+            tuple(rows),
+            tuple(lines),
+            order,
+            [rn.fields for rn in notes],
+            [rn.tags for rn in notes],
+            [rn.media for rn in notes],
+            part.ids,
+            part.media,
+            None if part.keys is None else (part.keys.guids, part.keys.hashes),
+            part.counts,
+        )
+
+    def unpack(self) -> _PartDeck:
+        new, set_attribute = object.__new__, object.__setattr__
+        by_shape: list[Iterator[Note]] = []
+        specs: list[NoteTypeSpec] = []
+        for (kind, names, line_keys), rows, lines in zip(
+            self.shapes, self.rows, self.lines, strict=True
+        ):
+            states = list(map(dict, map(zip, repeat(names), rows)))
+            field_lines = map(dict, map(zip, repeat(line_keys), lines))
+            _consume(map(dict.__setitem__, states, repeat("field_lines"), field_lines))
+            notes = list(map(new, repeat(kind, len(states))))
+            _consume(map(set_attribute, notes, repeat("__dict__"), states))
+            by_shape.append(iter(notes))
+            specs.append(note_type(kind.kind))
+        # Each shape's notes, taken in turn back into note order.
+        in_order = list(map(next, map(by_shape.__getitem__, self.order)))
+        values = zip(
+            in_order,
+            map(specs.__getitem__, self.order),
+            self.fields,
+            self.tags,
+            self.note_media,
+            strict=True,
+        )
+        rendered = tuple(map(new, repeat(RenderedNote, len(in_order))))
+        rendered_states = map(dict, map(zip, repeat(_RENDERED_NOTE_FIELDS), values))
+        _consume(map(set_attribute, rendered, repeat("__dict__"), rendered_states))
+        keys = None if self.keys is None else NoteKeys(*self.keys, rendered)
+        return _PartDeck(rendered, tuple(in_order), self.ids, self.media, keys, self.counts)
 
 
 def _note_lines(seq: YSeq) -> tuple[int, ...]:
@@ -202,6 +332,12 @@ def _note_keys(rd: RenderedDeck) -> NoteKeys:
     return NoteKeys(tuple(guids), note_hashes(rd), rd.notes)
 
 
+def _share(rd: RenderedDeck) -> _PartDeck:
+    sources = rd.deck.notes  # render_deck gives one RenderedNote per note, in order
+    ids = frozenset([note.id for note in sources])
+    return _PartDeck(rd.notes, sources, ids, rd.media, rd.keys, rd.deck.counts())
+
+
 class _PartReader:
     """Reads parts other than the first: each is parsed, validated and rendered under the
     deck's header (parsed once)."""
@@ -236,7 +372,7 @@ class _PartReader:
         return self._header
 
     def __call__(self, i: int) -> _PartResult:
-        """Part ``i`` (> 0): per language, its rendered notes and the media they use."""
+        """Part ``i`` (> 0): per language, its share of the deck."""
         header, key_line = self.header()
         try:
             # The part starts with its first note.
@@ -253,8 +389,7 @@ class _PartReader:
         _, rendered = _render_part(
             self.path, tree, self.media_dir, self.lang, self.fallback, self.keys
         )
-        # The keys' reference to the notes costs nothing to send: pickle sends the notes once.
-        return [(rd.notes, rd.media, rd.keys) for rd in rendered]
+        return [_share(rd) for rd in rendered]
 
 
 _NO_PART = -1  # what _claim gives once the queue is empty
@@ -277,7 +412,8 @@ def _read_parts_here(read_part: _PartReader, queue: int, messages: int, store: i
     in ``store`` and telling the parent where it is."""
     offset = 0
     while (i := _claim(queue)) != _NO_PART:
-        data = pickle.dumps(read_part(i), protocol=pickle.HIGHEST_PROTOCOL)
+        packed = [_Packed.pack(part) for part in read_part(i)]
+        data = pickle.dumps(packed, protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:
             written = os.pwrite(store, view, offset + len(data) - len(view))
@@ -309,7 +445,8 @@ class _Reader:
             self.pending += chunk
             whole = len(self.pending) - len(self.pending) % _MESSAGE.size
             for i, offset, length in _MESSAGE.iter_unpack(self.pending[:whole]):
-                into[i] = pickle.loads(os.pread(self.store, length, offset))
+                packed = pickle.loads(os.pread(self.store, length, offset))
+                into[i] = [part.unpack() for part in packed]
             self.pending = self.pending[whole:]
 
     def finish(self) -> bool:
@@ -550,47 +687,57 @@ def read_in_parts(
                 os.close(fd)
         for reader in readers:
             reader.stop()
-    return _join(decks, rendered, [others[i] for i in range(1, len(plan.bounds))])
+    parts = [[_share(rd) for rd in rendered]] + [others[i] for i in range(1, len(plan.bounds))]
+    return _join(decks, rendered, parts)
 
 
 def _join(
-    decks: Sequence[Deck], rendered: Sequence[RenderedDeck], others: Sequence[_PartResult]
+    decks: Sequence[Deck], rendered: Sequence[RenderedDeck], parts: Sequence[_PartResult]
 ) -> tuple[list[Deck], list[RenderedDeck]] | None:
-    """One deck per language from the parts, or None when the parts overlap (a note id
-    or a media name in two parts: reading in one piece decides what that means)."""
+    """One deck per language from the parts (the first one's ``decks`` and ``rendered``
+    give the rest of each deck), or None when the parts overlap (a note id or a media name
+    in two parts: reading in one piece decides what that means)."""
     out_decks: list[Deck] = []
     out_rendered: list[RenderedDeck] = []
     for index, (deck, first) in enumerate(zip(decks, rendered, strict=True)):
-        notes = list(first.notes)
-        media = dict(first.media)
-        keys = [first.keys]
-        for part in others:
-            part_notes, part_media, part_keys = part[index]
-            notes.extend(part_notes)
-            keys.append(part_keys)
-            for name, file in part_media.items():
+        shares = [part[index] for part in parts]
+        # Joined with C-level loops (chain, map): this runs after the parallel part.
+        notes = tuple(chain.from_iterable(share.notes for share in shares))
+        media: dict[str, Path] = {}
+        for share in shares:
+            for name, file in share.media.items():
                 if media.setdefault(name, file) != file:
                     return None
         if len(notes) > MAX_NOTES:
             return None
-        if len({rn.note.id for rn in notes}) != len(notes):
+        # (Ids are unique within each part, or reading it would have failed.)
+        if len(frozenset().union(*(share.ids for share in shares))) != len(notes):
             return None
         if len({name.casefold() for name in media}) != len(media):
             return None
-        whole = replace(deck, notes=tuple(rn.note for rn in notes))
+        sources = tuple(chain.from_iterable(share.sources for share in shares))
+        whole = replace(deck, notes=sources, counted=NoteCounts(_add_counts(shares), sources))
         out_decks.append(whole)
-        joined_notes = tuple(notes)
         joined = None
-        if all(k is not None for k in keys):
-            got = cast(list[NoteKeys], keys)
+        if all(share.keys is not None for share in shares):
+            keys = [cast(NoteKeys, share.keys) for share in shares]
             joined = NoteKeys(
-                tuple(g for k in got for g in k.guids),
-                tuple(h for k in got for h in k.hashes),
-                joined_notes,
+                tuple(chain.from_iterable(k.guids for k in keys)),
+                tuple(chain.from_iterable(k.hashes for k in keys)),
+                notes,
             )
         out_rendered.append(
-            RenderedDeck(
-                whole, joined_notes, dict(sorted(media.items())), first.description, keys=joined
-            )
+            RenderedDeck(whole, notes, dict(sorted(media.items())), first.description, keys=joined)
         )
     return out_decks, out_rendered
+
+
+def _add_counts(shares: Sequence[_PartDeck]) -> dict[NoteKind, tuple[int, int]]:
+    """The parts' counts added up, as Deck.counts() gives them for the whole deck."""
+    notes = dict.fromkeys(NoteKind, 0)
+    cards = dict.fromkeys(NoteKind, 0)
+    for share in shares:
+        for kind, (n, c) in share.counts.items():
+            notes[kind] += n
+            cards[kind] += c
+    return {kind: (notes[kind], cards[kind]) for kind in NoteKind if notes[kind]}
