@@ -27,7 +27,7 @@ import re
 import signal
 import struct
 import sys
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -59,6 +59,10 @@ MIN_PART_NOTES = 2_000
 # small. Part numbers travel as single bytes, hence the cap.
 PARTS_PER_JOB = 8
 MAX_PARTS = 255
+# The last parts are smaller (see plan_parts): a part is at most 1/TAPER of the text left
+# after the one before it, and at least 1/TAPER_FLOOR of an equal share.
+TAPER = 4
+TAPER_FLOOR = 8
 
 # Patterns over "\n" + text + "\n", so that each match starts at the "\n" before a line:
 # its offset there is the line's offset in the text.
@@ -92,8 +96,9 @@ class Plan:
 
 
 def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> Plan | None:
-    """Cut points for up to ``parts`` parts of at least ``min_part_notes`` notes each, or
-    None when the file is small or its shape is not the plain one this scan understands:
+    """Cut points for up to ``parts`` equal shares of at least ``min_part_notes`` notes
+    each, the last shares cut into smaller and smaller parts (see below), or None when
+    the file is small or its shape is not the plain one this scan understands:
     one ``notes:`` key at the left margin, the last key of the file, with a block list of
     notes under it, and no YAML directives or document markers."""
     if parts < 2:
@@ -136,23 +141,31 @@ def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> P
     count = min(parts, len(starts) // min_part_notes)
     if count < 2:
         return None
-    # Cut near equal shares of the text, each at the start of a note.
+    # Cut near equal shares of the text, each at the start of a note. Parts are taken in
+    # order, and the processes finish close together only if the last parts are small:
+    # once less than TAPER shares are left, each part is 1/TAPER of what is left, down to
+    # 1/TAPER_FLOOR of a share (a part's fixed cost is about 0.1 ms).
+    share = (len(text) - header_end) / count
     bounds = [0]
     chosen = 0
-    for k in range(1, count):
-        target = header_end + int((len(text) - header_end) * k / count)
-        while chosen + 1 < len(starts) and starts[chosen + 1] <= target:
-            chosen += 1
+    target = float(header_end)
+    while len(bounds) < MAX_PARTS:
+        left = len(text) - target
+        size = max(min(share, left / TAPER), share / TAPER_FLOOR)
+        if left - size < share / TAPER_FLOOR - 1:  # the rest makes the last part
+            break
+        target += size
+        # The last start at or before the target (not before the previous cut).
+        chosen = max(chosen, bisect_right(starts, int(target)) - 1)
         if starts[chosen] <= bounds[-1]:
-            return None
+            if size == share:  # a note longer than a share: read in one piece
+                return None
+            continue  # a small part with no note of its own: try a bigger one
         bounds.append(starts[chosen])
-    number = 1
-    previous = 0
-    numbers: list[int] = []
-    for start in starts:
-        number += text.count("\n", previous, start)
-        previous = start
-        numbers.append(number)
+    # The line of each start: 1 + the line breaks before it, counted from one start to the
+    # next in C (map, accumulate): this runs before the other processes start.
+    breaks = map(text.count, itertools.repeat("\n"), [0, *starts[:-1]], starts)
+    numbers = list(itertools.accumulate(breaks, initial=1))[1:]
     # Each part's notes: the starts from its bound to the next (starts are in order).
     firsts = [bisect_left(starts, bound) for bound in bounds] + [len(starts)]
     line_of = tuple(tuple(numbers[a:b]) for a, b in itertools.pairwise(firsts))
