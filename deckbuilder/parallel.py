@@ -673,6 +673,7 @@ def read_in_parts(
             if _note_lines(notes[1]) != plan.lines[0]:
                 return None
             decks, rendered = _render_part(path, tree, media_dir, lang, fallback, keys)
+            first = [_share(rd) for rd in rendered]  # now, while the readers still read
         others: dict[int, _PartResult] = {}  # part number -> result, from any process
         running = list(readers)
 
@@ -700,8 +701,7 @@ def read_in_parts(
                 os.close(fd)
         for reader in readers:
             reader.stop()
-    parts = [[_share(rd) for rd in rendered]] + [others[i] for i in range(1, len(plan.bounds))]
-    return _join(decks, rendered, parts)
+    return _join(decks, rendered, [first] + [others[i] for i in range(1, len(plan.bounds))])
 
 
 def _join(
