@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import chain, repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
@@ -41,7 +42,7 @@ from .identity import note_guids
 from .load import MAX_NOTES, decks_from_tree, read_text
 from .manifest import note_hashes
 from .model import Deck, Note, NoteCounts, NoteKind
-from .notetypes import NoteTypeSpec, note_type
+from .notetypes import note_type
 from .progress import reporting, step
 from .render import NoteKeys, RenderedDeck, RenderedNote, render_deck
 from .yamlsource import YMap, YSeq, YValue, parse_part
@@ -195,9 +196,6 @@ _PartResult = list[_PartDeck]
 # these are all there are).
 _RENDERED_NOTE_FIELDS = ("note", "spec", "fields", "tags", "media")
 
-# A note's shape: its class, the names of its attributes and the keys of its field_lines.
-_Shape = tuple[type[Note], tuple[str, ...], tuple[str, ...]]
-
 
 def _consume(calls: Iterator[object]) -> None:
     """Run the calls a ``map`` makes (for their effect), keeping none of the results."""
@@ -206,25 +204,20 @@ def _consume(calls: Iterator[object]) -> None:
 
 @dataclass(frozen=True)
 class _Packed:
-    """A :class:`_PartDeck` in the form a forked reader sends it: cheap to pickle and, above
-    all, cheap to unpickle into the same objects in this process, whose time is what a
-    build waits for.
+    """A :class:`_PartDeck` in the form a forked reader sends it, cheaper to pickle and to
+    unpickle in this process, whose time is what a build waits for.
 
-    Pickling the objects sends with every note its class, the names of its attributes and
-    of its field_lines' keys, each as an opcode to run, and with every part the note types
-    (templates and CSS). Here notes are grouped by shape; each shape's names go once, each
-    note's values as one row, and this process rebuilds a shape's notes with ``map`` and
-    ``zip`` (loops that run in C) instead of one opcode at a time. Notes are rebuilt as
-    pickle rebuilds them, from their attributes without calling ``__init__``, so they are
-    the very same values; note types are this process's own (note_type)."""
+    Source notes are pickled as they are: unpickling builds them in C about as fast as
+    anything written here could (measured). Around them, each RenderedNote would cost
+    an object, a dictionary of its state made only to be copied and opcodes for each
+    attribute's name, and each part would bring its own copy of the note types
+    (templates and CSS): here the rendered notes' fields, tags and media travel as three
+    lists, and this process rebuilds the RenderedNotes with ``map`` and ``zip`` (loops
+    that run in C), from their attributes without calling ``__init__`` (as pickle does),
+    with its own note types (note_type), as when it renders notes itself."""
 
-    shapes: tuple[_Shape, ...]
-    # Per shape, each note's attribute values in order (None for field_lines) and the
-    # values of its field_lines.
-    rows: tuple[list[tuple[object, ...]], ...]
-    lines: tuple[list[tuple[int, ...]], ...]
-    order: list[int]  # each note's shape, in note order
-    fields: list[tuple[str, ...]]  # each RenderedNote's fields, tags and media
+    sources: tuple[Note, ...]
+    fields: list[tuple[str, ...]]
     tags: list[tuple[str, ...]]
     note_media: list[tuple[str, ...]]
     ids: frozenset[str]
@@ -234,36 +227,12 @@ class _Packed:
 
     @classmethod
     def pack(cls, part: _PartDeck) -> _Packed:
-        specs = {kind: note_type(kind) for kind in NoteKind}
-        shapes: dict[_Shape, int] = {}
-        gaps: list[int] = []  # per shape: where field_lines is among the attributes
-        rows: list[list[tuple[object, ...]]] = []
-        lines: list[list[tuple[int, ...]]] = []
-        order: list[int] = []
-        for rn in part.notes:
-            note = rn.note
-            if rn.spec is not specs[note.kind]:  # unpack() gives note_type(kind)
-                raise _NotSplittable
-            state = vars(note)
-            field_lines = state["field_lines"]
-            shape = (type(note), tuple(state), tuple(field_lines))
-            index = shapes.get(shape)
-            if index is None:
-                index = shapes[shape] = len(shapes)
-                gaps.append(shape[1].index("field_lines"))
-                rows.append([])
-                lines.append([])
-            values = list(state.values())
-            values[gaps[index]] = None  # sent as its values alone, in lines
-            rows[index].append(tuple(values))
-            lines[index].append(tuple(field_lines.values()))
-            order.append(index)
         notes = part.notes
+        specs = {kind: note_type(kind) for kind in NoteKind}
+        if any(rn.spec is not specs[rn.note.kind] for rn in notes):  # see unpack()
+            raise _NotSplittable
         return cls(
-            tuple(shapes),
-            tuple(rows),
-            tuple(lines),
-            order,
+            part.sources,
             [rn.fields for rn in notes],
             [rn.tags for rn in notes],
             [rn.media for rn in notes],
@@ -275,33 +244,24 @@ class _Packed:
 
     def unpack(self) -> _PartDeck:
         new, set_attribute = object.__new__, object.__setattr__
-        by_shape: list[Iterator[Note]] = []
-        specs: list[NoteTypeSpec] = []
-        for (kind, names, line_keys), rows, lines in zip(
-            self.shapes, self.rows, self.lines, strict=True
-        ):
-            states = list(map(dict, map(zip, repeat(names), rows)))
-            field_lines = map(dict, map(zip, repeat(line_keys), lines))
-            _consume(map(dict.__setitem__, states, repeat("field_lines"), field_lines))
-            notes = list(map(new, repeat(kind, len(states))))
-            _consume(map(set_attribute, notes, repeat("__dict__"), states))
-            by_shape.append(iter(notes))
-            specs.append(note_type(kind.kind))
-        # Each shape's notes, taken in turn back into note order.
-        in_order = list(map(next, map(by_shape.__getitem__, self.order)))
+        sources = self.sources
+        specs = {kind: note_type(kind) for kind in NoteKind}
         values = zip(
-            in_order,
-            map(specs.__getitem__, self.order),
+            sources,
+            map(specs.__getitem__, map(_kind, sources)),
             self.fields,
             self.tags,
             self.note_media,
             strict=True,
         )
-        rendered = tuple(map(new, repeat(RenderedNote, len(in_order))))
-        rendered_states = map(dict, map(zip, repeat(_RENDERED_NOTE_FIELDS), values))
-        _consume(map(set_attribute, rendered, repeat("__dict__"), rendered_states))
+        rendered = tuple(map(new, repeat(RenderedNote, len(sources))))
+        states = map(dict, map(zip, repeat(_RENDERED_NOTE_FIELDS), values))
+        _consume(map(set_attribute, rendered, repeat("__dict__"), states))
         keys = None if self.keys is None else NoteKeys(*self.keys, rendered)
-        return _PartDeck(rendered, tuple(in_order), self.ids, self.media, keys, self.counts)
+        return _PartDeck(rendered, sources, self.ids, self.media, keys, self.counts)
+
+
+_kind = attrgetter("kind")
 
 
 def _note_lines(seq: YSeq) -> tuple[int, ...]:
