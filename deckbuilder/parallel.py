@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import chain, repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
@@ -262,6 +262,7 @@ class _Packed:
 
 
 _kind = attrgetter("kind")
+_note_of = attrgetter("note")
 
 
 def _note_lines(seq: YSeq) -> tuple[int, ...]:
@@ -306,7 +307,10 @@ def _note_keys(rd: RenderedDeck) -> NoteKeys:
 
 
 def _share(rd: RenderedDeck) -> _PartDeck:
-    sources = rd.deck.notes  # render_deck gives one RenderedNote per note, in order
+    sources = rd.deck.notes
+    # render_deck gives one RenderedNote per note, in order: the join relies on it.
+    if len(sources) != len(rd.notes) or not all(map(is_, map(_note_of, rd.notes), sources)):
+        raise _NotSplittable
     ids = frozenset([note.id for note in sources])
     return _PartDeck(rd.notes, sources, ids, rd.media, rd.keys, rd.deck.counts())
 
