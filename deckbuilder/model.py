@@ -23,6 +23,7 @@ __all__ = [
     "Deck",
     "McqNote",
     "Note",
+    "NoteCounts",
     "NoteKind",
     "StudySettings",
     "cloze_ordinals",
@@ -143,6 +144,16 @@ class StudySettings:
 
 
 @dataclass(frozen=True)
+class NoteCounts:
+    """(notes, cards) per note kind, as :meth:`Deck.counts` gives them, counted ahead for
+    the very notes ``notes`` (a big file's parts count theirs where they are read, see
+    deckbuilder.parallel)."""
+
+    by_kind: Mapping[NoteKind, tuple[int, int]]
+    notes: tuple[Note, ...] = field(default=(), repr=False, compare=False)
+
+
+@dataclass(frozen=True)
 class Deck:
     """One card file: an Anki deck and its notes."""
 
@@ -161,6 +172,10 @@ class Deck:
     # Worth telling the author, found while loading (e.g. a --fallback to the default
     # language); the renderer passes them on in RenderedDeck.warnings.
     warnings: tuple[Problem, ...] = field(default=(), compare=False)
+    # Counted ahead, or None: counted when first asked. Not part of what the deck is
+    # (equality), and used only for the very notes it was counted for: a deck whose notes
+    # were replaced since (dataclasses.replace) counts its own.
+    counted: NoteCounts | None = field(default=None, repr=False, compare=False)
 
     @property
     def card_count(self) -> int:
@@ -174,6 +189,9 @@ class Deck:
     def _counts(self) -> dict[NoteKind, tuple[int, int]]:
         # Counted once per deck: a cloze note's cards are found by a regex over its text,
         # and a build asks for the counts several times (preview, summary, JSON).
+        known = self.counted
+        if known is not None and known.notes is self.notes:
+            return dict(known.by_kind)
         notes = dict.fromkeys(NoteKind, 0)
         cards = dict.fromkeys(NoteKind, 0)
         for note in self.notes:

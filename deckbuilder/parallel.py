@@ -27,10 +27,13 @@ import re
 import signal
 import struct
 import sys
-from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import chain, repeat
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
@@ -38,7 +41,8 @@ from .errors import DeckError
 from .identity import note_guids
 from .load import MAX_NOTES, decks_from_tree, read_text
 from .manifest import note_hashes
-from .model import Deck
+from .model import Deck, Note, NoteCounts, NoteKind
+from .notetypes import note_type
 from .progress import reporting, step
 from .render import NoteKeys, RenderedDeck, RenderedNote, render_deck
 from .yamlsource import YMap, YSeq, YValue, parse_part
@@ -56,6 +60,10 @@ MIN_PART_NOTES = 2_000
 # small. Part numbers travel as single bytes, hence the cap.
 PARTS_PER_JOB = 8
 MAX_PARTS = 255
+# The last parts are smaller (see plan_parts): a part is at most 1/TAPER of the text left
+# after the one before it, and at least 1/TAPER_FLOOR of an equal share.
+TAPER = 4
+TAPER_FLOOR = 8
 
 # Patterns over "\n" + text + "\n", so that each match starts at the "\n" before a line:
 # its offset there is the line's offset in the text.
@@ -89,8 +97,9 @@ class Plan:
 
 
 def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> Plan | None:
-    """Cut points for up to ``parts`` parts of at least ``min_part_notes`` notes each, or
-    None when the file is small or its shape is not the plain one this scan understands:
+    """Cut points for up to ``parts`` equal shares of at least ``min_part_notes`` notes
+    each, the last shares cut into smaller and smaller parts (see below), or None when
+    the file is small or its shape is not the plain one this scan understands:
     one ``notes:`` key at the left margin, the last key of the file, with a block list of
     notes under it, and no YAML directives or document markers."""
     if parts < 2:
@@ -133,32 +142,127 @@ def plan_parts(text: str, parts: int, min_part_notes: int = MIN_PART_NOTES) -> P
     count = min(parts, len(starts) // min_part_notes)
     if count < 2:
         return None
-    # Cut near equal shares of the text, each at the start of a note.
+    # Cut near equal shares of the text, each at the start of a note. Parts are taken in
+    # order, and the processes finish close together only if the last parts are small:
+    # once less than TAPER shares are left, each part is 1/TAPER of what is left, down to
+    # 1/TAPER_FLOOR of a share (a part's fixed cost is about 0.1 ms).
+    share = (len(text) - header_end) / count
     bounds = [0]
     chosen = 0
-    for k in range(1, count):
-        target = header_end + int((len(text) - header_end) * k / count)
-        while chosen + 1 < len(starts) and starts[chosen + 1] <= target:
-            chosen += 1
+    target = float(header_end)
+    while len(bounds) < MAX_PARTS:
+        left = len(text) - target
+        size = max(min(share, left / TAPER), share / TAPER_FLOOR)
+        if left - size < share / TAPER_FLOOR - 1:  # the rest makes the last part
+            break
+        target += size
+        # The last start at or before the target (not before the previous cut).
+        chosen = max(chosen, bisect_right(starts, int(target)) - 1)
         if starts[chosen] <= bounds[-1]:
-            return None
+            if size == share:  # a note longer than a share: read in one piece
+                return None
+            continue  # a small part with no note of its own: try a bigger one
         bounds.append(starts[chosen])
-    number = 1
-    previous = 0
-    numbers: list[int] = []
-    for start in starts:
-        number += text.count("\n", previous, start)
-        previous = start
-        numbers.append(number)
+    # The line of each start: 1 + the line breaks before it, counted from one start to the
+    # next in C (map, accumulate): this runs before the other processes start.
+    breaks = map(text.count, itertools.repeat("\n"), [0, *starts[:-1]], starts)
+    numbers = list(itertools.accumulate(breaks, initial=1))[1:]
     # Each part's notes: the starts from its bound to the next (starts are in order).
     firsts = [bisect_left(starts, bound) for bound in bounds] + [len(starts)]
     line_of = tuple(tuple(numbers[a:b]) for a, b in itertools.pairwise(firsts))
     return Plan(header_end, tuple(bounds), line_of)
 
 
-# What a part sends back: per language (in the order decks_from_tree gives them) its
-# rendered notes and the media they use.
-_PartResult = list[tuple[tuple[RenderedNote, ...], dict[str, Path], NoteKeys | None]]
+@dataclass(frozen=True)
+class _PartDeck:
+    """One language's share of a part: its rendered notes, their source notes (in the same
+    order) and ids, the media they use, their GUIDs and content hashes (if asked for) and
+    their counts (Deck.counts()). Everything the join needs is here, worked out while the
+    processes still share the reading, not after."""
+
+    notes: tuple[RenderedNote, ...]
+    sources: tuple[Note, ...]
+    ids: frozenset[str]
+    media: dict[str, Path]
+    keys: NoteKeys | None
+    counts: dict[NoteKind, tuple[int, int]]
+
+
+# What reading a part gives: per language (in the order decks_from_tree gives them) its
+# share of the deck.
+_PartResult = list[_PartDeck]
+
+# A RenderedNote's attributes, in order: _Packed carries each of them (a test checks that
+# these are all there are).
+_RENDERED_NOTE_FIELDS = ("note", "spec", "fields", "tags", "media")
+
+
+def _consume(calls: Iterator[object]) -> None:
+    """Run the calls a ``map`` makes (for their effect), keeping none of the results."""
+    deque(calls, maxlen=0)
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """A :class:`_PartDeck` in the form a forked reader sends it, cheaper to pickle and to
+    unpickle in this process, whose time is what a build waits for.
+
+    Source notes are pickled as they are: unpickling builds them in C about as fast as
+    anything written here could (measured). Around them, each RenderedNote would cost
+    an object, a dictionary of its state made only to be copied and opcodes for each
+    attribute's name, and each part would bring its own copy of the note types
+    (templates and CSS): here the rendered notes' fields, tags and media travel as three
+    lists, and this process rebuilds the RenderedNotes with ``map`` and ``zip`` (loops
+    that run in C), from their attributes without calling ``__init__`` (as pickle does),
+    with its own note types (note_type), as when it renders notes itself."""
+
+    sources: tuple[Note, ...]
+    fields: list[tuple[str, ...]]
+    tags: list[tuple[str, ...]]
+    note_media: list[tuple[str, ...]]
+    ids: frozenset[str]
+    media: dict[str, Path]
+    keys: tuple[tuple[str, ...], tuple[str, ...]] | None  # guids, hashes
+    counts: dict[NoteKind, tuple[int, int]]
+
+    @classmethod
+    def pack(cls, part: _PartDeck) -> _Packed:
+        notes = part.notes
+        specs = {kind: note_type(kind) for kind in NoteKind}
+        if any(rn.spec is not specs[rn.note.kind] for rn in notes):  # see unpack()
+            raise _NotSplittable
+        return cls(
+            part.sources,
+            [rn.fields for rn in notes],
+            [rn.tags for rn in notes],
+            [rn.media for rn in notes],
+            part.ids,
+            part.media,
+            None if part.keys is None else (part.keys.guids, part.keys.hashes),
+            part.counts,
+        )
+
+    def unpack(self) -> _PartDeck:
+        new, set_attribute = object.__new__, object.__setattr__
+        sources = self.sources
+        specs = {kind: note_type(kind) for kind in NoteKind}
+        values = zip(
+            sources,
+            map(specs.__getitem__, map(_kind, sources)),
+            self.fields,
+            self.tags,
+            self.note_media,
+            strict=True,
+        )
+        rendered = tuple(map(new, repeat(RenderedNote, len(sources))))
+        states = map(dict, map(zip, repeat(_RENDERED_NOTE_FIELDS), values))
+        _consume(map(set_attribute, rendered, repeat("__dict__"), states))
+        keys = None if self.keys is None else NoteKeys(*self.keys, rendered)
+        return _PartDeck(rendered, sources, self.ids, self.media, keys, self.counts)
+
+
+_kind = attrgetter("kind")
+_note_of = attrgetter("note")
 
 
 def _note_lines(seq: YSeq) -> tuple[int, ...]:
@@ -202,6 +306,15 @@ def _note_keys(rd: RenderedDeck) -> NoteKeys:
     return NoteKeys(tuple(guids), note_hashes(rd), rd.notes)
 
 
+def _share(rd: RenderedDeck) -> _PartDeck:
+    sources = rd.deck.notes
+    # render_deck gives one RenderedNote per note, in order: the join relies on it.
+    if len(sources) != len(rd.notes) or not all(map(is_, map(_note_of, rd.notes), sources)):
+        raise _NotSplittable
+    ids = frozenset([note.id for note in sources])
+    return _PartDeck(rd.notes, sources, ids, rd.media, rd.keys, rd.deck.counts())
+
+
 class _PartReader:
     """Reads parts other than the first: each is parsed, validated and rendered under the
     deck's header (parsed once)."""
@@ -236,7 +349,7 @@ class _PartReader:
         return self._header
 
     def __call__(self, i: int) -> _PartResult:
-        """Part ``i`` (> 0): per language, its rendered notes and the media they use."""
+        """Part ``i`` (> 0): per language, its share of the deck."""
         header, key_line = self.header()
         try:
             # The part starts with its first note.
@@ -253,8 +366,7 @@ class _PartReader:
         _, rendered = _render_part(
             self.path, tree, self.media_dir, self.lang, self.fallback, self.keys
         )
-        # The keys' reference to the notes costs nothing to send: pickle sends the notes once.
-        return [(rd.notes, rd.media, rd.keys) for rd in rendered]
+        return [_share(rd) for rd in rendered]
 
 
 _NO_PART = -1  # what _claim gives once the queue is empty
@@ -277,7 +389,8 @@ def _read_parts_here(read_part: _PartReader, queue: int, messages: int, store: i
     in ``store`` and telling the parent where it is."""
     offset = 0
     while (i := _claim(queue)) != _NO_PART:
-        data = pickle.dumps(read_part(i), protocol=pickle.HIGHEST_PROTOCOL)
+        packed = [_Packed.pack(part) for part in read_part(i)]
+        data = pickle.dumps(packed, protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:
             written = os.pwrite(store, view, offset + len(data) - len(view))
@@ -309,7 +422,8 @@ class _Reader:
             self.pending += chunk
             whole = len(self.pending) - len(self.pending) % _MESSAGE.size
             for i, offset, length in _MESSAGE.iter_unpack(self.pending[:whole]):
-                into[i] = pickle.loads(os.pread(self.store, length, offset))
+                packed = pickle.loads(os.pread(self.store, length, offset))
+                into[i] = [part.unpack() for part in packed]
             self.pending = self.pending[whole:]
 
     def finish(self) -> bool:
@@ -523,6 +637,7 @@ def read_in_parts(
             if _note_lines(notes[1]) != plan.lines[0]:
                 return None
             decks, rendered = _render_part(path, tree, media_dir, lang, fallback, keys)
+            first = [_share(rd) for rd in rendered]  # now, while the readers still read
         others: dict[int, _PartResult] = {}  # part number -> result, from any process
         running = list(readers)
 
@@ -550,47 +665,56 @@ def read_in_parts(
                 os.close(fd)
         for reader in readers:
             reader.stop()
-    return _join(decks, rendered, [others[i] for i in range(1, len(plan.bounds))])
+    return _join(decks, rendered, [first] + [others[i] for i in range(1, len(plan.bounds))])
 
 
 def _join(
-    decks: Sequence[Deck], rendered: Sequence[RenderedDeck], others: Sequence[_PartResult]
+    decks: Sequence[Deck], rendered: Sequence[RenderedDeck], parts: Sequence[_PartResult]
 ) -> tuple[list[Deck], list[RenderedDeck]] | None:
-    """One deck per language from the parts, or None when the parts overlap (a note id
-    or a media name in two parts: reading in one piece decides what that means)."""
+    """One deck per language from the parts (the first one's ``decks`` and ``rendered``
+    give the rest of each deck), or None when the parts overlap (a note id or a media name
+    in two parts: reading in one piece decides what that means)."""
     out_decks: list[Deck] = []
     out_rendered: list[RenderedDeck] = []
     for index, (deck, first) in enumerate(zip(decks, rendered, strict=True)):
-        notes = list(first.notes)
-        media = dict(first.media)
-        keys = [first.keys]
-        for part in others:
-            part_notes, part_media, part_keys = part[index]
-            notes.extend(part_notes)
-            keys.append(part_keys)
-            for name, file in part_media.items():
+        shares = [part[index] for part in parts]
+        # Joined with C-level loops (chain, map): this runs after the parallel part.
+        notes = tuple(chain.from_iterable(share.notes for share in shares))
+        media: dict[str, Path] = {}
+        for share in shares:
+            for name, file in share.media.items():
                 if media.setdefault(name, file) != file:
                     return None
         if len(notes) > MAX_NOTES:
             return None
-        if len({rn.note.id for rn in notes}) != len(notes):
+        # (Ids are unique within each part, or reading it would have failed.)
+        if len(frozenset().union(*(share.ids for share in shares))) != len(notes):
             return None
         if len({name.casefold() for name in media}) != len(media):
             return None
-        whole = replace(deck, notes=tuple(rn.note for rn in notes))
+        sources = tuple(chain.from_iterable(share.sources for share in shares))
+        whole = replace(deck, notes=sources, counted=NoteCounts(_add_counts(shares), sources))
         out_decks.append(whole)
-        joined_notes = tuple(notes)
         joined = None
-        if all(k is not None for k in keys):
-            got = cast(list[NoteKeys], keys)
+        if all(share.keys is not None for share in shares):
+            keys = [cast(NoteKeys, share.keys) for share in shares]
             joined = NoteKeys(
-                tuple(g for k in got for g in k.guids),
-                tuple(h for k in got for h in k.hashes),
-                joined_notes,
+                tuple(chain.from_iterable(k.guids for k in keys)),
+                tuple(chain.from_iterable(k.hashes for k in keys)),
+                notes,
             )
         out_rendered.append(
-            RenderedDeck(
-                whole, joined_notes, dict(sorted(media.items())), first.description, keys=joined
-            )
+            RenderedDeck(whole, notes, dict(sorted(media.items())), first.description, keys=joined)
         )
     return out_decks, out_rendered
+
+
+def _add_counts(shares: Sequence[_PartDeck]) -> dict[NoteKind, tuple[int, int]]:
+    """The parts' counts added up, as Deck.counts() gives them for the whole deck."""
+    notes = dict.fromkeys(NoteKind, 0)
+    cards = dict.fromkeys(NoteKind, 0)
+    for share in shares:
+        for kind, (n, c) in share.counts.items():
+            notes[kind] += n
+            cards[kind] += c
+    return {kind: (notes[kind], cards[kind]) for kind in NoteKind if notes[kind]}

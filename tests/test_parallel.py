@@ -4,6 +4,7 @@ piece gives, or declines (None) so that the caller reads it in one piece."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import signal
 import sys
@@ -99,7 +100,7 @@ def in_parts(
 def test_parts_equal_one_piece(tmp_path: Path, jobs: int, indent: str) -> None:
     path = write(tmp_path, deck_text(40, indent))
     plan = parallel.plan_parts(path.read_text(), jobs, 3)
-    assert plan is not None and len(plan.bounds) == jobs
+    assert plan is not None and len(plan.bounds) > jobs  # the last share cut smaller
     got = in_parts(path, jobs)
     assert got is not None
     assert_same(got, in_one_piece(path))
@@ -116,6 +117,27 @@ def test_plan_cuts_at_notes_and_numbers_their_lines() -> None:
     all_lines = [n for part in plan.lines for n in part]
     assert all_lines == [i + 1 for i, line in enumerate(lines) if line.startswith("  - id: ")]
     assert text[: plan.header_end].endswith("notes:\n")
+
+
+@pytest.mark.parametrize("parts", [2, 16, 40])
+def test_last_parts_are_smaller(parts: int) -> None:
+    """Equal shares, then parts that shrink towards the end (so that the processes run
+    out of work close together), each with notes of its own."""
+    text = deck_text(3000)
+    plan = parallel.plan_parts(text, parts, 30)
+    assert plan is not None
+    sizes = [len(lines) for lines in plan.lines]
+    assert sum(sizes) == 3000 and min(sizes) > 0
+    share = 3000 / parts
+    full = [size for size in sizes if size > share * 0.9]
+    assert len(full) == max(parts - parallel.TAPER + 1, 0)
+    assert sizes[: len(full)] == full  # the equal shares come first...
+    tail = sizes[len(full) :]
+    assert len(tail) >= 4
+    assert tail[-1] < share / 2  # ...then smaller and smaller parts
+    assert all(a >= b for a, b in itertools.pairwise(tail[:-3]))
+    assert min(tail) >= share / parallel.TAPER_FLOOR * 0.8
+    assert len(plan.bounds) <= parallel.MAX_PARTS
 
 
 @pytest.mark.parametrize(
