@@ -302,6 +302,12 @@ class _DeckReader:
     def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
         hit = ymap.entries.get(key)
         value = hit[1] if hit is not None else None
+        if type(value) is YScalar and value.tag != _NULL_TAG and len(value.raw) <= _SURELY_SMALL:
+            raw = value.raw  # as_text's common case, without the call (once per field)
+            out = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
+            if required and not out.strip():
+                self.problem(value.line, f"'{key}' is empty")
+            return out
         if value is None or (isinstance(value, YScalar) and value.is_null):
             if required:
                 line = ymap.key_line(key) if key in ymap.entries else ymap.line
