@@ -264,8 +264,18 @@ def _lines(item: YMap) -> dict[str, int]:
 
 
 def _has_cloze(text: str) -> bool:
-    """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion."""
-    return any(int(match.group(1)) > 0 for match in CLOZE_RE.finditer(text))
+    """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion.
+
+    The deletions of ``CLOZE_RE.finditer``, found one search at a time: each search starts
+    where the last deletion ended, as finditer's do (a deletion is never empty), without
+    the iterator and a generator around it (the first deletion usually answers)."""
+    search = CLOZE_RE.search
+    match = search(text)
+    while match is not None:
+        if int(match.group(1)) > 0:
+            return True
+        match = search(text, match.end())
+    return False
 
 
 def _suggest(key: str, allowed: Iterable[str]) -> str:
