@@ -263,6 +263,11 @@ def _lines(item: YMap) -> dict[str, int]:
     return lines
 
 
+def _choice_key(i: int) -> str:
+    """The key of choice ``i`` in messages and field lines: ``choices[0]``."""
+    return _CHOICE_KEYS[i] if i < len(_CHOICE_KEYS) else f"choices[{i}]"
+
+
 def _has_cloze(text: str) -> bool:
     """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion.
 
@@ -746,8 +751,17 @@ class _DeckReader:
         out: list[str] = []
         first: dict[str, int] = {}
         for i, entry in enumerate(value.items):
-            what = _CHOICE_KEYS[i] if i < len(_CHOICE_KEYS) else f"choices[{i}]"
-            text = self.as_text(entry, what, required=True)
+            if (
+                type(entry) is YScalar
+                and entry.tag != _NULL_TAG
+                and len(entry.raw) <= _SURELY_SMALL
+            ):
+                raw = entry.raw  # as_text's common case, without the call (once per choice)
+                text = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
+                if not text.strip():
+                    self.problem(entry.line, f"'{_choice_key(i)}' is empty")
+            else:
+                text = self.as_text(entry, _choice_key(i), required=True)
             norm = " ".join(text.split()).casefold()
             if norm and norm in first:
                 self.problem(
