@@ -10,6 +10,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -251,15 +252,20 @@ def decks_from_tree(
     return decks
 
 
+_line_of = attrgetter("line")
+
+
 def _lines(item: YMap) -> dict[str, int]:
     """Where each key of a note starts; choices by entry (``choices[0]``)."""
-    lines = {key: hit[0] for key, hit in item.entries.items()}
-    choices = item.entries.get("choices")
+    entries = item.entries
+    lines = {key: hit[0] for key, hit in entries.items()}
+    choices = entries.get("choices")
     if choices is not None and isinstance(choices[1], YSeq):
-        entries = choices[1].items
-        n = len(entries)
-        keys = _CHOICE_KEYS[:n] if n <= len(_CHOICE_KEYS) else [f"choices[{i}]" for i in range(n)]
-        lines.update(zip(keys, [entry.line for entry in entries], strict=True))
+        items = choices[1].items
+        n = len(items)
+        keys = _CHOICE_KEYS if n <= len(_CHOICE_KEYS) else [f"choices[{i}]" for i in range(n)]
+        # zip stops at the last choice; the lines are read in C (attrgetter), not in a list.
+        lines.update(zip(keys, map(_line_of, items), strict=False))
     return lines
 
 
