@@ -822,7 +822,8 @@ class _DeckReader:
 
     def cloze(self, item: YMap, common: dict[str, object]) -> ClozeNote:
         text = self.text(item, "text", required=True)
-        self.same_clozes(item.get("text"))
+        if self.languages:  # else one text, nothing to compare (and no call per note)
+            self.same_clozes(item.get("text"))
         if text.strip():
             if not _has_cloze(text):
                 line = item.key_line("text")
