@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from deckbuilder.load import _has_cloze
 from deckbuilder.model import cloze_ordinals
+from deckbuilder.text import _FIXED, _TOKEN
 
 # Pieces of cloze syntax, whole and broken, so that generated text often holds deletions
 # with ordinal 0 before numbered ones, deletions inside deletions and unclosed ones.
@@ -26,3 +27,18 @@ CLOZE_PIECES += ["}}", "}", "{", "::", "x", " ", "\n", "한"]
 @example("{{c\u0663::a}}")  # an Arabic-Indic 3 is a digit of \d and of int()
 def test_has_cloze_is_whether_there_are_card_ordinals(text: str) -> None:
     assert _has_cloze(text) is bool(cloze_ordinals(text))
+
+
+def test_fast_html_renders_every_other_token_from_its_table() -> None:
+    """fast_html treats a token starting with '*' or '_' as an emphasis run, '`' as code,
+    '[' as a link and looks every other one up in _FIXED: each token the splitting regex
+    finds around two printable ASCII characters is one of these."""
+    printable = [chr(i) for i in range(32, 127)]
+    tokens = set()
+    for a in printable:
+        for b in printable:
+            for text in (f"x {a}{b} y", f"x{a}{b}y", f"{a}{b}"):
+                tokens.update(_TOKEN.split(text)[1::2])
+    others = {token for token in tokens if token[0] not in "*_`["}
+    assert {">", "<", "&", "~", "\\", "\\*"} <= others  # the regex found them
+    assert others <= _FIXED.keys()
