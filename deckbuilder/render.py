@@ -128,6 +128,7 @@ class _Renderer:
         # Per-deck pieces of every note's fields.
         self.lang_attr = f' lang="{deck.lang}"' if deck.lang else ""
         self.choice_open: list[str] = []  # '<div class="db-choice" ...>' by choice index
+        self.choice_keys: list[str] = []  # 'choices[0]'... by choice index (for messages)
         self.letters: dict[tuple[int, ...], str] = {}  # answer indexes -> "A, C"
 
     @property
@@ -209,7 +210,8 @@ class _Renderer:
             opening.append(
                 f'<div class="db-choice" data-choice="{letter(len(opening))}"{self.lang_attr}>'
             )
-        return f"{opening[index]}{self.md(text, f'choices[{index}]')}</div>"
+            self.choice_keys.append(f"choices[{len(self.choice_keys)}]")
+        return f"{opening[index]}{self.md(text, self.choice_keys[index])}</div>"
 
     def fields(self, note: Note) -> tuple[str, ...]:
         if isinstance(note, McqNote):
