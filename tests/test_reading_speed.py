@@ -7,9 +7,11 @@ deletions, and so on). Whole files are compared by tests/test_performance_load.p
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from deckbuilder.identity import _BASE91, _base91
 from deckbuilder.load import _has_cloze
 from deckbuilder.model import cloze_ordinals
 from deckbuilder.text import _FIXED, _TOKEN
@@ -42,3 +44,25 @@ def test_fast_html_renders_every_other_token_from_its_table() -> None:
     others = {token for token in tokens if token[0] not in "*_`["}
     assert {">", "<", "&", "~", "\\", "\\*"} <= others  # the regex found them
     assert others <= _FIXED.keys()
+
+
+def one_digit_at_a_time(value: int) -> str:
+    digits = []
+    while value:
+        value, digit = divmod(value, len(_BASE91))
+        digits.append(_BASE91[digit])
+    return "".join(reversed(digits)) or _BASE91[0]
+
+
+@given(st.integers(min_value=0, max_value=2**80))
+@example(0)
+@example(2**64 - 1)
+def test_base91_equals_one_digit_at_a_time(value: int) -> None:
+    assert _base91(value) == one_digit_at_a_time(value)
+
+
+@pytest.mark.parametrize("digits", range(1, 13))
+def test_base91_around_each_number_of_digits(digits: int) -> None:
+    """Five pairs of digits without a loop up to 91**10, the loop from there on."""
+    for value in (91 ** (digits - 1) - 1, 91 ** (digits - 1), 91**digits - 1, 91**digits):
+        assert _base91(value) == one_digit_at_a_time(value)
