@@ -521,7 +521,8 @@ def fast_html(text: str) -> str | None:
     first = s[:1]
     if not (first.isalnum() or first in _SIMPLE_FIRST):
         return None
-    if (first.isdecimal() and _LIST_START.match(s)) or s.startswith("```"):
+    # A fence ("```") can only start with a backtick: no startswith() call for the rest.
+    if (first.isdecimal() and _LIST_START.match(s)) or (first == "`" and s.startswith("```")):
         return None
     parts = _TOKEN.split(s)  # text, token, text, ..., text
     gaps = " ".join(parts[::2]) if len(parts) > 1 else s
