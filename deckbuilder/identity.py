@@ -49,11 +49,21 @@ def note_guids(deck_key: str, note_ids: Iterable[str]) -> list[str]:
 # the loop turns, as dividing by 91 one digit at a time.
 _PAIRS = tuple(high + low for high in _BASE91 for low in _BASE91)
 _PAIR = len(_PAIRS)
+# A GUID is 64 bits, under 91**10: ten digits, five pairs.
+_FIVE_PAIRS = _PAIR**5
+_ZERO = _BASE91[0]
 
 
 def _base91(value: int) -> str:
     """``value`` in base 91, most significant digit first, without leading zero digits
     (zero is one digit, ``a``)."""
+    if value < _FIVE_PAIRS:
+        # Every GUID: five pairs without a loop, then the leading zero digits dropped.
+        value, e = divmod(value, _PAIR)
+        value, d = divmod(value, _PAIR)
+        value, c = divmod(value, _PAIR)
+        a, b = divmod(value, _PAIR)
+        return (_PAIRS[a] + _PAIRS[b] + _PAIRS[c] + _PAIRS[d] + _PAIRS[e]).lstrip(_ZERO) or _ZERO
     out = []
     while value >= _PAIR:
         value, pair = divmod(value, _PAIR)

@@ -10,6 +10,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -251,21 +252,41 @@ def decks_from_tree(
     return decks
 
 
+_line_of = attrgetter("line")
+
+
 def _lines(item: YMap) -> dict[str, int]:
     """Where each key of a note starts; choices by entry (``choices[0]``)."""
-    lines = {key: hit[0] for key, hit in item.entries.items()}
-    choices = item.entries.get("choices")
+    entries = item.entries
+    lines = {key: hit[0] for key, hit in entries.items()}
+    choices = entries.get("choices")
     if choices is not None and isinstance(choices[1], YSeq):
-        entries = choices[1].items
-        n = len(entries)
-        keys = _CHOICE_KEYS[:n] if n <= len(_CHOICE_KEYS) else [f"choices[{i}]" for i in range(n)]
-        lines.update(zip(keys, [entry.line for entry in entries], strict=True))
+        items = choices[1].items
+        n = len(items)
+        keys = _CHOICE_KEYS if n <= len(_CHOICE_KEYS) else [f"choices[{i}]" for i in range(n)]
+        # zip stops at the last choice; the lines are read in C (attrgetter), not in a list.
+        lines.update(zip(keys, map(_line_of, items), strict=False))
     return lines
 
 
+def _choice_key(i: int) -> str:
+    """The key of choice ``i`` in messages and field lines: ``choices[0]``."""
+    return _CHOICE_KEYS[i] if i < len(_CHOICE_KEYS) else f"choices[{i}]"
+
+
 def _has_cloze(text: str) -> bool:
-    """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion."""
-    return any(int(match.group(1)) > 0 for match in CLOZE_RE.finditer(text))
+    """``bool(cloze_ordinals(text))``, stopping at the first numbered deletion.
+
+    The deletions of ``CLOZE_RE.finditer``, found one search at a time: each search starts
+    where the last deletion ended, as finditer's do (a deletion is never empty), without
+    the iterator and a generator around it (the first deletion usually answers)."""
+    search = CLOZE_RE.search
+    match = search(text)
+    while match is not None:
+        if int(match.group(1)) > 0:
+            return True
+        match = search(text, match.end())
+    return False
 
 
 def _suggest(key: str, allowed: Iterable[str]) -> str:
@@ -302,6 +323,12 @@ class _DeckReader:
     def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
         hit = ymap.entries.get(key)
         value = hit[1] if hit is not None else None
+        if type(value) is YScalar and value.tag != _NULL_TAG and len(value.raw) <= _SURELY_SMALL:
+            raw = value.raw  # as_text's common case, without the call (once per field)
+            out = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
+            if required and not out.strip():
+                self.problem(value.line, f"'{key}' is empty")
+            return out
         if value is None or (isinstance(value, YScalar) and value.is_null):
             if required:
                 line = ymap.key_line(key) if key in ymap.entries else ymap.line
@@ -730,8 +757,17 @@ class _DeckReader:
         out: list[str] = []
         first: dict[str, int] = {}
         for i, entry in enumerate(value.items):
-            what = _CHOICE_KEYS[i] if i < len(_CHOICE_KEYS) else f"choices[{i}]"
-            text = self.as_text(entry, what, required=True)
+            if (
+                type(entry) is YScalar
+                and entry.tag != _NULL_TAG
+                and len(entry.raw) <= _SURELY_SMALL
+            ):
+                raw = entry.raw  # as_text's common case, without the call (once per choice)
+                text = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
+                if not text.strip():
+                    self.problem(entry.line, f"'{_choice_key(i)}' is empty")
+            else:
+                text = self.as_text(entry, _choice_key(i), required=True)
             norm = " ".join(text.split()).casefold()
             if norm and norm in first:
                 self.problem(
@@ -786,7 +822,8 @@ class _DeckReader:
 
     def cloze(self, item: YMap, common: dict[str, object]) -> ClozeNote:
         text = self.text(item, "text", required=True)
-        self.same_clozes(item.get("text"))
+        if self.languages:  # else one text, nothing to compare (and no call per note)
+            self.same_clozes(item.get("text"))
         if text.strip():
             if not _has_cloze(text):
                 line = item.key_line("text")

@@ -128,6 +128,7 @@ class _Renderer:
         # Per-deck pieces of every note's fields.
         self.lang_attr = f' lang="{deck.lang}"' if deck.lang else ""
         self.choice_open: list[str] = []  # '<div class="db-choice" ...>' by choice index
+        self.choice_keys: list[str] = []  # 'choices[0]'... by choice index (for messages)
         self.letters: dict[tuple[int, ...], str] = {}  # answer indexes -> "A, C"
 
     @property
@@ -209,29 +210,32 @@ class _Renderer:
             opening.append(
                 f'<div class="db-choice" data-choice="{letter(len(opening))}"{self.lang_attr}>'
             )
-        return f"{opening[index]}{self.md(text, f'choices[{index}]')}</div>"
+            self.choice_keys.append(f"choices[{len(self.choice_keys)}]")
+        return f"{opening[index]}{self.md(text, self.choice_keys[index])}</div>"
 
     def fields(self, note: Note) -> tuple[str, ...]:
+        # A deck without languages keeps its fields as they are: no lang() call per field.
+        lang = self.lang if self.deck.lang else None
         if isinstance(note, McqNote):
             choices = "\n".join([self.choice(i, text) for i, text in enumerate(note.choices)])
             letters = self.letters.get(note.answer)
             if letters is None:
                 letters = self.letters[note.answer] = ", ".join(note.answer_letters)
-            return (
+            question = self.md(note.question, "question")
+            explanation = self.md(note.explanation, "explanation")
+            if lang:
                 # data-db-lang tells the template script which labels to show.
-                self.lang(self.md(note.question, "question"), f' data-db-lang="{self.deck.lang}"'),
-                choices,
-                letters,
-                self.lang(self.md(note.explanation, "explanation")),
-                "yes" if note.shuffle else "no",
-            )
+                question = lang(question, f' data-db-lang="{self.deck.lang}"')
+                explanation = lang(explanation)
+            return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
         if isinstance(note, ClozeNote):
-            return (
-                self.lang(self.md(note.text, "text", cloze=True)),
-                self.lang(self.md(note.extra, "extra")),
-            )
+            text = self.md(note.text, "text", cloze=True)
+            extra = self.md(note.extra, "extra")
+            return (lang(text), lang(extra)) if lang else (text, extra)
         assert isinstance(note, BasicNote)
-        return (self.lang(self.md(note.front, "front")), self.lang(self.md(note.back, "back")))
+        front = self.md(note.front, "front")
+        back = self.md(note.back, "back")
+        return (lang(front), lang(back)) if lang else (front, back)
 
 
 def render_deck(deck: Deck) -> RenderedDeck:

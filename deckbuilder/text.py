@@ -521,22 +521,29 @@ def fast_html(text: str) -> str | None:
     first = s[:1]
     if not (first.isalnum() or first in _SIMPLE_FIRST):
         return None
-    if (first.isdecimal() and _LIST_START.match(s)) or s.startswith("```"):
+    # A fence ("```") can only start with a backtick: no startswith() call for the rest.
+    if (first.isdecimal() and _LIST_START.match(s)) or (first == "`" and s.startswith("```")):
         return None
     parts = _TOKEN.split(s)  # text, token, text, ..., text
     gaps = " ".join(parts[::2]) if len(parts) > 1 else s
     if _GAP.fullmatch(gaps) is None or ("_" in gaps and _BAD_UNDERSCORE.search(gaps)):
         return None
     open_run = ""  # the emphasis run waiting for its closing run
-    fixed = _FIXED.get
     for j in range(1, len(parts), 2):
         token = parts[j]
-        html = fixed(token)
-        if html is not None:
-            parts[j] = html
-            continue
         c = token[0]
-        if c == "`":
+        if c == "*" or c == "_":  # an emphasis run
+            if parts[j + 1][:1].isalnum():  # an opening run
+                if open_run:
+                    return None
+                open_run = token
+                parts[j] = _OPEN[token]
+            elif token == open_run:
+                parts[j] = _CLOSE[token]
+                open_run = ""
+            else:
+                return None
+        elif c == "`":
             if "::" in token or "{{" in token or "}}" in token:
                 return None
             code = token.strip("`")
@@ -547,16 +554,8 @@ def fast_html(text: str) -> str | None:
         elif c == "[":
             label, _, url = token[1:-1].partition("](")
             parts[j] = f'<a href="{url}" rel="noopener noreferrer">{label}</a>'
-        elif parts[j + 1][:1].isalnum():  # an opening run
-            if open_run:
-                return None
-            open_run = token
-            parts[j] = _OPEN[token]
-        elif token == open_run:
-            parts[j] = _CLOSE[token]
-            open_run = ""
-        else:
-            return None
+        else:  # an escape, or a character that always renders the same
+            parts[j] = _FIXED[token]
     if open_run:
         return None
     return "".join(parts)

@@ -198,6 +198,14 @@ TRICKY_DECKS = [
     + "é" * (MAX_FIELD_BYTES // 4 + 1)
     + "\n    back: b\n",
     "notes: {a: 1}\nextra: 1\ndeck: [x]\nid: 'Bad Id'\n",
+    # More choices than there are letters and than _CHOICE_KEYS holds; blank, null, repeated
+    # (by case), decomposed and long choices (the last one takes as_text's long path).
+    "deck: D\nnotes:\n  - id: a\n    question: q\n    answer: A\n    choices:\n"
+    + "".join(f"      - c{i}\n" for i in range(28))
+    + f"      - ' '\n      - ~\n      - C1\n      - {NFD}\n      - {{x: y}}\n"
+    + "      - "
+    + "é" * (MAX_FIELD_BYTES // 4 + 1)
+    + "\n",
     "- a\n",
     "",
 ]
