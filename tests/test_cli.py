@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import weakref
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from .conftest import DATA, ROOT, Run
 
@@ -134,6 +138,60 @@ def test_console_script_writes_all_its_output_before_it_exits(tmp_path: Path) ->
         check=False,
     )
     assert closed.stdout == text[:10] and closed.stderr == ""
+
+
+def test_build_and_check_keep_what_they_made_in_the_session(project: Path) -> None:
+    """What a command made stays alive as long as its session (freeing a big build one
+    object at a time costs more than the exit that follows); a library caller's session
+    takes it along."""
+    from deckbuilder.cli import Session, main
+    from deckbuilder.pipeline import BuildResult
+    from deckbuilder.render import RenderedDeck
+
+    for command in ("check", "build"):
+        session = Session()
+        assert main(["-q", command], session=session) == 0
+        (kept,) = session.keep
+        rendered = kept[0] if command == "build" else kept
+        assert [rd.deck.key for rd in rendered] == [
+            "gradient-checkpointing.ko",
+            "gradient-checkpointing.en",
+        ]
+        assert all(isinstance(rd, RenderedDeck) for rd in rendered)
+        if command == "build":
+            assert all(isinstance(result, BuildResult) for result in kept[1])
+        alive = weakref.ref(rendered[0])
+        del kept, rendered, session
+        gc.collect()
+        assert alive() is None
+
+
+def test_console_script_exits_holding_its_session(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run() gives main() the session it still holds when it exits without teardown."""
+    from deckbuilder import cli
+
+    seen: list[object] = []
+    real_main = cli.main
+
+    def spy(argv: object = None, session: cli.Session | None = None) -> int:
+        seen.append(session)
+        return real_main(["-q", "build"], session=session)
+
+    class Exited(Exception):
+        pass
+
+    def exit_now(code: int) -> None:
+        session = seen[0]
+        assert isinstance(session, cli.Session) and session.keep  # still held here
+        raise Exited(code)
+
+    monkeypatch.setattr(cli, "main", spy)
+    monkeypatch.setattr(cli.os, "_exit", exit_now)
+    with pytest.raises(Exited) as exited:
+        cli.run()
+    assert exited.value.args == (0,)
 
 
 def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
