@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import runpy
-import struct
 import zipfile
 import zlib
 from pathlib import Path
@@ -20,6 +19,7 @@ from deckbuilder.pipeline import check
 from deckbuilder.render import RenderedDeck
 
 from .conftest import DATA, ROOT, import_package
+from .test_export_speed import raw
 
 generate_deck = runpy.run_path(str(ROOT / "benchmarks" / "bench_build.py"))["generate_deck"]
 
@@ -115,16 +115,6 @@ def test_a_member_is_deflated_in_one_write() -> None:
 
 
 # --- packages --------------------------------------------------------------------------------
-
-
-def raw(path: Path, name: str) -> bytes:
-    """A member's bytes as stored (compressed), after its local header."""
-    with zipfile.ZipFile(path) as zf:
-        info = zf.getinfo(name)
-    data = path.read_bytes()
-    name_length, extra_length = struct.unpack("<HH", data[info.header_offset + 26 :][:4])
-    start = info.header_offset + 30 + name_length + extra_length
-    return data[start : start + info.compress_size]
 
 
 def _generated(tmp_path: Path, n: int) -> RenderedDeck:
