@@ -323,12 +323,6 @@ class _DeckReader:
     def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
         hit = ymap.entries.get(key)
         value = hit[1] if hit is not None else None
-        if type(value) is YScalar and value.tag != _NULL_TAG and len(value.raw) <= _SURELY_SMALL:
-            raw = value.raw  # as_text's common case, without the call (once per field)
-            out = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
-            if required and not out.strip():
-                self.problem(value.line, f"'{key}' is empty")
-            return out
         if value is None or (isinstance(value, YScalar) and value.is_null):
             if required:
                 line = ymap.key_line(key) if key in ymap.entries else ymap.line
@@ -757,17 +751,7 @@ class _DeckReader:
         out: list[str] = []
         first: dict[str, int] = {}
         for i, entry in enumerate(value.items):
-            if (
-                type(entry) is YScalar
-                and entry.tag != _NULL_TAG
-                and len(entry.raw) <= _SURELY_SMALL
-            ):
-                raw = entry.raw  # as_text's common case, without the call (once per choice)
-                text = raw if raw.isascii() else unicodedata.normalize("NFC", raw)
-                if not text.strip():
-                    self.problem(entry.line, f"'{_choice_key(i)}' is empty")
-            else:
-                text = self.as_text(entry, _choice_key(i), required=True)
+            text = self.as_text(entry, _choice_key(i), required=True)
             norm = " ".join(text.split()).casefold()
             if norm and norm in first:
                 self.problem(
