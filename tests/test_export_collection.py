@@ -1,8 +1,8 @@
 """The collection database is byte for byte what the writer gave before it was made faster.
 
 The reference below is the writer as it was (deckbuilder/export.py before the rows were
-made a column at a time): ``_write_collection``, ``_rows`` and ``_card_ords`` copied
-unchanged apart from names. Decks: the bundled one in both its languages (every note kind,
+made a column at a time): ``_rows`` and ``_card_ords`` copied unchanged apart from names,
+in the writer ``_write_collection``, which did not change. Decks: the bundled one in both its languages (every note kind,
 an image), the test deck with one of everything, a generated one; note ids as a build
 gives them, none, and against deck order with some missing.
 """
@@ -10,10 +10,8 @@ gives them, none, and against deck order with some missing.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import runpy
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,9 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder import export
-from deckbuilder.deckconfig import apply_study
 from deckbuilder.export import Stamps
-from deckbuilder.identity import deck_anki_id, note_guids
+from deckbuilder.identity import note_guids
 from deckbuilder.model import NoteKind
 from deckbuilder.notetypes import note_type
 from deckbuilder.pipeline import check
@@ -39,64 +36,14 @@ generate_deck = runpy.run_path(str(ROOT / "benchmarks" / "bench_build.py"))["gen
 
 # --- the writer as it was ------------------------------------------------------------------
 
-SCRATCH_PRAGMAS = (
-    "PRAGMA journal_mode=OFF",
-    "PRAGMA synchronous=OFF",
-    "PRAGMA temp_store=MEMORY",
-    "PRAGMA cache_size=-65536",  # KiB: 64 MiB, a 50,000-note collection is about 28 MiB
-)
-
 
 def reference_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: Stamps) -> None:
-    deck = rd.deck
-    deck_id = deck_anki_id(deck.key)
-    models = {spec.id: export._genanki_model(spec) for spec in rd.note_types}
-    # genanki writes the schema, the collection row, the note types and the deck; the notes
-    # and cards are inserted below with their final ids, as genanki.Note would write them
-    # (same columns and values) but in two statements instead of two per note.
-    gdeck = genanki.Deck(deck_id, deck.name, description=rd.description)
-    for model in models.values():
-        gdeck.add_model(model)
-    conn = sqlite3.connect(db_path)
-    try:
-        cursor = conn.cursor()
-        # A scratch file, thrown away on any failure: no rollback journal, no fsync, and
-        # room to keep every page in memory. None of these is stored in the file or
-        # changes its bytes.
-        for pragma in SCRATCH_PRAGMAS:
-            cursor.execute(pragma)
-        genanki.Package(gdeck).write_to_db(cursor, timestamp, itertools.count(1))
-        (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
-        stamped = json.loads(models_json)
-        for spec in rd.note_types:
-            stamped[str(spec.id)]["mod"] = stamps.note_type_mod.get(spec.id, timestamp)
-        cursor.execute("UPDATE col SET models = ?", (json.dumps(stamped),))
-        # A deterministic preset time: Anki inserts presets it lacks and ignores the rest.
-        apply_study(conn, deck, deck_id, max(stamps.note_mod.values(), default=timestamp))
-        # genanki's indexes are made again (same names, SQL and order) once the rows are
-        # in: one sorted pass each instead of an update per row. Before the rows, VACUUM
-        # packs what is there (the tables and the collection row, a few pages) and leaves
-        # no free page behind from the rewrites above or the dropped indexes.
-        indexes = cursor.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
-            " ORDER BY rowid"
-        ).fetchall()
-        for name, _ in indexes:
-            cursor.execute(f'DROP INDEX "{name}"')
-        conn.commit()
-        cursor.execute("VACUUM")
-        notes, cards = reference_rows(rd, models, deck_id, timestamp, stamps)
-        # In key order, whatever order the rows come in: the pages then fill up the same
-        # way each time (same bytes, as compact as VACUUM would leave them).
-        notes.sort()
-        cards.sort()
-        cursor.executemany(INSERT_NOTE, notes)
-        cursor.executemany(INSERT_CARD, cards)
-        for _, sql in indexes:
-            cursor.execute(sql)
-        conn.commit()
-    finally:
-        conn.close()
+    """The collection as the writer wrote it: only the rows (and the card ordinals they
+    use) were changed since, so the writer runs as it is with its rows made as they were.
+    (tests/test_performance_export.py checks the rest against a writer of its own.)"""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(export, "_rows", reference_rows)
+        export._write_collection(rd, db_path, timestamp, stamps)
 
 
 # genanki's reading of a cloze note type: the fields its first template shows as clozes,
@@ -127,19 +74,11 @@ def reference_card_ords(model: Any) -> Callable[[tuple[str, ...]], list[int]]:
     return front_back
 
 
-# The columns every note and every new card share are written into the statements, so
-# that each row binds only what varies: notes (id, guid, mid, mod, usn -1, tags, flds,
-# sfld, csum 0, flags 0, data ''), cards (id, nid, did, ord, mod, usn -1, type, queue,
-# due, ivl, factor, reps, lapses, left, odue, odid, flags: 0; data '').
-INSERT_NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
-INSERT_CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,0,0,0,0,0,0,0,0,0,'')"
-
-
 def reference_rows(
     rd: RenderedDeck, models: dict[int, Any], deck_id: int, timestamp: int, stamps: Stamps
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """The notes and cards table rows (the columns that vary, see INSERT_NOTE and
-    INSERT_CARD), progress reports left out. Notes missing from ``stamps`` get ids counted from
+    """The notes and cards table rows (the columns that vary, see export._INSERT_NOTE and
+    export._INSERT_CARD), progress reports left out. Notes missing from ``stamps`` get ids counted from
     the build time, in deck order. Card ids follow their note's id (Anki shows a card id as
     the day it was added): in note id order, each card takes its note's id or the next id
     after the previous card."""
