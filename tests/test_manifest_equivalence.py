@@ -1,7 +1,8 @@
 """The lock-file code gives exactly what it gave before it was made faster.
 
 The reference below is a copy of deckbuilder/manifest.py's functions as they were before
-(commit 86bfaa5): the lock file bytes, the content hashes users' lock files hold, the
+(commit 86bfaa5), with content hashes by their definition (the sorted JSON of
+tests/test_performance_export.py): the lock file bytes, the content hashes users' lock files hold, the
 changes a build reports, every error message and its line, and the Anki ids and change
 times of first builds, rebuilds, edits, removals and note-type changes must keep matching,
 over varied manifests, decks and lock files.
@@ -16,7 +17,6 @@ import json
 import pickle
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from json.encoder import encode_basestring as _quote
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,8 @@ from deckbuilder.notetypes import NoteTypeSpec, note_type
 from deckbuilder.pipeline import write_packages
 from deckbuilder.render import NoteKeys, RenderedDeck, RenderedNote
 
+from .test_performance_export import reference_content_hash
+
 # --- the reference: manifest.py's functions as they were ---------------------------------
 
 
@@ -71,27 +73,9 @@ def ref_templates_hash(spec: NoteTypeSpec) -> str:
     return ref_hash([spec.name, spec.template_name, spec.front, spec.back, spec.css, spec.is_cloze])
 
 
-def ref_note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
-    used = sorted(set(rn.media))
-    data = "".join(
-        (
-            '{"fields":[',
-            ",".join(map(_quote, rn.fields)),
-            '],"media":{',
-            ",".join([f"{_quote(name)}:{_quote(media[name])}" for name in used]),
-            '},"tags":[',
-            ",".join(map(_quote, rn.tags)),
-            '],"type":',
-            ref_json([rn.spec.kind.value, rn.spec.id, list(rn.spec.fields)]),
-            "}",
-        )
-    )
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
-
-
 def ref_note_hashes(rd: RenderedDeck) -> tuple[str, ...]:
     media = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in rd.media.items()}
-    return tuple(ref_note_content_hash(rn, media) for rn in rd.notes)
+    return tuple(reference_content_hash(rn, media) for rn in rd.notes)
 
 
 def ref_iso(seconds: int) -> str:
