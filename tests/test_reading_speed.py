@@ -11,10 +11,12 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from deckbuilder.identity import _BASE91, _base91
+from deckbuilder.identity import _base91
 from deckbuilder.load import _has_cloze
 from deckbuilder.model import cloze_ordinals
 from deckbuilder.text import _FIXED, _TOKEN
+
+from .test_performance_export import reference_base91
 
 # Pieces of cloze syntax, whole and broken, so that generated text often holds deletions
 # with ordinal 0 before numbered ones, deletions inside deletions and unclosed ones.
@@ -46,23 +48,15 @@ def test_fast_html_renders_every_other_token_from_its_table() -> None:
     assert others <= _FIXED.keys()
 
 
-def one_digit_at_a_time(value: int) -> str:
-    digits = []
-    while value:
-        value, digit = divmod(value, len(_BASE91))
-        digits.append(_BASE91[digit])
-    return "".join(reversed(digits)) or _BASE91[0]
-
-
 @given(st.integers(min_value=0, max_value=2**80))
 @example(0)
 @example(2**64 - 1)
 def test_base91_equals_one_digit_at_a_time(value: int) -> None:
-    assert _base91(value) == one_digit_at_a_time(value)
+    assert _base91(value) == reference_base91(value)
 
 
 @pytest.mark.parametrize("digits", range(1, 13))
 def test_base91_around_each_number_of_digits(digits: int) -> None:
     """Five pairs of digits without a loop up to 91**10, the loop from there on."""
     for value in (91 ** (digits - 1) - 1, 91 ** (digits - 1), 91**digits - 1, 91**digits):
-        assert _base91(value) == one_digit_at_a_time(value)
+        assert _base91(value) == reference_base91(value)
