@@ -20,13 +20,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from .cloze import Cloze, parse_clozes
 
 __all__ = [
     "RenderedCard",
     "TemplateError",
-    "card_ordinals",
-    "cloze_numbers",
     "encode_attribute",
     "field_is_empty",
     "render_card",
@@ -92,87 +92,7 @@ def encode_attribute(text: str) -> str:
 
 # -- clozes (Anki's rslib/src/cloze.rs) --------------------------------------------------
 
-_OPEN = re.compile(r"\{\{c([0-9]*)::")
-_MAX_NESTING = 10
-
-
-@dataclass
-class _Cloze:
-    ordinal: int
-    nodes: list[str | _Cloze] = field(default_factory=list)
-    hint: str | None = None
-
-    def text(self) -> str:
-        return "".join(n if isinstance(n, str) else n.text() for n in self.nodes)
-
-
-def _tokens(text: str) -> list[tuple[str, str | int]]:
-    """("open", ordinal), ("close", "}}") and ("text", run) tokens."""
-    out: list[tuple[str, str | int]] = []
-    pos = start = 0
-    while pos < len(text):
-        m = _OPEN.match(text, pos)
-        opens = m is not None and m.group(1) != "" and int(m.group(1)) <= 0xFFFF
-        closes = text.startswith("}}", pos)
-        if opens or closes:
-            if start < pos:
-                out.append(("text", text[start:pos]))
-            if opens:
-                assert m is not None
-                out.append(("open", int(m.group(1))))
-                pos = m.end()
-            else:
-                out.append(("close", "}}"))
-                pos += 2
-            start = pos
-        else:
-            pos += 1
-    if start < len(text):
-        out.append(("text", text[start:]))
-    return out
-
-
-def _parse_clozes(text: str) -> list[str | _Cloze]:
-    """Top-level text and clozes; a deletion never closed is dropped, as Anki does."""
-    output: list[str | _Cloze] = []
-    open_: list[_Cloze] = []
-    for kind, value in _tokens(text):
-        if kind == "open":
-            if len(open_) < _MAX_NESTING:
-                assert isinstance(value, int)
-                open_.append(_Cloze(value))
-        elif kind == "text":
-            assert isinstance(value, str)
-            if open_:
-                head, sep, tail = value.partition("::")
-                if sep:
-                    open_[-1].hint = tail
-                open_[-1].nodes.append(head)
-            else:
-                output.append(value)
-        elif open_:
-            done = open_.pop()
-            (open_[-1].nodes if open_ else output).append(done)
-        else:
-            output.append("}}")
-    return output
-
-
-def cloze_numbers(text: str) -> set[int]:
-    """Cloze numbers in a field (nested ones included; c0 ignored), as Anki counts them."""
-    found: set[int] = set()
-
-    def walk(nodes: Sequence[str | _Cloze]) -> None:
-        for node in nodes:
-            if isinstance(node, _Cloze) and node.ordinal != 0:
-                found.add(node.ordinal)
-                walk(node.nodes)
-
-    walk(_parse_clozes(text))
-    return found
-
-
-def _reveal(cloze: _Cloze, ordinal: int, question: bool, found: list[bool], out: list[str]) -> None:
+def _reveal(cloze: Cloze, ordinal: int, question: bool, found: list[bool], out: list[str]) -> None:
     active = cloze.ordinal == ordinal
     if active:
         found[0] = True
@@ -204,7 +124,7 @@ def reveal_cloze(text: str, ordinal: int, question: bool) -> str:
     deletion with that number."""
     out: list[str] = []
     found = [False]
-    for node in _parse_clozes(text):
+    for node in parse_clozes(text):
         if isinstance(node, str):
             out.append(node)
         else:
@@ -320,35 +240,6 @@ def _extract_sounds(text: str, side: str) -> tuple[str, tuple[str, ...]]:
         return f"[anki:play:{side}:{len(sounds) - 1}]"
 
     return _SOUND.sub(ref, text), tuple(sounds)
-
-
-def card_ordinals(front: str, fields: Mapping[str, str], is_cloze: bool) -> list[int]:
-    """The cards Anki makes for a note (0-based ordinals): one per cloze number for a
-    cloze note type, else card 0 when its front would not be empty."""
-    if is_cloze:
-        numbers: set[int] = set()
-        for text in fields.values():
-            numbers |= cloze_numbers(text)
-        return [n - 1 for n in sorted(numbers)]
-    nonempty = {k for k, v in fields.items() if not field_is_empty(v)}
-    return [0] if not _is_empty(_parse(front), nonempty) else []
-
-
-def _is_empty(nodes: Sequence[object], nonempty: set[str]) -> bool:
-    for node in nodes:
-        if isinstance(node, str):
-            continue
-        assert isinstance(node, tuple)
-        kind, key, extra = node
-        if kind == "field":
-            if key in nonempty:
-                return False
-        elif kind == "if":
-            if key in nonempty and not _is_empty(extra, nonempty):
-                return False
-        elif key not in nonempty and not _is_empty(extra, nonempty):
-            return False
-    return True
 
 
 def render_card(front: str, back: str, fields: Mapping[str, str], ordinal: int) -> RenderedCard:

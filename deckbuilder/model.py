@@ -6,7 +6,6 @@ HTML is the job of :mod:`deckbuilder.text`, at packaging or preview time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -14,19 +13,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
 
+from . import cloze
 from .errors import Problem
 
 __all__ = [
-    "CLOZE_RE",
     "BasicNote",
     "ClozeNote",
     "Deck",
     "McqNote",
     "Note",
-    "NoteCounts",
     "NoteKind",
     "StudySettings",
-    "cloze_ordinals",
     "letter",
 ]
 
@@ -40,15 +37,6 @@ class NoteKind(str, Enum):
 
     def __str__(self) -> str:
         return self.value
-
-
-# Anki's cloze syntax: {{c1::answer}} or {{c1::answer::hint}}; the ordinal is 1-based.
-CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)\}\}", re.DOTALL)
-
-
-def cloze_ordinals(text: str) -> tuple[int, ...]:
-    """The distinct cloze numbers in ``text``, sorted (each becomes one Anki card)."""
-    return tuple(sorted({int(m.group(1)) for m in CLOZE_RE.finditer(text) if int(m.group(1)) > 0}))
 
 
 def letter(index: int) -> str:
@@ -71,8 +59,16 @@ class Note:
         return self.field_lines.get(key, self.line)
 
     @property
+    def card_ordinals(self) -> tuple[int, ...]:
+        """The cards Anki makes for this note, as 0-based card ordinals: the one rule the
+        counts, the package writer and the preview page share (tests/test_card_rule.py
+        checks it against Anki). Multiple-choice and basic notes have one template and a
+        required first field, so one card each."""
+        return (0,)
+
+    @property
     def card_count(self) -> int:
-        return 1
+        return len(self.card_ordinals)
 
     def texts(self) -> dict[str, str]:
         """Every text field by its YAML key, in field order."""
@@ -110,8 +106,8 @@ class ClozeNote(Note):
     extra: str = ""
 
     @property
-    def card_count(self) -> int:
-        return len(cloze_ordinals(self.text))
+    def card_ordinals(self) -> tuple[int, ...]:
+        return cloze.card_ordinals(self.text)
 
     def texts(self) -> dict[str, str]:
         return {"text": self.text, "extra": self.extra}
@@ -144,16 +140,6 @@ class StudySettings:
 
 
 @dataclass(frozen=True)
-class NoteCounts:
-    """(notes, cards) per note kind, as :meth:`Deck.counts` gives them, counted ahead for
-    the very notes ``notes`` (a big file's parts count theirs where they are read, see
-    deckbuilder.parallel)."""
-
-    by_kind: Mapping[NoteKind, tuple[int, int]]
-    notes: tuple[Note, ...] = field(default=(), repr=False, compare=False)
-
-
-@dataclass(frozen=True)
 class Deck:
     """One card file: an Anki deck and its notes."""
 
@@ -172,10 +158,6 @@ class Deck:
     # Worth telling the author, found while loading (e.g. a --fallback to the default
     # language); the renderer passes them on in RenderedDeck.warnings.
     warnings: tuple[Problem, ...] = field(default=(), compare=False)
-    # Counted ahead, or None: counted when first asked. Not part of what the deck is
-    # (equality), and used only for the very notes it was counted for: a deck whose notes
-    # were replaced since (dataclasses.replace) counts its own.
-    counted: NoteCounts | None = field(default=None, repr=False, compare=False)
 
     @property
     def card_count(self) -> int:
@@ -187,11 +169,8 @@ class Deck:
 
     @cached_property
     def _counts(self) -> dict[NoteKind, tuple[int, int]]:
-        # Counted once per deck: a cloze note's cards are found by a regex over its text,
-        # and a build asks for the counts several times (preview, summary, JSON).
-        known = self.counted
-        if known is not None and known.notes is self.notes:
-            return dict(known.by_kind)
+        # Counted once per deck: a cloze note's cards are found by parsing its text, and a
+        # build asks for the counts several times (preview, summary, JSON).
         notes = dict.fromkeys(NoteKind, 0)
         cards = dict.fromkeys(NoteKind, 0)
         for note in self.notes:

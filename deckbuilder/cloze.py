@@ -1,0 +1,97 @@
+"""Anki's cloze deletions: ``{{c1::answer}}``, ``{{c1::answer::hint}}``, nested ones.
+
+One parser, read the way Anki's backend reads a field (rslib/src/cloze.rs): it decides
+which cards a cloze note makes (:func:`card_ordinals`, used by the model, the package
+writer and the preview page) and what the ``cloze:`` template filter shows
+(:func:`deckbuilder.anki_template.reveal_cloze`). tests/test_anki_template.py and
+tests/test_card_rule.py compare it with the real backend.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["Cloze", "card_ordinals", "cloze_numbers", "parse_clozes"]
+
+# An opening needs a number; "{{c::" is text. Anki ignores numbers above u16.
+_MARK = re.compile(r"\{\{c([0-9]+)::|\}\}")
+_MAX_NUMBER = 0xFFFF
+_MAX_NESTING = 10
+
+
+@dataclass
+class Cloze:
+    """One deletion: its number, what it hides (text and nested deletions), its hint."""
+
+    ordinal: int
+    nodes: list[str | Cloze] = field(default_factory=list)
+    hint: str | None = None
+
+    def text(self) -> str:
+        return "".join(n if isinstance(n, str) else n.text() for n in self.nodes)
+
+
+def _tokens(text: str) -> list[str | int]:
+    """Text runs (str), openings (their number, int) and closings (None) in order."""
+    out: list[str | int | None] = []
+    start = 0
+    for m in _MARK.finditer(text):
+        number = m.group(1)
+        if number is not None and int(number) > _MAX_NUMBER:
+            continue  # not an opening: stays part of the text around it
+        if start < m.start():
+            out.append(text[start : m.start()])
+        out.append(None if number is None else int(number))
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out  # type: ignore[return-value]
+
+
+def parse_clozes(text: str) -> list[str | Cloze]:
+    """Top-level text and deletions; a deletion never closed is dropped, as Anki does."""
+    output: list[str | Cloze] = []
+    open_: list[Cloze] = []
+    for token in _tokens(text):
+        if isinstance(token, int):
+            if len(open_) < _MAX_NESTING:
+                open_.append(Cloze(token))
+        elif isinstance(token, str):
+            if open_:
+                head, sep, tail = token.partition("::")
+                if sep:
+                    open_[-1].hint = tail
+                open_[-1].nodes.append(head)
+            else:
+                output.append(token)
+        elif open_:
+            done = open_.pop()
+            (open_[-1].nodes if open_ else output).append(done)
+        else:
+            output.append("}}")
+    return output
+
+
+def cloze_numbers(text: str) -> set[int]:
+    """The deletion numbers in a field, nested ones included; ``c0`` and what it holds
+    make no card."""
+    found: set[int] = set()
+
+    def walk(nodes: Sequence[str | Cloze]) -> None:
+        for node in nodes:
+            if isinstance(node, Cloze) and node.ordinal != 0:
+                found.add(node.ordinal)
+                walk(node.nodes)
+
+    walk(parse_clozes(text))
+    return found
+
+
+def card_ordinals(text: str) -> tuple[int, ...]:
+    """The cards a cloze note with this text makes: Anki's 0-based card ordinals, one per
+    deletion number (``c1`` is card 0), sorted."""
+    if "{{c" not in text:
+        return ()
+    return tuple(n - 1 for n in sorted(cloze_numbers(text)))
