@@ -10,7 +10,6 @@ before. Output that is not a terminal (a pipe, a file, CI logs) never gets a bar
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,7 +21,6 @@ __all__ = [
     "INTERVAL",
     "ProgressBar",
     "Reporter",
-    "no_collections",
     "reporting",
     "step",
     "terminal_bar",
@@ -116,29 +114,3 @@ def terminal_bar(
             yield
     finally:
         bar.close()
-
-
-@contextmanager
-def no_collections() -> Iterator[None]:
-    """Turn the cyclic garbage collector off inside the block (as it was after).
-
-    A build allocates millions of small objects that all live until the package is
-    written; the collector would walk them again and again for nothing: builds create next
-    to no reference cycles (peak memory is the same with it off, for the 50,000-note
-    benchmark deck and for 10,000 notes of code blocks, tables and lists), and whatever
-    cycles there are get collected after the block. Off, a 50,000-note build took about
-    0.2 s less than with a collection every 100,000 allocations.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        # Hand what the block made to the oldest generation in one step (freeze, then
-        # unfreeze). Otherwise the first allocation after enable() counts as millions
-        # past the young generation's threshold and a collection walks all of it (0.1-0.2 s
-        # at 50,000 notes), as the block's end is where a build prints its summary.
-        gc.freeze()
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()

@@ -236,7 +236,7 @@ def test_build_forecasts_a_bilingual_deck_once(
         return original(cards, settings)  # type: ignore[arg-type]
 
     monkeypatch.setattr(preview, "build_summary", counted)
-    result = cli("build", "--jobs", "1")  # in this process, where the count is seen
+    result = cli("build")
     assert result.code == 0, result.err
     assert calls == [BUNDLED_CARDS]
     summaries = [

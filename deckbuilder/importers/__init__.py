@@ -208,7 +208,7 @@ def plan_import(
 
 def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> Path:
     """Write the planned card file atomically; refuse to replace a file unless ``force``."""
-    from ..export import atomic_write
+    from ..atomic import atomic_write
 
     target = plan.out
     if target.exists() and source.exists() and target.resolve() == source.resolve():

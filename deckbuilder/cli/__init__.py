@@ -1,0 +1,11 @@
+"""The command line (the ``deckbuilder`` console script is :func:`run`).
+
+The commands live in the modules imported here, which register them on :data:`app`.
+"""
+
+from __future__ import annotations
+
+from . import authoring, importing, previewing  # noqa: F401 - they register the commands
+from .app import app, main, run
+
+__all__ = ["app", "main", "run"]

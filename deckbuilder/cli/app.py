@@ -1,0 +1,133 @@
+"""The command line: parse, call the library, show the result.
+
+Errors are mapped to messages and exit codes in one place, :func:`main`:
+0 ok, 1 a problem with the input or an option value, 2 a usage error, 3 a bug.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from .. import __version__
+from ..console import Session, err, plural
+from ..errors import DeckError, OutputError, UsageError
+from .options import session_of
+
+__all__ = ["app", "main", "run"]
+
+
+class _Commands(TyperGroup):
+    """Lists the commands in the order of an author's day, not of their definition."""
+
+    ORDER = ("init", "import", "check", "build", "preview", "list", "schema")
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        return sorted(
+            names, key=lambda n: self.ORDER.index(n) if n in self.ORDER else len(self.ORDER)
+        )
+
+
+app = typer.Typer(
+    name="deckbuilder",
+    help="Turn quiz questions written in YAML into Anki packages (.apkg).",
+    cls=_Commands,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"deckbuilder {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Show the version and exit.", callback=_show_version, is_eager=True
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print more detail.")] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback of internal errors.")
+    ] = False,
+) -> None:
+    """Turn quiz questions written in YAML into Anki packages (.apkg).
+
+    Example: deckbuilder build
+    """
+    session = session_of(ctx)
+    session.quiet, session.verbose, session.debug = quiet, verbose, debug
+    ctx.obj = session
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run the app and map every error to a message and an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    session = Session()
+    try:
+        result = app(args=args, prog_name="deckbuilder", standalone_mode=False, obj=session)
+        code = result if isinstance(result, int) else 0
+        if code == 130:  # Typer turns Ctrl-C into a silent exit status 130
+            typer.echo("Interrupted; nothing was replaced.", err=True)
+        return code
+    except DeckError as exc:
+        if session.json:
+            problems = [
+                {"file": p.file, "line": p.line, "note": p.note, "message": p.message}
+                for p in exc.problems
+            ]
+            session.emit_json({"ok": False, "problems": problems})
+            return 1
+        for problem in exc.problems:
+            err(str(problem), fg="red")
+        n = len(exc.problems)
+        err(f"{plural(n, 'problem')} found; nothing was written.", bold=True)
+        return 1
+    except (UsageError, OutputError) as exc:
+        typer.echo(f"Error: {exc}", err=True)
+        return 1
+    except typer.TyperException as exc:  # usage errors from the argument parser
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            typer.echo(f"Error: {exc}", err=True)
+        return 2
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("Interrupted; nothing was replaced.", err=True)
+        return 130
+    except Exception as exc:
+        if session.debug or "--debug" in args:
+            raise
+        typer.echo(
+            f"Internal error: {type(exc).__name__}: {exc}. This is a bug in deckbuilder; "
+            "please report it with the output of the same command run with --debug.",
+            err=True,
+        )
+        return 3
+
+
+def run() -> None:  # console script
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader has gone (deckbuilder schema | head -1): nothing is left to tell it,
+        # and Python would complain about the unflushed output at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(code)

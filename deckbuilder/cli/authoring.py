@@ -1,0 +1,218 @@
+"""The author's loop: init, check, build, list, schema."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ..console import (
+    build_facts,
+    build_lines,
+    counts_text,
+    deck_summary,
+    deck_table,
+    plural,
+    print_warnings,
+)
+from ..errors import UsageError
+from .app import app
+from .options import (
+    Fallback,
+    Jobs,
+    JsonFlag,
+    Lang,
+    MediaDir,
+    Sources,
+    build_timestamp,
+    checked_lang,
+    session_of,
+    source_paths,
+)
+
+if TYPE_CHECKING:
+    from ..model import Deck
+
+
+@app.command()
+def build(
+    ctx: typer.Context,
+    sources: Sources = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write packages to.")] = Path(
+        "output"
+    ),
+    media: MediaDir = Path("media"),
+    no_preview: Annotated[
+        bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")
+    ] = False,
+    as_json: JsonFlag = False,
+    lang: Lang = None,
+    fallback: Fallback = False,
+    jobs: Jobs = None,
+) -> None:
+    """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
+
+    A deck with 'languages:' gives one package per language, OUT/<deck id>.<lang>.apkg
+    (all of them by default; --lang ko for one).
+
+    Example: deckbuilder build cards/ --out output/ --lang all
+    """
+    from ..pipeline import build as build_packages
+    from ..progress import terminal_bar
+
+    session = session_of(ctx)
+    session.json = as_json
+    # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
+    with terminal_bar(sys.stderr, enabled=not (session.quiet or as_json)):
+        results = build_packages(
+            source_paths(sources),
+            out,
+            timestamp=build_timestamp(),
+            media_dir=media,
+            lang=checked_lang(lang, "all"),
+            fallback=fallback,
+        )
+    previews = {} if no_preview else _preview_summaries([r.rendered.deck for r in results])
+    if not as_json:
+        for line, _ in previews.values():
+            session.say(line)
+    print_warnings([r.rendered for r in results])
+    if as_json:
+        decks = []
+        for result in results:
+            entry = deck_summary(result.rendered.deck)
+            entry.update(build_facts(result))
+            if result.rendered.deck.key in previews:
+                entry["preview"] = previews[result.rendered.deck.key][1]
+            decks.append(entry)
+        session.emit_json({"ok": True, "decks": decks})
+        return
+    for result in results:
+        for line in build_lines(result):
+            session.say(line)
+
+
+def _preview_summaries(decks: Sequence[Deck]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """deck key -> (the preview line build prints, the preview's JSON summary)."""
+    from ..preview import build_summary, deck_settings, summary_line
+
+    out = {}
+    # The languages of a deck have the same cards and settings: one forecast for all.
+    summaries: dict[tuple[int, Any], Any] = {}
+    for deck in decks:
+        settings = deck_settings(deck)[0]
+        summary = summaries.get((deck.card_count, settings))
+        if summary is None:
+            summary = summaries[deck.card_count, settings] = build_summary(
+                deck.card_count, settings
+            )
+        out[deck.key] = (f"preview {deck.name}: {summary_line(summary)}", summary.as_dict())
+    return out
+
+
+@app.command()
+def check(
+    ctx: typer.Context,
+    sources: Sources = None,
+    media: MediaDir = Path("media"),
+    as_json: JsonFlag = False,
+    lang: Lang = None,
+    fallback: Fallback = False,
+    jobs: Jobs = None,
+) -> None:
+    """Validate card files without writing anything (every language of a deck with
+    'languages:', unless --lang picks one).
+
+    Example: deckbuilder check cards/gradient-checkpointing.yaml
+    """
+    from ..pipeline import check as check_decks
+
+    session = session_of(ctx)
+    session.json = as_json
+    rendered = check_decks(
+        source_paths(sources), media_dir=media, lang=checked_lang(lang, "all"), fallback=fallback
+    )
+    print_warnings(rendered)
+    if as_json:
+        session.emit_json({"ok": True, "decks": [deck_summary(rd.deck) for rd in rendered]})
+        return
+    for rd in rendered:
+        session.detail(f"{rd.deck.source}: {rd.deck.name}: {counts_text(rd.deck)}")
+    notes = sum(len(rd.notes) for rd in rendered)
+    cards = sum(rd.deck.card_count for rd in rendered)
+    session.say(
+        f"ok: {plural(len(rendered), 'deck')}, {plural(notes, 'note')}, {plural(cards, 'card')}"
+    )
+
+
+@app.command("list")
+def list_(
+    ctx: typer.Context,
+    sources: Sources = None,
+    as_json: JsonFlag = False,
+    lang: Lang = None,
+    fallback: Fallback = False,
+) -> None:
+    """List decks: file, notes and cards per note type, tags (one row per language of a
+    deck with 'languages:', unless --lang picks one).
+
+    Example: deckbuilder list cards/
+    """
+    from ..load import load_decks
+
+    session = session_of(ctx)
+    session.json = as_json
+    decks = load_decks(source_paths(sources), lang=checked_lang(lang, "all"), fallback=fallback)
+    if as_json:
+        session.emit_json({"ok": True, "decks": [deck_summary(d) for d in decks]})
+        return
+    for line in deck_table(decks):
+        session.say(line)
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    folder: Annotated[
+        Path, typer.Argument(help="Project folder to set up (created if missing).")
+    ] = Path("."),
+) -> None:
+    """Start a deck: cards/example.yaml (one note of each type), media/ and output/.
+
+    Refuses to overwrite existing files.
+
+    Example: deckbuilder init my-deck && cd my-deck && deckbuilder build
+    """
+    from importlib import resources
+
+    from ..atomic import atomic_write
+
+    session = session_of(ctx)
+    target = folder / "cards" / "example.yaml"
+    if target.exists():
+        raise UsageError(f"{target} already exists; nothing was changed")
+    for path in (folder / "cards", folder / "media", folder / "output"):
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"{path} exists and is not a folder; nothing was changed")
+    text = resources.files("deckbuilder").joinpath("starter/example.yaml").read_bytes()
+    for sub in ("cards", "media", "output"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    atomic_write(target, lambda tmp: tmp.write_bytes(text))
+    session.say(f"Created {target}, {folder / 'media'}{os.sep} and {folder / 'output'}{os.sep}.")
+    prefix = "" if folder == Path(".") else f"cd {folder} && "
+    session.say(f"Next: {prefix}deckbuilder build")
+
+
+@app.command()
+def schema(ctx: typer.Context) -> None:
+    """Print the JSON Schema of the card format, for editors and tools.
+
+    Example: deckbuilder schema > card-schema.json
+    """
+    from ..schema import card_schema
+
+    session_of(ctx).emit_json(card_schema())

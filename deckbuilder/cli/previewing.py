@@ -1,0 +1,172 @@
+"""``deckbuilder preview``: the FSRS workload of each deck, and its preview page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from ..errors import UsageError
+from .app import app
+from .options import (
+    Fallback,
+    Jobs,
+    Lang,
+    MediaDir,
+    Sources,
+    checked_lang,
+    session_of,
+    source_paths,
+)
+
+if TYPE_CHECKING:
+    from ..render import RenderedDeck
+
+
+@app.command()
+def preview(
+    ctx: typer.Context,
+    sources: Sources = None,
+    media: MediaDir = Path("media"),
+    retention: Annotated[
+        Optional[float],  # noqa: UP045 - typer needs Optional on Python 3.10
+        typer.Option(
+            "--retention",
+            help="Desired retention, between 0 and 1. Default: the deck's study block, else 0.9.",
+            show_default=False,
+        ),
+    ] = None,
+    new_per_day: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--new-per-day",
+            help="New cards a day (0 or more). Default: the deck's study block, else 20.",
+            show_default=False,
+        ),
+    ] = None,
+    review_limit: Annotated[
+        Optional[int],  # noqa: UP045 - typer needs Optional on Python 3.10
+        typer.Option(
+            "--review-limit",
+            help="Maximum reviews a day. Default: the deck's study block, else no limit.",
+        ),
+    ] = None,
+    days: Annotated[int, typer.Option("--days", help="Days to forecast (1 to 36500).")] = 365,
+    params: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--params",
+            help="The 21 FSRS-6 parameters, comma-separated as Anki's deck options show "
+            "them, or a file holding them. Default: FSRS-6 defaults.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the simulation.")] = 42,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    plot: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--plot", help="Also draw the forecast to FILE (.svg or .png).", show_default=False
+        ),
+    ] = None,
+    lang: Lang = None,
+    fallback: Fallback = False,
+    jobs: Jobs = None,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Also write a preview page (every card, the forecast chart) to "
+            "output/<deck id>.html.",
+        ),
+    ] = False,
+    html_out: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--html-out",
+            help="Write the preview page to FILE instead (implies --html; with several "
+            "decks, FILE-<deck id>.html).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Preview FSRS review intervals and the study workload of each deck, before export.
+
+    Shows the interval ladder of a new card (py-fsrs, no fuzz), a simulated forecast
+    of reviews, new cards, minutes and memorized cards a day, and a summary.
+
+    With --html, also writes one self-contained HTML page per deck showing every card,
+    front and back, as Anki renders it (day/night and phone-width switches), the
+    forecast chart and the interval ladder.
+
+    Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --html
+    """
+
+    from ..chart import FORMATS, write_chart
+    from ..pipeline import check as check_decks
+    from ..preview import (
+        check_days,
+        deck_settings,
+        preview_deck,
+        report,
+        settings_from_options,
+        to_json,
+    )
+
+    session = session_of(ctx)
+    session.json = as_json
+    overrides = settings_from_options(retention, new_per_day, review_limit, params)
+    check_days(days)
+    if plot is not None and plot.suffix.lower() not in FORMATS:
+        raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
+    if html_out is not None and html_out.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--html-out: the file name must end in .html, not {html_out.name!r}")
+    # One language is enough to forecast (default: the deck's first); --lang all shows each.
+    rendered = check_decks(
+        source_paths(sources), media_dir=media, lang=checked_lang(lang, None), fallback=fallback
+    )
+    decks = [rd.deck for rd in rendered]
+    previews = []
+    for deck in decks:
+        settings, origin = deck_settings(deck, overrides)
+        previews.append(preview_deck(deck, settings, days, seed, origin))
+    if plot is not None:
+        for p in previews:
+            target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
+            write_chart(p, target)
+    pages = _write_pages(rendered, previews, html_out) if html or html_out is not None else []
+    if as_json:
+        data = to_json(previews)
+        if pages:
+            data["pages" if len(pages) > 1 else "page"] = (
+                [str(x) for x in pages] if len(pages) > 1 else str(pages[0])
+            )
+        session.emit_json(data)
+        return
+    session.say("\n\n".join(report(p) for p in previews))
+    for path in pages:
+        session.say(f"wrote {path}")
+
+
+def _write_pages(
+    rendered: Sequence[RenderedDeck], previews: Sequence[Any], html_out: Path | None
+) -> list[Path]:
+    """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
+    or output/<deck id>.html."""
+    from ..atomic import atomic_write
+    from ..page import preview_page
+
+    written = []
+    for rd, p in zip(rendered, previews, strict=True):
+        if html_out is None:
+            target = Path("output") / f"{rd.deck.key}.html"
+        elif len(rendered) == 1:
+            target = html_out
+        else:
+            target = html_out.with_stem(f"{html_out.stem}-{rd.deck.key}")
+        data = preview_page(rd, p).encode("utf-8")
+        atomic_write(target, lambda tmp, data=data: tmp.write_bytes(data))
+        written.append(target)
+    return written
