@@ -1,0 +1,185 @@
+"""What learners' collections depend on stays fixed: GUIDs, Anki note ids, note type ids,
+card ordinals, content hashes and lock file bytes.
+
+Anki recognises a re-imported note by its GUID and updates it in place only under the same
+note type; scheduling lives on the cards, by ordinal. Any change to the values below makes
+every learner who re-imports a rebuilt deck get duplicates, conflicts or lost history, so
+they are pinned to the values the released tool produces. A change here must be a
+deliberate, documented migration, never a side effect.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from deckbuilder.pipeline import build
+
+from .conftest import DATA, ROOT
+
+# 2026-01-01T00:00:00Z: the clock of builds from scratch (SOURCE_DATE_EPOCH in the CLI).
+BUILT_AT = 1_767_225_600
+
+# deck key -> (SHA-256 of the lock file, [(GUID, Anki note id, note type id, card ordinals)]
+# in note id order).
+EXPECTED = {
+    "bundled": {
+        "gradient-checkpointing.ko": (
+            "193912783b5f7ebaa616bda094a2361a03962572da8f025e4898732160c9e731",
+            [
+                ("r0Vm77k+gJ", 1796204609000, 1468248778730576, (0,)),
+                ("Gsce|Y!vCY", 1796204609001, 1468248778730576, (0,)),
+                ("m^lv/5s*Z~", 1796204609002, 1468248778730576, (0,)),
+                ("D^TO@}sZ~#", 1796204609003, 1468248778730576, (0,)),
+                ("yUG@3{EZRC", 1796204609004, 1468248778730576, (0,)),
+                ("MCL|)x/RlJ", 1796204609005, 1468248778730576, (0,)),
+                ("livET1j@{6", 1796204609006, 1468248778730576, (0,)),
+                ("rq6>~^C;l|", 1796204609007, 1468248778730576, (0,)),
+                ("QFUB2L?3~u", 1796204609008, 1649248644858304, (0, 1)),
+                ("k0V&Hf24@+", 1796204609009, 1649248644858304, (0, 1)),
+                ("Qu~--ya=B9", 1796204609010, 1649248644858304, (0, 1, 2)),
+                ("zMg^D=:qIn", 1796204609011, 1649248644858304, (0, 1)),
+                ("u[JIj@cQ-H", 1796204609012, 1649248644858304, (0, 1)),
+                ("iNCL=I[Zj2", 1796204609013, 1649248644858304, (0, 1)),
+            ],
+        ),
+        "gradient-checkpointing.en": (
+            "a177218a41128322b39e63bfc4a668ca60108453c483d46ead567896fa7969c9",
+            [
+                ("p59((CESMc", 1796204609000, 1468248778730576, (0,)),
+                ("FgNm|L6I@G", 1796204609001, 1468248778730576, (0,)),
+                ("NOQ?:F!]kI", 1796204609002, 1468248778730576, (0,)),
+                ("m`7?k)oBme", 1796204609003, 1468248778730576, (0,)),
+                ("rb>&^e^O*!", 1796204609004, 1468248778730576, (0,)),
+                ("DOmQyaTDFC", 1796204609005, 1468248778730576, (0,)),
+                ("c_fBHqx8k=", 1796204609006, 1468248778730576, (0,)),
+                ("f9lh|L[0AJ", 1796204609007, 1468248778730576, (0,)),
+                ("cVTWQr7<bw", 1796204609008, 1649248644858304, (0, 1)),
+                ("fC})2,XgZ:", 1796204609009, 1649248644858304, (0, 1)),
+                ("t&z+sS^.Y{", 1796204609010, 1649248644858304, (0, 1, 2)),
+                ("Qd7sLE5Ob#", 1796204609011, 1649248644858304, (0, 1)),
+                ("QWizC<I!/(", 1796204609012, 1649248644858304, (0, 1)),
+                ("k;-9`dt1[`", 1796204609013, 1649248644858304, (0, 1)),
+            ],
+        ),
+    },
+    "bundled-scratch": {
+        "gradient-checkpointing.ko": (
+            "00d2dae05831b1a28ef442af280eb40673fec7a68f93397305b0c5fe8fd62e2b",
+            [
+                ("r0Vm77k+gJ", 1767225600000, 1468248778730576, (0,)),
+                ("Gsce|Y!vCY", 1767225600001, 1468248778730576, (0,)),
+                ("m^lv/5s*Z~", 1767225600002, 1468248778730576, (0,)),
+                ("D^TO@}sZ~#", 1767225600003, 1468248778730576, (0,)),
+                ("yUG@3{EZRC", 1767225600004, 1468248778730576, (0,)),
+                ("MCL|)x/RlJ", 1767225600005, 1468248778730576, (0,)),
+                ("livET1j@{6", 1767225600006, 1468248778730576, (0,)),
+                ("rq6>~^C;l|", 1767225600007, 1468248778730576, (0,)),
+                ("QFUB2L?3~u", 1767225600008, 1649248644858304, (0, 1)),
+                ("k0V&Hf24@+", 1767225600009, 1649248644858304, (0, 1)),
+                ("Qu~--ya=B9", 1767225600010, 1649248644858304, (0, 1, 2)),
+                ("zMg^D=:qIn", 1767225600011, 1649248644858304, (0, 1)),
+                ("u[JIj@cQ-H", 1767225600012, 1649248644858304, (0, 1)),
+                ("iNCL=I[Zj2", 1767225600013, 1649248644858304, (0, 1)),
+            ],
+        ),
+        "gradient-checkpointing.en": (
+            "f2bd0786d9a6b70595a623d3736a1966bb10776ae477b65459e04469b65e41d4",
+            [
+                ("p59((CESMc", 1767225600000, 1468248778730576, (0,)),
+                ("FgNm|L6I@G", 1767225600001, 1468248778730576, (0,)),
+                ("NOQ?:F!]kI", 1767225600002, 1468248778730576, (0,)),
+                ("m`7?k)oBme", 1767225600003, 1468248778730576, (0,)),
+                ("rb>&^e^O*!", 1767225600004, 1468248778730576, (0,)),
+                ("DOmQyaTDFC", 1767225600005, 1468248778730576, (0,)),
+                ("c_fBHqx8k=", 1767225600006, 1468248778730576, (0,)),
+                ("f9lh|L[0AJ", 1767225600007, 1468248778730576, (0,)),
+                ("cVTWQr7<bw", 1767225600008, 1649248644858304, (0, 1)),
+                ("fC})2,XgZ:", 1767225600009, 1649248644858304, (0, 1)),
+                ("t&z+sS^.Y{", 1767225600010, 1649248644858304, (0, 1, 2)),
+                ("Qd7sLE5Ob#", 1767225600011, 1649248644858304, (0, 1)),
+                ("QWizC<I!/(", 1767225600012, 1649248644858304, (0, 1)),
+                ("k;-9`dt1[`", 1767225600013, 1649248644858304, (0, 1)),
+            ],
+        ),
+    },
+    "mixed": {
+        "mixed": (
+            "2c42b5f824b397b0a3b00d94db58ef101bd42aa00897f9c7ff2dca8a49cbeb4f",
+            [
+                ("dg4>A,=L2.", 1767225600000, 1468248778730576, (0,)),
+                ("F-iMiCR2e%", 1767225600001, 1468248778730576, (0,)),
+                ("Hbd!^3pO&Q", 1767225600002, 1649248644858304, (0, 1)),
+                ("fcH?e<sa$)", 1767225600003, 2152878658763882, (0,)),
+            ],
+        ),
+    },
+    "rich": {
+        "rich": (
+            "61dc76f35f08fd7cae99a36ab03acb93d518c9194e9ec50a3e75ad8e334f4059",
+            [
+                ("NwK$:hA^8-", 1767225600000, 1468248778730576, (0,)),
+                ("k8G|HAco@6", 1767225600001, 2152878658763882, (0,)),
+                ("O)te/yw/Xn", 1767225600002, 1649248644858304, (0, 1, 2, 3)),
+                ("Hdzvja&5ne", 1767225600003, 1649248644858304, (0,)),
+            ],
+        ),
+    },
+}
+
+
+CASES = {
+    # The bundled deck with its committed lock files: what users have imported.
+    "bundled": (ROOT / "cards" / "gradient-checkpointing.yaml", ROOT / "media", False),
+    # The same deck and others built with no lock file, at a fixed clock.
+    "bundled-scratch": (ROOT / "cards" / "gradient-checkpointing.yaml", ROOT / "media", True),
+    "mixed": (DATA / "mixed.yaml", DATA / "media", True),
+    "rich": (DATA / "rich" / "rich.yaml", DATA / "rich" / "media", True),
+}
+
+
+def _identities(package: Path, tmp_path: Path) -> list[tuple[str, int, int, tuple[int, ...]]]:
+    database = tmp_path / f"{package.stem}.anki2"
+    with zipfile.ZipFile(package) as zf:
+        database.write_bytes(zf.read("collection.anki2"))
+    con = sqlite3.connect(database)
+    try:
+        notes = con.execute("SELECT guid, id, mid FROM notes ORDER BY id").fetchall()
+        ords: dict[int, list[int]] = {}
+        for nid, ord_ in con.execute("SELECT nid, ord FROM cards ORDER BY nid, ord"):
+            ords.setdefault(nid, []).append(ord_)
+    finally:
+        con.close()
+    return [(guid, nid, mid, tuple(ords[nid])) for guid, nid, mid in notes]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_identities_and_lock_files_do_not_change(case: str, tmp_path: Path) -> None:
+    source, media, from_scratch = CASES[case]
+    folder = tmp_path / "src"
+    shutil.copytree(source.parent, folder)
+    if from_scratch:
+        for lock in folder.glob("*.lock"):
+            lock.unlink()
+    results = build(
+        [folder / source.name], tmp_path / "out", timestamp=BUILT_AT, media_dir=media, lang="all"
+    )
+    got = {
+        r.rendered.deck.key: (
+            hashlib.sha256(r.lock.read_bytes()).hexdigest(),
+            _identities(r.path, tmp_path),
+        )
+        for r in results
+    }
+    for key, (lock_hash, notes) in EXPECTED[case].items():
+        assert got[key][1] == notes, f"{key}: GUIDs, note ids or card ordinals changed"
+        assert got[key][0] == lock_hash, f"{key}: lock file bytes (ids, content hashes) changed"
+    assert got.keys() == EXPECTED[case].keys()
+    if not from_scratch:  # a rebuild leaves the committed lock files as they are
+        for lock in sorted(source.parent.glob("*.lock")):
+            assert (folder / lock.name).read_bytes() == lock.read_bytes()
