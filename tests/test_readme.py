@@ -40,7 +40,6 @@ def example(command: str) -> tuple[list[tuple[str, list[str]]], list[str]]:
 EXAMPLES = [
     "deckbuilder build --lang en",
     "deckbuilder check cards/",
-    "deckbuilder check cards/ --jobs 1",
     "deckbuilder list --lang en",
     "deckbuilder preview --lang en",
     'deckbuilder preview --params "0.2, 1.3"',
