@@ -176,18 +176,18 @@ def test_summary_of_a_known_forecast() -> None:
 def test_fuzz_range_is_ankis(interval: float, maximum: int, lower: int, upper: int) -> None:
     import numpy as np
 
-    from deckbuilder.schedule import _fuzz_bounds
+    from deckbuilder.schedule.balancer import fuzz_bounds
 
-    lo, hi = _fuzz_bounds(np.asarray([interval]), maximum)  # type: ignore[arg-type]
+    lo, hi = fuzz_bounds(np.asarray([interval]), maximum)  # type: ignore[arg-type]
     assert (int(lo[0]), int(hi[0])) == (lower, upper)
 
 
 def balancer_with_load(per_day: int) -> Any:
     import numpy as np
 
-    from deckbuilder.schedule import _LoadBalancer
+    from deckbuilder.schedule.balancer import LoadBalancer
 
-    lb = _LoadBalancer(n_rep=1, days=100, maximum=36500, cards=1000, new_per_day=0)
+    lb = LoadBalancer(n_rep=1, days=100, maximum=36500, cards=1000, new_per_day=0)
     lb.counts[0, 1:60] = per_day
     return lb, np.random.default_rng(5)
 
@@ -239,26 +239,27 @@ def test_balancer_weighs_by_copy_and_by_card_alike() -> None:
 
 
 def _balancer(n_rep: int, days: int) -> Any:
-    from deckbuilder.schedule import _LoadBalancer
+    from deckbuilder.schedule.balancer import LoadBalancer
 
-    return _LoadBalancer(n_rep=n_rep, days=days, maximum=36500, cards=10, new_per_day=0)
+    return LoadBalancer(n_rep=n_rep, days=days, maximum=36500, cards=10, new_per_day=0)
 
 
 def test_a_small_deck_weighs_only_the_days_its_cards_may_land_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A one-card deck is simulated as 10,000 copies: weighing every copy's days ahead
-    each day took 37 s. The days weighed must stay near what the cards' ranges span."""
-    from deckbuilder import schedule
+    """A one-card deck is simulated as 10,000 copies, and weighing all of every copy's
+    days ahead each day would make its preview slow. The days weighed must stay near what
+    the cards' ranges span."""
+    from deckbuilder.schedule.balancer import LoadBalancer
 
     weighed = {"days": 0}
-    original = schedule._LoadBalancer._weights
+    original = LoadBalancer._weights
 
     def counting(self: Any, c: Any, k: Any) -> Any:
         weighed["days"] += c.size
         return original(self, c, k)
 
-    monkeypatch.setattr(schedule._LoadBalancer, "_weights", counting)
+    monkeypatch.setattr(LoadBalancer, "_weights", counting)
     fc = forecast(1, PreviewSettings(), 365)
     answers = sum(fc.reviews) * 10_000 + 10_000  # every copy's reviews and first answers
     assert 0 < weighed["days"] < 60 * answers
@@ -489,16 +490,16 @@ def test_settings_from_a_study_block() -> None:
 def test_forecast_is_vectorised_not_a_loop_per_card(monkeypatch: pytest.MonkeyPatch) -> None:
     """The per-day work is NumPy calls on arrays: the number of retrievability calls
     does not grow with the number of cards (one per day for reviews, one for memorized)."""
-    from deckbuilder import schedule
+    from deckbuilder.schedule.memory import MemoryModel
 
     calls = {"n": 0}
-    original = schedule._Model.retrievability
+    original = MemoryModel.retrievability
 
     def counting(self: Any, elapsed: Any, s: Any) -> Any:
         calls["n"] += 1
         return original(self, elapsed, s)
 
-    monkeypatch.setattr(schedule._Model, "retrievability", counting)
+    monkeypatch.setattr(MemoryModel, "retrievability", counting)
     forecast(100, PreviewSettings(new_per_day=50), 30, replicas=1)
     small = calls["n"]
     calls["n"] = 0

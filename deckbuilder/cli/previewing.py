@@ -167,6 +167,6 @@ def _write_pages(
         else:
             target = html_out.with_stem(f"{html_out.stem}-{rd.deck.key}")
         data = preview_page(rd, p).encode("utf-8")
-        atomic_write(target, lambda tmp, data=data: tmp.write_bytes(data))
+        atomic_write(target, lambda tmp: tmp.write_bytes(data))
         written.append(target)
     return written

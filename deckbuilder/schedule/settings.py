@@ -1,0 +1,249 @@
+"""How a deck will be studied: FSRS parameters, Anki's deck options and a learner's habits.
+
+These settings drive both the interval ladder and the forecast. ``PreviewSettings.problems``
+names every value outside its range at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Protocol
+
+__all__ = [
+    "DEFAULT_PARAMETERS",
+    "LOWER_BOUNDS",
+    "S_MIN",
+    "UPPER_BOUNDS",
+    "PreviewSettings",
+    "ReviewBehaviour",
+    "SettingProblem",
+    "StudyBlock",
+    "parse_parameters",
+]
+
+# FSRS-6 defaults and bounds, as Anki and py-fsrs (fsrs 6.x) use them.
+DEFAULT_PARAMETERS: tuple[float, ...] = (
+    0.212,
+    1.2931,
+    2.3065,
+    8.2956,
+    6.4133,
+    0.8334,
+    3.0194,
+    0.001,
+    1.8722,
+    0.1666,
+    0.796,
+    1.4835,
+    0.0614,
+    0.2629,
+    1.6483,
+    0.6014,
+    1.8729,
+    0.5425,
+    0.0912,
+    0.0658,
+    0.1542,
+)
+S_MIN = 0.001  # the smallest stability FSRS allows, in days
+LOWER_BOUNDS: tuple[float, ...] = (
+    *(S_MIN,) * 4,
+    1.0,
+    0.001,
+    0.001,
+    0.001,
+    0.0,
+    0.0,
+    0.001,
+    0.001,
+    0.001,
+    0.001,
+    0.0,
+    0.0,
+    1.0,
+    0.0,
+    0.0,
+    0.0,
+    0.1,
+)
+UPPER_BOUNDS: tuple[float, ...] = (
+    *(100.0,) * 4,
+    10.0,
+    4.0,
+    4.0,
+    0.75,
+    4.5,
+    0.8,
+    3.5,
+    5.0,
+    0.25,
+    0.9,
+    4.0,
+    1.0,
+    6.0,
+    2.0,
+    2.0,
+    0.8,
+    0.8,
+)
+
+
+@dataclass(frozen=True)
+class ReviewBehaviour:
+    """How a typical learner answers, and how long it takes: Anki's simulator defaults.
+
+    Ratings are indexed Again, Hard, Good, Easy. Costs are seconds per answer in the
+    learning, review and relearning states. ``*_step_transitions[i]`` is the distribution
+    of the next same-day rating after rating ``i`` (Again, Hard, Good) during steps.
+    """
+
+    first_rating: tuple[float, float, float, float] = (0.24, 0.094, 0.495, 0.171)
+    review_rating: tuple[float, float, float] = (0.224, 0.631, 0.145)  # Hard, Good, Easy
+    learning_costs: tuple[float, float, float, float] = (19.58, 18.79, 13.78, 10.71)
+    review_costs: tuple[float, float, float, float] = (19.38, 17.59, 12.38, 8.94)
+    relearning_costs: tuple[float, float, float, float] = (16.44, 15.25, 12.32, 8.03)
+    learning_step_transitions: tuple[tuple[float, float, float, float], ...] = (
+        (0.3686, 0.0628, 0.5108, 0.0577),
+        (0.0442, 0.4553, 0.4457, 0.0549),
+        (0.0519, 0.047, 0.8462, 0.055),
+    )
+    relearning_step_transitions: tuple[tuple[float, float, float, float], ...] = (
+        (0.2157, 0.0643, 0.6595, 0.0604),
+        (0.05, 0.4638, 0.4475, 0.0387),
+        (0.1057, 0.1434, 0.7266, 0.0244),
+    )
+
+
+class StudyBlock(Protocol):
+    """What the preview reads from a deck's ``study:`` block (steps in seconds)."""
+
+    @property
+    def desired_retention(self) -> float: ...
+    @property
+    def new_per_day(self) -> int: ...
+    @property
+    def review_limit(self) -> int | None: ...
+    @property
+    def learning_steps(self) -> Sequence[float]: ...
+    @property
+    def relearning_steps(self) -> Sequence[float]: ...
+    @property
+    def maximum_interval(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class SettingProblem:
+    """One setting outside its allowed range; ``name`` is the PreviewSettings field."""
+
+    name: str
+    message: str
+
+
+@dataclass(frozen=True)
+class PreviewSettings:
+    """How the deck will be studied: Anki's deck options that shape the workload.
+
+    Field names and units follow the deck's ``study:`` block (steps in seconds; only
+    their count matters to the day-level forecast). ``review_limit=None``: no limit.
+    ``load_balancer`` is Anki's preference of that name (on in a fresh collection).
+    """
+
+    desired_retention: float = 0.9
+    new_per_day: int = 20
+    review_limit: int | None = None
+    learning_steps: tuple[float, ...] = (60.0, 600.0)
+    relearning_steps: tuple[float, ...] = (600.0,)
+    maximum_interval: int = 36500
+    parameters: tuple[float, ...] = DEFAULT_PARAMETERS
+    new_cards_ignore_review_limit: bool = False
+    load_balancer: bool = True
+    behaviour: ReviewBehaviour = field(default_factory=ReviewBehaviour)
+
+    @classmethod
+    def from_study(cls, study: StudyBlock, **overrides: Any) -> PreviewSettings:
+        """Settings from a deck's ``study:`` block; ``overrides`` that are not None win."""
+        base = cls(
+            desired_retention=study.desired_retention,
+            new_per_day=study.new_per_day,
+            review_limit=study.review_limit,
+            learning_steps=tuple(study.learning_steps),
+            relearning_steps=tuple(study.relearning_steps),
+            maximum_interval=study.maximum_interval,
+        )
+        return base.with_values(**overrides)
+
+    def with_values(self, **values: Any) -> PreviewSettings:
+        """A copy with the given fields replaced; ``None`` values keep the current one."""
+        unknown = sorted(set(values) - {f.name for f in fields(self)})
+        if unknown:
+            raise TypeError(f"unknown study settings: {', '.join(unknown)}")
+        return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+    def problems(self) -> list[SettingProblem]:
+        """Every value outside its allowed range (empty when the settings are usable)."""
+        out: list[SettingProblem] = []
+        dr = self.desired_retention
+        if not (isinstance(dr, (int, float)) and 0.0 < dr < 1.0):
+            out.append(
+                SettingProblem(
+                    "desired_retention", f"must be between 0 and 1 (exclusive), not {dr}"
+                )
+            )
+        if self.new_per_day < 0:
+            out.append(SettingProblem("new_per_day", f"must be 0 or more, not {self.new_per_day}"))
+        if self.review_limit is not None and self.review_limit < 0:
+            out.append(
+                SettingProblem("review_limit", f"must be 0 or more, not {self.review_limit}")
+            )
+        if self.maximum_interval < 1:
+            out.append(
+                SettingProblem(
+                    "maximum_interval", f"must be 1 day or more, not {self.maximum_interval}"
+                )
+            )
+        for name in ("learning_steps", "relearning_steps"):
+            steps = getattr(self, name)
+            if any(not (step > 0) for step in steps):
+                out.append(
+                    SettingProblem(name, f"steps must be positive seconds, not {list(steps)}")
+                )
+        out.extend(_parameter_problems(self.parameters))
+        return out
+
+
+def _parameter_problems(parameters: Sequence[float]) -> list[SettingProblem]:
+    n = len(LOWER_BOUNDS)
+    if len(parameters) != n:
+        return [
+            SettingProblem("parameters", f"expected {n} FSRS-6 parameters, got {len(parameters)}")
+        ]
+    bad = [
+        f"w[{i}]={value:g} is outside {lo:g}..{hi:g}"
+        for i, (value, lo, hi) in enumerate(
+            zip(parameters, LOWER_BOUNDS, UPPER_BOUNDS, strict=True)
+        )
+        if not (lo <= value <= hi)  # also rejects NaN
+    ]
+    return [SettingProblem("parameters", "; ".join(bad))] if bad else []
+
+
+def parse_parameters(text: str) -> tuple[float, ...]:
+    """Parse FSRS parameters written as Anki's deck options show them: "0.212, 1.2931, ...".
+
+    Commas, whitespace and surrounding brackets are accepted. Raises ValueError naming
+    the first entry that is not a number; the count and bounds are checked by
+    :meth:`PreviewSettings.problems`.
+    """
+    cleaned = text.strip().strip("[]()")
+    values: list[float] = []
+    for token in cleaned.replace(",", " ").split():
+        try:
+            value = float(token)
+        except ValueError:
+            raise ValueError(f"{token!r} is not a number") from None
+        if not math.isfinite(value):
+            raise ValueError(f"{token!r} is not a finite number")
+        values.append(value)
+    return tuple(values)
