@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import OutputError
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "atomic_write_bytes"]
 
 
 def atomic_write(target: Path, write: Callable[[Path], object]) -> None:
@@ -37,3 +37,8 @@ def atomic_write(target: Path, write: Callable[[Path], object]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(target: Path, data: bytes) -> None:
+    """Replace ``target`` with ``data`` (see :func:`atomic_write`)."""
+    atomic_write(target, lambda tmp: tmp.write_bytes(data))

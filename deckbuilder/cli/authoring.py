@@ -189,7 +189,7 @@ def init(
     """
     from importlib import resources
 
-    from ..atomic import atomic_write
+    from ..atomic import atomic_write_bytes
 
     session = session_of(ctx)
     target = folder / "cards" / "example.yaml"
@@ -201,7 +201,7 @@ def init(
     text = resources.files("deckbuilder").joinpath("starter/example.yaml").read_bytes()
     for sub in ("cards", "media", "output"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
-    atomic_write(target, lambda tmp: tmp.write_bytes(text))
+    atomic_write_bytes(target, text)
     session.say(f"Created {target}, {folder / 'media'}{os.sep} and {folder / 'output'}{os.sep}.")
     prefix = "" if folder == Path(".") else f"cd {folder} && "
     session.say(f"Next: {prefix}deckbuilder build")

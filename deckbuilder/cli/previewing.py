@@ -155,7 +155,7 @@ def _write_pages(
 ) -> list[Path]:
     """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
     or output/<deck id>.html."""
-    from ..atomic import atomic_write
+    from ..atomic import atomic_write_bytes
     from ..page import preview_page
 
     written = []
@@ -167,6 +167,6 @@ def _write_pages(
         else:
             target = html_out.with_stem(f"{html_out.stem}-{rd.deck.key}")
         data = preview_page(rd, p).encode("utf-8")
-        atomic_write(target, lambda tmp: tmp.write_bytes(data))
+        atomic_write_bytes(target, data)
         written.append(target)
     return written

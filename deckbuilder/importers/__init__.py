@@ -208,7 +208,7 @@ def plan_import(
 
 def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> Path:
     """Write the planned card file atomically; refuse to replace a file unless ``force``."""
-    from ..atomic import atomic_write
+    from ..atomic import atomic_write_bytes
 
     target = plan.out
     if target.exists() and source.exists() and target.resolve() == source.resolve():
@@ -218,5 +218,5 @@ def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> P
     if target.exists() and not force:
         raise UsageError(f"{target} already exists; use --force to replace it")
     data = plan.text.encode("utf-8")
-    atomic_write(target, lambda tmp: tmp.write_bytes(data))
+    atomic_write_bytes(target, data)
     return target
