@@ -13,12 +13,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Cloze", "card_ordinals", "cloze_numbers", "parse_clozes"]
+__all__ = ["HIGHEST_CARD_NUMBER", "Cloze", "card_ordinals", "cloze_numbers", "parse_clozes"]
 
 # An opening needs a number; "{{c::" is text. Anki ignores numbers above u16.
 _MARK = re.compile(r"\{\{c([0-9]+)::|\}\}")
 _MAX_NUMBER = 0xFFFF
 _MAX_NESTING = 10
+# The last deletion number with a card of its own: Anki gives every higher number card
+# 500 too (two such numbers in a note make two cards with one ordinal).
+HIGHEST_CARD_NUMBER = 500
 
 
 @dataclass
@@ -75,23 +78,28 @@ def parse_clozes(text: str) -> list[str | Cloze]:
 
 
 def cloze_numbers(text: str) -> set[int]:
-    """The deletion numbers in a field, nested ones included; ``c0`` and what it holds
-    make no card."""
+    """The deletion numbers in a field, nested ones included. ``c0`` is no number, but
+    the deletions it holds are."""
     found: set[int] = set()
 
     def walk(nodes: Sequence[str | Cloze]) -> None:
         for node in nodes:
-            if isinstance(node, Cloze) and node.ordinal != 0:
-                found.add(node.ordinal)
+            if isinstance(node, Cloze):
+                if node.ordinal != 0:
+                    found.add(node.ordinal)
                 walk(node.nodes)
 
     walk(parse_clozes(text))
     return found
 
 
-def card_ordinals(text: str) -> tuple[int, ...]:
-    """The cards a cloze note with this text makes: Anki's 0-based card ordinals, one per
-    deletion number (``c1`` is card 0), sorted."""
-    if "{{c" not in text:
-        return ()
-    return tuple(n - 1 for n in sorted(cloze_numbers(text)))
+def card_ordinals(*fields: str) -> tuple[int, ...]:
+    """The cards a cloze note with these fields makes: Anki's 0-based card ordinals,
+    sorted, one per deletion number (``c1`` is card 0, numbers above
+    :data:`HIGHEST_CARD_NUMBER` are card 500). Anki reads the deletions of every field,
+    not only of those the template shows with ``cloze:``."""
+    numbers: set[int] = set()
+    for text in fields:
+        if "{{c" in text:
+            numbers |= cloze_numbers(text)
+    return tuple(sorted({min(n, HIGHEST_CARD_NUMBER) - 1 for n in numbers}))

@@ -18,12 +18,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from itertools import count, repeat
-from json.encoder import encode_basestring as _quote  # a str as json.dumps writes it
-from operator import attrgetter
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -47,36 +44,16 @@ __all__ = [
 ]
 
 VERSION = 1
-_ANKI_ID = attrgetter("anki_id")
 _HASH_CHARS = 16  # 64 bits of SHA-256: collisions are not a concern for one deck's notes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NoteEntry:
     id: str  # the author's note id
     anki_id: int  # the Anki note id, fixed when the note is first built (search: nid:...)
     content: str  # hash of everything that ends up in the note
     changed: int  # seconds since 1970 when ``content`` last changed
     line: int | None = field(default=None, compare=False)
-
-    def __init__(
-        self, id: str, anki_id: int, content: str, changed: int, line: int | None = None
-    ) -> None:
-        # A build makes an entry per note twice (reading the lock file, and the new
-        # manifest). The __init__ a frozen dataclass generates sets each field through
-        # object.__setattr__, which looks up the slot's descriptor and calls its setter;
-        # calling the setters directly takes about 40% less time. Same fields, defaults,
-        # equality, hash, repr and immutability (slots: less memory, faster reads).
-        _set_id(self, id)
-        _set_anki_id(self, anki_id)
-        _set_content(self, content)
-        _set_changed(self, changed)
-        _set_line(self, line)
-
-
-_set_id, _set_anki_id, _set_content, _set_changed, _set_line = (
-    NoteEntry.__dict__[name].__set__ for name in ("id", "anki_id", "content", "changed", "line")
-)
 
 
 @dataclass(frozen=True)
@@ -132,8 +109,12 @@ def lock_path(deck: Deck) -> Path:
     return deck.source.parent / f"{deck.key}.lock"
 
 
+# Compact, keys sorted, text as is: the JSON users' content hashes were computed from.
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _JSON.encode(value)
 
 
 def _hash(value: object) -> str:
@@ -152,57 +133,30 @@ def templates_hash(spec: NoteTypeSpec) -> str:
 def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
     """Everything that ends up in the note: note type, rendered fields, tags, and the bytes
     of the media files its fields name (a replaced image is a visible change too).
-
-    Equal to ``_hash({"type": [kind, id, [fields...]], "fields": [...], "tags": [...],
-    "media": {name: file hash}})``, which users' lock files hold; the JSON text is written
-    out piece by piece (keys in sorted order) because this runs for every note on every
-    build. tests/test_performance_export.py checks that the two agree."""
-    (digest,) = _content_hashes((rn,), media)
-    return digest
+    ``media`` maps each media name to the SHA-256 of its file."""
+    return _hash(
+        {
+            "type": [rn.spec.kind.value, rn.spec.id, list(rn.spec.fields)],
+            "fields": list(rn.fields),
+            "tags": list(rn.tags),
+            "media": {name: media[name] for name in rn.media},
+        }
+    )
 
 
 def note_hashes(rd: RenderedDeck) -> tuple[str, ...]:
     """:func:`note_content_hash` of each of ``rd``'s notes, in order."""
     media = {name: _file_hash(path) for name, path in rd.media.items()}
-    return _content_hashes(rd.notes, media)
+    return tuple(note_content_hash(rn, media) for rn in rd.notes)
 
 
-def _content_hashes(notes: Sequence[RenderedNote], media: Mapping[str, str]) -> tuple[str, ...]:
-    """:func:`note_content_hash` of each note: one loop, no call per note, and the JSON of
-    each note type (shared by many notes) made once."""
-    sha256 = hashlib.sha256
-    types: dict[int, str] = {}  # id(spec) -> its JSON; every spec outlives the loop
-    out: list[str] = []
-    add = out.append
-    for rn in notes:
-        spec = rn.spec
-        type_json = types.get(id(spec))
-        if type_json is None:
-            type_json = types[id(spec)] = _type_json(spec)
-        # Most notes use no media: skip the sorting (JSON objects are written key-sorted).
-        used = (
-            ",".join([f"{_quote(name)}:{_quote(media[name])}" for name in sorted(set(rn.media))])
-            if rn.media
-            else ""
-        )
-        data = (
-            f'{{"fields":[{",".join(map(_quote, rn.fields))}],"media":{{{used}}},'
-            f'"tags":[{",".join(map(_quote, rn.tags))}],"type":{type_json}}}'
-        )
-        add(sha256(data.encode("utf-8")).hexdigest()[:_HASH_CHARS])
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=16)
-def _type_json(spec: NoteTypeSpec) -> str:
-    """The JSON of what identifies a note's note type in :func:`note_content_hash`."""
-    return _json([spec.kind.value, spec.id, list(spec.fields)])
-
-
+# A deck's notes share a few change times (one per build that changed them).
+@functools.lru_cache(maxsize=1024)
 def _iso(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@functools.lru_cache(maxsize=1024)
 def _parse_iso(text: str) -> int:
     if not text.endswith("Z"):
         raise ValueError(text)
@@ -229,15 +183,9 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
                 f"notetype {kind.value} {t.anki_id} {fields} {t.templates} {_iso(t.changed)}"
             )
     lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED")
-    # Most notes share a few change times: format each time once.
-    iso: dict[int, str] = {}
-    notes = manifest.notes
-    for note_id in sorted(notes):
-        n = notes[note_id]
-        when = iso.get(n.changed)
-        if when is None:
-            when = iso[n.changed] = _iso(n.changed)
-        lines.append(f"note {n.id} {n.anki_id} {n.content} {when}")
+    for note_id in sorted(manifest.notes):
+        n = manifest.notes[note_id]
+        lines.append(f"note {n.id} {n.anki_id} {n.content} {_iso(n.changed)}")
     lines.append("")
     return "\n".join(lines)
 
@@ -250,21 +198,16 @@ def parse_manifest(text: str, file: str) -> Manifest:
     version_seen = False
     next_anki_id = 0
     kinds = {k.value: k for k in NoteKind}
-    times: dict[str, int] = {}  # most notes share a few change times: parse each once
-    # ``raw.split()`` is ``raw.strip().split()``: [] for a blank line, and a comment is a
-    # line whose first word starts with "#". Nearly every line is a note: test that first.
-    for number, parts in enumerate(map(str.split, text.splitlines()), start=1):
+    for number, raw in enumerate(text.splitlines(), start=1):
+        parts = raw.split()
+        if not parts or parts[0].startswith("#"):
+            continue
         try:
-            if len(parts) == 5 and parts[0] == "note":
+            if parts[0] == "note" and len(parts) == 5:
                 _, note_id, anki_id, content, when = parts
                 if note_id in notes:
                     raise ValueError("duplicate")
-                changed = times.get(when)
-                if changed is None:
-                    changed = times[when] = _parse_iso(when)
-                notes[note_id] = NoteEntry(note_id, int(anki_id), content, changed, number)
-            elif not parts or parts[0][0] == "#":
-                continue
+                notes[note_id] = NoteEntry(note_id, int(anki_id), content, _parse_iso(when), number)
             elif parts[0] == "version" and len(parts) == 2:
                 if parts[1] != str(VERSION):
                     problems.append(
@@ -366,46 +309,29 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
     if problems:
         raise DeckError(problems)
 
-    known = rd.known_keys()
-    hashes = known.hashes if known is not None else note_hashes(rd)
-    ids = [rn.note.id for rn in rd.notes]
-    if len(ids) != len(hashes):
-        raise ValueError(f"{len(hashes)} content hashes for {len(ids)} notes")
     old_notes = prev.notes
-    # Above every id given before (see Manifest.next_anki_id): one pass over the old notes.
-    floor = [prev.next_anki_id]
-    if old_notes:
-        floor.append(max(map(_ANKI_ID, old_notes.values())) + 1)
-    start = max(now * 1000, *floor)
-    notes: dict[str, NoteEntry]
+    # Above every Anki note id given before, removed notes' included (see Manifest).
+    floor = max([prev.next_anki_id, *(entry.anki_id + 1 for entry in old_notes.values())])
+    next_anki_id = max(now * 1000, floor)
+    notes: dict[str, NoteEntry] = {}
     added: list[str] = []
     changed: list[str] = []
     unchanged: list[str] = []
-    if not old_notes:
-        # First build (or a lock file without notes): every note is new and takes the
-        # next id in deck order. One map over the notes instead of a branch per note.
-        notes = dict(zip(ids, map(NoteEntry, ids, count(start), hashes, repeat(now)), strict=True))
-        added = ids
-        next_anki_id = start + len(ids)
-    else:
-        notes = {}
-        get = old_notes.get
-        next_anki_id = start
-        for note_id, content in zip(ids, hashes, strict=True):
-            was = get(note_id)
-            if was is None:
-                notes[note_id] = NoteEntry(note_id, next_anki_id, content, now)
-                next_anki_id += 1
-                added.append(note_id)
-            elif was.content == content:
-                # Unchanged: the old entry as it is (equal to a new one with the same
-                # fields; it keeps its lock file line, as an unchanged note type does).
-                notes[note_id] = was
-                unchanged.append(note_id)
-            else:
-                when = _bump(was.changed, now)
-                notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
-                changed.append(note_id)
+    for rn, content in zip(rd.notes, note_hashes(rd), strict=True):
+        note_id = rn.note.id
+        was = old_notes.get(note_id)
+        if was is None:
+            notes[note_id] = NoteEntry(note_id, next_anki_id, content, now)
+            next_anki_id += 1
+            added.append(note_id)
+        elif was.content == content:
+            # Unchanged: the old entry as it is (it keeps its lock file line, as an
+            # unchanged note type does).
+            notes[note_id] = was
+            unchanged.append(note_id)
+        else:
+            notes[note_id] = NoteEntry(note_id, was.anki_id, content, _bump(was.changed, now))
+            changed.append(note_id)
     removed = tuple(old_notes[nid] for nid in sorted(old_notes.keys() - notes.keys()))
     changes = Changes(
         added=tuple(sorted(added)),
@@ -416,16 +342,14 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
         note_types_replaced=tuple(replaced),
     )
     # The high-water mark depends only on ids given, never on the clock, so that an
-    # unchanged rebuild leaves the lock file as it was. The new notes' ids are old ids or
-    # ids counted up from ``start``, of which the last one given is the highest.
-    high = max([*floor, next_anki_id] if added else floor)
-    manifest = Manifest(note_types, notes, high)
+    # unchanged rebuild leaves the lock file as it was.
+    manifest = Manifest(note_types, notes, next_anki_id if added else floor)
     return Update(manifest, changes, first_build=old is None)
 
 
 def write_manifest(path: Path, deck: Deck, manifest: Manifest) -> bool:
     """Write the lock file atomically if its text changed; return whether it was written."""
-    from .export import atomic_write
+    from .atomic import atomic_write
 
     text = format_manifest(deck, manifest)
     try:

@@ -107,7 +107,8 @@ class ClozeNote(Note):
 
     @property
     def card_ordinals(self) -> tuple[int, ...]:
-        return cloze.card_ordinals(self.text)
+        # Anki reads the deletions of every field, the extra one too.
+        return cloze.card_ordinals(self.text, self.extra)
 
     def texts(self) -> dict[str, str]:
         return {"text": self.text, "extra": self.extra}

@@ -17,11 +17,13 @@ from deckbuilder.manifest import (
     NoteEntry,
     NoteTypeEntry,
     format_manifest,
+    note_content_hash,
     parse_manifest,
     update_manifest,
 )
 from deckbuilder.model import BasicNote, Deck, NoteKind
-from deckbuilder.render import RenderedDeck, render_deck
+from deckbuilder.notetypes import note_type
+from deckbuilder.render import RenderedDeck, RenderedNote, render_deck
 
 from .conftest import ROOT, Run
 
@@ -77,6 +79,16 @@ def test_lock_is_plain_sorted_text() -> None:
         ("version 1\nnote a 1 abc 2023-13-01T00:00:00Z\n", 2, "cannot read this lock file line"),
         ("version 1\nnote a x abc 2023-11-14T22:13:20Z\n", 2, "cannot read this lock file line"),
         ("version 1\nnotetype quiz 1 A a 2023-11-14T22:13:20Z\n", 2, "cannot read"),
+        ("version 1\nnote a 1 abc 2023-11-14T22:13:20\n", 2, "cannot read this lock file line"),
+        ("version 1\nnote a 1 abc 2023-11-14T22:13:20Z extra\n", 2, "cannot read"),
+        ("version 1\nnote\n", 2, "cannot read this lock file line"),
+        ("version 1\nnext-anki-id x\n", 2, "cannot read this lock file line"),
+        (
+            "version 1\nnote a 1 abc 1970-01-01T00:00:00Z\nnote a 2 abc 1970-01-01T00:00:00Z",
+            3,
+            "cannot read",
+        ),
+        ("version 1\nnotetype cloze 1 Text,Extra ab 1970-01-01T00:00:00Z\n" * 2, 4, "cannot read"),
         ("version 2\n", 1, "lock file version 2 is not supported"),
         ("note a 1 abc 2023-11-14T22:13:20Z\n", None, "not a deckbuilder lock file"),
     ],
@@ -87,6 +99,50 @@ def test_malformed_lock_lines_are_located(text: str, line: int | None, message: 
     (problem,) = caught.value.problems
     assert (problem.file, problem.line) == ("cards/d.lock", line)
     assert message in problem.message
+
+
+def test_indented_lines_and_comments_are_read() -> None:
+    text = "  # a comment\n\n   \nversion 1\n#note x 1 abc 1970-01-01T00:00:00Z\n  note a 7 abc 1970-01-01T00:00:10Z  \n"
+    manifest = parse_manifest(text, "d.lock")
+    assert manifest.notes == {"a": NoteEntry("a", 7, "abc", 10)}
+    assert manifest.notes["a"].line == 6
+
+
+_NOTE = BasicNote(id="a", line=1, front="f", back="b")
+
+
+@pytest.mark.parametrize(
+    ("rn", "content"),
+    [
+        (
+            RenderedNote(_NOTE, note_type(NoteKind.BASIC), ("What?", "That."), ()),
+            "483f506c8f9461eb",
+        ),
+        (
+            RenderedNote(
+                _NOTE,
+                note_type(NoteKind.CLOZE),
+                ('say "hi" \\ \u2028 é 漢 😀 </b>', "\x00\x1f"),
+                ("tag", "태그"),
+            ),
+            "74e01c5ffcc4d2ff",
+        ),
+        (
+            RenderedNote(
+                _NOTE,
+                note_type(NoteKind.MCQ),
+                ("q", "c", "A", "", "yes"),
+                ("t",),
+                media=("z.png", "a b.mp3", "z.png"),
+            ),
+            "0bb3cb24753f0ba1",
+        ),
+    ],
+)
+def test_content_hashes_are_fixed(rn: RenderedNote, content: str) -> None:
+    """Users' lock files hold these: a changed hash would mark every note as changed."""
+    media = {"z.png": "9" * 64, "a b.mp3": "0" * 64}
+    assert note_content_hash(rn, media) == content
 
 
 def test_first_build_gives_every_note_the_build_time_and_a_new_id() -> None:
@@ -166,6 +222,22 @@ def test_a_new_note_never_takes_the_id_of_a_removed_one() -> None:
     given = {e.anki_id for e in first.manifest.notes.values()}
     assert third.manifest.notes["c"].anki_id not in given
     assert third.changes.added == ("c",)
+
+
+note_ids = st.lists(
+    st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=8), unique=True, max_size=12
+)
+
+
+@given(note_ids, note_ids)
+def test_removed_notes_keep_their_ids_and_lines(old_ids: list[str], new_ids: list[str]) -> None:
+    """The notes gone from the deck, sorted, exactly as the lock file had them."""
+    old = Manifest({}, {i: NoteEntry(i, k, "0" * 16, 5, k + 1) for k, i in enumerate(old_ids)})
+    built = update_manifest(old, deck_of(*(basic(i) for i in new_ids)), 1_700_000_000)
+    expected = tuple(e for i, e in sorted(old.notes.items()) if i not in new_ids)
+    assert built.changes.removed == expected
+    assert [e.line for e in built.changes.removed] == [e.line for e in expected]
+    assert all(e.anki_id < built.manifest.next_anki_id for e in old.notes.values())
 
 
 # The command line: only a successful build writes the lock file.
