@@ -1,5 +1,6 @@
 """How much rich rendering (math, Pygments, cloze protection, nh3) costs over plain
-markdown-it, per field, on the bundled deck's texts. Run by hand:
+markdown-it, per field, on the bundled deck's texts, with and without the fast path for
+everyday one-line text. Run by hand:
 
     PYTHONPATH=. python benchmarks/bench_text.py
 """
@@ -7,13 +8,15 @@ markdown-it, per field, on the bundled deck's texts. Run by hand:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from markdown_it import MarkdownIt
 
 from deckbuilder.load import load_deck
+from deckbuilder.markdown_fast_path import fast_html
 from deckbuilder.model import ClozeNote
-from deckbuilder.text import render_markdown
+from deckbuilder.text import render_markdown, render_markdown_fully
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 50
@@ -30,22 +33,23 @@ def main() -> None:
     plain = MarkdownIt("commonmark", {"html": False})
     render_markdown("```python\nx\n```")  # warm the parser, lexers and sanitizer
 
-    start = time.perf_counter()
-    for _ in range(ROUNDS):
-        for text, _cloze in fields:
-            plain.render(text)
-    base = time.perf_counter() - start
+    def seconds(render: Callable[[str, bool], object]) -> float:
+        start = time.perf_counter()
+        for _ in range(ROUNDS):
+            for text, cloze in fields:
+                render(text, cloze)
+        return time.perf_counter() - start
 
-    start = time.perf_counter()
-    for _ in range(ROUNDS):
-        for text, cloze in fields:
-            render_markdown(text, cloze=cloze)
-    rich = time.perf_counter() - start
+    base = seconds(lambda text, _cloze: plain.render(text))
+    full = seconds(lambda text, cloze: render_markdown_fully(text, cloze=cloze))
+    rich = seconds(lambda text, cloze: render_markdown(text, cloze=cloze))
 
     n = ROUNDS * len(fields)
-    print(f"{len(fields)} fields x {ROUNDS} rounds")
-    print(f"plain markdown-it: {base / n * 1e6:8.1f} us/field")
-    print(f"render_markdown:   {rich / n * 1e6:8.1f} us/field  ({rich / base:.1f}x plain)")
+    fast = sum(fast_html(text) is not None for text, _ in fields)
+    print(f"{len(fields)} fields x {ROUNDS} rounds; {fast} fields take the fast path")
+    print(f"plain markdown-it:      {base / n * 1e6:8.1f} us/field")
+    print(f"render_markdown_fully:  {full / n * 1e6:8.1f} us/field  ({full / base:.1f}x plain)")
+    print(f"render_markdown:        {rich / n * 1e6:8.1f} us/field  ({rich / base:.1f}x plain)")
 
 
 if __name__ == "__main__":

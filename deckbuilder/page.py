@@ -20,10 +20,12 @@ import json
 import mimetypes
 import re
 from collections import Counter
+from functools import cache
 from html import escape, unescape
+from importlib import resources
 from pathlib import Path
 
-from .anki_template import RenderedCard, card_ordinals, render_card
+from .anki_template import RenderedCard, render_card
 from .chart import forecast_svg
 from .model import NoteKind
 from .preview import DeckPreview
@@ -43,16 +45,14 @@ CSP = (
     "style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-src 'self'"
 )
 
-# The reviewer's own page CSS around a card (Anki desktop: reviewer.css; AnkiDroid's
-# card page is similar): a margin, and media no wider than the card.
-_SIDE_CSS = """html { -webkit-text-size-adjust: 100%; }
-body { margin: 20px; overflow-wrap: break-word; }
-body.nightMode { color-scheme: dark; }
-img { max-width: 100%; height: auto; }
-.db-preview-play { font: inherit; font-size: 0.9em; cursor: pointer; border-radius: 50%;
-  width: 2em; height: 2em; border: 1px solid currentColor; background: transparent;
-  color: inherit; vertical-align: middle; }
-"""
+
+# deckbuilder/static holds the page's style (page.css) and script (page.js), and the
+# reviewer's own CSS around a card (card-side.css: Anki desktop's reviewer.css; AnkiDroid's
+# card page is similar). page.js sets night mode the way Anki desktop and AnkiDroid set
+# it: classes on the card's body (.nightMode .night_mode) and on its root (.night-mode).
+@cache
+def _static(name: str) -> str:
+    return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
 
 
 def _data_url(path: Path) -> str:
@@ -107,7 +107,7 @@ def _side_document(css: str, ordinal: int, content: str) -> str:
     return (
         '<!doctype html>\n<html lang="und">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<style>\n{_SIDE_CSS}</style>\n<style>\n{css}\n</style>\n</head>\n"
+        f"<style>\n{_static('card-side.css')}</style>\n<style>\n{css}\n</style>\n</head>\n"
         f'<body class="card card{ordinal + 1}">\n<div id="qa">\n{content}\n</div>\n'
         "</body>\n</html>\n"
     )
@@ -274,7 +274,7 @@ def _cards(rd: RenderedDeck) -> tuple[list[str], _Sides]:
     out = []
     for rn in rd.notes:
         fields = dict(zip(rn.spec.fields, rn.fields, strict=True))
-        for ordinal in card_ordinals(rn.spec.front, fields, rn.spec.is_cloze):
+        for ordinal in rn.note.card_ordinals:
             card = render_card(rn.spec.front, rn.spec.back, fields, ordinal)
             out.append(_card_html(rn, card, media, sides))
     return out, sides
@@ -296,7 +296,7 @@ def preview_page(rd: RenderedDeck, p: DeckPreview) -> str:
 <meta name="generator" content="deckbuilder">
 <title>{escape(deck.name)}: preview</title>
 <style>
-{_PAGE_CSS}
+{_static("page.css")}
 </style>
 </head>
 <body>
@@ -331,151 +331,7 @@ Math is shown as TeX source: Anki typesets it with MathJax, which this page does
 <script type="application/json" id="pv-sides">{sides.json()}</script>
 <script>
 var PREVIEW = {state};
-{_PAGE_JS}
-</script>
+{_static("page.js")}</script>
 </body>
 </html>
 """
-
-
-_PAGE_CSS = """:root { color-scheme: light; --fg: #1f2328; --bg: #f6f8fa; --panel: #ffffff;
-  --muted: #57606a; --border: #d0d7de; --accent: #0b57d0; }
-body.night { color-scheme: dark; --fg: #e6edf3; --bg: #111214; --panel: #1e1f22;
-  --muted: #9da7b3; --border: #3d444d; --accent: #8ab4f8; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.5 -apple-system, "Segoe UI", Roboto, "Noto Sans",
-  "Noto Sans KR", "NanumGothic", sans-serif; color: var(--fg); background: var(--bg); }
-header.top, main { max-width: 1200px; margin: 0 auto; padding: 16px 20px; }
-h1 { margin: 0 0 4px; font-size: 1.6em; }
-h2 { font-size: 1.15em; margin: 1.2em 0 0.5em; }
-.meta { margin: 0; color: var(--muted); }
-.description { margin-top: 8px; }
-.controls { position: sticky; top: 0; z-index: 2; display: flex; gap: 8px; flex-wrap: wrap;
-  padding: 10px 0; background: var(--bg); }
-button { font: inherit; color: var(--fg); background: var(--panel); border: 1px solid var(--border);
-  border-radius: 8px; padding: 6px 12px; cursor: pointer; min-height: 36px; }
-button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: var(--panel); }
-.overview { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 24px; }
-table { border-collapse: collapse; background: var(--panel); }
-th, td { border: 1px solid var(--border); padding: 4px 10px; text-align: right; }
-th[scope="row"], thead th:first-child { text-align: left; }
-caption { text-align: left; color: var(--muted); padding: 4px 0; caption-side: top; }
-.ladder-wrap { margin-top: 12px; overflow-x: auto; max-width: 100%; }
-.ladder caption { background: var(--bg); }
-dl.summary { display: grid; grid-template-columns: auto 1fr; gap: 2px 16px; margin: 0; }
-dl.summary dt { color: var(--muted); }
-dl.summary dd { margin: 0; font-variant-numeric: tabular-nums; }
-.origin { color: var(--muted); font-size: 0.9em; }
-ul.tags { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: 6px; }
-.tag { display: inline-block; border: 1px solid var(--border); border-radius: 999px;
-  padding: 0 8px; font-size: 0.85em; background: var(--panel); }
-ul.tags .n { color: var(--muted); font-size: 0.85em; }
-svg.forecast { width: 100%; height: auto; background: #ffffff; border: 1px solid var(--border);
-  border-radius: 8px; }
-body.night svg.forecast { filter: invert(0.88) hue-rotate(180deg); }
-.hint { color: var(--muted); }
-.card-list { display: flex; flex-direction: column; gap: 20px; }
-.pv-card { background: var(--panel); border: 1px solid var(--border); border-radius: 10px; padding: 10px; }
-.pv-card > header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 8px; }
-.note-id { font-weight: 700; font-family: ui-monospace, monospace; }
-.kind, .which { color: var(--muted); font-size: 0.9em; }
-.buttons { margin-left: auto; display: flex; gap: 6px; }
-.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
-.side { margin: 0; min-width: 0; }
-figcaption { font-size: 0.8em; font-weight: 600; color: var(--muted); text-transform: uppercase;
-  letter-spacing: 0.04em; margin-bottom: 4px; }
-iframe { display: block; width: 100%; height: 160px; border: 1px solid var(--border);
-  border-radius: 8px; background: #ffffff; }
-body.night iframe { background: #1e1f22; }
-body.phone main, body.phone header.top { max-width: none; }
-/* Phone width: the card's own viewport is 412 px (plus the frame's 1 px borders). */
-body.phone .sides { grid-template-columns: min(414px, 100%); justify-content: center; }
-@media (max-width: 760px) { .sides { grid-template-columns: 1fr; } }
-"""
-
-# Night mode is set the way Anki desktop and AnkiDroid set it: classes on the card's body
-# (.nightMode .night_mode) and on its root element (.night-mode).
-_PAGE_JS = """(function () {
-  "use strict";
-  var night = false;
-  function cardDocument(frame) {
-    try { return frame.contentDocument; } catch (e) { return null; }
-  }
-  function fit(frame) {
-    var doc = cardDocument(frame);
-    if (!doc || !doc.documentElement) { return; }
-    /* The root element's own height (not scrollHeight, which never drops below the
-       frame's current height): the card's content and the body's margins. */
-    var h = doc.documentElement.getBoundingClientRect().height;
-    frame.style.height = Math.max(60, Math.ceil(h)) + "px";
-  }
-  function applyMode(frame) {
-    var doc = cardDocument(frame);
-    if (!doc || !doc.body) { return; }
-    doc.body.classList.toggle("nightMode", night);
-    doc.body.classList.toggle("night_mode", night);
-    doc.documentElement.classList.toggle("night-mode", night);
-  }
-  function prepare(frame) {
-    applyMode(frame);
-    fit(frame);
-    var doc = cardDocument(frame);
-    if (doc && doc.body && window.ResizeObserver) {
-      new ResizeObserver(function () { fit(frame); }).observe(doc.body);
-    }
-    Array.prototype.forEach.call(doc ? doc.images : [], function (img) {
-      img.addEventListener("load", function () { fit(frame); });
-    });
-  }
-  /* Each side's document is joined from its parts (see _Sides in deckbuilder/page.py). */
-  var DATA = JSON.parse(document.getElementById("pv-sides").textContent);
-  function sideDocument(frame) {
-    return DATA.sides[Number(frame.getAttribute("data-side"))].map(function (part) {
-      return typeof part === "number" ? DATA.shared[part] : part;
-    }).join("");
-  }
-  function load(frame) { frame.srcdoc = sideDocument(frame); }
-  var frames = Array.prototype.slice.call(document.querySelectorAll(".pv-card iframe"));
-  var pending = frames.length;
-  frames.forEach(function (frame) {
-    var first = true;
-    frame.addEventListener("load", function () {
-      prepare(frame);
-      if (first) {
-        first = false;
-        pending -= 1;
-        if (pending === 0) { document.documentElement.setAttribute("data-cards-loaded", "true"); }
-      }
-    });
-  });
-  /* The back after the front, as in a review: a multiple-choice back finds the order
-     the front stored. */
-  document.querySelectorAll(".pv-card").forEach(function (card) {
-    var front = card.querySelector(".front iframe");
-    var back = card.querySelector(".back iframe");
-    var started = false;
-    front.addEventListener("load", function () {
-      if (!started) { started = true; load(back); }
-    });
-    load(front);
-    var flip = card.querySelector("button.flip");
-    var again = card.querySelector("button.again");
-    if (flip) { flip.addEventListener("click", function () { load(back); }); }
-    if (again) { again.addEventListener("click", function () { load(front); }); }
-  });
-  var nightButton = document.getElementById("night");
-  nightButton.addEventListener("click", function () {
-    night = !night;
-    nightButton.setAttribute("aria-pressed", String(night));
-    document.body.classList.toggle("night", night);
-    frames.forEach(applyMode);
-  });
-  var phoneButton = document.getElementById("phone");
-  phoneButton.addEventListener("click", function () {
-    var on = !document.body.classList.contains("phone");
-    phoneButton.setAttribute("aria-pressed", String(on));
-    document.body.classList.toggle("phone", on);
-    frames.forEach(fit);
-  });
-  window.addEventListener("resize", function () { frames.forEach(fit); });
-})();"""

@@ -13,10 +13,11 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from .errors import DeckError, Problem
+from .markdown_fast_path import fast_html
 from .model import BasicNote, ClozeNote, Deck, McqNote, Note, letter
 from .notetypes import NoteTypeSpec, note_type
 from .progress import step
-from .text import fast_html, render_markdown
+from .text import render_markdown
 
 __all__ = ["RenderedDeck", "RenderedNote", "media_name_problem", "render_deck", "unused_media"]
 

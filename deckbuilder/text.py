@@ -4,8 +4,8 @@ The pipeline for one field: CommonMark (markdown-it-py) with three additions, th
 
 * Math: ``\\( ... \\)`` and ``\\[ ... \\]`` are taken out of the Markdown grammar whole, so
   backslashes, ``_`` and ``*`` inside reach Anki's MathJax as typed.
-* Code: fenced blocks with a language are highlighted by Pygments (class names only;
-  the colours live in the note types' CSS, see :func:`pygments_css`).
+* Code: fenced blocks with a language are highlighted by Pygments
+  (:mod:`deckbuilder.highlight`).
 * Media: ``![alt](file.png)`` and Anki's ``[sound:file.mp3]`` are collected and their
   names rewritten to the names they get inside the package; ``[sound:x]`` written inside
   code is shown, not played.
@@ -17,8 +17,8 @@ which removes event handlers, ``javascript:`` URLs and anything else not listed.
 Cloze fields (``cloze=True``): Anki finds ``{{c1::answer::hint}}`` in the final HTML by
 plain text search, so a ``::`` or ``}}`` inside code or math that sits in a deletion would
 cut it short. Those are written as ``&#58;`` / ``&#125;`` (the same characters on screen).
-Deletions inside a highlighted code block keep working: the block is highlighted without
-the markers, which are then put back between Pygments' spans.
+
+One line of everyday text skips the parser (:mod:`deckbuilder.markdown_fast_path`).
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ from html import escape as _html_escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from .highlight import highlighted_code, is_known_language, pygments_classes
+from .markdown_fast_path import fast_html
+
 if TYPE_CHECKING:
     import nh3
     from markdown_it import MarkdownIt
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
-__all__ = ["RAW_TAGS", "Rendered", "pygments_css", "render_markdown", "with_pygments_css"]
+__all__ = ["RAW_TAGS", "Rendered", "render_markdown", "render_markdown_fully"]
 
 # Inline HTML an author may write; any other tag is shown as typed.
 RAW_TAGS = frozenset(
@@ -51,8 +54,6 @@ _MARKDOWN_TAGS = frozenset(
     | {"h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td"}
     | {"a", "img", "span"}
 )
-DAY_STYLE = "default"
-NIGHT_STYLE = "github-dark"
 
 # Stand-ins for ':' and '}' that must not pair up with a neighbour into Anki's cloze
 # syntax. Unicode noncharacters (never valid in interchange text): input containing them
@@ -81,7 +82,7 @@ def _escape(text: str) -> str:
 
 
 def _escape_text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _html_escape(text, quote=False)
 
 
 _CLOZE_SYNTAX = re.compile(r"\{\{c\d+::|::|\}\}")
@@ -211,104 +212,19 @@ def _cloze_core(state: Any) -> None:
         _mark_cloze_contents(state.tokens)
 
 
-def _split_cloze_markers(code: str) -> tuple[str, list[tuple[int, str]]] | None:
-    """``x = {{c1::42::answer?}}`` -> (``x = 42``, [(4, '{{c1::'), (6, '::answer?}}')]).
-    None when the markers do not pair up (then the block is shown unhighlighted)."""
-    plain: list[str] = []
-    inserts: list[tuple[int, str]] = []
-    size = 0
-    pos = 0
-    opener = re.compile(r"\{\{c\d+::")
-    while True:
-        m = opener.search(code, pos)
-        if not m:
-            break
-        close = code.find("}}", m.end())
-        if close < 0:
-            return None
-        body = code[m.end() : close]
-        if opener.search(body):
-            return None  # nested deletions in a code block: leave the text alone
-        answer, sep, hint = body.partition("::")
-        plain.append(code[pos : m.start()])
-        size += m.start() - pos
-        inserts.append((size, m.group()))
-        plain.append(answer)
-        size += len(answer)
-        inserts.append((size, f"{sep}{hint}}}}}"))
-        pos = close + 2
-    plain.append(code[pos:])
-    return "".join(plain), inserts
-
-
 # -- code ------------------------------------------------------------------------------------
-def _highlight(code: str, lang: str, cloze: bool, warnings: list[str]) -> str:
-    """A fenced block as ``<pre class="highlight"><code>`` with Pygments' class names."""
-    if not lang:
-        return f"<pre><code>{_escape_text(code)}</code></pre>"
-    lexer = _lexer(lang)
-    if lexer is None:
-        warnings.append(f"code block language '{lang}' is not known to Pygments; not highlighted")
-        return f"<pre><code>{_escape_text(code)}</code></pre>"
-    inserts: list[tuple[int, str]] = []
-    if cloze and _CLOZE_MARK.search(code):
-        split = _split_cloze_markers(code)
-        if split is None:
-            return f"<pre><code>{_escape_text(code)}</code></pre>"
-        code, inserts = split
-    from pygments import format as pyg_format
-    from pygments.token import Token as PToken
-
-    tokens = list(lexer.get_tokens(code))
-    if inserts:
-        tokens = _insert_markers(tokens, inserts, PToken.Text)
-    body = pyg_format(tokens, _html_formatter())
-    return f'<pre class="highlight"><code>{body}</code></pre>'
-
-
-# Finding a lexer by name and building a formatter (its style table) cost far more than
-# highlighting a short block, and neither keeps anything from one block to the next.
-@lru_cache(maxsize=64)
-def _lexer(lang: str) -> Any:
-    """Pygments' lexer for a fence's language name, or None for a name it does not know."""
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
-
-
-@lru_cache(maxsize=1)
-def _html_formatter() -> Any:
-    from pygments.formatters import HtmlFormatter
-
-    return HtmlFormatter(nowrap=True)
-
-
-def _insert_markers(
-    tokens: list[tuple[Any, str]], inserts: list[tuple[int, str]], text_type: Any
-) -> list[tuple[Any, str]]:
-    """Split Pygments tokens at the given offsets and put plain-text markers there, so each
-    marker lands between complete ``<span>`` elements."""
-    out: list[tuple[Any, str]] = []
-    offset = 0
-    pending = list(inserts)
-    for ttype, value in tokens:
-        while pending and pending[0][0] <= offset + len(value):
-            at, marker = pending.pop(0)
-            cut = at - offset
-            if cut:
-                out.append((ttype, value[:cut]))
-            out.append((text_type, marker))
-            value = value[cut:]
-            offset = at
-        if value:
-            out.append((ttype, value))
-            offset += len(value)
-    out.extend((text_type, marker) for _, marker in pending)
-    return out
+def _code_block(code: str, lang: str, cloze: bool, warnings: list[str]) -> str:
+    """A fenced block: highlighted when its language is known to Pygments."""
+    if lang:
+        if not is_known_language(lang):
+            warnings.append(
+                f"code block language '{lang}' is not known to Pygments; not highlighted"
+            )
+        else:
+            html = highlighted_code(code, lang, cloze)
+            if html is not None:
+                return html
+    return f"<pre><code>{_escape_text(code)}</code></pre>"
 
 
 # -- the parser ------------------------------------------------------------------------------
@@ -361,7 +277,7 @@ def _parser() -> MarkdownIt:
         info = token.info.strip().split()
         in_cloze = bool(token.meta.get("in_cloze"))
         html = _silent(
-            _highlight(
+            _code_block(
                 token.content,
                 info[0] if info else "",
                 env["cloze"] and not in_cloze,
@@ -397,12 +313,6 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def _pygments_classes() -> set[str]:
-    from pygments.token import STANDARD_TYPES
-
-    return {name for name in STANDARD_TYPES.values() if name}
-
-
 def _keep_local_src(tag: str, attribute: str, value: str) -> str | None:
     # Cards must work offline and must not phone home: no remote or inline resources.
     if attribute == "src" and re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:|//", value):
@@ -426,7 +336,7 @@ def _cleaner() -> nh3.Cleaner:
         },
         attribute_filter=_keep_local_src,
         url_schemes={"http", "https", "mailto"},
-        allowed_classes={"pre": {"highlight"}, "span": _pygments_classes()},
+        allowed_classes={"pre": {"highlight"}, "span": pygments_classes()},
         filter_style_properties={"text-align"},
         strip_comments=True,
         link_rel="noopener noreferrer",
@@ -448,142 +358,18 @@ def render_markdown(
     html = fast_html(text)
     if html is not None:
         return Rendered(html)
-    return _render_block(text, rewrite, resolve=resolve, cloze=cloze, one_line=True)
+    return render_markdown_fully(text, rewrite, resolve=resolve, cloze=cloze)
 
 
-# Fast path: one line in a small, unambiguous subset of inline Markdown, rendered from one
-# regex split instead of markdown-it + nh3. Anything outside the subset (or in doubt)
-# returns None and takes the full path. The subset:
-# * words and harmless punctuation (_GAP: letters, digits, ' ,.;:?!\'"()/%+=@#${}-'),
-#   which render as typed; '_' between two letters or digits is a literal underscore;
-# * a lone '~', '>' and '<' or '&' before a space (escaped);
-# * code spans of one to three backticks (any printable ASCII or alphanumeric content,
-#   without '::', '{{' or '}}' so that cloze handling cannot change them);
-# * '*x*', '_x_', '**x**', '__x__' whose opening run follows a non-alphanumeric character
-#   (or the start) and precedes an alphanumeric one, and whose closing run follows an
-#   alphanumeric and precedes a non-alphanumeric (or the end); no nesting;
-# * links '[words](http(s)://host/path)' with plain words and a plain lower-case host;
-# * backslash escapes of ASCII punctuation other than '(' and '[' (math), and a backslash
-#   before a letter, digit or space (kept).
-# The line must begin with a letter or digit that does not start an ordered list item
-# ("1. x", "2) x") or with '*', '_', '[' or a code span, so no block rule applies.
-# Trailing spaces are dropped, as a paragraph drops them.
-# tests/test_performance_text.py and test_performance_inline.py check that this equals
-# the full path on its domain.
-#
-# _TOKEN splits the line into text (between tokens) and tokens. Every alternative starts
-# with a literal character, so the regex engine skips text between tokens quickly; no
-# token starts or ends with a letter or digit, so a '_' in the text is between two letters
-# or digits exactly when it is so in the text around it (see _BAD_UNDERSCORE).
-_CODE = r"[\w -_a-~]+"  # printable ASCII less '`', and letters and digits
-_TOKEN = re.compile(
-    "("
-    + "|".join(
-        [
-            rf"`{_CODE}`(?!`)",
-            rf"``{_CODE}``(?!`)",
-            rf"```{_CODE}```(?!`)",
-            # An opening run: after a non-alphanumeric (or the start), before an alphanumeric.
-            r"\*(?<![^\W_]\*)\*?(?!\*)(?=[^\W_])",
-            r"_(?<![^\W_]_)_?(?!_)(?=[^\W_])",
-            # A closing run: after an alphanumeric, before a non-alphanumeric (or the end).
-            r"\*(?<=[^\W_]\*)\*?(?!\*)(?![^\W_])",
-            r"_(?<=[^\W_]_)_?(?!_)(?![^\W_])",
-            r"\[(?<!!\[)(?:[^\W_]|[ ,.;?!'\"/%+=@#$-])+\]"
-            r"\(https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?:/[A-Za-z0-9/._~=?#-]*)?\)",
-            r"\\[!-')-/:-@\\-`{-~]",  # an escape: ASCII punctuation less '(' and '['
-            r"\\(?=[^\W_]| )",
-            r">",
-            r"~(?!~)",  # '~~' would strike through
-            r"<(?= )",
-            r"&(?= )",
-        ]
-    )
-    + ")"
-)
-_GAP = re.compile(r"[\w ,.;:?!'\"()/%+=@#${}-]*")
-_BAD_UNDERSCORE = re.compile(r"_(?<![^\W_]_)|_(?![^\W_])")
-_LIST_START = re.compile(r"\d{1,9}[.)]")
-_SIMPLE_FIRST = frozenset("*_`[")
-_ASCII_PUNCT = "!\"#$%&')*+,-./:;<=>?@\\]^_`{|}~"  # less '(' and '[': math
-# Tokens that always render the same.
-_FIXED = {">": "&gt;", "~": "~", "<": "&lt;", "&": "&amp;", "\\": "\\"}
-_FIXED.update({"\\" + c: _escape_text(c) for c in _ASCII_PUNCT})
-_OPEN = {"*": "<em>", "_": "<em>", "**": "<strong>", "__": "<strong>"}
-_CLOSE = {"*": "</em>", "_": "</em>", "**": "</strong>", "__": "</strong>"}
-
-
-def fast_html(text: str) -> str | None:
-    """The HTML :func:`render_markdown` gives ``text`` when it is one line in the simple
-    subset above (which uses no media, warns about nothing and is the same in a cloze
-    field); None otherwise."""
-    s = text.rstrip(" ")
-    first = s[:1]
-    if not (first.isalnum() or first in _SIMPLE_FIRST):
-        return None
-    # A fence ("```") can only start with a backtick: no startswith() call for the rest.
-    if (first.isdecimal() and _LIST_START.match(s)) or (first == "`" and s.startswith("```")):
-        return None
-    parts = _TOKEN.split(s)  # text, token, text, ..., text
-    gaps = " ".join(parts[::2]) if len(parts) > 1 else s
-    if _GAP.fullmatch(gaps) is None or ("_" in gaps and _BAD_UNDERSCORE.search(gaps)):
-        return None
-    open_run = ""  # the emphasis run waiting for its closing run
-    for j in range(1, len(parts), 2):
-        token = parts[j]
-        c = token[0]
-        if c == "*" or c == "_":  # an emphasis run
-            if parts[j + 1][:1].isalnum():  # an opening run
-                if open_run:
-                    return None
-                open_run = token
-                parts[j] = _OPEN[token]
-            elif token == open_run:
-                parts[j] = _CLOSE[token]
-                open_run = ""
-            else:
-                return None
-        elif c == "`":
-            if "::" in token or "{{" in token or "}}" in token:
-                return None
-            code = token.strip("`")
-            if code[0] == " " == code[-1] and code.strip(" "):
-                code = code[1:-1]
-            code = _escape_text(code).replace("[sound:", "[sound&#58;")
-            parts[j] = f"<code>{code}</code>"
-        elif c == "[":
-            label, _, url = token[1:-1].partition("](")
-            parts[j] = f'<a href="{url}" rel="noopener noreferrer">{label}</a>'
-        else:  # an escape, or a character that always renders the same
-            parts[j] = _FIXED[token]
-    if open_run:
-        return None
-    return "".join(parts)
-
-
-# A line that starts none of the block rules (heading, list, quote, fence, indented code,
-# thematic break, math block, link reference) and has no line after it is one paragraph.
-_BLOCK_START = frozenset("#>-+*_=`~[\\0123456789")
-_LINE_BREAKS = frozenset("\n\r\0")
-
-
-def _one_paragraph(text: str) -> bool:
-    first = text[0]
-    return not (first.isspace() or first in _BLOCK_START or _LINE_BREAKS.intersection(text))
-
-
-def _render_block(
+def render_markdown_fully(
     text: str,
     rewrite: Mapping[str, str] | None = None,
     *,
     resolve: Resolver | None = None,
     cloze: bool = False,
-    one_line: bool = False,
 ) -> Rendered:
-    """:func:`render_markdown` without the fast path for plain text. ``one_line``: parse a
-    single-line paragraph (:func:`_one_paragraph`) with the inline parser alone, which
-    gives the same tokens as the block parser's paragraph (its text stripped) for less
-    work; tests/test_performance_text.py checks the two agree."""
+    """:func:`render_markdown` without its fast path: every text goes through markdown-it
+    and nh3."""
     if not text.strip():
         return Rendered("")
     if resolve is None:
@@ -601,67 +387,16 @@ def _render_block(
         "sounds": [],
         "warnings": [],
     }
-    if one_line and _one_paragraph(text):
-        (inline,) = md.parseInline(text.strip(), env)
-        html = md.renderer.render(inline.children or [], md.options, env)
+    tokens = md.parse(text, env)
+    if (
+        len(tokens) == 3
+        and tokens[0].type == "paragraph_open"
+        and tokens[1].type == "inline"
+        and tokens[2].type == "paragraph_close"
+    ):
+        html = md.renderer.render(tokens[1].children or [], md.options, env)
     else:
-        tokens = md.parse(text, env)
-        if (
-            len(tokens) == 3
-            and tokens[0].type == "paragraph_open"
-            and tokens[1].type == "inline"
-            and tokens[2].type == "paragraph_close"
-        ):
-            html = md.renderer.render(tokens[1].children or [], md.options, env)
-        else:
-            html = md.renderer.render(tokens, md.options, env)
+        html = md.renderer.render(tokens, md.options, env)
     html = _cleaner().clean(html.rstrip("\n"))
     html = html.replace(_COLON, "&#58;").replace(_BRACE, "&#125;")
     return Rendered(html, env["images"], env["sounds"], env["warnings"])
-
-
-# -- note type CSS ---------------------------------------------------------------------------
-def pygments_css() -> str:
-    """Token colours for highlighted code, day and night, as written into ``base.css``
-    between the ``pygments`` markers (``scripts/update-pygments-css.py`` regenerates it;
-    a test checks it is current). Night mode restates every class the day style colours,
-    so no day colour leaks onto the dark background."""
-    from pygments.formatters import HtmlFormatter
-
-    def rules(style: str) -> dict[str, str]:
-        fmt = HtmlFormatter(style=style)
-        out: dict[str, str] = {}
-        styles: dict[str, tuple[str, Any, int]] = fmt.class2style  # type: ignore[attr-defined]
-        for cls, (css, _ttype, _level) in styles.items():
-            css = "; ".join(
-                part.strip() for part in css.split(";") if part.strip() and "background" not in part
-            )
-            if cls and css:
-                out[cls] = css
-        return out
-
-    day, night = rules(DAY_STYLE), rules(NIGHT_STYLE)
-    reset = "color: inherit; font-weight: inherit; font-style: inherit; border: none"
-    night_selector = ".nightMode .highlight .{0}, .night_mode .highlight .{0}"
-    lines = [f"/* Pygments '{DAY_STYLE}' (day) and '{NIGHT_STYLE}' (night). */"]
-    lines += [f".highlight .{cls} {{ {day[cls]} }}" for cls in sorted(day)]
-    lines += [
-        f"{night_selector.format(cls)} {{ {night.get(cls, reset)} }}"
-        for cls in sorted(day.keys() | night.keys())
-    ]
-    return "\n".join(lines) + "\n"
-
-
-PYGMENTS_BEGIN = (
-    "/* pygments: begin (generated by scripts/update-pygments-css.py; do not edit) */\n"
-)
-PYGMENTS_END = "/* pygments: end */\n"
-
-
-def with_pygments_css(css: str, block: str) -> str:
-    """``css`` with the text between the pygments markers replaced by ``block``."""
-    head, begin, rest = css.partition(PYGMENTS_BEGIN)
-    _, end, tail = rest.partition(PYGMENTS_END)
-    if not begin or not end:
-        raise ValueError("the pygments markers are missing from the CSS")
-    return head + begin + block + end + tail

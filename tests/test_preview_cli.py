@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import subprocess
 import sys
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree
@@ -150,36 +148,14 @@ def test_plot_svg(project: Path, cli: CliRun) -> None:
     assert result.code == 0, result.err
     svg = (project / "out" / "forecast.svg").read_text(encoding="utf-8")
     root = ElementTree.fromstring(svg)
-    ns = "{http://www.w3.org/2000/svg}"
-    assert root.tag == f"{ns}svg"
-    texts = [t.text or "" for t in root.iter(f"{ns}text")]
-    assert any("ML Systems::Gradient Checkpointing" in t for t in texts)
-    assert "day 90" in texts
-    assert len(root.findall(f"{ns}polyline")) == 2  # minutes and memorized
-    bars = [r for r in root.findall(f"{ns}rect") if r.get("fill") == "#3b6ea5"]
-    assert 0 < len(bars) <= 90
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    # Text is drawn as glyph outlines; matplotlib keeps each text as a comment beside them.
+    assert "<!-- ML Systems::Gradient Checkpointing: " in svg
+    assert "<!-- 90 -->" in svg  # the last day on the axis
+    ids = {element.get("id") for element in root.iter()}
+    assert {"reviews", "new", "minutes", "memorized"} <= ids
     cli("preview", "--plot", "again.svg", "--days", "90", "--lang", "en")
     assert (project / "again.svg").read_text(encoding="utf-8") == svg
-
-
-def png_pixels(data: bytes) -> tuple[int, int, bytes]:
-    """Decode the 8-bit RGB, filter-0 PNG the chart writer produces."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        crc = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])[0]
-        assert zlib.crc32(kind + body) == crc
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert (depth, colour) == (8, 2)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    assert len(raw) == height * (1 + 3 * width)
-    return width, height, raw
 
 
 def test_plot_to_an_unwritable_place_is_a_one_line_error(project: Path, cli: CliRun) -> None:
@@ -191,12 +167,15 @@ def test_plot_to_an_unwritable_place_is_a_one_line_error(project: Path, cli: Cli
 
 
 def test_plot_png(project: Path, cli: CliRun) -> None:
+    from PIL import Image
+
     result = cli("preview", "--plot", "forecast.png")
     assert result.code == 0, result.err
-    width, height, raw = png_pixels((project / "forecast.png").read_bytes())
-    assert (width, height) == (900, 620)
-    assert bytes((59, 110, 165)) in raw  # review bars
-    assert bytes((60, 140, 90)) in raw  # minutes and memorized lines
+    with Image.open(project / "forecast.png") as image:
+        assert image.size == (900, 620)
+        colours = {colour[:3] for _, colour in image.convert("RGBA").getcolors(1 << 20)}
+    assert (59, 110, 165) in colours  # review bars
+    assert (60, 140, 90) in colours  # minutes and memorized lines
 
 
 def test_build_prints_the_preview_summary_before_writing(project: Path, cli: CliRun) -> None:
