@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
@@ -39,20 +39,6 @@ class RenderedNote:
 
 
 @dataclass(frozen=True)
-class NoteKeys:
-    """Each note's GUID and content hash, in note order, worked out where the notes were
-    rendered: a big file's parts are read in several processes, which compute these too
-    (see deckbuilder.parallel). They are what identity.note_guids and
-    manifest.note_hashes give for the same notes."""
-
-    guids: tuple[str, ...]
-    hashes: tuple[str, ...]
-    # The very notes they were worked out for: a deck whose notes were replaced since
-    # (dataclasses.replace) does not use them, however many notes it has.
-    notes: tuple[RenderedNote, ...] = field(default=(), repr=False, compare=False)
-
-
-@dataclass(frozen=True)
 class RenderedDeck:
     deck: Deck
     notes: tuple[RenderedNote, ...]
@@ -60,16 +46,6 @@ class RenderedDeck:
     description: str = ""  # the deck description as HTML
     # Worth telling the author, not worth refusing the build (printed by the CLI).
     warnings: tuple[Problem, ...] = ()
-    # Computed ahead for these notes, or None: computed when needed. Not part of what
-    # the deck is (equality), and only ever given together with the notes.
-    keys: NoteKeys | None = field(default=None, compare=False)
-
-    def known_keys(self) -> NoteKeys | None:
-        """``keys`` if they were worked out for these very notes, else None."""
-        keys = self.keys
-        if keys is None or keys.notes is not self.notes:
-            return None
-        return keys
 
     @property
     def note_types(self) -> list[NoteTypeSpec]:

@@ -21,7 +21,7 @@ from .conftest import DATA
 # Load Pygments' plugin lexers up front (see test_markdown_fast_path.py).
 render_markdown("```no-such-language\nx\n```")
 
-MEDIA = DATA / "performance_render"  # pic.png, tone.mp3
+MEDIA = DATA / "render_cache"  # pic.png, tone.mp3
 SOURCE = "cards/d.yaml"
 
 # Texts on every path: plain, the fast path, the full path, media found and missing, a
