@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.errors import DeckError
-from deckbuilder.load import load_deck, load_decks
+from deckbuilder.load import MAX_FIELD_BYTES, load_deck, load_decks
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, NoteKind
 
 from .conftest import DATA, ROOT
@@ -68,6 +68,39 @@ def test_text_is_nfc_and_yaml_booleans_stay_text(tmp_path: Path) -> None:
     assert isinstance(note, McqNote)
     assert note.question == "한국어" and unicodedata.is_normalized("NFC", note.question)
     assert note.choices == ("Yes", "No", "1.10") and note.answer == (2,)
+
+
+def test_answer_letters_field_lines_and_normalisation(tmp_path: Path) -> None:
+    decomposed = unicodedata.normalize("NFD", "한국어 café")
+    dotless_i = "\u0131"  # its upper case is "I"
+    path = write(
+        tmp_path,
+        f"deck: D\nnotes:\n  - {{id: a, question: {decomposed}, choices: [x, y, z, w, v, u, t, s, r],"
+        f" answer: {dotless_i}, explanation: plain}}\n"
+        "  - {id: b, question: q, choices: [x, y], answer: b}\n",
+    )
+    first, second = load_deck(path).notes
+    assert isinstance(first, McqNote) and isinstance(second, McqNote)
+    assert first.question == unicodedata.normalize("NFC", decomposed) != decomposed
+    assert first.answer == (8,)  # I, the ninth letter
+    assert second.answer == (1,)
+    assert dict(first.field_lines) == {
+        "id": 3,
+        "question": 3,
+        "choices": 3,
+        "answer": 3,
+        "explanation": 3,
+        **{f"choices[{i}]": 3 for i in range(9)},
+    }
+
+
+def test_field_size_limit_is_counted_in_utf8_bytes(tmp_path: Path) -> None:
+    at_limit = "é" * (MAX_FIELD_BYTES // 2)
+    over = "😀" * (MAX_FIELD_BYTES // 4) + "x"
+    path = write(tmp_path, f"deck: D\nnotes:\n  - id: a\n    front: {at_limit}\n    back: {over}\n")
+    assert problems(path) == [
+        f"{path}:5: note 'a': 'back' is {MAX_FIELD_BYTES + 1:,} bytes; the limit is {MAX_FIELD_BYTES:,}"
+    ]
 
 
 def test_deck_id_defaults_to_file_stem(tmp_path: Path) -> None:

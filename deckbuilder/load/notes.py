@@ -1,0 +1,288 @@
+"""The notes of a card file: which kind each note is, and the fields of each kind.
+
+Multiple-choice (``question``, ``choices``, ``answer``), cloze (``text`` with
+``{{c1::...}}`` deletions) and basic (``front``, ``back``) notes; a note without
+``type:`` is the kind whose keys it uses.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypedDict
+
+from .. import cloze
+from ..model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
+from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
+from .fields import ID_RE, FieldReader, is_null, suggest
+
+__all__ = [
+    "ALL_NOTE_KEYS",
+    "COMMON_NOTE_KEYS",
+    "MAX_CHOICES",
+    "MAX_NOTES",
+    "NOTE_KEYS",
+    "read_notes",
+]
+
+MAX_CHOICES = 26  # one letter each
+# Limit against absurd input (documented in README, "Limits").
+MAX_NOTES = 100_000
+COMMON_NOTE_KEYS = ("id", "type", "tags")
+NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
+    NoteKind.MCQ: ("question", "choices", "answer", "explanation", "shuffle"),
+    NoteKind.CLOZE: ("text", "extra"),
+    NoteKind.BASIC: ("front", "back"),
+}
+ALL_NOTE_KEYS = COMMON_NOTE_KEYS + tuple(k for keys in NOTE_KEYS.values() for k in keys)
+_KIND_NAMES = {kind.value: kind for kind in NoteKind}  # what `type:` may say
+
+_ANSWER_SPLIT = re.compile(r"[\s,]+")
+# A well-formed deletion, removed before looking for malformed ones.
+_CLOZE = re.compile(r"\{\{c(\d+)::(.*?)\}\}", re.DOTALL)
+_BAD_CLOZE = re.compile(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::")
+
+
+class _CommonFields(TypedDict):
+    """What every kind of note has (see :class:`deckbuilder.model.Note`)."""
+
+    id: str
+    line: int
+    tags: tuple[str, ...]
+    field_lines: dict[str, int]
+
+
+def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
+    """The deck's ``notes:`` list; a note with a problem is left out (and reported)."""
+    value = tree.get("notes")
+    if value is None or is_null(value):
+        line = tree.key_line("notes") if "notes" in tree.entries else tree.line
+        fields.problem(line, "'notes' is required: a list of notes")
+        return []
+    if not isinstance(value, YSeq):
+        fields.problem(value.line, f"'notes' must be a list, not {describe(value)}")
+        return []
+    if not value.items:
+        fields.problem(value.line, "'notes' is empty; add at least one note")
+    if len(value.items) > MAX_NOTES:
+        fields.problem(
+            value.line,
+            f"'notes' has {len(value.items):,} notes; the limit is {MAX_NOTES:,} per file "
+            "(split the deck into several files)",
+        )
+        return []
+    notes: list[Note] = []
+    first_line: dict[str, int] = {}  # note id -> line of its note
+    for item in value.items:
+        note = _read_note(fields, item, first_line)
+        if note is not None:
+            notes.append(note)
+    return notes
+
+
+def _read_note(fields: FieldReader, item: YValue, first_line: dict[str, int]) -> Note | None:
+    fields.note_id = None
+    if not isinstance(item, YMap):
+        fields.problem(
+            item.line, f"each note must be a mapping (id:, type:, ...), not {describe(item)}"
+        )
+        return None
+    before = len(fields.problems)
+    note_id = fields.text(item, "id", required=True).strip()
+    if note_id:
+        fields.note_id = note_id
+        if not ID_RE.match(note_id):
+            fields.problem(
+                item.key_line("id"), f"note id '{note_id}' must match [a-z0-9][a-z0-9_-]*"
+            )
+        elif note_id in first_line:
+            fields.problem(
+                item.key_line("id"), f"duplicate note id (first at line {first_line[note_id]})"
+            )
+        else:
+            first_line[note_id] = item.line
+    kind = _note_kind(fields, item)
+    if kind is None:
+        fields.unknown_keys(item, ALL_NOTE_KEYS, "a note")
+        fields.note_id = None
+        return None
+    fields.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind.value} note")
+    common = _CommonFields(
+        id=note_id, line=item.line, tags=fields.tags(item), field_lines=_field_lines(item)
+    )
+    note: Note
+    if kind is NoteKind.MCQ:
+        note = _read_mcq(fields, item, common)
+    elif kind is NoteKind.CLOZE:
+        note = _read_cloze(fields, item, common)
+    else:
+        note = BasicNote(
+            **common,
+            front=fields.text(item, "front", required=True),
+            back=fields.text(item, "back", required=True),
+        )
+    fields.note_id = None
+    return note if len(fields.problems) == before else None
+
+
+def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
+    """The note's ``type:``, or without one the kind whose keys the note uses."""
+    value = item.get("type")
+    if value is not None:
+        written = fields.as_text(value, "type").strip()
+        kind = _KIND_NAMES.get(written)
+        if kind is None:
+            names = list(_KIND_NAMES)
+            fields.problem(
+                value.line,
+                f"unknown note type '{written}'; expected one of {', '.join(names)}"
+                f"{suggest(written, names)}",
+            )
+        return kind
+    for kind, keys in NOTE_KEYS.items():
+        if not item.entries.keys().isdisjoint(keys):
+            return kind
+    fields.problem(
+        item.line, "cannot tell the note type; add 'type: mcq', 'type: cloze' or 'type: basic'"
+    )
+    return None
+
+
+def _field_lines(item: YMap) -> dict[str, int]:
+    """Where each key of a note starts; choices by entry (``choices[0]``)."""
+    lines = {key: line for key, (line, _) in item.entries.items()}
+    choices = item.get("choices")
+    if isinstance(choices, YSeq):
+        lines.update({f"choices[{i}]": entry.line for i, entry in enumerate(choices.items)})
+    return lines
+
+
+# -- multiple choice ---------------------------------------------------------------------------
+def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote:
+    question = fields.text(item, "question", required=True)
+    choices = _read_choices(fields, item)
+    answer = _read_answer(fields, item, len(choices))
+    shuffle = True
+    value = item.get("shuffle")
+    if value is not None:
+        if isinstance(value, YScalar) and value.kind == "bool":
+            shuffle = value.raw.lower() in ("true", "yes", "on", "y")
+        else:
+            fields.problem(value.line, f"'shuffle' must be true or false, not {describe(value)}")
+    return McqNote(
+        **common,
+        question=question,
+        choices=tuple(choices),
+        answer=answer,
+        explanation=fields.text(item, "explanation"),
+        shuffle=shuffle,
+    )
+
+
+def _read_choices(fields: FieldReader, item: YMap) -> list[str]:
+    value = item.get("choices")
+    if value is None or is_null(value):
+        line = item.key_line("choices") if "choices" in item.entries else item.line
+        fields.problem(line, "'choices' is required: a list of 2 to 26 answers")
+        return []
+    if not isinstance(value, YSeq):
+        fields.problem(value.line, f"'choices' must be a list, not {describe(value)}")
+        return []
+    if not 2 <= len(value.items) <= MAX_CHOICES:
+        fields.problem(
+            value.line, f"'choices' has {len(value.items)} entries; give 2 to {MAX_CHOICES}"
+        )
+    out: list[str] = []
+    first: dict[str, int] = {}  # a choice compared loosely -> its index
+    for i, entry in enumerate(value.items):
+        text = fields.as_text(entry, f"choices[{i}]", required=True)
+        loose = " ".join(text.split()).casefold()
+        if loose and loose in first:
+            fields.problem(
+                entry.line,
+                f"choice {letter(i) if i < MAX_CHOICES else i + 1} repeats choice "
+                f"{letter(first[loose])}",
+            )
+        elif loose:
+            first[loose] = i
+        out.append(text)
+    return out
+
+
+def _read_answer(fields: FieldReader, item: YMap, n_choices: int) -> tuple[int, ...]:
+    """The right choices' indexes, sorted: ``answer: B``, ``answer: [A, C]`` or ``'A, C'``."""
+    value = item.get("answer")
+    if value is None or is_null(value):
+        line = item.key_line("answer") if "answer" in item.entries else item.line
+        fields.problem(line, "'answer' is required: a letter (A) or a list of letters ([A, C])")
+        return ()
+    entries = value.items if isinstance(value, YSeq) else [value]
+    if not entries:
+        fields.problem(value.line, "'answer' is empty; give at least one letter")
+    valid = f"A-{letter(min(n_choices, MAX_CHOICES) - 1)}" if n_choices >= 2 else "a choice letter"
+    picked: list[int] = []
+    for entry in entries:
+        if not isinstance(entry, YScalar) or entry.is_null:
+            fields.problem(
+                entry.line,
+                f"'answer' must be a letter or a list of letters, not {describe(entry)}",
+            )
+            continue
+        raw = entry.raw.strip()
+        parts = [p for p in _ANSWER_SPLIT.split(raw) if p] if len(entries) == 1 else [raw]
+        for part in parts:
+            up = part.upper()
+            if len(up) != 1 or not "A" <= up <= "Z":
+                fields.problem(entry.line, f"answer '{part}' is not a choice letter ({valid})")
+                continue
+            index = ord(up) - ord("A")
+            if n_choices and index >= n_choices:
+                fields.problem(entry.line, f"answer '{up}' is not one of the choices ({valid})")
+            elif index in picked:
+                fields.problem(entry.line, f"answer '{up}' is given twice")
+            else:
+                picked.append(index)
+    return tuple(sorted(picked))
+
+
+# -- cloze -------------------------------------------------------------------------------------
+def _read_cloze(fields: FieldReader, item: YMap, common: _CommonFields) -> ClozeNote:
+    text = fields.text(item, "text", required=True)
+    _check_same_deletions(fields, item.get("text"))
+    if text.strip():
+        if not cloze.card_ordinals(text):
+            fields.problem(
+                item.key_line("text"),
+                "cloze text has no deletion; mark answers as {{c1::answer}} or {{c1::answer::hint}}",
+            )
+        # Anki would show a broken '{{c1:' literally; catch the common slips.
+        stripped = _CLOZE.sub("", text)
+        bad = _BAD_CLOZE.search(stripped)
+        if bad:
+            fields.problem(
+                item.key_line("text"),
+                f"malformed cloze near '{stripped[bad.start() : bad.start() + 20]}'; "
+                "write {{c1::answer}} with two colons and closing '}}'",
+            )
+    return ClozeNote(**common, text=text, extra=fields.text(item, "extra"))
+
+
+def _check_same_deletions(fields: FieldReader, value: YValue | None) -> None:
+    """Every language of a cloze text must number its deletions alike, so that each
+    language's deck has the same cards (a translation slip otherwise goes unnoticed)."""
+    if not isinstance(value, YMap) or not fields.languages:
+        return
+    ordinals = {
+        code: cloze.card_ordinals(text.raw)
+        for code, (_, text) in value.entries.items()
+        if code in fields.languages and isinstance(text, YScalar) and not text.is_null
+    }
+    if len(set(ordinals.values())) > 1:
+        shown = "; ".join(
+            f"{code}: {', '.join(f'c{n + 1}' for n in ords) or 'none'}"
+            for code, ords in ordinals.items()
+        )
+        fields.problem(
+            value.line,
+            f"the languages of 'text' number their deletions differently ({shown}); "
+            "give every language the same {{cN::...}} numbers",
+        )

@@ -1,0 +1,128 @@
+"""YAML -> located tree: what the reader keeps of the text, and what it refuses, with lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from deckbuilder.errors import DeckError
+from deckbuilder.yamlsource import YMap, YScalar, YSeq, YValue, parse_yaml
+
+FILE = "cards/deck.yaml"
+
+
+def shape(value: YValue | None) -> object:
+    """A tree as plain data, keeping what dataclass equality ignores: the entry order."""
+    if value is None:
+        return None
+    if isinstance(value, YScalar):
+        return ("scalar", value.raw, value.tag, value.line)
+    if isinstance(value, YSeq):
+        return ("seq", value.line, [shape(item) for item in value.items])
+    return ("map", value.line, [(k, line, shape(v)) for k, (line, v) in value.entries.items()])
+
+
+def parse_problems(text: str) -> list[tuple[int | None, str]]:
+    with pytest.raises(DeckError) as info:
+        parse_yaml(text, FILE)
+    assert all(p.file == FILE for p in info.value.problems)
+    return [(p.line, p.message) for p in info.value.problems]
+
+
+def test_tree_keeps_every_line_and_the_key_order() -> None:
+    tree = parse_yaml("b: 1\na:\n  - x\n", FILE)
+    assert shape(tree) == (
+        "map",
+        1,
+        [
+            ("b", 1, ("scalar", "1", "tag:yaml.org,2002:int", 1)),
+            ("a", 2, ("seq", 3, [("scalar", "x", "tag:yaml.org,2002:str", 3)])),
+        ],
+    )
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n"])
+def test_empty_document_is_none(text: str) -> None:
+    assert parse_yaml(text, FILE) is None
+
+
+def test_scalars_keep_their_text_and_resolved_tag() -> None:
+    tree = parse_yaml("[Yes, '1.10', 1.10, ~, '', !!str 5, tea, Tea time, <<]\n", FILE)
+    assert isinstance(tree, YSeq)
+    kinds = [(item.raw, item.kind) for item in tree.items if isinstance(item, YScalar)]
+    assert kinds == [
+        ("Yes", "bool"),
+        ("1.10", "str"),
+        ("1.10", "float"),
+        ("~", "null"),
+        ("", "str"),
+        ("5", "str"),
+        ("tea", "str"),
+        ("Tea time", "str"),
+        ("<<", "merge"),
+    ]
+
+
+def test_an_alias_shares_the_anchored_value() -> None:
+    tree = parse_yaml("a: &x [1, &y {k: v}]\nb: *x\nc: *y\n", FILE)
+    assert isinstance(tree, YMap)
+    a, b, c = (tree.get(key) for key in "abc")
+    assert isinstance(a, YSeq) and b is a and c is a.items[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a: 1\na: 2\n", [(2, "duplicate key 'a' (first at line 1)")]),
+        ("a:\n  - x\na:\n  - y\n", [(3, "duplicate key 'a' (first at line 1)")]),
+        (
+            "a: {k: v}\n<<: *m\n",
+            [(2, "YAML merge keys ('<<') are not supported"), (2, "unknown YAML alias '*m'")],
+        ),
+        ("m: &m {k: v}\n<<: *m\n", [(2, "YAML merge keys ('<<') are not supported")]),
+        ("[k]: 1\n", [(1, "a key must be plain text")]),
+        ("a: &s [1]\n*s : 2\n", [(2, "a key must be plain text")]),
+        (
+            "a: !!binary aGk=\n",
+            [(1, "unsupported YAML tag 'tag:yaml.org,2002:binary'; write plain text")],
+        ),
+        ("a: !!set {k}\n", [(1, "unsupported YAML tag 'tag:yaml.org,2002:set'; write plain text")]),
+        # A refusal that stops reading still reports what was found before it.
+        (
+            "a: 1\na: 2\nb: *nope\n",
+            [(2, "duplicate key 'a' (first at line 1)"), (3, "unknown YAML alias '*nope'")],
+        ),
+        ("a: &a [*a]\n", [(1, "YAML alias refers to itself (a recursive structure)")]),
+        ("a: 1\n---\nb: 2\n", [(2, "more than one YAML document ('---'); use one file per deck")]),
+        (
+            "a: [\n",
+            [
+                (
+                    2,
+                    "YAML syntax error: while parsing a flow node did not find expected node content",
+                )
+            ],
+        ),
+    ],
+)
+def test_parse_problems_are_the_documented_ones(text: str, expected: list[tuple[int, str]]) -> None:
+    assert parse_problems(text) == expected
+
+
+def test_nesting_is_limited_to_100_levels() -> None:
+    assert parse_yaml("x: " + "[" * 99 + "1" + "]" * 99 + "\n", FILE) is not None
+    assert parse_problems("x: " + "[" * 100 + "]" * 100 + "\n") == [
+        (1, "YAML nesting is deeper than 100 levels")
+    ]
+
+
+def test_aliases_that_expand_far_beyond_the_text_are_refused() -> None:
+    text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 7)
+    )
+    assert parse_problems(text) == [
+        (
+            4,
+            "YAML aliases expand this file far beyond what is written (over 11,238 values "
+            "from 19); refusing to load (write the values out, or use fewer nested aliases)",
+        )
+    ]
