@@ -92,6 +92,7 @@ def encode_attribute(text: str) -> str:
 
 # -- clozes (Anki's rslib/src/cloze.rs) --------------------------------------------------
 
+
 def _reveal(cloze: Cloze, ordinal: int, question: bool, found: list[bool], out: list[str]) -> None:
     active = cloze.ordinal == ordinal
     if active:

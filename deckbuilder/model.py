@@ -105,8 +105,9 @@ class ClozeNote(Note):
     text: str = ""
     extra: str = ""
 
-    @property
+    @cached_property
     def card_ordinals(self) -> tuple[int, ...]:
+        # Parsed once per note: the counts, the package and the page all ask.
         # Anki reads the deletions of every field, the extra one too.
         return cloze.card_ordinals(self.text, self.extra)
 

@@ -61,13 +61,13 @@ class ProgressBar:
         stream: TextIO,
         *,
         delay: float | None = None,
-        interval: float = INTERVAL,
+        interval: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         start: float | None = None,
     ) -> None:
         self.stream = stream
         self.delay = DELAY if delay is None else delay
-        self.interval = interval
+        self.interval = INTERVAL if interval is None else interval
         self.clock = clock
         self.start = clock() if start is None else start
         self.last_draw: float | None = None

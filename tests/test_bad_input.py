@@ -18,7 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder import export
+from deckbuilder.atomic import atomic_write
 from deckbuilder.errors import DeckError
 from deckbuilder.load import MAX_FIELD_BYTES, MAX_NOTES, load_deck
 
@@ -199,7 +199,7 @@ def test_atomic_write_cleans_up_on_failure(tmp_path: Path) -> None:
         raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError):
-        export.atomic_write(target, explode)
+        atomic_write(target, explode)
     assert target.read_text(encoding="utf-8") == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
 

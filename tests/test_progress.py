@@ -14,8 +14,12 @@ import pytest
 from deckbuilder.progress import ProgressBar, reporting, step, terminal_bar
 
 ROOT = Path(__file__).resolve().parent.parent
-# The real CLI, with the bar's one-second delay set to zero so a small deck shows it.
-NO_DELAY = "import deckbuilder.progress as p; p.DELAY = 0; from deckbuilder.cli import run; run()"
+# The real CLI, with the bar's one-second delay and its time between draws set to zero, so
+# that a small deck shows every stage.
+NO_DELAY = (
+    "import deckbuilder.progress as p; p.DELAY = p.INTERVAL = 0; "
+    "from deckbuilder.cli import run; run()"
+)
 
 
 def _deck(tmp_path: Path, notes: int = 600) -> Path:
