@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 __all__ = ["HIGHEST_CARD_NUMBER", "Cloze", "card_ordinals", "cloze_numbers", "parse_clozes"]
 
@@ -24,56 +23,52 @@ _MAX_NESTING = 10
 HIGHEST_CARD_NUMBER = 500
 
 
-@dataclass
 class Cloze:
     """One deletion: its number, what it hides (text and nested deletions), its hint."""
 
-    ordinal: int
-    nodes: list[str | Cloze] = field(default_factory=list)
-    hint: str | None = None
+    __slots__ = ("hint", "nodes", "ordinal")
+
+    def __init__(self, ordinal: int) -> None:
+        self.ordinal = ordinal
+        self.nodes: list[str | Cloze] = []
+        self.hint: str | None = None
 
     def text(self) -> str:
         return "".join(n if isinstance(n, str) else n.text() for n in self.nodes)
-
-
-def _tokens(text: str) -> list[str | int]:
-    """Text runs (str), openings (their number, int) and closings (None) in order."""
-    out: list[str | int | None] = []
-    start = 0
-    for m in _MARK.finditer(text):
-        number = m.group(1)
-        if number is not None and int(number) > _MAX_NUMBER:
-            continue  # not an opening: stays part of the text around it
-        if start < m.start():
-            out.append(text[start : m.start()])
-        out.append(None if number is None else int(number))
-        start = m.end()
-    if start < len(text):
-        out.append(text[start:])
-    return out  # type: ignore[return-value]
 
 
 def parse_clozes(text: str) -> list[str | Cloze]:
     """Top-level text and deletions; a deletion never closed is dropped, as Anki does."""
     output: list[str | Cloze] = []
     open_: list[Cloze] = []
-    for token in _tokens(text):
-        if isinstance(token, int):
+
+    def add_text(run: str) -> None:
+        if not open_:
+            output.append(run)
+            return
+        head, sep, tail = run.partition("::")
+        if sep:
+            open_[-1].hint = tail
+        open_[-1].nodes.append(head)
+
+    start = 0
+    for mark in _MARK.finditer(text):
+        number = mark.group(1)
+        if number is not None and int(number) > _MAX_NUMBER:
+            continue  # not an opening: stays part of the text around it
+        if start < mark.start():
+            add_text(text[start : mark.start()])
+        start = mark.end()
+        if number is not None:
             if len(open_) < _MAX_NESTING:
-                open_.append(Cloze(token))
-        elif isinstance(token, str):
-            if open_:
-                head, sep, tail = token.partition("::")
-                if sep:
-                    open_[-1].hint = tail
-                open_[-1].nodes.append(head)
-            else:
-                output.append(token)
+                open_.append(Cloze(int(number)))
         elif open_:
             done = open_.pop()
             (open_[-1].nodes if open_ else output).append(done)
         else:
             output.append("}}")
+    if start < len(text):
+        add_text(text[start:])
     return output
 
 
