@@ -112,6 +112,11 @@ def parse_yaml(text: str, file: str) -> YValue | None:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        if "maximum nesting depth" in what:
+            # PyYAML 6.0.4 and later stop deep nesting themselves, in their own words.
+            raise DeckError(
+                [Problem(file, line, f"YAML nesting is deeper than {MAX_DEPTH} levels")]
+            ) from None
         raise DeckError([Problem(file, line, f"YAML syntax error: {what}")]) from None
     except yaml.YAMLError as exc:  # e.g. a control character the reader refuses
         raise DeckError([Problem(file, None, f"YAML error: {exc}")]) from None
