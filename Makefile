@@ -1,14 +1,19 @@
-# `make test` is the one command that sets up a fresh machine and runs the whole suite.
+# `make test` is the one command that sets up a fresh machine and runs the whole suite. It
+# works in a virtual environment (.venv), so it runs where the system Python is "externally
+# managed" (Debian 12, Ubuntu 24.04) too.
 .PHONY: test deps build lint
+
+VENV := .venv
+PYTHON := $(VENV)/bin/python
 
 deps:
 	./scripts/install-test-deps.sh
 
 test: deps
-	python3 -m pytest
+	$(PYTHON) -m pytest
 
 build:
-	python3 -m pip install --quiet -e . && deckbuilder build
+	./scripts/make-venv.sh && $(PYTHON) -m pip install --quiet . && $(VENV)/bin/deckbuilder build
 
 lint:
-	ruff check deckbuilder tests && ruff format --check deckbuilder tests && mypy
+	$(PYTHON) -m ruff check deckbuilder tests && $(PYTHON) -m ruff format --check deckbuilder tests && $(PYTHON) -m mypy

@@ -16,7 +16,11 @@ import pytest
 from .conftest import ROOT, Run
 
 CliRun = Callable[..., Run]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+# The README and the documents it links to: their examples are run alike.
+README = "\n".join(
+    path.read_text(encoding="utf-8")
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+)
 
 
 def console_blocks() -> list[list[str]]:
@@ -57,3 +61,23 @@ def test_readme_example_is_what_the_command_prints(
     result = cli(*shlex.split(command)[1:])
     printed = (result.out + result.err).rstrip("\n").splitlines()
     assert printed == shown
+
+
+def test_first_deck_path_builds_the_package_it_names(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quick start's "from first card to phone": init, the card file it shows, check and
+    build give the package it names."""
+    section = README.split("### Your own deck, from first card to phone", 1)[1].split("\n## ")[0]
+    (card_file,) = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    monkeypatch.chdir(tmp_path)
+    assert cli("init", "my-deck").code == 0
+    monkeypatch.chdir(tmp_path / "my-deck")
+    lines = [line[3:] if line.startswith("   ") else line for line in card_file.splitlines()]
+    Path("cards/example.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    checked = cli("check")
+    assert checked.code == 0, checked.err
+    built = cli("build")
+    assert built.code == 0, built.err
+    (package,) = re.findall(r"writes `(output/[a-z0-9-]+\.apkg)`", section)
+    assert Path(package).is_file()
