@@ -6,20 +6,30 @@ the author previews is byte for byte what Anki receives.
 
 from __future__ import annotations
 
+import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from .errors import DeckError, Problem
+from .load import folder_link_outside, real_path_outside
 from .markdown_fast_path import fast_html
 from .model import BasicNote, ClozeNote, Deck, McqNote, Note, letter
 from .notetypes import NoteTypeSpec, note_type
 from .progress import step
 from .text import render_markdown
 
-__all__ = ["RenderedDeck", "RenderedNote", "media_name_problem", "render_deck", "unused_media"]
+__all__ = [
+    "MAX_MEDIA_BYTES",
+    "RenderedDeck",
+    "RenderedNote",
+    "media_name_problem",
+    "render_deck",
+    "unused_media",
+]
 
 # Characters Anki removes from media file names (so the card would point at nothing).
 _BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
@@ -27,6 +37,10 @@ _BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
 _WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?\Z", re.IGNORECASE)
 _MAX_NAME_BYTES = 120  # Anki truncates longer names
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# Anki's media sync refuses any single file over 100 MiB (MAX_INDIVIDUAL_MEDIA_FILE_SIZE
+# in ankitects/anki, rslib/src/sync/media/mod.rs): a bigger file would never reach the
+# learner's other devices, and every file is read whole into the package.
+MAX_MEDIA_BYTES = 100 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -95,6 +109,8 @@ class _Renderer:
         self.warnings: list[Problem] = []
         self.media: dict[str, Path] = {}
         self.folded: dict[str, Path] = {}  # case-folded name -> the first file given it
+        # Media folder -> where it really is, if it is a link out of the project.
+        self.folder_links: dict[Path, Path | None] = {}
         self.note: Note | None = None
         self.key = ""  # YAML key of the field being rendered (its line is looked up if needed)
         # Field text -> HTML, for renders that used no media and warned about nothing (one
@@ -149,15 +165,18 @@ class _Renderer:
                 f"'{src}' is not a local file; put the file in media/ (cards must work offline)"
             )
             return None
-        for folder in self.deck.media_dirs:
-            path = folder.joinpath(*posix.parts)
-            if path.is_file():
-                break
-        else:
+        found = self.find(posix.parts)
+        if found is None:
             where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
             self.problem(f"media file '{src}' not found in {where}")
             return None
-        name = posix.name
+        folder, path = found
+        refused = self.refusal(src, folder, path)
+        if refused:
+            self.problem(refused)
+            return None
+        # Anki keeps media names in NFC; the field text (NFC, as loaded) must say the same.
+        name = unicodedata.normalize("NFC", posix.name)
         bad = media_name_problem(name, image=kind == "image")
         if bad:
             self.problem(f"{bad}; rename the file")
@@ -173,6 +192,58 @@ class _Renderer:
         self.media.setdefault(name, path)
         self.used.add(name)
         return name
+
+    @cached_property
+    def real_roots(self) -> tuple[str, ...]:
+        """Where the media folders that are not links out really are: a link may lead
+        from one into the other, never anywhere else."""
+        folders = self.deck.media_dirs
+        return tuple(os.path.realpath(d) for d in folders if self.folder_outside(d) is None)
+
+    def folder_outside(self, folder: Path) -> Path | None:
+        """Where the media folder ``folder`` really is, if it is a link out of the project."""
+        if folder not in self.folder_links:
+            self.folder_links[folder] = folder_link_outside(folder)
+        return self.folder_links[folder]
+
+    def find(self, parts: tuple[str, ...]) -> tuple[Path, Path] | None:
+        """The first media folder holding the file ``parts`` names, and that file. The
+        name is tried as written, in NFC and in NFD: macOS writes file names in NFD,
+        and a deck copied from a Mac keeps them so."""
+        forms = dict.fromkeys(
+            [parts, *(tuple(unicodedata.normalize(f, p) for p in parts) for f in ("NFC", "NFD"))]
+        )
+        for folder in self.deck.media_dirs:
+            for form in forms:
+                path = folder.joinpath(*form)
+                if path.is_file():
+                    return folder, path
+        return None
+
+    def refusal(self, src: str, folder: Path, path: Path) -> str | None:
+        """Why the file ``path``, found in ``folder``, is not packaged (None: it is): a
+        link out of the project, or too big for Anki."""
+        outside = self.folder_outside(folder)
+        if outside is not None:
+            return f"media folder '{folder}' is a link to '{outside}', outside the project"
+        real = real_path_outside(path, self.real_roots)
+        if real is not None:
+            trusted = [d for d in self.deck.media_dirs if self.folder_outside(d) is None]
+            where = " and ".join(f"{d}/" for d in trusted)
+            return (
+                f"media file '{src}' is a link to '{real}', outside {where};"
+                " only files inside them are packaged"
+            )
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            return f"media file '{src}' cannot be read: {exc.strerror or exc}"
+        if size > MAX_MEDIA_BYTES:
+            return (
+                f"media file '{src}' is {size:,} bytes; Anki syncs media files of up to"
+                f" {MAX_MEDIA_BYTES:,} bytes (100 MiB)"
+            )
+        return None
 
     def lang(self, html: str, extra: str = "") -> str:
         """Mark a non-empty field with the deck's language (fonts, screen readers, the
@@ -246,15 +317,37 @@ def render_deck(deck: Deck) -> RenderedDeck:
 
 def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tuple[Problem, ...]:
     """Files in ``media_dir`` (recursively; hidden files and card files aside) that no
-    deck uses."""
+    deck uses, and links in it that lead out of the project (never followed)."""
     if media_dir is None or not media_dir.is_dir():
         return ()
-    used = {path.resolve() for rd in rendered for path in rd.media.values()}
-    return tuple(
-        Problem(str(path), None, "warning: no card uses this file; it is not packaged")
-        for path in sorted(media_dir.rglob("*"))
-        if path.is_file()
-        and path.suffix not in (".yaml", ".yml")
-        and not any(part.startswith(".") for part in path.relative_to(media_dir).parts)
-        and path.resolve() not in used
-    )
+    outside = folder_link_outside(media_dir)
+    if outside is not None:
+        message = f"warning: this folder is a link to '{outside}', outside the project;"
+        return (Problem(str(media_dir), None, f"{message} nothing in it is packaged"),)
+    card_folders = {rd.deck.source.parent for rd in rendered}
+    roots = [media_dir, *(d for d in card_folders if folder_link_outside(d) is None)]
+    real_roots = [os.path.realpath(d) for d in roots]
+    used = {os.path.realpath(path) for rd in rendered for path in rd.media.values()}
+    found: list[Problem] = []
+    for path in sorted(media_dir.rglob("*")):
+        if any(part.startswith(".") for part in path.relative_to(media_dir).parts):
+            continue
+        outside = real_path_outside(path, real_roots)
+        if outside is not None:
+            found.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"warning: a link to '{outside}', outside {media_dir}/"
+                    " and the card folders; nothing is packaged through it",
+                )
+            )
+        elif (
+            path.is_file()
+            and path.suffix not in (".yaml", ".yml")
+            and os.path.realpath(path) not in used
+        ):
+            found.append(
+                Problem(str(path), None, "warning: no card uses this file; it is not packaged")
+            )
+    return tuple(found)

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+import tracemalloc
+import unicodedata
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
-from deckbuilder.pipeline import check
-from deckbuilder.render import media_name_problem
+from deckbuilder.pipeline import build, check
+from deckbuilder.render import MAX_MEDIA_BYTES, media_name_problem
 
-from .conftest import Run
+from .conftest import Run, import_package
 
 PNG = (Path(__file__).parent / "data" / "media" / "square.png").read_bytes()
 
@@ -265,3 +274,127 @@ def test_cli_prints_warnings_on_stderr_and_still_builds(
         ]
     assert (tmp_path / "output" / "d.apkg").is_file() is False  # deck id is the file stem
     assert (tmp_path / "output" / "deck.apkg").is_file()
+
+
+def sparse_file(path: Path, size: int) -> None:
+    """A file of ``size`` bytes that takes no room on disk."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as stream:
+        stream.truncate(size)
+
+
+def test_a_media_file_over_ankis_sync_limit_is_refused_without_reading_it(
+    tmp_path: Path,
+) -> None:
+    source = project(tmp_path, "  - {id: a, front: '[sound:big.mp3]', back: b}\n")
+    sparse_file(tmp_path / "media" / "big.mp3", MAX_MEDIA_BYTES + 1)
+    tracemalloc.start()
+    try:
+        found = problems(source)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == [
+        f"{source}:3: note 'a': media file 'big.mp3' is 104,857,601 bytes; Anki syncs media"
+        " files of up to 104,857,600 bytes (100 MiB)"
+    ]
+    assert peak < 10 * 1024 * 1024  # the size came from the file system, not from its bytes
+
+
+def test_a_media_file_at_the_limit_is_accepted(tmp_path: Path) -> None:
+    source = project(tmp_path, "  - {id: a, front: '[sound:big.mp3]', back: b}\n")
+    sparse_file(tmp_path / "media" / "big.mp3", MAX_MEDIA_BYTES)
+    (rd,) = check([source], media_dir=tmp_path / "media")
+    assert list(rd.media) == ["big.mp3"]
+
+
+def nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+NAME = "café-한글.png"  # NFC, as typed on most systems
+
+
+@pytest.mark.parametrize(
+    ("on_disk", "in_text"),
+    [(nfd(NAME), NAME), (NAME, nfd(NAME)), (nfd(NAME), nfd(NAME)), (NAME, NAME)],
+    ids=["disk-nfd", "text-nfd", "both-nfd", "both-nfc"],
+)
+def test_media_names_match_whether_written_in_nfc_or_nfd(
+    tmp_path: Path, on_disk: str, in_text: str
+) -> None:
+    """macOS writes file names in NFD; card text is NFC. Either way the file is found, and
+    the package stores it under the NFC name its field shows (Anki's media folder is NFC)."""
+    disk = nfd if on_disk != NAME else nfc  # the form of every name on disk
+    text = nfd if in_text != NAME else nfc  # the form of every name in the card file
+    source = project(
+        tmp_path,
+        f"  - {{id: a, front: '![x]({text(NAME)}) [sound:{text('소리')}.mp3]',"
+        f" back: '![y]({text('그림/도표.png')})'}}\n",
+        {
+            f"media/{disk(NAME)}": PNG,
+            f"media/{disk('소리')}.mp3": b"mp3",
+            f"media/{disk('그림/도표.png')}": PNG + b"chart",
+        },
+    )
+    assert disk(NAME) in os.listdir(tmp_path / "media")  # the file system kept the form
+    (rd,) = check([source], media_dir=tmp_path / "media")
+    assert rd.media == {
+        "도표.png": tmp_path / "media" / disk("그림") / disk("도표.png"),
+        NAME: tmp_path / "media" / disk(NAME),
+        "소리.mp3": tmp_path / "media" / disk("소리.mp3"),
+    }
+    assert all(name == nfc(name) for name in rd.media)
+    front, back = rd.notes[0].fields
+    assert front == f'<img src="{NAME}" alt="x"> [sound:소리.mp3]'
+    assert back == '<img src="도표.png" alt="y">'
+    assert rd.warnings == ()  # no file is taken for unused
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.text(
+        alphabet=st.sampled_from("aeoucnAEOU\u0301\u0308\u0303\u0327한글가나다ÅÇñ"),
+        min_size=1,
+        max_size=12,
+    ),
+    disk_form=st.sampled_from(["NFC", "NFD"]),
+)
+def test_any_name_is_found_in_either_form_and_stored_in_nfc(name: str, disk_form: str) -> None:
+    file_name = unicodedata.normalize(disk_form, name) + ".mp3"
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        source = project(
+            root,
+            f"  - {{id: a, front: '[sound:{name}.mp3]', back: b}}\n",
+            {f"media/{file_name}": b"x"},
+        )
+        (rd,) = check([source], media_dir=root / "media")
+        assert rd.media == {nfc(name) + ".mp3": root / "media" / file_name}
+        assert rd.notes[0].fields[0] == f"[sound:{nfc(name)}.mp3]"
+
+
+@pytest.mark.anki
+def test_an_nfd_file_reaches_anki_under_the_name_its_field_shows(
+    tmp_path: Path, collection: Any
+) -> None:
+    source = project(
+        tmp_path,
+        f"  - {{id: a, front: '![x]({NAME})', back: b}}\n",
+        {f"media/{nfd(NAME)}": PNG},
+    )
+    (result,) = build(
+        [source], tmp_path / "out", timestamp=1_700_000_000, media_dir=tmp_path / "media"
+    )
+    with zipfile.ZipFile(result.path) as zf:
+        assert json.loads(zf.read("media")) == {"0": NAME}
+    import_package(collection, result.path)
+    (note_id,) = collection.find_notes("")
+    assert f'<img src="{NAME}"' in collection.get_note(note_id).fields[0]
+    assert os.listdir(collection.media.dir()) == [NAME]
+    media_check = collection.media.check()
+    assert list(media_check.missing) == [] and list(media_check.unused) == []

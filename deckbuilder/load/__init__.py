@@ -10,8 +10,10 @@ this one finds the card files and reads them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import DeckError, Problem
 from ..model import Deck
@@ -31,10 +33,12 @@ __all__ = [
     "SOURCE_SUFFIXES",
     "decks_from_tree",
     "find_sources",
+    "folder_link_outside",
     "load_deck",
     "load_deck_languages",
     "load_decks",
     "read_text",
+    "real_path_outside",
 ]
 
 SOURCE_SUFFIXES = (".yaml", ".yml")
@@ -42,12 +46,37 @@ SOURCE_SUFFIXES = (".yaml", ".yml")
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
+def real_path_outside(path: Path, real_folders: Sequence[str]) -> Path | None:
+    """Where ``path`` really is when symbolic links take it outside every one of
+    ``real_folders`` (each already an ``os.path.realpath``); None: it is inside one.
+    A shared deck repository can carry ``media/x.png -> /etc/passwd``; nothing such a
+    link points at may be read into a package."""
+    real = Path(os.path.realpath(path))  # realpath, unlike Path.resolve, survives link loops
+    return None if any(real.is_relative_to(folder) for folder in real_folders) else real
+
+
+def folder_link_outside(folder: Path) -> Path | None:
+    """Where ``folder`` really is when it is a symbolic link out of the folder that holds
+    it (``media -> /etc``, ``cards -> ../../.ssh``); None otherwise. The folders above
+    it are where the user chose to work, and are not judged."""
+    holder = os.path.realpath(Path(os.path.abspath(folder)).parent)
+    return real_path_outside(folder, [holder])
+
+
 def find_sources(paths: Sequence[Path]) -> list[Path]:
-    """Expand folders into their card files (sorted, recursive); keep files as given."""
+    """Expand folders into their card files (sorted, recursive); keep files as given.
+
+    A card file must really be inside the folder it was found in (a file given by name:
+    its own folder), and a folder must not be a link out of the folder holding it; the
+    walk does not enter linked folders."""
     found: list[Path] = []
     problems: list[Problem] = []
     for path in paths:
         if path.is_dir():
+            outside = folder_link_outside(path)
+            if outside is not None:
+                problems.append(Problem(str(path), None, _link_out("this folder", outside)))
+                continue
             files = sorted(
                 p for p in path.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file()
             )
@@ -55,9 +84,22 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
                 problems.append(
                     Problem(str(path), None, "no card files (*.yaml, *.yml) in this folder")
                 )
-            found.extend(files)
+            real_folder = [os.path.realpath(path)]
+            for file in files:
+                outside = real_path_outside(file, real_folder)
+                if outside is None:
+                    found.append(file)
+                else:
+                    problems.append(Problem(str(file), None, _link_out("card file", outside)))
         elif path.is_file():
-            found.append(path)
+            folder = path.parent
+            outside = folder_link_outside(folder) or real_path_outside(
+                path, [os.path.realpath(folder)]
+            )
+            if outside is None:
+                found.append(path)
+            else:
+                problems.append(Problem(str(path), None, _link_out("card file", outside)))
         else:
             problems.append(Problem(str(path), None, "no such file or folder"))
     if problems:
@@ -69,6 +111,13 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
             seen.add(p.resolve())
             unique.append(p)
     return unique
+
+
+def _link_out(what: str, target: Path) -> str:
+    return (
+        f"{what} is a link to '{target}', outside the folder it is in; it is not read"
+        " (name the real place itself if you trust it)"
+    )
 
 
 def load_decks(
@@ -117,9 +166,12 @@ def read_text(path: Path) -> str:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise DeckError.single(name, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = _read_at_most(stream, MAX_FILE_BYTES)
     except OSError as exc:
         raise DeckError.single(name, f"cannot read: {exc.strerror or exc}") from None
+    if data is None:
+        raise DeckError.single(name, f"file is longer than the limit of {MAX_FILE_BYTES:,} bytes")
     if b"\x00" in data:
         raise DeckError.single(name, "this is a binary file, not UTF-8 text")
     try:
@@ -130,6 +182,19 @@ def read_text(path: Path) -> str:
             name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8", line
         ) from None
     return text.replace("\r\n", "\n")
+
+
+def _read_at_most(stream: BinaryIO, limit: int) -> bytes | None:
+    """The stream's bytes, or None past ``limit``. The size taken before is not enough: a
+    file can grow after it, and some report none at all (/proc files, pipes)."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := stream.read(1024 * 1024):
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def load_deck(
