@@ -10,29 +10,49 @@ the same bytes and changes nothing in Anki, and an edit moves exactly the edited
 built, a hash of everything that ends up in the note, and the time that hash last changed;
 per note type, its id, its fields, a hash of its templates and CSS, and their change time.
 It is plain text, one line per entry, sorted, so it reads and merges well in version
-control. Only ``deckbuilder build`` writes it, and only after the package is written.
+control: what two branches disagree on (the same note listed twice, two notes with one
+Anki note id) is settled on the next build, with a warning. Only ``deckbuilder build``
+writes it, and only after the package is written.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
+import itertools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import DeckError, Problem
+from .lockfile import (
+    LAST_SECOND,
+    MAX_ANKI_ID,
+    RESTORE,
+    LockHeader,
+    Manifest,
+    NoteEntry,
+    NoteTypeEntry,
+    format_manifest,
+    iso_time,
+    lock_path,
+    parse_manifest,
+    read_manifest,
+    write_manifest,
+)
 from .model import Deck, NoteKind
 from .notetypes import NoteTypeSpec
 from .render import RenderedDeck, RenderedNote
 
 __all__ = [
+    "LAST_SECOND",
+    "MAX_ANKI_ID",
     "Changes",
+    "LockHeader",
     "Manifest",
     "NoteEntry",
     "NoteTypeEntry",
+    "NoteTypeReplaced",
     "Update",
     "format_manifest",
     "lock_path",
@@ -43,36 +63,7 @@ __all__ = [
     "write_manifest",
 ]
 
-VERSION = 1
 _HASH_CHARS = 16  # 64 bits of SHA-256: collisions are not a concern for one deck's notes
-
-
-@dataclass(frozen=True)
-class NoteEntry:
-    id: str  # the author's note id
-    anki_id: int  # the Anki note id, fixed when the note is first built (search: nid:...)
-    content: str  # hash of everything that ends up in the note
-    changed: int  # seconds since 1970 when ``content`` last changed
-    line: int | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class NoteTypeEntry:
-    kind: NoteKind
-    anki_id: int
-    fields: tuple[str, ...]
-    templates: str  # hash of name, templates and CSS
-    changed: int
-    line: int | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Manifest:
-    note_types: Mapping[NoteKind, NoteTypeEntry]
-    notes: Mapping[str, NoteEntry]  # each entry under its own id
-    # Above every Anki note id ever given in this deck, removed notes included: a learner
-    # may still have a removed note, and a new note must not take its id.
-    next_anki_id: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,7 +80,7 @@ class Changes:
 
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
-    removed: tuple[NoteEntry, ...] = ()
+    removed: tuple[NoteEntry, ...] = ()  # only notes whose Anki note id is theirs alone
     unchanged: tuple[str, ...] = ()
     note_types_changed: tuple[NoteTypeSpec, ...] = ()  # templates or CSS changed, same id
     note_types_replaced: tuple[NoteTypeReplaced, ...] = ()
@@ -102,14 +93,9 @@ class Update:
     manifest: Manifest
     changes: Changes
     first_build: bool  # there was no lock file
+    warnings: tuple[Problem, ...] = ()  # what was settled in the lock file, by its lines
 
 
-def lock_path(deck: Deck) -> Path:
-    """``<folder of the card file>/<deck id>.lock``."""
-    return deck.source.parent / f"{deck.key}.lock"
-
-
-# Compact, keys sorted, text as is: the JSON users' content hashes were computed from.
 _JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -150,148 +136,55 @@ def note_hashes(rd: RenderedDeck) -> tuple[str, ...]:
     return tuple(note_content_hash(rn, media) for rn in rd.notes)
 
 
-# A deck's notes share a few change times (one per build that changed them).
-@functools.lru_cache(maxsize=1024)
-def _iso(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+class _Planner:
+    """Change times for one build, and the problems and warnings found planning it."""
 
+    def __init__(self, lock: str, now: int) -> None:
+        self.lock = lock
+        self.now = now
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
 
-@functools.lru_cache(maxsize=1024)
-def _parse_iso(text: str) -> int:
-    if not text.endswith("Z"):
-        raise ValueError(text)
-    parsed = datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-    return int(parsed.timestamp())
-
-
-def format_manifest(deck: Deck, manifest: Manifest) -> str:
-    """The lock file's text: deterministic, one entry per line, sorted."""
-    lines = [
-        f"# deckbuilder lock file for deck '{deck.key}' ({deck.source.name}).",
-        "# Written by `deckbuilder build`; commit it with the card file and do not edit it.",
-        "# It keeps each note's modification time fixed until the note's content changes,",
-        "# so re-importing a rebuilt package updates exactly the notes that changed.",
-        f"version {VERSION}",
-        f"next-anki-id {manifest.next_anki_id}",
-        "# notetype KIND ANKI-ID FIELDS TEMPLATES-HASH CHANGED",
-    ]
-    for kind in NoteKind:
-        t = manifest.note_types.get(kind)
-        if t is not None:
-            fields = ",".join(t.fields)
-            lines.append(
-                f"notetype {kind.value} {t.anki_id} {fields} {t.templates} {_iso(t.changed)}"
+    def later(self, previous: int, line: int | None, note: str | None, what: str = "") -> int:
+        """A change time strictly after ``previous``: Anki ignores an equal time."""
+        when = max(self.now, previous + 1)
+        if when <= LAST_SECOND:
+            return when
+        self.problems.append(
+            Problem(
+                self.lock,
+                line,
+                f"{what}last changed at {iso_time(previous)}: Anki updates only for a later "
+                f"time, and lock file times end with year 9999; {RESTORE}",
+                note,
             )
-    lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED")
-    for note_id in sorted(manifest.notes):
-        n = manifest.notes[note_id]
-        lines.append(f"note {n.id} {n.anki_id} {n.content} {_iso(n.changed)}")
-    lines.append("")
-    return "\n".join(lines)
+        )
+        return previous
+
+    def warn(self, line: int | None, note: str, message: str) -> None:
+        self.warnings.append(Problem(self.lock, line, message, note))
 
 
-def parse_manifest(text: str, file: str) -> Manifest:
-    """Parse a lock file; raise DeckError listing every malformed line."""
-    problems: list[Problem] = []
-    note_types: dict[NoteKind, NoteTypeEntry] = {}
-    notes: dict[str, NoteEntry] = {}
-    version_seen = False
-    next_anki_id = 0
-    kinds = {k.value: k for k in NoteKind}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        parts = raw.split()
-        if not parts or parts[0].startswith("#"):
-            continue
-        try:
-            if parts[0] == "note" and len(parts) == 5:
-                _, note_id, anki_id, content, when = parts
-                if note_id in notes:
-                    raise ValueError("duplicate")
-                notes[note_id] = NoteEntry(note_id, int(anki_id), content, _parse_iso(when), number)
-            elif parts[0] == "version" and len(parts) == 2:
-                if parts[1] != str(VERSION):
-                    problems.append(
-                        Problem(
-                            file,
-                            number,
-                            f"lock file version {parts[1]} is not supported "
-                            f"(this deckbuilder writes version {VERSION}); upgrade deckbuilder",
-                        )
-                    )
-                version_seen = True
-            elif parts[0] == "next-anki-id" and len(parts) == 2:
-                next_anki_id = int(parts[1])
-            elif parts[0] == "notetype" and len(parts) == 6 and parts[1] in kinds:
-                kind = kinds[parts[1]]
-                if kind in note_types:
-                    raise ValueError("duplicate")
-                note_types[kind] = NoteTypeEntry(
-                    kind,
-                    int(parts[2]),
-                    tuple(parts[3].split(",")),
-                    parts[4],
-                    _parse_iso(parts[5]),
-                    number,
-                )
-            else:
-                raise ValueError(parts)
-        except ValueError:
-            problems.append(
-                Problem(
-                    file,
-                    number,
-                    "cannot read this lock file line; restore the file from version control "
-                    "(deleting it makes every note count as changed)",
-                )
-            )
-    if not version_seen and not problems:
-        problems.append(Problem(file, None, "not a deckbuilder lock file (no 'version' line)"))
-    if problems:
-        raise DeckError(problems)
-    return Manifest(note_types, notes, next_anki_id)
-
-
-def read_manifest(path: Path) -> Manifest | None:
-    """The lock file at ``path``, or None when there is none yet."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DeckError.single(path, f"cannot read the lock file: {exc}") from exc
-    return parse_manifest(text, str(path))
-
-
-def _bump(previous: int, now: int) -> int:
-    """A change time strictly after ``previous``: Anki ignores an equal time."""
-    return max(now, previous + 1)
-
-
-def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
-    """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one.
-
-    Raises DeckError when a note type kept its id but changed its fields: Anki would
-    import it as a second note type ("Name+") and leave every existing note behind.
-    """
-    prev = old or Manifest({}, {})
-    lock = str(lock_path(rd.deck))
-    problems: list[Problem] = []
-
+def _update_note_types(
+    prev: Manifest, rd: RenderedDeck, plan: _Planner
+) -> tuple[dict[NoteKind, NoteTypeEntry], list[NoteTypeSpec], list[NoteTypeReplaced]]:
     note_types: dict[NoteKind, NoteTypeEntry] = dict(prev.note_types)
-    changed_types: list[NoteTypeSpec] = []
+    changed: list[NoteTypeSpec] = []
     replaced: list[NoteTypeReplaced] = []
     for spec in rd.note_types:
         before = prev.note_types.get(spec.kind)
         digest = templates_hash(spec)
-        if before is None or before.anki_id != spec.id:
-            if before is not None:
-                replaced.append(NoteTypeReplaced(before, spec))
-            when = now if before is None else _bump(before.changed, now)
+        what = f"note type '{spec.name}' "
+        if before is None:
+            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, plan.now)
+        elif before.anki_id != spec.id:
+            replaced.append(NoteTypeReplaced(before, spec))
+            when = plan.later(before.changed, before.line, None, what)
             note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, when)
         elif before.fields != spec.fields:
-            problems.append(
+            plan.problems.append(
                 Problem(
-                    lock,
+                    plan.lock,
                     before.line,
                     f"note type '{spec.name}' (id {spec.id}) now has the fields "
                     f"{', '.join(spec.fields)} but this deck was built with "
@@ -302,37 +195,90 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
                 )
             )
         elif before.templates != digest:
-            changed_types.append(spec)
-            note_types[spec.kind] = NoteTypeEntry(
-                spec.kind, spec.id, spec.fields, digest, _bump(before.changed, now)
-            )
-    if problems:
-        raise DeckError(problems)
+            changed.append(spec)
+            when = plan.later(before.changed, before.line, None, what)
+            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, when)
+    return note_types, changed, replaced
 
-    old_notes = prev.notes
-    # Above every Anki note id given before, removed notes' included (see Manifest).
-    floor = max([prev.next_anki_id, *(entry.anki_id + 1 for entry in old_notes.values())])
-    next_anki_id = max(now * 1000, floor)
+
+def _shared_ids(notes: Mapping[str, NoteEntry], in_deck: set[str]) -> dict[str, NoteEntry]:
+    """Notes listed with another note's Anki note id (two branches built in the same
+    second and merged, or a line typed by hand), each mapped to the note that keeps the id:
+    the first by note id of those still in the deck. Decided by note ids alone, so that
+    everyone who builds the merged lock file gets the same result."""
+    by_anki_id: dict[int, list[NoteEntry]] = {}
+    for entry in notes.values():
+        by_anki_id.setdefault(entry.anki_id, []).append(entry)
+    shared: dict[str, NoteEntry] = {}
+    for group in by_anki_id.values():
+        keeper = min(group, key=lambda e: (e.id not in in_deck, e.id))
+        shared.update((e.id, keeper) for e in group if e is not keeper)
+    return shared
+
+
+def _not_this_deck(header: LockHeader, deck: Deck) -> str:
+    return (
+        f"this lock file belongs to deck '{header.key}' ({header.source}), not to deck "
+        f"'{deck.key}' ({deck.source.name}); it was probably copied from there. Restore this "
+        "deck's own lock file from version control, or delete this copy if this deck was "
+        "never built; then build again"
+    )
+
+
+def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
+    """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one.
+
+    Raises DeckError when the lock file names another deck; when a note type kept its id
+    but changed its fields (Anki would import it as a second note type "Name+" and leave
+    every existing note behind); or when a change time or a new Anki note id would leave
+    the range a lock file holds. Notes sharing an Anki note id are settled with a warning.
+    """
+    if not 0 <= now <= LAST_SECOND:
+        raise ValueError(f"build time {now} is outside 1970 to 9999")
+    prev = old or Manifest({}, {})
+    lock = str(lock_path(rd.deck))
+    if prev.header is not None and prev.header.key != rd.deck.key:
+        raise DeckError.single(lock, _not_this_deck(prev.header, rd.deck), prev.header.line)
+    plan = _Planner(lock, now)
+    note_types, changed_types, replaced = _update_note_types(prev, rd, plan)
+
+    shared = _shared_ids(prev.notes, {rn.note.id for rn in rd.notes})
+    floor = prev.id_floor()
+    # Notes that give up a shared id take the next ones above every id given, whatever the
+    # clock, so that everyone building the merged lock file writes the same ids.
+    moving = [rn.note.id for rn in rd.notes if rn.note.id in shared]
+    moved = dict(zip(moving, itertools.count(floor)))
+    next_anki_id = max(now * 1000, floor + len(moved), 1)  # Anki's ids start at 1
     notes: dict[str, NoteEntry] = {}
     added: list[str] = []
     changed: list[str] = []
     unchanged: list[str] = []
     for rn, content in zip(rd.notes, note_hashes(rd), strict=True):
         note_id = rn.note.id
-        was = old_notes.get(note_id)
+        was = prev.notes.get(note_id)
         if was is None:
             notes[note_id] = NoteEntry(note_id, next_anki_id, content, now)
             next_anki_id += 1
             added.append(note_id)
-        elif was.content == content:
+            continue
+        if note_id in moved:
+            plan.warn(was.line, note_id, _moved(was, shared[note_id], moved[note_id]))
+            was = replace(was, anki_id=moved[note_id])
+        if was.content == content:
             # Unchanged: the old entry as it is (it keeps its lock file line, as an
             # unchanged note type does).
             notes[note_id] = was
             unchanged.append(note_id)
         else:
-            notes[note_id] = NoteEntry(note_id, was.anki_id, content, _bump(was.changed, now))
+            when = plan.later(was.changed, was.line, note_id)
+            notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
             changed.append(note_id)
-    removed = tuple(old_notes[nid] for nid in sorted(old_notes.keys() - notes.keys()))
+    if (added or moved) and next_anki_id - 1 > MAX_ANKI_ID:
+        plan.problems.append(_no_id_left(prev, lock))
+    gone = [prev.notes[note_id] for note_id in sorted(prev.notes.keys() - notes.keys())]
+    removed = _removed(gone, shared, plan)
+    if plan.problems:
+        raise DeckError(plan.problems)
     changes = Changes(
         added=tuple(sorted(added)),
         changed=tuple(sorted(changed)),
@@ -341,22 +287,51 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
         note_types_changed=tuple(changed_types),
         note_types_replaced=tuple(replaced),
     )
-    # The high-water mark depends only on ids given, never on the clock, so that an
+    # A first build writes the line above every id it gave; later builds raise it only
+    # for notes that leave the lock file (see Manifest), never by the clock, so that an
     # unchanged rebuild leaves the lock file as it was.
-    manifest = Manifest(note_types, notes, next_anki_id if added else floor)
-    return Update(manifest, changes, first_build=old is None)
+    if old is None:
+        high_water = next_anki_id if added else floor
+    else:
+        high_water = max([prev.next_anki_id, *(entry.anki_id + 1 for entry in gone)])
+    manifest = Manifest(note_types, notes, high_water)
+    warnings = prev.warnings + tuple(plan.warnings)
+    return Update(manifest, changes, first_build=old is None, warnings=warnings)
 
 
-def write_manifest(path: Path, deck: Deck, manifest: Manifest) -> bool:
-    """Write the lock file atomically if its text changed; return whether it was written."""
-    from .atomic import atomic_write
+def _moved(entry: NoteEntry, keeper: NoteEntry, new_id: int) -> str:
+    return (
+        f"shares Anki note id {entry.anki_id} with note '{keeper.id}' (line {keeper.line}), "
+        f"as when two branches built in the same second are merged; it now gets {new_id} "
+        "(commit the lock file)"
+    )
 
-    text = format_manifest(deck, manifest)
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return False
-    except (OSError, UnicodeDecodeError):
-        pass
-    data = text.encode("utf-8")
-    atomic_write(path, lambda tmp: tmp.write_bytes(data))
-    return True
+
+def _removed(
+    gone: list[NoteEntry], shared: Mapping[str, NoteEntry], plan: _Planner
+) -> tuple[NoteEntry, ...]:
+    """The notes gone from the deck that build may advise deleting: "nid:..." must find no
+    other note, so a note that shared its Anki note id is left out, with a warning."""
+    for entry in gone:
+        holder = shared.get(entry.id)
+        if holder is not None:
+            plan.warn(
+                entry.line,
+                entry.id,
+                f"removed from the deck, but not listed for deletion: it shares Anki note id "
+                f"{entry.anki_id} with note '{holder.id}' (line {holder.line}); find it in "
+                "Anki's browser by its text",
+            )
+    return tuple(entry for entry in gone if entry.id not in shared)
+
+
+def _no_id_left(prev: Manifest, lock: str) -> Problem:
+    """At the line that holds the highest id: only a hand-typed one gets this far."""
+    top = max(prev.notes.values(), key=lambda e: e.anki_id, default=None)
+    at_top = top is not None and top.anki_id + 1 >= prev.next_anki_id
+    return Problem(
+        lock,
+        top.line if top and at_top else prev.next_anki_id_line,
+        f"Anki note ids up to {prev.id_floor() - 1} are taken, which leaves none for new "
+        f"notes (Anki's ids end at {MAX_ANKI_ID}); {RESTORE}",
+    )

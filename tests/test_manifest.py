@@ -8,11 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
 from deckbuilder.manifest import (
+    LAST_SECOND,
+    MAX_ANKI_ID,
     Manifest,
     NoteEntry,
     NoteTypeEntry,
@@ -42,25 +44,153 @@ def basic(note_id: str, front: str = "front", back: str = "back", **kw: object) 
     return BasicNote(id=note_id, line=1, front=front, back=back, **kw)  # type: ignore[arg-type]
 
 
-ids = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,20}", fullmatch=True)
-times = st.integers(min_value=0, max_value=2**33)
+# Any token the reader splits out of a line: no spaces, no line breaks, no control characters.
+tokens = st.text(st.characters(blacklist_categories=("C", "Z")), min_size=1, max_size=10)
+field_names = st.text(
+    st.characters(blacklist_categories=("C", "Z"), blacklist_characters=","), min_size=1
+)
+anki_ids = st.integers(1, MAX_ANKI_ID)
+times = st.integers(0, LAST_SECOND)
+decks = st.builds(
+    lambda key, name: Deck(key, "D", Path("cards") / name),
+    st.from_regex(r"[a-z0-9][a-z0-9_-]{0,10}(\.[a-z]{2})?", fullmatch=True),
+    st.text(min_size=1).filter(lambda s: "/" not in s and "\0" not in s and s not in {".", ".."}),
+)
+
+
+@st.composite
+def manifests(
+    draw: st.DrawFn,
+    note_ids: st.SearchStrategy[str] = tokens,
+    ids: st.SearchStrategy[int] = anki_ids,
+    when: st.SearchStrategy[int] = times,
+) -> Manifest:
+    """Any manifest the lock file can hold."""
+    notes = draw(st.dictionaries(note_ids, st.tuples(ids, tokens, when), max_size=8))
+    kinds = draw(st.lists(st.sampled_from(list(NoteKind)), unique=True))
+    fields = st.lists(field_names, min_size=1, max_size=4).map(tuple)
+    return Manifest(
+        {k: NoteTypeEntry(k, draw(ids), draw(fields), draw(tokens), draw(when)) for k in kinds},
+        {k: NoteEntry(k, anki, content, at) for k, (anki, content, at) in notes.items()},
+        draw(st.integers(0, MAX_ANKI_ID + 1) | st.sampled_from([0, MAX_ANKI_ID + 1])),
+    )
+
+
+@given(manifests(), decks)
+def test_any_valid_lock_round_trips(manifest: Manifest, deck: Deck) -> None:
+    """The writer never writes a line its own reader rejects, or reads back otherwise."""
+    text = format_manifest(deck, manifest)
+    parsed = parse_manifest(text, "d.lock")
+    assert parsed == manifest and not parsed.warnings
+    assert parsed.header is not None and parsed.header.key == deck.key
+    assert format_manifest(deck, parsed) == text
+
+
+_WORDS = [
+    *("version", "1", "note", "notetype", "next-anki-id", "mcq", "cloze", "Front,Back"),
+    *("0", "-1", "+5", "²", "١٢٣", str(MAX_ANKI_ID), str(MAX_ANKI_ID + 1), str(2**63), "9" * 5000),
+    *("1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1969-12-31T23:59:59Z"),
+    *("0000-01-01T00:00:00Z", "2023-02-30T00:00:00Z", "2023-1-1T0:0:0Z"),
+    *("<<<<<<<", "=======", ">>>>>>>", "|||||||", "#", "\u2028", "\x1f", "\r"),
+]
+lock_lines = st.one_of(
+    st.text(max_size=30),
+    st.just("version 1"),
+    st.lists(st.sampled_from(_WORDS) | st.text(max_size=4), max_size=7).map(" ".join),
+)
+
+
+@given(st.lists(lock_lines, max_size=12).map("\n".join))
+def test_any_text_reads_as_a_lock_or_fails_with_problems(text: str) -> None:
+    """Never another exception: whatever is in the file, the build says what is wrong."""
+    try:
+        manifest = parse_manifest(text, "d.lock")
+    except DeckError as exc:
+        assert exc.problems and all(p.file == "d.lock" for p in exc.problems)
+        return
+    assert format_manifest(Deck("d", "D", Path("cards/d.yaml")), manifest)
+
+
+edge_ids = st.sampled_from([1, 2, MAX_ANKI_ID - 1, MAX_ANKI_ID]) | anki_ids
+edge_times = st.sampled_from([0, 1, LAST_SECOND - 1, LAST_SECOND]) | times
 
 
 @given(
-    st.dictionaries(ids, st.tuples(st.integers(1, 2**53), times), max_size=8),
-    st.sampled_from(list(NoteKind)),
-    times,
+    manifests(st.sampled_from("abcde"), edge_ids, edge_times),
+    st.lists(st.sampled_from("abcdef"), unique=True, max_size=6),
+    edge_times,
 )
-def test_lock_text_round_trips(notes: dict[str, tuple[int, int]], kind: NoteKind, t: int) -> None:
-    manifest = Manifest(
-        {kind: NoteTypeEntry(kind, 42, ("Front", "Back"), "ab" * 8, t)},
-        {k: NoteEntry(k, nid, "0f" * 8, when) for k, (nid, when) in notes.items()},
-        t,
-    )
-    deck = Deck("d", "D", Path("cards/d.yaml"))
-    text = format_manifest(deck, manifest)
-    assert parse_manifest(text, "d.lock") == manifest
-    assert format_manifest(deck, parse_manifest(text, "d.lock")) == text
+@settings(deadline=None)
+def test_a_build_writes_only_what_it_reads_back(old: Manifest, ids: list[str], now: int) -> None:
+    """Whatever a readable lock file holds and whatever the clock, a build either fails with
+    the lines at fault or writes a lock file its reader reads back, one note per Anki id."""
+    rd = deck_of(*(basic(i) for i in ids))
+    lock = "cards/d.lock"
+    old = parse_manifest(format_manifest(rd.deck, old), lock)
+    try:
+        update = update_manifest(old, rd, now)
+    except DeckError as exc:
+        assert all(p.file == lock and p.line for p in exc.problems), exc
+        return
+    new = update.manifest
+    assert parse_manifest(format_manifest(rd.deck, new), lock) == new
+    given_ids = [entry.anki_id for entry in new.notes.values()]
+    assert len(set(given_ids)) == len(given_ids)
+    assert all(new.notes[i].anki_id >= old.id_floor() for i in update.changes.added)
+    assert {entry.anki_id for entry in update.changes.removed}.isdisjoint(given_ids)
+    assert new.id_floor() >= old.id_floor()
+
+
+def test_a_change_after_the_end_of_9999_is_located_not_a_crash() -> None:
+    """Anki updates a note only for a strictly later time, and lock file times end at
+    9999-12-31T23:59:59Z: a note last changed then cannot change again."""
+    first = update_manifest(None, deck_of(basic("a"), basic("b")), LAST_SECOND)
+    old = parse_manifest(format_manifest(deck_of().deck, first.manifest), "cards/d.lock")
+    with pytest.raises(DeckError) as caught:
+        update_manifest(old, deck_of(basic("a", back="new"), basic("b")), LAST_SECOND)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line, problem.note) == ("cards/d.lock", 10, "a")
+    assert problem.message.startswith("last changed at 9999-12-31T23:59:59Z:")
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (f"version 1\nnext-anki-id 1\nnote a {MAX_ANKI_ID} {'0' * 16} 1970-01-01T00:00:00Z\n", 3),
+        (
+            f"version 1\nnext-anki-id {MAX_ANKI_ID + 1}\nnote a 1 {'0' * 16} 1970-01-01T00:00:00Z\n",
+            2,
+        ),
+    ],
+)
+def test_no_id_left_for_a_new_note_is_located_not_a_crash(text: str, line: int) -> None:
+    old = parse_manifest(text, "cards/d.lock")
+    with pytest.raises(DeckError) as caught:
+        update_manifest(old, deck_of(basic("a"), basic("b")), 1_000)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line) == ("cards/d.lock", line)
+    assert "which leaves none for new notes" in problem.message
+
+
+@pytest.mark.parametrize("now", [-1, LAST_SECOND + 1])
+def test_a_build_time_outside_1970_to_9999_is_a_programming_error(now: int) -> None:
+    with pytest.raises(ValueError, match="outside 1970 to 9999"):
+        update_manifest(None, deck_of(basic("a")), now)
+
+
+def test_adding_notes_leaves_the_next_anki_id_line_as_it_is() -> None:
+    """Two branches that add notes must not both change one line (git would conflict);
+    only a note that leaves the lock file raises it."""
+    first = update_manifest(None, deck_of(basic("a"), basic("b")), 1_000)
+    assert first.manifest.next_anki_id == 1_000_002  # a first build: above its ids
+    added = update_manifest(first.manifest, deck_of(basic("a"), basic("b"), basic("c")), 2_000)
+    assert added.manifest.notes["c"].anki_id == 2_000_000
+    assert added.manifest.next_anki_id == 1_000_002
+    removed = update_manifest(added.manifest, deck_of(basic("a"), basic("b")), 3_000)
+    assert removed.manifest.next_anki_id == 2_000_001
+    again = update_manifest(removed.manifest, deck_of(basic("a"), basic("d")), 3_000)
+    assert again.manifest.notes["d"].anki_id == 3_000_000
+    assert again.manifest.next_anki_id == 2_000_001  # b is gone too, but below the line
 
 
 def test_lock_is_plain_sorted_text() -> None:
@@ -83,12 +213,9 @@ def test_lock_is_plain_sorted_text() -> None:
         ("version 1\nnote a 1 abc 2023-11-14T22:13:20Z extra\n", 2, "cannot read"),
         ("version 1\nnote\n", 2, "cannot read this lock file line"),
         ("version 1\nnext-anki-id x\n", 2, "cannot read this lock file line"),
-        (
-            "version 1\nnote a 1 abc 1970-01-01T00:00:00Z\nnote a 2 abc 1970-01-01T00:00:00Z",
-            3,
-            "cannot read",
-        ),
-        ("version 1\nnotetype cloze 1 Text,Extra ab 1970-01-01T00:00:00Z\n" * 2, 4, "cannot read"),
+        ("version 1\nnote a ² abc 1970-01-01T00:00:00Z\n", 2, "cannot read this lock file"),
+        ("version 1\nnote a 1 abc 2023-1-1T0:0:0Z\n", 2, "cannot read this lock file line"),
+        ("version 1\nnote a 1 abc 0000-01-01T00:00:00Z\n", 2, "cannot read this lock file"),
         ("version 2\n", 1, "lock file version 2 is not supported"),
         ("note a 1 abc 2023-11-14T22:13:20Z\n", None, "not a deckbuilder lock file"),
     ],
@@ -99,6 +226,45 @@ def test_malformed_lock_lines_are_located(text: str, line: int | None, message: 
     (problem,) = caught.value.problems
     assert (problem.file, problem.line) == ("cards/d.lock", line)
     assert message in problem.message
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("note a 0 abc 1970-01-01T00:00:00Z", "Anki note id 0 is out of range"),
+        ("note a -1 abc 1970-01-01T00:00:00Z", "Anki note id -1 is out of range"),
+        (f"note a {2**53} abc 1970-01-01T00:00:00Z", f"Anki note id {2**53} is out of range"),
+        (f"note a {2**63} abc 1970-01-01T00:00:00Z", "Anki note id 9223372036854775808 is"),
+        pytest.param(
+            "note a " + "9" * 5000 + " x 1970-01-01T00:00:00Z", "Anki note id 999", id="long"
+        ),
+        (f"notetype basic {2**53} Front,Back ab 1970-01-01T00:00:00Z", "note type id 9007"),
+        (f"next-anki-id {2**53 + 1}", "next-anki-id 9007199254740993 is out of range"),
+        ("next-anki-id -1", "next-anki-id -1 is out of range"),
+        ("note a 1 abc 1969-12-31T23:59:59Z", "time 1969-12-31T23:59:59Z is outside 1970"),
+    ],
+)
+def test_values_out_of_range_are_located(line: str, message: str) -> None:
+    """Anki's clients hold ids as JavaScript numbers (exact up to 2**53 - 1), far below
+    SQLite's 2**63 - 1; the lock file's times are 1970 to 9999."""
+    with pytest.raises(DeckError) as caught:
+        parse_manifest(f"version 1\n{line}\n", "cards/d.lock")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line) == ("cards/d.lock", 2)
+    assert problem.message.startswith(message)
+    assert "restore the file from version control" in problem.message
+    assert len(str(problem)) < 300
+
+
+def test_values_at_the_ends_of_their_range_are_read() -> None:
+    text = (
+        f"version 1\nnext-anki-id {2**53}\nnote a {2**53 - 1} x 9999-12-31T23:59:59Z\n"
+        "note b 1 x 1970-01-01T00:00:00Z\n"
+    )
+    manifest = parse_manifest(text, "d.lock")
+    assert manifest.next_anki_id == 2**53
+    assert manifest.notes["a"] == NoteEntry("a", 2**53 - 1, "x", LAST_SECOND)
+    assert manifest.notes["b"] == NoteEntry("b", 1, "x", 0)
 
 
 def test_indented_lines_and_comments_are_read() -> None:
@@ -237,7 +403,8 @@ def test_removed_notes_keep_their_ids_and_lines(old_ids: list[str], new_ids: lis
     expected = tuple(e for i, e in sorted(old.notes.items()) if i not in new_ids)
     assert built.changes.removed == expected
     assert [e.line for e in built.changes.removed] == [e.line for e in expected]
-    assert all(e.anki_id < built.manifest.next_anki_id for e in old.notes.values())
+    assert all(e.anki_id < built.manifest.id_floor() for e in old.notes.values())
+    assert all(e.anki_id < built.manifest.next_anki_id for e in built.changes.removed)
 
 
 # The command line: only a successful build writes the lock file.
@@ -323,3 +490,30 @@ def test_unchanged_rebuild_is_byte_identical_whatever_the_clock(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "2000000000")
     assert cli("build").code == 0
     assert (project / PACKAGE).read_bytes() == first
+
+
+@pytest.mark.parametrize(
+    "value", ["-1", "253402300800", "99999999999999999999", "9" * 5000, "²", "١٢٣", "1.5", "1e9"]
+)
+def test_source_date_epoch_outside_1970_to_9999_is_refused(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    result = cli("build", "--no-preview")
+    assert result.code == 1, result.err
+    (line,) = result.err.splitlines()
+    assert line.startswith("Error: SOURCE_DATE_EPOCH must be whole seconds from 0 (1970) to ")
+    assert len(line) < 200 and not (project / PACKAGE).exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "stamp"), [("0", "1970-01-01T00:00:00Z"), ("00253402300799", "9999-12-31T23:59:59Z")]
+)
+def test_source_date_epoch_at_the_ends_of_its_range_builds(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, value: str, stamp: str
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    (project / LOCK).unlink()
+    result = cli("build", "--no-preview")
+    assert result.code == 0, result.err
+    assert f" {stamp}\n" in (project / LOCK).read_text(encoding="utf-8")

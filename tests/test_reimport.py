@@ -310,3 +310,60 @@ def test_tags_and_type_are_content(studied: Studied) -> None:
     assert len(log.updated) == 5  # type: ignore[attr-defined]
     assert "geography" in studied.note("capital").tags  # type: ignore[attr-defined]
     studied.assert_reviews_kept()
+
+
+def test_learners_of_both_merged_branches_import_the_merged_build(
+    studied: Studied, tmp_path: Path
+) -> None:
+    """Two branches each add a note and build in the same second, so both new notes get
+    the same Anki note id; the merged lock file gives one of them a new id. Learners who
+    imported either branch's package then import the merged one: Anki matches notes by
+    GUID, adds the other branch's note, and keeps every review."""
+    from anki.collection import Collection
+
+    base_lock = (studied.src.parent / "reimport.lock").read_text(encoding="utf-8")
+    base_text = studied.src.read_text(encoding="utf-8")
+    new_notes = {
+        "alpha": "  - id: alpha\n    front: First letter?\n    back: Alpha\n",
+        "omega": "  - id: omega\n    front: Last letter?\n    back: Omega\n",
+    }
+    packages, lock_lines = {}, set()
+    for branch, note in new_notes.items():
+        (studied.src.parent / "reimport.lock").write_text(base_lock, encoding="utf-8")
+        studied.src.write_text(base_text + note, encoding="utf-8")
+        result = studied.rebuild(T1)
+        assert result.changes.added == (branch,)
+        packages[branch] = result.path.rename(studied.out / f"{branch}.apkg")
+        lock_lines |= set(result.lock.read_text(encoding="utf-8").splitlines())
+    # What git's merge of the two lock files gives: every line of both sides, sorted.
+    merged_lock = "\n".join(sorted(lock_lines, key=lambda line: (line[0] != "#", line))) + "\n"
+    (studied.src.parent / "reimport.lock").write_text(merged_lock, encoding="utf-8")
+    studied.src.write_text(base_text + "".join(new_notes.values()), encoding="utf-8")
+    merged = studied.rebuild(T1 + 60)
+    assert merged.changes.unchanged == (
+        "alpha",
+        "capital",
+        "choice",
+        "gaps",
+        "omega",
+        "picture",
+        "planet",
+    )
+
+    other = Collection(str(tmp_path / "omega-learner.anki2"))
+    try:
+        learners = {"alpha": studied.col, "omega": other}
+        for branch, col in learners.items():
+            import_package(col, packages[branch])
+            before = {n: col.get_note(n).guid for n in col.find_notes("")}  # type: ignore[attr-defined]
+            log = import_package(col, merged.path)
+            assert [n.fields[1] for n in log.new] == [  # type: ignore[attr-defined]
+                "Omega" if branch == "alpha" else "Alpha"
+            ]
+            assert not log.updated and not log.conflicting  # type: ignore[attr-defined]
+            after = {n: col.get_note(n).guid for n in col.find_notes("")}  # type: ignore[attr-defined]
+            assert len(after) == len(before) + 1 and before.items() <= after.items()
+            assert col.fix_integrity() == ("Database rebuilt and optimized.", True)  # type: ignore[attr-defined]
+        studied.assert_reviews_kept()
+    finally:
+        other.close()

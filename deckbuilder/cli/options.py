@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -90,9 +91,17 @@ def source_paths(sources: list[Path] | None) -> list[Path]:
 
 def build_timestamp() -> int:
     """Build time for note modification times; SOURCE_DATE_EPOCH wins (reproducible builds)."""
+    from ..manifest import LAST_SECOND
+
     env = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if env:
-        if not env.isdigit():
-            raise UsageError(f"SOURCE_DATE_EPOCH must be whole seconds since 1970, not {env!r}")
-        return int(env)
-    return int(time.time())
+    if not env:
+        return int(time.time())
+    # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+    digits = env.lstrip("0")
+    if not re.fullmatch(r"[0-9]+", env) or len(digits) > 12 or int(env) > LAST_SECOND:
+        shown = env if len(env) <= 30 else f"{env[:20]}..."
+        raise UsageError(
+            f"SOURCE_DATE_EPOCH must be whole seconds from 0 (1970) to {LAST_SECOND} "
+            f"(the end of year 9999, where lock file dates end), not {shown!r}"
+        )
+    return int(env)
