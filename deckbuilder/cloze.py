@@ -2,7 +2,8 @@
 
 One parser, read the way Anki's backend reads a field (rslib/src/cloze.rs): it decides
 which cards a cloze note makes (:func:`card_ordinals`, used by the model, the package
-writer and the preview page) and what the ``cloze:`` template filter shows
+writer and the preview page), which deletions the card loader refuses
+(:func:`read_deletions`), and what the ``cloze:`` template filter shows
 (:func:`deckbuilder.anki_template.reveal_cloze`). tests/test_anki_template.py and
 tests/test_card_rule.py compare it with the real backend.
 """
@@ -11,8 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
-__all__ = ["HIGHEST_CARD_NUMBER", "Cloze", "card_ordinals", "cloze_numbers", "parse_clozes"]
+__all__ = [
+    "HIGHEST_CARD_NUMBER",
+    "Cloze",
+    "Deletions",
+    "card_ordinals",
+    "cloze_numbers",
+    "parse_clozes",
+    "read_deletions",
+]
 
 # An opening needs a number; "{{c::" is text. Anki ignores numbers above u16.
 _MARK = re.compile(r"\{\{c([0-9]+)::|\}\}")
@@ -98,3 +108,49 @@ def card_ordinals(*fields: str) -> tuple[int, ...]:
         if "{{c" in text:
             numbers |= cloze_numbers(text)
     return tuple(sorted({min(n, HIGHEST_CARD_NUMBER) - 1 for n in numbers}))
+
+
+class Deletions(NamedTuple):
+    """What the card loader needs to know of a field's deletions, from one parse."""
+
+    numbers: set[int]  # as :func:`cloze_numbers`
+    problems: list[str]  # what keeps them from making the cards their author means
+
+
+def read_deletions(text: str) -> Deletions:
+    """The deletion numbers of a field, and its problems in words: numbers above
+    :data:`HIGHEST_CARD_NUMBER` (Anki folds them all into one card) and empty deletions
+    (Anki makes a card for ``{{c1::}}`` that hides nothing)."""
+    if "{{c" not in text:
+        return Deletions(set(), [])
+    numbers: set[int] = set()
+    empty: set[int] = set()
+
+    def walk(nodes: Sequence[str | Cloze]) -> None:
+        for node in nodes:
+            if isinstance(node, Cloze):
+                if node.ordinal != 0:
+                    numbers.add(node.ordinal)
+                    if not node.text().strip():
+                        empty.add(node.ordinal)
+                walk(node.nodes)
+
+    walk(parse_clozes(text))
+    problems = []
+    too_high = sorted(n for n in numbers if n > HIGHEST_CARD_NUMBER)
+    if too_high:
+        problems.append(
+            f"cloze number{'s' if len(too_high) > 1 else ''} "
+            f"{', '.join(f'c{n}' for n in too_high)} above c{HIGHEST_CARD_NUMBER}: Anki makes "
+            f"one card for all numbers from c{HIGHEST_CARD_NUMBER} up; number the deletions "
+            f"c1 to c{HIGHEST_CARD_NUMBER}"
+        )
+    if empty:
+        shown = ", ".join(f"{{{{c{n}::}}}}" for n in sorted(empty))
+        many = len(empty) > 1
+        problems.append(
+            f"empty cloze deletion{'s' if many else ''} {shown}: Anki would make "
+            f"{'cards that hide' if many else 'a card that hides'} nothing; put the answer "
+            "inside, as in {{c1::answer}}"
+        )
+    return Deletions(numbers, problems)

@@ -10,6 +10,8 @@ walks them.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +51,10 @@ MAX_DEPTH = 100
 _Events = Iterator[Any]
 # Values between two progress reports: often enough for a bar, rare enough to cost nothing.
 _PROGRESS_EVERY = 4096
+# The characters YAML does not allow in a file (its "printable" set, inverted).
+_NOT_ALLOWED = re.compile(r"[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Lines named one by one when a file is full of them (a binary file saved as .yaml).
+_LINES_NAMED = 10
 
 
 @dataclass(slots=True)
@@ -108,6 +114,8 @@ def parse_yaml(text: str, file: str) -> YValue | None:
     """Parse one YAML document into a located tree; ``None`` for an empty document."""
     try:
         return _Builder(file, len(text)).document(yaml.parse(text, Loader=_Loader))
+    except yaml.reader.ReaderError as exc:
+        raise DeckError(_not_allowed(text, file, chr(exc.character))) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -118,8 +126,44 @@ def parse_yaml(text: str, file: str) -> YValue | None:
                 [Problem(file, line, f"YAML nesting is deeper than {MAX_DEPTH} levels")]
             ) from None
         raise DeckError([Problem(file, line, f"YAML syntax error: {what}")]) from None
-    except yaml.YAMLError as exc:  # e.g. a control character the reader refuses
+    except yaml.YAMLError as exc:
         raise DeckError([Problem(file, None, f"YAML error: {exc}")]) from None
+
+
+def _not_allowed(text: str, file: str, reported: str) -> list[Problem]:
+    """One problem per line holding a character YAML does not allow in a file (at most
+    :data:`_LINES_NAMED` of them), naming the first one on the line and its column."""
+    problems: list[Problem] = []
+    line, counted = 1, 0  # the line number of text[counted]
+    found = _NOT_ALLOWED.search(text)
+    while found is not None:
+        if len(problems) == _LINES_NAMED:
+            problems.append(Problem(file, None, "...and more lines with such characters"))
+            break
+        index = found.start()
+        line += text.count("\n", counted, index)
+        start = text.rfind("\n", 0, index) + 1
+        problems.append(_character_problem(file, line, text[index], index - start + 1))
+        counted = text.find("\n", index)
+        if counted < 0:
+            break
+        found = _NOT_ALLOWED.search(text, counted)
+    if not problems:  # the parser refused a character this module lets through
+        index = max(text.find(reported), 0)
+        line = text.count("\n", 0, index) + 1
+        problems.append(
+            _character_problem(file, line, reported, index - text.rfind("\n", 0, index))
+        )
+    return problems
+
+
+def _character_problem(file: str, line: int, char: str, column: int) -> Problem:
+    kind = "control character" if unicodedata.category(char) == "Cc" else "character"
+    return Problem(
+        file,
+        line,
+        f"the {kind} U+{ord(char):04X} (column {column}) cannot be in a card file; delete it",
+    )
 
 
 class _Builder:

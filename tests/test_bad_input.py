@@ -7,6 +7,7 @@ and builds interrupted while writing.
 
 from __future__ import annotations
 
+import re
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -300,3 +301,38 @@ def test_internal_errors_print_one_line_and_a_traceback_only_with_debug(
     # ...and the whole traceback under --debug.
     with pytest.raises(ZeroDivisionError, match="simulated bug"):
         cli("--debug", "check")
+
+
+# --- what Anki makes of what check refuses ---------------------------------------------------
+
+
+@pytest.mark.anki
+@pytest.mark.parametrize("deletion", ["{{c1::}}", "{{c1::::a hint}}", "{{c1:: }}"])
+def test_empty_deletion_is_refused_for_the_card_anki_makes_of_it(
+    tmp_path: Path, collection: Any, deletion: str
+) -> None:
+    """Anki makes a card for an empty deletion: its front hides nothing, and its back
+    reveals nothing. check refuses the note, at its line, instead of counting that card."""
+    text = f"The capital is {deletion}, of {{{{c2::Korea}}}}."
+    note = collection.new_note(collection.models.by_name("Cloze"))
+    note.fields[0] = text
+    collection.add_note(note, 1)
+    first, second = sorted(note.cards(), key=lambda card: card.ord)
+    assert (first.ord, second.ord) == (0, 1)
+    # Each card hides what its data-cloze holds: the first card, nothing but space.
+    hidden = re.search(
+        r'<span class="cloze" data-cloze="([^"]*)" data-ordinal="1">', first.question()
+    )
+    assert hidden is not None and hidden.group(1) in ("", "&#x20;")
+    assert '<span class="cloze" data-cloze="Korea" data-ordinal="2">' in second.question()
+
+    path = tmp_path / "empty.yaml"
+    path.write_text(
+        yaml.safe_dump({"deck": "D", "notes": [{"id": "a", "text": text}]}), encoding="utf-8"
+    )
+    with pytest.raises(DeckError) as info:
+        load_deck(path)
+    assert [str(p) for p in info.value.problems] == [
+        f"{path}:4: note 'a': empty cloze deletion {{{{c1::}}}}: Anki would make a card that "
+        "hides nothing; put the answer inside, as in {{c1::answer}}"
+    ]

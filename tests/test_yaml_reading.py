@@ -126,3 +126,59 @@ def test_aliases_that_expand_far_beyond_the_text_are_refused() -> None:
             "from 19); refusing to load (write the values out, or use fewer nested aliases)",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "a: b\x01\nc: d\n\x7f: e\n",
+            [
+                (1, "the control character U+0001 (column 5) cannot be in a card file; delete it"),
+                (3, "the control character U+007F (column 1) cannot be in a card file; delete it"),
+            ],
+        ),
+        # Columns count characters, not bytes; one problem per line, for its first character.
+        (
+            "한국어: \x02x\x03\n",
+            [(1, "the control character U+0002 (column 6) cannot be in a card file; delete it")],
+        ),
+        (
+            "a: |\n  x\n  \x9f\n",
+            [(3, "the control character U+009F (column 3) cannot be in a card file; delete it")],
+        ),
+        (
+            "a: '\ufffe'\n",
+            [(1, "the character U+FFFE (column 5) cannot be in a card file; delete it")],
+        ),
+        (
+            "a: \x1b[31mred\n",
+            [(1, "the control character U+001B (column 4) cannot be in a card file; delete it")],
+        ),
+    ],
+)
+def test_characters_yaml_does_not_allow_are_located(
+    text: str, expected: list[tuple[int, str]]
+) -> None:
+    """The parser's own message ("unacceptable character #x0001 ... position 3") names
+    neither line nor column; these name both, in one line each."""
+    assert parse_problems(text) == expected
+
+
+def test_a_file_of_control_characters_names_ten_lines_and_stops() -> None:
+    problems = parse_problems("\x01" * 100_000 + "\n\x02" * 100_000)
+    assert [line for line, _ in problems] == [*range(1, 11), None]
+    assert problems[-1] == (None, "...and more lines with such characters")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [('a: "\\x1f"\n', "\x1f"), ('a: "\\u0007"\n', "\a"), ('a: "b\\tc"\n', "b\tc")],
+)
+def test_escaped_control_characters_are_read_as_written(text: str, expected: str) -> None:
+    """Escapes are valid YAML: the card loader, which knows the field and the note,
+    decides about them (tests/test_control_characters.py)."""
+    tree = parse_yaml(text, FILE)
+    assert isinstance(tree, YMap)
+    value = tree.get("a")
+    assert isinstance(value, YScalar) and value.raw == expected

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DeckError, Problem, UsageError
-from ..load import ID_RE, SOURCE_SUFFIXES, read_text
+from ..load import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
+from ..load.fields import UNSTORABLE
 from .aiken import looks_like_aiken, parse_aiken
-from .base import Imported, Question, Skipped, slugify
+from .base import Imported, Question, Skipped, field_refusal, slugify
 from .gift import looks_like_gift, parse_gift
 from .quiz import looks_like_quiz, parse_quiz
 from .yamlout import to_yaml
@@ -106,6 +107,14 @@ def import_text(
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     result = PARSERS[fmt](text, file)
     _apply_categories(result, deck_given)
+    _skip_refused(result)
+    if len(result.questions) > MAX_NOTES:
+        raise DeckError.single(
+            file,
+            f"more than {MAX_NOTES:,} questions; a card file holds at most {MAX_NOTES:,} notes "
+            "(split the file, and import each part)",
+            result.questions[MAX_NOTES].line,
+        )
     if not result.questions:
         skipped = ", ".join(f"{s.kind} at line {s.line}" for s in result.skipped)
         raise DeckError.single(
@@ -128,6 +137,21 @@ def import_text(
     return result
 
 
+def _skip_refused(result: Imported) -> None:
+    """Questions the card loader would refuse (a field too long, or characters Anki
+    cannot store) are skipped, as questions the card format cannot hold are."""
+    kept: list[Question] = []
+    for q in result.questions:
+        reason = field_refusal(q)
+        if reason is None:
+            kept.append(q)
+        else:
+            result.skipped.append(Skipped(q.line, "multiple-choice", reason))
+    if len(kept) < len(result.questions):
+        result.questions = kept
+        result.skipped.sort(key=lambda s: s.line)
+
+
 def import_file(
     path: Path,
     fmt: str = "auto",
@@ -148,8 +172,9 @@ def import_file(
 
 
 def _deck_name(name: str) -> str:
-    # A name with empty '::' parts would not load; keep the parts that have text.
-    parts = [" ".join(p.split()) for p in name.split("::")]
+    # A name with empty '::' parts would not load; keep the parts that have text. Control
+    # characters become spaces: Anki would drop them from a deck name anyway.
+    parts = [" ".join(UNSTORABLE.sub(" ", p).split()) for p in name.split("::")]
     return "::".join(p for p in parts if p)
 
 
@@ -201,9 +226,15 @@ def plan_import(
     deck_name = _deck_name(deck or result.deck) or _deck_name(source.stem) or "Imported"
     target = out or default_out(result, source, deck)
     deck_id = _deck_id(target)
-    return ImportPlan(
-        result, target, deck_name, deck_id, card_file_text(result, deck_name, deck_id)
-    )
+    text = card_file_text(result, deck_name, deck_id)
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES:
+        raise DeckError.single(
+            source,
+            f"the card file would be {size:,} bytes; the limit is {MAX_FILE_BYTES:,} "
+            "(split the file, and import each part)",
+        )
+    return ImportPlan(result, target, deck_name, deck_id, text)
 
 
 def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> Path:

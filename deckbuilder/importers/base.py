@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from ..errors import DeckError, Problem
+from ..load.fields import MAX_FIELD_BYTES, unstorable_problem
 from ..model import letter
 
 __all__ = [
@@ -23,6 +24,9 @@ __all__ = [
     "Skipped",
     "assign_ids",
     "choice_problems",
+    "field_problem",
+    "field_refusal",
+    "size_problem",
     "slugify",
 ]
 
@@ -147,6 +151,37 @@ def question_problems(file: str, q: Question, what: str) -> list[Problem]:
         problems.append(Problem(file, q.line, f"{what} has no text"))
     problems.extend(choice_problems(file, q.line, what, q.choices))
     return problems
+
+
+def size_problem(text: str) -> str | None:
+    """Why the card loader would refuse ``text`` as too long, in words that follow the
+    field's name; None if its size is fine."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FIELD_BYTES:
+        return f"is {size:,} bytes; a card field holds at most {MAX_FIELD_BYTES:,}"
+    return None
+
+
+def field_problem(text: str) -> str | None:
+    """Why the card loader would refuse ``text`` as a field (too long, or holding
+    characters Anki cannot store), in words that follow the field's name; None if it
+    takes it."""
+    return size_problem(text) or unstorable_problem(text)
+
+
+def field_refusal(q: Question) -> str | None:
+    """Why ``q`` cannot become a note the card loader takes, or None when it can."""
+    parts = [
+        ("the question", q.question),
+        *((f"choice {letter(i)}", choice) for i, choice in enumerate(q.choices)),
+        ("the explanation", q.explanation),
+        *((f"tag {i + 1}", tag) for i, tag in enumerate(q.tags)),
+    ]
+    for what, text in parts:
+        problem = field_problem(text)
+        if problem:
+            return f"{what} {problem}"
+    return None
 
 
 def raise_if(problems: list[Problem]) -> None:

@@ -25,7 +25,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..errors import Problem
-from .base import Imported, Question, Skipped, question_problems, raise_if
+from ..load.fields import UNSTORABLE
+from .base import Imported, Question, Skipped, question_problems, raise_if, size_problem
 from .markup import escape_markdown, html_to_markdown
 
 __all__ = ["looks_like_gift", "parse_gift"]
@@ -124,7 +125,11 @@ def _blocks(text: str, esc: _Escapes) -> list[_Block]:
 
 def _category(value: str) -> tuple[str, ...]:
     """'$course$/top/Default for X/Week 1' -> ('Default for X', 'Week 1')."""
-    parts = [p.replace("//", "/").strip() for p in re.split(r"(?<!/)/(?!/)", value)]
+    # Control characters become spaces: Anki would drop them from deck names and tags.
+    parts = [
+        " ".join(UNSTORABLE.sub(" ", p.replace("//", "/")).split())
+        for p in re.split(r"(?<!/)/(?!/)", value)
+    ]
     parts = [p for p in parts if p]
     if parts and re.fullmatch(r"\$\w+\$", parts[0]):
         parts = parts[1:]
@@ -170,6 +175,10 @@ class _GiftReader:
             end = b.text.find("\n")
             end = len(b.text) if end < 0 else end
             self.category = _category(self.esc.restore(b.text[len("$CATEGORY:") : end]))
+            too_long = size_problem("::".join(self.category))
+            if too_long:
+                self.problem(b.line_at(0), f"the category {too_long}")
+                self.category = ()
             if end >= len(b.text):
                 return
             pos = end + 1

@@ -19,7 +19,15 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import Problem
-from .base import Imported, Question, parse_answer, question_problems, raise_if
+from .base import (
+    Imported,
+    Question,
+    field_problem,
+    parse_answer,
+    question_problems,
+    raise_if,
+    size_problem,
+)
 
 __all__ = ["looks_like_quiz", "parse_quiz"]
 
@@ -76,7 +84,9 @@ class _QuizReader:
         self.problems: list[Problem] = []
         self.drafts: list[_Draft] = []
         self.title = ""
+        self.title_line = 0
         self.intro: list[str] = []
+        self.intro_line = 0
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(Problem(self.file, line, message))
@@ -104,7 +114,9 @@ class _QuizReader:
                     pass
                 elif not self.title and not self.intro:
                     self.title = re.sub(r"^#+\s*", "", line)
+                    self.title_line = lineno
                 else:
+                    self.intro_line = self.intro_line or lineno
                     self.intro.append(line)
                 if not line and self.intro:
                     self.intro.append("")
@@ -228,6 +240,13 @@ def parse_quiz(text: str, file: str) -> Imported:
     reader = _QuizReader(file)
     reader.read(text.split("\n"))
     result = Imported("quiz", file, deck=reader.title, description=_join(reader.intro))
+    # The title names the deck (control characters dropped); the introduction describes it.
+    too_long = size_problem(result.deck)
+    if too_long:
+        reader.problem(reader.title_line, f"the title {too_long}")
+    refused = field_problem(result.description)
+    if refused:
+        reader.problem(reader.intro_line, f"the introduction (the deck's description) {refused}")
     result.questions = [reader.finish(d) for d in reader.drafts]
     if not reader.drafts:
         reader.problem(

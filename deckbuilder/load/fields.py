@@ -15,7 +15,17 @@ from pathlib import Path
 from ..errors import Problem
 from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
 
-__all__ = ["ID_RE", "LOCALIZED_KEYS", "MAX_FIELD_BYTES", "FieldReader", "is_null", "suggest"]
+__all__ = [
+    "ID_RE",
+    "LOCALIZED_KEYS",
+    "MAX_FIELD_BYTES",
+    "UNSTORABLE",
+    "FieldReader",
+    "is_null",
+    "suggest",
+    "unstorable_problem",
+    "visible",
+]
 
 # What a deck or note id may be: it names the package and keeps notes' identities.
 ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
@@ -25,6 +35,38 @@ MAX_FIELD_BYTES = 1024 * 1024
 LOCALIZED_KEYS = frozenset(
     ("deck", "description", "question", "choices", "explanation", "text", "extra", "front", "back")
 )
+# Characters Anki cannot store: the C0 controls but tab and line feed, DEL, and halves of
+# surrogate pairs. U+001F separates the fields of a note in Anki's database, so one in
+# a field shifts the fields and Anki refuses the whole package; Anki drops the others
+# on import (a carriage return in a field becomes a line break), so the card would not
+# show what was written.
+UNSTORABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+_CHARACTER_NOTES = {
+    "\x1f": " (Anki's field separator)",
+    "\r": " (a carriage return; write \\n for a line break)",
+}
+# Keys whose text Anki keeps on one line: it removes line breaks and tabs from deck names.
+_ONE_LINE_KEYS = frozenset(("deck",))
+
+
+def unstorable_problem(text: str) -> str | None:
+    """What is wrong when ``text`` holds characters Anki cannot store, for a message
+    that names the field first (``contains the control character U+001F (Anki's field
+    separator), which Anki cannot store; delete it``); None when there are none."""
+    if UNSTORABLE.search(text) is None:
+        return None
+    found = sorted(set(UNSTORABLE.findall(text)))
+    kind = "character" if any("\ud800" <= ch <= "\udfff" for ch in found) else "control character"
+    names = ", ".join(f"U+{ord(ch):04X}{_CHARACTER_NOTES.get(ch, '')}" for ch in found)
+    if len(found) == 1:
+        return f"contains the {kind} {names}, which Anki cannot store; delete it"
+    return f"contains the {kind}s {names}, which Anki cannot store; delete them"
+
+
+def visible(text: str) -> str:
+    """``text`` for a message: characters Anki cannot store written as ``<U+001F>``, so that
+    a message never carries a control character (an escape sequence) to the terminal."""
+    return UNSTORABLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
 def is_null(value: YValue) -> bool:
@@ -88,7 +130,18 @@ class FieldReader:
                 value.line, f"'{what}' is {size:,} bytes; the limit is {MAX_FIELD_BYTES:,}"
             )
             return ""
+        unstorable = unstorable_problem(value.raw)
+        if unstorable:
+            self.problem(value.line, f"'{what}' {unstorable}")
+            return ""
         out = unicodedata.normalize("NFC", value.raw)
+        if what in _ONE_LINE_KEYS and any(ch in out.strip() for ch in "\t\n"):
+            self.problem(
+                value.line,
+                f"'{what}' must be one line without tabs (Anki removes line breaks and tabs "
+                "from deck names)",
+            )
+            return ""
         if required and not out.strip():
             self.problem(value.line, f"'{what}' is empty")
         return out
@@ -108,8 +161,8 @@ class FieldReader:
             if code not in self.languages:
                 self.problem(
                     line,
-                    f"'{what}' has text in '{code}', a language the deck does not declare "
-                    f"(languages: [{declared}]){suggest(code, self.languages)}",
+                    f"'{what}' has text in '{visible(code)}', a language the deck does not "
+                    f"declare (languages: [{declared}]){suggest(code, self.languages)}",
                 )
         hit = value.get(self.lang)
         default = self.languages[0]
@@ -158,4 +211,6 @@ class FieldReader:
     def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
         for key, (line, _) in ymap.entries.items():
             if key not in allowed:
-                self.problem(line, f"unknown key '{key}' in {where}{suggest(key, allowed)}")
+                self.problem(
+                    line, f"unknown key '{visible(key)}' in {where}{suggest(key, allowed)}"
+                )

@@ -13,7 +13,7 @@ from typing import TypedDict
 from .. import cloze
 from ..model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
 from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
-from .fields import ID_RE, FieldReader, is_null, suggest
+from .fields import ID_RE, FieldReader, is_null, suggest, visible
 
 __all__ = [
     "ALL_NOTE_KEYS",
@@ -128,9 +128,10 @@ def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
     """The note's ``type:``, or without one the kind whose keys the note uses."""
     value = item.get("type")
     if value is not None:
+        before = len(fields.problems)
         written = fields.as_text(value, "type").strip()
         kind = _KIND_NAMES.get(written)
-        if kind is None:
+        if kind is None and len(fields.problems) == before:
             names = list(_KIND_NAMES)
             fields.problem(
                 value.line,
@@ -232,7 +233,9 @@ def _read_answer(fields: FieldReader, item: YMap, n_choices: int) -> tuple[int, 
         for part in parts:
             up = part.upper()
             if len(up) != 1 or not "A" <= up <= "Z":
-                fields.problem(entry.line, f"answer '{part}' is not a choice letter ({valid})")
+                fields.problem(
+                    entry.line, f"answer '{visible(part)}' is not a choice letter ({valid})"
+                )
                 continue
             index = ord(up) - ord("A")
             if n_choices and index >= n_choices:
@@ -248,8 +251,9 @@ def _read_answer(fields: FieldReader, item: YMap, n_choices: int) -> tuple[int, 
 def _read_cloze(fields: FieldReader, item: YMap, common: _CommonFields) -> ClozeNote:
     text = fields.text(item, "text", required=True)
     _check_same_deletions(fields, item.get("text"))
+    deletions = cloze.read_deletions(text)
     if text.strip():
-        if not cloze.card_ordinals(text):
+        if not deletions.numbers:
             fields.problem(
                 item.key_line("text"),
                 "cloze text has no deletion; mark answers as {{c1::answer}} or {{c1::answer::hint}}",
@@ -263,7 +267,12 @@ def _read_cloze(fields: FieldReader, item: YMap, common: _CommonFields) -> Cloze
                 f"malformed cloze near '{stripped[bad.start() : bad.start() + 20]}'; "
                 "write {{c1::answer}} with two colons and closing '}}'",
             )
-    return ClozeNote(**common, text=text, extra=fields.text(item, "extra"))
+    extra = fields.text(item, "extra")
+    # Anki makes cards from the deletions of every field, the extra one too.
+    for key, found in (("text", deletions), ("extra", cloze.read_deletions(extra))):
+        for message in found.problems:
+            fields.problem(item.key_line(key), message)
+    return ClozeNote(**common, text=text, extra=extra)
 
 
 def _check_same_deletions(fields: FieldReader, value: YValue | None) -> None:
