@@ -22,6 +22,7 @@ import pytest
 from deckbuilder.identity import note_guid
 from deckbuilder.load import load_decks
 from deckbuilder.model import McqNote
+from deckbuilder.page import _typeset
 from deckbuilder.pipeline import build
 
 from .browser import ARTIFACTS, chromium
@@ -172,7 +173,8 @@ def test_page_shows_every_card_anki_makes_without_errors_or_network(
 def test_each_side_is_what_anki_renders(browser: Any, built: Built) -> None:
     """The document in every frame holds the card's question or answer exactly as
     card.question()/card.answer() give it (media turned back from data: URLs into file
-    names), after the note type's CSS."""
+    names; formulas typeset, which tests/test_preview_page_phone.py checks in the
+    browser), after the note type's CSS."""
     o = Opened(browser, built.page, DESKTOP)
     try:
         shown = o.page.eval_on_selector_all(
@@ -183,15 +185,19 @@ def test_each_side_is_what_anki_renders(browser: Any, built: Built) -> None:
     finally:
         o.close()
     assert len(shown) == len(built.anki_sides)
+    typeset = 0
     for note, ordinal, front, back in shown:
         question, answer, css = built.anki_sides[(note_guid(built.deck_key, note), ordinal)]
         for url, name in built.media.items():
             front, back = front.replace(url, name), back.replace(url, name)
         for document, side in ((front, question), (back, answer)):
             assert f"<style>\n{css}\n</style>" in document
-            assert (
-                f'<body class="card card{ordinal + 1}">\n<div id="qa">\n{side}\n</div>' in document
+            content = _typeset(side, [])
+            assert f'<body class="card card{ordinal + 1}">\n<div id="qa">\n{content}\n</div>' in (
+                document
             )
+            typeset += content != side
+    assert typeset > 0  # the bundled deck has math
 
 
 def test_page_is_self_contained(built: Built) -> None:
@@ -202,6 +208,8 @@ def test_page_is_self_contained(built: Built) -> None:
     )
     assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert "https://" not in text
+    # The bundled deck's math is in the page as MathML, drawn with no script at all.
+    assert '\\u003cmath display=\\"inline\\">' in text
 
 
 @pytest.mark.parametrize("pick_right", [True, False], ids=["right", "wrong"])
