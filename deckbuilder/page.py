@@ -30,7 +30,8 @@ from pathlib import Path
 from .anki_template import RenderedCard, render_card
 from .chart import forecast_svg
 from .errors import Problem
-from .model import Note, NoteKind
+from .mathml import typeset, untypeset_warnings
+from .model import NoteKind
 from .preview import DeckPreview
 from .render import RenderedDeck, RenderedNote
 
@@ -105,109 +106,6 @@ class _Media:
         return _PLAY.sub(play, _SRC.sub(src, html))
 
 
-# -- math ----------------------------------------------------------------------------------
-# A formula where Anki's MathJax finds one: \( \) inline, \[ \] displayed, with "\x" pairs
-# skipped whole (so "\\(" starts none); the last branch steps over any other pair.
-_FORMULA = re.compile(
-    r"\\\((?P<inline>(?:[^\\]|\\.)*?)\\\)|\\\[(?P<display>(?:[^\\]|\\.)*?)\\\]|\\.", re.DOTALL
-)
-# The markup between runs of text. As in MathJax, TeX inside pre, code, script, style and
-# textarea is text, not math.
-_MARKUP = re.compile(
-    r"<!--.*?-->|<(script|style|textarea)\b.*?</\1\s*>|<(/?)(pre|code)\b[^>]*>|<[^>]*>",
-    re.IGNORECASE | re.DOTALL,
-)
-# latex2mathml knows align*, not its twin for inside a formula, which lays out the same.
-_ALIGNED = re.compile(r"\\(begin|end)\{aligned\}")
-# Never carried over from the converter's output: its namespace (implied in HTML) and
-# anything that could reach out or run (\href, event handlers).
-_DROPPED_ATTRIBUTE = re.compile(r"xmlns|href|on.*", re.IGNORECASE)
-_UNTYPESET_TITLE = "TeX this page cannot typeset; Anki typesets it with MathJax"
-
-
-def _typeset(html: str, untypeset: list[str]) -> str:
-    """``html`` with its formulas as MathML. A formula the converter cannot typeset stays
-    TeX, shown as code, and its source is added to ``untypeset``."""
-    if "\\(" not in html and "\\[" not in html:
-        return html
-
-    def formula(m: re.Match[str]) -> str:
-        display = m["display"] is not None
-        tex = m["display"] if display else m["inline"]
-        if tex is None:  # a backslash pair outside any formula
-            return m[0]
-        mathml = _mathml(unescape(tex), display)
-        if mathml is None:
-            untypeset.append(unescape(m[0]))
-            return f'<code class="pv-tex" title="{_UNTYPESET_TITLE}">{tex}</code>'
-        return mathml
-
-    out: list[str] = []
-    in_code = 0  # open <pre> and <code> elements
-    pos = 0
-    for m in (*_MARKUP.finditer(html), None):
-        text = html[pos : m.start() if m else len(html)]
-        out.append(text if in_code else _FORMULA.sub(formula, text))
-        if m:
-            if m[3]:  # <pre>, <code>, or the end of one
-                in_code = max(0, in_code - 1) if m[2] else in_code + 1
-            out.append(m[0])
-            pos = m.end()
-    return "".join(out)
-
-
-@cache  # a back repeats its front, and decks repeat formulas: each is converted once
-def _mathml(tex: str, display: bool) -> str | None:
-    """One formula as MathML; None where latex2mathml cannot typeset it: it raises, or
-    its output keeps a command it does not know (a backslash) or an alignment mark (a
-    lone ``&``) outside an environment that aligns."""
-    from xml.etree.ElementTree import Element
-
-    # Imported here: only a page with math needs it.
-    from latex2mathml.converter import convert_to_element
-
-    def markup(element: Element, out: list[str]) -> bool:
-        # The converter writes symbols as entity text (``&#x02211;``) and leaves what the
-        # author typed unescaped, so every text and value is decoded, then escaped.
-        text = element.text or ""
-        if "\\" in text or (text == "&" and element.tag in ("mi", "mo")):
-            return False
-        attributes = "".join(
-            f' {name}="{escape(unescape(value))}"'
-            for name, value in element.attrib.items()
-            if not _DROPPED_ATTRIBUTE.fullmatch(name)
-        )
-        out.append(f"<{element.tag}{attributes}>{escape(unescape(text), quote=False)}")
-        for child in element:
-            if not markup(child, out):
-                return False
-            out.append(escape(unescape(child.tail or ""), quote=False))
-        out.append(f"</{element.tag}>")
-        return True
-
-    try:
-        root = convert_to_element(
-            _ALIGNED.sub(r"\\\1{align*}", tex), display="block" if display else "inline"
-        )
-    except Exception:  # its errors share no base class, and odd input raises others too
-        return None
-    out: list[str] = []
-    return "".join(out) if markup(root, out) else None
-
-
-def _untypeset_warnings(file: str, note: Note | None, untypeset: list[str]) -> list[Problem]:
-    return [
-        Problem(
-            file,
-            note.line if note else None,
-            f"warning: the preview page shows {tex} as TeX: it cannot typeset it "
-            "(Anki can, with MathJax)",
-            note.id if note else None,
-        )
-        for tex in dict.fromkeys(untypeset)
-    ]
-
-
 def _side_document(css: str, ordinal: int, content: str) -> str:
     """One side as a whole document, shaped like a client's card page."""
     return (
@@ -277,7 +175,7 @@ def _card_html(
             sides.share(script)
     sides.share(rn.spec.css)
     question, answer = (
-        _side_document(rn.spec.css, card.ordinal, media.inline(_typeset(html, untypeset), card))
+        _side_document(rn.spec.css, card.ordinal, media.inline(typeset(html, untypeset), card))
         for html in (card.question, card.answer)
     )
     kind = rn.note.kind
@@ -393,7 +291,7 @@ def _cards(rd: RenderedDeck, warnings: list[Problem]) -> tuple[list[str], _Sides
         for ordinal in rn.note.card_ordinals:
             card = render_card(rn.spec.front, rn.spec.back, fields, ordinal)
             out.append(_card_html(rn, card, media, sides, untypeset))
-        warnings += _untypeset_warnings(str(rd.deck.source), rn.note, untypeset)
+        warnings += untypeset_warnings(str(rd.deck.source), rn.note, untypeset)
     return out, sides
 
 
@@ -403,8 +301,8 @@ def preview_page(rd: RenderedDeck, p: DeckPreview, warnings: list[Problem] | Non
     deck = rd.deck
     warnings = [] if warnings is None else warnings
     untypeset: list[str] = []
-    description = _typeset(rd.description, untypeset)
-    warnings += _untypeset_warnings(str(deck.source), None, untypeset)
+    description = typeset(rd.description, untypeset)
+    warnings += untypeset_warnings(str(deck.source), None, untypeset)
     cards, sides = _cards(rd, warnings)
     count = len(cards)
     description = f'<div class="description">{description}</div>' if description else ""

@@ -22,7 +22,6 @@ import pytest
 from deckbuilder.identity import note_guid
 from deckbuilder.load import load_decks
 from deckbuilder.model import McqNote
-from deckbuilder.page import _typeset
 from deckbuilder.pipeline import build
 
 from .browser import ARTIFACTS, chromium
@@ -185,19 +184,19 @@ def test_each_side_is_what_anki_renders(browser: Any, built: Built) -> None:
     finally:
         o.close()
     assert len(shown) == len(built.anki_sides)
-    typeset = 0
+    typeset_sides = 0
     for note, ordinal, front, back in shown:
         question, answer, css = built.anki_sides[(note_guid(built.deck_key, note), ordinal)]
         for url, name in built.media.items():
             front, back = front.replace(url, name), back.replace(url, name)
         for document, side in ((front, question), (back, answer)):
             assert f"<style>\n{css}\n</style>" in document
-            content = _typeset(side, [])
+            content = typeset(side, [])
             assert f'<body class="card card{ordinal + 1}">\n<div id="qa">\n{content}\n</div>' in (
                 document
             )
-            typeset += content != side
-    assert typeset > 0  # the bundled deck has math
+            typeset_sides += content != side
+    assert typeset_sides > 0  # the bundled deck has math
 
 
 def test_page_is_self_contained(built: Built) -> None:

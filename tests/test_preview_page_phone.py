@@ -17,7 +17,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import Problem
-from deckbuilder.page import _typeset, preview_page
+from deckbuilder.mathml import typeset
+from deckbuilder.page import preview_page
 from deckbuilder.pipeline import check
 from deckbuilder.preview import deck_settings, preview_deck
 
@@ -305,9 +306,26 @@ def test_any_tex_gives_safe_markup_and_never_raises(tex: str) -> None:
     untypeset: list[str] = []
     parser = _Tags()
     text = escape(f"a \\({tex}\\) b \\[{tex}\\] c {tex}", quote=False)
-    parser.feed(_typeset(text, untypeset))
+    parser.feed(typeset(text, untypeset))
     for tag, attrs in parser.tags:
         assert tag in _ALLOWED_TAGS
         for name, value in attrs:
             assert not re.match(r"on|href|src|xmlns", name), (tag, name)
             assert "://" not in (value or "")
+
+
+def test_finding_formulas_takes_linear_time() -> None:
+    """Unclosed openings (a hostile or broken field) are scanned once, not once per
+    opening: four times the text takes about four times as long (compared in one run)."""
+    import time
+
+    def seconds(text: str) -> float:
+        start = time.perf_counter()
+        typeset(text, [])
+        return time.perf_counter() - start
+
+    for unit in ("\\(", "\\[", "\\(x\\[", "a\\\\("):
+        small, large = unit * 5_000, unit * 20_000
+        seconds(small)  # warm up
+        ratio = min(seconds(large) for _ in range(3)) / min(seconds(small) for _ in range(3))
+        assert ratio < 10, (unit, ratio)  # quadratic would be about 16
