@@ -21,6 +21,7 @@ import pytest
 
 from deckbuilder.identity import note_guid
 from deckbuilder.load import load_decks
+from deckbuilder.mathml import typeset
 from deckbuilder.model import McqNote
 from deckbuilder.pipeline import build
 
