@@ -22,14 +22,15 @@ from .schedule import (
     parse_parameters,
     summarize,
 )
+from .schedule.settings import ANKI_RETENTION_RANGE, ParameterSyntaxError
 
 __all__ = [
     "DeckPreview",
     "build_summary",
-    "check_days",
     "deck_settings",
     "preview_deck",
     "report",
+    "retention_warning",
     "settings_from_options",
     "sparkline",
     "summary_line",
@@ -38,7 +39,12 @@ __all__ = [
 
 DEFAULT_DAYS = 365
 DEFAULT_SEED = 42
-MAX_DAYS = 36500
+# Anki's simulator offers 1 to 3650 days (see schedule.settings for the source). The
+# forecast's memory grows with days times simulated cards: a longer horizon for a small
+# deck could exhaust a laptop's memory, for a plan no learner makes.
+MAX_DAYS = 3650
+# A parameter file holds 21 numbers, a few hundred bytes; a larger file is not one.
+MAX_PARAMS_FILE_BYTES = 64 * 1024
 
 # The command-line option that sets each PreviewSettings field (for error messages).
 OPTION_NAMES = {
@@ -54,18 +60,16 @@ def settings_from_options(
     new_per_day: int | None,
     review_limit: int | None,
     params: str | None,
+    days: int = DEFAULT_DAYS,
+    seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
-    """The preview command's option values that were given, as settings overrides; a
-    value out of range raises a one-line UsageError naming the option and the allowed
-    range. ``params`` is the parameter list as text, or the name of a file holding it."""
-    parameters = None
-    if params is not None:
-        path = Path(params)
-        text = path.read_text(encoding="utf-8") if path.is_file() else params
-        try:
-            parameters = parse_parameters(text)
-        except ValueError as exc:
-            raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
+    """The preview command's option values that were given, as settings overrides.
+
+    Every value out of range is named in one one-line UsageError, with the option and
+    the allowed range. ``params`` is the parameter list as text, or the name of a file
+    holding it; ``days`` and ``seed`` are checked too.
+    """
+    parameters, params_file = (None, None) if params is None else _parameters_option(params)
     overrides = {
         "desired_retention": retention,
         "new_per_day": new_per_day,
@@ -73,12 +77,92 @@ def settings_from_options(
         "parameters": parameters,
     }
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    problems = PreviewSettings().with_values(**overrides).problems()
+    names = (
+        {**OPTION_NAMES, "parameters": f"--params {params_file}"} if params_file else OPTION_NAMES
+    )
+    problems = [
+        f"{names.get(p.name, p.name)}: {p.message}"
+        for p in PreviewSettings().with_values(**overrides).problems()
+    ]
+    problems += _run_problems(days, seed)
     if problems:
-        raise UsageError(
-            "; ".join(f"{OPTION_NAMES.get(p.name, p.name)}: {p.message}" for p in problems)
-        )
+        raise UsageError("; ".join(problems))
     return overrides
+
+
+def retention_warning(retention: float | None) -> str | None:
+    """A sentence when ``--retention`` is usable for a forecast but outside what Anki's
+    deck options accept (a what-if the deck's study block could not carry)."""
+    low, high = ANKI_RETENTION_RANGE
+    if retention is None or low <= retention <= high:
+        return None
+    return (
+        f"--retention {retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's "
+        "deck options accept; Anki will not schedule with it"
+    )
+
+
+def _parameters_option(value: str) -> tuple[tuple[float, ...], str | None]:
+    """The parameters ``--params`` gives, and the file they were read from (None: the
+    value itself). A value that names an existing path is read as a file."""
+    if not value.strip():
+        raise UsageError(
+            "--params: empty; expected 21 comma-separated numbers or a file holding them"
+        )
+    path = Path(value)
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # e.g. 21 numbers without spaces: too long for a name
+        exists = False
+    if exists:
+        text = _read_parameter_file(path)
+        try:
+            return parse_parameters(text), value
+        except ParameterSyntaxError as exc:
+            raise UsageError(
+                f"--params {value}:{exc.line}: {exc}; expected 21 comma-separated numbers"
+            ) from None
+    try:
+        return parse_parameters(value), None
+    except ParameterSyntaxError as exc:
+        if len(value.split()) == 1 and "," not in value:  # one word: meant as a file?
+            raise UsageError(
+                f"--params: {exc.entry!r} is neither a number nor a file; expected 21 "
+                "comma-separated numbers or a file holding them"
+            ) from None
+        raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
+
+
+def _read_parameter_file(path: Path) -> str:
+    """The text of a parameter file; a folder, a device, an unreadable, binary or huge
+    file is a one-line UsageError. Reads no more than the size limit."""
+    if path.is_dir():
+        raise UsageError(f"--params: {path} is a folder, not a file of parameters")
+    if not path.is_file():
+        raise UsageError(f"--params: {path} is not a regular file")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_PARAMS_FILE_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"--params: cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_PARAMS_FILE_BYTES:
+        raise UsageError(
+            f"--params: {path} is larger than {MAX_PARAMS_FILE_BYTES // 1024} KB; "
+            "a parameter file holds 21 numbers"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"--params: {path} is not a text file (UTF-8)") from None
+
+
+def _run_problems(days: int, seed: int) -> list[str]:
+    problems = []
+    if not 1 <= days <= MAX_DAYS:
+        problems.append(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
+    if seed < 0:  # NumPy's generators take seeds of 0 or more
+        problems.append(f"--seed: must be 0 or more, not {seed}")
+    return problems
 
 
 def deck_settings(
@@ -98,11 +182,6 @@ def deck_settings(
         options = ", ".join(OPTION_NAMES.get(k, k) for k in overrides)
         origin += f", with {options} from the command line"
     return base.with_values(**overrides), origin
-
-
-def check_days(days: int) -> None:
-    if not 1 <= days <= MAX_DAYS:
-        raise UsageError(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
 
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:

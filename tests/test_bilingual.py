@@ -119,6 +119,11 @@ def test_fallback_uses_the_default_language_and_warns(tmp_path: Path) -> None:
             "language 'ko' is listed twice",
         ),
         (
+            "deck: D\nlanguages: [KO]\nnotes:\n  - {id: a, front: f, back: b}\n",
+            2,
+            "language 'KO' is not a language code like ko, en or pt-BR (write 'ko')",
+        ),
+        (
             "deck: D\nlanguages: [ko, en]\nnotes:\n  - id: a\n    text:\n"
             "      ko: '{{c1::가}} {{c2::나}}'\n      en: '{{c1::a}} b'\n",
             6,
@@ -137,6 +142,28 @@ def test_language_mistakes(tmp_path: Path, text: str, line: int, message: str) -
     assert any(p.line == line and message in p.message for p in exc.value.problems), (
         exc.value.problems
     )
+
+
+@pytest.mark.parametrize(
+    ("languages", "first", "second"),
+    [("[ko, KO]", "ko", "KO"), ("[en, ko, EN]", "en", "EN"), ("[pt-BR, pt-br]", "pt-BR", "pt-br")],
+)
+def test_languages_differing_only_in_case_are_an_error_naming_both(
+    tmp_path: Path, cli: CliRun, languages: str, first: str, second: str
+) -> None:
+    """<id>.ko.apkg and <id>.KO.apkg are one file on macOS and Windows: one language's
+    package would overwrite the other's."""
+    path = write(
+        tmp_path,
+        f"deck: D\nid: d\nlanguages: {languages}\nnotes:\n  - {{id: a, front: f, back: b}}\n",
+    )
+    result = cli("build", path, "--out", tmp_path / "out")
+    assert result.code == 1
+    assert result.err.splitlines()[0] == (
+        f"{path}:3: languages '{first}' and '{second}' differ only in case; their packages "
+        "would be the same file on macOS and Windows"
+    )
+    assert "Traceback" not in result.err and not (tmp_path / "out").exists()
 
 
 def test_cli_lang_options(tmp_path: Path, cli: CliRun) -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 import pytest
@@ -106,20 +107,58 @@ def test_params_as_text_or_file(project: Path, cli: CliRun) -> None:
     assert changed["ladder"]["good"][0] == 1
 
 
+RETENTION_RANGE = "must be between 0.01 and 0.999"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--retention", "1"], "--retention: must be between 0 and 1 (exclusive), not 1.0"),
-        (["--retention", "0"], "--retention: must be between 0 and 1 (exclusive), not 0.0"),
-        (["--retention", "1.5"], "--retention: must be between 0 and 1 (exclusive), not 1.5"),
-        (["--new-per-day", "-1"], "--new-per-day: must be 0 or more, not -1"),
-        (["--review-limit", "-5"], "--review-limit: must be 0 or more, not -5"),
-        (["--days", "-3"], "--days: must be between 1 and 36500, not -3"),
-        (["--days", "0"], "--days: must be between 1 and 36500, not 0"),
+        (["--retention", "1"], f"--retention: {RETENTION_RANGE}, not 1.0"),
+        (["--retention", "0"], f"--retention: {RETENTION_RANGE}, not 0.0"),
+        (["--retention", "1.5"], f"--retention: {RETENTION_RANGE}, not 1.5"),
+        (["--retention", "nan"], f"--retention: {RETENTION_RANGE}, not nan"),
+        (["--retention", "-inf"], f"--retention: {RETENTION_RANGE}, not -inf"),
+        (["--retention", "0.0001"], f"--retention: {RETENTION_RANGE}, not 0.0001"),
+        (["--retention", "1e-300"], f"--retention: {RETENTION_RANGE}, not 1e-300"),
+        (
+            ["--new-per-day", "-1"],
+            "--new-per-day: must be between 0 and 9999 (Anki's limit), not -1",
+        ),
+        (
+            ["--new-per-day", str(10**24)],
+            f"--new-per-day: must be between 0 and 9999 (Anki's limit), not {10**24}",
+        ),
+        (
+            ["--review-limit", "-5"],
+            "--review-limit: must be between 0 and 9999 (Anki's limit), not -5",
+        ),
+        (
+            ["--review-limit", "10000"],
+            "--review-limit: must be between 0 and 9999 (Anki's limit), not 10000",
+        ),
+        (["--days", "-3"], "--days: must be between 1 and 3650, not -3"),
+        (["--days", "0"], "--days: must be between 1 and 3650, not 0"),
+        (["--days", "3651"], "--days: must be between 1 and 3650, not 3651"),
+        (["--seed", "-1"], "--seed: must be 0 or more, not -1"),
+        (["--seed", str(-(10**30))], f"--seed: must be 0 or more, not {-(10**30)}"),
+        (
+            ["--seed", "-1", "--days", "0", "--retention", "2"],
+            f"--retention: {RETENTION_RANGE}, not 2.0; --days: must be between 1 and 3650, "
+            "not 0; --seed: must be 0 or more, not -1",
+        ),
         (["--params", "0.2,1.3,2.3"], "--params: expected 21 FSRS-6 parameters, got 3"),
         (
             ["--params", "0.2, x"],
             "--params: 'x' is not a number; expected 21 comma-separated numbers",
+        ),
+        (
+            ["--params", "missing.txt"],
+            "--params: 'missing.txt' is neither a number nor a file; expected 21 "
+            "comma-separated numbers or a file holding them",
+        ),
+        (
+            ["--params", " "],
+            "--params: empty; expected 21 comma-separated numbers or a file holding them",
         ),
         (
             [
@@ -141,6 +180,125 @@ def test_bad_option_values_are_one_line_errors(
     assert result.code == 1
     assert result.err == f"Error: {message}\n"
     assert result.out == ""
+
+
+SHOWN_PARAMETERS = ", ".join(str(w) for w in DEFAULT_PARAMETERS)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "--params params.txt: expected 21 FSRS-6 parameters, got 0"),
+        (
+            ", ".join(SHOWN_PARAMETERS.split(", ")[:20]).encode(),
+            "--params params.txt: expected 21 FSRS-6 parameters, got 20",
+        ),
+        (
+            SHOWN_PARAMETERS.replace(", 0.796, ", ",\n\n0.796x,\n").encode(),
+            "--params params.txt:3: '0.796x' is not a number; expected 21 comma-separated numbers",
+        ),
+        (b"\x89PNG\r\n\x1a\n\x00\xff", "--params: params.txt is not a text file (UTF-8)"),
+        (
+            SHOWN_PARAMETERS.encode("utf-16"),
+            "--params: params.txt is not a text file (UTF-8)",
+        ),
+        (
+            b"0.212, " * 20_000,
+            "--params: params.txt is larger than 64 KB; a parameter file holds 21 numbers",
+        ),
+    ],
+)
+def test_a_params_file_that_holds_no_parameters_is_a_one_line_error(
+    project: Path, cli: CliRun, content: bytes, message: str
+) -> None:
+    (project / "params.txt").write_bytes(content)
+    result = cli("preview", "--params", "params.txt")
+    assert (result.code, result.err, result.out) == (1, f"Error: {message}\n", "")
+
+
+def test_params_from_a_file_with_a_byte_order_mark(project: Path, cli: CliRun) -> None:
+    """Windows Notepad starts UTF-8 files with a byte order mark."""
+    (project / "params.txt").write_bytes(b"\xef\xbb\xbf" + SHOWN_PARAMETERS.encode())
+    result = cli("preview", "--params", "params.txt", "--days", "5")
+    assert result.code == 0, result.err
+
+
+def test_params_naming_a_folder_or_a_device_is_a_one_line_error(project: Path, cli: CliRun) -> None:
+    (project / "weights").mkdir()
+    folder = cli("preview", "--params", "weights")
+    assert (folder.code, folder.err) == (
+        1,
+        "Error: --params: weights is a folder, not a file of parameters\n",
+    )
+    if Path("/dev/zero").exists():  # would never end if read
+        device = cli("preview", "--params", "/dev/zero")
+        assert (device.code, device.err) == (
+            1,
+            "Error: --params: /dev/zero is not a regular file\n",
+        )
+
+
+def test_an_unreadable_params_file_is_a_one_line_error(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "params.txt").write_text(SHOWN_PARAMETERS, encoding="utf-8")
+    # chmod 000 does not stop root, who runs these tests in containers: refuse the read.
+    original = Path.open
+
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.name == "params.txt":
+            raise PermissionError(13, "Permission denied", str(self))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refuse)
+    result = cli("preview", "--params", "params.txt")
+    assert (result.code, result.err) == (
+        1,
+        "Error: --params: cannot read params.txt: Permission denied\n",
+    )
+
+
+@pytest.mark.parametrize("retention", ["0.5", "0.995"])
+def test_retention_outside_ankis_range_is_previewed_with_a_warning(
+    project: Path, cli: CliRun, retention: str
+) -> None:
+    """The study block refuses what Anki's deck options refuse; on the command line such
+    a retention is a what-if: previewed, with a warning."""
+    result = cli("preview", "--json", "--days", "5", "--retention", retention)
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["settings"]["desired_retention"] == float(retention)
+    assert result.err == (
+        f"Warning: --retention {retention} is outside 0.70 to 0.99, the range Anki's deck "
+        "options accept; Anki will not schedule with it\n"
+    )
+
+
+@pytest.mark.parametrize("retention", ["0.7", "0.99"])
+def test_retention_within_ankis_range_has_no_warning(
+    project: Path, cli: CliRun, retention: str
+) -> None:
+    result = cli("preview", "--days", "5", "--retention", retention)
+    assert (result.code, result.err) == (0, "")
+
+
+@pytest.mark.parametrize(("option", "name"), [("--plot", "chart.svg"), ("--html-out", "page.html")])
+def test_an_output_named_like_a_folder_leaves_the_folder_alone(
+    project: Path, cli: CliRun, option: str, name: str
+) -> None:
+    (project / name).mkdir()
+    (project / name / "keep.txt").write_text("mine", encoding="utf-8")
+    result = cli("preview", "--days", "5", option, name)
+    assert result.code == 1
+    assert result.err == f"Error: {option}: {name} is a folder; give the name of a file to write\n"
+    assert (project / name / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_html_out_to_an_unwritable_place_is_a_one_line_error(project: Path, cli: CliRun) -> None:
+    (project / "blocker").write_text("a file, not a folder", encoding="utf-8")
+    result = cli("preview", "--days", "5", "--html-out", "blocker/page.html")
+    assert result.code == 1
+    assert result.err.startswith("Error: --html-out: cannot write blocker/page.html: ")
+    assert len(result.err.splitlines()) == 1
 
 
 def test_plot_svg(project: Path, cli: CliRun) -> None:

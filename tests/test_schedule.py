@@ -21,6 +21,7 @@ from deckbuilder.schedule import (
     parse_parameters,
     summarize,
 )
+from deckbuilder.schedule.settings import RETENTION_RANGE, ParameterSyntaxError
 
 # --- ladder -----------------------------------------------------------------------------
 
@@ -431,11 +432,15 @@ def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
 @pytest.mark.parametrize(
     ("values", "name", "text"),
     [
-        ({"desired_retention": 1.0}, "desired_retention", "between 0 and 1"),
-        ({"desired_retention": 0.0}, "desired_retention", "between 0 and 1"),
-        ({"desired_retention": math.nan}, "desired_retention", "between 0 and 1"),
-        ({"new_per_day": -1}, "new_per_day", "0 or more"),
-        ({"review_limit": -5}, "review_limit", "0 or more"),
+        ({"desired_retention": 1.0}, "desired_retention", "between 0.01 and 0.999"),
+        ({"desired_retention": 0.0}, "desired_retention", "between 0.01 and 0.999"),
+        ({"desired_retention": math.nan}, "desired_retention", "between 0.01 and 0.999"),
+        # Below about 1e-30 the interval formula overflows a float.
+        ({"desired_retention": 1e-300}, "desired_retention", "between 0.01 and 0.999"),
+        ({"new_per_day": -1}, "new_per_day", "between 0 and 9999 (Anki's limit), not -1"),
+        ({"new_per_day": 10**24}, "new_per_day", "between 0 and 9999"),
+        ({"review_limit": -5}, "review_limit", "between 0 and 9999 (Anki's limit), not -5"),
+        ({"review_limit": 10_000}, "review_limit", "between 0 and 9999"),
         ({"maximum_interval": 0}, "maximum_interval", "1 day or more"),
         ({"parameters": DEFAULT_PARAMETERS[:19]}, "parameters", "expected 21"),
         (
@@ -443,13 +448,29 @@ def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
             "parameters",
             "w[4]=12 is outside 1..10",
         ),
-        ({"learning_steps": (1.0, -10.0)}, "learning_steps", "positive"),
+        ({"learning_steps": (1.0, -10.0)}, "learning_steps", "between 0 and 2147483648 seconds"),
+        ({"relearning_steps": (2.0**31 + 1,)}, "relearning_steps", "between 0 and 2147483648"),
     ],
 )
 def test_out_of_range_settings_are_named(values: dict[str, Any], name: str, text: str) -> None:
     problems = PreviewSettings(**values).problems()
     assert [p.name for p in problems] == [name]
     assert text in problems[0].message
+
+
+@pytest.mark.parametrize("retention", RETENTION_RANGE)
+@pytest.mark.parametrize("decay", [LOWER_BOUNDS[20], UPPER_BOUNDS[20]])
+def test_every_allowed_retention_can_be_forecast(retention: float, decay: float) -> None:
+    """The ends of the retention range, with the steepest and flattest forgetting curves
+    the parameters allow: intervals stay finite (a retention of 1e-300 overflows)."""
+    settings = PreviewSettings(
+        desired_retention=retention, parameters=(*DEFAULT_PARAMETERS[:20], decay)
+    )
+    assert settings.problems() == []
+    lad = ladder(settings, horizon=365)
+    assert all(1 <= days <= settings.maximum_interval for days in lad.good + lad.again_good)
+    fc = forecast(3, settings, 30, replicas=2)
+    assert sum(fc.new) == 3 and all(math.isfinite(x) for x in fc.memorized)
 
 
 def test_parse_parameters_as_anki_shows_them() -> None:
@@ -461,6 +482,24 @@ def test_parse_parameters_as_anki_shows_them() -> None:
         parse_parameters("0.1, x")
     with pytest.raises(ValueError, match="not a finite number"):
         parse_parameters("0.1, inf")
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "line"),
+    [
+        ("0.1, x", "x", 1),
+        ("[\n0.1,\n0.2,\n nan ]\n", "nan", 4),
+        ("\n\n  0.1 0.2\r\n0.3 abc", "abc", 4),
+        ("0.1 " + "7" * 400 + "x", "7" * 40 + "…", 1),
+    ],
+)
+def test_parse_parameters_names_the_bad_entry_and_its_line(
+    text: str, entry: str, line: int
+) -> None:
+    with pytest.raises(ParameterSyntaxError) as info:
+        parse_parameters(text)
+    assert (info.value.entry, info.value.line) == (entry, line)
+    assert str(info.value).startswith(repr(entry))
 
 
 def test_settings_take_a_later_study_block() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,15 +73,55 @@ def test_no_study_block_means_none_and_defaults_are_ankis(tmp_path: Path) -> Non
     [
         ("{desired_retention: 0.5}", ":2: 'desired_retention' is 0.5; Anki allows 0.70 to 0.99"),
         ("{desired_retention: 1.2}", ":2: 'desired_retention' is 1.2; Anki allows 0.70 to 0.99"),
-        ("{desired_retention: high}", ":2: 'desired_retention' must be a number, not text"),
+        (
+            "{desired_retention: high}",
+            ":2: 'desired_retention' must be a number like 0.9, not 'high'",
+        ),
+        ("{desired_retention: .nan}", ":2: 'desired_retention' is .nan; Anki allows 0.70 to 0.99"),
+        ("{desired_retention: -.inf}", ":2: 'desired_retention' is -.inf; Anki allows"),
+        # YAML 1.1 reads 1:30.5 as a base-60 float
+        ("{desired_retention: 1:30.5}", ":2: 'desired_retention' must be a number like 0.9"),
         ("{new_per_day: -1}", ":2: 'new_per_day' is -1; allowed: 0 to 9999"),
-        ("{review_limit: 2.5}", ":2: 'review_limit' must be a whole number, not a number"),
+        ("{new_per_day: 10000}", ":2: 'new_per_day' is 10000; allowed: 0 to 9999"),
+        ("{new_per_day: 1:30}", ":2: 'new_per_day' must be a whole number like 20, not '1:30'"),
+        ("{new_per_day: true}", ":2: 'new_per_day' must be a whole number like 20, not 'true'"),
+        ("{review_limit: 2.5}", ":2: 'review_limit' must be a whole number like 20, not '2.5'"),
+        ("{review_limit: ~}", ":2: 'review_limit' must be a whole number like 20, not nothing"),
+        ("{review_limit: [5]}", ":2: 'review_limit' must be a whole number like 20, not a list"),
+        (f"{{review_limit: {'9' * 5000}}}", f":2: 'review_limit' is {'9' * 40}…; allowed: 0 to"),
         ("{maximum_interval: 0}", ":2: 'maximum_interval' is 0; allowed: 1 to 36500"),
+        ("{maximum_interval: 36501}", ":2: 'maximum_interval' is 36501; allowed: 1 to 36500"),
         (
             "{learning_steps: [1m, soon]}",
             ":2: 'learning_steps' entry 'soon' is not a step like 30s, 10m, 1h or 1d",
         ),
         ("{relearning_steps: [0m]}", "'relearning_steps' entry '0m' is not a step"),
+        ("{learning_steps: [{a: 1}]}", "'learning_steps' entry a mapping is not a step"),
+        (
+            "{learning_steps: [24856d]}",
+            ":2: 'learning_steps' entry '24856d' is longer than Anki's longest step, "
+            "24855 days (2147483648 seconds)",
+        ),
+        (
+            f"{{relearning_steps: [{'9' * 400}s]}}",
+            "'relearning_steps' entry '9999999999999999999999999999999999999999…' is longer",
+        ),
+        # A million digits: no overflow, no conversion in time growing with the square.
+        (
+            f"{{learning_steps: [{'9' * 1_000_000}d]}}",
+            "'learning_steps' entry '9999999999999999999999999999999999999999…' is longer",
+        ),
+        (
+            f"{{learning_steps: [0.{'0' * 1_000_000}1s]}}",
+            "is not a whole number of seconds",
+        ),
+        (f"{{new_per_day: -{'9' * 1_000_000}}}", ":2: 'new_per_day' is -999"),
+        (
+            "{learning_steps: [1.5s]}",
+            ":2: 'learning_steps' entry '1.5s' is not a whole number of seconds; "
+            "Anki schedules steps in whole seconds",
+        ),
+        ("{learning_steps: [0.001s]}", "'learning_steps' entry '0.001s' is not a whole number"),
         ("{new_perday: 5}", ":2: unknown key 'new_perday' in 'study'; did you mean 'new_per_day'?"),
         ("[20]", ":2: 'study' must be a mapping (new_per_day:, ...), not a list"),
     ],
@@ -90,6 +131,57 @@ def test_study_values_out_of_range_are_located(tmp_path: Path, study: str, expec
     with pytest.raises(DeckError) as info:
         load_deck(path)
     assert any(expected in str(p) for p in info.value.problems), info.value
+
+
+@pytest.mark.parametrize(
+    ("study", "read"),
+    [
+        (
+            "{learning_steps: [0.1m, 1.5m, 24855d]}",
+            {"learning_steps": (6.0, 90.0, 24855 * 86400.0)},
+        ),
+        (
+            "{learning_steps: [], relearning_steps: 5m}",
+            {"learning_steps": (), "relearning_steps": (300.0,)},
+        ),
+        ("{new_per_day: 0x10, review_limit: 1_000}", {"new_per_day": 16, "review_limit": 1000}),
+        ("{new_per_day: 9999, maximum_interval: 1}", {"new_per_day": 9999, "maximum_interval": 1}),
+        ("{desired_retention: 0.7}", {"desired_retention": 0.7}),
+        ("{desired_retention: 0.99}", {"desired_retention": 0.99}),
+    ],
+)
+def test_study_values_at_anki_limits_are_read(
+    tmp_path: Path, study: str, read: dict[str, object]
+) -> None:
+    """Steps to the second (0.1m is 6 s exactly), up to Anki's longest step; YAML's
+    integer spellings; the ends of Anki's ranges."""
+    path = write(tmp_path, f"deck: D\nstudy: {study}\nnotes: [{{id: a, front: f, back: b}}]\n")
+    settings = load_deck(path).study
+    assert settings is not None
+    assert {key: getattr(settings, key) for key in read} == read
+
+
+@pytest.mark.anki
+def test_the_longest_step_is_one_anki_schedules_and_logs(
+    tmp_path: Path, collection: object
+) -> None:
+    """Anki's step editor caps a step at 2**31 seconds so that its review log can hold it
+    (as negative i32 seconds); the longest step a study block allows stays within that
+    once Anki has read the preset from the package."""
+    col: Any = collection
+    source = write(
+        tmp_path,
+        'deck: "Long"\nid: long\nstudy: {learning_steps: [24855d], relearning_steps: [1s]}\n'
+        "notes: [{id: a, front: f, back: b}]\n",
+    )
+    (result,) = build([source], tmp_path / "out", timestamp=1_700_000_000)
+    import_package(col, result.path, with_deck_configs=True)
+    conf = col.decks.config_dict_for_deck_id(col.decks.id_for_name("Long"))
+    assert conf["new"]["delays"] == [pytest.approx(24855 * 1440)]
+    assert conf["lapse"]["delays"] == [pytest.approx(1 / 60, abs=1e-4)]
+    (card_id,) = col.find_cards("")
+    again = col._backend.get_scheduling_states(card_id).again
+    assert 24854 * 86400 < again.normal.learning.scheduled_secs <= 2**31
 
 
 @pytest.mark.anki

@@ -34,7 +34,8 @@ def preview(
         Optional[float],  # noqa: UP045 - typer needs Optional on Python 3.10
         typer.Option(
             "--retention",
-            help="Desired retention, between 0 and 1. Default: the deck's study block, else 0.9.",
+            help="Desired retention, 0.70 to 0.99 as in Anki (0.01 to 0.999 with a "
+            "warning). Default: the deck's study block, else 0.9.",
             show_default=False,
         ),
     ] = None,
@@ -42,7 +43,7 @@ def preview(
         Optional[int],  # noqa: UP045
         typer.Option(
             "--new-per-day",
-            help="New cards a day (0 or more). Default: the deck's study block, else 20.",
+            help="New cards a day (0 to 9999). Default: the deck's study block, else 20.",
             show_default=False,
         ),
     ] = None,
@@ -50,10 +51,11 @@ def preview(
         Optional[int],  # noqa: UP045 - typer needs Optional on Python 3.10
         typer.Option(
             "--review-limit",
-            help="Maximum reviews a day. Default: the deck's study block, else no limit.",
+            help="Maximum reviews a day (0 to 9999). Default: the deck's study block, "
+            "else no limit.",
         ),
     ] = None,
-    days: Annotated[int, typer.Option("--days", help="Days to forecast (1 to 36500).")] = 365,
+    days: Annotated[int, typer.Option("--days", help="Days to forecast (1 to 3650).")] = 365,
     params: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -63,7 +65,9 @@ def preview(
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed of the simulation.")] = 42,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Random seed of the simulation (0 or more).")
+    ] = 42,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plot: Annotated[
         Optional[Path],  # noqa: UP045
@@ -105,20 +109,23 @@ def preview(
     """
 
     from ..chart import FORMATS, write_chart
+    from ..console import err
     from ..pipeline import check as check_decks
     from ..preview import (
-        check_days,
         deck_settings,
         preview_deck,
         report,
+        retention_warning,
         settings_from_options,
         to_json,
     )
 
     session = session_of(ctx)
     session.json = as_json
-    overrides = settings_from_options(retention, new_per_day, review_limit, params)
-    check_days(days)
+    overrides = settings_from_options(retention, new_per_day, review_limit, params, days, seed)
+    warning = retention_warning(retention)
+    if warning is not None:
+        err(f"Warning: {warning}", fg="yellow")
     if plot is not None and plot.suffix.lower() not in FORMATS:
         raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
     if html_out is not None and html_out.suffix.lower() not in (".html", ".htm"):
@@ -135,7 +142,7 @@ def preview(
     if plot is not None:
         for p in previews:
             target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
-            write_chart(p, target)
+            write_chart(p, _file_target("--plot", target))
     pages = _write_pages(rendered, previews, html_out) if html or html_out is not None else []
     if as_json:
         data = to_json(previews)
@@ -143,11 +150,11 @@ def preview(
             data["pages" if len(pages) > 1 else "page"] = (
                 [str(x) for x in pages] if len(pages) > 1 else str(pages[0])
             )
-        session.emit_json(data)
+        session.emit_json(_printable(data))
         return
-    session.say("\n\n".join(report(p) for p in previews))
+    session.say(_printable("\n\n".join(report(p) for p in previews)))
     for path in pages:
-        session.say(f"wrote {path}")
+        session.say(_printable(f"wrote {path}"))
 
 
 def _write_pages(
@@ -156,6 +163,7 @@ def _write_pages(
     """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
     or output/<deck id>.html."""
     from ..atomic import atomic_write_bytes
+    from ..errors import OutputError
     from ..page import preview_page
 
     written = []
@@ -166,7 +174,31 @@ def _write_pages(
             target = html_out
         else:
             target = html_out.with_stem(f"{html_out.stem}-{rd.deck.key}")
+        option = "--html" if html_out is None else "--html-out"
         data = preview_page(rd, p).encode("utf-8")
-        atomic_write_bytes(target, data)
+        try:
+            atomic_write_bytes(_file_target(option, target), data)
+        except OutputError as exc:
+            raise UsageError(f"{option}: {exc}") from None
         written.append(target)
     return written
+
+
+def _printable(value: Any) -> Any:
+    """``value`` (text, or JSON data) as any terminal can take it. A file name that is not
+    UTF-8 reaches Python as lone surrogates, which a strict UTF-8 stdout refuses: they are
+    shown as '?'."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {key: _printable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_printable(item) for item in value]
+    return value
+
+
+def _file_target(option: str, target: Path) -> Path:
+    """``target``, unless a folder has that name: a file must not take a folder's place."""
+    if target.is_dir():
+        raise UsageError(f"{option}: {target} is a folder; give the name of a file to write")
+    return target

@@ -7,21 +7,46 @@ names every value outside its range at once.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol
 
 __all__ = [
+    "ANKI_MAX_INTERVAL",
+    "ANKI_PER_DAY_MAX",
+    "ANKI_RETENTION_RANGE",
+    "ANKI_STEP_MAX_SECONDS",
     "DEFAULT_PARAMETERS",
     "LOWER_BOUNDS",
+    "RETENTION_RANGE",
     "S_MIN",
     "UPPER_BOUNDS",
+    "ParameterSyntaxError",
     "PreviewSettings",
     "ReviewBehaviour",
     "SettingProblem",
     "StudyBlock",
     "parse_parameters",
 ]
+
+# What Anki's deck options accept: the ranges its simulator offers (ankitects/anki
+# ts/routes/deck-options/SimulatorModal.svelte, commit 000cffc6d607b766ddfe610818bc18e7fb24076c)
+# and the ranges outside which Anki replaces a stored value with its default when it reads
+# a preset (rslib/src/deckconfig/mod.rs, ensure_deck_config_values_valid).
+ANKI_RETENTION_RANGE = (0.70, 0.99)
+ANKI_PER_DAY_MAX = 9999  # new cards and reviews a day
+ANKI_MAX_INTERVAL = 36500  # days
+# Anki's step editor caps a learning or relearning step at 2**31 seconds, "representable as
+# negative i32 seconds in a revlog" (ankitects/anki ts/deck-options/steps.ts,
+# stringToMinutes, commit 8940ba01e7ccd6b42032dc653226660314dd5fe6); its scheduler counts
+# steps in whole seconds.
+ANKI_STEP_MAX_SECONDS = 2**31
+
+# The retentions a forecast can be made for, what-ifs outside Anki's range included. Below
+# about 1e-30 the FSRS interval formula overflows a float; this range leaves a wide margin,
+# and retentions closer to 0 or 1 tell a learner nothing more.
+RETENTION_RANGE = (0.01, 0.999)
 
 # FSRS-6 defaults and bounds, as Anki and py-fsrs (fsrs 6.x) use them.
 DEFAULT_PARAMETERS: tuple[float, ...] = (
@@ -185,18 +210,19 @@ class PreviewSettings:
         """Every value outside its allowed range (empty when the settings are usable)."""
         out: list[SettingProblem] = []
         dr = self.desired_retention
-        if not (isinstance(dr, (int, float)) and 0.0 < dr < 1.0):
+        low, high = RETENTION_RANGE
+        if not (isinstance(dr, (int, float)) and low <= dr <= high):  # also rejects NaN
             out.append(
-                SettingProblem(
-                    "desired_retention", f"must be between 0 and 1 (exclusive), not {dr}"
+                SettingProblem("desired_retention", f"must be between {low} and {high}, not {dr}")
+            )
+        for name, value in (("new_per_day", self.new_per_day), ("review_limit", self.review_limit)):
+            if value is not None and not 0 <= value <= ANKI_PER_DAY_MAX:
+                out.append(
+                    SettingProblem(
+                        name,
+                        f"must be between 0 and {ANKI_PER_DAY_MAX} (Anki's limit), not {value}",
+                    )
                 )
-            )
-        if self.new_per_day < 0:
-            out.append(SettingProblem("new_per_day", f"must be 0 or more, not {self.new_per_day}"))
-        if self.review_limit is not None and self.review_limit < 0:
-            out.append(
-                SettingProblem("review_limit", f"must be 0 or more, not {self.review_limit}")
-            )
         if self.maximum_interval < 1:
             out.append(
                 SettingProblem(
@@ -205,9 +231,13 @@ class PreviewSettings:
             )
         for name in ("learning_steps", "relearning_steps"):
             steps = getattr(self, name)
-            if any(not (step > 0) for step in steps):
+            if any(not (0 < step <= ANKI_STEP_MAX_SECONDS) for step in steps):
                 out.append(
-                    SettingProblem(name, f"steps must be positive seconds, not {list(steps)}")
+                    SettingProblem(
+                        name,
+                        f"steps must be between 0 and {ANKI_STEP_MAX_SECONDS} seconds, "
+                        f"not {list(steps)}",
+                    )
                 )
         out.extend(_parameter_problems(self.parameters))
         return out
@@ -229,21 +259,42 @@ def _parameter_problems(parameters: Sequence[float]) -> list[SettingProblem]:
     return [SettingProblem("parameters", "; ".join(bad))] if bad else []
 
 
+class ParameterSyntaxError(ValueError):
+    """An entry of a parameter list that is not a finite number: ``entry`` as shown in
+    the message (long ones cut), and its ``line``, counting from 1."""
+
+    def __init__(self, message: str, entry: str, line: int) -> None:
+        super().__init__(message)
+        self.entry, self.line = entry, line
+
+
+_ENTRY = re.compile(r"[^\s,]+")
+_SHOWN_ENTRY = 40  # characters of a bad entry quoted in a message
+
+
 def parse_parameters(text: str) -> tuple[float, ...]:
     """Parse FSRS parameters written as Anki's deck options show them: "0.212, 1.2931, ...".
 
-    Commas, whitespace and surrounding brackets are accepted. Raises ValueError naming
-    the first entry that is not a number; the count and bounds are checked by
-    :meth:`PreviewSettings.problems`.
+    Commas, whitespace and surrounding brackets are accepted. Raises ParameterSyntaxError
+    naming the first entry that is not a finite number and its line; the count and bounds
+    are checked by :meth:`PreviewSettings.problems`.
     """
-    cleaned = text.strip().strip("[]()")
+    trimmed = text.strip()
+    body = trimmed.strip("[]()")
+    start = len(text) - len(text.lstrip()) + len(trimmed) - len(trimmed.lstrip("[]()"))
     values: list[float] = []
-    for token in cleaned.replace(",", " ").split():
+    for match in _ENTRY.finditer(body):
+        token = match.group()
         try:
             value = float(token)
         except ValueError:
-            raise ValueError(f"{token!r} is not a number") from None
+            value = math.nan
+            problem = "is not a number"
+        else:
+            problem = "is not a finite number"
         if not math.isfinite(value):
-            raise ValueError(f"{token!r} is not a finite number")
+            shown = token if len(token) <= _SHOWN_ENTRY else token[:_SHOWN_ENTRY] + "…"
+            line = text.count("\n", 0, start + match.start()) + 1
+            raise ParameterSyntaxError(f"{shown!r} {problem}", shown, line)
         values.append(value)
     return tuple(values)
