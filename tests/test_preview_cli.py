@@ -396,3 +396,22 @@ def test_cli_import_stays_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert proc.stdout.strip() == "[]"
+
+
+def test_html_warns_about_math_the_page_cannot_typeset(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "m.yaml").write_text(
+        "deck: Math\nid: math\nnotes:\n  - id: a\n    front: What is \\(\\arg\\max_x f\\)?\n"
+        "    back: \\(x^2\\)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = cli("preview", "--html")
+    assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        "cards/m.yaml:4: note 'a': warning: the preview page shows \\(\\arg\\max_x f\\) as TeX: "
+        "it cannot typeset it (Anki can, with MathJax)"
+    ]
+    assert "wrote output/math.html" in result.out

@@ -163,7 +163,8 @@ def _write_pages(
     """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
     or output/<deck id>.html."""
     from ..atomic import atomic_write_bytes
-    from ..errors import OutputError
+    from ..console import err
+    from ..errors import OutputError, Problem
     from ..page import preview_page
 
     written = []
@@ -175,11 +176,14 @@ def _write_pages(
         else:
             target = html_out.with_stem(f"{html_out.stem}-{rd.deck.key}")
         option = "--html" if html_out is None else "--html-out"
-        data = preview_page(rd, p).encode("utf-8")
+        found: list[Problem] = []  # what the page cannot show as Anki does (math)
+        data = preview_page(rd, p, found).encode("utf-8")
         try:
             atomic_write_bytes(_file_target(option, target), data)
         except OutputError as exc:
             raise UsageError(f"{option}: {exc}") from None
+        for warning in found:
+            err(str(warning), fg="yellow")
         written.append(target)
     return written
 
