@@ -9,7 +9,8 @@ import os
 import sys
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -42,6 +43,8 @@ class Session:
     quiet: bool = False
     verbose: bool = False
     json: bool = False  # a command asked for machine-readable output, errors included
+    # Files the command has replaced so far, for the message if it is interrupted.
+    written: list[Path] = field(default_factory=list)
 
     def say(self, text: str = "") -> None:
         """Normal output (stdout), silenced by --quiet."""

@@ -2,7 +2,8 @@
 
 genanki fills the collection database; we write the zip ourselves so that entry order
 and entry times are fixed (the same input gives the same bytes), and we write it to a
-temporary file beside the target that replaces the target only once complete.
+temporary file beside the target that replaces the target only once complete (see
+:mod:`deckbuilder.atomic`).
 """
 
 from __future__ import annotations
@@ -10,21 +11,21 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .atomic import atomic_write
+from .atomic import Staging, remove_stale
 from .deckconfig import apply_study
+from .errors import OutputError
 from .identity import deck_anki_id, note_guid
 from .notetypes import NoteTypeSpec
 from .progress import step
 from .render import RenderedDeck
 
-__all__ = ["PackageInfo", "Stamps", "write_package"]
+__all__ = ["PackageInfo", "Stamps", "stage_package", "write_package"]
 
 # Zip entry times: a fixed date (the earliest a zip can hold), so a rebuild gives the same bytes.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -185,6 +186,30 @@ def _write_zip(path: Path, collection: Path, media: Mapping[str, Path]) -> None:
             zf.writestr(_zip_member(str(number)), media[name].read_bytes())
 
 
+def stage_package(
+    staging: Staging,
+    rd: RenderedDeck,
+    target: Path,
+    *,
+    timestamp: int,
+    stamps: Stamps | None = None,
+) -> PackageInfo:
+    """Stage ``rd`` as a package to replace ``target`` (an .apkg) when ``staging`` commits;
+    see :func:`write_package`."""
+    # The collection is built in a scratch folder beside the target, so that a killed
+    # run's scratch is found and removed with its other temporary files. A folder, not a
+    # file: the lock marking it in use must not be on the database, which SQLite locks
+    # itself (on macOS the two kinds of lock collide).
+    with staging.scratch(target) as folder:
+        db_path = folder / "collection.anki2"
+        try:
+            _write_collection(rd, db_path, timestamp, stamps or Stamps())
+        except sqlite3.OperationalError as exc:  # a full disk, as SQLite reports it
+            raise OutputError(f"cannot write {target}: {exc}; the previous file was kept") from exc
+        staged = staging.stage(target, lambda tmp: _write_zip(tmp, db_path, rd.media))
+    return PackageInfo(target, staged.stat().st_size, len(rd.media))
+
+
 def write_package(
     rd: RenderedDeck,
     target: Path,
@@ -195,8 +220,8 @@ def write_package(
     """Write ``rd`` to ``target`` (an .apkg). ``timestamp`` (seconds since the epoch) is
     the modification time given to notes and note types, and the start of their ids,
     unless ``stamps`` says otherwise. The same input gives the same bytes."""
-    with tempfile.TemporaryDirectory(prefix="deckbuilder-") as tmpdir:
-        db_path = Path(tmpdir) / "collection.anki2"
-        _write_collection(rd, db_path, timestamp, stamps or Stamps())
-        atomic_write(target, lambda tmp: _write_zip(tmp, db_path, rd.media))
-    return PackageInfo(target, target.stat().st_size, len(rd.media))
+    remove_stale(target)
+    with Staging() as staging:
+        info = stage_package(staging, rd, target, timestamp=timestamp, stamps=stamps)
+        staging.commit()
+    return info

@@ -1,7 +1,7 @@
 """The whole path in one place: sources -> model -> rendered -> package.
 
 Every deck is loaded and rendered before anything is written, so invalid input never
-writes or replaces a package.
+writes or replaces a package; packages and lock files are replaced together or not at all.
 """
 
 from __future__ import annotations
@@ -9,11 +9,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .errors import DeckError, Problem
+from .atomic import PartlyReplaced, Staging, remove_stale
+from .errors import DeckError, OutputError, Problem
 from .load import find_sources, load_decks
-from .manifest import Changes, lock_path, read_manifest, update_manifest, write_manifest
+from .manifest import (
+    Changes,
+    Manifest,
+    Update,
+    format_manifest,
+    lock_path,
+    read_manifest,
+    update_manifest,
+)
 from .render import RenderedDeck, render_deck, unused_media
+
+if TYPE_CHECKING:
+    from .export import Stamps
 
 __all__ = ["BuildResult", "build", "check", "write_packages"]
 
@@ -83,11 +96,12 @@ def write_packages(
 
     ``timestamp`` is the clock (seconds since 1970): it is given only to notes and note
     types whose content changed since the last build. Every lock file is read and every
-    update planned before anything is written; a lock file is written only after its
-    package, so a failed build leaves both as they were.
+    update planned before anything is written. Then every package and every changed lock
+    file is written to a temporary file beside it, and only once all are complete are
+    they renamed into place, together (:class:`deckbuilder.atomic.Staging`): a failure
+    or an interrupt leaves every package and lock file as it was, or the error names the
+    files that are new.
     """
-    from .export import Stamps, write_package
-
     updates = []
     problems: list[Problem] = []
     for rd in rendered:
@@ -98,18 +112,60 @@ def write_packages(
     if problems:
         raise DeckError(problems)
 
-    results = []
-    for rd, update in zip(rendered, updates, strict=True):
-        manifest = update.manifest
-        stamps = Stamps(
-            note_ids={key: entry.anki_id for key, entry in manifest.notes.items()},
-            note_mod={key: entry.changed for key, entry in manifest.notes.items()},
-            note_type_mod={t.anki_id: t.changed for t in manifest.note_types.values()},
-        )
-        info = write_package(rd, package_path(out_dir, rd), timestamp=timestamp, stamps=stamps)
-        lock = lock_path(rd.deck)
-        written = write_manifest(lock, rd.deck, manifest)
-        results.append(
-            BuildResult(rd, info.path, info.size, update.changes, update.first_build, lock, written)
-        )
+    try:
+        with Staging() as staging:
+            results = [
+                _stage_deck(staging, rd, update, out_dir, timestamp)
+                for rd, update in zip(rendered, updates, strict=True)
+            ]
+            staging.commit()
+    except PartlyReplaced:
+        raise  # it names the files that are new
+    except OutputError as exc:
+        raise OutputError(f"{exc}; no package or lock file was replaced") from exc
     return results
+
+
+def _stage_deck(
+    staging: Staging, rd: RenderedDeck, update: Update, out_dir: Path, timestamp: int
+) -> BuildResult:
+    """Stage one deck's package and (if it changed) its lock file."""
+    from .export import stage_package
+
+    package, lock = package_path(out_dir, rd), lock_path(rd.deck)
+    remove_stale(package)
+    remove_stale(lock)
+    lock_data = format_manifest(rd.deck, update.manifest).encode("utf-8")
+    lock_changed = _contents(lock) != lock_data
+    # A lock file is renamed before its package. A run killed between the two (SIGKILL,
+    # power loss) leaves the new lock with the old package, and the next build writes the
+    # new package from that lock, which holds every id and time the package is made from.
+    # The other way round, the next build would stamp the same changes anew.
+    if lock_changed:
+        staging.stage_bytes(lock, lock_data)
+    stamps = _stamps(update.manifest)
+    info = stage_package(staging, rd, package, timestamp=timestamp, stamps=stamps)
+    # What the lock file's update settled (shared ids after a merge...) is told with the
+    # deck's other warnings.
+    told = replace(rd, warnings=rd.warnings + update.warnings)
+    return BuildResult(
+        told, info.path, info.size, update.changes, update.first_build, lock, lock_changed
+    )
+
+
+def _stamps(manifest: Manifest) -> Stamps:
+    """The ids and times a lock file gives a package."""
+    from .export import Stamps
+
+    return Stamps(
+        note_ids={key: entry.anki_id for key, entry in manifest.notes.items()},
+        note_mod={key: entry.changed for key, entry in manifest.notes.items()},
+        note_type_mod={t.anki_id: t.changed for t in manifest.note_types.values()},
+    )
+
+
+def _contents(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

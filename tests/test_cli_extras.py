@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -56,6 +57,55 @@ def test_init_refuses_to_overwrite(tmp_path: Path, cli: CliRun) -> None:
     assert "already exists; nothing was changed" in result.err
     assert mine.read_text(encoding="utf-8") == "my own work\n"
     assert not (tmp_path / "media").exists()
+
+
+def test_init_into_a_regular_file_is_refused(tmp_path: Path, cli: CliRun) -> None:
+    """Before, this was an internal error (exit 3)."""
+    mine = tmp_path / "notes.txt"
+    mine.write_text("my own work\n", encoding="utf-8")
+    result = cli("init", mine)
+    assert result.code == 1
+    assert result.err == f"Error: {mine} exists and is not a folder; nothing was changed\n"
+    assert mine.read_text(encoding="utf-8") == "my own work\n"
+
+
+def test_init_below_a_regular_file_is_refused(tmp_path: Path, cli: CliRun) -> None:
+    (tmp_path / "notes.txt").write_text("my own work\n", encoding="utf-8")
+    folder = tmp_path / "notes.txt" / "deck"
+    result = cli("init", folder)
+    assert result.code == 1
+    assert result.err == f"Error: cannot create {folder}: Not a directory; nothing was changed\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("refused", ["media", "example.yaml"])
+def test_init_where_writing_is_refused_changes_nothing(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    """The folders made before the refusal are removed again. (Simulated: file
+    permissions do not stop the root user that tests may run as.)"""
+    import tempfile
+
+    real_mkdir, real_mkstemp = Path.mkdir, tempfile.mkstemp
+
+    def mkdir(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self.name == refused:
+            raise PermissionError(13, "Permission denied", str(self))
+        real_mkdir(self, *args, **kwargs)
+
+    def mkstemp(*, prefix: str, suffix: str, dir: Path) -> tuple[int, str]:
+        if prefix.startswith(f".{refused}."):
+            raise PermissionError(13, "Permission denied")
+        return real_mkstemp(prefix=prefix, suffix=suffix, dir=dir)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    folder = tmp_path / "new" / "deck"
+    result = cli("init", folder)
+    assert result.code == 1
+    path = folder / "media" if refused == "media" else folder / "cards" / "example.yaml"
+    assert result.err == f"Error: cannot create {path}: Permission denied; nothing was changed\n"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_schema_is_valid_draft7_and_describes_every_key(cli: CliRun) -> None:
@@ -249,7 +299,6 @@ def test_quiet_build_prints_nothing_but_writes(project: Path, cli: CliRun) -> No
 def run_on_terminal(cmd: list[str], env: dict[str, str]) -> tuple[int, bytes]:
     """Run ``cmd`` with a pseudo-terminal as stdin, stdout and stderr; return its exit
     status and everything it wrote."""
-    import os
     import pty
     import subprocess
 
@@ -272,7 +321,6 @@ def run_on_terminal(cmd: list[str], env: dict[str, str]) -> tuple[int, bytes]:
 
 
 def test_errors_are_plain_when_piped_and_coloured_on_a_terminal(tmp_path: Path) -> None:
-    import os
     import subprocess
     import sys
 

@@ -381,9 +381,6 @@ def test_union_merge_of_lock_files_needs_no_hand(repo: Repo) -> None:
     assert len(set(ids)) == len(ids) == 5
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs deckbuilder/pipeline.py to pass Update.warnings on to the deck"
-)
 def test_build_prints_how_it_settled_the_lock_file(repo: Repo) -> None:
     repo.add_note("one", first="m0")
     repo.add_note("two", last="m9")

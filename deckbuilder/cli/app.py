@@ -1,14 +1,18 @@
 """The command line: parse, call the library, show the result.
 
 Errors are mapped to messages and exit codes in one place, :func:`main`:
-0 ok, 1 a problem with the input or an option value, 2 a usage error, 3 a bug.
+0 ok, 1 a problem with the input or an option value, 2 a usage error, 3 a bug,
+128 + N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -75,16 +79,62 @@ def _root(
     ctx.obj = session
 
 
+# Typer turns Ctrl-C (KeyboardInterrupt) into this exit status, as a shell would.
+_INTERRUPTED = 128 + signal.SIGINT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the app and map every error to a message and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     session = Session()
+    with _signals_interrupt() as received:
+        code = _run(args, session)
+    # Python drops an exception raised where it cannot propagate (a weak reference
+    # callback, for one), so a signal's interrupt can be lost and the command run to its
+    # end: it was interrupted all the same.
+    if received and code == 0:
+        code = _INTERRUPTED
+    if code == _INTERRUPTED:
+        if session.written:
+            written = ", ".join(str(path) for path in session.written)
+            typer.echo(f"Interrupted; already written: {written}.", err=True)
+        else:
+            typer.echo("Interrupted; nothing was replaced.", err=True)
+        if received:  # the exit status a shell expects of a command a signal ended
+            return 128 + received[0]
+    return code
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[list[int]]:
+    """Inside the block, SIGTERM and SIGHUP interrupt like Ctrl-C (KeyboardInterrupt), so
+    temporary files are removed on the way out; the list collects the signals received.
+
+    A signal a parent process told us to ignore (``nohup`` ignores SIGHUP) stays ignored,
+    and outside the main thread (where Python cannot catch signals) nothing changes."""
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: object) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    caught = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in caught:
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, interrupt)
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _run(args: list[str], session: Session) -> int:
     try:
         result = app(args=args, prog_name="deckbuilder", standalone_mode=False, obj=session)
-        code = result if isinstance(result, int) else 0
-        if code == 130:  # Typer turns Ctrl-C into a silent exit status 130
-            typer.echo("Interrupted; nothing was replaced.", err=True)
-        return code
+        return result if isinstance(result, int) else 0
     except DeckError as exc:
         if session.json:
             problems = [
@@ -109,8 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             typer.echo(f"Error: {exc}", err=True)
         return 2
     except (typer.Abort, KeyboardInterrupt):
-        typer.echo("Interrupted; nothing was replaced.", err=True)
-        return 130
+        return _INTERRUPTED
     except Exception as exc:
         if session.debug or "--debug" in args:
             raise

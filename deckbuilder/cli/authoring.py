@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,7 +20,7 @@ from ..console import (
     plural,
     print_warnings,
 )
-from ..errors import UsageError
+from ..errors import OutputError, UsageError
 from .app import app
 from .options import (
     Fallback,
@@ -61,22 +62,25 @@ def build(
 
     Example: deckbuilder build cards/ --out output/ --lang all
     """
-    from ..pipeline import build as build_packages
+    from ..pipeline import check as check_decks
+    from ..pipeline import write_packages
     from ..progress import terminal_bar
 
     session = session_of(ctx)
     session.json = as_json
     # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
     with terminal_bar(sys.stderr, enabled=not (session.quiet or as_json)):
-        results = build_packages(
+        rendered = check_decks(
             source_paths(sources),
-            out,
-            timestamp=build_timestamp(),
             media_dir=media,
             lang=checked_lang(lang, "all"),
             fallback=fallback,
         )
-    previews = {} if no_preview else _preview_summaries([r.rendered.deck for r in results])
+        # The forecast comes before writing, so that writing is the build's last long step.
+        previews = {} if no_preview else _preview_summaries([rd.deck for rd in rendered])
+        results = write_packages(rendered, out, timestamp=build_timestamp())
+    for result in results:
+        session.written += [result.path, result.lock] if result.lock_written else [result.path]
     if not as_json:
         for line, _ in previews.values():
             session.say(line)
@@ -193,18 +197,49 @@ def init(
 
     session = session_of(ctx)
     target = folder / "cards" / "example.yaml"
+    text = resources.files("deckbuilder").joinpath("starter/example.yaml").read_bytes()
+    created: list[Path] = []
+    making = folder
+    try:
+        _refuse_to_overwrite(folder, target)
+        for sub in ("cards", "media", "output"):
+            making = folder / sub
+            _make_folder(making, created)
+        making = target
+        atomic_write_bytes(target, text)
+    except BaseException as exc:
+        for path in reversed(created):
+            with suppress(OSError):
+                path.rmdir()
+        if not isinstance(exc, (OSError, OutputError)):
+            raise
+        cause = exc if isinstance(exc, OSError) else exc.__cause__
+        if isinstance(exc, OSError) and exc.filename:
+            making = Path(exc.filename)
+        reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(exc)
+        raise OutputError(f"cannot create {making}: {reason}; nothing was changed") from exc
+    session.written.append(target)
+    session.say(f"Created {target}, {folder / 'media'}{os.sep} and {folder / 'output'}{os.sep}.")
+    prefix = "" if folder == Path(".") else f"cd {folder} && "
+    session.say(f"Next: {prefix}deckbuilder build")
+
+
+def _refuse_to_overwrite(folder: Path, target: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder} exists and is not a folder; nothing was changed")
     if target.exists():
         raise UsageError(f"{target} already exists; nothing was changed")
     for path in (folder / "cards", folder / "media", folder / "output"):
         if path.exists() and not path.is_dir():
             raise UsageError(f"{path} exists and is not a folder; nothing was changed")
-    text = resources.files("deckbuilder").joinpath("starter/example.yaml").read_bytes()
-    for sub in ("cards", "media", "output"):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(target, text)
-    session.say(f"Created {target}, {folder / 'media'}{os.sep} and {folder / 'output'}{os.sep}.")
-    prefix = "" if folder == Path(".") else f"cd {folder} && "
-    session.say(f"Next: {prefix}deckbuilder build")
+
+
+def _make_folder(path: Path, created: list[Path]) -> None:
+    """Make ``path`` and any missing parent, adding each folder made to ``created``."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir()
+        created.append(folder)
 
 
 @app.command()
