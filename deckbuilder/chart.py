@@ -7,6 +7,9 @@ deck's name in whatever script it is written, using the installed fonts
 
 The preview page embeds :func:`forecast_svg` instead: a small SVG written as text, which
 the page's CSS restyles for night mode and which keeps the page free of font outlines.
+
+Both draw every day (nothing is averaged away) and mark the peak reviews and peak
+minutes with the summary's own figures, so chart and summary name the same day and value.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from typing import TYPE_CHECKING
 
 from .atomic import atomic_write
 from .errors import OutputError, UsageError
+from .preview import MEMORIZED_MEANS, figure
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from .preview import DeckPreview
+    from .schedule import Peak
 
 __all__ = ["FORMATS", "chart_image", "font_families", "forecast_svg", "write_chart"]
 
@@ -117,7 +123,7 @@ def _draw(p: DeckPreview, title: str) -> Figure:
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    fc = p.forecast
+    fc, whole = p.forecast, p.summary.whole
     days = fc.days
     figure = Figure(figsize=(9, 6.2), dpi=100, layout="constrained", facecolor="white")
     FigureCanvasAgg(figure)  # Agg draws the PNG; no window system is ever touched
@@ -128,7 +134,7 @@ def _draw(p: DeckPreview, title: str) -> Figure:
     reviews = np.asarray(fc.reviews, dtype=float)
     new = np.asarray(fc.new, dtype=float)
 
-    cards_axes.set_title("cards a day", loc="left")
+    cards_axes.set_title("cards a day: reviews and new cards", loc="left")
     cards_axes.stairs(
         reviews, edges, fill=True, color=REVIEW_COLOUR, label="reviews", gid="reviews"
     )
@@ -142,9 +148,11 @@ def _draw(p: DeckPreview, title: str) -> Figure:
         gid="new",
     )
     cards_axes.legend(loc="upper right", frameon=False)
+    _mark_peak(cards_axes, whole.peak_reviews, "reviews", days)
     minutes_axes.set_title("minutes a day", loc="left")
     minutes_axes.plot(centres, fc.minutes, color=LINE_COLOUR, linewidth=2, gid="minutes")
-    memorized_axes.set_title(f"cards memorized (of {fc.cards})", loc="left")
+    _mark_peak(minutes_axes, whole.peak_minutes, "minutes", days)
+    memorized_axes.set_title(f"memorized: {MEMORIZED_MEANS} (of {fc.cards})", loc="left")
     memorized_axes.plot(centres, fc.memorized, color=LINE_COLOUR, linewidth=2, gid="memorized")
     memorized_axes.set_ylim(0, max(fc.cards, 1))
     memorized_axes.set_xlabel("day")
@@ -156,6 +164,26 @@ def _draw(p: DeckPreview, title: str) -> Figure:
         axes.set_axisbelow(True)
         axes.spines[["top", "right"]].set_visible(False)
     return figure
+
+
+def _peak_label(top: Peak, unit: str) -> str:
+    return f"peak {figure(top.value)} {unit} on day {top.day}"
+
+
+def _mark_peak(axes: Axes, top: Peak, unit: str, days: int) -> None:
+    """A dot on the peak day and the summary's figure beside it, on the side with room."""
+    if not top.day:
+        return
+    axes.plot([top.day], [top.value], "o", color=TEXT_COLOUR, markersize=4, gid=f"peak-{unit}")
+    left = top.day > days / 2
+    axes.annotate(
+        _peak_label(top, unit),
+        (top.day, top.value),
+        xytext=(-8 if left else 8, 0),
+        textcoords="offset points",
+        ha="right" if left else "left",
+        va="center",
+    )
 
 
 def font_families(text: str) -> list[str]:
@@ -260,16 +288,38 @@ def _day_labels(panel: _Panel, days: int) -> list[str]:
     ]
 
 
+def _peak_mark(panel: _Panel, top: Peak, series: str) -> list[str]:
+    """A dot on the peak day and the summary's figure beside it, on the side with room;
+    ``data-day`` and ``data-value`` give both for tools and tests."""
+    if not top.day:
+        return []
+    x, y = panel.x(top.day - 0.5), panel.y(top.value)
+    left = top.day > panel.days / 2
+    text_x = x - 8 if left else x + 8
+    return [
+        f'<g class="peak" data-series="{series}" data-day="{top.day}" '
+        f'data-value="{figure(top.value)}">',
+        f'<circle cx="{x:.2f}" cy="{y:.2f}" r="4" fill="{TEXT_COLOUR}"/>',
+        f'<text x="{text_x:.2f}" y="{y + 4:.2f}" text-anchor="{"end" if left else "start"}" '
+        f'fill="{TEXT_COLOUR}" class="label">{escape(_peak_label(top, series))}</text>',
+        "</g>",
+    ]
+
+
 def forecast_svg(p: DeckPreview) -> str:
-    """The forecast for the preview page: reviews a day (new cards as bars beneath) and
-    cards memorized, each a line with one point per simulated day. Sized by its viewBox,
-    so it fits any width; ``data-series`` names each line for tools and tests."""
-    fc = p.forecast
-    height = TOP + 2 * PANEL_H + GAP + 54
+    """The forecast for the preview page: reviews a day (new cards as bars beneath),
+    minutes a day and cards memorized, each a line with one point per simulated day, the
+    peaks marked with the summary's figures. Sized by its viewBox, so it fits any width;
+    ``data-series`` names each line for tools and tests."""
+    fc, whole = p.forecast, p.summary.whole
+    # Each panel after the first sits lower, to leave room for the day labels above it.
     reviews = _Panel(0, fc.days, _nice_max(max([*fc.reviews, *fc.new], default=0)))
-    # The second panel sits lower, to leave room for the first panel's day labels.
-    memorized = _Panel(1, fc.days, float(max(fc.cards, 1)), shift=24)
-    title = f"Forecast of {p.deck.name}: reviews a day and cards memorized over {fc.days} days"
+    minutes = _Panel(1, fc.days, _nice_max(max(fc.minutes, default=0)), shift=24)
+    memorized = _Panel(2, fc.days, float(max(fc.cards, 1)), shift=48)
+    height = memorized.y1 + 30
+    title = (
+        f"Forecast of {p.deck.name}: reviews, minutes and cards memorized a day over {fc.days} days"
+    )
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="13" '
@@ -278,7 +328,8 @@ def forecast_svg(p: DeckPreview) -> str:
     ]
     panels = (
         ("reviews a day (line), new cards a day (bars)", reviews, fc.reviews, "reviews"),
-        (f"cards memorized (of {fc.cards})", memorized, fc.memorized, "memorized"),
+        ("minutes a day", minutes, fc.minutes, "minutes"),
+        (f"memorized: {MEMORIZED_MEANS} (of {fc.cards})", memorized, fc.memorized, "memorized"),
     )
     for label, panel, values, series in panels:
         out.append(
@@ -304,6 +355,10 @@ def forecast_svg(p: DeckPreview) -> str:
             f'<polyline data-series="{series}" points="{points}" fill="none" '
             f'stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'
         )
+        if series == "reviews":
+            out.extend(_peak_mark(panel, whole.peak_reviews, series))
+        elif series == "minutes":
+            out.extend(_peak_mark(panel, whole.peak_minutes, series))
         out.extend(_day_labels(panel, fc.days))
     out.append("</svg>")
     return "\n".join(out)

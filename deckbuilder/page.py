@@ -32,7 +32,7 @@ from .chart import forecast_svg
 from .errors import Problem
 from .mathml import typeset, untypeset_warnings
 from .model import NoteKind
-from .preview import DeckPreview
+from .preview import DeckPreview, summary_notes, summary_rows
 from .render import RenderedDeck, RenderedNote
 
 __all__ = ["PHONE_WIDTH", "preview_page"]
@@ -235,25 +235,22 @@ def _ladder_table(p: DeckPreview) -> str:
 
 
 def _summary(p: DeckPreview) -> str:
-    sm, s = p.summary, p.settings
+    """The settings and the summary, in the words and figures of the text report."""
+    s = p.settings
     limit = "none" if s.review_limit is None else f"{s.review_limit} a day"
-    intro = (
-        f"day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {sm.days} days"
-    )
-    peak = f"{sm.peak_reviews:.0f} on day {sm.peak_day}" if sm.peak_day else "none"
-    items = (
+    items = [
         ("Desired retention", f"{s.desired_retention:g}"),
         ("New cards a day", str(s.new_per_day)),
         ("Review limit", limit),
-        ("Days simulated", str(sm.days)),
-        ("Peak reviews a day", peak),
-        ("Average minutes a day", f"{sm.average_minutes:.1f}"),
-        ("All cards introduced", intro),
-        ("Memorized at the end", f"{sm.memorized_end:.1f} of {sm.cards}"),
-        ("Total reviews", f"{sm.total_reviews:.0f}"),
-    )
+        ("Days simulated", str(p.summary.days)),
+        *((label[0].upper() + label[1:], value) for label, value in summary_rows(p.summary)),
+    ]
     rows = "".join(f"<dt>{k}</dt><dd>{escape(v)}</dd>" for k, v in items)
-    return f'<dl class="summary">{rows}</dl><p class="origin">Settings from {escape(p.origin)}.</p>'
+    notes = "".join(f'<p class="origin note">{escape(note)}</p>' for note in summary_notes())
+    return (
+        f'<dl class="summary">{rows}</dl>{notes}'
+        f'<p class="origin">Settings from {escape(p.origin)}.</p>'
+    )
 
 
 def _counts(rd: RenderedDeck) -> str:

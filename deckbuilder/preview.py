@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .model import Deck
+from .model import Deck, StudySettings
 from .schedule import (
     Forecast,
     Ladder,
+    Load,
+    Peak,
     PreviewSettings,
     Summary,
     forecast,
@@ -22,18 +24,22 @@ from .schedule import (
     parse_parameters,
     summarize,
 )
+from .schedule.forecast import DECIMALS, peak, shown
 from .schedule.settings import ANKI_RETENTION_RANGE, ParameterSyntaxError
 
 __all__ = [
     "DeckPreview",
     "build_summary",
     "deck_settings",
+    "figure",
     "preview_deck",
     "report",
     "retention_warning",
     "settings_from_options",
     "sparkline",
     "summary_line",
+    "summary_notes",
+    "summary_rows",
     "to_json",
 ]
 
@@ -169,19 +175,22 @@ def deck_settings(
     deck: Deck, overrides: dict[str, Any] | None = None
 ) -> tuple[PreviewSettings, str]:
     """The settings a deck is previewed with, and a sentence saying where they come from:
-    the deck's ``study:`` block when it has one, else the preview defaults; options given
-    on the command line win over both."""
+    the deck's ``study:`` block, with Anki's defaults (:class:`StudySettings`) for what
+    it leaves out; a deck with no study block gets all of Anki's defaults, the preset
+    Anki gives it on import. Options given on the command line win over both."""
     overrides = overrides or {}
     if deck.study is not None:
-        base = PreviewSettings.from_study(deck.study)
-        origin = f"the deck's study block ({deck.source}:{deck.study.line})"
+        study = deck.study
+        origin = (
+            f"the deck's study block ({deck.source}:{study.line}); Anki's defaults for the rest"
+        )
     else:
-        base = PreviewSettings()
-        origin = "preview defaults (the deck has no study block)"
+        study = StudySettings()
+        origin = "Anki's default deck options (the deck has no study block)"
     if overrides:
         options = ", ".join(OPTION_NAMES.get(k, k) for k in overrides)
         origin += f", with {options} from the command line"
-    return base.with_values(**overrides), origin
+    return PreviewSettings.from_study(study, **overrides), origin
 
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:
@@ -225,9 +234,10 @@ def preview_deck(
     deck: Deck, settings: PreviewSettings, days: int, seed: int, origin: str = "preview defaults"
 ) -> DeckPreview:
     """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
-    c1..c3 is three cards)."""
+    c1..c3 is three cards). The forecast is kept as every output shows it: each day
+    rounded once, the figures the summary is computed from."""
     fc = forecast(deck.card_count, settings, days, seed=seed)
-    return DeckPreview(deck, settings, ladder(settings, days), fc, summarize(fc), origin)
+    return DeckPreview(deck, settings, ladder(settings, days), fc.as_shown(), summarize(fc), origin)
 
 
 def to_json(previews: Sequence[DeckPreview]) -> dict[str, Any]:
@@ -237,27 +247,84 @@ def to_json(previews: Sequence[DeckPreview]) -> dict[str, Any]:
     return {"decks": [p.as_dict() for p in previews]}
 
 
+def figure(value: float) -> str:
+    """A figure of the forecast as every output shows it (one decimal)."""
+    return f"{shown(value):.{DECIMALS}f}"
+
+
+def _peak_text(top: Peak) -> str:
+    return f"peak {figure(top.value)} on day {top.day}" if top.day else "no peak"
+
+
+def _days(count: int) -> str:
+    return "1 day" if count == 1 else f"{count} days"
+
+
+def _span(load: Load) -> str:
+    if load.first_day == load.last_day:
+        return f"day {load.first_day}"
+    return f"days {load.first_day}-{load.last_day}"
+
+
+# What the figures mean, in the words a teacher reads them in; the report and the page
+# both show these.
+MEMORIZED_MEANS = "cards expected to be recalled if asked that day"
+ROUNDING_NOTE = "Days are rounded to one decimal; totals, peaks and averages come from those days."
+
+
+def summary_rows(sm: Summary) -> list[tuple[str, str]]:
+    """The summary as (label, value) rows, shared by the text report and the page."""
+    whole, first = sm.whole, sm.first_weeks
+    span, horizon = _span(first), _days(sm.days)
+    intro = (
+        f"by day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {horizon}"
+    )
+    return [
+        (
+            "reviews a day",
+            f"{_peak_text(whole.peak_reviews)}; average {figure(first.average_reviews)} "
+            f"in {span}, {figure(whole.average_reviews)} in all {horizon}",
+        ),
+        (
+            "minutes a day",
+            f"{_peak_text(whole.peak_minutes)}; average {figure(first.average_minutes)} "
+            f"in {span}, {figure(whole.average_minutes)} in all {horizon}",
+        ),
+        (
+            "total",
+            f"{figure(whole.total_reviews)} reviews, {figure(whole.total_minutes)} minutes "
+            f"in {horizon}",
+        ),
+        ("all cards introduced", intro),
+        (
+            "memorized at the end",
+            f"{figure(sm.memorized_end)} of {sm.cards} cards on day {sm.days}",
+        ),
+    ]
+
+
+def summary_notes() -> list[str]:
+    """What the summary's words and roundings mean, one sentence each."""
+    return [f"Memorized: {MEMORIZED_MEANS}.", ROUNDING_NOTE]
+
+
 _BARS = " ▁▂▃▄▅▆▇█"
 
 
 def sparkline(values: Sequence[float], width: int = 60, top: float | None = None) -> str:
-    """``values`` squeezed into ``width`` characters (each the mean of its days), scaled
-    to ``top`` (default: the largest); an all-zero series is blank, and any non-zero
-    bucket shows at least ▁."""
+    """``values`` squeezed into ``width`` characters, each as tall as the highest day it
+    covers (so the peak day is never averaged away), scaled to ``top`` (default: the
+    highest day); an all-zero series is blank, and any non-zero mark shows at least ▁."""
     if not values:
         return ""
     n = len(values)
     width = max(1, min(width, n))
-    buckets = []
-    for i in range(width):
-        lo, hi = i * n // width, (i + 1) * n // width
-        chunk = values[lo:hi]
-        buckets.append(sum(chunk) / len(chunk))
-    top = max(buckets) if top is None else top
+    marks = [max(values[i * n // width : (i + 1) * n // width]) for i in range(width)]
+    top = max(marks) if top is None else top
     if top <= 0:
         return " " * width
     levels = len(_BARS) - 1
-    return "".join(_BARS[max(1, round(b / top * levels))] if b > 0 else _BARS[0] for b in buckets)
+    return "".join(_BARS[max(1, round(m / top * levels))] if m > 0 else _BARS[0] for m in marks)
 
 
 def _ladder_row(values: Sequence[int]) -> str:
@@ -275,20 +342,32 @@ def _settings_line(p: DeckPreview) -> str:
 
 def _per_mark(days: int, width: int) -> str:
     per = days / max(1, min(width, days))
-    return "one mark a day" if per == 1 else f"one mark per {per:.3g} days"
+    if per == 1:
+        return "one mark a day"
+    return f"one mark per {per:.3g} days, as tall as the highest of them"
 
 
 def summary_line(sm: Summary) -> str:
     """The summary in one line, as ``build`` prints it."""
+    whole, first = sm.whole, sm.first_weeks
     parts = [f"{sm.cards} cards"]
-    if sm.peak_day:
-        parts.append(f"peak {sm.peak_reviews:.0f} reviews/day (day {sm.peak_day})")
-    parts.append(f"{sm.average_minutes:.1f} min/day")
+    peaks = [
+        f"{figure(top.value)} {unit} a day (day {top.day})"
+        for top, unit in ((whole.peak_reviews, "reviews"), (whole.peak_minutes, "minutes"))
+        if top.day
+    ]
+    if peaks:
+        parts.append("peak " + ", ".join(peaks))
+    parts.append(
+        f"{_span(first)}: {figure(first.average_reviews)} reviews, "
+        f"{figure(first.average_minutes)} minutes a day on average"
+    )
+    parts.append(f"{figure(whole.average_minutes)} minutes a day over {_days(sm.days)}")
     if sm.introduced_by is None:
-        parts.append(f"not all introduced in {sm.days} days")
+        parts.append(f"not all introduced in {_days(sm.days)}")
     else:
         parts.append(f"all introduced by day {sm.introduced_by}")
-    parts.append(f"{sm.memorized_end:.1f} memorized at day {sm.days}")
+    parts.append(f"{figure(sm.memorized_end)} of {sm.cards} memorized on day {sm.days}")
     return "; ".join(parts)
 
 
@@ -308,30 +387,16 @@ def report(p: DeckPreview, width: int = 60) -> str:
         "",
         f"Forecast, day 1 to day {fc.days} ({_per_mark(fc.days, width)})",
     ]
+    memorized_end = f"{figure(sm.memorized_end)} of {fc.cards} on day {fc.days}"
     series: list[tuple[str, Sequence[float], float | None, str]] = [
-        ("reviews/day", fc.reviews, None, f"max {max(fc.reviews, default=0):.0f}"),
-        ("new/day", fc.new, None, f"max {max(fc.new, default=0):.0f}"),
-        ("minutes/day", fc.minutes, None, f"max {max(fc.minutes, default=0):.1f}"),
-        (
-            "memorized",
-            fc.memorized,
-            float(max(fc.cards, 1)),
-            f"end {fc.memorized[-1] if fc.days else 0:.1f} of {fc.cards}",
-        ),
+        ("reviews a day", fc.reviews, None, _peak_text(sm.whole.peak_reviews)),
+        ("new cards a day", fc.new, None, _peak_text(peak(fc.new))),
+        ("minutes a day", fc.minutes, None, _peak_text(sm.whole.peak_minutes)),
+        ("memorized", fc.memorized, float(max(fc.cards, 1)), memorized_end),
     ]
     for label, values, top, note in series:
-        lines.append(f"  {label:<12} |{sparkline(values, width, top)}| {note}")
-    intro = (
-        f"day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {sm.days} days"
-    )
-    peak = f"{sm.peak_reviews:.0f} on day {sm.peak_day}" if sm.peak_day else "none"
-    lines += [
-        "",
-        "Summary",
-        f"  peak reviews/day      {peak}",
-        f"  average minutes/day   {sm.average_minutes:.1f}",
-        f"  fully introduced      {intro}",
-        f"  memorized at the end  {sm.memorized_end:.1f} of {sm.cards} cards",
-        f"  total reviews         {sm.total_reviews:.0f}",
-    ]
+        lines.append(f"  {label:<15} |{sparkline(values, width, top)}| {note}")
+    lines += ["", "Summary"]
+    lines += [f"  {label:<21} {value}" for label, value in summary_rows(sm)]
+    lines += [f"  {note}" for note in summary_notes()]
     return "\n".join(lines)

@@ -124,7 +124,7 @@ def test_page_chart_has_one_point_per_day_for_each_series(preview: DeckPreview) 
     root = ElementTree.fromstring(forecast_svg(preview))
     assert root.get("data-days") == str(DAYS)
     lines = root.findall("{http://www.w3.org/2000/svg}polyline")
-    assert [line.get("data-series") for line in lines] == ["reviews", "memorized"]
+    assert [line.get("data-series") for line in lines] == ["reviews", "minutes", "memorized"]
     for line in lines:
         assert len((line.get("points") or "").split()) == DAYS
     assert KOREAN_TITLE in (root.findtext("{http://www.w3.org/2000/svg}title") or "")

@@ -31,12 +31,13 @@ def test_preview_shows_ladder_forecast_and_summary(project: Path, cli: CliRun) -
     assert f"{BUNDLED_CARDS} cards" in out.splitlines()[0]
     assert re.search(r"^  Good\s+2\s+11\s+46\s+163\s+497$", out, re.M)
     assert re.search(r"^  Again, Good\s+1\s", out, re.M)
-    for label in ("reviews/day", "new/day", "minutes/day", "memorized"):
+    for label in ("reviews a day", "new cards a day", "minutes a day", "memorized"):
         assert re.search(rf"^  {re.escape(label)}\s+\|[ ▁▂▃▄▅▆▇█]{{60}}\|", out, re.M), label
-    assert re.search(r"peak reviews/day\s+\d+ on day \d+", out)
-    assert re.search(r"average minutes/day\s+\d+\.\d", out)
-    assert "fully introduced      day 3" in out  # 21 cards at the study block's 10 a day
+    assert re.search(r"^  reviews a day\s+peak \d+\.\d on day \d+; average \d+\.\d", out, re.M)
+    assert re.search(r"^  minutes a day\s+peak \d+\.\d on day \d+; average \d+\.\d", out, re.M)
+    assert "all cards introduced  by day 3" in out  # 21 cards at the study block's 10 a day
     assert re.search(rf"memorized at the end\s+[\d.]+ of {BUNDLED_CARDS} cards", out)
+    assert "Memorized: cards expected to be recalled if asked that day." in out
     assert result.err == ""
     assert not (project / "output").exists()
 
@@ -57,7 +58,7 @@ def test_preview_json(project: Path, cli: CliRun) -> None:
     assert summary["fully_introduced_day"] == 5
     assert summary["peak_reviews_per_day"] == max(fc["reviews"])
     assert fc["reviews"][summary["peak_day"] - 1] == max(fc["reviews"])
-    assert summary["memorized_at_end"] == pytest.approx(fc["memorized"][-1], abs=0.01)
+    assert summary["memorized_at_end"] == fc["memorized"][-1]
     assert data["settings"]["new_per_day"] == 5
 
 
@@ -350,8 +351,10 @@ def test_build_prints_the_preview_summary_before_writing(project: Path, cli: Cli
         strict=True,
     ):
         assert re.match(
-            rf"preview {name}: {BUNDLED_CARDS} cards; peak \d+ reviews/day "
-            r"\(day \d+\); [\d.]+ min/day; all introduced by day 3; [\d.]+ memorized at day 365$",
+            rf"preview {name}: {BUNDLED_CARDS} cards; peak \d+\.\d reviews a day \(day \d+\), "
+            r"\d+\.\d minutes a day \(day \d+\); days 1-14: \d+\.\d reviews, \d+\.\d minutes "
+            r"a day on average; \d+\.\d minutes a day over 365 days; all introduced by day 3; "
+            rf"\d+\.\d of {BUNDLED_CARDS} memorized on day 365$",
             lines[at],
         ), lines[at]
     quiet = cli("build", "--no-preview")

@@ -152,8 +152,15 @@ def test_higher_retention_costs_more_reviews() -> None:
 def test_summary_of_a_known_forecast() -> None:
     fc = forecast(30, PreviewSettings(new_per_day=10, maximum_interval=1), 6)
     sm = summarize(fc)
-    assert (sm.peak_reviews, sm.peak_day, sm.introduced_by, sm.total_reviews) == (30, 4, 3, 120)
-    assert sm.average_minutes == pytest.approx(sum(fc.minutes) / 6)
+    whole = sm.whole
+    assert (whole.peak_reviews.value, whole.peak_reviews.day) == (30, 4)
+    assert (sm.introduced_by, whole.total_reviews) == (3, 120)
+    shown_minutes = [round(m, 1) for m in fc.minutes]
+    assert whole.total_minutes == pytest.approx(sum(shown_minutes))
+    assert whole.average_minutes == pytest.approx(sum(shown_minutes) / 6)
+    assert whole.peak_minutes.value == max(shown_minutes)
+    assert whole.peak_minutes.day == shown_minutes.index(max(shown_minutes)) + 1
+    assert (sm.first_weeks.first_day, sm.first_weeks.last_day) == (1, 6)  # a 6-day forecast
 
 
 # --- load balancer ----------------------------------------------------------------------

@@ -246,10 +246,11 @@ def test_preview_uses_the_study_block_and_says_so(tmp_path: Path, cli: CliRun) -
     assert (settings["new_per_day"], settings["review_limit"]) == (7, 77)
     assert settings["desired_retention"] == 0.85 and settings["maximum_interval"] == 400
     assert settings["learning_steps_seconds"] == [30.0, 300.0]
-    assert data["settings_from"] == f"the deck's study block ({deck}:3)"
+    origin = f"the deck's study block ({deck}:3); Anki's defaults for the rest"
+    assert data["settings_from"] == origin
     text = cli("preview", deck, "--days", "30").out
     assert "retention 0.85, 7 new/day, review limit 77/day, 30 days" in text
-    assert f"settings from the deck's study block ({deck}:3)" in text
+    assert f"settings from {origin}" in text
 
 
 def test_command_line_options_win_over_the_study_block(tmp_path: Path, cli: CliRun) -> None:
@@ -260,11 +261,37 @@ def test_command_line_options_win_over_the_study_block(tmp_path: Path, cli: CliR
     assert data["forecast"]["new"][:2] == [1, 0]  # one card: 1 new on day 1
 
 
-def test_without_a_study_block_the_preview_defaults_apply(tmp_path: Path, cli: CliRun) -> None:
+def test_without_a_study_block_ankis_default_deck_options_apply(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """Anki gives a deck imported without a preset its default deck options: 20 new cards
+    and 200 reviews a day. The preview assumes the same, as it does for a study block
+    that leaves a key out (issue 21: no block used to mean no review limit)."""
     deck = write(tmp_path, "deck: D\nnotes: [{id: a, front: f, back: b}]\n")
     data = json.loads(cli("preview", deck, "--json", "--days", "5").out)
-    assert data["settings"]["new_per_day"] == 20 and data["settings"]["review_limit"] is None
-    assert data["settings_from"] == "preview defaults (the deck has no study block)"
+    assert data["settings"]["new_per_day"] == 20 and data["settings"]["review_limit"] == 200
+    assert data["settings_from"] == "Anki's default deck options (the deck has no study block)"
+    text = cli("preview", deck, "--days", "5").out
+    assert "retention 0.9, 20 new/day, review limit 200/day, 5 days" in text
+
+
+def test_no_study_block_and_an_empty_one_forecast_the_same(tmp_path: Path, cli: CliRun) -> None:
+    """One set of study defaults: no block, an empty block and a block giving only some
+    keys all take Anki's defaults for what they leave out."""
+    notes = "notes:\n" + "".join(f"  - {{id: n{i}, front: f{i}, back: b}}\n" for i in range(300))
+    heads = [
+        "deck: D\n",
+        "deck: D\nstudy: {}\n",
+        "deck: D\nstudy: {desired_retention: 0.9}\n",
+        "deck: D\nstudy: {review_limit: 200, new_per_day: 20}\n",
+    ]
+    previews = []
+    for i, head in enumerate(heads):
+        path = tmp_path / f"d{i}.yaml"
+        path.write_text(head + notes, encoding="utf-8")
+        data = json.loads(cli("preview", path, "--json", "--days", "60").out)
+        previews.append((data["settings"], data["forecast"], data["summary"]))
+    assert all(preview == previews[0] for preview in previews)
 
 
 def test_build_previews_with_the_study_block(tmp_path: Path, cli: CliRun) -> None:

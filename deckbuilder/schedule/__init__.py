@@ -15,7 +15,7 @@ ladder is computed.
 
 from __future__ import annotations
 
-from .forecast import Forecast, Summary, forecast, summarize
+from .forecast import Forecast, Load, Peak, Summary, forecast, summarize
 from .ladder import Ladder, ladder
 from .settings import (
     DEFAULT_PARAMETERS,
@@ -34,6 +34,8 @@ __all__ = [
     "UPPER_BOUNDS",
     "Forecast",
     "Ladder",
+    "Load",
+    "Peak",
     "PreviewSettings",
     "ReviewBehaviour",
     "SettingProblem",

@@ -11,12 +11,38 @@ new-card limit and a review limit per day, a maximum interval, and Anki's load b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .settings import PreviewSettings
 
-__all__ = ["MIN_SIMULATED_CARDS", "Forecast", "Summary", "forecast", "summarize"]
+__all__ = [
+    "DECIMALS",
+    "FIRST_WEEKS",
+    "MIN_SIMULATED_CARDS",
+    "Forecast",
+    "Load",
+    "Peak",
+    "Summary",
+    "forecast",
+    "load",
+    "peak",
+    "shown",
+    "summarize",
+]
+
+
+# Every figure of a day (cards and minutes) is shown with this many decimals, in every
+# output: text, JSON, the page and the build line.
+DECIMALS = 1
+FIRST_WEEKS = 14  # days: "the first two weeks", when a new deck's load is highest
+
+
+def shown(value: float) -> float:
+    """``value`` as the outputs show it: rounded to DECIMALS (which also drops the float
+    noise of a sum of shown figures)."""
+    return round(value, DECIMALS)
 
 
 @dataclass(frozen=True)
@@ -27,19 +53,32 @@ class Forecast:
     reviews: tuple[float, ...]  # review answers (first answers of new cards not included)
     new: tuple[float, ...]  # cards seen for the first time
     minutes: tuple[float, ...]  # time spent, learning steps and relearning included
-    memorized: tuple[float, ...]  # sum of every introduced card's recall probability
+    # Cards expected to be recalled if asked that day: the sum of every introduced card's
+    # probability of recall.
+    memorized: tuple[float, ...]
 
     @property
     def days(self) -> int:
         return len(self.reviews)
 
+    def as_shown(self) -> Forecast:
+        """Each day's figures rounded once, to what every output shows (see DECIMALS)."""
+        return Forecast(
+            cards=self.cards,
+            reviews=tuple(map(shown, self.reviews)),
+            new=tuple(map(shown, self.new)),
+            minutes=tuple(map(shown, self.minutes)),
+            memorized=tuple(map(shown, self.memorized)),
+        )
+
     def as_dict(self) -> dict[str, Any]:
+        days = self.as_shown()
         return {
             "cards": self.cards,
-            "reviews": [round(x, 1) for x in self.reviews],
-            "new": [round(x, 1) for x in self.new],
-            "minutes": [round(m, 2) for m in self.minutes],
-            "memorized": [round(m, 2) for m in self.memorized],
+            "reviews": list(days.reviews),
+            "new": list(days.new),
+            "minutes": list(days.minutes),
+            "memorized": list(days.memorized),
         }
 
 
@@ -78,49 +117,121 @@ def forecast(
 
 
 @dataclass(frozen=True)
+class Peak:
+    """The most of something in a day, and the first day (1-based) it happens; day 0
+    when every day is zero."""
+
+    value: float
+    day: int
+
+
+def peak(values: Sequence[float], first_day: int = 1) -> Peak:
+    """The highest of ``values``, the days from ``first_day`` on, and its first day."""
+    top = max(values, default=0.0)
+    return Peak(top, values.index(top) + first_day if top > 0 else 0)
+
+
+@dataclass(frozen=True)
+class Load:
+    """Reviews and minutes over days ``first_day`` to ``last_day`` (1-based, inclusive),
+    from the days as shown: totals are the sums of those days, peaks are one of them."""
+
+    first_day: int
+    last_day: int
+    total_reviews: float
+    total_minutes: float
+    peak_reviews: Peak
+    peak_minutes: Peak
+
+    @property
+    def days(self) -> int:
+        return max(0, self.last_day - self.first_day + 1)
+
+    @property
+    def average_reviews(self) -> float:
+        return self.total_reviews / self.days if self.days else 0.0
+
+    @property
+    def average_minutes(self) -> float:
+        return self.total_minutes / self.days if self.days else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        # "peak_day" (of reviews) keeps the name it had before minutes had a peak.
+        return {
+            "total_reviews": shown(self.total_reviews),
+            "average_reviews_per_day": shown(self.average_reviews),
+            "peak_reviews_per_day": shown(self.peak_reviews.value),
+            "peak_day": self.peak_reviews.day,
+            "total_minutes": shown(self.total_minutes),
+            "average_minutes_per_day": shown(self.average_minutes),
+            "peak_minutes_per_day": shown(self.peak_minutes.value),
+            "peak_minutes_day": self.peak_minutes.day,
+        }
+
+
+def load(fc: Forecast, first_day: int = 1, last_day: int | None = None) -> Load:
+    """The load of days ``first_day`` to ``last_day`` (default: the last) of a forecast,
+    from its days as shown."""
+    last = fc.days if last_day is None else min(last_day, fc.days)
+    days = fc.as_shown()
+    reviews = days.reviews[first_day - 1 : last]
+    minutes = days.minutes[first_day - 1 : last]
+    return Load(
+        first_day=first_day,
+        last_day=last,
+        total_reviews=shown(sum(reviews)),
+        total_minutes=shown(sum(minutes)),
+        peak_reviews=peak(reviews, first_day),
+        peak_minutes=peak(minutes, first_day),
+    )
+
+
+@dataclass(frozen=True)
 class Summary:
     """The forecast in a few numbers. Days are 1-based (day 1 is the first study day)."""
 
     cards: int
     days: int
-    total_reviews: float
-    peak_reviews: float
-    peak_day: int  # the first day with the most reviews; 0 when there are no reviews
-    average_minutes: float
+    whole: Load  # every day of the forecast
+    first_weeks: Load  # days 1 to 14 (fewer when the forecast is shorter)
     introduced_by: int | None  # the day the last new card is seen; None: not in the horizon
-    memorized_end: float
+    memorized_end: float  # cards expected to be recalled if asked on the last day
 
     def as_dict(self) -> dict[str, Any]:
+        first_weeks = {
+            "first_day": self.first_weeks.first_day,
+            "last_day": self.first_weeks.last_day,
+            **self.first_weeks.as_dict(),
+        }
         return {
             "cards": self.cards,
             "days": self.days,
-            "total_reviews": round(self.total_reviews, 1),
-            "peak_reviews_per_day": round(self.peak_reviews, 1),
-            "peak_day": self.peak_day,
-            "average_minutes_per_day": round(self.average_minutes, 2),
+            **self.whole.as_dict(),
             "fully_introduced_day": self.introduced_by,
-            "memorized_at_end": round(self.memorized_end, 2),
+            "memorized_at_end": shown(self.memorized_end),
+            "first_two_weeks": first_weeks,
         }
 
 
 def summarize(fc: Forecast) -> Summary:
-    """Peak reviews and when, average minutes a day, when the deck is fully introduced."""
-    peak = max(fc.reviews, default=0.0)
-    peak_day = fc.reviews.index(peak) + 1 if peak > 0 else 0
+    """Totals, peaks and averages of reviews and minutes, over the whole forecast and its
+    first two weeks; the day the deck is fully introduced; cards memorized at the end.
+
+    Every figure comes from the days as shown (:meth:`Forecast.as_shown`), so the totals
+    are the sums of the days a reader sees and each peak is one of them."""
     introduced_by: int | None = 0 if fc.cards == 0 else None
     seen = 0.0
-    for i, n in enumerate(fc.new):
+    for i, n in enumerate(fc.new):  # the simulated counts: rounding could lose a card
         seen += n
         if fc.cards and seen >= fc.cards - 1e-9:
             introduced_by = i + 1
             break
+    days = fc.as_shown()
     return Summary(
         cards=fc.cards,
         days=fc.days,
-        total_reviews=sum(fc.reviews),
-        peak_reviews=peak,
-        peak_day=peak_day,
-        average_minutes=sum(fc.minutes) / fc.days if fc.days else 0.0,
+        whole=load(days),
+        first_weeks=load(days, 1, FIRST_WEEKS),
         introduced_by=introduced_by,
-        memorized_end=fc.memorized[-1] if fc.days else 0.0,
+        memorized_end=days.memorized[-1] if fc.days else 0.0,
     )
