@@ -305,6 +305,9 @@ def test_html_out_to_an_unwritable_place_is_a_one_line_error(project: Path, cli:
 def test_plot_svg(project: Path, cli: CliRun) -> None:
     result = cli("preview", "--plot", "out/forecast.svg", "--days", "90", "--lang", "en")
     assert result.code == 0, result.err
+    assert result.out.splitlines()[-1] == "wrote out/forecast.svg"
+    as_json = cli("preview", "--plot", "out/f.svg", "--lang", "en", "--json")
+    assert json.loads(as_json.out)["charts"] == ["out/f.svg"]
     svg = (project / "out" / "forecast.svg").read_text(encoding="utf-8")
     root = ElementTree.fromstring(svg)
     assert root.tag == "{http://www.w3.org/2000/svg}svg"

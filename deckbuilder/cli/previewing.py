@@ -52,7 +52,7 @@ def preview(
         typer.Option(
             "--review-limit",
             help="Maximum reviews a day (0 to 9999). Default: the deck's study block, "
-            "else no limit.",
+            "else 200 (Anki's default deck options).",
         ),
     ] = None,
     days: Annotated[int, typer.Option("--days", help="Days to forecast (1 to 3650).")] = 365,
@@ -139,10 +139,12 @@ def preview(
     for deck in decks:
         settings, origin = deck_settings(deck, overrides)
         previews.append(preview_deck(deck, settings, days, seed, origin))
+    charts: list[Path] = []
     if plot is not None:
         for p in previews:
             target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
             write_chart(p, _file_target("--plot", target))
+            charts.append(target)
     pages = _write_pages(rendered, previews, html_out) if html or html_out is not None else []
     if as_json:
         data = to_json(previews)
@@ -150,10 +152,12 @@ def preview(
             data["pages" if len(pages) > 1 else "page"] = (
                 [str(x) for x in pages] if len(pages) > 1 else str(pages[0])
             )
+        if charts:
+            data["charts"] = [str(x) for x in charts]
         session.emit_json(_printable(data))
         return
     session.say(_printable("\n\n".join(report(p) for p in previews)))
-    for path in pages:
+    for path in [*charts, *pages]:
         session.say(_printable(f"wrote {path}"))
 
 
