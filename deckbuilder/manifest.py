@@ -40,7 +40,7 @@ from .lockfile import (
     read_manifest,
     write_manifest,
 )
-from .model import Deck, NoteKind
+from .model import Deck, Note, NoteKind
 from .notetypes import NoteTypeSpec
 from .render import RenderedDeck, RenderedNote
 
@@ -277,6 +277,8 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
         plan.problems.append(_no_id_left(prev, lock))
     gone = [prev.notes[note_id] for note_id in sorted(prev.notes.keys() - notes.keys())]
     removed = _removed(gone, shared, plan)
+    if gone and added:
+        plan.warnings += _renamed(gone, set(added), notes, rd)
     if plan.problems:
         raise DeckError(plan.problems)
     changes = Changes(
@@ -323,6 +325,37 @@ def _removed(
                 "Anki's browser by its text",
             )
     return tuple(entry for entry in gone if entry.id not in shared)
+
+
+def _renamed(
+    gone: list[NoteEntry], added: set[str], notes: Mapping[str, NoteEntry], rd: RenderedDeck
+) -> list[Problem]:
+    """Notes that look renamed: an id gone from the deck and a new one with the same content,
+    each the only one with it. Anki knows a note by an identity made from its id, so the new
+    id is a new note, and the review history stays with the old one. The lock file forgets
+    the old id, so changing it back looks like a rename too: hence the "unless"."""
+    old_ids: dict[str, list[str]] = {}
+    for entry in gone:
+        old_ids.setdefault(entry.content, []).append(entry.id)
+    new_notes: dict[str, list[Note]] = {}
+    for rn in rd.notes:
+        if rn.note.id in added:
+            new_notes.setdefault(notes[rn.note.id].content, []).append(rn.note)
+    found = []
+    for content, (note, *others) in new_notes.items():
+        old = old_ids.get(content, [])
+        if len(old) == 1 and not others:
+            found.append(
+                Problem(
+                    str(rd.deck.source),
+                    note.line,
+                    f"warning: looks like '{old[0]}' was renamed to '{note.id}'; its review "
+                    f"history stays with the old id. To keep it, change the id back to "
+                    f"'{old[0]}' (unless learners already have '{note.id}')",
+                    note.id,
+                )
+            )
+    return found
 
 
 def _no_id_left(prev: Manifest, lock: str) -> Problem:

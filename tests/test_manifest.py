@@ -390,6 +390,64 @@ def test_a_new_note_never_takes_the_id_of_a_removed_one() -> None:
     assert third.changes.added == ("c",)
 
 
+def renamed_warnings(before: RenderedDeck, after: RenderedDeck) -> list[str]:
+    first = update_manifest(None, before, 1_000)
+    return [str(w) for w in update_manifest(first.manifest, after, 2_000).warnings]
+
+
+def test_a_renamed_note_is_a_warning_with_what_to_do() -> None:
+    before = deck_of(basic("a", "one"), basic("b", "two"))
+    after = deck_of(basic("a", "one"), dataclasses.replace(basic("b2", "two"), line=7))
+    assert renamed_warnings(before, after) == [
+        "cards/d.yaml:7: note 'b2': warning: looks like 'b' was renamed to 'b2'; its review "
+        "history stays with the old id. To keep it, change the id back to 'b' (unless "
+        "learners already have 'b2')"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # Renamed and edited: not the same content.
+        (["a:one"], ["b:one, edited"], []),
+        # Removed and added with different content.
+        (["a:one", "b:two"], ["a:one", "c:three"], []),
+        # Two old ids or two new ids with that content: no telling which became which.
+        (["a:x", "b:x"], ["c:x"], []),
+        (["a:x"], ["b:x", "c:x"], []),
+        # Content also kept by a note that stays does not matter.
+        (["a:x", "b:x"], ["a:x", "c:x"], [("c", "b")]),
+        # Two renames at once, in the order of the deck.
+        (["a:one", "b:two"], ["z:two", "y:one"], [("z", "b"), ("y", "a")]),
+        # Nothing gone, nothing added.
+        (["a:one"], ["a:one"], []),
+    ],
+)
+def test_only_a_note_whose_content_moved_to_one_new_id_looks_renamed(
+    before: list[str], after: list[str], expected: list[tuple[str, str]]
+) -> None:
+    def deck(notes: list[str]) -> RenderedDeck:
+        return deck_of(*(basic(i, front) for i, front in (n.split(":") for n in notes)))
+
+    found = [
+        re.match(r".*note '(.+)': warning: looks like '(.+)' was renamed", w)
+        for w in renamed_warnings(deck(before), deck(after))
+    ]
+    assert [(m.group(1), m.group(2)) for m in found if m] == expected
+    assert len(found) == len(expected)
+
+
+def test_changing_the_id_back_warns_the_other_way() -> None:
+    """The lock file forgets a removed id, so going back to it looks like a rename as well;
+    the message says when to ignore it."""
+    first = update_manifest(None, deck_of(basic("a")), 1_000)
+    renamed = update_manifest(first.manifest, deck_of(basic("b")), 2_000)
+    back = update_manifest(renamed.manifest, deck_of(basic("a")), 3_000)
+    (warning,) = back.warnings
+    assert "looks like 'b' was renamed to 'a'" in warning.message
+    assert warning.message.endswith("(unless learners already have 'a')")
+
+
 note_ids = st.lists(
     st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=8), unique=True, max_size=12
 )

@@ -181,6 +181,45 @@ def test_media_errors_name_the_note_and_line(
 
 
 @pytest.mark.parametrize(
+    ("written", "files", "suggested"),
+    [
+        ("diagram.png", {"media/Diagram.png": PNG}, "Diagram.png"),
+        ("DIAGRAM.PNG", {"media/diagram.png": PNG}, "diagram.png"),
+        # Every part of a path may differ, and the card folder is searched too.
+        ("sub/a.png", {"cards/Sub/A.png": PNG}, "Sub/A.png"),
+        # Case and Unicode form at once: a Mac's NFD name, written in NFC upper case.
+        ("\u00c9T\u00c9.png", {"media/e\u0301te\u0301.png": PNG}, "e\u0301te\u0301.png"),
+        # Of names that differ only in case, the first in sorted order.
+        ("diagram.png", {"media/Diagram.png": PNG, "media/DIAGRAM.png": PNG}, "DIAGRAM.png"),
+        ("other.png", {"media/Diagram.png": PNG}, None),
+        # A folder of that name is not a file.
+        ("pics", {"media/Pics/a.png": PNG}, None),
+    ],
+)
+def test_a_media_name_that_differs_only_in_case_gets_a_suggestion(
+    tmp_path: Path, written: str, files: dict[str, bytes], suggested: str | None
+) -> None:
+    source = project(tmp_path, f"  - id: a\n    front: f\n    back: '![x]({written})'\n", files)
+    (found,) = problems(source)
+    media, cards = tmp_path / "media", tmp_path / "cards"
+    expected = f"{source}:5: note 'a': media file '{written}' not found in {media}/ or {cards}/"
+    if suggested is not None:
+        expected += f"; did you mean '{suggested}'?"
+    assert found == expected
+
+
+def test_the_suggested_name_builds(tmp_path: Path) -> None:
+    """The suggestion is what the card must say: written in, the deck builds."""
+    files = {"media/Diagrams/Chain.png": PNG}
+    source = project(tmp_path, "  - {id: a, front: f, back: '![x](diagrams/chain.png)'}\n", files)
+    (found,) = problems(source)
+    suggested = found.split("did you mean '")[1].removesuffix("'?")
+    source.write_text(source.read_text().replace("diagrams/chain.png", suggested))
+    (rd,) = check([source], media_dir=tmp_path / "media")
+    assert list(rd.media) == ["Chain.png"]
+
+
+@pytest.mark.parametrize(
     ("name", "image", "ok"),
     [
         ("diagram.png", True, True),

@@ -88,7 +88,7 @@ def test_an_alias_shares_the_anchored_value() -> None:
         ("a: !!set {k}\n", [(1, "unsupported YAML tag 'tag:yaml.org,2002:set'; write plain text")]),
         # A refusal that stops reading still reports what was found before it.
         (
-            "a: 1\na: 2\nb: *nope\n",
+            "a: 1\na: 2\nb: [*nope]\n",
             [(2, "duplicate key 'a' (first at line 1)"), (3, "unknown YAML alias '*nope'")],
         ),
         ("a: &a [*a]\n", [(1, "YAML alias refers to itself (a recursive structure)")]),
@@ -97,8 +97,10 @@ def test_an_alias_shares_the_anchored_value() -> None:
             "a: [\n",
             [
                 (
-                    2,
-                    "YAML syntax error: while parsing a flow node did not find expected node content",
+                    1,
+                    "YAML syntax error: the [ here is never closed with ]; if this is text, put "
+                    "it in quotes (YAML parser: while parsing a flow node did not find expected "
+                    "node content)\n    a: [",
                 )
             ],
         ),
