@@ -67,9 +67,9 @@ def err(text: str, **style: Any) -> None:
 
 
 def print_warnings(rendered: Sequence[RenderedDeck]) -> None:
-    for rd in rendered:
-        for warning in rd.warnings:
-            err(str(warning), fg="yellow")
+    # The languages of a deck share its file: a warning about the file shows once.
+    for warning in dict.fromkeys(w for rd in rendered for w in rd.warnings):
+        err(str(warning), fg="yellow")
 
 
 def plural(n: int, word: str) -> str:
