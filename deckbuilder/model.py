@@ -83,10 +83,17 @@ class McqNote(Note):
     answer: tuple[int, ...] = ()  # 0-based indexes into choices, sorted
     explanation: str = ""
     shuffle: bool = True
+    # What the back of the card says beside a choice (GIFT's per-answer feedback): one
+    # text per choice, '' where a choice has none; () when no choice has any.
+    feedback: tuple[str, ...] = ()
 
     @property
     def multi(self) -> bool:
         return len(self.answer) > 1
+
+    def choice_feedback(self, index: int) -> str:
+        """The feedback of choice ``index`` ('' for none)."""
+        return self.feedback[index] if index < len(self.feedback) else ""
 
     @property
     def answer_letters(self) -> tuple[str, ...]:
@@ -94,7 +101,10 @@ class McqNote(Note):
 
     def texts(self) -> dict[str, str]:
         out = {"question": self.question}
-        out.update({f"choices[{i}]": c for i, c in enumerate(self.choices)})
+        for i, choice in enumerate(self.choices):
+            out[f"choices[{i}]"] = choice
+            if self.choice_feedback(i):
+                out[f"choices[{i}].feedback"] = self.choice_feedback(i)
         out["explanation"] = self.explanation
         return out
 
@@ -129,7 +139,10 @@ class BasicNote(Note):
 class StudySettings:
     """The deck's study preset (Anki's deck options). Defaults are Anki's defaults.
 
-    Steps are in seconds; Anki's notation ("1m", "10m", "1d") is parsed by the loader.
+    These are the one set of study defaults: a key the study block leaves out takes its
+    default here, and a deck with no study block is previewed with all of them, since
+    Anki gives such a deck its default preset. Steps are in seconds; Anki's notation
+    ("1m", "10m", "1d") is parsed by the loader.
     """
 
     new_per_day: int = 20
@@ -157,6 +170,11 @@ class Deck:
     # without ``languages:``. ``languages`` is what the file declares, default first.
     lang: str = ""
     languages: tuple[str, ...] = ()
+    # The language of the multiple-choice template's own words (Correct, Explanation) in
+    # a deck without ``languages:``, chosen once for the whole deck so that every card
+    # says them alike; '' lets each card's template decide (a deck with ``languages:``
+    # uses ``lang``).
+    label_language: str = ""
     # Worth telling the author, found while loading (e.g. a --fallback to the default
     # language); the renderer passes them on in RenderedDeck.warnings.
     warnings: tuple[Problem, ...] = field(default=(), compare=False)

@@ -168,7 +168,9 @@ class _Renderer:
         found = self.find(posix.parts)
         if found is None:
             where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
-            self.problem(f"media file '{src}' not found in {where}")
+            near = self.find_ignoring_case(posix.parts)
+            did_you_mean = f"; did you mean '{near}'?" if near else ""
+            self.problem(f"media file '{src}' not found in {where}{did_you_mean}")
             return None
         folder, path = found
         refused = self.refusal(src, folder, path)
@@ -220,6 +222,43 @@ class _Renderer:
                     return folder, path
         return None
 
+    def find_ignoring_case(self, parts: tuple[str, ...]) -> str | None:
+        """The path, as a card writes it, of a media file that ``parts`` names but for
+        letter case (None: there is none). Linux tells ``Diagram.png`` from
+        ``diagram.png``; a deck written on Windows or macOS may not."""
+        for folder in self.deck.media_dirs:
+            here, names = folder, list[str]()
+            for part in parts:
+                name = self.entries(here).get(self.case_key(part))
+                if name is None:
+                    break
+                here, names = here / name, [*names, name]
+            else:
+                if here.is_file():
+                    return "/".join(names)
+        return None
+
+    def entries(self, folder: Path) -> dict[str, str]:
+        """The names in ``folder`` by :meth:`case_key` (the first in sorted order when
+        several differ only in case), read once per build."""
+        if folder not in self.folder_entries:
+            try:
+                names = sorted(os.listdir(folder), reverse=True)
+            except OSError:
+                names = []
+            self.folder_entries[folder] = {self.case_key(name): name for name in names}
+        return self.folder_entries[folder]
+
+    @cached_property
+    def folder_entries(self) -> dict[Path, dict[str, str]]:
+        """Folder -> :meth:`entries`, filled only when a media file is not found."""
+        return {}
+
+    @staticmethod
+    def case_key(name: str) -> str:
+        """What two names that differ only in case (or Unicode normal form) share."""
+        return unicodedata.normalize("NFC", name).casefold()
+
     def refusal(self, src: str, folder: Path, path: Path) -> str | None:
         """Why the file ``path``, found in ``folder``, is not packaged (None: it is): a
         link out of the project, or too big for Anki."""
@@ -252,20 +291,51 @@ class _Renderer:
             return html
         return f'<div lang="{self.deck.lang}"{extra}>{html}</div>'
 
-    def choice(self, index: int, text: str) -> str:
+    @cached_property
+    def choice_attributes(self) -> str:
+        """What every choice element carries: the deck's language, or in a deck without
+        ``languages:`` its label language, which the template reads. That one is
+        data-db-lang, not lang: Korean labels say nothing of the language a choice is
+        written in, and lang would make a screen reader read English text as Korean."""
+        if self.deck.lang:
+            return self.lang_attr
+        if self.deck.label_language:
+            return f' data-db-lang="{self.deck.label_language}"'
+        return ""
+
+    def choice(self, index: int, text: str, feedback: str = "") -> str:
+        """One choice of the Choices field, with its feedback (if any) in an element of its
+        own that the template shows on the back only (mcq.js, style.css)."""
         opening = self.choice_open
         while len(opening) <= index:
             opening.append(
-                f'<div class="db-choice" data-choice="{letter(len(opening))}"{self.lang_attr}>'
+                f'<div class="db-choice" data-choice="{letter(len(opening))}"'
+                f"{self.choice_attributes}>"
             )
             self.choice_keys.append(f"choices[{len(self.choice_keys)}]")
-        return f"{opening[index]}{self.md(text, self.choice_keys[index])}</div>"
+        key = self.choice_keys[index]
+        said = self.md(feedback, f"{key}.feedback") if feedback else ""
+        if "[sound:" in said:
+            # Anki plays every sound of a side's fields, hidden or not: on the front.
+            self.key = f"{key}.feedback"
+            self.problem(
+                "a sound in a choice's feedback would play on the front of the card; "
+                "put it in the explanation"
+            )
+        if said:
+            said = f'<div class="db-choice-feedback">{said}</div>'
+        return f"{opening[index]}{self.md(text, key)}{said}</div>"
 
     def fields(self, note: Note) -> tuple[str, ...]:
         # A deck without languages keeps its fields as they are: no lang() call per field.
         lang = self.lang if self.deck.lang else None
         if isinstance(note, McqNote):
-            choices = "\n".join([self.choice(i, text) for i, text in enumerate(note.choices)])
+            choices = "\n".join(
+                [
+                    self.choice(i, text, note.choice_feedback(i))
+                    for i, text in enumerate(note.choices)
+                ]
+            )
             letters = self.letters.get(note.answer)
             if letters is None:
                 letters = self.letters[note.answer] = ", ".join(note.answer_letters)

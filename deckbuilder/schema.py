@@ -41,7 +41,11 @@ EXAMPLES: list[dict[str, Any]] = [
             {
                 "id": "which-prime",
                 "question": "Which of these are prime?",
-                "choices": ["2", "4", "5"],
+                "choices": [
+                    "2",
+                    {"text": "4", "feedback": "4 = 2 * 2."},
+                    "5",
+                ],
                 "answer": ["A", "C"],
             },
             {
@@ -66,7 +70,13 @@ EXAMPLES: list[dict[str, Any]] = [
                 },
                 "choices": [
                     {"ko": "추가 계산", "en": "Extra computation"},
-                    {"ko": "정확도", "en": "Accuracy"},
+                    {
+                        "text": {"ko": "정확도", "en": "Accuracy"},
+                        "feedback": {
+                            "ko": "정확도는 그대로입니다.",
+                            "en": "Accuracy stays the same.",
+                        },
+                    },
                     "`torch.optim.SGD`",
                 ],
                 "answer": "A",
@@ -133,6 +143,24 @@ def _note(
         "type": "object",
         "properties": {**common, **props},
         "required": ["id", *required],
+        "additionalProperties": False,
+    }
+
+
+def _choice_with_feedback() -> dict[str, Any]:
+    # Neither key matches LANG_PATTERN, so this never overlaps a language map.
+    return {
+        "type": "object",
+        "description": "A choice with feedback, e.g. {text: Mars, feedback: Mars is the "
+        "fourth planet.}",
+        "properties": {
+            "text": _text("The choice."),
+            "feedback": _text(
+                "Shown on the back of the card under this choice when it was picked, and "
+                "under the right choices."
+            ),
+        },
+        "required": ["text"],
         "additionalProperties": False,
     }
 
@@ -206,7 +234,11 @@ def card_schema() -> dict[str, Any]:
                 "type": "array",
                 "minItems": 2,
                 "maxItems": 26,
-                "items": _text("One choice."),
+                "items": {
+                    "description": "One choice: its text, or a mapping of its text and "
+                    "its feedback.",
+                    "oneOf": [_text("One choice."), _choice_with_feedback()],
+                },
             },
             "answer": {
                 "description": "The right choice's letter (A = first), or a list of letters "
@@ -270,6 +302,13 @@ def card_schema() -> dict[str, Any]:
                 "minItems": 1,
                 "uniqueItems": True,
                 "items": {"type": "string", "pattern": LANG_PATTERN, "not": {"const": "all"}},
+            },
+            "label_language": {
+                "description": "The language of the words multiple-choice cards add "
+                "(Correct, Explanation) in a deck without 'languages': en or ko. Default: "
+                "Korean when most notes are written in Korean, else English; every card "
+                "of the deck uses the same.",
+                "enum": ["en", "ko"],
             },
             "description": _text("Shown in Anki's deck overview."),
             "tags": _tags("Tags added to every note of the deck."),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import import_file, import_text
+from deckbuilder.importers import import_file, import_text, plan_import
 from deckbuilder.importers.base import Question
 from deckbuilder.importers.markup import escape_markdown, html_to_markdown
+from deckbuilder.load import load_deck
+from deckbuilder.model import McqNote
 from deckbuilder.text import render_markdown
 
 from .conftest import DATA, assert_imports_or_fails_cleanly
@@ -42,11 +45,13 @@ def test_moodle_bank_imports_every_multiple_choice_and_true_false_question() -> 
         ["Grant", "Jefferson", "no one"],
         [2],
     )
-    assert tomb.explanation == (
-        "A classic trick question.\n\n"
-        "- Grant: No, he is in the tomb with his wife.\n"
-        "- no one: Right: both are entombed, not buried."
-    )
+    # Each answer's feedback stays with its choice; the general feedback explains.
+    assert tomb.feedback == [
+        "No, he is in the tomb with his wife.",
+        "",
+        "Right: both are entombed, not buried.",
+    ]
+    assert tomb.explanation == "A classic trick question."
     primes = qs[1]
     assert (primes.choices, primes.answer, primes.line) == (["2", "3", "4", "9"], [0, 1], 8)
     true_false = [(q.question, q.choices, q.answer, q.shuffle) for q in qs[2:6]]
@@ -57,9 +62,9 @@ def test_moodle_bank_imports_every_multiple_choice_and_true_false_question() -> 
         ("Sound travels faster than light.", ["True", "False"], [1], False),
     ]
     # {FALSE#shown to who answers wrongly#shown to who answers rightly}
-    assert qs[3].explanation == (
-        "- True: It is the other way round.\n- False: Correct: the Earth orbits the Sun."
-    )
+    assert qs[3].feedback == ["It is the other way round.", "Correct: the Earth orbits the Sun."]
+    assert qs[3].explanation == ""
+    assert [q.feedback for q in qs if q not in (tomb, qs[3], qs[6])] == [[]] * 8
 
 
 def test_escapes_missing_word_and_formats() -> None:
@@ -67,7 +72,7 @@ def test_escapes_missing_word_and_formats() -> None:
     escapes = qs[6]
     assert escapes.question == "Which symbol marks a right answer in GIFT: = or ~?"
     assert escapes.choices == ["= (equals)", "~ (tilde)", "# (hash)"]
-    assert escapes.answer == [0] and escapes.explanation == "Escaped {braces} too"
+    assert escapes.answer == [0] and escapes.feedback == ["Escaped {braces} too", "", ""]
     assert qs[7].question == (
         "The American holiday of Thanksgiving is celebrated on the _____ Thursday of November."
     )
@@ -116,13 +121,13 @@ def test_category_tags_have_no_spaces_and_moodle_prefixes_are_dropped() -> None:
     ("text", "expected"),
     [
         ("Q? {=yes ~no}", ("Q?", ["yes", "no"], [0], "")),
-        ("Q? {~no =yes#Because.}", ("Q?", ["no", "yes"], [1], "Because.")),
+        ("Q? {~no =yes#Because.}", ("Q?", ["no", "yes"], [1], "")),
         ("Q? {=a =b ~c}", ("Q?", ["a", "b", "c"], [0, 1], "")),
         ("Q? {~%100%a ~%0%b}", ("Q?", ["a", "b"], [0], "")),
         ("Q? {~%33.3%a ~%33.3%b ~%33.3%c ~%-100%d}", ("Q?", ["a", "b", "c", "d"], [0, 1, 2], "")),
         ("Q? {T}", ("Q?", ["True", "False"], [0], "")),
         ("Q? {TRUE####Always.}", ("Q?", ["True", "False"], [0], "Always.")),
-        ("Q? {F#No!}", ("Q?", ["True", "False"], [1], "- True: No!")),
+        ("Q? {F#No!}", ("Q?", ["True", "False"], [1], "")),
         ("::name::Q? {=a ~b}", ("Q?", ["a", "b"], [0], "")),
         ("Line one\nline two {\n=a\n~b\n}", ("Line one\nline two", ["a", "b"], [0], "")),
         ("Use \\n for\\nnew lines {=a ~b}", ("Use \n for\nnew lines", ["a", "b"], [0], "")),
@@ -271,3 +276,84 @@ def test_plain_text_shows_as_typed(text: str) -> None:
 @given(SHOWN)
 def test_html_text_shows_as_the_browser_would(text: str) -> None:
     assert _shown(html_to_markdown(html.escape(text))) == " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("text", "feedback", "explanation"),
+    [
+        ("Q? {=a#Yes. ~b#No. ~c}", ["Yes.", "No.", ""], ""),
+        ("Q? {~%50%a#Half. ~%50%b ~%-100%c#Never.}", ["Half.", "", "Never."], ""),
+        ("Q? {=a#Good. ~b ####General.}", ["Good.", ""], "General."),
+        ("Q? {=a ~b ####General.}", [], "General."),
+        ("Q? {T#Wrong!#Right!}", ["Right!", "Wrong!"], ""),
+        ("Q? {FALSE#Wrong!#Right!}", ["Wrong!", "Right!"], ""),
+        ("Q? {=a#[html]<b>yes</b> ~b}", ["**yes**", ""], ""),
+        ("Q? {=a#1 \\= 1 ~b#x \\~ y \\# z}", ["1 = 1", "x ~ y # z"], ""),
+        ("Q? {\n=a #Right,\nand why.\n~b\n}", ["Right,\nand why.", ""], ""),
+    ],
+)
+def test_each_answer_feedback_stays_with_its_choice(
+    text: str, feedback: list[str], explanation: str
+) -> None:
+    (q,) = gift(text)
+    assert (q.feedback, q.explanation) == (feedback, explanation)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "mark", "choices", "escaped"),
+    [
+        ("Q? {=a#Good ~b#No, 1 = 2 ~c}", 1, "=", ["a", "b", "2", "c"], "1 \\= 2"),
+        ("Q?\n{\n=a #Good\n~b #No: x=2\n~c\n}", 4, "=", ["a", "b", "2", "c"], "x\\=2"),
+        ("Q? {=a#It takes 3~5 hours. ~b}", 1, "~", ["a", "5 hours.", "b"], "3\\~5"),
+        ("::n::Q?\n{=a#Good ~b#1 ~ 2 ~c}", 2, "~", ["a", "b", "2", "c"], "1 \\~ 2"),
+    ],
+)
+def test_unescaped_mark_in_feedback_is_a_warning_naming_line_and_escape(
+    text: str, line: int, mark: str, choices: list[str], escaped: str
+) -> None:
+    result = import_text(text, "q.gift", "gift")
+    (q,) = result.questions
+    assert q.choices == choices  # read as Moodle reads it: a new answer starts there
+    (warning,) = result.warnings
+    assert warning.file == "q.gift" and warning.line == line
+    assert warning.message.startswith(f"warning: the '{mark}' after the feedback")
+    assert warning.message.endswith(f"write \\{mark}")
+    # Escaped as the warning says, the mark is the feedback's own.
+    fixed = import_text(text.replace(escaped.replace("\\", ""), escaped), "q.gift", "gift")
+    assert fixed.warnings == [] and len(fixed.questions[0].choices) == len(choices) - 1
+    assert escaped.replace("\\", "") in "".join(fixed.questions[0].feedback)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Q? {=yes#Right! ~no#Wrong}",
+        "Q? {=yes#Right!~no#Wrong.}",  # the compact form
+        "Q? {= yes # Good ~ no # Bad}",  # every answer written with a space
+        "Q? {\n=a #Good\n~b #No\n=c\n}",
+        "Q? {=a#1 \\= 2 ~b}",
+        "Q? {=a ~b=c}",  # not in a feedback
+        "Is 1 = 1? {T#No: 1 = 1.#Yes.}",
+    ],
+)
+def test_marks_that_start_answers_do_not_warn(text: str) -> None:
+    assert import_text(text, "q.gift", "gift").warnings == []
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=banks())
+def test_feedback_comes_back_from_the_card_file(tmp_path: Path, text: str) -> None:
+    source = tmp_path / "in.gift"
+    source.write_text(text, encoding="utf-8")
+    try:
+        plan = plan_import(source, "gift", out=tmp_path / "out.yaml")
+    except DeckError:
+        return
+    (tmp_path / "out.yaml").write_text(plan.text, encoding="utf-8")
+    deck = load_deck(tmp_path / "out.yaml")
+    expected = [
+        tuple(unicodedata.normalize("NFC", f) for f in q.feedback) for q in plan.result.questions
+    ]
+    assert [n.feedback for n in deck.notes if isinstance(n, McqNote)] == expected

@@ -27,7 +27,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.anki]
 
 CLIENTS = ["ankidroid", "desktop"]
 SOURCES = [ROOT / "cards", DATA / "mcq", DATA / "bilingual"]
-HANGUL = re.compile("[\uac00-\ud7a3]")
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     for deck in load_decks(SOURCES, media_dir=ROOT / "media", lang="all"):
         for note in deck.notes:
             if isinstance(note, McqNote):
-                # The deck's language decides the labels; without one, Hangul does.
-                korean = deck.lang == "ko" if deck.lang else bool(HANGUL.search(note.question))
+                # The deck's language decides the labels; without one, its label language.
+                korean = (deck.lang or deck.label_language) == "ko"
                 expected[note_guid(deck.key, note.id)] = (f"{deck.key}/{note.id}", note, korean)
     col = Collection(str(tmp / "collection.anki2"))
     try:
@@ -98,6 +97,31 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
         assert len(cards) >= 12
         cloze = card_sides(col, col.find_cards('"note:deckbuilder Cloze"')[0])
         yield Built(tuple(sorted(cards, key=lambda c: c.name)), Path(col.media.dir()), cloze)
+    finally:
+        col.close()
+
+
+def anki_cards(tmp: Path, sources: list[Path]) -> tuple[dict[str, CardSides], Path]:
+    """Build ``sources`` (from copies, in every language), import the packages into a fresh
+    collection, and give each multiple-choice card's sides by "<deck key>/<note id>",
+    and the collection's media folder."""
+    from anki.collection import Collection
+
+    names = {
+        note_guid(deck.key, note.id): f"{deck.key}/{note.id}"
+        for deck in load_decks(sources, lang="all")
+        for note in deck.notes
+    }
+    col = Collection(str(tmp / "collection.anki2"))
+    try:
+        copies = [copied(src, tmp / f"copy{i}") for i, src in enumerate(sources)]
+        for result in build(copies, tmp / "out", timestamp=1_700_000_000, lang="all"):
+            import_package(col, result.path)
+        sides = {
+            names[col.get_card(cid).note().guid]: card_sides(col, cid)
+            for cid in col.find_cards('"note:deckbuilder Multiple Choice"')
+        }
+        return sides, Path(col.media.dir())
     finally:
         col.close()
 

@@ -46,8 +46,10 @@ class Question:
     explanation: str = ""
     tags: list[str] = field(default_factory=list)
     shuffle: bool = True
-    category: tuple[str, ...] = ()
-    label: str = "question"  # how messages name it: 'question 3'  # GIFT $CATEGORY path, e.g. ("Physics", "Week 1")
+    category: tuple[str, ...] = ()  # GIFT $CATEGORY path, e.g. ("Physics", "Week 1")
+    label: str = "question"  # how messages name it: 'question 3'
+    # Each choice's feedback, '' where it has none; empty when no choice has any.
+    feedback: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class Imported:
     skipped: list[Skipped] = field(default_factory=list)
     deck: str = ""  # deck name found in the source (title line, $CATEGORY); may be empty
     description: str = ""
+    # Worth telling the author, not worth refusing the import ("warning: ..." messages).
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def missing_answers(self) -> list[Question]:
@@ -174,6 +178,7 @@ def field_refusal(q: Question) -> str | None:
     parts = [
         ("the question", q.question),
         *((f"choice {letter(i)}", choice) for i, choice in enumerate(q.choices)),
+        *((f"the feedback of choice {letter(i)}", said) for i, said in enumerate(q.feedback)),
         ("the explanation", q.explanation),
         *((f"tag {i + 1}", tag) for i, tag in enumerate(q.tags)),
     ]

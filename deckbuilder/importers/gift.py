@@ -10,8 +10,11 @@ question is ``::name::`` (optional), its text, and an answer block in braces:
 
 ``=`` marks a right choice and ``~`` a wrong one; ``~%50%`` gives a weight (positive means
 right); ``{T}``/``{TRUE}``/``{F}``/``{FALSE}`` are true/false; ``#`` starts an answer's
-feedback and ``####`` the general feedback; ``\\= \\~ \\# \\{ \\} \\:`` are literal characters
-and ``\\n`` a line break. Text may start with ``[html]``, ``[markdown]``, ``[plain]`` or
+feedback (the choice's ``feedback:``, shown on the back under the picked choice) and
+``####`` the general feedback (the explanation); ``\\= \\~ \\# \\{ \\} \\:`` are literal
+characters and ``\\n`` a line break. As in Moodle, an unescaped ``=`` or ``~`` in a
+feedback starts the next answer; where it looks meant as text (``1 = 2``, ``x=2``) the
+import warns. Text may start with ``[html]``, ``[markdown]``, ``[plain]`` or
 ``[moodle]``. Answers in the middle of the text (the missing-word form) leave a ``_____``.
 
 Numerical, matching, short-answer and essay questions and descriptions have no
@@ -221,7 +224,9 @@ class _GiftReader:
             return
         after = text[close + 1 :]
         qtext = text[pos:open_] + ("_____" + after if after.strip() else "")
-        answers = text[open_ + 1 : close].strip()
+        inside = text[open_ + 1 : close]
+        answers = inside.strip()
+        start = open_ + 1 + len(inside) - len(inside.lstrip())  # where ``answers`` starts
         general = ""
         if "####" in answers:
             cut = answers.rfind("####")
@@ -234,6 +239,7 @@ class _GiftReader:
         elif answers.startswith("#"):
             self.skip(line, "numerical")
         elif "~" in answers:
+            self.warn_markers_in_feedback(b, start, answers)
             self.multiple_choice(line, question, fmt, answers, explanation)
         elif "=" in answers and "->" in answers:
             self.skip(line, "matching")
@@ -247,6 +253,23 @@ class _GiftReader:
     def skip(self, line: int, kind: str) -> None:
         self.result.skipped.append(Skipped(line, kind, SKIP_REASONS[kind]))
 
+    def warn_markers_in_feedback(self, b: _Block, start: int, answers: str) -> None:
+        """Warn of each '=' or '~' that ends a feedback although it looks like part of it
+        (``~wrong#No: 1 = 2``): Moodle and this import read a new answer there."""
+        for at in _markers_in_feedback(answers):
+            mark = answers[at]
+            said = _one_line(self.esc.restore(answers[answers.rfind("#", 0, at) + 1 : at]))
+            said = said if len(said) <= 30 else "…" + said[-29:]
+            self.result.warnings.append(
+                Problem(
+                    self.file,
+                    b.line_at(start + at),
+                    f"warning: the '{mark}' after the feedback '{said}' starts another "
+                    f"{'right' if mark == '=' else 'wrong'} answer, as Moodle reads it; "
+                    f"if it belongs to the feedback, write \\{mark}",
+                )
+            )
+
     def multiple_choice(
         self, line: int, question: str, fmt: str, answers: str, general: str
     ) -> None:
@@ -255,7 +278,7 @@ class _GiftReader:
             parts = parts[1:]
         choices: list[str] = []
         right: list[int] = []
-        feedback: dict[int, str] = {}
+        feedback: list[str] = []
         for part in parts:
             part = part.strip()
             is_right = False
@@ -268,25 +291,23 @@ class _GiftReader:
                 weight = WEIGHT_RE.match(part)
                 if weight:
                     is_right, part = float(weight.group(1)) > 0, part[weight.end() :]
-            answer, _, fb = part.partition("#")
+            answer, _, said = part.partition("#")
             if is_right:
                 right.append(len(choices))
-            if fb.strip():
-                feedback[len(choices)] = self.text(fb, fmt)[0]
+            feedback.append(self.text(said, fmt)[0] if said.strip() else "")
             choices.append(self.text(answer, fmt)[0])
-        self.add(line, question, choices, right, _explanation(general, choices, feedback, right))
+        self.add(line, question, choices, right, general, feedback)
 
     def true_false(
         self, line: int, question: str, fmt: str, answers: str, truth: bool, general: str
     ) -> None:
+        # {T#shown to who answers wrongly#shown to who answers rightly}
         bits = answers.split("#", 2)
         wrong_fb = self.text(bits[1], fmt)[0] if len(bits) > 1 else ""
         right_fb = self.text(bits[2], fmt)[0] if len(bits) > 2 else ""
+        feedback = [right_fb, wrong_fb] if truth else [wrong_fb, right_fb]
         right = 0 if truth else 1
-        feedback = {i: fb for i, fb in ((right, right_fb), (1 - right, wrong_fb)) if fb}
-        choices = ["True", "False"]
-        explanation = _explanation(general, choices, feedback, [right])
-        self.add(line, question, choices, [right], explanation, shuffle=False)
+        self.add(line, question, ["True", "False"], [right], general, feedback, shuffle=False)
 
     def add(
         self,
@@ -295,9 +316,18 @@ class _GiftReader:
         choices: list[str],
         right: list[int],
         explanation: str,
+        feedback: list[str],
         shuffle: bool = True,
     ) -> None:
-        q = Question(line, question, choices, right, explanation, shuffle=shuffle)
+        q = Question(
+            line,
+            question,
+            choices,
+            right,
+            explanation,
+            shuffle=shuffle,
+            feedback=feedback if any(feedback) else [],
+        )
         found = question_problems(self.file, q, "question")
         self.problems.extend(found)
         if not found:
@@ -305,19 +335,34 @@ class _GiftReader:
             self.categories.append(self.category)
 
 
-def _explanation(
-    general: str, choices: list[str], feedback: dict[int, str], right: list[int]
-) -> str:
-    """General feedback, then each answer's feedback (by the choice's text, since cards
-    shuffle the letters). A lone feedback on the one right answer is just its text."""
-    parts = [general] if general else []
-    if len(feedback) == 1 and list(feedback) == right:
-        parts.append(feedback[right[0]])
-    elif feedback:
-        parts.append(
-            "\n".join(f"- {_one_line(choices[i])}: {feedback[i]}" for i in sorted(feedback))
-        )
-    return "\n\n".join(parts)
+def _markers_in_feedback(answers: str) -> list[int]:
+    """Offsets of the '=' and '~' in an answer block that end a feedback and look like
+    part of its text: inside a word (``x=2``, ``3~5``; not after a sentence's end, as in
+    the compact ``#Right!~no``), or followed by a space (``1 = 2``) in a block whose
+    answers are written without one (``~no``). A mark at the start of a line starts an
+    answer."""
+    marks: list[tuple[int, bool]] = []  # (offset, ends a feedback)
+    in_feedback = False
+    for at, ch in enumerate(answers):
+        if ch == "#":
+            in_feedback = True
+        elif ch in "=~":
+            marks.append((at, in_feedback))
+            in_feedback = False
+
+    def spaced(at: int) -> bool:
+        return at + 1 >= len(answers) or answers[at + 1].isspace()
+
+    spaced_answers = any(spaced(at) for at, after_feedback in marks if not after_feedback)
+    found: list[int] = []
+    for at, after_feedback in marks:
+        before = answers[at - 1] if at else "\n"
+        if not after_feedback or before == "\n":
+            continue
+        in_word = not before.isspace() and before not in ".!?"
+        if in_word or (spaced(at) and not spaced_answers):
+            found.append(at)
+    return found
 
 
 def parse_gift(text: str, file: str) -> Imported:

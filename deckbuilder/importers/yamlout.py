@@ -117,7 +117,13 @@ def to_yaml(result: Imported, deck_name: str, deck_id: str) -> str:
         out.append("    type: mcq")
         out.append(f"    question: {format_scalar(q.question, 6)}")
         out.append("    choices:")
-        out.extend(f"      - {format_scalar(c, 8)}" for c in q.choices)
+        for i, choice in enumerate(q.choices):
+            said = q.feedback[i] if i < len(q.feedback) else ""
+            if said:
+                out.append(f"      - text: {format_scalar(choice, 10)}")
+                out.append(f"        feedback: {format_scalar(said, 10)}")
+            else:
+                out.append(f"      - {format_scalar(choice, 8)}")
         if not q.answer:
             out.append(
                 f"    answer:  # no answer is marked in {_comment(result.source)} "

@@ -1,8 +1,10 @@
-"""The deck a card file describes: its header (name, id, languages, tags) and study block.
+"""The deck a card file describes: its header (name, id, languages, tags), its label
+language and its study block.
 
 :func:`read_deck` reads one card file, in one language, into a
 :class:`~deckbuilder.model.Deck`; :func:`declared_languages` says which languages
-the file can be read in.
+the file can be read in; :func:`detected_label_language` which language a deck without
+``languages:`` shows its multiple-choice labels in.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..errors import DeckError
-from ..model import Deck, StudySettings
+from ..model import Deck, Note, StudySettings
 from ..schedule.settings import (
     ANKI_MAX_INTERVAL,
     ANKI_PER_DAY_MAX,
@@ -23,9 +25,20 @@ from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
 from .fields import ID_RE, FieldReader, is_null
 from .notes import read_notes
 
-__all__ = ["ALL_LANGUAGES", "DECK_KEYS", "LANG_RE", "STUDY_KEYS", "declared_languages", "read_deck"]
+__all__ = [
+    "ALL_LANGUAGES",
+    "DECK_KEYS",
+    "LABEL_LANGUAGES",
+    "LANG_RE",
+    "STUDY_KEYS",
+    "declared_languages",
+    "detected_label_language",
+    "read_deck",
+]
 
-DECK_KEYS = ("deck", "id", "languages", "description", "tags", "study", "notes")
+DECK_KEYS = ("deck", "id", "languages", "label_language", "description", "tags", "study", "notes")
+# The languages the multiple-choice template has labels in (LABELS in notetypes/mcq/mcq.js).
+LABEL_LANGUAGES = {"en": "English", "ko": "Korean"}
 # A language code (BCP 47 shape, lowercase primary subtag): ko, en, pt-BR, zh-Hant.
 LANG_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*\Z")
 ALL_LANGUAGES = "all"  # load_decks(lang=...): one Deck per declared language
@@ -124,6 +137,7 @@ def read_deck(
     tags = fields.tags(tree)
     study = _read_study(fields, tree)
     notes = read_notes(fields, tree)
+    label_language = _label_language(fields, tree, notes)
     if fields.problems:
         raise DeckError(fields.problems)
     return Deck(
@@ -137,6 +151,7 @@ def read_deck(
         study=study,
         lang=lang,
         languages=languages,
+        label_language=label_language,
         warnings=tuple(dict.fromkeys(fields.warnings)),
     )
 
@@ -168,6 +183,63 @@ def _deck_key(fields: FieldReader, tree: YMap) -> str:
             f"digits, '-' and '_' (for example id: {example})",
         )
     return key
+
+
+# -- the label language ------------------------------------------------------------------------
+# Words in Hangul and in Latin letters, counted in a note's prose: code, math, cloze
+# markers, link and media targets and HTML tags are left out, since they are Latin letters
+# in a Korean note too.
+_HANGUL_WORD = re.compile(r"[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]+")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_NOT_PROSE = re.compile(
+    r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\{\{c\d+::|\]\([^)]*\)|\[sound:[^\]]*\]"
+    r"|<[^>]*>",
+    re.DOTALL,
+)
+
+
+def detected_label_language(notes: list[Note]) -> str:
+    """The labels of a deck without ``languages:``, chosen once for all its cards: Korean
+    when more of its notes are written in Korean than in English, else English. A note
+    is Korean when at least as many of its words are Korean as are in Latin letters
+    (a particle on an English term, 'PyTorch에서', makes a Korean word)."""
+    korean = english = 0
+    for note in notes:
+        prose = _NOT_PROSE.sub(" ", "\n".join(note.texts().values()))
+        hangul, latin = len(_HANGUL_WORD.findall(prose)), len(_LATIN_WORD.findall(prose))
+        if hangul and hangul >= latin:
+            korean += 1
+        elif latin:
+            english += 1
+    return "ko" if korean > english else "en"
+
+
+def _label_language(fields: FieldReader, tree: YMap, notes: list[Note]) -> str:
+    """The deck's ``label_language:``, or the one its text suggests; '' in a deck with
+    ``languages:``, whose cards take each language's own labels."""
+    value = tree.get("label_language")
+    if value is None or is_null(value):
+        return "" if fields.languages else detected_label_language(notes)
+    before = len(fields.problems)
+    written = fields.as_text(value, "label_language").strip()
+    if len(fields.problems) > before:
+        return ""
+    if fields.languages:
+        fields.problem(
+            tree.key_line("label_language"),
+            "'label_language' is for a deck without 'languages'; the cards of each "
+            "language already show that language's labels",
+        )
+        return ""
+    if written not in LABEL_LANGUAGES:
+        known = " and ".join(f"{code} ({name})" for code, name in LABEL_LANGUAGES.items())
+        hint = f" (write '{written.lower()}')" if written.lower() in LABEL_LANGUAGES else ""
+        fields.problem(
+            value.line,
+            f"'label_language' is {_quoted(written)}; the cards have labels in {known}{hint}",
+        )
+        return ""
+    return written
 
 
 # -- the study block ---------------------------------------------------------------------------

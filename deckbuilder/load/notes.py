@@ -8,7 +8,7 @@ Multiple-choice (``question``, ``choices``, ``answer``), cloze (``text`` with
 from __future__ import annotations
 
 import re
-from typing import TypedDict
+from typing import TypedDict, TypeGuard
 
 from .. import cloze
 from ..model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
@@ -17,6 +17,7 @@ from .fields import ID_RE, FieldReader, is_null, suggest, visible
 
 __all__ = [
     "ALL_NOTE_KEYS",
+    "CHOICE_KEYS",
     "COMMON_NOTE_KEYS",
     "MAX_CHOICES",
     "MAX_NOTES",
@@ -35,6 +36,7 @@ NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
 }
 ALL_NOTE_KEYS = COMMON_NOTE_KEYS + tuple(k for keys in NOTE_KEYS.values() for k in keys)
 _KIND_NAMES = {kind.value: kind for kind in NoteKind}  # what `type:` may say
+CHOICE_KEYS = ("text", "feedback")  # a choice written as a mapping
 
 _ANSWER_SPLIT = re.compile(r"[\s,]+")
 # A well-formed deletion, removed before looking for malformed ones.
@@ -153,14 +155,19 @@ def _field_lines(item: YMap) -> dict[str, int]:
     lines = {key: line for key, (line, _) in item.entries.items()}
     choices = item.get("choices")
     if isinstance(choices, YSeq):
-        lines.update({f"choices[{i}]": entry.line for i, entry in enumerate(choices.items)})
+        for i, entry in enumerate(choices.items):
+            lines[f"choices[{i}]"] = entry.line
+            if _is_choice_map(entry) and "text" in entry.entries:
+                lines[f"choices[{i}]"] = entry.key_line("text")
+            if _is_choice_map(entry) and "feedback" in entry.entries:
+                lines[f"choices[{i}].feedback"] = entry.key_line("feedback")
     return lines
 
 
 # -- multiple choice ---------------------------------------------------------------------------
 def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote:
     question = fields.text(item, "question", required=True)
-    choices = _read_choices(fields, item)
+    choices, feedback = _read_choices(fields, item)
     answer = _read_answer(fields, item, len(choices))
     shuffle = True
     value = item.get("shuffle")
@@ -176,26 +183,55 @@ def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote
         answer=answer,
         explanation=fields.text(item, "explanation"),
         shuffle=shuffle,
+        feedback=tuple(feedback) if any(feedback) else (),
     )
 
 
-def _read_choices(fields: FieldReader, item: YMap) -> list[str]:
+def _is_choice_map(entry: YValue) -> TypeGuard[YMap]:
+    """A choice written as ``{text: ..., feedback: ...}``. Neither key can be a language
+    code, so it is never taken for a language map ({ko: ..., en: ...})."""
+    return isinstance(entry, YMap) and not entry.entries.keys().isdisjoint(CHOICE_KEYS)
+
+
+def _read_choice(fields: FieldReader, entry: YValue, i: int) -> tuple[str, str]:
+    """One choice's text and feedback: plain text, a language map, or a mapping with
+    ``text:`` and ``feedback:`` (each of them plain text or a language map)."""
+    what = f"choices[{i}]"
+    if not _is_choice_map(entry):
+        return fields.as_text(entry, what, required=True), ""
+    fields.unknown_keys(entry, CHOICE_KEYS, f"'{what}'")
+    text = entry.get("text")
+    if text is None:
+        fields.problem(entry.line, f"'{what}' has 'feedback' but no 'text' (the choice itself)")
+        choice = ""
+    else:
+        choice = fields.as_text(text, what, required=True)
+    feedback = entry.get("feedback")
+    if feedback is None or is_null(feedback):
+        return choice, ""
+    return choice, fields.as_text(feedback, f"{what}.feedback")
+
+
+def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]]:
+    """The choices' texts and their feedback ('' where a choice has none)."""
     value = item.get("choices")
     if value is None or is_null(value):
         line = item.key_line("choices") if "choices" in item.entries else item.line
         fields.problem(line, "'choices' is required: a list of 2 to 26 answers")
-        return []
+        return [], []
     if not isinstance(value, YSeq):
         fields.problem(value.line, f"'choices' must be a list, not {describe(value)}")
-        return []
+        return [], []
     if not 2 <= len(value.items) <= MAX_CHOICES:
         fields.problem(
             value.line, f"'choices' has {len(value.items)} entries; give 2 to {MAX_CHOICES}"
         )
     out: list[str] = []
+    feedback: list[str] = []
     first: dict[str, int] = {}  # a choice compared loosely -> its index
     for i, entry in enumerate(value.items):
-        text = fields.as_text(entry, f"choices[{i}]", required=True)
+        text, said = _read_choice(fields, entry, i)
+        feedback.append(said)
         loose = " ".join(text.split()).casefold()
         if loose and loose in first:
             fields.problem(
@@ -206,7 +242,7 @@ def _read_choices(fields: FieldReader, item: YMap) -> list[str]:
         elif loose:
             first[loose] = i
         out.append(text)
-    return out
+    return out, feedback
 
 
 def _read_answer(fields: FieldReader, item: YMap, n_choices: int) -> tuple[int, ...]:

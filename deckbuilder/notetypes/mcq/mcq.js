@@ -39,8 +39,10 @@
           unanswered: "답하지 않음", explanation: "해설", picked: "내 답",
           right: "정답", wrong: "오답" }
   };
-  /* The language: data-db-lang on the root, else the one deckbuilder puts on the
-     Question field of a deck built with languages: (see render.py). */
+  /* The labels' language: data-db-lang on the root, else the one deckbuilder puts in the
+     fields (see render.py): on the Question field of a deck built with languages:, on
+     every choice of a deck without, where it is chosen once for the whole deck so that
+     all its cards say the same words. */
   var tagged = root.getAttribute("data-db-lang");
   if (!tagged) {
     var marked = root.querySelector("[data-db-lang]");
@@ -50,12 +52,12 @@
   if (lang && !Object.prototype.hasOwnProperty.call(LABELS, lang)) {
     lang = "en"; /* a language without labels of its own */
   } else if (!lang) {
-    /* No language given: Hangul in the question or the choices means Korean. */
+    /* A card that names no language (not built by deckbuilder): Hangul in the question
+       or the choices means Korean. */
     lang = /[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]/.test(
       (question ? question.textContent : "") + box.textContent) ? "ko" : "en";
   }
   var L = LABELS[lang];
-  root.setAttribute("lang", lang);
 
   /* The pick is stored under a key made from this card's content, computed before the
      DOM is touched, so the front and the back of the same card find the same entry. */
@@ -84,6 +86,22 @@
     if (text) { s.textContent = text; }
     return s;
   }
+  /* The template's own words carry their language; the card's text keeps its own (the
+     labels of an English card in a Korean-labelled deck are Korean, its text is not). */
+  function say(el, text) {
+    el.textContent = text;
+    el.setAttribute("lang", lang);
+    return el;
+  }
+
+  /* A choice's feedback (in the Choices field, after its text) is taken out before
+     anything else: the front never shows it, the back shows it under the picked and the
+     right choices. */
+  var feedback = items.map(function (el) {
+    return Array.prototype.filter.call(el.children, function (child) {
+      return child.classList.contains("db-choice-feedback");
+    }).map(function (child) { return el.removeChild(child); });
+  });
 
   /* Each choice becomes [number badge][text]; the badge is also the 1-9 key hint. */
   items.forEach(function (el) {
@@ -105,9 +123,9 @@
 
   if (multi) { root.classList.add("db-multi"); }
   var hint = root.querySelector(".db-hint");
-  if (hint && multi) { hint.textContent = L.multi; hint.hidden = false; }
+  if (hint && multi) { say(hint, L.multi).hidden = false; }
   var label = root.querySelector("[data-db-label=explanation]");
-  if (label) { label.textContent = L.explanation; }
+  if (label) { say(label, L.explanation); }
 
   if (side === "front") {
     var order = letters.slice();
@@ -179,17 +197,21 @@
     } else {
       arrange(letters.slice());
     }
-    items.forEach(function (el) {
+    items.forEach(function (el, i) {
       var l = el.getAttribute("data-choice");
       var right = answer.indexOf(l) >= 0;
       var picked = picks.indexOf(l) >= 0;
+      var text = el.querySelector(".db-choice-text");
       el.setAttribute("data-correct", right ? "true" : "false");
       el.setAttribute("data-picked", picked ? "true" : "false");
-      if (picked) { el.querySelector(".db-choice-text").appendChild(span("db-choice-note", L.picked)); }
+      if (picked) { text.appendChild(say(span("db-choice-note"), L.picked)); }
+      if (right || picked) {
+        feedback[i].forEach(function (said) { text.appendChild(said); });
+      }
       var mark = el.appendChild(span("db-choice-mark"));
       if (right || picked) {
         mark.appendChild(span("", right ? "\u2713" : "\u2717")).setAttribute("aria-hidden", "true");
-        mark.appendChild(span("db-sr", right ? L.right : L.wrong));
+        mark.appendChild(say(span("db-sr"), right ? L.right : L.wrong));
       }
     });
     var verdict = "unanswered";
@@ -200,7 +222,7 @@
     if (v) {
       v.setAttribute("data-verdict", verdict);
       v.setAttribute("role", "status");
-      v.textContent = L[verdict];
+      say(v, L[verdict]);
     }
   }
 })();
