@@ -231,3 +231,12 @@ def test_missing_input_and_bad_out_are_one_line_errors(workdir: Path, cli: CliRu
     assert same.err.strip() == "Error: marked.yaml is the file being imported; choose another --out"
     assert (workdir / "marked.yaml").read_bytes() == (workdir / "marked.txt").read_bytes()
     assert not (workdir / "cards").exists()
+
+
+def test_gift_feedback_warnings_are_printed(workdir: Path, cli: CliRun) -> None:
+    (workdir / "q.gift").write_text("Q? {=a#Good ~b#No, 1 = 2 ~c}\n", encoding="utf-8")
+    result = cli("import", "q.gift")
+    assert result.code == 0, result.err
+    (line,) = result.err.splitlines()
+    assert line.startswith("q.gift:1: warning: the '=' after the feedback")
+    assert line.endswith("write \\=")

@@ -75,6 +75,8 @@ def import_(
         )
     for q in result.missing_answers:
         typer.echo(f"{source}:{q.line}: warning: no answer marked; 'answer:' left empty", err=True)
+    for warning in result.warnings:  # e.g. a GIFT mark inside feedback, read as Moodle does
+        typer.echo(str(warning), err=True)
     path = write_card_file(plan, source, force=force)
     missing = len(result.missing_answers)
     typer.echo(
