@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["DeckError", "OutputError", "Problem", "UsageError"]
 
@@ -31,8 +32,11 @@ class Problem:
 class DeckError(Exception):
     """Input the user has to fix; carries every problem found, not just the first."""
 
-    def __init__(self, problems: Iterable[Problem]) -> None:
+    def __init__(self, problems: Iterable[Problem], partial: Iterable[Any] = ()) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
+        # What could still be read despite the problems (the loader's decks, less the
+        # notes it refused), so that later checks (media) report in the same pass.
+        self.partial: tuple[Any, ...] = tuple(partial)
         super().__init__("\n".join(str(p) for p in self.problems))
 
     @classmethod

@@ -53,20 +53,34 @@ def check(
     Media files no deck uses are reported once, in the first deck's ``warnings``.
     ``lang`` and ``fallback``: see :func:`deckbuilder.load.load_deck_languages`.
     """
-    decks = load_decks(find_sources(sources), media_dir=media_dir, lang=lang, fallback=fallback)
-    rendered: list[RenderedDeck] = []
     problems: list[Problem] = []
+    try:
+        decks = load_decks(find_sources(sources), media_dir=media_dir, lang=lang, fallback=fallback)
+    except DeckError as exc:
+        # What loaded despite the problems is rendered too: a missing image shows in the
+        # same pass as a misspelt key.
+        problems.extend(exc.problems)
+        decks = list(exc.partial)
+    rendered: list[RenderedDeck] = []
     for deck in decks:
         try:
             rendered.append(render_deck(deck))
         except DeckError as exc:
             problems.extend(exc.problems)
     if problems:
-        raise DeckError(problems)
+        raise DeckError(_in_reading_order(problems))
     unused = unused_media(rendered, media_dir)
     if unused and rendered:
         rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + unused)
     return rendered
+
+
+def _in_reading_order(problems: Sequence[Problem]) -> list[Problem]:
+    """Each problem once (the languages of a deck share its file), each file's in line
+    order, files in the order they were read."""
+    unique = list(dict.fromkeys(problems))
+    files = {p.file: i for i, p in reversed(list(enumerate(unique)))}
+    return sorted(unique, key=lambda p: (files[p.file], p.line or 0))
 
 
 def package_path(out_dir: Path, rd: RenderedDeck) -> Path:

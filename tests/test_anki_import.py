@@ -40,7 +40,7 @@ def test_mixed_deck_in_anki(tmp_path: Path, collection: object) -> None:
     assert single.note_type()["name"] == "deckbuilder Multiple Choice"  # type: ignore[attr-defined]
     assert single["Question"] == "Which planet is closest to the Sun?"  # type: ignore[index]
     assert single["Answer"] == "B" and single["Shuffle"] == "yes"  # type: ignore[index]
-    assert 'data-choice="B">Mercury</div>' in single["Choices"]  # type: ignore[index]
+    assert 'data-choice="B" data-db-lang="en">Mercury</div>' in single["Choices"]  # type: ignore[index]
     assert sorted(single.tags) == ["astronomy", "test-deck"]  # type: ignore[attr-defined]
     multi = notes[note_guid("mixed", "multi")]
     assert multi["Answer"] == "A, C" and multi["Shuffle"] == "no"  # type: ignore[index]

@@ -44,8 +44,14 @@ def test_seed_quiz_in_anki(tmp_path: Path, collection: object) -> None:
         "PyTorch에서 모듈에 그래디언트 체크포인트를 적용하는 데 일반적으로 사용되는 유틸리티는 무엇입니까?"
     ]
     assert q5["Answer"] == "A"  # type: ignore[index]
-    assert '<div class="db-choice" data-choice="A">토치.utils.체크포인트</div>' in q5["Choices"]  # type: ignore[index]
-    assert '<div class="db-choice" data-choice="D">torch.cuda.empty_cache</div>' in q5["Choices"]  # type: ignore[index]
+    assert (
+        '<div class="db-choice" data-choice="A" data-db-lang="en">토치.utils.체크포인트</div>'
+        in q5["Choices"]
+    )  # type: ignore[index]
+    assert (
+        '<div class="db-choice" data-choice="D" data-db-lang="en">torch.cuda.empty_cache</div>'
+        in q5["Choices"]
+    )  # type: ignore[index]
     answers = sorted(n["Answer"] for n in notes.values())  # type: ignore[index]
     assert answers == ["A", "A", "B", "B", "C", "C", "D", "D"]
 
@@ -68,7 +74,7 @@ def test_aiken_in_anki(tmp_path: Path, collection: object) -> None:
     assert notes["What is the correct answer to this question?"]["Answer"] == "D"  # type: ignore[index]
     lms = notes["Which LMS has the most quiz import formats?"]
     assert lms["Answer"] == "A"  # type: ignore[index]
-    assert '<div class="db-choice" data-choice="F">Ilias</div>' in lms["Choices"]  # type: ignore[index]
+    assert '<div class="db-choice" data-choice="F" data-db-lang="en">Ilias</div>' in lms["Choices"]  # type: ignore[index]
 
 
 def test_gift_in_anki(tmp_path: Path, collection: object) -> None:
@@ -76,25 +82,29 @@ def test_gift_in_anki(tmp_path: Path, collection: object) -> None:
     assert len(notes) == 11
     tomb = notes["Who's buried in Grant's tomb?"]
     assert tomb["Answer"] == "C"  # type: ignore[index]
-    assert tomb["Explanation"] == (  # type: ignore[index]
-        "<p>A classic trick question.</p>\n<ul>\n"
-        "<li>Grant: No, he is in the tomb with his wife.</li>\n"
-        "<li>no one: Right: both are entombed, not buried.</li>\n</ul>"
-    )
+    # General feedback is the explanation; each answer's feedback stays with its choice.
+    assert tomb["Explanation"] == "A classic trick question."  # type: ignore[index]
+    assert "No, he is in the tomb with his wife." in tomb["Choices"]  # type: ignore[index]
+    assert "Right: both are entombed, not buried." in tomb["Choices"]  # type: ignore[index]
     assert notes["Which of these numbers are prime?"]["Answer"] == "A, B"  # type: ignore[index]
     sun = notes["The Sun orbits the Earth."]
     assert sun["Answer"] == "B" and sun["Shuffle"] == "no"  # type: ignore[index]
-    assert '<div class="db-choice" data-choice="A">True</div>' in sun["Choices"]  # type: ignore[index]
+    assert '<div class="db-choice" data-choice="A" data-db-lang="en">True<div' in sun["Choices"]  # type: ignore[index]
     escapes = notes["Which symbol marks a right answer in GIFT: = or ~?"]
     assert escapes["Explanation"] == "Escaped {braces} too"  # type: ignore[index]
-    assert '<div class="db-choice" data-choice="A">= (equals)</div>' in escapes["Choices"]  # type: ignore[index]
+    assert (
+        '<div class="db-choice" data-choice="A" data-db-lang="en">= (equals)</div>'
+        in escapes["Choices"]
+    )  # type: ignore[index]
     assert sorted(escapes.tags) == ["Escapes"]  # type: ignore[attr-defined]
     html = notes["What does <strong>CPU</strong> stand for?"]
     assert (
-        '<div class="db-choice" data-choice="A"><em>Central</em> processing unit</div>'
+        '<div class="db-choice" data-choice="A" data-db-lang="en"><em>Central</em> processing unit</div>'
         in html["Choices"]
     )  # type: ignore[index]
-    assert 'data-choice="B">Computer &amp; peripheral unit</div>' in html["Choices"]  # type: ignore[index]
+    assert (
+        'data-choice="B" data-db-lang="en">Computer &amp; peripheral unit</div>' in html["Choices"]
+    )  # type: ignore[index]
     plain = notes["Which is *literal* text?"]
-    assert 'data-choice="B">&lt;b&gt;bold&lt;/b&gt;</div>' in plain["Choices"]  # type: ignore[index]
-    assert 'data-choice="A">2 * 3 = 6</div>' in plain["Choices"]  # type: ignore[index]
+    assert 'data-choice="B" data-db-lang="en">&lt;b&gt;bold&lt;/b&gt;</div>' in plain["Choices"]  # type: ignore[index]
+    assert 'data-choice="A" data-db-lang="en">2 * 3 = 6</div>' in plain["Choices"]  # type: ignore[index]

@@ -140,6 +140,7 @@ def load_decks(
             )
         except DeckError as exc:
             problems.extend(exc.problems)
+            decks.extend(exc.partial)
     first_file: dict[str, Deck] = {}
     for deck in decks:
         if deck.key in first_file:
@@ -155,7 +156,7 @@ def load_decks(
         else:
             first_file[deck.key] = deck
     if problems:
-        raise DeckError(problems)
+        raise DeckError(problems, partial=decks)
     return decks
 
 
@@ -255,7 +256,8 @@ def decks_from_tree(
             decks.append(read_deck(path, tree, media_dir, languages, code, fallback))
         except DeckError as exc:
             problems.extend(exc.problems)
+            decks.extend(exc.partial)
     if problems:
         # A mistake outside the language maps shows once, not once per language.
-        raise DeckError(list(dict.fromkeys(problems)))
+        raise DeckError(list(dict.fromkeys(problems)), partial=decks)
     return decks

@@ -138,9 +138,7 @@ def read_deck(
     study = _read_study(fields, tree)
     notes = read_notes(fields, tree)
     label_language = _label_language(fields, tree, notes)
-    if fields.problems:
-        raise DeckError(fields.problems)
-    return Deck(
+    deck = Deck(
         key=key,
         name=name,
         source=path,
@@ -154,6 +152,10 @@ def read_deck(
         label_language=label_language,
         warnings=tuple(dict.fromkeys(fields.warnings)),
     )
+    if fields.problems:
+        # The notes without problems go on, to be checked further (their media).
+        raise DeckError(fields.problems, partial=[deck])
+    return deck
 
 
 def _deck_name(fields: FieldReader, tree: YMap) -> str:
