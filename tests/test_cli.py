@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from .conftest import DATA, ROOT, Run
 
 CliRun = Callable[..., Run]
@@ -155,3 +157,24 @@ def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"{bad}:2: 'notes' is empty")
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "--media", "{long}"),
+        ("check", "{long}.yaml"),
+        ("list", "{long}"),
+        ("preview", "--html-out", "{long}.html"),
+        ("build", "--out", "{long}"),
+    ],
+)
+def test_a_path_the_file_system_refuses_is_a_one_line_error(
+    project: Path, cli: CliRun, args: tuple[str, ...]
+) -> None:
+    """A name longer than the file system allows is the user's to fix: exit 1, no bug."""
+    long = "a" * 300
+    result = cli(*(a.format(long=long) for a in args))
+    assert result.code == 1, result.err
+    assert result.err.startswith("Error: ") and len(result.err.splitlines()) == 1
+    assert "Internal error" not in result.err

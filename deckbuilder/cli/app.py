@@ -160,15 +160,26 @@ def _run(args: list[str], session: Session) -> int:
         return 2
     except (typer.Abort, KeyboardInterrupt):
         return _INTERRUPTED
+    except OSError as exc:
+        if exc.filename is None or session.debug or "--debug" in args:
+            return _internal_error(exc, session, args)
+        # A path the file system refuses wherever the library met it (a name too long, a
+        # loop of links, no permission) is the user's to fix, not a bug.
+        typer.echo(f"Error: cannot use {exc.filename}: {exc.strerror or exc}", err=True)
+        return 1
     except Exception as exc:
-        if session.debug or "--debug" in args:
-            raise
-        typer.echo(
-            f"Internal error: {type(exc).__name__}: {exc}. This is a bug in deckbuilder; "
-            "please report it with the output of the same command run with --debug.",
-            err=True,
-        )
-        return 3
+        return _internal_error(exc, session, args)
+
+
+def _internal_error(exc: Exception, session: Session, args: list[str]) -> int:
+    if session.debug or "--debug" in args:
+        raise exc
+    typer.echo(
+        f"Internal error: {type(exc).__name__}: {exc}. This is a bug in deckbuilder; "
+        "please report it with the output of the same command run with --debug.",
+        err=True,
+    )
+    return 3
 
 
 def run() -> None:  # console script

@@ -207,6 +207,10 @@ def _printable(value: Any) -> Any:
 
 def _file_target(option: str, target: Path) -> Path:
     """``target``, unless a folder has that name: a file must not take a folder's place."""
-    if target.is_dir():
+    try:
+        is_dir = target.is_dir()
+    except OSError as exc:  # a name too long for the file system, for one
+        raise UsageError(f"{option}: cannot write {target}: {exc.strerror or exc}") from None
+    if is_dir:
         raise UsageError(f"{option}: {target} is a folder; give the name of a file to write")
     return target
