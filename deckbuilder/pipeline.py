@@ -80,7 +80,8 @@ def _in_reading_order(problems: Sequence[Problem]) -> list[Problem]:
     order, files in the order they were read."""
     unique = list(dict.fromkeys(problems))
     files = {p.file: i for i, p in reversed(list(enumerate(unique)))}
-    return sorted(unique, key=lambda p: (files[p.file], p.line or 0))
+    # A problem of the whole file (no line) comes after the file's lines.
+    return sorted(unique, key=lambda p: (files[p.file], p.line is None, p.line or 0))
 
 
 def package_path(out_dir: Path, rd: RenderedDeck) -> Path:

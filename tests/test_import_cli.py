@@ -240,3 +240,23 @@ def test_gift_feedback_warnings_are_printed(workdir: Path, cli: CliRun) -> None:
     (line,) = result.err.splitlines()
     assert line.startswith("q.gift:1: warning: the '=' after the feedback")
     assert line.endswith("write \\=")
+
+
+def test_import_reports_every_problem_at_once_media_included(workdir: Path, cli: CliRun) -> None:
+    """A missing image and an unmarked answer show in the same run, at their lines, and
+    the card file is written only when `check` would accept it."""
+    (workdir / "q.txt").write_text(
+        "1. What is shown in ![fig](missing.png)?\nA. a cat\nB. a dog\nAnswer: B\n\n"
+        "2. Second question\nA. x\nB. y\n",
+        encoding="utf-8",
+    )
+    result = cli("import", "q.txt", "--out", "cards/q.yaml")
+    assert result.code == 1
+    lines = result.err.splitlines()
+    assert lines[0] == "q.txt:1: question 1: media file 'missing.png' not found in media/ or cards/"
+    assert lines[1].startswith("q.txt:6: question 2 has no marked answer")
+    assert lines[2] == "2 problems found; nothing was written."
+    assert not (workdir / "cards" / "q.yaml").exists()
+    (workdir / "media").mkdir(exist_ok=True)
+    shutil.copyfile(DATA / "media" / "square.png", workdir / "media" / "missing.png")
+    assert cli("import", "q.txt", "--out", "cards/q.yaml", "--allow-missing-answers").code == 0

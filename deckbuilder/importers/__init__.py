@@ -17,7 +17,7 @@ from ..errors import DeckError, Problem, UsageError
 from ..load import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
 from ..load.fields import UNSTORABLE
 from .aiken import looks_like_aiken, parse_aiken
-from .base import Imported, Question, Skipped, field_refusal, slugify
+from .base import Imported, Question, Skipped, assign_ids, field_refusal, raise_if, slugify
 from .gift import looks_like_gift, parse_gift
 from .quiz import looks_like_quiz, parse_quiz
 from .yamlout import to_yaml
@@ -123,18 +123,21 @@ def import_text(
             + (f" (skipped: {skipped})" if skipped else ""),
             1 if not skipped else result.skipped[0].line,
         )
-    missing = result.missing_answers
-    if missing and not allow_missing_answers:
-        raise DeckError(
-            Problem(
-                file,
-                q.line,
-                f"{q.label} has no marked answer; {MISSING_HINT[fmt]} "
-                "(or import with --allow-missing-answers and fill it in later)",
-            )
-            for q in missing
-        )
+    if not allow_missing_answers:
+        raise_if(missing_answer_problems(result, file))
     return result
+
+
+def missing_answer_problems(result: Imported, file: str) -> list[Problem]:
+    return [
+        Problem(
+            file,
+            q.line,
+            f"{q.label} has no marked answer; {MISSING_HINT[result.format]} "
+            "(or import with --allow-missing-answers and fill it in later)",
+        )
+        for q in result.missing_answers
+    ]
 
 
 def _skip_refused(result: Imported) -> None:
@@ -219,9 +222,7 @@ def plan_import(
         raise UsageError(
             f"--out must name a .yaml file (build and check look for *.yaml), not {out}"
         )
-    result = import_file(
-        source, fmt, deck_given=bool(deck), allow_missing_answers=allow_missing_answers
-    )
+    result = import_file(source, fmt, deck_given=bool(deck), allow_missing_answers=True)
     result.source = source.name
     deck_name = _deck_name(deck or result.deck) or _deck_name(source.stem) or "Imported"
     target = out or default_out(result, source, deck)
@@ -234,7 +235,43 @@ def plan_import(
             f"the card file would be {size:,} bytes; the limit is {MAX_FILE_BYTES:,} "
             "(split the file, and import each part)",
         )
+    # Every problem in one pass: unmarked answers, and what `check` would say of the card
+    # file (a missing image...), at the lines of the source.
+    problems = [] if allow_missing_answers else missing_answer_problems(result, str(source))
+    problems += _card_file_problems(result, text, target, source)
+    raise_if(problems)
     return ImportPlan(result, target, deck_name, deck_id, text)
+
+
+def _card_file_problems(result: Imported, text: str, target: Path, source: Path) -> list[Problem]:
+    """What checking the planned card file finds (with the default media folder), each at
+    the line of the question it comes from. An answer left empty on purpose
+    (--allow-missing-answers) is not one of them."""
+    from ..load import decks_from_tree
+    from ..render import render_deck
+    from ..yamlsource import parse_yaml
+
+    found: list[Problem] = []
+    try:
+        decks = decks_from_tree(target, parse_yaml(text, str(target)), Path("media"), "all")
+    except DeckError as exc:
+        found += exc.problems
+        decks = list(exc.partial)
+    for deck in decks:
+        try:
+            render_deck(deck)
+        except DeckError as exc:
+            found += exc.problems
+    by_id = dict(zip(assign_ids(result.questions), result.questions, strict=True))
+    unanswered = {id(q) for q in result.missing_answers}
+    problems: list[Problem] = []
+    for problem in dict.fromkeys(found):
+        q = by_id.get(problem.note or "")
+        if q is None:
+            problems.append(Problem(str(source), None, problem.message))
+        elif id(q) not in unanswered or "answer" not in problem.message:
+            problems.append(Problem(str(source), q.line, f"{q.label}: {problem.message}"))
+    return problems
 
 
 def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> Path:
