@@ -41,14 +41,21 @@ class TemplateError(ValueError):
 
 # -- text helpers (Anki's rslib/src/text.rs) ---------------------------------------------
 
-_HTML = re.compile(
-    r"(<!--.*?-->)|(<style.*?>.*?</style>)|(<script.*?>.*?</script>)|(<.*?>)",
-    re.IGNORECASE | re.DOTALL,
-)
+# Anki removes HTML with one regex, (<!--.*?-->)|(<style.*?>.*?</style>)|
+# (<script.*?>.*?</script>)|(<.*?>), case-insensitive, '.' matching newlines. A
+# backtracking engine would rescan the rest of the text from every '<' that finds no
+# end, so _remove_tags reads it the same way in one pass, with these pieces.
+_STYLE_OPEN = re.compile("<style", re.IGNORECASE)
+_SCRIPT_OPEN = re.compile("<script", re.IGNORECASE)
+_STYLE_CLOSE = re.compile("</style>", re.IGNORECASE)
+_SCRIPT_CLOSE = re.compile("</script>", re.IGNORECASE)
+_COMMENT_CLOSE = re.compile("-->")
+_GT = re.compile(">")
+# MathJax delimiters: Anki strips HTML between \( or \[ and the next \) or \].
+_MATH_OPEN = re.compile(r"\\[(\[]")
+_MATH_CLOSE = re.compile(r"\\[)\]]")
 _ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 _EMPTY_FIELD = re.compile(r"^(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
-_MATHJAX = re.compile(r"(\\[(\[])(.*?)(\\[\])])", re.IGNORECASE | re.DOTALL)
-_SOUND = re.compile(r"\[sound:(.+?)\]", re.DOTALL)
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _MINIMAL = {'"': "&quot;", "&": "&amp;", "'": "&#x27;", "<": "&lt;", ">": "&gt;"}
 
@@ -64,10 +71,81 @@ def _decode_entities(text: str) -> str:
     return decoded.replace("\xa0", " ")
 
 
+class _Next:
+    """Where ``pattern`` next occurs in ``text`` at or after a position. The last answer
+    is kept, so a pass that asks from positions moving forward reads the text once,
+    however many openings find no end."""
+
+    def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
+        self.text = text
+        self.pattern = pattern
+        self.asked = len(text) + 1  # the position last asked about; none yet
+        self.found: re.Match[str] | None = None  # the answer to it
+
+    def at(self, pos: int) -> re.Match[str] | None:
+        found = self.found
+        if not (self.asked <= pos and (found is None or pos <= found.start())):
+            self.asked, self.found = pos, self.pattern.search(self.text, pos)
+        return self.found
+
+
+def _remove_tags(text: str) -> str:
+    """``text`` without tags, comments and style/script elements, read as Anki's regex
+    (above) reads it."""
+    start = text.find("<")
+    if start < 0:
+        return text
+    tag_end = _Next(text, _GT)
+    comment_end = _Next(text, _COMMENT_CLOSE)
+    style_end = _Next(text, _STYLE_CLOSE)
+    script_end = _Next(text, _SCRIPT_CLOSE)
+    out: list[str] = []
+    kept = 0  # the text before this is written out or removed
+    while start >= 0:
+        gt = tag_end.at(start + 1)
+        if gt is None:
+            break  # every form ends in '>': nothing from here on is removed
+        end = gt.end()
+        element_end = None
+        if text.startswith("<!--", start):
+            element_end = comment_end.at(start + 4)
+        elif _STYLE_OPEN.match(text, start):
+            element_end = style_end.at(end)
+        elif _SCRIPT_OPEN.match(text, start):
+            element_end = script_end.at(end)
+        if element_end is not None:
+            end = element_end.end()
+        out.append(text[kept:start])
+        kept = end
+        start = text.find("<", end)
+    out.append(text[kept:])
+    return "".join(out)
+
+
 def strip_html(text: str) -> str:
     """The ``text:`` filter: tags (and style/script contents, comments) removed, entities
     decoded."""
-    return _decode_entities(_HTML.sub("", text))
+    return _decode_entities(_remove_tags(text))
+
+
+def _strip_html_in_math(text: str) -> str:
+    """Tags removed between MathJax delimiters (``\\(`` or ``\\[`` up to the next ``\\)``
+    or ``\\]``), as Anki's ``cloze:`` filter does."""
+    out: list[str] = []
+    kept = 0
+    while True:
+        opening = _MATH_OPEN.search(text, kept)
+        if opening is None:
+            break
+        closing = _MATH_CLOSE.search(text, opening.end())
+        if closing is None:
+            break  # no later opening has a closing either
+        out.append(text[kept : opening.end()])
+        out.append(_remove_tags(text[opening.end() : closing.start()]))
+        out.append(closing.group())
+        kept = closing.end()
+    out.append(text[kept:])
+    return "".join(out)
 
 
 def field_is_empty(text: str) -> bool:
@@ -132,7 +210,7 @@ def reveal_cloze(text: str, ordinal: int, question: bool) -> str:
             _reveal(node, ordinal, question, found, out)
     if not found[0]:
         return ""
-    return _MATHJAX.sub(lambda m: m.group(1) + _HTML.sub("", m.group(2)) + m.group(3), "".join(out))
+    return _strip_html_in_math("".join(out))
 
 
 # -- templates (Anki's rslib/src/template.rs) --------------------------------------------
@@ -234,13 +312,24 @@ class RenderedCard:
 
 
 def _extract_sounds(text: str, side: str) -> tuple[str, tuple[str, ...]]:
+    """``[sound:name]`` tags as ``[anki:play:side:N]`` references, and their names. As in
+    Anki's ``\\[sound:(.+?)\\]``: the name is at least one character, up to the next ``]``."""
     sounds: list[str] = []
-
-    def ref(m: re.Match[str]) -> str:
-        sounds.append(_decode_entities(m.group(1)))
-        return f"[anki:play:{side}:{len(sounds) - 1}]"
-
-    return _SOUND.sub(ref, text), tuple(sounds)
+    out: list[str] = []
+    kept = 0
+    while True:
+        start = text.find("[sound:", kept)
+        if start < 0:
+            break
+        end = text.find("]", start + 8)
+        if end < 0:
+            break  # no later tag has a ']' either
+        sounds.append(_decode_entities(text[start + 7 : end]))
+        out.append(text[kept:start])
+        out.append(f"[anki:play:{side}:{len(sounds) - 1}]")
+        kept = end + 1
+    out.append(text[kept:])
+    return "".join(out), tuple(sounds)
 
 
 def render_card(front: str, back: str, fields: Mapping[str, str], ordinal: int) -> RenderedCard:

@@ -18,8 +18,9 @@ The subset:
   character (or the start) and precedes an alphanumeric one, and whose closing run
   follows an alphanumeric and precedes a non-alphanumeric (or the end); no nesting;
 * links ``[words](http(s)://host/path)`` with plain words and a plain lower-case host;
-* backslash escapes of ASCII punctuation other than ``(`` and ``[`` (math), and a
-  backslash before a letter, digit or space (kept).
+* backslash escapes of ASCII punctuation other than ``(`` and ``[`` (math) and ``{``,
+  ``}`` and ``:`` (a cloze field writes those as character references), and a backslash
+  before a letter, digit or space (kept).
 
 The line must begin with a letter or digit that does not start an ordered list item
 (``1. x``, ``2) x``) or with ``*``, ``_``, ``[`` or a code span, so no block rule applies.
@@ -54,7 +55,7 @@ _TOKEN = re.compile(
             r"_(?<=[^\W_]_)_?(?!_)(?![^\W_])",
             r"\[(?<!!\[)(?:[^\W_]|[ ,.;?!'\"/%+=@#$-])+\]"
             r"\(https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?:/[A-Za-z0-9/._~=?#-]*)?\)",
-            r"\\[!-')-/:-@\\-`{-~]",  # an escape: ASCII punctuation less '(' and '['
+            r"\\[!-')-/;-@\\-`|~]",  # an escape: ASCII punctuation less ( [ { } :
             r"\\(?=[^\W_]| )",
             r">",
             r"~(?!~)",  # '~~' would strike through
@@ -68,7 +69,7 @@ _GAP = re.compile(r"[\w ,.;:?!'\"()/%+=@#${}-]*")
 _BAD_UNDERSCORE = re.compile(r"_(?<![^\W_]_)|_(?![^\W_])")
 _LIST_START = re.compile(r"\d{1,9}[.)]")
 _SIMPLE_FIRST = frozenset("*_`[")
-_ASCII_PUNCT = "!\"#$%&')*+,-./:;<=>?@\\]^_`{|}~"  # less '(' and '[': math
+_ASCII_PUNCT = "!\"#$%&')*+,-./;<=>?@\\]^_`|~"  # less ( [ { } :, see the module doc
 # Tokens that always render the same.
 _FIXED = {">": "&gt;", "~": "~", "<": "&lt;", "&": "&amp;", "\\": "\\"}
 _FIXED.update({"\\" + c: escape(c, quote=False) for c in _ASCII_PUNCT})

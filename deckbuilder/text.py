@@ -16,7 +16,9 @@ which removes event handlers, ``javascript:`` URLs and anything else not listed.
 
 Cloze fields (``cloze=True``): Anki finds ``{{c1::answer::hint}}`` in the final HTML by
 plain text search, so a ``::`` or ``}}`` inside code or math that sits in a deletion would
-cut it short. Those are written as ``&#58;`` / ``&#125;`` (the same characters on screen).
+cut it short, and ``\\{\\{c2::`` would become a deletion the author escaped. Those are
+written as character references (``&#58;``, ``&#125;``, ``&#123;``: the same characters
+on screen). A deletion Markdown hides from Anki (in a link address) is a problem.
 
 One line of everyday text skips the parser (:mod:`deckbuilder.markdown_fast_path`).
 """
@@ -24,14 +26,16 @@ One line of everyday text skips the parser (:mod:`deckbuilder.markdown_fast_path
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape as _html_escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from .highlight import highlighted_code, is_known_language, pygments_classes
+from .cloze import cloze_numbers
+from .highlight import fenced_code, pygments_classes
 from .markdown_fast_path import fast_html
 
 if TYPE_CHECKING:
@@ -55,11 +59,15 @@ _MARKDOWN_TAGS = frozenset(
     | {"a", "img", "span"}
 )
 
-# Stand-ins for ':' and '}' that must not pair up with a neighbour into Anki's cloze
-# syntax. Unicode noncharacters (never valid in interchange text): input containing them
-# has them replaced by U+FFFD first, so they cannot collide with anything an author wrote.
-_COLON = "\ufdd0"
-_BRACE = "\ufdd1"
+# Stand-ins for characters of Anki's cloze syntax that must not pair up into it, written
+# as character references after nh3 (which decodes references written before). Unicode
+# noncharacters (never valid in interchange text): input has them replaced by U+FFFD
+# first, so they cannot collide with anything an author wrote.
+_STAND_INS = {ch: chr(0xFDD0 + i) for i, ch in enumerate(":}{c0123456789")}
+_COLON = _STAND_INS[":"]
+_BRACE = _STAND_INS["}"]
+_STAND_IN_FOR = str.maketrans(_STAND_INS)
+_WRITTEN_AS = {ord(stand_in): f"&#{ord(ch)};" for ch, stand_in in _STAND_INS.items()}
 _NONCHARACTERS = re.compile("[\ufdd0-\ufdef]")
 _CLOZE_MARK = re.compile(r"\{\{c\d+::|\}\}")
 _TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
@@ -75,6 +83,7 @@ class Rendered:
     images: list[str] = field(default_factory=list)  # image sources as written (URL-decoded)
     sounds: list[str] = field(default_factory=list)  # [sound:...] names as written
     warnings: list[str] = field(default_factory=list)  # things worth telling the author
+    problems: list[str] = field(default_factory=list)  # things the author must fix
 
 
 def _escape(text: str) -> str:
@@ -114,20 +123,39 @@ def _silent(html: str) -> str:
 
 
 # -- math ----------------------------------------------------------------------------------
-def _math_end(src: str, start: int, closer: str, stop: int) -> int:
-    """Index just past the ``\\)`` / ``\\]`` closing a span whose body starts at ``start``;
-    -1 if there is none before ``stop``. ``\\x`` pairs are skipped whole, as MathJax does."""
-    if src.find("\\" + closer, start, stop) < 0:  # fast exit for an unclosed delimiter
+# A closing delimiter as MathJax finds it: \) or \] after an even number of backslashes
+# (it skips \x pairs whole, so \\) closes nothing).
+_MATH_CLOSER = re.compile(r"(?<!\\)(?:\\\\)*\\([)\]])")
+# Closer (")" or "]") -> where each closing delimiter of a text starts, and where it ends.
+_Closers = dict[str, tuple[list[int], list[int]]]
+
+
+def _math_closers(src: str, env: MutableMapping[str, Any]) -> _Closers:
+    """The closing delimiters in ``src``, found once per text and kept in ``env``:
+    scanning ahead from every opening delimiter would take time quadratic in the
+    number of unclosed ones."""
+    cache: dict[int, tuple[str, _Closers]] = env.setdefault("db_math_closers", {})
+    hit = cache.get(id(src))
+    if hit is not None and hit[0] is src:
+        return hit[1]
+    table: _Closers = {")": ([], []), "]": ([], [])}
+    for m in _MATH_CLOSER.finditer(src):
+        starts, ends = table[m.group(1)]
+        starts.append(m.start())
+        ends.append(m.end())
+    cache[id(src)] = (src, table)  # src kept alive with its table, so its id stays unique
+    return table
+
+
+def _math_end(src: str, start: int, closer: str, stop: int, env: MutableMapping[str, Any]) -> int:
+    """Index just past the ``\\)`` / ``\\]`` closing a span whose body starts at ``start``
+    (just after an opening ``(`` or ``[``); -1 if there is none before ``stop``. The first
+    closing delimiter at or after ``start`` is the one MathJax pairs with the opening."""
+    starts, ends = _math_closers(src, env)[closer]
+    i = bisect_left(starts, start)
+    if i == len(starts) or ends[i] > stop:
         return -1
-    pos = start
-    while pos < stop - 1:
-        if src[pos] == "\\":
-            if src[pos + 1] == closer:
-                return pos + 2
-            pos += 2
-        else:
-            pos += 1
-    return -1
+    return ends[i]
 
 
 def _math_inline(state: StateInline, silent: bool) -> bool:
@@ -135,7 +163,7 @@ def _math_inline(state: StateInline, silent: bool) -> bool:
     if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in "([":
         return False
     closer = ")" if src[pos + 1] == "(" else "]"
-    end = _math_end(src, pos + 2, closer, state.posMax)
+    end = _math_end(src, pos + 2, closer, state.posMax, state.env)
     if end < 0:
         return False
     if not silent:
@@ -153,12 +181,10 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
     begin = state.bMarks[start_line] + state.tShift[start_line]
     if not state.src.startswith("\\[", begin):
         return False
-    end = _math_end(state.src, begin + 2, "]", len(state.src))
+    end = _math_end(state.src, begin + 2, "]", len(state.src), state.env)
     if end < 0:
         return False
-    line = start_line
-    while line < end_line and state.eMarks[line] < end:
-        line += 1
+    line = bisect_left(state.eMarks, end, start_line, end_line)  # the closing line
     if line >= end_line or state.src[end : state.eMarks[line]].strip():
         return False  # text after the closing delimiter: an inline formula in a paragraph
     if line > start_line and state.parentType == "blockquote":
@@ -212,19 +238,40 @@ def _cloze_core(state: Any) -> None:
         _mark_cloze_contents(state.tokens)
 
 
-# -- code ------------------------------------------------------------------------------------
-def _code_block(code: str, lang: str, cloze: bool, warnings: list[str]) -> str:
-    """A fenced block: highlighted when its language is known to Pygments."""
-    if lang:
-        if not is_known_language(lang):
-            warnings.append(
-                f"code block language '{lang}' is not known to Pygments; not highlighted"
-            )
-        else:
-            html = highlighted_code(code, lang, cloze)
-            if html is not None:
-                return html
-    return f"<pre><code>{_escape_text(code)}</code></pre>"
+def _escaped_cloze_syntax(state: Any) -> None:
+    """In a cloze field, keep a character the author escaped (``\\{``, ``&#123;``, also
+    ``&#99;`` for ``c``) out of Anki's reading of the deletions: it is written as a
+    character reference, which Anki's plain text search does not read as ``{``. Runs
+    before markdown-it joins such characters into the text around them."""
+    if not state.env.get("cloze"):
+        return
+    stack: list[Token] = list(state.tokens)
+    while stack:
+        token = stack.pop()
+        if token.type == "text_special" and token.content != token.markup:  # decoded
+            token.content = token.content.translate(_STAND_IN_FOR)
+        elif token.children:
+            stack.extend(token.children)
+
+
+def _deletions_changed(text: str, html: str) -> list[str]:
+    """Why the deletions Anki reads in ``html`` differ from those written in ``text``
+    (which the card rule counts), if they do: Markdown rewrites link addresses, decodes
+    escapes in link titles and keeps code and math whole, and nh3 drops attributes."""
+    if "{{c" not in text and "{{c" not in html:
+        return []
+    written, read = cloze_numbers(text), cloze_numbers(html)
+    lost = ", ".join(f"c{n}" for n in sorted(written - read))
+    gained = ", ".join(f"c{n}" for n in sorted(read - written))
+    problems = [
+        lost
+        and f"cloze deletion {lost} would not reach Anki: Markdown changes its braces (escaped "
+        "braces beside them, a link address, code or math holding them); write them plainly",
+        gained
+        and f"Anki would read cloze deletion {gained}, which the text does not have: Markdown "
+        "makes it from escaped braces (in a link title, or beside other braces)",
+    ]
+    return [problem for problem in problems if problem]
 
 
 # -- the parser ------------------------------------------------------------------------------
@@ -242,6 +289,7 @@ def _parser() -> MarkdownIt:
     md.inline.ruler.before("escape", "db_math", _math_inline)
     md.inline.ruler.before("link", "db_sound", _sound)
     md.block.ruler.before("fence", "db_math_block", _math_block)
+    md.core.ruler.before("text_join", "db_escaped_cloze_syntax", _escaped_cloze_syntax)
     md.core.ruler.push("db_cloze", _cloze_core)
 
     def image(_self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
@@ -277,11 +325,11 @@ def _parser() -> MarkdownIt:
         info = token.info.strip().split()
         in_cloze = bool(token.meta.get("in_cloze"))
         html = _silent(
-            _code_block(
+            fenced_code(
                 token.content,
                 info[0] if info else "",
                 env["cloze"] and not in_cloze,
-                env["warnings"],
+                env,
             )
         )
         return (_unclozable(html) if in_cloze else html) + "\n"
@@ -398,5 +446,6 @@ def render_markdown_fully(
     else:
         html = md.renderer.render(tokens, md.options, env)
     html = _cleaner().clean(html.rstrip("\n"))
-    html = html.replace(_COLON, "&#58;").replace(_BRACE, "&#125;")
-    return Rendered(html, env["images"], env["sounds"], env["warnings"])
+    html = html.translate(_WRITTEN_AS)
+    problems = _deletions_changed(text, html) if cloze else []
+    return Rendered(html, env["images"], env["sounds"], env["warnings"], problems)

@@ -73,17 +73,15 @@ CASES: dict[str, dict[str, Any]] = {
 # deckbuilder/cloze.py) for them to agree: the rule, the rendering, or the loader refusing
 # the note. Each is a strict xfail: it fails loudly once settled, and the mark must go.
 DISAGREE: dict[str, tuple[dict[str, Any], str]] = {
-    "escaped-braces": (
-        {"text": "{{c1::x}} \\{\\{c2::y}}"},
-        "Markdown turns \\{ into {, so the field holds {{c2:: the author escaped",
-    ),
-    "entity-braces": (
-        {"text": "{{c1::x}} &#123;&#123;c3::y}}"},
-        "Markdown turns &#123; into {, so the field holds {{c3:: the author escaped",
-    ),
     "deletion-in-a-link-address": (
         {"text": "[{{c1::x}}](https://example.com/{{c2::y}}) {{c3::z}}"},
-        "the address is percent-encoded, so Anki sees no c2",
+        "the address is percent-encoded, so Anki sees no c2; the rendering reports it "
+        "(Rendered.problems), which deckbuilder/render.py must make a build error",
+    ),
+    "escaped-braces-in-extra": (
+        {"text": "{{c1::x}}", "extra": "\\{\\{c2::y}} &#123;&#123;c3::z}}"},
+        "Anki reads the deletions in Extra too, but deckbuilder/render.py renders Extra "
+        "without cloze=True, so its escaped braces are decoded into {{c2:: and {{c3::",
     ),
 }
 

@@ -1,6 +1,7 @@
 """Fenced code blocks highlighted by Pygments (deckbuilder.highlight): class names only,
-cloze deletions kept working inside a block, one lexer per language and one formatter
-for every block, and token colours in the note types' CSS readable day and night."""
+cloze deletions kept working inside a block, a limited amount of code per field and no
+lexer that hangs, one lexer per language and one formatter for every block, and token
+colours in the note types' CSS readable day and night."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ import re
 import pytest
 
 from deckbuilder import highlight
-from deckbuilder.highlight import PYGMENTS_BEGIN, PYGMENTS_END, pygments_css, with_pygments_css
+from deckbuilder.highlight import (
+    HIGHLIGHT_LIMIT,
+    PYGMENTS_BEGIN,
+    PYGMENTS_END,
+    pygments_css,
+    with_pygments_css,
+)
 from deckbuilder.model import NoteKind
 from deckbuilder.notetypes import note_type
 from deckbuilder.text import render_markdown
@@ -46,6 +53,52 @@ def test_cloze_markers_are_put_back_between_highlighted_spans() -> None:
     # Markers that do not pair up: shown as plain text, unhighlighted, for Anki to read.
     broken = html("```python\ny = {{c1::checkpoint(x)\n```", cloze=True)
     assert broken == "<pre><code>y = {{c1::checkpoint(x)\n</code></pre>"
+
+
+def test_a_field_highlights_a_limited_amount_of_code() -> None:
+    """Pygments takes time quadratic in the length of some code: past the limit, a
+    field's blocks are shown plain, with a warning."""
+    block = "```python\n{}```"
+    first = "x = 1\n" * ((HIGHLIGHT_LIMIT - 100) // 6)
+    second = "y = 2\n" * 30
+    out = render_markdown(block.format(first) + "\n\n" + block.format(second))
+    assert out.html.count('<pre class="highlight">') == 1
+    assert out.html.endswith("<pre><code>" + second + "</code></pre>")
+    assert out.warnings == [
+        f"code block not highlighted: a field highlights at most {HIGHLIGHT_LIMIT:,} "
+        "characters of code"
+    ]
+    # Each field has its own allowance.
+    assert render_markdown(block.format(second)).html.startswith('<pre class="highlight">')
+
+
+def test_many_small_blocks_count_towards_the_limit() -> None:
+    """Finding and loading a lexer costs as much as a block of code."""
+    out = render_markdown("\n\n".join(["```python\nx\n```"] * 100))
+    assert 0 < out.html.count('<pre class="highlight">') < 100
+    assert out.warnings
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("```tnt\na", "<pre><code>a</code></pre>"),  # TNTLexer hangs
+        ("```lilypond\neeeeeeee\n```", "<pre><code>eeeeeeee\n</code></pre>"),
+    ],
+)
+def test_languages_whose_lexers_hang_are_shown_plain(text: str, plain: str) -> None:
+    out = render_markdown(text)
+    assert out.html == plain
+    assert out.warnings == [
+        f"code block language '{text[3:].split()[0]}' is not highlighted: Pygments' "
+        "lexer for it can take minutes or hang on some code"
+    ]
+
+
+def test_a_lexer_that_gets_stuck_is_given_up() -> None:
+    """MCSchemaLexer matches nothing, over and over, at an unclosed comment."""
+    assert render_markdown("```mcschema\n<!--\n```").html == "<pre><code>&lt;!--\n</code></pre>"
+    assert render_markdown("```mcschema\n{}\n```").html.startswith('<pre class="highlight">')
 
 
 def test_code_blocks_share_one_lexer_per_language_and_one_formatter(

@@ -266,6 +266,10 @@ def test_everyday_card_text_is_in_the_subset(text: str) -> None:
         "two\nlines",
         "non\u00a0breaking",
         "arrow →",
+        # Escaped cloze syntax: a cloze field writes it as character references.
+        "a \\{ b",
+        "a \\} b",
+        "a \\: b",
     ],
 )
 def test_text_outside_the_subset_takes_the_full_path(text: str) -> None:

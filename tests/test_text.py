@@ -9,6 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from deckbuilder.cloze import cloze_numbers
 from deckbuilder.text import render_markdown
 
 
@@ -74,6 +75,82 @@ def test_cloze_syntax_survives_markdown(text: str, expected: str) -> None:
 
 def test_only_cloze_fields_protect_deletions() -> None:
     assert html("{{c1::`std::vector`}}") == "{{c1::<code>std::vector</code>}}"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Markdown decodes escapes and character references; in a cloze field, a character
+        # of Anki's cloze syntax decoded from one stays a character reference, so Anki does
+        # not read a deletion the author escaped.
+        ("{{c1::x}} \\{\\{c2::y}}", "{{c1::x}} &#123;&#123;c2::y}}"),
+        ("{{c1::x}} &#123;&#123;c3::y}}", "{{c1::x}} &#123;&#123;c3::y}}"),
+        ("{{c1::x}} &lbrace;&lbrace;c3::y}}", "{{c1::x}} &#123;&#123;c3::y}}"),
+        ("{{c1::x}} {{&#99;2::y}} {{c&#50;::z}}", "{{c1::x}} {{&#99;2::y}} {{c&#50;::z}}"),
+        ("{{c1::x}} {{c2\\:\\:y}}", "{{c1::x}} {{c2&#58;&#58;y}}"),
+        ("{{c1::a \\}\\} b}}", "{{c1::a &#125;&#125; b}}"),
+        ("![{{c1::a \\{}}](x.png)", '<img src="x.png" alt="{{c1::a &#123;}}">'),
+        # A backslash before a letter or digit is no escape: the text stays as typed.
+        ("{{c1::\\c \\2}}", "{{c1::\\c \\2}}"),
+    ],
+)
+def test_escaped_cloze_syntax_stays_escaped(text: str, expected: str) -> None:
+    out = render_markdown(text, cloze=True)
+    assert out.html == expected and out.problems == []
+
+
+def test_other_fields_decode_escaped_braces() -> None:
+    assert html("\\{\\{c2::y}} &#123;") == "{{c2::y}} {"
+
+
+LOST = (
+    "cloze deletion {} would not reach Anki: Markdown changes its braces (escaped braces "
+    "beside them, a link address, code or math holding them); write them plainly"
+)
+GAINED = (
+    "Anki would read cloze deletion {}, which the text does not have: Markdown makes it "
+    "from escaped braces (in a link title, or beside other braces)"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[{{c1::x}}](https://example.com/{{c2::y}}) {{c3::z}}", LOST.format("c2")),
+        ("{{c1::`x}}`", LOST.format("c1")),  # the code is shown whole, braces and all
+        ("{{c1::x\\}}", LOST.format("c1")),  # the escaped brace is no closing one
+        ('[a](x "\\{\\{c2::t}}") {{c1::b}}', GAINED.format("c2")),
+        ("{\\{{c1::x {{c2::y}}", GAINED.format("c2")),  # the escaped brace opens nothing
+    ],
+)
+def test_deletions_markdown_would_change_are_problems(text: str, problem: str) -> None:
+    """The card rule counts the deletions written in the text; Anki, those in the field."""
+    assert render_markdown(text, cloze=True).problems == [problem]
+    assert render_markdown(text).problems == []
+
+
+SYNTAX = ["{{c1::", "{{c2::", "}}", "::", "{", "}", ":", "c", "2", "x", "\n"]
+ESCAPED = ["\\{", "\\}", "\\:", "&#123;", "&#125;", "&#58;", "&#99;", "&#50;", "&lbrace;"]
+MARKDOWN = ["\\", "*", "_", "<b>", "</b>", "&", "&amp;", "- ", "> ", "# ", "`", "\\(", "\\)"]
+MARKDOWN += ["```\n", "    ", "[a](", "[", "](", ")", '"']
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SYNTAX + ESCAPED + MARKDOWN[:10]), max_size=25))
+def test_escaped_cloze_syntax_changes_no_deletion(fragments: list[str]) -> None:
+    """Escapes and character references apart from the cloze syntax the author wrote:
+    Anki reads in a cloze field exactly the deletions the text has."""
+    text = " ".join(fragments)
+    out = render_markdown(text, cloze=True)
+    assert out.problems == []
+    assert cloze_numbers(out.html) == cloze_numbers(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SYNTAX + ESCAPED + MARKDOWN), max_size=25).map("".join))
+def test_deletions_anki_would_read_differently_are_problems(text: str) -> None:
+    out = render_markdown(text, cloze=True)
+    assert (cloze_numbers(out.html) == cloze_numbers(text)) == (out.problems == [])
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,325 @@
+"""Every scanner over card text takes time linear in the text's length.
+
+A card file may come from anyone (a shared deck repository, an import), and a field of
+40,000 ``\\(`` or of nested ``[`` must not hang a build or a preview. The CPU time of an
+input and of one four times as long are compared in one run (markdown-it, nh3, Pygments
+and regular expressions included): linear time gives 4, quadratic 16; the tests allow 8.
+Where deckbuilder's own loops read a text, the characters they read are also counted.
+Inputs are runs of Markdown, cloze, HTML and math syntax as long as a field may be.
+The one-pass readers that replace Anki's lazy regular expressions must read as those
+regular expressions do; property tests compare them on short texts.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deckbuilder import anki_template, cloze, text
+from deckbuilder.anki_template import render_card, strip_html
+from deckbuilder.highlight import highlighted_code
+from deckbuilder.load.fields import MAX_FIELD_BYTES
+from deckbuilder.markdown_fast_path import fast_html
+from deckbuilder.model import NoteKind
+from deckbuilder.notetypes import note_type
+from deckbuilder.text import render_markdown
+
+# Linear time makes the longer input take 4 times as long, quadratic time 16 times.
+ALLOWED_GROWTH = 8
+# The longer input of each pair: a field as long as a field may be (capped, so that a
+# higher limit does not make the tests slow).
+LONG = min(MAX_FIELD_BYTES, 64 * 1024)
+# Each measurement runs the work often enough to take this long, so that timer
+# resolution and start-up costs do not decide the ratio.
+MEASURED_SECONDS = 0.01
+
+
+def _cpu_seconds(work: Callable[[str], object], arg: str, calls: int, tries: int) -> float:
+    best = float("inf")
+    for _ in range(tries):
+        gc.collect()
+        start = time.process_time()
+        for _ in range(calls):
+            work(arg)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def growth(work: Callable[[str], object], make: Callable[[int], str], long: int = LONG) -> float:
+    """How many times longer ``work`` takes on ``make(long)`` than on ``make(long // 4)``
+    (CPU time, the best of two runs)."""
+    short_text, long_text = make(long // 4), make(long)
+    calls = 1
+    while _cpu_seconds(work, short_text, calls, 1) < MEASURED_SECONDS and calls < 4096:
+        calls *= 2
+    return _cpu_seconds(work, long_text, calls, 2) / _cpu_seconds(work, short_text, calls, 2)
+
+
+def run_of(unit: str) -> Callable[[int], str]:
+    """Texts of ``size`` characters repeating ``unit``."""
+    return lambda size: (unit * (size // len(unit) + 1))[:size]
+
+
+def nested(opening: str, closing: str) -> Callable[[int], str]:
+    return lambda size: opening * (size // 2 // len(opening)) + closing * (size // 2)
+
+
+def assert_linear(
+    work: Callable[[str], object], make: Callable[[int], str], long: int = LONG
+) -> None:
+    ratio = growth(work, make, long)
+    if ratio >= ALLOWED_GROWTH:  # measured again: a busy machine can delay one run
+        ratio = min(ratio, growth(work, make, long))
+    assert ratio < ALLOWED_GROWTH, f"4 times the text took {ratio:.1f} times as long"
+
+
+# Runs that once took quadratic time (the first: each MathJax opening searched the rest
+# of the text for its closing), or that make a parser look far ahead from every position.
+MARKDOWN_RUNS = {
+    "math openings": run_of("\\("),
+    "display math openings": run_of("\\["),
+    "display math lines": run_of("\\[\n"),
+    "escaped backslashes": run_of("\\\\("),
+    "brackets": run_of("["),
+    "image brackets": run_of("!["),
+    "nested brackets": nested("[", "]"),
+    "link openings": run_of("[a]("),
+    "deletion openings": run_of("{{c1::"),
+    "deletion closings": run_of("}}"),
+    "stars": run_of("a *"),
+    "underscores": run_of("a _"),
+    "strong openings": run_of("**a"),
+    "backticks": run_of("``a"),
+    "tag openings": run_of("<a "),
+    "comment openings": run_of("<!--"),
+    "ampersands": run_of("& "),
+    "character references": run_of("&#123;"),
+    "escaped braces": run_of("\\{"),
+    "sound tags": run_of("[sound:"),
+    "list lines": run_of("\n1. "),
+}
+
+
+@pytest.mark.parametrize("make", MARKDOWN_RUNS.values(), ids=MARKDOWN_RUNS.keys())
+def test_rendering_a_field_takes_linear_time(make: Callable[[int], str]) -> None:
+    """markdown-it, the math, sound and cloze rules, nh3: one cloze field."""
+    assert_linear(lambda t: render_markdown("{{c1::x}} " + t, cloze=True), make)
+
+
+FAST_PATH_RUNS = ["a *", "a _", "`a", "a ``", "[a](http://a.a", "\\*", "a_b ", "{{c1::a}} "]
+
+
+@pytest.mark.parametrize("unit", FAST_PATH_RUNS)
+def test_the_markdown_fast_path_takes_linear_time(unit: str) -> None:
+    assert_linear(fast_html, lambda size: "a " + run_of(unit)(size))
+
+
+# Field HTML as the preview shows it on a card. Rendered fields never hold most of these
+# (nh3 closes every tag), but Anki's filters read whatever a field holds.
+CARD_RUNS = {
+    "tag openings": run_of("<"),
+    "comment openings": run_of("<!--"),
+    "style openings": run_of("<style>"),
+    "script openings": run_of("<SCRIPT>"),
+    "tags": run_of("<b>a</b>"),
+    "math openings": run_of("\\("),
+    "math in a deletion": lambda size: "{{c1::" + run_of("\\[<b>")(size) + "}}",
+    "sound tags": run_of("[sound:"),
+    "deletion openings": run_of("{{c1::"),
+    "nested deletions": nested("{{c1::", "}}"),
+    "deletions with hints": run_of("{{c1::a::b}} "),
+    "entities": run_of("&amp;"),
+}
+_CLOZE_TYPE = note_type(NoteKind.CLOZE)
+
+
+def _show_cloze_card(html: str) -> object:
+    fields = dict.fromkeys(_CLOZE_TYPE.fields, "{{c1::x}} " + html)
+    return render_card(_CLOZE_TYPE.front, _CLOZE_TYPE.back, fields, 0)
+
+
+@pytest.mark.parametrize("make", CARD_RUNS.values(), ids=CARD_RUNS.keys())
+def test_showing_a_card_takes_linear_time(make: Callable[[int], str]) -> None:
+    """Anki's template filters as the preview page applies them: cloze, math, sounds."""
+    assert_linear(_show_cloze_card, make)
+
+
+@pytest.mark.parametrize("unit", ["<", "<!--", "<style>", "<SCRIPT>", "<b>a</b>", "&amp;"])
+def test_the_text_filter_takes_linear_time(unit: str) -> None:
+    assert_linear(strip_html, run_of(unit))
+
+
+DELETION_RUNS = {
+    "openings": run_of("{{c1::"),
+    "closings": run_of("}}"),
+    "nested": nested("{{c1::", "}}"),
+    "with hints": run_of("{{c1::a::b}} "),
+}
+
+
+@pytest.mark.parametrize("make", DELETION_RUNS.values(), ids=DELETION_RUNS.keys())
+def test_counting_a_notes_cards_takes_linear_time(make: Callable[[int], str]) -> None:
+    assert_linear(cloze.card_ordinals, make)
+
+
+def test_deletions_in_highlighted_code_take_linear_time() -> None:
+    """Each deletion marker is put back between Pygments' tokens: all of them into one
+    long comment token here. A field highlights little code, but this function has no
+    limit of its own, so it is measured on longer code, where quadratic time shows."""
+
+    def highlight(code: str) -> object:
+        return highlighted_code(code, "python", cloze=True)
+
+    def comment(size: int) -> str:  # whole deletions only: a cut one is not highlighted
+        return "# " + "{{c1::a}} " * (size // 10) + "\n"
+
+    assert highlight(comment(100)) is not None
+    assert_linear(highlight, comment, long=1024 * 1024)
+
+
+# -- work counted ------------------------------------------------------------------------
+class _CountingPattern:
+    """A compiled pattern that counts the matches its ``finditer`` is asked for."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.scans = 0
+
+    def finditer(self, string: str) -> Iterator[re.Match[str]]:
+        self.scans += 1
+        return self.pattern.finditer(string)
+
+
+def test_math_closings_are_found_once_per_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One scan finds every closing delimiter of a paragraph, however many openings look
+    for one (scanning ahead from each was quadratic)."""
+    counting = _CountingPattern(text._MATH_CLOSER)
+    monkeypatch.setattr(text, "_MATH_CLOSER", counting)
+    out = render_markdown("x " + "\\(" * 5000 + " \\(a\\) \\[b\\]")
+    assert out.html.endswith("\\(a\\) \\[b\\]")
+    assert counting.scans == 1
+
+
+class _CountingText(str):
+    """A text that counts the characters its ``find`` and the patterns searching it read."""
+
+    read = 0
+
+    def find(self, sub: str, start: Any = None, end: Any = None) -> int:
+        found = super().find(sub, start, end)
+        _CountingText.read += (len(self) if found < 0 else found + len(sub)) - (start or 0)
+        return found
+
+
+class _SearchCounted:
+    """A compiled pattern whose searches add the characters they read to the count."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+
+    def search(self, string: str, pos: int = 0) -> re.Match[str] | None:
+        found = self.pattern.search(string, pos)
+        _CountingText.read += (found.end() if found else len(string)) - pos
+        return found
+
+    def match(self, string: str, pos: int = 0) -> re.Match[str] | None:
+        return self.pattern.match(string, pos)
+
+
+_SCANNING_PATTERNS = ["_GT", "_COMMENT_CLOSE", "_STYLE_CLOSE", "_SCRIPT_CLOSE", "_STYLE_OPEN"]
+_SCANNING_PATTERNS += ["_SCRIPT_OPEN", "_MATH_OPEN", "_MATH_CLOSE"]
+_TAG_SYNTAX = ["<", ">", "<!--", "-->", "<style", "</style>", "<script", "</script>", "a"]
+_TAG_SYNTAX += ["\\(", "\\)", "\\[", "\\]", "[sound:", "]"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(unit=st.lists(st.sampled_from(_TAG_SYNTAX), min_size=1, max_size=4).map("".join))
+def test_anki_filters_read_each_character_a_few_times(unit: str) -> None:
+    """Tags, math and sounds: each search starts where the last one ended or reuses its
+    answer, so the characters read stay within a few times the text's length."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name in _SCANNING_PATTERNS:
+            pattern = getattr(anki_template, name)
+            monkeypatch.setattr(anki_template, name, _SearchCounted(pattern))
+        field = _CountingText(run_of(unit)(4096))
+        for read in (
+            anki_template._remove_tags,
+            anki_template._strip_html_in_math,
+            lambda t: anki_template._extract_sounds(t, "q"),
+        ):
+            _CountingText.read = 0
+            read(field)
+            assert _CountingText.read <= 4 * len(field) + 64, read
+
+
+# -- the one-pass readers read as Anki's regular expressions do ---------------------------
+# Anki's (rslib/src/text.rs and template_filters.rs), for short texts.
+ANKI_HTML = re.compile(
+    r"(<!--.*?-->)|(<style.*?>.*?</style>)|(<script.*?>.*?</script>)|(<.*?>)",
+    re.IGNORECASE | re.DOTALL,
+)
+ANKI_SOUND = re.compile(r"\[sound:(.+?)\]", re.DOTALL)
+ANKI_MATHJAX = re.compile(r"(\\[(\[])(.*?)(\\[\])])", re.IGNORECASE | re.DOTALL)
+# U+017F (long s) matches 's' when case is ignored.
+_SHORT = st.lists(st.sampled_from([*_TAG_SYNTAX, "STYLE", "\u017f", "\n", "b>", "&amp;"])).map(
+    "".join
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SHORT)
+def test_tags_are_removed_as_anki_removes_them(html: str) -> None:
+    assert anki_template._remove_tags(html) == ANKI_HTML.sub("", html)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SHORT)
+def test_sounds_are_found_as_anki_finds_them(html: str) -> None:
+    names: list[str] = []
+
+    def ref(m: re.Match[str]) -> str:
+        names.append(anki_template._decode_entities(m.group(1)))
+        return f"[anki:play:q:{len(names) - 1}]"
+
+    expected = ANKI_SOUND.sub(ref, html)
+    assert anki_template._extract_sounds(html, "q") == (expected, tuple(names))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SHORT)
+def test_tags_in_math_are_removed_as_anki_removes_them(html: str) -> None:
+    expected = ANKI_MATHJAX.sub(
+        lambda m: m.group(1) + ANKI_HTML.sub("", m.group(2)) + m.group(3), html
+    )
+    assert anki_template._strip_html_in_math(html) == expected
+
+
+def _mathjax_end(src: str, start: int, closer: str) -> int:
+    """How MathJax finds the end of a formula: ``\\x`` pairs skipped whole."""
+    pos = start
+    while pos < len(src) - 1:
+        if src[pos] == "\\":
+            if src[pos + 1] == closer:
+                return pos + 2
+            pos += 2
+        else:
+            pos += 1
+    return -1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["\\", "(", ")", "[", "]", "a", "\\\\", "\\("])).map("".join))
+def test_math_ends_where_mathjax_ends_it(src: str) -> None:
+    env: dict[str, Any] = {}
+    for start in range(1, len(src) + 1):
+        if src[start - 1] in "([":
+            for closer in ")]":
+                found = text._math_end(src, start, closer, len(src), env)
+                assert found == _mathjax_end(src, start, closer), (src, start, closer)
