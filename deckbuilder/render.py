@@ -145,8 +145,10 @@ class _Renderer:
             rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
             for message in rendered.warnings:
                 self.problem(f"warning: {message}", warning=True)
+            for message in rendered.problems:  # e.g. a deletion Anki would read otherwise
+                self.problem(message)
             html = rendered.html
-            if rendered.images or rendered.sounds or rendered.warnings:
+            if rendered.images or rendered.sounds or rendered.warnings or rendered.problems:
                 return html
         seen[text] = html
         return html
@@ -348,7 +350,8 @@ class _Renderer:
             return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
         if isinstance(note, ClozeNote):
             text = self.md(note.text, "text", cloze=True)
-            extra = self.md(note.extra, "extra")
+            # Anki reads deletions in Extra too: its braces are kept as written.
+            extra = self.md(note.extra, "extra", cloze=True)
             return (lang(text), lang(extra)) if lang else (text, extra)
         assert isinstance(note, BasicNote)
         front = self.md(note.front, "front")

@@ -62,6 +62,9 @@ CASES: dict[str, dict[str, Any]] = {
     "stray-braces": {"text": "{{c1::a}} {{{c2::b}}} }}{{c3::c}}"},
     "image-alt": {"text": "![{{c2::alt}}](square.png) {{c1::x}}"},
     "korean": {"text": "{{c1::서울}}은 {{c2::대한민국}}의 수도"},
+    "escaped-braces": {"text": "{{c1::x}} \\{\\{c2::y}}"},
+    "entity-braces": {"text": "{{c1::x}} &#123;&#123;c3::y}} {{&#99;4::z}}"},
+    "escaped-braces-in-extra": {"text": "{{c1::x}}", "extra": "\\{\\{c2::y}} &#123;&#123;c3::z}}"},
     "c499-and-c500": {"text": "{{c499::a}} {{c500::b}}"},
     "c65536-is-text": {"text": "{{c1::a}} {{c65536::b}}"},
     "mcq": {"question": "Which {{c1::x}}?", "choices": ["a", "b"], "answer": "A"},
@@ -72,18 +75,7 @@ CASES: dict[str, dict[str, Any]] = {
 # Cases where Anki makes other cards than the rule says, and what must change (outside
 # deckbuilder/cloze.py) for them to agree: the rule, the rendering, or the loader refusing
 # the note. Each is a strict xfail: it fails loudly once settled, and the mark must go.
-DISAGREE: dict[str, tuple[dict[str, Any], str]] = {
-    "deletion-in-a-link-address": (
-        {"text": "[{{c1::x}}](https://example.com/{{c2::y}}) {{c3::z}}"},
-        "the address is percent-encoded, so Anki sees no c2; the rendering reports it "
-        "(Rendered.problems), which deckbuilder/render.py must make a build error",
-    ),
-    "escaped-braces-in-extra": (
-        {"text": "{{c1::x}}", "extra": "\\{\\{c2::y}} &#123;&#123;c3::z}}"},
-        "Anki reads the deletions in Extra too, but deckbuilder/render.py renders Extra "
-        "without cloze=True, so its escaped braces are decoded into {{c2:: and {{c3::",
-    ),
-}
+DISAGREE: dict[str, tuple[dict[str, Any], str]] = {}
 
 ALL_CASES = {**CASES, **{name: fields for name, (fields, _) in DISAGREE.items()}}
 
@@ -214,3 +206,17 @@ def test_numbers_above_500_are_refused(tmp_path: Path, text: str) -> None:
     _write_deck(source, "many", {"big": {"text": text}})
     with pytest.raises(DeckError, match=r"above c500"):
         build([source], tmp_path / "out", timestamp=1_700_000_000)
+
+
+def test_a_deletion_anki_would_not_see_as_written_is_an_error(tmp_path: Path) -> None:
+    """Inside a link address Markdown percent-encodes the braces: Anki would see no c2, so
+    the card count would be wrong; check refuses it with its line."""
+    from deckbuilder.errors import DeckError
+    from deckbuilder.pipeline import check
+
+    path = tmp_path / "link.yaml"
+    _write_deck(path, "link", {"a": {"text": "[{{c1::x}}](https://e.com/{{c2::y}}) {{c3::z}}"}})
+    with pytest.raises(DeckError) as raised:
+        check([path])
+    (problem,) = raised.value.problems
+    assert problem.note == "a" and problem.line is not None

@@ -137,7 +137,7 @@ def test_each_field_is_what_its_text_renders_to_alone(deck: Deck) -> None:
     problems: set[tuple[int | None, str | None, str]] = set()
     warnings: set[Problem] = set()
     fields = [
-        (note, key, text, isinstance(note, ClozeNote) and key == "text")
+        (note, key, text, isinstance(note, ClozeNote) and key in ("text", "extra"))
         for note in deck.notes
         for key, text in note.texts().items()
     ]
