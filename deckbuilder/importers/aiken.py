@@ -21,8 +21,8 @@ from .base import Imported, Question, parse_answer, question_problems, raise_if
 
 __all__ = ["looks_like_aiken", "parse_aiken"]
 
-CHOICE_RE = re.compile(r"^([A-Z])[.)][ \t]+(.*?)\s*$")
-ANSWER_RE = re.compile(r"^ANSWER\s*:\s*(.*?)\s*$", re.IGNORECASE)
+CHOICE_RE = re.compile(r"^([A-Z])[.)][ \t]+((?:.*\S)?)\s*$")
+ANSWER_RE = re.compile(r"^ANSWER\s*:\s*((?:.*\S)?)\s*$", re.IGNORECASE)
 
 
 def looks_like_aiken(lines: list[str]) -> bool:

@@ -31,20 +31,20 @@ from .base import (
 
 __all__ = ["looks_like_quiz", "parse_quiz"]
 
-QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,4})[.)](?:\s+(.*?))?\s*$")
-BULLET_RE = re.compile(r"^\s*[•\-*·●○◦▪‣]\s+(.*?)\s*$")
+QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,4})[.)](?:\s+((?:.*\S)?))?\s*$")
+BULLET_RE = re.compile(r"^\s*[•\-*·●○◦▪‣]\s+((?:.*\S)?)\s*$")
 LETTER_RE = re.compile(
-    r"^\s*(?:\(([A-Za-z])\)|([A-Za-z])[.)]\s|([\u2460-\u2473]))\s*(.*?)\s*$"
+    r"^\s*(?:\(([A-Za-z])\)|([A-Za-z])[.)]\s|([\u2460-\u2473]))\s*((?:.*\S)?)\s*$"
 )  # (a) text, A. text, a) text, ① text
 ANSWER_RE = re.compile(
-    r"^\s*(?:\*\*)?(?:correct\s+answers?|answers?|정답|답)(?:\*\*)?\s*[:\uff1a](?:\*\*)?\s*(.*?)\s*$",
+    r"^\s*(?:\*\*)?(?:correct\s+answers?|answers?|정답|답)(?:\*\*)?\s*[:\uff1a](?:\*\*)?\s*((?:.*\S)?)\s*$",
     re.IGNORECASE,
 )
 EXPLANATION_RE = re.compile(
-    r"^\s*(?:\*\*)?(?:explanation|해설|설명)(?:\*\*)?\s*[:\uff1a](?:\*\*)?\s*(.*?)\s*$",
+    r"^\s*(?:\*\*)?(?:explanation|해설|설명)(?:\*\*)?\s*[:\uff1a](?:\*\*)?\s*((?:.*\S)?)\s*$",
     re.IGNORECASE,
 )
-CHECK_RE = re.compile(r"\s*[✓✔✅☑]\ufe0f?\s*$")
+CHECK_RE = re.compile(r"[✓✔✅☑]\ufe0f?\Z")
 
 
 def looks_like_quiz(lines: list[str]) -> bool:
@@ -191,8 +191,12 @@ class _QuizReader:
 
     def add_choice(self, q: _Draft, lineno: int, text: str) -> None:
         q.state = "choices"
-        stripped = CHECK_RE.sub("", text)
-        if stripped != text:
+        # Matched at the end of the stripped text only: a search from every position of a
+        # long run of spaces would be quadratic.
+        stripped = text.rstrip()
+        mark = CHECK_RE.search(stripped)
+        stripped = stripped[: mark.start()].rstrip() if mark else text
+        if mark:
             q.checked.append(len(q.choices))
         q.choices.append([stripped])
         q.choice_lines.append(lineno)

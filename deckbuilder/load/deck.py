@@ -193,6 +193,7 @@ def _deck_key(fields: FieldReader, tree: YMap) -> str:
 # in a Korean note too.
 _HANGUL_WORD = re.compile(r"[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]+")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_SAMPLE = 1000  # characters of a note read to tell its language
 _NOT_PROSE = re.compile(
     r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\{\{c\d+::|\]\([^)]*\)|\[sound:[^\]]*\]"
     r"|<[^>]*>",
@@ -207,7 +208,9 @@ def detected_label_language(notes: list[Note]) -> str:
     (a particle on an English term, 'PyTorch에서', makes a Korean word)."""
     korean = english = 0
     for note in notes:
-        prose = _NOT_PROSE.sub(" ", "\n".join(note.texts().values()))
+        # A sample is enough to tell the language, and keeps the lazy patterns above from
+        # rescanning a long field once per unclosed opening.
+        prose = _NOT_PROSE.sub(" ", "\n".join(note.texts().values())[:_SAMPLE])
         hangul, latin = len(_HANGUL_WORD.findall(prose)), len(_LATIN_WORD.findall(prose))
         if hangul and hangul >= latin:
             korean += 1

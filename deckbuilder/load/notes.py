@@ -40,7 +40,7 @@ CHOICE_KEYS = ("text", "feedback")  # a choice written as a mapping
 
 _ANSWER_SPLIT = re.compile(r"[\s,]+")
 # A well-formed deletion, removed before looking for malformed ones.
-_CLOZE = re.compile(r"\{\{c(\d+)::(.*?)\}\}", re.DOTALL)
+_OPENING = re.compile(r"\{\{c\d+::")
 _BAD_CLOZE = re.compile(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::")
 
 
@@ -295,7 +295,7 @@ def _read_cloze(fields: FieldReader, item: YMap, common: _CommonFields) -> Cloze
                 "cloze text has no deletion; mark answers as {{c1::answer}} or {{c1::answer::hint}}",
             )
         # Anki would show a broken '{{c1:' literally; catch the common slips.
-        stripped = _CLOZE.sub("", text)
+        stripped = _without_deletions(text)
         bad = _BAD_CLOZE.search(stripped)
         if bad:
             fields.problem(
@@ -331,3 +331,18 @@ def _check_same_deletions(fields: FieldReader, value: YValue | None) -> None:
             f"the languages of 'text' number their deletions differently ({shown}); "
             "give every language the same {{cN::...}} numbers",
         )
+
+
+def _without_deletions(text: str) -> str:
+    """``text`` less its well-formed deletions (``{{cN::...}}``), so that what remains shows
+    the malformed ones. One pass: each opening's closing ``}}`` is searched once."""
+    out: list[str] = []
+    kept = 0
+    while (opening := _OPENING.search(text, kept)) is not None:
+        close = text.find("}}", opening.end())
+        if close < 0:
+            break  # no later opening has a '}}' after it either
+        out.append(text[kept : opening.start()])
+        kept = close + 2
+    out.append(text[kept:])
+    return "".join(out)
