@@ -32,7 +32,6 @@ __all__ = [
     "lock_path",
     "parse_manifest",
     "read_manifest",
-    "write_manifest",
 ]
 
 VERSION = 1
@@ -318,18 +317,3 @@ def read_manifest(path: Path) -> Manifest | None:
     except (OSError, UnicodeDecodeError) as exc:
         raise DeckError.single(path, f"cannot read the lock file: {exc}") from exc
     return parse_manifest(text, str(path))
-
-
-def write_manifest(path: Path, deck: Deck, manifest: Manifest) -> bool:
-    """Write the lock file atomically if its text changed; return whether it was written."""
-    from .atomic import atomic_write
-
-    text = format_manifest(deck, manifest)
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return False
-    except (OSError, UnicodeDecodeError):
-        pass
-    data = text.encode("utf-8")
-    atomic_write(path, lambda tmp: tmp.write_bytes(data))
-    return True

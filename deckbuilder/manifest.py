@@ -38,7 +38,6 @@ from .lockfile import (
     lock_path,
     parse_manifest,
     read_manifest,
-    write_manifest,
 )
 from .model import Deck, Note, NoteKind
 from .notetypes import NoteTypeSpec
@@ -60,7 +59,6 @@ __all__ = [
     "parse_manifest",
     "read_manifest",
     "update_manifest",
-    "write_manifest",
 ]
 
 _HASH_CHARS = 16  # 64 bits of SHA-256: collisions are not a concern for one deck's notes

@@ -330,3 +330,20 @@ PLAYERS: dict[str, type[Player]] = {
 def player(client: str, browser: Browser, **options: Any) -> Player:
     """A player by client name: ``"ankidroid"`` or ``"desktop"``."""
     return PLAYERS[client](browser, **options)
+
+
+def luminance(rgb: list[float]) -> float:
+    """Relative luminance of an sRGB colour (WCAG 2)."""
+
+    def channel(v: float) -> float:
+        v /= 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: list[float], b: list[float]) -> float:
+    """WCAG contrast ratio of two sRGB colours."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

@@ -21,7 +21,7 @@ import pytest
 from deckbuilder.identity import note_guid
 from deckbuilder.pipeline import build
 
-from .browser import ARTIFACTS, CardSides, Player, card_sides, chromium, player
+from .browser import ARTIFACTS, CardSides, Player, card_sides, chromium, contrast, player
 from .conftest import import_package
 
 pytestmark = [pytest.mark.browser, pytest.mark.anki]
@@ -292,20 +292,6 @@ LINE_ENDS_JS = """
     .map((top) => ({ gap: right - lines.get(top).right, width: lines.get(top).width }));
 }
 """
-
-
-def luminance(rgb: list[float]) -> float:
-    def channel(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(v) for v in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: list[float], b: list[float]) -> float:
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def split_words(words: list[dict[str, Any]]) -> list[str]:

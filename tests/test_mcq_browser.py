@@ -20,7 +20,17 @@ from deckbuilder.model import McqNote, NoteKind
 from deckbuilder.notetypes import note_type
 from deckbuilder.pipeline import build
 
-from .browser import DESKTOP, PHONE, CardSides, Player, card_sides, chromium, player
+from .browser import (
+    DESKTOP,
+    PHONE,
+    CardSides,
+    Player,
+    card_sides,
+    chromium,
+    contrast,
+    luminance,
+    player,
+)
 from .conftest import DATA, ROOT, copied, import_package
 
 pytestmark = [pytest.mark.browser, pytest.mark.anki]
@@ -374,20 +384,6 @@ CONTRAST_JS = """
 })
 """
 TEXT = ".db-question, .db-hint:not([hidden]), .db-choice-text, .db-choice-note, .db-choice-mark, [data-verdict], .db-explanation, .db-label"
-
-
-def luminance(rgb: list[float]) -> float:
-    def channel(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(v) for v in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: list[float], b: list[float]) -> float:
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 SHOTS = ["gradient-checkpointing.ko/tradeoff", "mcq-english/multi"]

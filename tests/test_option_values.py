@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.cli import main
+from deckbuilder.load.deck import STUDY_KEYS
 from deckbuilder.schedule import DEFAULT_PARAMETERS, LOWER_BOUNDS, UPPER_BOUNDS
 
 DECK = "deck: Hostile\nid: hostile\nnotes:\n  - {id: q, front: f, back: b}\n"
@@ -200,14 +201,6 @@ YAML_VALUES = st.one_of(
     st.lists(YAML_SCALARS, max_size=4).map(lambda items: f"[{', '.join(items)}]"),
     YAML_SCALARS.map(lambda item: f"{{a: {item}}}"),
 )
-STUDY_KEYS = [
-    "new_per_day",
-    "review_limit",
-    "desired_retention",
-    "learning_steps",
-    "relearning_steps",
-    "maximum_interval",
-]
 
 
 @settings(
