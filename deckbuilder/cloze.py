@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = [
@@ -85,17 +86,7 @@ def parse_clozes(text: str) -> list[str | Cloze]:
 def cloze_numbers(text: str) -> set[int]:
     """The deletion numbers in a field, nested ones included. ``c0`` is no number, but
     the deletions it holds are."""
-    found: set[int] = set()
-
-    def walk(nodes: Sequence[str | Cloze]) -> None:
-        for node in nodes:
-            if isinstance(node, Cloze):
-                if node.ordinal != 0:
-                    found.add(node.ordinal)
-                walk(node.nodes)
-
-    walk(parse_clozes(text))
-    return found
+    return set(read_deletions(text).numbers)
 
 
 def card_ordinals(*fields: str) -> tuple[int, ...]:
@@ -105,24 +96,33 @@ def card_ordinals(*fields: str) -> tuple[int, ...]:
     not only of those the template shows with ``cloze:``."""
     numbers: set[int] = set()
     for text in fields:
-        if "{{c" in text:
-            numbers |= cloze_numbers(text)
+        numbers |= read_deletions(text).numbers
     return tuple(sorted({min(n, HIGHEST_CARD_NUMBER) - 1 for n in numbers}))
 
 
 class Deletions(NamedTuple):
     """What the card loader needs to know of a field's deletions, from one parse."""
 
-    numbers: set[int]  # as :func:`cloze_numbers`
-    problems: list[str]  # what keeps them from making the cards their author means
+    numbers: frozenset[int]  # as :func:`cloze_numbers`
+    problems: tuple[str, ...]  # what keeps them from making the cards their author means
+
+
+_NONE = Deletions(frozenset(), ())
+# The card loader, the card count and the renderer each ask for the deletions of the same
+# cloze fields; a field is parsed once for all of them, with room for every cloze field of
+# a large deck.
+_PARSED_FIELDS = 1 << 17
 
 
 def read_deletions(text: str) -> Deletions:
     """The deletion numbers of a field, and its problems in words: numbers above
     :data:`HIGHEST_CARD_NUMBER` (Anki folds them all into one card) and empty deletions
     (Anki makes a card for ``{{c1::}}`` that hides nothing)."""
-    if "{{c" not in text:
-        return Deletions(set(), [])
+    return _parsed_deletions(text) if "{{c" in text else _NONE
+
+
+@lru_cache(maxsize=_PARSED_FIELDS)
+def _parsed_deletions(text: str) -> Deletions:
     numbers: set[int] = set()
     empty: set[int] = set()
 
@@ -153,4 +153,4 @@ def read_deletions(text: str) -> Deletions:
             f"{'cards that hide' if many else 'a card that hides'} nothing; put the answer "
             "inside, as in {{c1::answer}}"
         )
-    return Deletions(numbers, problems)
+    return Deletions(frozenset(numbers), tuple(problems))

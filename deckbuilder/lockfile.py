@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import DeckError, Problem
@@ -98,6 +99,7 @@ def lock_path(deck: Deck) -> Path:
 # Compact, keys sorted, text as is: the JSON users' content hashes were computed from.
 
 
+@lru_cache(maxsize=256)  # a lock file's notes share a few change times
 def iso_time(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -41,6 +41,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 _T = "tag:yaml.org,2002:"
 SCALAR_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
 _NULL = _T + "null"
+_STR = _T + "str"
 _MERGE = _T + "merge"
 # Aliases may repeat a structure, but not blow it up: expanded size is capped at
 # this many times the written size (plus slack for small files).
@@ -77,16 +78,15 @@ class YSeq:
 
 @dataclass(slots=True)
 class YMap:
-    # key -> (line of the key, value), in source order
-    entries: dict[str, tuple[int, YValue]] = field(default_factory=dict)
+    entries: dict[str, YValue] = field(default_factory=dict)  # key -> value, in source order
+    lines: dict[str, int] = field(default_factory=dict)  # key -> line of the key
     line: int = 1
 
     def get(self, key: str) -> YValue | None:
-        hit = self.entries.get(key)
-        return hit[1] if hit else None
+        return self.entries.get(key)
 
     def key_line(self, key: str) -> int:
-        return self.entries[key][0]
+        return self.lines[key]
 
 
 YValue = YScalar | YSeq | YMap
@@ -110,7 +110,12 @@ def describe(value: YValue) -> str:
 def parse_yaml(text: str, file: str) -> YValue | None:
     """Parse one YAML document into a located tree; ``None`` for an empty document."""
     try:
-        return _Builder(file, text).document(yaml.parse(text, Loader=_Loader))
+        parser = _Loader(text)
+        try:
+            # The parser gives None after the last event.
+            return _Builder(file, text).document(iter(parser.get_event, None))
+        finally:
+            parser.dispose()
     except yaml.reader.ReaderError as exc:
         raise DeckError(not_allowed(text, file, chr(exc.character))) from None
     except yaml.MarkedYAMLError as exc:
@@ -141,6 +146,11 @@ class _Builder:
         self.text = text
         self.size = len(text)  # characters in the document, for progress reports
         self.resolver = yaml.resolver.Resolver()
+        # The resolver tries a plain value against the patterns (numbers, true/false, null,
+        # dates) registered for its first character; a value starting with another is text
+        # (unless a pattern is registered for every value: None).
+        patterns = self.resolver.yaml_implicit_resolvers
+        self.resolvable: frozenset[str] | None = None if None in patterns else frozenset(patterns)
         self.problems: list[Problem] = []
         self.anchors: dict[str, tuple[YValue, int]] = {}  # anchor -> (value, expanded size)
         self.opening: list[str | None] = []  # anchors of the collections being read
@@ -207,6 +217,10 @@ class _Builder:
     def scalar_tag(self, event: ScalarEvent, line: int) -> str:
         """The scalar's tag; an untagged one is resolved (text, a number, true, null...)."""
         if event.tag is None or event.tag == "!":
+            if not event.implicit[0]:
+                return _STR  # quoted or a block: text, whatever it says
+            if self.resolvable is not None and event.value[:1] not in self.resolvable:
+                return _STR
             tag: str = self.resolver.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
             return tag
         if event.tag not in SCALAR_TAGS:
@@ -251,14 +265,13 @@ class _Builder:
             value = self.node(next(stream), stream)
             if key is None:
                 continue
-            first = ymap.entries.get(key)
+            first = ymap.lines.get(key)
             if first is None:
-                ymap.entries[key] = (key_line, value)
+                ymap.entries[key] = value
+                ymap.lines[key] = key_line
             else:
                 self.problems.append(
-                    Problem(
-                        self.file, key_line, f"duplicate key '{key}' (first at line {first[0]})"
-                    )
+                    Problem(self.file, key_line, f"duplicate key '{key}' (first at line {first})")
                 )
         return ymap
 

@@ -210,7 +210,7 @@ def test_any_text_survives_the_yaml_writer(text: str) -> None:
     nested = f"a:\n  - k: {format_scalar(text, 6)}\n    z: 1\n"
     assert yaml.safe_load(nested) == {"a": [{"k": text, "z": 1}]}
     tree = parse_yaml(nested, "x.yaml")
-    value = tree.entries["a"][1].items[0].entries["k"][1]  # type: ignore[union-attr]
+    value = tree.entries["a"].items[0].entries["k"]  # type: ignore[union-attr]
     assert (value.raw, value.kind) == (text, "str")  # type: ignore[union-attr]
 
 

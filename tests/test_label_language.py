@@ -108,6 +108,15 @@ def test_the_choice_is_the_majority_whatever_the_order(notes: list[Note], random
         assert detected_label_language([*notes, KO]) == "ko"
 
 
+@pytest.mark.parametrize(
+    ("english", "korean", "expected"), [(2_400, 2_600, "ko"), (2_600, 2_400, "en")]
+)
+def test_a_large_deck_takes_its_majority_language(english: int, korean: int, expected: str) -> None:
+    # Written in two blocks, as a deck that changed language halfway: reading only the
+    # first notes would get the wrong answer.
+    assert detected_label_language([EN] * english + [KO] * korean) == expected
+
+
 def write(tmp_path: Path, text: str, name: str = "deck.yaml") -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import pytest
+import yaml
+from hypothesis import example, given
+from hypothesis import strategies as st
+from yaml.events import ScalarEvent
+from yaml.nodes import ScalarNode
 
 from deckbuilder.errors import DeckError
-from deckbuilder.yamlsource import YMap, YScalar, YSeq, YValue, parse_yaml
+from deckbuilder.yamlsource import YMap, YScalar, YSeq, YValue, _Builder, parse_yaml
 
 FILE = "cards/deck.yaml"
 
@@ -18,7 +23,7 @@ def shape(value: YValue | None) -> object:
         return ("scalar", value.raw, value.tag, value.line)
     if isinstance(value, YSeq):
         return ("seq", value.line, [shape(item) for item in value.items])
-    return ("map", value.line, [(k, line, shape(v)) for k, (line, v) in value.entries.items()])
+    return ("map", value.line, [(k, value.lines[k], shape(v)) for k, v in value.entries.items()])
 
 
 def parse_problems(text: str) -> list[tuple[int | None, str]]:
@@ -184,3 +189,17 @@ def test_escaped_control_characters_are_read_as_written(text: str, expected: str
     assert isinstance(tree, YMap)
     value = tree.get("a")
     assert isinstance(value, YScalar) and value.raw == expected
+
+
+@given(st.text(st.sampled_from("0123456789.+-_:eExXoObBtTfFyYnNuUlL~=<>! aAZz"), max_size=12))
+@example("")
+@example("1.10")
+@example("~")
+@example("2024-01-02")
+@example("<<")
+@example("=")
+def test_a_plain_value_is_what_yaml_resolves_it_to(value: str) -> None:
+    # The reader skips the resolver for values no pattern can match: it must agree with it.
+    event = ScalarEvent(None, None, (True, False), value, start_mark=None)
+    expected = yaml.resolver.Resolver().resolve(ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
+    assert _Builder(FILE).scalar_tag(event, 1) == expected

@@ -194,6 +194,9 @@ def _deck_key(fields: FieldReader, tree: YMap) -> str:
 _HANGUL_WORD = re.compile(r"[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]+")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 _SAMPLE = 1000  # characters of a note read to tell its language
+# Notes read to tell a deck's language: a larger deck is read at evenly spaced notes, which
+# gives its majority language as well as reading every note does.
+_SAMPLED_NOTES = 1000
 _NOT_PROSE = re.compile(
     r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\{\{c\d+::|\]\([^)]*\)|\[sound:[^\]]*\]"
     r"|<[^>]*>",
@@ -207,7 +210,7 @@ def detected_label_language(notes: list[Note]) -> str:
     is Korean when at least as many of its words are Korean as are in Latin letters
     (a particle on an English term, 'PyTorch에서', makes a Korean word)."""
     korean = english = 0
-    for note in notes:
+    for note in notes[:: max(1, len(notes) // _SAMPLED_NOTES)]:
         # A sample is enough to tell the language, and keeps the lazy patterns above from
         # rescanning a long field once per unclosed opening.
         prose = _NOT_PROSE.sub(" ", "\n".join(note.texts().values())[:_SAMPLE])

@@ -157,7 +157,7 @@ class FieldReader:
             )
             return None
         declared = ", ".join(self.languages)
-        for code, (line, _) in value.entries.items():
+        for code, line in value.lines.items():
             if code not in self.languages:
                 self.problem(
                     line,
@@ -209,7 +209,7 @@ class FieldReader:
         return tuple(out)
 
     def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
-        for key, (line, _) in ymap.entries.items():
+        for key, line in ymap.lines.items():
             if key not in allowed:
                 self.problem(
                     line, f"unknown key '{visible(key)}' in {where}{suggest(key, allowed)}"

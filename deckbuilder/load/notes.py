@@ -152,7 +152,7 @@ def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
 
 def _field_lines(item: YMap) -> dict[str, int]:
     """Where each key of a note starts; choices by entry (``choices[0]``)."""
-    lines = {key: line for key, (line, _) in item.entries.items()}
+    lines = dict(item.lines)
     choices = item.get("choices")
     if isinstance(choices, YSeq):
         for i, entry in enumerate(choices.items):
@@ -318,7 +318,7 @@ def _check_same_deletions(fields: FieldReader, value: YValue | None) -> None:
         return
     ordinals = {
         code: cloze.card_ordinals(text.raw)
-        for code, (_, text) in value.entries.items()
+        for code, text in value.entries.items()
         if code in fields.languages and isinstance(text, YScalar) and not text.is_null
     }
     if len(set(ordinals.values())) > 1:
