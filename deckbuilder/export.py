@@ -56,7 +56,9 @@ def _genanki_model(spec: NoteTypeSpec):  # type: ignore[no-untyped-def]
         spec.id,
         spec.name,
         fields=[{"name": name} for name in spec.fields],
-        templates=[{"name": spec.template_name, "qfmt": spec.front, "afmt": spec.back}],
+        templates=[
+            {"name": name, "qfmt": front, "afmt": back} for name, front, back in spec.templates
+        ],
         css=spec.css,
         model_type=genanki.Model.CLOZE if spec.is_cloze else genanki.Model.FRONT_BACK,
     )
@@ -146,7 +148,7 @@ def _rows(
     note_cards: list[tuple[int, int, int]] = []  # (note id, card ordinal, mod)
     for number, rn in enumerate(rd.notes, start=1):
         author_id = rn.note.id
-        guid = note_guid(rd.deck.key, author_id)
+        guid = rn.note.guid or note_guid(rd.deck.key, author_id)
         note_id = stamps.note_ids.get(author_id)
         if note_id is None:
             note_id = next(new_ids)

@@ -24,6 +24,8 @@ __all__ = [
     "Note",
     "NoteKind",
     "StudySettings",
+    "TypedAnswer",
+    "TypedNote",
     "letter",
 ]
 
@@ -34,6 +36,10 @@ class NoteKind(str, Enum):
     MCQ = "mcq"
     CLOZE = "cloze"
     BASIC = "basic"
+    TYPED = "typed"
+    # The note type of basic notes with ``reverse: true`` (two templates); such notes are
+    # still of kind BASIC, and no card file says ``type: basic-reversed``.
+    BASIC_REVERSED = "basic-reversed"
 
     def __str__(self) -> str:
         return self.value
@@ -54,6 +60,12 @@ class Note:
     tags: tuple[str, ...] = ()
     # Line of each text field in the card file, keyed like texts() (for precise messages).
     field_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+    # Lint rules this note opts out of (``lint: [code, ...]``): flaws the author intends.
+    # They change nothing on the card.
+    lint_ignored: tuple[str, ...] = field(default=(), compare=False)
+    # The GUID Anki knows the note by when it came from a collection (``guid:``, written
+    # by ``deckbuilder import``); '' for a note whose GUID is derived from its ids.
+    guid: str = ""
 
     def field_line(self, key: str) -> int:
         return self.field_lines.get(key, self.line)
@@ -86,6 +98,9 @@ class McqNote(Note):
     # What the back of the card says beside a choice (GIFT's per-answer feedback): one
     # text per choice, '' where a choice has none; () when no choice has any.
     feedback: tuple[str, ...] = ()
+    # 0-based indexes of the choices that keep their place while the others shuffle
+    # (``pin: true``, for "None of the above"), sorted; () when none does.
+    pinned: tuple[int, ...] = ()
 
     @property
     def multi(self) -> bool:
@@ -130,9 +145,51 @@ class BasicNote(Note):
     kind: ClassVar[NoteKind] = NoteKind.BASIC
     front: str = ""
     back: str = ""
+    # ``reverse: true``: a second card asks the back for the front, as Anki's
+    # "Basic (and reversed card)" does (note type BASIC_REVERSED).
+    reverse: bool = False
+
+    @property
+    def card_ordinals(self) -> tuple[int, ...]:
+        return (0, 1) if self.reverse else (0,)
 
     def texts(self) -> dict[str, str]:
         return {"front": self.front, "back": self.back}
+
+
+@dataclass(frozen=True)
+class TypedAnswer:
+    """One accepted answer of a typed-answer note: a text, or a number in a closed range
+    (a number with a tolerance is the range around it). ``shown`` is how the back of the
+    card writes it."""
+
+    text: str = ""
+    low: float | None = None  # both set for a number, both None for a text
+    high: float | None = None
+    shown: str = ""
+
+    @property
+    def is_number(self) -> bool:
+        return self.low is not None
+
+
+@dataclass(frozen=True)
+class TypedNote(Note):
+    """The learner types the answer; the card's script judges it against ``answers``."""
+
+    kind: ClassVar[NoteKind] = NoteKind.TYPED
+    question: str = ""
+    answers: tuple[TypedAnswer, ...] = ()
+    explanation: str = ""
+    match_case: bool = False
+
+    def texts(self) -> dict[str, str]:
+        out = {"question": self.question}
+        for i, answer in enumerate(self.answers):
+            if not answer.is_number:
+                out[f"answer[{i}]"] = answer.text
+        out["explanation"] = self.explanation
+        return out
 
 
 @dataclass(frozen=True)
@@ -152,6 +209,11 @@ class StudySettings:
     relearning_steps: tuple[float, ...] = (600.0,)
     maximum_interval: int = 36500
     line: int = field(default=0, compare=False)  # where the study block starts, 0 if absent
+    # What the preview (not the package) studies with: FSRS parameters (None: the
+    # defaults), or a review history to fit them from (``params`` wins over it).
+    parameters: tuple[float, ...] | None = None
+    history: Path | None = None  # resolved against the card file's folder
+    history_line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 
 from .anki_template import RenderedCard, render_card
-from .chart import forecast_svg
+from .chart import forecast_svg, sweep_svg
 from .errors import Problem
 from .mathml import typeset, untypeset_warnings
 from .model import NoteKind
@@ -40,6 +40,9 @@ __all__ = ["PHONE_WIDTH", "preview_page"]
 PHONE_WIDTH = 412  # CSS pixels: a common Android phone width
 
 _KIND_NAMES = {NoteKind.MCQ: "multiple choice", NoteKind.CLOZE: "cloze", NoteKind.BASIC: "basic"}
+_KIND_NAMES[NoteKind.TYPED] = "typed answer"
+# Cards whose back depends on what the learner did on the front: the page can flip them.
+_PLAYED = (NoteKind.MCQ, NoteKind.TYPED)
 _SRC = re.compile(r'(<(?:img|audio|video|source)\b[^>]*?\bsrc=")([^"]*)(")', re.IGNORECASE)
 _PLAY = re.compile(r"\[anki:play:([qa]):(\d+)\]")
 
@@ -184,7 +187,7 @@ def _card_html(
     buttons = (
         '<button type="button" class="flip" title="Show the answer to your pick">Flip</button>'
         '<button type="button" class="again" title="Start this card again">Again</button>'
-        if kind is NoteKind.MCQ
+        if kind in _PLAYED
         else ""
     )
     note = escape(rn.note.id)
@@ -286,7 +289,7 @@ def _cards(rd: RenderedDeck, warnings: list[Problem]) -> tuple[list[str], _Sides
         fields = dict(zip(rn.spec.fields, rn.fields, strict=True))
         untypeset: list[str] = []
         for ordinal in rn.note.card_ordinals:
-            card = render_card(rn.spec.front, rn.spec.back, fields, ordinal)
+            card = render_card(*rn.spec.sides(ordinal), fields, ordinal)
             out.append(_card_html(rn, card, media, sides, untypeset))
         warnings += untypeset_warnings(str(rd.deck.source), rn.note, untypeset)
     return out, sides
@@ -334,12 +337,13 @@ def preview_page(rd: RenderedDeck, p: DeckPreview, warnings: list[Problem] | Non
 </section>
 <section class="forecast-section">
 <h2>Forecast</h2>
-{forecast_svg(p)}
+{forecast_svg(p)}{sweep_svg(p)}
 {_ladder_table(p)}
 </section>
 <h2 id="cards">Cards</h2>
 <p class="hint">Each side is shown as Anki renders it, with the note type's CSS and scripts.
 Multiple-choice cards: pick on the front, then Flip to see the verdict on the back.
+Typed-answer cards: type on the front, then Flip.
 Math is drawn here from MathML; Anki draws it with MathJax, so fonts and spacing may differ a little.</p>
 <div class="card-list">
 {chr(10).join(cards)}

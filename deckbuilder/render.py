@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -17,8 +17,10 @@ from pathlib import Path, PurePosixPath
 from .errors import DeckError, Problem
 from .load import folder_link_outside, real_path_outside
 from .markdown_fast_path import fast_html
-from .model import BasicNote, ClozeNote, Deck, McqNote, Note, letter
-from .notetypes import NoteTypeSpec, note_type
+from .model import BasicNote, ClozeNote, Deck, McqNote, Note, NoteKind, TypedNote, letter
+from .notetypes import NoteTypeSpec
+from .notetypes.carried import read_carried, spec_for
+from .notetypes.typed_answers import typed_answers_html
 from .progress import step
 from .text import render_markdown
 
@@ -305,9 +307,10 @@ class _Renderer:
             return f' data-db-lang="{self.deck.label_language}"'
         return ""
 
-    def choice(self, index: int, text: str, feedback: str = "") -> str:
+    def choice(self, index: int, text: str, feedback: str = "", pinned: bool = False) -> str:
         """One choice of the Choices field, with its feedback (if any) in an element of its
-        own that the template shows on the back only (mcq.js, style.css)."""
+        own that the template shows on the back only (mcq.js, style.css). A pinned choice
+        carries data-db-pin, which keeps it in place when mcq.js shuffles."""
         opening = self.choice_open
         while len(opening) <= index:
             opening.append(
@@ -326,7 +329,8 @@ class _Renderer:
             )
         if said:
             said = f'<div class="db-choice-feedback">{said}</div>'
-        return f"{opening[index]}{self.md(text, key)}{said}</div>"
+        start = f'{opening[index][:-1]} data-db-pin="true">' if pinned else opening[index]
+        return f"{start}{self.md(text, key)}{said}</div>"
 
     def fields(self, note: Note) -> tuple[str, ...]:
         # A deck without languages keeps its fields as they are: no lang() call per field.
@@ -334,7 +338,7 @@ class _Renderer:
         if isinstance(note, McqNote):
             choices = "\n".join(
                 [
-                    self.choice(i, text, note.choice_feedback(i))
+                    self.choice(i, text, note.choice_feedback(i), i in note.pinned)
                     for i, text in enumerate(note.choices)
                 ]
             )
@@ -353,14 +357,27 @@ class _Renderer:
             # Anki reads deletions in Extra too: its braces are kept as written.
             extra = self.md(note.extra, "extra", cloze=True)
             return (lang(text), lang(extra)) if lang else (text, extra)
+        if isinstance(note, TypedNote):
+            question = self.md(note.question, "question")
+            explanation = self.md(note.explanation, "explanation")
+            if lang:
+                question = lang(question, f' data-db-lang="{self.deck.lang}"')
+                explanation = lang(explanation)
+            answers = typed_answers_html(note.answers, self.choice_attributes)
+            return (question, answers, explanation, "yes" if note.match_case else "no")
         assert isinstance(note, BasicNote)
         front = self.md(note.front, "front")
         back = self.md(note.back, "back")
         return (lang(front), lang(back)) if lang else (front, back)
 
 
-def render_deck(deck: Deck) -> RenderedDeck:
-    """Render every note's fields; raise DeckError listing every media problem."""
+def render_deck(
+    deck: Deck, note_types: Mapping[NoteKind, NoteTypeSpec] | None = None
+) -> RenderedDeck:
+    """Render every note's fields; raise DeckError listing every media problem.
+    ``note_types``: the Anki note types the deck keeps from its collection (None: read
+    them from beside the card file, see :mod:`deckbuilder.notetypes.carried`)."""
+    carried = read_carried(deck.source) if note_types is None else note_types
     renderer = _Renderer(deck)
     notes: list[RenderedNote] = []
     total = len(deck.notes)
@@ -374,7 +391,7 @@ def render_deck(deck: Deck) -> RenderedDeck:
         tags = tuple(dict.fromkeys(deck.tags + note.tags)) if note.tags else deck_tags
         media = tuple(sorted(used)) if used else ()
         used.clear()
-        notes.append(RenderedNote(note, note_type(note.kind), fields, tags, media))
+        notes.append(RenderedNote(note, spec_for(note, carried), fields, tags, media))
     renderer.note = None
     description = renderer.md(deck.description)
     if renderer.problems:

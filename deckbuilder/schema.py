@@ -136,6 +136,13 @@ def _note(
             "const": kind,
         },
         "tags": _tags("Tags for this note, added to the deck's tags."),
+        "lint": _lint_opt_outs(),
+        "guid": {
+            "description": "The GUID Anki knows this note by, written by 'deckbuilder import' "
+            "for a note from an Anki collection; keep it as imported.",
+            "type": "string",
+            "pattern": r"^[!-~]{1,100}$",
+        },
     }
     return {
         "title": f"{kind} note",
@@ -147,8 +154,19 @@ def _note(
     }
 
 
+def _lint_opt_outs() -> dict[str, Any]:
+    from .lint.codes import RULES
+
+    code = {"enum": list(RULES), "description": "A lint rule's code (docs/lint.md)."}
+    return {
+        "description": "Lint rules this note opts out of, for a flaw that is intended "
+        "(deckbuilder lint then says nothing of it).",
+        "oneOf": [{"type": "array", "items": code, "uniqueItems": True}, code],
+    }
+
+
 def _choice_with_feedback() -> dict[str, Any]:
-    # Neither key matches LANG_PATTERN, so this never overlaps a language map.
+    # 'text' (required) does not match LANG_PATTERN, so this never overlaps a language map.
     return {
         "type": "object",
         "description": "A choice with feedback, e.g. {text: Mars, feedback: Mars is the "
@@ -159,6 +177,11 @@ def _choice_with_feedback() -> dict[str, Any]:
                 "Shown on the back of the card under this choice when it was picked, and "
                 "under the right choices."
             ),
+            "pin": {
+                "description": "Keep this choice in its place while the others shuffle "
+                '(for "None of the above"); default false.',
+                "type": "boolean",
+            },
         },
         "required": ["text"],
         "additionalProperties": False,
@@ -211,8 +234,77 @@ def _study() -> dict[str, Any]:
                 "minimum": 1,
                 "maximum": 36500,
             },
+            "params": {
+                "description": "The 21 FSRS-6 parameters the preview uses (default: FSRS-6's), "
+                "a list or comma-separated as Anki's deck options show them. Preview only.",
+                "oneOf": [
+                    {"type": "array", "items": {"type": "number"}, "minItems": 21, "maxItems": 21},
+                    {"type": "string"},
+                ],
+            },
+            "history": {
+                "description": "A review history (collection.anki2, .colpkg, or .apkg with "
+                "scheduling), relative to the card file, to fit the preview's FSRS parameters "
+                "from; params wins over it. Preview only.",
+                "type": "string",
+            },
         },
     }
+
+
+def _typed_note() -> dict[str, Any]:
+    number = {"type": "number", "description": "The number."}
+    low = {"type": "number", "description": "The smallest accepted number."}
+    high = {"type": "number", "description": "The largest accepted number."}
+    accepted = {
+        "oneOf": [
+            {"type": ["string", "number"], "description": "An accepted text, on one line."},
+            {
+                "type": "object",
+                "description": "A number, with an optional tolerance: {number: 4, tolerance: 0.5}.",
+                "properties": {
+                    "number": number,
+                    "tolerance": {
+                        "type": "number",
+                        "minimum": 0,
+                        "description": "How far from the number an answer may be (default 0).",
+                    },
+                },
+                "required": ["number"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "description": "A range of numbers: {min: 3.141, max: 3.142}.",
+                "properties": {"min": low, "max": high},
+                "required": ["min", "max"],
+                "additionalProperties": False,
+            },
+        ]
+    }
+    note = _note(
+        "typed",
+        "The learner types the answer; the card judges it. One card.",
+        {
+            "question": _text("The question."),
+            "answer": {
+                "description": "The accepted answer, or a list of them: texts (compared "
+                "ignoring surrounding space and, unless match_case, case) or numbers.",
+                "oneOf": [
+                    accepted,
+                    {"type": "array", "items": accepted, "minItems": 1, "maxItems": 100},
+                ],
+            },
+            "explanation": _text("Shown on the back."),
+            "match_case": {
+                "description": "Compare texts with their case (default false).",
+                "type": "boolean",
+            },
+        },
+        ["type", "question", "answer"],
+    )
+    note["properties"]["type"]["description"] = "Note type: 'typed' is required here."
+    return note
 
 
 def card_schema() -> dict[str, Any]:
@@ -271,8 +363,16 @@ def card_schema() -> dict[str, Any]:
     )
     basic = _note(
         "basic",
-        "A plain question and answer: one card.",
-        {"front": _text("The question side."), "back": _text("The answer side.")},
+        "A plain question and answer: one card (two with reverse: true).",
+        {
+            "front": _text("The question side."),
+            "back": _text("The answer side."),
+            "reverse": {
+                "description": "Also make a second card that shows the back and asks for "
+                'the front (Anki\'s "Basic (and reversed card)"). Default false.',
+                "type": "boolean",
+            },
+        },
         ["front", "back"],
     )
     return {
@@ -317,7 +417,7 @@ def card_schema() -> dict[str, Any]:
                 "description": "The notes of the deck, in order.",
                 "type": "array",
                 "minItems": 1,
-                "items": {"oneOf": [mcq, cloze, basic]},
+                "items": {"oneOf": [mcq, cloze, basic, _typed_note()]},
             },
         },
         "required": ["deck", "notes"],

@@ -14,6 +14,9 @@ from .. import cloze
 from ..model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
 from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
 from .fields import ID_RE, FieldReader, is_null, suggest, visible
+from .imported import read_flag, read_guid, repeated_guids
+from .optouts import read_lint_opt_outs, read_pins
+from .typed import TYPED_KEYS, read_typed
 
 __all__ = [
     "ALL_NOTE_KEYS",
@@ -28,15 +31,16 @@ __all__ = [
 MAX_CHOICES = 26  # one letter each
 # Limit against absurd input (documented in README, "Limits").
 MAX_NOTES = 100_000
-COMMON_NOTE_KEYS = ("id", "type", "tags")
+COMMON_NOTE_KEYS = ("id", "type", "tags", "guid", "lint")
 NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
     NoteKind.MCQ: ("question", "choices", "answer", "explanation", "shuffle"),
     NoteKind.CLOZE: ("text", "extra"),
-    NoteKind.BASIC: ("front", "back"),
+    NoteKind.BASIC: ("front", "back", "reverse"),
+    NoteKind.TYPED: TYPED_KEYS,  # needs 'type: typed': its keys are also a question's
 }
 ALL_NOTE_KEYS = COMMON_NOTE_KEYS + tuple(k for keys in NOTE_KEYS.values() for k in keys)
-_KIND_NAMES = {kind.value: kind for kind in NoteKind}  # what `type:` may say
-CHOICE_KEYS = ("text", "feedback")  # a choice written as a mapping
+_KIND_NAMES = {kind.value: kind for kind in NOTE_KEYS}  # what `type:` may say
+CHOICE_KEYS = ("text", "feedback", "pin")  # a choice written as a mapping
 
 _ANSWER_SPLIT = re.compile(r"[\s,]+")
 # A well-formed deletion, removed before looking for malformed ones.
@@ -51,6 +55,8 @@ class _CommonFields(TypedDict):
     line: int
     tags: tuple[str, ...]
     field_lines: dict[str, int]
+    guid: str
+    lint_ignored: tuple[str, ...]
 
 
 def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
@@ -78,6 +84,7 @@ def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
         note = _read_note(fields, item, first_line)
         if note is not None:
             notes.append(note)
+    repeated_guids(fields, notes)
     return notes
 
 
@@ -109,18 +116,26 @@ def _read_note(fields: FieldReader, item: YValue, first_line: dict[str, int]) ->
         return None
     fields.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind.value} note")
     common = _CommonFields(
-        id=note_id, line=item.line, tags=fields.tags(item), field_lines=_field_lines(item)
+        id=note_id,
+        line=item.line,
+        tags=fields.tags(item),
+        field_lines=_field_lines(item),
+        guid=read_guid(fields, item),
+        lint_ignored=read_lint_opt_outs(fields, item),
     )
     note: Note
     if kind is NoteKind.MCQ:
         note = _read_mcq(fields, item, common)
     elif kind is NoteKind.CLOZE:
         note = _read_cloze(fields, item, common)
+    elif kind is NoteKind.TYPED:
+        note = read_typed(fields, item, common)
     else:
         note = BasicNote(
             **common,
             front=fields.text(item, "front", required=True),
             back=fields.text(item, "back", required=True),
+            reverse=read_flag(fields, item, "reverse"),
         )
     fields.note_id = None
     return note if len(fields.problems) == before else None
@@ -184,6 +199,7 @@ def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote
         explanation=fields.text(item, "explanation"),
         shuffle=shuffle,
         feedback=tuple(feedback) if any(feedback) else (),
+        pinned=read_pins(fields, item),
     )
 
 
@@ -202,7 +218,8 @@ def _read_choice(fields: FieldReader, entry: YValue, i: int) -> tuple[str, str]:
     fields.unknown_keys(entry, CHOICE_KEYS, f"'{what}'")
     text = entry.get("text")
     if text is None:
-        fields.problem(entry.line, f"'{what}' has 'feedback' but no 'text' (the choice itself)")
+        given = "'feedback'" if "feedback" in entry.entries else "'pin'"
+        fields.problem(entry.line, f"'{what}' has {given} but no 'text' (the choice itself)")
         choice = ""
     else:
         choice = fields.as_text(text, what, required=True)

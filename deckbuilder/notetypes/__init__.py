@@ -28,26 +28,56 @@ class NoteTypeSpec:
     front: str
     back: str
     css: str
+    # Templates after the first, as (name, front, back): Anki's "Basic (and reversed
+    # card)" has a second one. Empty for a note type with one template.
+    more_templates: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def is_cloze(self) -> bool:
         return self.kind is NoteKind.CLOZE
+
+    @property
+    def templates(self) -> tuple[tuple[str, str, str], ...]:
+        """Every template as (name, front, back), the first first."""
+        return ((self.template_name, self.front, self.back), *self.more_templates)
+
+    def sides(self, ordinal: int) -> tuple[str, str]:
+        """The (front, back) templates of card ``ordinal``: a cloze note type's one
+        template makes every card; another note type has a template per card."""
+        if self.is_cloze:
+            return self.front, self.back
+        _, front, back = self.templates[ordinal]
+        return front, back
 
 
 _IDS = {
     NoteKind.MCQ: 1468248778730576,
     NoteKind.CLOZE: 1649248644858304,
     NoteKind.BASIC: 2152878658763882,
+    # In [2**50, 2**51) like the others: 2**50 plus the SHA-256 digest (identity._digest)
+    # of "deckbuilder", "note type", "typed" modulo 2**50, computed once and fixed here.
+    NoteKind.TYPED: 1567040389656066,
+    # As TYPED's, from "deckbuilder", "note type", "basic-reversed".
+    NoteKind.BASIC_REVERSED: 2101222362487115,
 }
 _NAMES = {
     NoteKind.MCQ: ("deckbuilder Multiple Choice", "Multiple choice"),
     NoteKind.CLOZE: ("deckbuilder Cloze", "Cloze"),
     NoteKind.BASIC: ("deckbuilder Basic", "Card 1"),
+    NoteKind.TYPED: ("deckbuilder Typed Answer", "Typed answer"),
+    NoteKind.BASIC_REVERSED: ("deckbuilder Basic (and reversed card)", "Card 1"),
 }
 _FIELDS = {
     NoteKind.MCQ: ("Question", "Choices", "Answer", "Explanation", "Shuffle"),
     NoteKind.CLOZE: ("Text", "Extra"),
     NoteKind.BASIC: ("Front", "Back"),
+    NoteKind.TYPED: ("Question", "Answers", "Explanation", "Match case"),
+    NoteKind.BASIC_REVERSED: ("Front", "Back"),
+}
+# Note types that share another's folder, with the templates after the first.
+_FOLDERS = {NoteKind.BASIC_REVERSED: "basic"}
+_MORE_TEMPLATES = {
+    NoteKind.BASIC_REVERSED: (("Card 2", "reverse-front.html", "reverse-back.html"),)
 }
 
 
@@ -68,8 +98,12 @@ def _inline_includes(html: str, folder: str) -> str:
 
 @cache
 def note_type(kind: NoteKind) -> NoteTypeSpec:
-    folder = kind.value
+    folder = _FOLDERS.get(kind, kind.value)
     name, template_name = _NAMES[kind]
+    more = tuple(
+        (title, _inline_includes(_read(folder, front), folder), _read(folder, back))
+        for title, front, back in _MORE_TEMPLATES.get(kind, ())
+    )
     return NoteTypeSpec(
         kind=kind,
         id=_IDS[kind],
@@ -79,4 +113,5 @@ def note_type(kind: NoteKind) -> NoteTypeSpec:
         front=_inline_includes(_read(folder, "front.html"), folder),
         back=_inline_includes(_read(folder, "back.html"), folder),
         css=_read("base.css") + "\n" + _read(folder, "style.css"),
+        more_templates=more,
     )
