@@ -125,12 +125,21 @@ def assert_imports_or_fails_cleanly(tmp_path: Path, text: str, fmt: str) -> None
     def nfc(text: str) -> str:  # the loader normalises text to NFC
         return unicodedata.normalize("NFC", text)
 
+    from deckbuilder.model import TypedNote
+
+    def accepted(note: object) -> list[str]:  # a typed note's text answers
+        return [a.text for a in note.answers if not a.is_number]  # type: ignore[attr-defined]
+
     loaded = [
-        (n.question, list(n.choices), list(n.answer), n.explanation)  # type: ignore[attr-defined]
+        (n.question, accepted(n), [], n.explanation)  # type: ignore[attr-defined]
+        if isinstance(n, TypedNote)
+        else (n.question, list(n.choices), list(n.answer), n.explanation)  # type: ignore[attr-defined]
         for n in deck.notes
     ]
     planned = [
-        (nfc(q.question), [nfc(c) for c in q.choices], q.answer, nfc(q.explanation))
+        (nfc(q.question), [nfc(a["text"]) for a in q.typed if "text" in a], [], nfc(q.explanation))
+        if q.typed is not None
+        else (nfc(q.question), [nfc(c) for c in q.choices], q.answer, nfc(q.explanation))
         for q in plan.result.questions
     ]
     assert loaded == planned

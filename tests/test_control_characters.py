@@ -338,7 +338,7 @@ def test_only_unstorable_questions_is_an_error_naming_them() -> None:
     with pytest.raises(DeckError) as info:
         import_text("1. Q\x07?\n- a ✓\n- b\n", "in.txt", "quiz")
     assert [str(p) for p in info.value.problems] == [
-        "in.txt:1: no multiple-choice questions to import (skipped: multiple-choice at line 1)"
+        "in.txt:1: no questions to import (skipped: multiple-choice at line 1)"
     ]
 
 

@@ -14,6 +14,30 @@ from deckbuilder.importers import import_file, import_text
 from .conftest import DATA, assert_imports_or_fails_cleanly
 
 AIKEN = DATA / "import" / "moodle.aiken"
+# Moodle's own test file, question/format/aiken/tests/fixtures/aiken_errors.txt (GPL v3+,
+# see tests/data/import/README.md), and the errors its aikenformat_test.php expects.
+MOODLE_ERRORS = DATA / "import" / "moodle-aiken-errors.txt"
+MOODLE_ERROR_LINES = [3, 5, 7, 18]
+# Moodle's fixture has since gained a third good question at its end; with it the file is
+# byte for byte today's aiken_errors.txt.
+MOODLE_THIRD_QUESTION = (
+    "\n\nA third good question with HTML chars such as > < &\n"
+    "A) Correct (< > &)\nB) Incorrect (< > &)\nANSWER: A"
+)
+# question/format/aiken/tests/fixtures/questions.aiken.txt, which Moodle's
+# aiken_import.feature imports: "Importing 2 questions from file".
+MOODLE_IMPORT_FEATURE = (
+    "The Moodle project was started by:\nA) Petr Skoda\nB) Martin Dougiamas\n"
+    "C) Eloy Lafuente\nD) Tim Hunt\nANSWER: B\n\n"
+    "Moodle's abilities include handling user input that includes "
+    '<html class="cool"> & images:\nA) True\nB) False\nANSWER: A\n'
+)
+
+
+def moodle_fixture(version: str) -> str:
+    """aiken_errors.txt as Moodle's test reads it: the 2018 file, or today's."""
+    text = MOODLE_ERRORS.read_text(encoding="utf-8")
+    return text + MOODLE_THIRD_QUESTION if version == "today" else text
 
 
 def test_moodle_examples() -> None:
@@ -61,11 +85,12 @@ def test_several_answer_letters_make_a_choose_all_card() -> None:
         ("Q?\nA. a\nC. b\nANSWER: A\n", "q.txt:3: choice C where B was expected"),
         ("A. a\nB. b\nANSWER: A\n", "q.txt:1: a choice before any question text"),
         ("Q?\nANSWER: A\n", "q.txt:2: 'ANSWER:' line before any choice"),
-        ("Q?\nA. a\nANSWER: A\n", "q.txt:1: question has 1 choices; a card needs 2 to 26"),
+        ("Q?\nA. a\nANSWER: A\n", "q.txt:3: the question at line 1 has 1 choice; a card needs"),
         (
             "Q?\nA. a\nB. b\nNext?\nA. c\nB. d\nANSWER: A\n",
-            "q.txt:1: question has no marked answer; add a line 'ANSWER: B' after the choices",
+            "q.txt:4: the question at line 1 was not completed before the next question starts",
         ),
+        ("Q?\nA. a\nB. b\n", "q.txt:1: the question at line 1 was not completed at the end"),
     ],
 )
 def test_malformed_aiken_is_located(text: str, expected: str) -> None:
@@ -86,3 +111,79 @@ TEXT = st.lists(st.one_of(LINES, st.text(max_size=8)), max_size=12).map("\n".joi
 @given(text=TEXT)
 def test_any_text_gives_a_card_file_or_a_located_error(tmp_path: Path, text: str) -> None:
     assert_imports_or_fails_cleanly(tmp_path, text, "aiken")
+
+
+@pytest.mark.parametrize("version", ["2018", "today"])
+def test_moodles_error_file_gives_the_lines_moodles_tests_expect(version: str) -> None:
+    """aikenformat_test.php: 'Error importing question A question with too few answers',
+    'Question must have at least 2 answers on line 3', 'Question not started on line 5'
+    and 'on line 7', 'Error importing question A question started but not finished',
+    'Question not completed before next question start on line 18'."""
+    with pytest.raises(DeckError) as info:
+        import_text(moodle_fixture(version), "aiken_errors.txt", "aiken")
+    problems = info.value.problems
+    assert [p.line for p in problems] == MOODLE_ERROR_LINES, problems
+    too_few, not_started, answer_alone, not_finished = (p.message for p in problems)
+    assert "the question at line 1 has 1 choice" in too_few  # 'A question with too few...'
+    assert "a choice before any question text" in not_started  # 'A) Question not started'
+    assert "'ANSWER:' line before any choice" in answer_alone  # 'ANSWER: Question not started'
+    assert "the question at line 14 was not completed before the next question" in not_finished
+
+
+@pytest.mark.parametrize("version", ["2018", "today"])
+def test_moodles_error_file_keeps_the_questions_moodle_keeps(version: str) -> None:
+    """Without the broken questions (lines 1-7 and 14-16), what Moodle's test checks of
+    the good ones: 'A)Incorrect' without a space is a choice, and '< > &' is text."""
+    lines = moodle_fixture(version).split("\n")
+    kept = "\n".join(lines[8:13] + lines[16:])
+    got = [(q.question, q.choices, q.answer) for q in import_text(kept, "q.txt", "aiken").questions]
+    third = (
+        "A third good question with HTML chars such as > < &",
+        ["Correct (< > &)", "Incorrect (< > &)"],
+        [0],
+    )
+    assert got == [
+        ("A good question", ["Correct", "Incorrect"], [0]),
+        ("A second good question", ["Incorrect (No space)", "Correct (No space)"], [1]),
+        *([third] if version == "today" else []),
+    ]
+
+
+def test_html_characters_show_as_moodle_shows_them(tmp_path: Path) -> None:
+    """Moodle's test expects the choice 'Correct (&lt; &gt; &amp;)': the characters are
+    text on the card, not markup."""
+    from deckbuilder.importers import card_file_text
+    from deckbuilder.load import load_deck
+    from deckbuilder.render import render_deck
+
+    result = import_text(MOODLE_THIRD_QUESTION + "\n", "q.txt", "aiken")
+    target = tmp_path / "third.yaml"
+    target.write_text(card_file_text(result, "Third", "third"), encoding="utf-8")
+    (note,) = render_deck(load_deck(target)).notes
+    assert "Correct (&lt; &gt; &amp;)<" in note.fields[1]
+    assert "Incorrect (&lt; &gt; &amp;)<" in note.fields[1]
+
+
+def test_moodles_import_feature_file_gives_two_questions() -> None:
+    """aiken_import.feature: 'Importing 2 questions from file', the first being 'The
+    Moodle project was started by:'; the second's '<html class="cool">' stays text."""
+    result = import_text(MOODLE_IMPORT_FEATURE, "questions.aiken.txt", "aiken")
+    got = [(q.question, q.choices, q.answer) for q in result.questions]
+    assert got == [
+        (
+            "The Moodle project was started by:",
+            ["Petr Skoda", "Martin Dougiamas", "Eloy Lafuente", "Tim Hunt"],
+            [1],
+        ),
+        (
+            "Moodle's abilities include handling user input that includes "
+            '<html class="cool"> & images:',
+            ["True", "False"],
+            [0],
+        ),
+    ]
+
+
+def test_a_line_like_a_choice_without_space_starts_a_question() -> None:
+    (q,) = import_text("A.I. or not?\nA. yes\nB. no\nANSWER: A\n", "q.txt", "aiken").questions
+    assert q.question == "A.I. or not?"

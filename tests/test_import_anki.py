@@ -27,7 +27,8 @@ def imported_notes(tmp_path: Path, collection: object, source: Path) -> dict[str
     assert col.fix_integrity() == ("Database rebuilt and optimized.", True)  # type: ignore[attr-defined]
     assert plan.deck_name in [d.name for d in col.decks.all_names_and_ids()]  # type: ignore[attr-defined]
     notes = [col.get_note(nid) for nid in col.find_notes("")]  # type: ignore[attr-defined]
-    assert all(n.note_type()["name"] == "deckbuilder Multiple Choice" for n in notes)  # type: ignore[attr-defined]
+    kinds = {"deckbuilder Multiple Choice", "deckbuilder Typed Answer"}
+    assert all(n.note_type()["name"] in kinds for n in notes)  # type: ignore[attr-defined]
     guids = {note_guid("deck", nid) for nid in _ids(plan.text)}
     assert {n.guid for n in notes} == guids  # type: ignore[attr-defined]
     return {n["Question"]: n for n in notes}  # type: ignore[index]
@@ -79,7 +80,7 @@ def test_aiken_in_anki(tmp_path: Path, collection: object) -> None:
 
 def test_gift_in_anki(tmp_path: Path, collection: object) -> None:
     notes = imported_notes(tmp_path, collection, IMPORT / "moodle.gift")
-    assert len(notes) == 11
+    assert len(notes) == 16
     tomb = notes["Who's buried in Grant's tomb?"]
     assert tomb["Answer"] == "C"  # type: ignore[index]
     # General feedback is the explanation; each answer's feedback stays with its choice.

@@ -36,7 +36,7 @@ def one(text: str) -> tuple[str, list[str], list[int], str]:
 def test_moodle_bank_imports_every_multiple_choice_and_true_false_question() -> None:
     result = import_file(GIFT)
     assert result.format == "gift"
-    qs = result.questions
+    qs = [q for q in result.questions if q.line < 44]
     assert len(qs) == 11
     tomb = qs[0]
     assert tomb.line == 6
@@ -89,22 +89,31 @@ def test_escapes_missing_word_and_formats() -> None:
 
 def test_types_cards_cannot_hold_are_listed_as_skipped() -> None:
     result = import_file(GIFT)
-    assert [(s.line, s.kind) for s in result.skipped] == [
-        (44, "numerical"),
-        (46, "matching"),
-        (48, "short answer"),
-        (50, "essay"),
-        (52, "description"),
+    assert [(s.line, s.kind) for s in result.skipped] == [(50, "essay"), (52, "description")]
+
+
+def test_numerical_matching_and_short_answer_become_cards() -> None:
+    qs = [q for q in import_file(GIFT).questions if q.line >= 44]
+    assert [(q.line, q.typed) for q in qs if q.typed is not None] == [
+        (44, [{"number": "1822", "tolerance": "5"}]),
+        (48, [{"text": "four"}, {"text": "4"}]),
+    ]
+    pairs = [(q.question, q.choices, q.answer) for q in qs if q.typed is None]
+    capitals = ["Ottawa", "Rome", "Tokyo"]
+    assert pairs == [
+        ("Match the capitals.\n\nCanada", capitals, [0]),
+        ("Match the capitals.\n\nItaly", capitals, [1]),
+        ("Match the capitals.\n\nJapan", capitals, [2]),
     ]
 
 
 def test_category_names_the_deck_and_subcategories_become_tags() -> None:
     result = import_file(GIFT)
     assert result.deck == "Physics"
-    assert [q.tags for q in result.questions] == [[]] * 6 + [["Escapes"]] * 5
+    assert [q.tags for q in result.questions] == [[]] * 6 + [["Escapes"]] * 10
     with_deck = import_file(GIFT, deck_given=True)
     assert with_deck.deck == ""
-    assert [q.tags for q in with_deck.questions] == [["Physics"]] * 6 + [["Physics::Escapes"]] * 5
+    assert [q.tags for q in with_deck.questions] == [["Physics"]] * 6 + [["Physics::Escapes"]] * 10
 
 
 def test_category_tags_have_no_spaces_and_moodle_prefixes_are_dropped() -> None:
@@ -123,8 +132,16 @@ def test_category_tags_have_no_spaces_and_moodle_prefixes_are_dropped() -> None:
         ("Q? {=yes ~no}", ("Q?", ["yes", "no"], [0], "")),
         ("Q? {~no =yes#Because.}", ("Q?", ["no", "yes"], [1], "")),
         ("Q? {=a =b ~c}", ("Q?", ["a", "b", "c"], [0, 1], "")),
-        ("Q? {~%100%a ~%0%b}", ("Q?", ["a", "b"], [0], "")),
-        ("Q? {~%33.3%a ~%33.3%b ~%33.3%c ~%-100%d}", ("Q?", ["a", "b", "c", "d"], [0, 1, 2], "")),
+        ("Q? {~%100%a ~%0%b}", ("Q?", ["a", "b"], [0], "Weights in Moodle: a 100%, b 0%.")),
+        (
+            "Q? {~%33.3%a ~%33.3%b ~%33.3%c ~%-100%d}",
+            (
+                "Q?",
+                ["a", "b", "c", "d"],
+                [0, 1, 2],
+                "Weights in Moodle: a 33.3%, b 33.3%, c 33.3%, d -100%.",
+            ),
+        ),
         ("Q? {T}", ("Q?", ["True", "False"], [0], "")),
         ("Q? {TRUE####Always.}", ("Q?", ["True", "False"], [0], "Always.")),
         ("Q? {F#No!}", ("Q?", ["True", "False"], [1], "")),
@@ -176,10 +193,9 @@ def test_no_right_answer_is_a_missing_answer() -> None:
 
 def test_only_skipped_questions_is_an_error_naming_them() -> None:
     with pytest.raises(DeckError) as info:
-        gift("N? {#3:1}\n\nS? {=x =y}\n")
+        gift("Essay? {}\n\nJust text.\n")
     assert [str(p) for p in info.value.problems] == [
-        "q.gift:1: no multiple-choice questions to import (skipped: numerical at line 1, "
-        "short answer at line 3)"
+        "q.gift:1: no questions to import (skipped: essay at line 1, description at line 3)"
     ]
 
 
@@ -282,7 +298,11 @@ def test_html_text_shows_as_the_browser_would(text: str) -> None:
     ("text", "feedback", "explanation"),
     [
         ("Q? {=a#Yes. ~b#No. ~c}", ["Yes.", "No.", ""], ""),
-        ("Q? {~%50%a#Half. ~%50%b ~%-100%c#Never.}", ["Half.", "", "Never."], ""),
+        (
+            "Q? {~%50%a#Half. ~%50%b ~%-100%c#Never.}",
+            ["Half.", "", "Never."],
+            "Weights in Moodle: a 50%, b 50%, c -100%.",
+        ),
         ("Q? {=a#Good. ~b ####General.}", ["Good.", ""], "General."),
         ("Q? {=a ~b ####General.}", [], "General."),
         ("Q? {T#Wrong!#Right!}", ["Right!", "Wrong!"], ""),
@@ -314,7 +334,7 @@ def test_unescaped_mark_in_feedback_is_a_warning_naming_line_and_escape(
     result = import_text(text, "q.gift", "gift")
     (q,) = result.questions
     assert q.choices == choices  # read as Moodle reads it: a new answer starts there
-    (warning,) = result.warnings
+    (warning,) = [w for w in result.warnings if "after the feedback" in w.message]
     assert warning.file == "q.gift" and warning.line == line
     assert warning.message.startswith(f"warning: the '{mark}' after the feedback")
     assert warning.message.endswith(f"write \\{mark}")
@@ -337,7 +357,8 @@ def test_unescaped_mark_in_feedback_is_a_warning_naming_line_and_escape(
     ],
 )
 def test_marks_that_start_answers_do_not_warn(text: str) -> None:
-    assert import_text(text, "q.gift", "gift").warnings == []
+    warnings = import_text(text, "q.gift", "gift").warnings
+    assert [w for w in warnings if "after the feedback" in w.message] == []
 
 
 @settings(
@@ -357,3 +378,136 @@ def test_feedback_comes_back_from_the_card_file(tmp_path: Path, text: str) -> No
         tuple(unicodedata.normalize("NFC", f) for f in q.feedback) for q in plan.result.questions
     ]
     assert [n.feedback for n in deck.notes if isinstance(n, McqNote)] == expected
+
+
+MOODLE_EXAMPLES = DATA / "import" / "moodle-gift-examples.txt"
+
+
+def test_moodles_examples_file_imports_all_43_questions() -> None:
+    """Moodle's question/format/gift/examples.txt: nothing skipped; the three matching
+    questions give one card per pair (3 + 4 + 3), so 43 questions are 50 notes."""
+    result = import_file(MOODLE_EXAMPLES)
+    assert result.skipped == []
+    assert len({q.line for q in result.questions}) == 43
+    assert len(result.questions) == 50
+    assert sum(q.typed is not None for q in result.questions) == 17
+
+
+def by_line(line: int) -> list[Question]:
+    return [q for q in import_file(MOODLE_EXAMPLES).questions if q.line == line]
+
+
+def test_partial_credit_keeps_the_single_right_answer() -> None:
+    (jesus,) = by_line(117)
+    assert jesus.choices[jesus.answer[0]] == "Nazareth" and len(jesus.answer) == 1
+    assert jesus.explanation == "Weights in Moodle: Bethlehem 25%, Galilee 50%."
+    assert jesus.name == "Jesus' hometown"
+    (difficult,) = by_line(115)
+    assert [difficult.choices[i] for i in difficult.answer] == ["full credit answer"]
+    # No '=' answer, positive weights adding up to 100%: choose all that apply.
+    for line in (130, 136):
+        (two,) = by_line(line)
+        assert [two.choices[i] for i in two.answer] == ["Grant", "Grant's wife"]
+
+
+def test_short_answers_accept_full_credit_and_explain_partial_credit() -> None:
+    (q,) = by_line(195)
+    assert q.typed == [{"text": "Nazareth"}]
+    assert q.explanation == (
+        "- Nazareth: Yes! That's right!\n"
+        "- Nazereth (75% in Moodle): Right, but misspelled.\n"
+        "- Bethlehem (25% in Moodle): He was born here, but not raised here."
+    )
+    (two,) = by_line(45)
+    assert two.question == "Two plus two equals _____." and two.typed == [
+        {"text": "four"},
+        {"text": "4"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "typed"),
+    [
+        (16, [{"number": "1822", "tolerance": "1"}]),
+        (70, [{"number": "1822"}]),
+        (72, [{"number": "3.1415", "tolerance": "0.0005"}]),
+        (74, [{"min": "3.141", "max": "3.142"}]),
+        (76, [{"number": "1822"}]),  # =%50%1822:2 is partial credit
+        (85, [{"number": "4"}]),
+    ],
+)
+def test_every_numerical_form(line: int, typed: list[dict[str, str]]) -> None:
+    (q,) = by_line(line)
+    assert q.typed == typed and q.choices == []
+
+
+def test_every_matching_pair_is_asked() -> None:
+    pairs = by_line(61)
+    capitals = ["Ottawa", "Rome", "Tokyo", "New Delhi"]
+    assert [(q.question.split("\n\n")[1], q.choices, q.answer) for q in pairs] == [
+        (country, capitals, [i]) for i, country in enumerate(["Canada", "Italy", "Japan", "India"])
+    ]
+    assert all(q.question.startswith("Match the following countries") for q in pairs)
+
+
+def test_question_names_become_note_ids() -> None:
+    from deckbuilder.importers.base import assign_ids
+
+    questions = import_file(MOODLE_EXAMPLES).questions
+    ids = dict(zip(assign_ids(questions), questions, strict=True))
+    assert ids["kanji-origins"].line == 90
+    assert ids["jesus-hometown"].line == 117 and ids["jesus-hometown-2"].line == 123
+    assert ids["numerical-example"].typed == [{"number": "1822"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("N? {#abc}", "q.gift:1: numerical question: 'abc' is not a number"),
+        ("N? {#}", "q.gift:1: numerical question without an answer"),
+        ("M? {=a -> 1 =b}", "q.gift:1: matching question: 'b' has no '->'"),
+        ("M? {=a -> 1 =b -> 1}", "q.gift:1: matching question needs at least two pairs"),
+    ],
+)
+def test_malformed_new_kinds_are_located(text: str, expected: str) -> None:
+    with pytest.raises(DeckError) as info:
+        gift(text + "\n\nFine? {=a ~b}")
+    assert any(str(p).startswith(expected) for p in info.value.problems), info.value.problems
+
+
+def test_typed_questions_become_typed_notes_in_the_card_file(tmp_path: Path) -> None:
+    """What deckbuilder.importers.typed_yaml writes loads back as the same answers."""
+    from deckbuilder.importers.base import assign_ids
+    from deckbuilder.importers.typed_yaml import typed_note_lines
+    from deckbuilder.model import TypedNote
+
+    questions = [q for q in import_file(MOODLE_EXAMPLES).questions if q.typed is not None]
+    lines = ["deck: Typed", "id: typed", "notes:"]
+    for nid, q in zip(assign_ids(questions), questions, strict=True):
+        lines += typed_note_lines(q, nid, "examples.txt")
+    path = tmp_path / "typed.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    notes = load_deck(path).notes
+    assert all(isinstance(n, TypedNote) for n in notes) and len(notes) == 17
+    pi = [n for n in notes if isinstance(n, TypedNote) and "pi" in n.question]
+    assert [(a.low, a.high) for n in pi for a in n.answers] == [
+        (3.1415 - 0.0005, 3.1415 + 0.0005),
+        (3.141, 3.142),
+    ]
+    tomb = [n for n in notes if isinstance(n, TypedNote) and "tomb" in n.question]
+    assert {tuple(a.text for a in n.answers) for n in tomb} == {("no one", "nobody")}
+
+
+def test_moodles_examples_import_on_the_command_line(tmp_path: Path) -> None:
+    plan = plan_import(MOODLE_EXAMPLES, "auto", out=tmp_path / "examples.yaml")
+    (tmp_path / "examples.yaml").write_text(plan.text, encoding="utf-8")
+    deck = load_deck(tmp_path / "examples.yaml")
+    assert len(deck.notes) == 50
+
+
+def test_skipped_kinds_are_counted() -> None:
+    from deckbuilder.importers.base import skipped_summary
+
+    result = import_file(GIFT)
+    assert skipped_summary(result.skipped) == "2 skipped (1 essay, 1 description)"
+    assert skipped_summary([]) == "0 skipped"

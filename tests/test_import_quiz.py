@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from deckbuilder.errors import DeckError
 from deckbuilder.importers import card_file_text, import_file, import_text
 from deckbuilder.load import load_deck
-from deckbuilder.model import McqNote
+from deckbuilder.model import McqNote, TypedNote
 
 from .conftest import DATA, assert_imports_or_fails_cleanly
 
@@ -205,6 +205,126 @@ def test_malformed_input_is_located(text: str, expected: str) -> None:
     assert expected in messages(text)
 
 
+def typed(text: str) -> list[dict[str, str] | None]:
+    return [q.typed for q in import_text(text, "q.txt", "quiz").questions]
+
+
+@pytest.mark.parametrize(
+    ("answer_line", "expected"),
+    [
+        ("Answer: four | 4", [{"text": "four"}, {"text": "4"}]),
+        ("정답: 넷 | 4", [{"text": "넷"}, {"text": "4"}]),
+        ("ANSWER: B", [{"text": "B"}]),  # no choices: the letter is what is typed
+        ("Answer: A, C", [{"text": "A, C"}]),
+        ("**Answer:** Paris|  paris, France ", [{"text": "Paris"}, {"text": "paris, France"}]),
+        ("Answer: 3.14 ± 0.01", [{"number": "3.14", "tolerance": "0.01"}]),
+        ("Answer: 3.14+/-0.01", [{"number": "3.14", "tolerance": "0.01"}]),
+        ("Answer: -2.5e3 +- .5", [{"number": "-2.5e3", "tolerance": ".5"}]),
+        ("Answer: 42 ± 0", [{"number": "42"}]),  # any way of writing 42 (42.0, +42)
+        ("Answer: 3.141..3.142", [{"min": "3.141", "max": "3.142"}]),
+        ("Answer: -5 .. -3 | minus four", [{"min": "-5", "max": "-3"}, {"text": "minus four"}]),
+        # Numbers without a tolerance or a range are typed as written.
+        ("Answer: 007", [{"text": "007"}]),
+        ("Answer: 10:30", [{"text": "10:30"}]),
+        ("Answer: 1...5", [{"text": "1...5"}]),
+        ("Answer: 5 ± 2 apples", [{"text": "5 ± 2 apples"}]),
+    ],
+)
+def test_a_question_without_choices_takes_a_typed_answer(
+    answer_line: str, expected: list[dict[str, str]]
+) -> None:
+    assert typed(f"1. What is it?\n{answer_line}\n") == [expected]
+
+
+def test_typed_and_multiple_choice_questions_mix_and_load_back(tmp_path: Path) -> None:
+    text = (
+        "Counting\n\n"
+        "1. How many legs does a spider have?\n"
+        "Answer: eight | 8\n"
+        "Explanation: it is an arachnid.\n\n"
+        "2. Which is prime?\n- 4\n- 5 ✓\n\n"
+        "3. Pi to two decimals?\n"
+        "정답: 3.14 ± 0.005 | 3.1..3.2\n"
+        "Close enough.\n"
+    )
+    result = import_text(text, "q.txt", "quiz")
+    assert [q.typed is not None for q in result.questions] == [True, False, True]
+    assert [q.explanation for q in result.questions] == [
+        "it is an arachnid.",
+        "",
+        "Close enough.",
+    ]
+    target = tmp_path / "typed.yaml"
+    target.write_text(card_file_text(result, result.deck, "typed"), encoding="utf-8")
+    spider, prime, pi = load_deck(target).notes
+    assert isinstance(spider, TypedNote) and isinstance(pi, TypedNote)
+    assert [a.text for a in spider.answers] == ["eight", "8"]
+    assert not spider.match_case and spider.explanation == "it is an arachnid."
+    assert isinstance(prime, McqNote) and prime.answer_letters == ("B",)
+    assert [(a.low, a.high) for a in pi.answers] == [
+        pytest.approx((3.135, 3.145)),
+        (3.1, 3.2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "1. Q?\nAnswer: four | | 4\n",
+            "q.txt:2: question 1: accepted answer 2 of 3 is empty (write 'Answer: four | 4')",
+        ),
+        (
+            "1. Q?\nAnswer: four |\n",
+            "q.txt:2: question 1: accepted answer 2 of 2 is empty (write 'Answer: four | 4')",
+        ),
+        (
+            "1. Q?\nAnswer:\n",
+            "q.txt:2: question 1: the answer line is empty; write the answer to type "
+            "(Answer: four | 4) or put the choices before it",
+        ),
+        (
+            "1. Q?\nAnswer: Four | four\n",
+            "q.txt:2: question 1: accepted answer 2 repeats answer 1 ('four')",
+        ),
+        (
+            "1. Q?\nAnswer: 4 | 4 ± 0\n",
+            "q.txt:2: question 1: accepted answer 2 repeats answer 1 ('4 ± 0')",
+        ),
+        (
+            "1. Q?\nAnswer: 1e999 ± 1\n",
+            "q.txt:2: question 1: '1e999 ± 1' holds a number too large to compare",
+        ),
+        (
+            "1. Q?\nAnswer: 5..3\n",
+            "q.txt:2: question 1: the range '5..3' starts above its end (write low..high)",
+        ),
+        (
+            "1. Q?\nAnswer: four\nAnswer: 4\n",
+            "q.txt:3: question 1: a second answer line (the first is at line 2)",
+        ),
+        (
+            "1. Q?\nAnswer: " + " | ".join(map(str, range(101))) + "\n",
+            "q.txt:2: question 1: 101 accepted answers; a note takes at most 100",
+        ),
+        ("\n1.\nAnswer: four\n", "q.txt:2: question 1 has no text"),
+        # Choices after the answer line: the answer line is misplaced, not a typed answer.
+        ("1. Q?\nAnswer: A\n\n- a\n- b\n", "q.txt:2: question 1: answer line before any choice"),
+    ],
+)
+def test_malformed_typed_answers_are_located(text: str, expected: str) -> None:
+    assert expected in messages(text)
+
+
+def test_typed_answers_keep_every_existing_quiz_as_it_was() -> None:
+    """A question with choices reads its answer line as before: letters and numbers pick
+    choices, and '|' is no separator there."""
+    assert quiz("1. Q?\n- four\n- 4\nAnswer: 2\n") == [("Q?", ["four", "4"], [1], "")]
+    assert "q.txt:4: cannot read answer '|'; write letters (B) or numbers from 1" in messages(
+        "1. Q?\n- four\n- 4\nAnswer: A | B\n"
+    )
+
+
 LINES = st.sampled_from(
     [
         "1. Q?",
@@ -220,6 +340,9 @@ LINES = st.sampled_from(
         "ANSWER: B",
         "Answer: 1, 3",
         "정답: A",
+        "Answer: four | 4",
+        "정답: 3.14 ± 0.01 | 1..2 | pi",
+        "Answer: 5..3 | |",
         "Answer:",
         "해설: because",
         "Explanation:",
@@ -253,6 +376,10 @@ def quizzes(draw: st.DrawFn) -> str:
     lines = [draw(WORDS), ""]
     for number in range(1, draw(st.integers(1, 3)) + 1):
         lines.append(f"{number}. {draw(WORDS)}")
+        if draw(st.booleans()):  # a typed answer: one or more texts
+            lines.append(f"Answer: {' | '.join(draw(st.lists(WORDS, min_size=1, max_size=3)))}")
+            lines.append("")
+            continue
         n = draw(st.integers(2, 4))
         style = draw(st.sampled_from(["   • {}", "- {}", "{L}. {}", "{l}) {}"]))
         checks = draw(st.booleans())

@@ -119,8 +119,7 @@ def import_text(
         skipped = ", ".join(f"{s.kind} at line {s.line}" for s in result.skipped)
         raise DeckError.single(
             file,
-            "no multiple-choice questions to import"
-            + (f" (skipped: {skipped})" if skipped else ""),
+            "no questions to import" + (f" (skipped: {skipped})" if skipped else ""),
             1 if not skipped else result.skipped[0].line,
         )
     if not allow_missing_answers:
@@ -149,7 +148,8 @@ def _skip_refused(result: Imported) -> None:
         if reason is None:
             kept.append(q)
         else:
-            result.skipped.append(Skipped(q.line, "multiple-choice", reason))
+            kind = "typed-answer" if q.typed is not None else "multiple-choice"
+            result.skipped.append(Skipped(q.line, kind, reason))
     if len(kept) < len(result.questions):
         result.questions = kept
         result.skipped.sort(key=lambda s: s.line)

@@ -5,10 +5,13 @@
     B) Maybe this answer?
     ANSWER: B
 
-Each choice is an uppercase letter, '.' or ')', a space, then the text; 'ANSWER:'
+Each choice is an uppercase letter, '.' or ')', then the text (Moodle takes 'A)Correct'
+without a space as a choice too, and so do we once a question has started); 'ANSWER:'
 follows the choices and ends the question. As in Moodle, the question text is what
 comes before the first choice; we also accept it wrapped over several lines, and
-several letters ('ANSWER: A, C') for a choose-all-that-apply card.
+several letters ('ANSWER: A, C') for a choose-all-that-apply card. A question whose
+'ANSWER:' line is missing is reported where the next question starts, as Moodle does
+("not completed before the next question starts"), or at the end of the file.
 """
 
 from __future__ import annotations
@@ -21,13 +24,14 @@ from .base import Imported, Question, parse_answer, question_problems, raise_if
 
 __all__ = ["looks_like_aiken", "parse_aiken"]
 
-CHOICE_RE = re.compile(r"^([A-Z])[.)][ \t]+((?:.*\S)?)\s*$")
+CHOICE_RE = re.compile(r"^([A-Z])[.)][ \t]*((?:.*\S)?)\s*$")
+SPACED_CHOICE_RE = re.compile(r"^[A-Z][.)][ \t]")
 ANSWER_RE = re.compile(r"^ANSWER\s*:\s*((?:.*\S)?)\s*$", re.IGNORECASE)
 
 
 def looks_like_aiken(lines: list[str]) -> bool:
     return any(ANSWER_RE.match(line.strip()) for line in lines) and any(
-        CHOICE_RE.match(line.strip()) for line in lines
+        SPACED_CHOICE_RE.match(line.strip()) for line in lines
     )
 
 
@@ -37,6 +41,17 @@ class _Draft:
     text: list[str]
     choices: list[str] = field(default_factory=list)
     answer: list[int] = field(default_factory=list)
+    answer_line: int = 0  # 0: no 'ANSWER:' line
+
+
+def _not_completed(file: str, draft: _Draft, next_line: int | None) -> Problem:
+    where = "before the next question starts" if next_line else "at the end of the file"
+    return Problem(
+        file,
+        next_line or draft.line,
+        f"the question at line {draft.line} was not completed {where}: "
+        "add its 'ANSWER:' line (e.g. 'ANSWER: B') after its choices",
+    )
 
 
 def parse_aiken(text: str, file: str) -> Imported:
@@ -51,10 +66,25 @@ def parse_aiken(text: str, file: str) -> Imported:
                 cur.text.append("")
             continue
         choice = CHOICE_RE.match(line)
+        if choice and not SPACED_CHOICE_RE.match(line) and (cur is None or not cur.choices):
+            # 'A.I. is...' starts a question; 'A)Correct' is a choice only among choices
+            # or right after the question text.
+            choice = choice if cur is not None else None
         answer = ANSWER_RE.match(line)
         if answer:
             if cur is None or not cur.choices:
                 problems.append(Problem(file, lineno, "'ANSWER:' line before any choice"))
+                cur = None
+                continue
+            if len(cur.choices) < 2:
+                problems.append(
+                    Problem(
+                        file,
+                        lineno,
+                        f"the question at line {cur.line} has {len(cur.choices)} choice"
+                        f"{'' if len(cur.choices) == 1 else 's'}; a card needs 2 to 26",
+                    )
+                )
                 cur = None
                 continue
             picked, found = parse_answer(
@@ -66,6 +96,7 @@ def parse_aiken(text: str, file: str) -> Imported:
                     Problem(file, lineno, "'ANSWER:' has no letter; write e.g. 'ANSWER: B'")
                 )
             cur.answer = picked
+            cur.answer_line = lineno
             cur = None
         elif choice and cur is not None:
             expected = chr(ord("A") + len(cur.choices)) if len(cur.choices) < 26 else ""
@@ -87,14 +118,18 @@ def parse_aiken(text: str, file: str) -> Imported:
         elif cur is not None and not cur.choices:
             cur.text.append(line)  # the question wraps onto another line
         else:
-            # A new question; if the previous one never got its ANSWER line, it stays
-            # without an answer (reported later, or allowed).
+            if cur is not None and cur.choices:
+                problems.append(_not_completed(file, cur, lineno))
             cur = _Draft(lineno, [line])
             drafts.append(cur)
+    if cur is not None and cur.choices:
+        problems.append(_not_completed(file, cur, None))
     questions: list[Question] = []
     for d in drafts:
         while d.text and not d.text[-1]:
             d.text.pop()
+        if not d.answer_line:
+            continue  # reported above, or a question text alone
         q = Question(d.line, "\n".join(d.text), d.choices, d.answer)
         problems.extend(question_problems(file, q, "question"))
         questions.append(q)

@@ -1,49 +1,57 @@
 """Moodle's GIFT format, read the way Moodle reads it.
 
 Questions are separated by blank lines; lines starting with ``//`` are comments. A
-question is ``::name::`` (optional), its text, and an answer block in braces:
+question is ``::name::`` (optional; it becomes the note's id), its text, and an answer
+block in braces:
 
     ::Tomb::Who's buried in Grant's tomb? {=no one#Right! ~Grant ~Jefferson ####General}
     Grant was buried in a tomb in New York City.{T}
     Which are primes? {~%50%2 ~%50%3 ~%-100%4}
+    Two plus two equals {=four =4}.
+    When was Ulysses S. Grant born? {#1822:1}
+    Match the capitals. {=Canada -> Ottawa =Italy -> Rome}
     $CATEGORY: $course$/top/Presidents
 
-``=`` marks a right choice and ``~`` a wrong one; ``~%50%`` gives a weight (positive means
-right); ``{T}``/``{TRUE}``/``{F}``/``{FALSE}`` are true/false; ``#`` starts an answer's
-feedback (the choice's ``feedback:``, shown on the back under the picked choice) and
-``####`` the general feedback (the explanation); ``\\= \\~ \\# \\{ \\} \\:`` are literal
-characters and ``\\n`` a line break. As in Moodle, an unescaped ``=`` or ``~`` in a
-feedback starts the next answer; where it looks meant as text (``1 = 2``, ``x=2``) the
-import warns. Text may start with ``[html]``, ``[markdown]``, ``[plain]`` or
-``[moodle]``. Answers in the middle of the text (the missing-word form) leave a ``_____``.
+``=`` marks a right choice and ``~`` a wrong one; ``~%50%`` gives a weight (see
+:mod:`.gift_answers` for what counts as right); ``{T}``/``{TRUE}``/``{F}``/``{FALSE}``
+are true/false; ``#`` starts an answer's feedback (the choice's ``feedback:``, shown on
+the back under the picked choice) and ``####`` the general feedback (the explanation);
+``\\= \\~ \\# \\{ \\} \\:`` are literal characters and ``\\n`` a line break. As in
+Moodle, an unescaped ``=`` or ``~`` in a feedback starts the next answer; where it looks
+meant as text (``1 = 2``, ``x=2``) the import warns. Text may start with ``[html]``,
+``[markdown]``, ``[plain]`` or ``[moodle]``. Answers in the middle of the text (the
+missing-word form) leave a ``_____``.
 
-Numerical, matching, short-answer and essay questions and descriptions have no
-multiple-choice card; they are listed as skipped.
+Short answer and numerical questions become typed-answer notes, matching questions one
+multiple-choice note per pair. Essays and descriptions have no card; they are listed as
+skipped.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from dataclasses import dataclass
 
 from ..errors import Problem
-from ..load.fields import UNSTORABLE
 from .base import Imported, Question, Skipped, question_problems, raise_if, size_problem
+from .gift_answers import (
+    Weighted,
+    full_credit,
+    matching_pairs,
+    multiple_choice_right,
+    numerical_answers,
+    short_answers,
+    split_weight,
+)
+from .gift_source import Block, Escapes, blocks, category, markers_in_feedback
 from .markup import escape_markdown, html_to_markdown
 
 __all__ = ["looks_like_gift", "parse_gift"]
 
-SPECIALS = ":#={}~n"  # after a backslash; 'n' is a line break
-WEIGHT_RE = re.compile(r"^%\s*(-?\d+(?:\.\d*)?)\s*%")
 FORMAT_RE = re.compile(r"^\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
 SKIP_REASONS = {
     "description": "it is text without a question",
     "essay": "an essay has no answer to check",
-    "numerical": "cards have no numeric answers",
-    "matching": "cards have no matching pairs",
-    "short answer": "cards have no typed answers",
 }
 _DETECT = (
     re.compile(r"^\s*::.*::"),
@@ -56,103 +64,34 @@ def looks_like_gift(lines: list[str]) -> bool:
     return any(rx.search(line) for line in lines for rx in _DETECT)
 
 
-class _Escapes:
-    """Escaped characters become private-use placeholders (ones the text does not
-    contain) while the structure is parsed, and are put back in the pieces of text."""
-
-    def __init__(self, text: str) -> None:
-        used = set(text)
-        free = (
-            chr(c) for c in (*range(0xE000, 0xF900), *range(0xF0000, 0xFFFFE)) if chr(c) not in used
-        )
-        self.placeholder = {ch: next(free) for ch in SPECIALS}
-        self.restore_table = str.maketrans(
-            {v: ("\n" if k == "n" else k) for k, v in self.placeholder.items()}
-        )
-
-    def protect(self, line: str) -> str:
-        out: list[str] = []
-        i = 0
-        while i < len(line):
-            ch = line[i]
-            if ch == "\\" and i + 1 < len(line):
-                nxt = line[i + 1]
-                if nxt in self.placeholder:
-                    out.append(self.placeholder[nxt])
-                    i += 2
-                    continue
-                if nxt == "\\":
-                    out.append("\\")
-                    i += 2
-                    continue
-            out.append(ch)
-            i += 1
-        return "".join(out)
-
-    def restore(self, text: str) -> str:
-        return text.translate(self.restore_table)
-
-
-@dataclass
-class _Block:
-    text: str  # escapes protected; lines stripped and joined by '\n'
-    lines: list[int]  # source line of each line of text
-    starts: list[int]  # offset of each line in text
-
-    def line_at(self, offset: int) -> int:
-        return self.lines[max(bisect_right(self.starts, offset) - 1, 0)]
-
-
-def _blocks(text: str, esc: _Escapes) -> list[_Block]:
-    blocks: list[_Block] = []
-    kept: list[tuple[int, str]] = []
-
-    def close() -> None:
-        if kept:
-            starts, offset = [], 0
-            for _, line in kept:
-                starts.append(offset)
-                offset += len(line) + 1
-            blocks.append(_Block("\n".join(s for _, s in kept), [n for n, _ in kept], starts))
-            kept.clear()
-
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        line = raw.strip()
-        if not line:
-            close()
-        elif not line.startswith("//"):
-            kept.append((lineno, esc.protect(line)))
-    close()
-    return blocks
-
-
-def _category(value: str) -> tuple[str, ...]:
-    """'$course$/top/Default for X/Week 1' -> ('Default for X', 'Week 1')."""
-    # Control characters become spaces: Anki would drop them from deck names and tags.
-    parts = [
-        " ".join(UNSTORABLE.sub(" ", p.replace("//", "/")).split())
-        for p in re.split(r"(?<!/)/(?!/)", value)
-    ]
-    parts = [p for p in parts if p]
-    if parts and re.fullmatch(r"\$\w+\$", parts[0]):
-        parts = parts[1:]
-    if parts and parts[0].lower() == "top":
-        parts = parts[1:]
-    return tuple(parts)
-
-
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _entry_text(entry: dict[str, str]) -> str:
+    """A typed answer as the explanation names it: 'no one', '1822 ± 2', '3.141 to 3.142'."""
+    if "min" in entry:
+        return f"{entry['min']} to {entry['max']}"
+    if "number" in entry:
+        tolerance = entry.get("tolerance")
+        return f"{entry['number']} ± {tolerance}" if tolerance else entry["number"]
+    return entry["text"]
+
+
+def _joined(*texts: str) -> str:
+    """Texts as paragraphs, empty ones left out."""
+    return "\n\n".join(t.strip() for t in texts if t.strip())
+
+
 class _GiftReader:
-    def __init__(self, file: str, esc: _Escapes) -> None:
+    def __init__(self, file: str, esc: Escapes) -> None:
         self.file = file
         self.esc = esc
         self.problems: list[Problem] = []
         self.result = Imported("gift", file)
         self.category: tuple[str, ...] = ()
         self.categories: list[tuple[str, ...]] = []  # per question
+        self.name = ""  # the ::name:: of the question being read
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(Problem(self.file, line, message))
@@ -172,12 +111,12 @@ class _GiftReader:
             return escape_markdown(plain), fmt
         return plain, fmt  # moodle (hand-written text) and markdown: as written
 
-    def block(self, b: _Block) -> None:
+    def block(self, b: Block) -> None:
         pos = 0
         if b.text.startswith("$CATEGORY:"):
             end = b.text.find("\n")
             end = len(b.text) if end < 0 else end
-            self.category = _category(self.esc.restore(b.text[len("$CATEGORY:") : end]))
+            self.category = category(self.esc.restore(b.text[len("$CATEGORY:") : end]))
             too_long = size_problem("::".join(self.category))
             if too_long:
                 self.problem(b.line_at(0), f"the category {too_long}")
@@ -186,15 +125,17 @@ class _GiftReader:
                 return
             pos = end + 1
         line = b.line_at(pos)
+        self.name = ""
         if b.text.startswith("::", pos):
             name_end = b.text.find("::", pos + 2)
             if name_end < 0:
                 self.problem(line, "question name opened with '::' is not closed with '::'")
                 return
+            self.name = _one_line(self.esc.restore(b.text[pos + 2 : name_end]))
             pos = name_end + 2
         self.question(b, pos, line)
 
-    def question(self, b: _Block, pos: int, line: int) -> None:
+    def question(self, b: Block, pos: int, line: int) -> None:
         text = b.text
         open_ = text.find("{", pos)
         close = text.find("}", open_ + 1 if open_ >= 0 else pos)
@@ -237,26 +178,26 @@ class _GiftReader:
         if not answers:
             self.skip(line, "essay")
         elif answers.startswith("#"):
-            self.skip(line, "numerical")
+            self.numerical(line, question, fmt, answers[1:], explanation)
         elif "~" in answers:
-            self.warn_markers_in_feedback(b, start, answers)
+            self.warnmarkers_in_feedback(b, start, answers)
             self.multiple_choice(line, question, fmt, answers, explanation)
         elif "=" in answers and "->" in answers:
-            self.skip(line, "matching")
+            self.matching(line, question, fmt, answers, explanation)
         else:
             head = answers.split("#", 1)[0].strip() if "#" in answers[1:] else answers
             if head in TRUE_FALSE:
                 self.true_false(line, question, fmt, answers, TRUE_FALSE[head], explanation)
             else:
-                self.skip(line, "short answer")
+                self.typed(line, question, fmt, short_answers(answers), explanation)
 
     def skip(self, line: int, kind: str) -> None:
         self.result.skipped.append(Skipped(line, kind, SKIP_REASONS[kind]))
 
-    def warn_markers_in_feedback(self, b: _Block, start: int, answers: str) -> None:
+    def warnmarkers_in_feedback(self, b: Block, start: int, answers: str) -> None:
         """Warn of each '=' or '~' that ends a feedback although it looks like part of it
         (``~wrong#No: 1 = 2``): Moodle and this import read a new answer there."""
-        for at in _markers_in_feedback(answers):
+        for at in markers_in_feedback(answers):
             mark = answers[at]
             said = _one_line(self.esc.restore(answers[answers.rfind("#", 0, at) + 1 : at]))
             said = said if len(said) <= 30 else "…" + said[-29:]
@@ -277,26 +218,109 @@ class _GiftReader:
         if not parts[0].strip():
             parts = parts[1:]
         choices: list[str] = []
-        right: list[int] = []
         feedback: list[str] = []
+        weights: list[float] = []
+        marked: list[bool] = []
+        written: list[bool] = []  # the source gives this choice a weight
         for part in parts:
             part = part.strip()
-            is_right = False
-            if part.startswith("="):
-                is_right, part = True, part[1:].lstrip()
-                weight = WEIGHT_RE.match(part)
-                if weight:
-                    part = part[weight.end() :]
-            else:
-                weight = WEIGHT_RE.match(part)
-                if weight:
-                    is_right, part = float(weight.group(1)) > 0, part[weight.end() :]
-            answer, _, said = part.partition("#")
-            if is_right:
-                right.append(len(choices))
+            is_marked = part.startswith("=")
+            if is_marked:
+                part = part[1:].lstrip()
+            weight, rest = split_weight(part, 100.0 if is_marked else 0.0)
+            answer, _, said = rest.partition("#")
+            marked.append(is_marked)
+            weights.append(weight)
+            written.append(rest != part)
             feedback.append(self.text(said, fmt)[0] if said.strip() else "")
             choices.append(self.text(answer, fmt)[0])
+        right = multiple_choice_right(weights, marked)
+        if sum(marked) > 1 and len(right) > 1:
+            self.result.warnings.append(
+                Problem(
+                    self.file,
+                    line,
+                    f"warning: {len(right)} answers are marked '=': Moodle takes any one of "
+                    "them as right, the card asks for all of them",
+                )
+            )
+        if any(written):
+            shown = ", ".join(
+                f"{_one_line(choice)} {weight:g}%"
+                for choice, weight, was in zip(choices, weights, written, strict=True)
+                if was
+            )
+            general = _joined(general, f"Weights in Moodle: {shown}.")
         self.add(line, question, choices, right, general, feedback)
+
+    def typed(
+        self,
+        line: int,
+        question: str,
+        fmt: str,
+        answers: list[Weighted],
+        general: str,
+        wrong: str = "",
+    ) -> None:
+        """A short-answer or numerical question: the full-credit answers are accepted;
+        what Moodle says of each answer goes to the explanation."""
+        accepted: list[dict[str, str]] = []
+        said: list[str] = []
+        for answer in answers:
+            entry = {k: self.esc.restore(v).strip() for k, v in answer.entry.items()}
+            text = _entry_text(entry)
+            if full_credit(answer.weight):
+                if entry not in accepted:
+                    accepted.append(entry)
+                label = escape_markdown(text)
+            else:
+                label = f"{escape_markdown(text)} ({answer.weight:g}% in Moodle)"
+            if answer.feedback.strip() or not full_credit(answer.weight):
+                note = self.text(answer.feedback, fmt)[0] if answer.feedback.strip() else ""
+                said.append(f"- {label}" + (f": {_one_line(note)}" if note else ""))
+        if wrong.strip():
+            said.append(f"- Any other answer: {_one_line(self.text(wrong, fmt)[0])}")
+        explanation = _joined(general, "\n".join(said))
+        q = Question(line, question, [], [], explanation, typed=accepted, name=self.name)
+        self.keep(q)
+
+    def numerical(self, line: int, question: str, fmt: str, block: str, general: str) -> None:
+        answers, wrong, bad = numerical_answers(block)
+        for text in bad:
+            shown = _one_line(self.esc.restore(text))
+            self.problem(
+                line,
+                f"numerical question: '{shown}' is not a number, a number:tolerance or a "
+                "range min..max",
+            )
+        if not answers and not bad:
+            self.problem(line, "numerical question without an answer ({#4}, {#4:0.5} or {#3..5})")
+        if answers and not bad:
+            self.typed(line, question, fmt, answers, general, wrong)
+
+    def matching(self, line: int, question: str, fmt: str, block: str, general: str) -> None:
+        """One multiple-choice question per pair: every right side is a choice."""
+        pairs, bad = matching_pairs(block)
+        for text in bad:
+            self.problem(
+                line,
+                f"matching question: '{_one_line(self.esc.restore(text))}' has no '->' "
+                "(write =left -> right)",
+            )
+        rights = list(dict.fromkeys(self.esc.restore(p.right).strip() for p in pairs))
+        asked = [p for p in pairs if p.left.strip()]
+        if bad:
+            return
+        if len(asked) < 2 or len(rights) < 2:
+            self.problem(line, "matching question needs at least two pairs with different answers")
+            return
+        choices = [escape_markdown(r) for r in rights]
+        for pair in asked:
+            left = self.text(pair.left, fmt)[0]
+            right = rights.index(self.esc.restore(pair.right).strip())
+            name = f"{self.name} {_one_line(left)}" if self.name else ""
+            q = Question(line, f"{question}\n\n{left}", choices, [right], general, name=name)
+            self.keep(q)
 
     def true_false(
         self, line: int, question: str, fmt: str, answers: str, truth: bool, general: str
@@ -327,7 +351,11 @@ class _GiftReader:
             explanation,
             shuffle=shuffle,
             feedback=feedback if any(feedback) else [],
+            name=self.name,
         )
+        self.keep(q)
+
+    def keep(self, q: Question) -> None:
         found = question_problems(self.file, q, "question")
         self.problems.extend(found)
         if not found:
@@ -335,44 +363,14 @@ class _GiftReader:
             self.categories.append(self.category)
 
 
-def _markers_in_feedback(answers: str) -> list[int]:
-    """Offsets of the '=' and '~' in an answer block that end a feedback and look like
-    part of its text: inside a word (``x=2``, ``3~5``; not after a sentence's end, as in
-    the compact ``#Right!~no``), or followed by a space (``1 = 2``) in a block whose
-    answers are written without one (``~no``). A mark at the start of a line starts an
-    answer."""
-    marks: list[tuple[int, bool]] = []  # (offset, ends a feedback)
-    in_feedback = False
-    for at, ch in enumerate(answers):
-        if ch == "#":
-            in_feedback = True
-        elif ch in "=~":
-            marks.append((at, in_feedback))
-            in_feedback = False
-
-    def spaced(at: int) -> bool:
-        return at + 1 >= len(answers) or answers[at + 1].isspace()
-
-    spaced_answers = any(spaced(at) for at, after_feedback in marks if not after_feedback)
-    found: list[int] = []
-    for at, after_feedback in marks:
-        before = answers[at - 1] if at else "\n"
-        if not after_feedback or before == "\n":
-            continue
-        in_word = not before.isspace() and before not in ".!?"
-        if in_word or (spaced(at) and not spaced_answers):
-            found.append(at)
-    return found
-
-
 def parse_gift(text: str, file: str) -> Imported:
     """Read GIFT questions; raise DeckError listing every problem."""
-    esc = _Escapes(text)
+    esc = Escapes(text)
     reader = _GiftReader(file, esc)
-    for block in _blocks(text, esc):
+    for block in blocks(text, esc):
         reader.block(block)
     raise_if(reader.problems)
     result = reader.result
-    for q, category in zip(result.questions, reader.categories, strict=True):
-        q.category = category
+    for q, path in zip(result.questions, reader.categories, strict=True):
+        q.category = path
     return result

@@ -10,15 +10,24 @@
     ANSWER: A                              <- or an answer line: letters or 1-based numbers
     Explanation: Activations are ...       <- optional; may continue on further lines
 
-Text is kept exactly as written (only the markers above are removed).
+    2. How many legs does a spider have?   <- a question without choices: its answer
+    Answer: eight | 8                         line gives what the learner types (a
+                                              typed-answer note); '|' separates answers
+    Answer: 3.14 ± 0.01 | 3.1..3.2         <- a number with a tolerance ('+/-' too), a range
+
+A typed answer is text, typed as written ('007' is not '7'), unless it is a number with a
+tolerance or a range; '42 ± 0' accepts any way of writing 42. Text is kept exactly as
+written (only the markers above are removed).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
 from ..errors import Problem
+from ..load.typed import MAX_ANSWERS
 from .base import (
     Imported,
     Question,
@@ -45,6 +54,13 @@ EXPLANATION_RE = re.compile(
     re.IGNORECASE,
 )
 CHECK_RE = re.compile(r"[✓✔✅☑]\ufe0f?\Z")
+# A typed answer is compared as text unless it is written as a number with a tolerance
+# or as a range: a bare '007' or '1,000' stays exactly what the learner must type.
+_UNSIGNED = r"(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER = rf"[-+]?{_UNSIGNED}"
+TOLERANCE_RE = re.compile(rf"({_NUMBER})\s*(?:±|\+/-|\+-)\s*({_UNSIGNED})\Z")
+RANGE_RE = re.compile(rf"({_NUMBER})\s*\.\.(?!\.)\s*({_NUMBER})\Z")
+ALTERNATIVES = "|"
 
 
 def looks_like_quiz(lines: list[str]) -> bool:
@@ -62,6 +78,7 @@ class _Draft:
     checked: list[int] = field(default_factory=list)
     answer_value: str | None = None
     answer_line: int = 0
+    answer_first: bool = False  # the answer line came before any choice: a typed answer
     explanation: list[str] = field(default_factory=list)
     state: str = "question"  # question | choices | after | explanation
     blank_since: bool = False  # a blank line since the last choice / text line
@@ -133,6 +150,11 @@ class _QuizReader:
         answer = ANSWER_RE.match(raw)
         explanation = EXPLANATION_RE.match(raw) if not answer else None
         choice = self.choice_text(q, raw, lineno)
+        if choice is not None and q.answer_first and q.state == "after":
+            # Choices after the answer line: a misplaced answer line, not a typed answer.
+            self.problem(q.answer_line, f"question {q.number}: answer line before any choice")
+            q.answer_first = False
+            q.answer_value = None
         if answer:
             self.answer_line(q, lineno, answer.group(1))
         elif explanation and q.state != "explanation":
@@ -202,14 +224,13 @@ class _QuizReader:
         q.choice_lines.append(lineno)
 
     def answer_line(self, q: _Draft, lineno: int, value: str) -> None:
-        if q.state == "question":
-            self.problem(lineno, f"question {q.number}: answer line before any choice")
-        elif q.answer_value is not None:
+        if q.answer_value is not None:
             self.problem(
                 lineno,
                 f"question {q.number}: a second answer line (the first is at line {q.answer_line})",
             )
         else:
+            q.answer_first = q.state == "question"
             q.answer_value = value
             q.answer_line = lineno
         if q.state != "explanation":
@@ -225,7 +246,11 @@ class _QuizReader:
             explanation=_join(q.explanation),
             label=what,
         )
+        if q.answer_first and q.answer_value is not None:
+            question.typed = self.typed_answers(q.answer_value, q.answer_line, what)
         self.problems.extend(question_problems(self.file, question, what))
+        if question.typed is not None:
+            return question
         answer: list[int] = []
         if q.answer_value is not None and q.answer_value.strip():
             answer, problems = parse_answer(q.answer_value, len(choices), self.file, q.answer_line)
@@ -237,6 +262,74 @@ class _QuizReader:
                 )
         question.answer = answer or sorted(q.checked)
         return question
+
+    def typed_answers(self, value: str, lineno: int, what: str) -> list[dict[str, str]]:
+        """'four | 4 | 3.14 ± 0.01' -> the accepted answers, as the card file writes them."""
+        if not value.strip():
+            self.problem(
+                lineno,
+                f"{what}: the answer line is empty; write the answer to type "
+                "(Answer: four | 4) or put the choices before it",
+            )
+            return []
+        parts = [part.strip() for part in value.split(ALTERNATIVES)]
+        if len(parts) > MAX_ANSWERS:
+            self.problem(
+                lineno, f"{what}: {len(parts)} accepted answers; a note takes at most {MAX_ANSWERS}"
+            )
+            return []
+        accepted: list[dict[str, str]] = []
+        first: dict[str, int] = {}
+        for n, part in enumerate(parts, start=1):
+            entry = self.typed_entry(part, lineno, what, n, len(parts))
+            if entry is None:
+                continue
+            key = _answer_key(entry)
+            if key in first:
+                self.problem(
+                    lineno, f"{what}: accepted answer {n} repeats answer {first[key]} ('{part}')"
+                )
+                continue
+            first[key] = n
+            accepted.append(entry)
+        return accepted
+
+    def typed_entry(
+        self, part: str, lineno: int, what: str, n: int, count: int
+    ) -> dict[str, str] | None:
+        if not part:
+            where = f"accepted answer {n} of {count}" if count > 1 else "the accepted answer"
+            self.problem(lineno, f"{what}: {where} is empty (write 'Answer: four | 4')")
+            return None
+        numbers = TOLERANCE_RE.match(part) or RANGE_RE.match(part)
+        if numbers and not all(math.isfinite(float(x)) for x in numbers.groups()):
+            self.problem(lineno, f"{what}: '{part}' holds a number too large to compare")
+            return None
+        tolerance = TOLERANCE_RE.match(part)
+        if tolerance:
+            number, within = tolerance.groups()
+            if float(within) == 0:
+                return {"number": number}
+            return {"number": number, "tolerance": within}
+        bounds = RANGE_RE.match(part)
+        if bounds:
+            low, high = bounds.groups()
+            if float(low) > float(high):
+                self.problem(
+                    lineno, f"{what}: the range '{part}' starts above its end (write low..high)"
+                )
+                return None
+            return {"min": low, "max": high}
+        return {"text": part}
+
+
+def _answer_key(entry: dict[str, str]) -> str:
+    """What makes two accepted answers the same, as the card loader tells them apart."""
+    if "text" in entry:
+        return " ".join(entry["text"].split()).casefold()
+    if "min" in entry:
+        return f"{entry['min']} \u2013 {entry['max']}"
+    return " ± ".join(entry[key] for key in ("number", "tolerance") if key in entry)
 
 
 def parse_quiz(text: str, file: str) -> Imported:
