@@ -121,15 +121,16 @@ def deck_summary(deck: Deck) -> dict[str, Any]:
 
 def deck_table(decks: Sequence[Deck]) -> list[str]:
     """``deckbuilder list``: one row per deck, columns aligned for wide characters too."""
-    header = ("DECK", "ID", "FILE", "MCQ", "CLOZE", "BASIC", "CARDS", "TAGS")
+    kinds = (NoteKind.MCQ, NoteKind.CLOZE, NoteKind.BASIC, NoteKind.TYPED)  # card-file kinds
+    header = ("DECK", "ID", "FILE", *(kind.value.upper() for kind in kinds), "CARDS", "TAGS")
     rows: list[tuple[str, ...]] = [header]
     for deck in decks:
         counts = deck.counts()
-        per_kind = [str(counts.get(kind, (0, 0))[0]) for kind in NoteKind]
+        per_kind = [str(counts.get(kind, (0, 0))[0]) for kind in kinds]
         tags = " ".join(_all_tags(deck))
         rows.append((deck.name, deck.key, str(deck.source), *per_kind, str(deck.card_count), tags))
     widths = [max(_width(row[i]) for row in rows) for i in range(len(header))]
-    numeric = {3, 4, 5, 6}
+    numeric = set(range(3, 4 + len(kinds)))
     lines = []
     for row in rows:
         cells = []

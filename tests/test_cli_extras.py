@@ -16,6 +16,7 @@ import yaml
 from deckbuilder.cli import app
 from deckbuilder.errors import DeckError
 from deckbuilder.load import DECK_KEYS, NOTE_KEYS, load_deck
+from deckbuilder.load.notes import COMMON_NOTE_KEYS
 from deckbuilder.schema import EXAMPLES, card_schema
 
 from .conftest import ROOT, Run
@@ -38,7 +39,7 @@ def test_init_creates_a_project_that_builds(
     created = sorted(str(p.relative_to(tmp_path / "deck")) for p in (tmp_path / "deck").rglob("*"))
     assert created == ["cards", "cards/example.yaml", "media", "output"]
     deck = load_deck(tmp_path / "deck" / "cards" / "example.yaml")
-    assert sorted(n.kind.value for n in deck.notes) == ["basic", "cloze", "mcq"]
+    assert sorted(n.kind.value for n in deck.notes) == ["basic", "cloze", "mcq", "typed"]
     assert "#" in (tmp_path / "deck" / "cards" / "example.yaml").read_text(
         encoding="utf-8"
     )  # commented
@@ -117,7 +118,7 @@ def test_schema_is_valid_draft7_and_describes_every_key(cli: CliRun) -> None:
     notes = schema["properties"]["notes"]["items"]["oneOf"]
     by_kind = {n["properties"]["type"]["const"]: n for n in notes}
     for kind, keys in NOTE_KEYS.items():
-        assert set(by_kind[kind.value]["properties"]) == {"id", "type", "tags", *keys}
+        assert set(by_kind[kind.value]["properties"]) == {*COMMON_NOTE_KEYS, *keys}
 
     def walk(node: Any, path: str) -> None:
         if isinstance(node, dict):
@@ -214,11 +215,21 @@ def test_list_shows_decks_counts_and_tags(project: Path, cli: CliRun) -> None:
     result = cli("list", "--lang", "en")
     assert result.code == 0, result.err
     header, row = result.out.strip().splitlines()
-    assert header.split() == ["DECK", "ID", "FILE", "MCQ", "CLOZE", "BASIC", "CARDS", "TAGS"]
+    assert header.split() == [
+        "DECK",
+        "ID",
+        "FILE",
+        "MCQ",
+        "CLOZE",
+        "BASIC",
+        "TYPED",
+        "CARDS",
+        "TAGS",
+    ]
     assert row.startswith(
         "ML Systems::Gradient Checkpointing  gradient-checkpointing.en  cards/gradient-checkpointing.yaml"
     )
-    assert re.search(r"\s8\s+6\s+0\s+21\s+ml-systems gradient-checkpointing$", row)
+    assert re.search(r"\s8\s+6\s+0\s+0\s+21\s+ml-systems gradient-checkpointing$", row)
     both = cli("list").out.strip().splitlines()
     assert [re.findall(r"gradient-checkpointing\.\w+", line)[0] for line in both[1:]] == [
         "gradient-checkpointing.ko",
@@ -358,4 +369,4 @@ def test_list_columns_line_up_with_korean_deck_names(project: Path, cli: CliRun)
 def test_help_lists_commands_in_the_order_of_an_authors_day(cli: CliRun) -> None:
     out = cli("--help").out
     listed = re.findall(r"^  (\w+)\s{2,}", out.split("Commands:")[1], re.M)
-    assert listed == ["init", "import", "check", "build", "preview", "list", "schema"]
+    assert listed == ["init", "import", "check", "lint", "build", "preview", "list", "schema"]

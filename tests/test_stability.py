@@ -31,7 +31,7 @@ BUILT_AT = 1_767_225_600
 EXPECTED = {
     "bundled": {
         "gradient-checkpointing.ko": (
-            "bdd169f46e10c9216b8b079e20be00e8ab0d5872efd4ed249f1de2434eb169b7",
+            "df8446b63ec77c9af27a5183b0991284c174f954faa8a90b95d3e4315439e733",
             [
                 ("r0Vm77k+gJ", 1796204609000, 1468248778730576, (0,)),
                 ("Gsce|Y!vCY", 1796204609001, 1468248778730576, (0,)),
@@ -50,7 +50,7 @@ EXPECTED = {
             ],
         ),
         "gradient-checkpointing.en": (
-            "cf7d0a2a502d14c8411fc70e8a6595d063289c1f7987c18a355915fd23949f15",
+            "907a380d9b1e5edaa5b461e04f3905e0171eb52dd881525446c0f4bc51c434b8",
             [
                 ("p59((CESMc", 1796204609000, 1468248778730576, (0,)),
                 ("FgNm|L6I@G", 1796204609001, 1468248778730576, (0,)),
@@ -71,7 +71,7 @@ EXPECTED = {
     },
     "bundled-scratch": {
         "gradient-checkpointing.ko": (
-            "0d88c7e94d1117be3929fd25a0e4233851138f368fcf6eded78448d68a4ffaf1",
+            "6cc9516ec87ab2f87d0bab848a6924877864eb066fa7f04ef159cb97b54504fb",
             [
                 ("r0Vm77k+gJ", 1767225600000, 1468248778730576, (0,)),
                 ("Gsce|Y!vCY", 1767225600001, 1468248778730576, (0,)),
@@ -90,7 +90,7 @@ EXPECTED = {
             ],
         ),
         "gradient-checkpointing.en": (
-            "ace02635b0f45c3709553d3225c800030d5da2f15262f7d74a847a6613a9143f",
+            "7e0a318724b27a73295e2ffaa2b2106f9fb6ac45e58bf5b8d40ed356f56099aa",
             [
                 ("p59((CESMc", 1767225600000, 1468248778730576, (0,)),
                 ("FgNm|L6I@G", 1767225600001, 1468248778730576, (0,)),
@@ -111,7 +111,7 @@ EXPECTED = {
     },
     "mixed": {
         "mixed": (
-            "d75f57107bc7b5a7bdb3e69ea1e2db5d8903ce8c7c46671bbb39217d1195a0ca",
+            "5fb42f24bf1b0ef025d9e901219c17296edcf82a5e568fdfb7ed5c042d0b13c5",
             [
                 ("dg4>A,=L2.", 1767225600000, 1468248778730576, (0,)),
                 ("F-iMiCR2e%", 1767225600001, 1468248778730576, (0,)),
@@ -122,7 +122,7 @@ EXPECTED = {
     },
     "rich": {
         "rich": (
-            "c156df7ed0aa794a62c1d845637c62bd03c31ae4919f4fab883bd108fb7ef145",
+            "68dcd2f3d339a8d39c5c89d8d0cf91ede042334c01f08b73f8af9048adada997",
             [
                 ("NwK$:hA^8-", 1767225600000, 1468248778730576, (0,)),
                 ("k8G|HAco@6", 1767225600001, 2152878658763882, (0,)),

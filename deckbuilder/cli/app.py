@@ -29,7 +29,7 @@ __all__ = ["app", "main", "run"]
 class _Commands(TyperGroup):
     """Lists the commands in the order of an author's day, not of their definition."""
 
-    ORDER = ("init", "import", "check", "build", "preview", "list", "schema")
+    ORDER = ("init", "import", "check", "lint", "build", "preview", "list", "schema")
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = super().list_commands(ctx)

@@ -22,6 +22,7 @@ from ..console import (
 )
 from ..errors import OutputError, UsageError
 from .app import app
+from .linting import lint_count, lint_pointer
 from .options import (
     Fallback,
     Jobs,
@@ -85,6 +86,9 @@ def build(
         for line, _ in previews.values():
             session.say(line)
     print_warnings([r.rendered for r in results])
+    lint_warnings = lint_count([rd.deck for rd in rendered])  # never fails the build
+    if not as_json:
+        lint_pointer(session, lint_warnings, sources)
     if as_json:
         decks = []
         for result in results:
@@ -93,7 +97,7 @@ def build(
             if result.rendered.deck.key in previews:
                 entry["preview"] = previews[result.rendered.deck.key][1]
             decks.append(entry)
-        session.emit_json({"ok": True, "decks": decks})
+        session.emit_json({"ok": True, "decks": decks, "lint_warnings": lint_warnings})
         return
     for result in results:
         for line in build_lines(result):
@@ -141,9 +145,12 @@ def check(
         source_paths(sources), media_dir=media, lang=checked_lang(lang, "all"), fallback=fallback
     )
     print_warnings(rendered)
+    lint_warnings = lint_count([rd.deck for rd in rendered])  # never fails the check
     if as_json:
-        session.emit_json({"ok": True, "decks": [deck_summary(rd.deck) for rd in rendered]})
+        decks = [deck_summary(rd.deck) for rd in rendered]
+        session.emit_json({"ok": True, "decks": decks, "lint_warnings": lint_warnings})
         return
+    lint_pointer(session, lint_warnings, sources)
     for rd in rendered:
         session.detail(f"{rd.deck.source}: {rd.deck.name}: {counts_text(rd.deck)}")
     notes = sum(len(rd.notes) for rd in rendered)

@@ -130,9 +130,15 @@
   if (side === "front") {
     var order = letters.slice();
     if (shuffle) {
-      for (var i = order.length - 1; i > 0; i--) {
+      /* A pinned choice ("None of the above") keeps its place; the others shuffle among
+         the remaining places. */
+      var free = [];
+      items.forEach(function (el, at) {
+        if (el.getAttribute("data-db-pin") !== "true") { free.push(at); }
+      });
+      for (var i = free.length - 1; i > 0; i--) {
         var j = Math.floor(Math.random() * (i + 1));
-        var t = order[i]; order[i] = order[j]; order[j] = t;
+        var t = order[free[i]]; order[free[i]] = order[free[j]]; order[free[j]] = t;
       }
     }
     var state = { order: order, picks: [] };

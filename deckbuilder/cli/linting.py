@@ -1,0 +1,73 @@
+"""``deckbuilder lint``: item-writing flaws, one line each; and the count that check and
+build print."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..console import Session, err, plural
+from .app import app
+from .options import Fallback, JsonFlag, Lang, Sources, checked_lang, session_of, source_paths
+
+if TYPE_CHECKING:
+    from ..model import Deck
+
+__all__ = ["lint", "lint_count", "lint_pointer"]
+
+
+@app.command()
+def lint(
+    ctx: typer.Context,
+    sources: Sources = None,
+    as_json: JsonFlag = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit with status 1 when there are warnings (CI).")
+    ] = False,
+    lang: Lang = None,
+    fallback: Fallback = False,
+) -> int:
+    """Find item-writing flaws: "all of the above" that moves when shuffled, the longest
+    choice being the answer, a negative question without emphasis, repeated questions and
+    more (docs/lint.md). Warnings never stop a build; --strict makes them fail.
+
+    A note opts out of a rule with 'lint: [code, ...]'.
+
+    Example: deckbuilder lint cards/ --strict
+    """
+    from ..lint import lint_decks, warnings_json
+    from ..load import load_decks
+
+    session = session_of(ctx)
+    session.json = as_json
+    decks = load_decks(source_paths(sources), lang=checked_lang(lang, "all"), fallback=fallback)
+    warnings = lint_decks(decks)
+    if as_json:
+        session.emit_json(warnings_json(warnings))
+    else:
+        for warning in warnings:
+            typer.echo(str(warning))
+        notes = len({(w.file, w.note) for w in warnings})
+        found = f"{plural(len(warnings), 'warning')} in {plural(notes, 'note')}"
+        session.say(found if warnings else f"no warnings in {plural(len(decks), 'deck')}")
+    return 1 if strict and warnings else 0
+
+
+def lint_count(decks: Sequence[Deck]) -> int:
+    """How many warnings ``deckbuilder lint`` gives for ``decks``."""
+    from ..lint import lint_decks
+
+    return len(lint_decks(decks))
+
+
+def lint_pointer(session: Session, count: int, sources: list[Path] | None) -> None:
+    """What check and build say about lint (on stderr, beside the other warnings): the
+    count and the command that shows them; nothing when there are none or with --quiet."""
+    if not count or session.quiet:
+        return
+    command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ())])
+    err(f"{plural(count, 'lint warning')}; see them with: {command}", fg="yellow")

@@ -1,0 +1,76 @@
+"""Item-writing lint: flaws that make a card test the wrong thing, found in loaded decks.
+
+Lint reads the model only (no rendering, no media) and never fails a build: it returns
+warnings, each naming its note and ``FILE:LINE``. A note's ``lint: [code, ...]`` opts it
+out of those rules. The modules: :mod:`.codes` (the rules' codes), :mod:`.rules` (the
+rules), :mod:`.normalise` (text as the learner reads it), :mod:`.duplicates` (repeated
+questions across files), :mod:`.report` (how warnings read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+from ..model import Deck, Note
+from .codes import RULES
+from .duplicates import Question, find_repeats
+from .normalise import normalised
+from .report import LintWarning, collect, warnings_json
+from .rules import Finding, answer_position, duplicate_sources, note_findings
+
+__all__ = ["RULES", "LintWarning", "lint_decks", "warnings_json"]
+
+
+def lint_decks(decks: Sequence[Deck]) -> list[LintWarning]:
+    """Every warning for ``decks`` (all languages of a bilingual file: each flaw once),
+    less the ones their notes opt out of, in reading order."""
+    found: list[tuple[LintWarning, str]] = []
+    questions: list[Question] = []
+    notes: dict[tuple[str, str], Note] = {}  # (file, note id) -> note
+    for deck in decks:
+        for note in deck.notes:
+            found.extend(_placed(deck, note_findings(note)))
+            # Read right after the note's rules, which have just read the same texts.
+            owner = (str(deck.source), note.id)
+            notes[owner] = note
+            for key, text in duplicate_sources(note):
+                questions.append(Question(owner, note.field_line(key), normalised(text), deck.lang))
+        found.extend(_placed(deck, answer_position(deck)))
+    found.extend(_repeats(questions, notes))
+    return collect(found, [str(deck.source) for deck in decks])
+
+
+def _placed(deck: Deck, findings: Iterator[Finding]) -> Iterator[tuple[LintWarning, str]]:
+    for f in findings:
+        if f.code in f.note.lint_ignored:
+            continue
+        line = f.note.field_line(f.key) if f.key else f.note.line
+        warning = LintWarning(str(deck.source), line, f.note.id, f.code, f.problem, f.fix)
+        yield warning, deck.lang
+
+
+def _repeats(
+    questions: Sequence[Question], notes: Mapping[tuple[str, str], Note]
+) -> Iterator[tuple[LintWarning, str]]:
+    for repeat in find_repeats(questions):
+        file, note_id = repeat.later.owner
+        if "duplicate-question" in notes[repeat.later.owner].lint_ignored:
+            continue
+        other_file, other_id = repeat.earlier.owner
+        where = f"{other_file}:{repeat.earlier.line}"
+        how = (
+            "the same question"
+            if repeat.shared == 1
+            else (f"nearly the same question ({repeat.shared:.0%} of its words)")
+        )
+        yield (
+            LintWarning(
+                file,
+                repeat.later.line,
+                note_id,
+                "duplicate-question",
+                f"asks {how} as note '{other_id}' ({where})",
+                "merge the two notes, or make each ask something of its own",
+            ),
+            repeat.later.lang,
+        )

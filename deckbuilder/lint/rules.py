@@ -1,0 +1,301 @@
+"""The item-writing rules: each looks at one note (or, for answer positions, one deck)
+and says what is wrong and how to fix it. docs/lint.md gives each rule's reason and
+source; the codes are in :mod:`.codes`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..model import BasicNote, ClozeNote, Deck, McqNote, Note, TypedNote, letter
+from .normalise import cloze_parts, normalised, plain
+
+__all__ = [
+    "CHANCE",
+    "COVERED",
+    "LONGER",
+    "LONGER_BY",
+    "MIN_UNSHUFFLED",
+    "Finding",
+    "answer_position",
+    "note_findings",
+    "speaks_of_choices_above",
+]
+
+# longest-correct: the right choice is this many times as long as the longest other
+# choice, and this many characters longer (so that "12" beside "4" is no flaw).
+LONGER = 1.5
+LONGER_BY = 10
+# cloze-hides-all: one deletion number hides this share of the text's characters.
+COVERED = 0.8
+# answer-position: judged on at least this many single-answer notes with shuffling off,
+# warned when chance alone would pile that many answers on one letter less often.
+MIN_UNSHUFFLED = 5
+CHANCE = 0.01
+_MAX_NAMED = 6  # notes an answer-position warning names
+
+_ABOVE = re.compile(
+    r"\b(?:all|none|both|neither|any|either)\s+(?:of\s+)?(?:the\s+)?"
+    r"(?:above|preceding|previous|foregoing)\b"
+    r"|\b(?:all|none)\s+of\s+(?:these|those|them|the\s+(?:others?|choices|options|answers))\b"
+    r"|\b(?:all|none)\s+(?:are|is)\s+(?:correct|true|right)\b"
+    r"|위의?\s*(?:모든|모두|것\s*모두|보기\s*모두|어느|항목|보기|답)"
+    r"|(?:보기|위)\s*(?:전부|모두)"
+    r"|모두\s*(?:정답|맞음|맞다|옳음|옳다|틀림|틀리다|아님|아니다|해당)"
+    r"|(?:해당|정답|답)\s*(?:없음|없다|사항\s*없음)"
+    r"|^\s*없음\s*$",
+    re.IGNORECASE,
+)
+# Letters naming choices: "Both A and B", "A, B and C", "(a) and (c)", "option 2",
+# "all but C", "ㄱ, ㄴ", "①과 ②", "1번과 3번". Bare numbers are left alone: "2 and 4"
+# is more often an answer than a reference.
+# Korean particles follow a letter directly (A와 B), so the edges are ASCII word characters.
+_EDGE = r"A-Za-z0-9_'\u2019"
+_LETTER = rf"(?:\([A-Za-z1-9]\)|[A-Z](?![{_EDGE}]))"
+_REFERENCE = re.compile(
+    rf"(?<![{_EDGE}]){_LETTER}\s*(?:,\s*{_LETTER}\s*)*,?\s*(?:and|or|&|와|과|및|,)\s*{_LETTER}"
+    r"|(?i:\b(?:options?|choices?|answers?|alternatives?))\s+"
+    rf"(?:\([A-Za-z1-9]\)|[A-Z1-9](?![{_EDGE}]))"
+    rf"|(?i:\b(?:all|any)\s+(?:but|except))\s+\(?[A-Z]\)?(?![{_EDGE}])"
+    r"|(?i:\bthe\s+(?:first|last|previous|next)\s+(?:two|three|four|choice|option|answer)s?\b)"
+    r"|[ㄱ-ㅎ]\s*(?:,|와|과|및)\s*[ㄱ-ㅎ]"
+    r"|[①-⑳]\s*(?:,|와|과|및)\s*[①-⑳]"
+    r"|[1-9]\s*번\s*(?:,|와|과|및)\s*[1-9]\s*번"
+    rf"|보기\s*[A-Za-z1-9ㄱ-ㅎ①-⑳](?![{_EDGE}])"
+)
+_REFERENCE_WORDS = 8  # longer choices are sentences, where "A and B" names things
+_NEGATIVE = re.compile(
+    r"\b(?:not|except|least|cannot|never)\b|\b\w+n['\u2019]t\b"
+    r"|\b(?:is|are|was|were)\s+(?:false|incorrect|untrue|wrong)\b"
+    r"|옳지\s*않|맞지\s*않|아닌|않은|않는|틀린|잘못된|거리가\s*먼|관계(?:가)?\s*없는|관련(?:이)?\s*없는",
+    re.IGNORECASE,
+)
+_EMPHASIS = re.compile(
+    r"\*\*(.+?)\*\*|__(.+?)__|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"
+    r"|(?<!\w)_(?!\s)(.+?)(?<!\s)_(?!\w)"
+    r"|<(b|strong|em|i|u|mark)\b[^>]*>(.+?)</\5\s*>",
+    re.S | re.IGNORECASE,
+)
+_CODE_OR_MATH = re.compile(r"`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule's verdict on one note, before it is placed in a file."""
+
+    note: Note
+    key: str  # the field it concerns (its line is looked up), '' for the note's line
+    code: str
+    problem: str
+    fix: str
+
+
+def note_findings(note: Note) -> Iterator[Finding]:
+    """Every per-note rule's findings for ``note`` (other kinds of note: none)."""
+    if isinstance(note, McqNote):
+        shown = [plain(choice) for choice in note.choices]
+        above = [_ABOVE.search(text) is not None for text in shown]
+        yield from _above_choice(note, above)
+        yield from _choice_reference(note, shown)
+        yield from _longest_correct(note, shown, above)
+        yield from _negative_stem(note)
+    elif isinstance(note, ClozeNote):
+        yield from _cloze_hides_all(note)
+    elif isinstance(note, BasicNote):
+        yield from _front_equals_back(note)
+    elif isinstance(note, TypedNote):
+        yield from _negative_stem(note)
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    shown = plain(text)
+    return f"'{shown if len(shown) <= limit else shown[: limit - 3] + '...'}'"
+
+
+def speaks_of_choices_above(choice: str) -> bool:
+    """Whether a choice says "all/none of the above" (or a Korean phrasing of it): one
+    that must stay last, pinned, when the choices shuffle. Importers may pin such a
+    choice."""
+    return _ABOVE.search(plain(choice)) is not None
+
+
+def _above_choice(note: McqNote, above: Sequence[bool]) -> Iterator[Finding]:
+    """``above``: whether each choice speaks of the choices above it."""
+    last = len(note.choices) - 1
+    for i, choice in enumerate(note.choices):
+        if not above[i]:
+            continue
+        name = f"choice {letter(i)} {_quote(choice)}"
+        if i != last:
+            problem = f"{name} speaks of the choices above it but is not the last choice"
+            fix = "move it to the end of the choices"
+            fix += " and pin it (pin: true)" if note.shuffle else ""
+        elif note.shuffle and i not in note.pinned:
+            problem = f"{name} speaks of the choices above it, but the choices are shuffled"
+            fix = "pin it in place ({text: ..., pin: true}) or set shuffle: false"
+        else:
+            continue
+        yield Finding(note, f"choices[{i}]", "above-choice", problem, fix)
+
+
+def _choice_reference(note: McqNote, shown: Sequence[str]) -> Iterator[Finding]:
+    """``shown``: each choice's visible text."""
+    if not note.shuffle:
+        return
+    for i, choice in enumerate(note.choices):
+        text = shown[i]
+        if len(text.split()) > _REFERENCE_WORDS or not _REFERENCE.search(text):
+            continue
+        yield Finding(
+            note,
+            f"choices[{i}]",
+            "choice-reference",
+            f"choice {letter(i)} {_quote(choice)} names other choices by letter or position, "
+            "which change when the choices are shuffled (the card shows no letters)",
+            "say what those choices say, or ask a multiple-answer question (answer: [A, B])",
+        )
+
+
+def _longest_correct(
+    note: McqNote, shown: Sequence[str], above: Sequence[bool]
+) -> Iterator[Finding]:
+    # "All of the above" is judged by its own rule, and its length is no cue.
+    texts = shown
+    judged = [i for i in range(len(texts)) if not above[i]]
+    right = [len(texts[i]) for i in judged if i in note.answer]
+    others = [len(texts[i]) for i in judged if i not in note.answer]
+    if len(others) < 2 or not right:
+        return
+    shortest_right, longest_other = min(right), max(others)
+    if shortest_right < LONGER * longest_other or shortest_right - longest_other < LONGER_BY:
+        return
+    which = "right choice" if len(right) == 1 else "right choices"
+    names = ", ".join(letter(i) for i in judged if i in note.answer)
+    times = shortest_right / max(longest_other, 1)
+    yield Finding(
+        note,
+        f"choices[{next(i for i in judged if i in note.answer)}]",
+        "longest-correct",
+        f"the {which} ({names}) {'is' if len(right) == 1 else 'are'} {times:.1f} times as long "
+        "as the longest other choice, which gives the answer away",
+        "make the other choices as long and as specific, or the right one shorter",
+    )
+
+
+def _negative_stem(note: McqNote | TypedNote) -> Iterator[Finding]:
+    text = _CODE_OR_MATH.sub(lambda m: " " * len(m.group()), note.question)
+    negatives = list(_NEGATIVE.finditer(text))
+    if not negatives:
+        return
+    emphasised = [m.span() for m in _EMPHASIS.finditer(text)]
+    for match in negatives:
+        word = match.group()
+        if any(start <= match.start() and match.end() <= end for start, end in emphasised):
+            continue
+        letters = [ch for ch in word if ch.isalpha() and ch.isascii()]
+        if letters and all(ch.isupper() for ch in letters):
+            continue
+        written = " ".join(word.split())
+        shown = f"**{written.upper()}**" if written.isascii() else f"**{written}**"
+        yield Finding(
+            note,
+            "question",
+            "negative-stem",
+            f"the question asks in the negative ('{written}') without emphasis, "
+            "which a quick reader misses",
+            f"write it in bold or capitals ({shown}), or ask the question positively",
+        )
+        return
+
+
+def _cloze_hides_all(note: ClozeNote) -> Iterator[Finding]:
+    revealed, hidden = cloze_parts(note.text)
+    total = len(plain(revealed))
+    if not total:
+        return
+    for number in sorted(hidden):
+        share = len(plain(hidden[number])) / total
+        if number and share >= COVERED:
+            yield Finding(
+                note,
+                "text",
+                "cloze-hides-all",
+                f"deletion c{number} hides {share:.0%} of the text, so the card gives no "
+                "context to recall it from",
+                "hide only the key term or fact and keep the rest of the sentence visible",
+            )
+
+
+def _front_equals_back(note: BasicNote) -> Iterator[Finding]:
+    front = normalised(note.front)
+    if front and front == normalised(note.back):
+        yield Finding(
+            note,
+            "back",
+            "front-equals-back",
+            "the back says what the front says, so the card asks nothing",
+            "put the question on the front and its answer on the back",
+        )
+
+
+def answer_position(deck: Deck) -> Iterator[Finding]:
+    """Right answers piling up on one letter among the deck's single-answer notes with
+    shuffling off (notes that opt out left out): a letter is the answer of so many that
+    answers placed at random would do it less than one time in 1/:data:`CHANCE`."""
+    counted = [
+        n
+        for n in deck.notes
+        if isinstance(n, McqNote)
+        and not n.shuffle
+        and len(n.answer) == 1
+        and "answer-position" not in n.lint_ignored
+    ]
+    if len(counted) < MIN_UNSHUFFLED:
+        return
+    for index in sorted({n.answer[0] for n in counted}):
+        hits = [n for n in counted if n.answer[0] == index]
+        # Each note's chance of having its answer here (0 if it has fewer choices),
+        # averaged: a binomial with the mean chance spreads no less than the real one.
+        p = sum(1 / len(n.choices) for n in counted if index < len(n.choices)) / len(counted)
+        if _at_least(len(hits), len(counted), p) >= CHANCE:
+            continue
+        named = ", ".join(n.id for n in hits[:_MAX_NAMED]) + (
+            ", ..." if len(hits) > _MAX_NAMED else ""
+        )
+        yield Finding(
+            hits[0],
+            "answer",
+            "answer-position",
+            f"the right answer is {letter(index)} in {len(hits)} of the {len(counted)} "
+            f"single-answer notes with shuffling off ({named}); answers placed at random "
+            f"would do that less than once in {round(1 / CHANCE)} decks",
+            "vary where the right choice stands, or let the choices shuffle",
+        )
+
+
+def _at_least(hits: int, n: int, p: float) -> float:
+    """P(X >= hits) for X ~ Binomial(n, p)."""
+    if p <= 0:
+        return 0.0 if hits > 0 else 1.0
+    if p >= 1:
+        return 1.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    total = 0.0
+    for k in range(hits, n + 1):
+        log_term = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+        total += math.exp(log_term + k * log_p + (n - k) * log_q)
+    return min(total, 1.0)
+
+
+def duplicate_sources(note: Note) -> Sequence[tuple[str, str]]:
+    """The question texts of a note that :mod:`.duplicates` compares, by field key."""
+    if isinstance(note, McqNote | TypedNote):
+        return [("question", note.question)]
+    if isinstance(note, BasicNote):
+        return [("front", note.front)]
+    if isinstance(note, ClozeNote):
+        return [("text", cloze_parts(note.text)[0])]
+    return []

@@ -1,0 +1,59 @@
+"""Two keys an author writes for something lint would otherwise question: a choice that
+keeps its place while the others shuffle (``{text: None of the above, pin: true}``), and
+a note's opt-outs from lint rules (``lint: [longest-correct]``)."""
+
+from __future__ import annotations
+
+from ..lint.codes import RULES
+from ..yamlsource import YMap, YScalar, YSeq, describe
+from .fields import FieldReader, is_null, suggest, visible
+
+__all__ = ["read_lint_opt_outs", "read_pins"]
+
+_TRUE = ("true", "yes", "on", "y")
+
+
+def read_pins(fields: FieldReader, item: YMap) -> tuple[int, ...]:
+    """The indexes of the note's choices written with ``pin: true``, sorted."""
+    choices = item.get("choices")
+    if not isinstance(choices, YSeq):
+        return ()
+    pinned: list[int] = []
+    for i, entry in enumerate(choices.items):
+        value = entry.get("pin") if isinstance(entry, YMap) else None
+        if value is None:
+            continue
+        if isinstance(value, YScalar) and value.kind == "bool":
+            if value.raw.lower() in _TRUE:
+                pinned.append(i)
+        else:
+            fields.problem(
+                value.line, f"'choices[{i}].pin' must be true or false, not {describe(value)}"
+            )
+    return tuple(pinned)
+
+
+def read_lint_opt_outs(fields: FieldReader, item: YMap) -> tuple[str, ...]:
+    """The rule codes of the note's ``lint:`` (one code or a list); an unknown code is a
+    problem at its line."""
+    value = item.get("lint")
+    if value is None or is_null(value):
+        return ()
+    entries = value.items if isinstance(value, YSeq) else [value]
+    codes: list[str] = []
+    for entry in entries:
+        if not isinstance(entry, YScalar) or entry.is_null:
+            fields.problem(
+                entry.line, f"'lint' must be a rule code or a list of them, not {describe(entry)}"
+            )
+            continue
+        code = entry.raw.strip()
+        if code not in RULES:
+            fields.problem(
+                entry.line,
+                f"unknown lint rule '{visible(code)}' in 'lint'{suggest(code, RULES)}; "
+                f"the rules are {', '.join(RULES)}",
+            )
+        elif code not in codes:
+            codes.append(code)
+    return tuple(codes)
