@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from .errors import DeckError, Problem
 from .model import Deck, NoteKind
@@ -109,6 +110,13 @@ def _one_line(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
+def _field_token(name: str) -> str:
+    """A field name as one token of a lock file line: Anki's own note types have names with
+    spaces ("Back Extra"), which are written %-escaped, as are commas and '%'. Other names,
+    deckbuilder's own among them, are written as they are."""
+    return "".join(quote(ch, safe="") if ch in " ,%" or not ch.isprintable() else ch for ch in name)
+
+
 def format_manifest(deck: Deck, manifest: Manifest) -> str:
     """The lock file's text: deterministic, one entry per line, sorted."""
     lines = [
@@ -123,7 +131,7 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
     for kind in NoteKind:
         t = manifest.note_types.get(kind)
         if t is not None:
-            fields = ",".join(t.fields)
+            fields = ",".join(_field_token(name) for name in t.fields)
             lines.append(
                 f"notetype {kind.value} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}"
             )
@@ -251,7 +259,12 @@ class _LockReader:
             kind, anki_id, fields, templates, changed = values
             anki = _integer(anki_id, "note type id", 1, MAX_ANKI_ID)
             t = NoteTypeEntry(
-                _KINDS[kind], anki, tuple(fields.split(",")), templates, _time(changed), number
+                _KINDS[kind],
+                anki,
+                tuple(unquote(name) for name in fields.split(",")),
+                templates,
+                _time(changed),
+                number,
             )
             before = self.note_types.get(t.kind)
             self.note_types[t.kind] = t if before is None else _settle_note_type(before, t)

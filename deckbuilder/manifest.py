@@ -110,8 +110,13 @@ def _file_hash(path: Path) -> str:
 
 
 def templates_hash(spec: NoteTypeSpec) -> str:
-    """Everything of a note type that can change in place: name, templates, CSS."""
-    return _hash([spec.name, spec.template_name, spec.front, spec.back, spec.css, spec.is_cloze])
+    """Everything of a note type that can change in place: name, templates, CSS. (A second
+    template is hashed only where there is one, so one-template note types keep their hash.)"""
+    parts: list[object] = [spec.name, spec.template_name, spec.front, spec.back, spec.css]
+    parts.append(spec.is_cloze)
+    if spec.more_templates:
+        parts.append([list(t) for t in spec.more_templates])
+    return _hash(parts)
 
 
 def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:

@@ -142,13 +142,10 @@ def test_gift_warns_about_skipped_questions(workdir: Path, cli: CliRun) -> None:
     result = cli("import", "moodle.gift", "--deck", "Quiz Bank")
     assert result.code == 0, result.err
     assert result.out.strip() == (
-        f"wrote {Path('cards') / 'quiz-bank.yaml'}: 11 questions imported, 5 skipped "
-        "(gift format, deck 'Quiz Bank')"
+        f"wrote {Path('cards') / 'quiz-bank.yaml'}: 16 questions imported, 2 skipped "
+        "(1 essay, 1 description) (gift format, deck 'Quiz Bank')"
     )
     assert result.err.splitlines() == [
-        "moodle.gift:44: warning: skipped a numerical question (cards have no numeric answers)",
-        "moodle.gift:46: warning: skipped a matching question (cards have no matching pairs)",
-        "moodle.gift:48: warning: skipped a short answer question (cards have no typed answers)",
         "moodle.gift:50: warning: skipped an essay question (an essay has no answer to check)",
         "moodle.gift:52: warning: skipped a description question (it is text without a question)",
     ]
@@ -188,7 +185,7 @@ def test_wrong_format_and_unknown_text_are_errors(workdir: Path, cli: CliRun) ->
 def test_help_ends_with_an_example(cli: CliRun) -> None:
     result = cli("import", "--help")
     assert result.code == 0
-    assert "Example: deckbuilder import quiz.txt --out cards/quiz.yaml" in result.out
+    assert "Example: deckbuilder import quiz.csv --out cards/quiz.yaml" in result.out
     for option in ("--format", "--out", "--deck", "--allow-missing-answers", "--force"):
         assert option in result.out
 
@@ -237,9 +234,10 @@ def test_gift_feedback_warnings_are_printed(workdir: Path, cli: CliRun) -> None:
     (workdir / "q.gift").write_text("Q? {=a#Good ~b#No, 1 = 2 ~c}\n", encoding="utf-8")
     result = cli("import", "q.gift")
     assert result.code == 0, result.err
-    (line,) = result.err.splitlines()
+    line, several = result.err.splitlines()
     assert line.startswith("q.gift:1: warning: the '=' after the feedback")
     assert line.endswith("write \\=")
+    assert several.startswith("q.gift:1: warning: 2 answers are marked '='")
 
 
 def test_import_reports_every_problem_at_once_media_included(workdir: Path, cli: CliRun) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import deckbuilder.render
+import deckbuilder.notetypes.carried
 from deckbuilder.errors import DeckError
 from deckbuilder.identity import note_guid
 from deckbuilder.model import NoteKind
@@ -205,7 +205,7 @@ def _patched_note_type(
     def patched(k: NoteKind) -> NoteTypeSpec:
         return new if k is kind else note_type(k)
 
-    monkeypatch.setattr(deckbuilder.render, "note_type", patched)
+    monkeypatch.setattr(deckbuilder.notetypes.carried, "note_type", patched)
     return new
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -11,11 +11,19 @@ from ..console import plural
 from ..errors import UsageError
 from .app import app
 
+if TYPE_CHECKING:
+    from ..importers.notes_plan import NotesImport
+
 
 @app.command("import")
 def import_(
     source: Annotated[
-        Path, typer.Argument(help="Quiz text, Aiken or GIFT file to import.", show_default=False)
+        Path,
+        typer.Argument(
+            help="Quiz text, Aiken or GIFT file; an Anki package (.apkg, .colpkg) or text "
+            "export (.txt); or a spreadsheet (.csv, .tsv) with a header row.",
+            show_default=False,
+        ),
     ],
     fmt: Annotated[
         str,
@@ -54,12 +62,19 @@ def import_(
         bool, typer.Option("--force", help="Replace the card file if it exists.")
     ] = False,
 ) -> None:
-    """Turn a quiz (numbered text, Aiken or GIFT) into a card file for build.
+    """Turn questions you have into a card file for build: a quiz (numbered text, Aiken or
+    GIFT), a spreadsheet (.csv, .tsv), or an Anki deck (.apkg, .colpkg, text export).
 
-    Example: deckbuilder import quiz.txt --out cards/quiz.yaml
+    Example: deckbuilder import quiz.csv --out cards/quiz.yaml
     """
     from ..importers import FORMATS, plan_import, write_card_file
+    from ..importers.base import skipped_summary
+    from ..importers.notes_plan import read_notes_source
 
+    notes = read_notes_source(source) if fmt == "auto" else None
+    if notes is not None:
+        _import_notes(notes, source, out, deck, force)
+        return
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if deck is not None and not deck.strip():
@@ -81,6 +96,20 @@ def import_(
     missing = len(result.missing_answers)
     typer.echo(
         f"wrote {path}: {plural(len(result.questions), 'question')} imported, "
-        f"{len(result.skipped)} skipped ({result.format} format, deck '{plan.deck_name}')"
+        f"{skipped_summary(result.skipped)} ({result.format} format, deck '{plan.deck_name}')"
         + (f"; {missing} without an answer" if missing else "")
     )
+
+
+def _import_notes(
+    result: NotesImport, source: Path, out: Path | None, deck: str | None, force: bool
+) -> None:
+    """An Anki package, Anki's text export or a spreadsheet: plan, report, write."""
+    from ..importers.notes_plan import notes_report, plan_notes, write_notes
+
+    plan = plan_notes(result, source, out, deck, Path("media"))
+    for warning in result.warnings:
+        typer.echo(str(warning), err=True)
+    write_notes(plan, source, force=force)
+    for line in notes_report(plan):
+        typer.echo(line)

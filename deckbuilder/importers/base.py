@@ -50,6 +50,39 @@ class Question:
     label: str = "question"  # how messages name it: 'question 3'
     # Each choice's feedback, '' where it has none; empty when no choice has any.
     feedback: list[str] = field(default_factory=list)
+    # A typed-answer question (no choices): its accepted answers as the card file writes
+    # them, {"text": ...}, {"number": ..., "tolerance": ...} or {"min": ..., "max": ...}
+    # (numbers as written in the source); None for a multiple-choice question.
+    typed: list[dict[str, str]] | None = None
+    name: str = ""  # the source's own name for the question (GIFT ::name::), for its id
+
+
+@dataclass
+class CardNote:
+    """One note read from an Anki package, Anki's text export or a spreadsheet, before it
+    becomes a card-file note: its kind ('basic', 'cloze', 'mcq') and Markdown fields by
+    card-file key (front/back, text/extra, question/explanation)."""
+
+    kind: str
+    line: int  # where the source has it (its row; 0 for a package)
+    label: str  # how messages name it: "row 4", "note 'hola'"
+    fields: dict[str, str]
+    choices: list[str] = field(default_factory=list)
+    answer: list[int] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    guid: str = ""  # kept from Anki: the note's identity there
+    reverse: bool = False
+    anki_id: int = 0  # from a package: the note's id and modification time there
+    mod: int = 0
+    # A note of deckbuilder's own multiple-choice or typed-answer type (from a package):
+    # per-choice feedback ('' where none; [] when no choice has any), pinned choices,
+    # shuffle; a typed note's answers as the card file writes them (see
+    # Question.typed) and match_case.
+    feedback: list[str] = field(default_factory=list)
+    pinned: list[int] = field(default_factory=list)
+    shuffle: bool = True
+    typed: list[dict[str, str]] | None = None
+    match_case: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,7 +109,17 @@ class Imported:
 
     @property
     def missing_answers(self) -> list[Question]:
-        return [q for q in self.questions if not q.answer]
+        return [q for q in self.questions if not (q.typed if q.typed is not None else q.answer)]
+
+
+def skipped_summary(skipped: list[Skipped]) -> str:
+    """'0 skipped', or '3 skipped (2 essay, 1 description)': how many of each kind."""
+    if not skipped:
+        return "0 skipped"
+    kinds: dict[str, int] = {}
+    for s in skipped:
+        kinds[s.kind] = kinds.get(s.kind, 0) + 1
+    return f"{len(skipped)} skipped ({', '.join(f'{n} {kind}' for kind, n in kinds.items())})"
 
 
 def slugify(text: str, limit: int = SLUG_LENGTH) -> str:
@@ -112,10 +155,14 @@ def note_id_for(text: str) -> str:
 
 def assign_ids(questions: list[Question]) -> list[str]:
     """Ids for ``questions`` in source order; repeated texts get -2, -3, ..."""
+    return distinct_ids([slugify(q.name) or note_id_for(q.question) for q in questions])
+
+
+def distinct_ids(bases: list[str]) -> list[str]:
+    """``bases`` made distinct in order: a repeated one gets -2, -3, ..."""
     ids: list[str] = []
     seen: set[str] = set()
-    for q in questions:
-        base = note_id_for(q.question)
+    for base in bases:
         nid, n = base, 1
         while nid in seen:
             n += 1
@@ -153,7 +200,8 @@ def question_problems(file: str, q: Question, what: str) -> list[Problem]:
     problems: list[Problem] = []
     if not q.question.strip():
         problems.append(Problem(file, q.line, f"{what} has no text"))
-    problems.extend(choice_problems(file, q.line, what, q.choices))
+    if q.typed is None:
+        problems.extend(choice_problems(file, q.line, what, q.choices))
     return problems
 
 
@@ -181,6 +229,7 @@ def field_refusal(q: Question) -> str | None:
         *((f"the feedback of choice {letter(i)}", said) for i, said in enumerate(q.feedback)),
         ("the explanation", q.explanation),
         *((f"tag {i + 1}", tag) for i, tag in enumerate(q.tags)),
+        *((f"accepted answer {i + 1}", a.get("text", "")) for i, a in enumerate(q.typed or [])),
     ]
     for what, text in parts:
         problem = field_problem(text)

@@ -14,9 +14,9 @@ from typing import Any
 import yaml
 
 from ..model import letter
-from .base import Imported, assign_ids
+from .base import CardNote, Imported, assign_ids
 
-__all__ = ["format_scalar", "to_yaml"]
+__all__ = ["format_scalar", "notes_yaml", "to_yaml"]
 
 _LINE_BREAKS_YAML_ALTERS = ("\x85", "\u2028", "\u2029")  # plain or block: read back altered
 
@@ -99,6 +99,8 @@ def _comment(text: str) -> str:
 
 def to_yaml(result: Imported, deck_name: str, deck_id: str) -> str:
     """The card file for ``result``, with deck name ``deck_name`` and ``id: deck_id``."""
+    from .typed_yaml import typed_note_lines  # it writes its scalars with this module's
+
     out: list[str] = [
         f"# Imported by 'deckbuilder import' from {_comment(result.source)} "
         f"({result.format} format).",
@@ -113,6 +115,9 @@ def to_yaml(result: Imported, deck_name: str, deck_id: str) -> str:
     for i, (nid, q) in enumerate(zip(ids, result.questions, strict=True)):
         if i:
             out.append("")
+        if q.typed is not None:
+            out.extend(typed_note_lines(q, nid, result.source))
+            continue
         out.append(f"  - id: {format_scalar(nid, 6)}")
         out.append("    type: mcq")
         out.append(f"    question: {format_scalar(q.question, 6)}")
@@ -141,3 +146,87 @@ def to_yaml(result: Imported, deck_name: str, deck_id: str) -> str:
             out.append("    tags:")
             out.extend(f"      - {format_scalar(t, 8)}" for t in q.tags)
     return "\n".join(out) + "\n"
+
+
+def notes_yaml(
+    header: list[str],
+    deck_name: str,
+    deck_id: str,
+    notes: list[tuple[str, CardNote]],
+    *,
+    language: str = "",
+    label_language: str = "",
+) -> str:
+    """A card file of basic, cloze, multiple-choice and typed-answer notes (from an Anki
+    package, Anki's text export or a spreadsheet), each under its id; ``header``: comment
+    lines. ``language``: the one language of a deck built from a bilingual card file
+    (``languages: [en]``, so that its fields build as they were); ``label_language``: the
+    multiple-choice labels of a deck without languages."""
+    from .typed_yaml import answer_lines
+
+    out = [f"# {_comment(line)}" for line in header]
+    if language:
+        out += ["deck:", f"  {language}: {format_scalar(deck_name, 4)}"]
+    else:
+        out.append(f"deck: {format_scalar(deck_name, 2)}")
+    out.append(f"id: {format_scalar(deck_id, 2)}")
+    if language:
+        out.append(f"languages: [{language}]")
+    elif label_language:
+        out.append(f"label_language: {format_scalar(label_language, 2)}")
+    out.append("notes:")
+    for i, (nid, note) in enumerate(notes):
+        if i:
+            out.append("")
+        out.append(f"  - id: {format_scalar(nid, 6)}")
+        if note.guid:
+            out.append(f"    guid: {format_scalar(note.guid, 6)}")
+        out.append(f"    type: {note.kind}")
+        keys: tuple[str, ...]
+        if note.kind == "mcq":
+            out.append(f"    question: {format_scalar(note.fields['question'], 6)}")
+            out.append("    choices:")
+            out.extend(_choice_lines(note))
+            letters = [letter(a) for a in note.answer]
+            out.append(
+                f"    answer: {letters[0]}"
+                if len(letters) == 1
+                else f"    answer: [{', '.join(letters)}]"
+            )
+            keys = ("explanation",)
+        elif note.kind == "typed":
+            out.append(f"    question: {format_scalar(note.fields['question'], 6)}")
+            out.extend(answer_lines(note.typed or []))
+            keys = ("explanation",)
+        else:
+            keys = ("front", "back") if note.kind == "basic" else ("text", "extra")
+            keys = tuple(k for k in keys if k in ("front", "back", "text") or note.fields.get(k))
+        for key in keys:
+            if note.fields.get(key, "") or key in ("front", "back", "text"):
+                out.append(f"    {key}: {format_scalar(note.fields.get(key, ''), 6)}")
+        if note.kind == "mcq" and not note.shuffle:
+            out.append("    shuffle: false")
+        if note.kind == "typed" and note.match_case:
+            out.append("    match_case: true")
+        if note.reverse:
+            out.append("    reverse: true")
+        if note.tags:
+            out.append("    tags:")
+            out.extend(f"      - {format_scalar(t, 8)}" for t in note.tags)
+    return "\n".join(out) + "\n"
+
+
+def _choice_lines(note: CardNote) -> list[str]:
+    """A choice is plain text, or ``text:`` with its ``feedback:`` and ``pin: true``."""
+    out = []
+    for i, choice in enumerate(note.choices):
+        said = note.feedback[i] if i < len(note.feedback) else ""
+        if not said and i not in note.pinned:
+            out.append(f"      - {format_scalar(choice, 8)}")
+            continue
+        out.append(f"      - text: {format_scalar(choice, 10)}")
+        if said:
+            out.append(f"        feedback: {format_scalar(said, 10)}")
+        if i in note.pinned:
+            out.append("        pin: true")
+    return out

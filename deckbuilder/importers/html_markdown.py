@@ -1,0 +1,258 @@
+"""Anki field HTML -> the card file's Markdown, kept only where it renders back the same.
+
+A field becomes readable Markdown when :func:`deckbuilder.text.render_markdown` gives back
+the field exactly; otherwise it stays as the inline HTML the sanitiser lets through (bold,
+italics, line breaks...) when that renders back exactly. What neither gives exactly is
+still accepted when it shows the same (the same tags, attributes and text, ignoring the
+order of attributes, an empty ``alt`` and the ``rel`` the sanitiser adds to links), and
+otherwise reported: ``<div>`` lines become line breaks, and tags the sanitiser removes
+keep only their text. Paragraphs, inline code and (highlighted) code blocks, as
+deckbuilder's own notes hold them, become Markdown paragraphs, backticks and fences, and
+math stays as written, when that renders back exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html import escape, unescape
+from html.parser import HTMLParser
+
+from ..text import RAW_TAGS, render_markdown
+
+__all__ = ["Converted", "field_markdown"]
+
+_SOUND = re.compile(r"(\[sound:[^\]\[\n]+\])")
+# Sounds, and math as MathJax reads it (\(...\), \[...\]): kept as written.
+_SOUND_OR_MATH = re.compile(r"(\[sound:[^\]\[\n]+\]|\\\(.*?\\\)|\\\[.*?\\\])", re.DOTALL)
+_ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_MINIMAL = re.compile(r"([\\`*_\[\]<>])")
+_ALL_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#!|~+\-.()\"'=])")
+_BLOCKS = frozenset({"div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"})
+_MARKS = {"strong": "**", "em": "*"}
+
+
+@dataclass(frozen=True)
+class Converted:
+    markdown: str
+    exact: bool  # renders back to the same HTML, or HTML that shows the same
+
+
+def _escape_text(text: str, pattern: re.Pattern[str], kept: re.Pattern[str] = _SOUND) -> str:
+    parts = kept.split(text)  # [sound:...] is Anki's syntax: kept as written
+    for i in range(0, len(parts), 2):
+        escaped = pattern.sub(r"\\\1", parts[i])
+        parts[i] = _ENTITY_LIKE.sub(r"\\&", escaped)
+    return "".join(parts)
+
+
+class _ToMarkdown(HTMLParser):
+    def __init__(self, escaping: re.Pattern[str]) -> None:
+        super().__init__(convert_charrefs=True)
+        self.escaping = escaping
+        self.out: list[str] = []
+
+    def _break(self) -> None:
+        if self.out and not self.out[-1].endswith(("<br>", "\n")):
+            self.out.append("<br>")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in RAW_TAGS:
+            self.out.append(self.get_starttag_text() or "")
+        elif tag in _MARKS:
+            self.out.append(_MARKS[tag])
+        elif tag == "img":
+            values = dict(attrs)
+            src = values.get("src") or ""
+            alt = _MINIMAL.sub(r"\\\1", values.get("alt") or "")
+            target = f"<{src}>" if re.search(r"[\s()<>]", src) else src
+            self.out.append(f"![{alt}]({target})")
+        elif tag in _BLOCKS:
+            self._break()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in RAW_TAGS and tag != "br":
+            self.out.append(f"</{tag}>")
+        elif tag in _MARKS:
+            self.out.append(_MARKS[tag])
+        elif tag in _BLOCKS:
+            self._break()
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(_escape_text(data, self.escaping))
+
+    def markdown(self) -> str:
+        text = "".join(self.out)
+        while text.endswith("<br>"):
+            text = text[: -len("<br>")]
+        return text
+
+
+class _ToBlocks(_ToMarkdown):
+    """As :class:`_ToMarkdown`, and paragraphs, inline code and code blocks as the
+    Markdown that renders them (what deckbuilder's own notes hold); math kept as written.
+    ``lang``: the language a highlighted code block is fenced with."""
+
+    def __init__(self, escaping: re.Pattern[str], lang: str) -> None:
+        super().__init__(escaping)
+        self.lang = lang
+        self.code: list[str] | None = None  # text of the code element being read
+        self.pre = False
+        self.highlighted = False
+        self.depth = 0  # open paragraph or other block elements
+
+    def _block(self) -> None:
+        if self.out and not self.out[-1].endswith("\n\n"):
+            self.out.append("\n\n")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.code is not None:
+            return  # highlighting spans inside code
+        if tag == "p":
+            self._block()
+            self.depth += 1
+        elif tag == "pre":
+            self._block()
+            self.pre, self.highlighted = True, ("class", "highlight") in attrs
+        elif tag == "code":
+            self.code = []
+        elif tag in _MARKS and not attrs:
+            self.out.append(_MARKS[tag])
+        else:
+            super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "code" and self.code is not None:
+            code, self.code = "".join(self.code), None
+            if self.pre:
+                fence = "`" * max(3, _longest_run(code, "`") + 1)
+                info = self.lang if self.highlighted else ""
+                self.out.append(f"{fence}{info}\n{code}{fence}")
+            else:
+                fence = "`" * (_longest_run(code, "`") + 1)
+                pad = " " if code.startswith("`") or code.endswith("`") else ""
+                self.out.append(f"{fence}{pad}{code}{pad}{fence}")
+        elif self.code is not None:
+            return
+        elif tag == "p":
+            self.depth -= 1
+        elif tag == "pre":
+            self.pre = False
+        elif tag in _MARKS:
+            self.out.append(_MARKS[tag])
+        else:
+            super().handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        if self.code is not None:
+            self.code.append(data)
+        elif self.depth or data.strip() or not self.out:
+            self.out.append(_escape_text(data, self.escaping, _SOUND_OR_MATH))
+
+
+def _longest_run(text: str, char: str) -> int:
+    return max((len(run) for run in re.findall(f"{re.escape(char)}+", text)), default=0)
+
+
+def _blocks(html: str, escaping: re.Pattern[str], lang: str) -> str:
+    parser = _ToBlocks(escaping, lang)
+    parser.feed(html)
+    parser.close()
+    return parser.markdown().strip("\n")
+
+
+def _code_languages(html: str) -> list[str]:
+    """Languages to try for the highlighted code blocks of ``html``: the HTML does not
+    say which the author fenced them with, so those whose highlighting comes back the
+    same are tried (Python first, then Pygments' guess)."""
+    if '<pre class="highlight">' not in html:
+        return [""]
+    from pygments.lexers import guess_lexer
+    from pygments.util import ClassNotFound
+
+    code = unescape(re.sub(r"<[^>]*>", "", html))
+    try:
+        guessed = guess_lexer(code).aliases[:1]
+    except ClassNotFound:
+        guessed = []
+    return list(dict.fromkeys(["python", *guessed]))
+
+
+def _converted(html: str, escaping: re.Pattern[str]) -> str:
+    parser = _ToMarkdown(escaping)
+    parser.feed(html)
+    parser.close()
+    return parser.markdown()
+
+
+class _Shape(HTMLParser):
+    """What an HTML fragment shows: its tags with their meaningful attributes, and text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.items: list[tuple[str, ...]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        kept = sorted(
+            (name, value or "")
+            for name, value in attrs
+            if not (name == "rel" or (name == "alt" and not value))
+        )
+        self.items.append(("<", tag, *(f"{n}={v}" for n, v in kept)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag != "br":
+            self.items.append(("/", tag))
+
+    def handle_data(self, data: str) -> None:
+        if self.items and self.items[-1][0] == "#":
+            data = self.items.pop()[1] + data
+        self.items.append(("#", data))
+
+
+def _shape(html: str) -> list[tuple[str, ...]]:
+    parser = _Shape()
+    parser.feed(html)
+    parser.close()
+    return parser.items
+
+
+def _rendered(markdown: str, cloze: bool) -> str:
+    return render_markdown(markdown, resolve=lambda src, _kind: src, cloze=cloze).html
+
+
+def field_markdown(html: str, *, cloze: bool = False) -> Converted:
+    """The Markdown for Anki field ``html`` (``cloze``: a field of a Cloze note)."""
+    if not html:
+        return Converted("", True)
+    structured = [
+        _blocks(html, pattern, lang)
+        for lang in _code_languages(html)
+        for pattern in (_MINIMAL, _ALL_PUNCTUATION)
+    ]
+    candidates = [
+        *structured,
+        _converted(html, _MINIMAL),
+        _converted(html, _ALL_PUNCTUATION),
+        html,  # as inline HTML
+    ]
+    candidates = list(dict.fromkeys(candidates))
+    rendered = [_rendered(markdown, cloze) for markdown in candidates]
+    for markdown, back in zip(candidates, rendered, strict=True):
+        if back == html:
+            return Converted(markdown, True)
+    shape = _shape(html)
+    for markdown, back in zip(candidates, rendered, strict=True):
+        if _shape(back) == shape:
+            return Converted(markdown, True)
+    return Converted(_converted(html, _MINIMAL), False)
+
+
+def shown_text(html: str) -> str:
+    """The text of ``html`` on one line, for messages."""
+    return " ".join(unescape(re.sub(r"<[^>]*>", " ", html)).split())
+
+
+def plain_html(text: str) -> str:
+    """``text`` (no markup) as the HTML Anki stores."""
+    return escape(text, quote=False)

@@ -1,0 +1,121 @@
+"""Spreadsheets (``.csv``, ``.tsv``) with a header row -> card-file notes.
+
+The header says what the rows are: ``front, back[, tags]`` (basic notes);
+``question, A, B, ...[, answer][, explanation][, tags]`` (multiple choice, one column per
+choice); ``text[, extra][, tags]`` (cloze). Column names are matched ignoring case and
+spaces. The encoding is read from a byte order mark (UTF-8, UTF-16), else UTF-8, else
+Windows-1252 (what Excel writes on Windows); the delimiter from the file (``csv.Sniffer``),
+a tab for ``.tsv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from ..errors import DeckError, Problem
+from ..load import MAX_FILE_BYTES
+from .base import CardNote, parse_answer
+from .notes_plan import NotesImport, TypeReport
+
+__all__ = ["read_spreadsheet"]
+
+_LAYOUTS = {
+    "basic": ({"front", "back"}, {"tags"}),
+    "cloze": ({"text"}, {"extra", "tags"}),
+    "mcq": ({"question", "answer"}, {"explanation", "tags"}),
+}
+_EXPECTED = (
+    "front, back[, tags]; question, A, B, ...[, explanation][, tags] with answer; "
+    "or text[, extra][, tags]"
+)
+_CHOICE = re.compile(r"[a-z]\Z")
+
+
+def _decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16"), []
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError:
+        warning = Problem(str(path), None, "warning: not UTF-8; read as Windows-1252 (Excel's)")
+        return data.decode("cp1252", errors="replace"), [warning]
+
+
+def read_spreadsheet(path: Path) -> NotesImport:
+    """Read the spreadsheet at ``path``; raise DeckError listing every bad row."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DeckError.single(path, f"cannot read the file: {exc.strerror or exc}") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise DeckError.single(path, f"the file is over {MAX_FILE_BYTES:,} bytes; split it")
+    text, warnings = _decode(data, path)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if path.suffix.lower() == ".tsv":
+        delimiter = "\t"
+    else:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|").delimiter
+        except csv.Error:
+            delimiter = ","
+    reader = csv.reader(text.split("\n"), delimiter=delimiter)
+    header = next(reader, [])
+    columns = [" ".join(name.split()).casefold() for name in header]
+    kind = _layout(columns)
+    if kind is None:
+        shown = ", ".join(name for name in header if name.strip()) or "nothing"
+        raise DeckError.single(
+            path, f"the header row names {shown}; expected the columns {_EXPECTED}", 1
+        )
+    result = NotesImport("spreadsheet", str(path), path.stem, warnings=warnings)
+    problems: list[Problem] = []
+    choices = [i for i, name in enumerate(columns) if kind == "mcq" and _CHOICE.match(name)]
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        cell = {name: (row[i].strip() if i < len(row) else "") for i, name in enumerate(columns)}
+        note = CardNote(
+            kind, line, f"row {line}", {}, tags=re.split(r"[\s,;]+", cell.get("tags", ""))
+        )
+        note.tags = [tag for tag in note.tags if tag]
+        if kind == "mcq":
+            note.fields = {"question": cell["question"], "explanation": cell.get("explanation", "")}
+            note.choices = [row[i].strip() for i in choices if i < len(row) and row[i].strip()]
+            note.answer, found = parse_answer(cell["answer"], len(note.choices), str(path), line)
+            problems += found
+            if not cell["answer"]:
+                problems.append(Problem(str(path), line, f"row {line}: the answer is empty"))
+            if len(note.choices) < 2:
+                problems.append(Problem(str(path), line, f"row {line}: give at least 2 choices"))
+        else:
+            keys = ("front", "back") if kind == "basic" else ("text", "extra")
+            note.fields = {key: cell.get(key, "") for key in keys}
+        first = next(iter(note.fields))
+        if not note.fields[first]:
+            problems.append(Problem(str(path), line, f"row {line}: the {first} is empty"))
+        result.notes.append(note)
+    if problems:
+        raise DeckError(problems)
+    what = {"basic": "basic notes", "cloze": "cloze notes", "mcq": "multiple-choice notes"}[kind]
+    result.report.append(TypeReport(f"{path.name} rows", len(result.notes), what, True))
+    return result
+
+
+def _layout(columns: list[str]) -> str | None:
+    """Which note kind the header describes; None when it matches none, or names a column
+    none of them has."""
+    named = {name for name in columns if name}
+    for kind, (required, optional) in _LAYOUTS.items():
+        if not required <= named:
+            continue
+        rest = named - required - optional
+        if kind == "mcq":
+            rest = {name for name in rest if not _CHOICE.match(name)}
+            if not any(_CHOICE.match(name) for name in named):
+                continue
+        if not rest:
+            return kind
+    return None

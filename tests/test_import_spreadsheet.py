@@ -1,0 +1,91 @@
+"""Spreadsheets with a header row become card files whose notes, explanations and tags
+arrive in Anki (checked with the real backend)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import Run, import_package
+
+MCQ_CSV = (
+    "question,A,B,C,D,answer,explanation,tags\n"
+    'What is 2+2?,3,4,5,6,B,"Because 2+2=4.",math arithmetic\n'
+    "Capital of France?,Paris,Rome,Berlin,Madrid,A,,geo\n"
+)
+BASIC_TSV = "front\tback\ttags\nhola\thello\tspanish greetings\nadiós\tbye\tspanish\n"
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.anki
+def test_csv_and_tsv_build_into_anki_with_explanations_and_tags(
+    here: Path, cli: Callable[..., Run], collection: object
+) -> None:
+    (here / "quiz.csv").write_text(MCQ_CSV, encoding="utf-8")
+    (here / "words.tsv").write_bytes(b"\xef\xbb\xbf" + BASIC_TSV.encode("utf-8"))  # Excel's BOM
+    assert cli("import", "quiz.csv").code == 0
+    assert cli("import", "words.tsv").code == 0
+    run = cli("build", "cards", "--out", "output")
+    assert run.code == 0, run.err
+    for package in ("quiz", "words"):
+        log = import_package(collection, here / "output" / f"{package}.apkg")
+        assert len(log.new) == 2  # type: ignore[attr-defined]
+    col = collection
+    notes = [col.get_note(nid) for nid in col.find_notes("")]  # type: ignore[attr-defined]
+    by_first = {note.fields[0]: note for note in notes}
+    mcq = by_first["What is 2+2?"]
+    assert mcq.fields[2] == "B" and mcq.fields[3] == "Because 2+2=4."
+    assert sorted(mcq.tags) == ["arithmetic", "math"]
+    assert by_first["adiós"].fields[1] == "bye" and by_first["adiós"].tags == ["spanish"]
+    assert sorted(by_first["hola"].tags) == ["greetings", "spanish"]
+
+
+def test_header_matching_nothing_names_the_expected_columns(
+    here: Path, cli: Callable[..., Run]
+) -> None:
+    (here / "bad.csv").write_text("front,bogus\nx,y\n", encoding="utf-8")
+    run = cli("import", "bad.csv")
+    assert run.code == 1
+    assert (
+        "bad.csv:1: the header row names front, bogus; expected the columns front, back" in run.err
+    )
+    assert not (here / "cards").exists()
+
+
+def test_every_bad_row_is_reported_at_once_and_nothing_written(
+    here: Path, cli: Callable[..., Run]
+) -> None:
+    (here / "q.csv").write_text(
+        "question,A,B,answer\nq1,a,b,C\nq2,a,,A\nq3,a,b,A\n", encoding="utf-8"
+    )
+    run = cli("import", "q.csv")
+    assert run.code == 1
+    assert "q.csv:2: answer 'C' is not one of the choices (A-B)" in run.err
+    assert "q.csv:3: row 3: give at least 2 choices" in run.err
+    assert not (here / "cards").exists()
+
+
+@pytest.mark.parametrize(
+    ("data", "delimiter"),
+    [
+        (b"front;back\nuno;one\n", ";"),
+        ("front,back\nniño,child\n".encode("cp1252"), ","),
+        ("front\tback\nuno\tone\n".encode("utf-16"), "\t"),
+    ],
+)
+def test_delimiter_and_encoding_are_detected(
+    here: Path, cli: Callable[..., Run], data: bytes, delimiter: str
+) -> None:
+    from deckbuilder.importers.spreadsheet import read_spreadsheet
+
+    (here / "w.csv").write_bytes(data)
+    result = read_spreadsheet(here / "w.csv")
+    (note,) = result.notes
+    assert note.fields["front"] in ("uno", "niño") and note.fields["back"] in ("one", "child")

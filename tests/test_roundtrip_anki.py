@@ -1,0 +1,193 @@
+"""A deck kept in Anki comes in and goes back, checked with the real Anki backend: a
+collection with Basic (with an image), Basic (and reversed card), Cloze and reviewed cards
+is exported by Anki as .apkg and as Notes in Plain Text, imported, built, and imported
+back into the same collection. Nothing may be duplicated and no review history may change;
+from the .apkg there are no conflicts and one edit updates exactly one note."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import Run
+
+pytestmark = pytest.mark.anki
+
+T1 = 1_900_000_000  # the build, after the collection's notes were last changed
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+
+
+@dataclass
+class Source:
+    col: object
+    folder: Path
+    apkg: Path
+    text: Path
+    legacy: Path
+    colpkg: Path
+
+
+def _answer_good(col: object, cid: int) -> None:
+    from anki.scheduler_pb2 import CardAnswer
+
+    card = col.get_card(cid)  # type: ignore[attr-defined]
+    card.start_timer()
+    states = col._backend.get_scheduling_states(card.id)  # type: ignore[attr-defined]
+    answer = col.sched.build_answer(card=card, states=states, rating=CardAnswer.GOOD)  # type: ignore[attr-defined]
+    col.sched.answer_card(answer)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Iterator[Source]:
+    """The learner's collection, kept outside the project, and Anki's exports of its deck."""
+    from anki.collection import Collection, DeckIdLimit, ExportAnkiPackageOptions
+
+    folder = tmp_path / "anki"
+    folder.mkdir()
+    col = Collection(str(folder / "collection.anki2"))
+    did = col.decks.id("Spanish")
+    image = folder / "gato.png"
+    image.write_bytes(PNG)
+    name = col.media.add_file(str(image))
+
+    def add(type_name: str, *fields: str, tags: tuple[str, ...] = ()) -> None:
+        note = col.new_note(col.models.by_name(type_name))  # type: ignore[arg-type]
+        for i, text in enumerate(fields):
+            note.fields[i] = text
+        note.tags = list(tags)
+        col.add_note(note, did)
+
+    add("Basic", f'el gato <img src="{name}">', "the cat", tags=("animals",))
+    add("Basic", "perro", "<b>dog</b>")
+    add("Basic (and reversed card)", "hola", "hello &amp; hi")
+    add("Cloze", "Madrid is the {{c1::capital}} of {{c2::Spain}}", "<i>since 1561</i>")
+    for cid in col.find_cards("deck:Spanish")[:4]:
+        _answer_good(col, cid)
+    limit = DeckIdLimit(deck_id=did)
+
+    def package(path: Path, legacy: bool) -> Path:
+        options = ExportAnkiPackageOptions(
+            with_scheduling=True, with_deck_configs=True, with_media=True, legacy=legacy
+        )
+        col.export_anki_package(out_path=str(path), options=options, limit=limit)
+        return path
+
+    text = folder / "Spanish.txt"
+    col.export_note_csv(
+        out_path=str(text),
+        limit=limit,
+        with_html=True,
+        with_tags=True,
+        with_deck=True,
+        with_notetype=True,
+        with_guid=True,
+    )
+    colpkg = folder / "all.colpkg"
+    # A collection package is written from a copy: exporting one closes the collection.
+    yield Source(
+        col,
+        folder,
+        package(folder / "Spanish.apkg", False),
+        text,
+        package(folder / "legacy.apkg", True),
+        colpkg,
+    )
+    col.close()
+
+
+def _state(
+    col: object,
+) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]], list[tuple[object, ...]]]:
+    db = col.db  # type: ignore[attr-defined]
+    return (
+        db.all("SELECT id, guid, mid, mod, tags, flds FROM notes ORDER BY id"),
+        db.all("SELECT id, nid, ord, ivl, due, reps, queue FROM cards ORDER BY id"),
+        db.all("SELECT * FROM revlog ORDER BY id"),
+    )
+
+
+def _import_back(col: object, package: Path) -> object:
+    from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    # Anki's import dialog's defaults: no note type merge, update when newer.
+    options = ImportAnkiPackageOptions(
+        merge_notetypes=False, with_scheduling=False, with_deck_configs=False
+    )
+    request = ImportAnkiPackageRequest(package_path=str(package), options=options)
+    return col.import_anki_package(request).log  # type: ignore[attr-defined]
+
+
+def _build(cli: Callable[..., Run]) -> Path:
+    run = cli("build", "cards", "--out", "output")
+    assert run.code == 0, run.err
+    return Path("output/spanish.apkg").resolve()
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(T1))
+    return folder
+
+
+@pytest.mark.parametrize("which", ["apkg", "legacy"])
+def test_apkg_round_trip_updates_nothing_and_then_exactly_the_edited_note(
+    source: Source, project: Path, cli: Callable[..., Run], which: str
+) -> None:
+    package = source.apkg if which == "apkg" else source.legacy
+    run = cli("import", package, "--out", "cards/spanish.yaml")
+    assert run.code == 0, run.err
+    assert "Basic: 2 notes -> basic notes" in run.out
+    assert "Cloze: 1 note -> cloze notes" in run.out
+    assert (project / "media" / "gato.png").read_bytes() == PNG
+    before = _state(source.col)
+
+    log = _import_back(source.col, _build(cli))
+    assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 0)  # type: ignore[attr-defined]
+    assert _state(source.col) == before  # notes, cards, scheduling and review log as they were
+
+    card_file = project / "cards" / "spanish.yaml"
+    text = card_file.read_text(encoding="utf-8")
+    card_file.write_text(text.replace("back: the cat", "back: the cat (el gato)"), encoding="utf-8")
+    log = _import_back(source.col, _build(cli))
+    assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 1)  # type: ignore[attr-defined]
+    notes, cards, revlog = _state(source.col)
+    assert revlog == before[2] and cards == before[1]
+    changed = [new for new, old in zip(notes, before[0], strict=True) if new != old]
+    assert len(changed) == 1 and "the cat (el gato)" in str(changed[0][5])
+    col = source.col
+    nid = changed[0][0]
+    assert col.get_note(nid).tags == ["animals"]  # type: ignore[attr-defined]
+    # The display is Anki's own Basic note type, unchanged.
+    assert "gato.png" in col.get_note(nid).cards()[0].question()  # type: ignore[attr-defined]
+
+
+def test_text_export_round_trip_makes_no_duplicate_and_keeps_reviews(
+    source: Source, project: Path, cli: Callable[..., Run]
+) -> None:
+    run = cli("import", source.text, "--out", "cards/spanish.yaml")
+    assert run.code == 1 and "media file 'gato.png' not found in media/" in run.err
+    assert not (project / "cards").exists()  # nothing written
+    # The text export names media files but does not hold them: the learner copies them.
+    (project / "media").mkdir()
+    (project / "media" / "gato.png").write_bytes(PNG)
+    run = cli("import", source.text, "--out", "cards/spanish.yaml")
+    assert run.code == 0, run.err
+    assert "export the deck as an .apkg" in run.out
+    before = _state(source.col)
+    log = _import_back(source.col, _build(cli))
+    assert len(log.new) == 0  # type: ignore[attr-defined]
+    assert _state(source.col) == before
+
+
+def test_colpkg_reads_like_its_apkg(source: Source, project: Path, cli: Callable[..., Run]) -> None:
+    source.col.export_collection_package(str(source.colpkg), True, False)  # type: ignore[attr-defined]
+    source.col.reopen()  # exporting a collection package closes the collection  # type: ignore[attr-defined]
+    run = cli("import", source.colpkg, "--out", "cards/all.yaml")
+    assert run.code == 0, run.err
+    assert "4 notes imported" in run.out
