@@ -6,7 +6,8 @@ deck's name in whatever script it is written, using the installed fonts
 (:func:`font_families`). The same forecast gives the same bytes.
 
 The preview page embeds :func:`forecast_svg` instead: a small SVG written as text, which
-the page's CSS restyles for night mode and which keeps the page free of font outlines.
+the page's CSS restyles for night mode and which keeps the page free of font outlines;
+with ``--sweep``, :func:`sweep_svg` beside it draws workload against retention.
 
 Both draw every day (nothing is averaged away) and mark the peak reviews and peak
 minutes with the summary's own figures, so chart and summary name the same day and value.
@@ -32,7 +33,14 @@ if TYPE_CHECKING:
     from .preview import DeckPreview
     from .schedule import Peak
 
-__all__ = ["FORMATS", "chart_image", "font_families", "forecast_svg", "write_chart"]
+__all__ = [
+    "FORMATS",
+    "chart_image",
+    "font_families",
+    "forecast_svg",
+    "sweep_svg",
+    "write_chart",
+]
 
 FORMATS = (".svg", ".png")
 
@@ -361,4 +369,73 @@ def forecast_svg(p: DeckPreview) -> str:
             out.extend(_peak_mark(panel, whole.peak_minutes, series))
         out.extend(_day_labels(panel, fc.days))
     out.append("</svg>")
-    return "\n".join(out)
+    return "\n" + "\n".join(out)  # on a line of its own after the forecast
+
+
+def sweep_svg(p: DeckPreview) -> str:
+    """The retention sweep for the preview page ("" without one): study minutes and
+    cards memorized at each desired retention, 0.70 to 0.99, with the current and the
+    optimal retention marked. ``data-retention`` names each mark and point."""
+    sw = p.sweep
+    if sw is None:
+        return ""
+    points = sw.points
+    steps = len(points) - 1
+    first, last = points[0].retention, points[-1].retention
+    minutes = _Panel(0, steps, _nice_max(max(q.minutes for q in points)))
+    memorized = _Panel(1, steps, float(max(p.deck.card_count, 1)), shift=24)
+    height = memorized.y1 + 30
+    title = (
+        f"Retention sweep of {p.deck.name}: study minutes and cards memorized in "
+        f"{p.forecast.days} days at each desired retention"
+    )
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="13" '
+        f'class="forecast sweep" data-optimal="{sw.optimal_retention:.2f}" '
+        f'data-current="{sw.current:g}">',
+        f"<title>{escape(title)}</title>",
+    ]
+    panels = (
+        (f"study minutes in {p.forecast.days} days", minutes, "minutes", REVIEW_COLOUR),
+        (f"memorized on day {p.forecast.days}", memorized, "memorized", LINE_COLOUR),
+    )
+    for label, panel, series, colour in panels:
+        out.append(
+            f'<text x="{panel.x0}" y="{panel.y0 - 10}" fill="{TEXT_COLOUR}" class="label">'
+            f"{escape(label)}</text>"
+        )
+        out.extend(_grid(panel))
+        values = [getattr(q, series) for q in points]
+        line = " ".join(f"{panel.x(i):.2f},{panel.y(v):.2f}" for i, v in enumerate(values))
+        out.append(
+            f'<polyline data-series="{series}" points="{line}" fill="none" '
+            f'stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'
+        )
+        for name, retention in (("current", sw.current), ("optimal", sw.optimal_retention)):
+            if not first - 1e-9 <= retention <= last + 1e-9:
+                continue  # a what-if retention outside the sweep has no point on it
+            x = panel.x((retention - first) * 100)
+            dash = ' stroke-dasharray="6 4"' if name == "current" else ""
+            out.append(
+                f'<g class="mark" data-mark="{name}" data-retention="{retention:.2f}">'
+                f'<line x1="{x:.2f}" y1="{panel.y0}" x2="{x:.2f}" y2="{panel.y1}" '
+                f'stroke="{TEXT_COLOUR}" stroke-width="1.5"{dash}/>'
+                + (
+                    f'<text x="{x + 4:.2f}" y="{panel.y0 + 14}" fill="{TEXT_COLOUR}" '
+                    f'class="label">{name} {retention:.2f}</text>'
+                    if panel is minutes
+                    else ""
+                )
+                + "</g>"
+            )
+        out.append(
+            f'<text x="{panel.x0}" y="{panel.y1 + 16}" fill="{TEXT_COLOUR}" class="label">'
+            f"retention {first:.2f}</text>"
+        )
+        out.append(
+            f'<text x="{panel.x1}" y="{panel.y1 + 16}" text-anchor="end" fill="{TEXT_COLOUR}" '
+            f'class="label">{last:.2f}</text>'
+        )
+    out.append("</svg>")
+    return "\n" + "\n".join(out)  # on a line of its own after the forecast

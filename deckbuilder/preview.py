@@ -1,17 +1,25 @@
 """The scheduler preview of a deck, and its text forms: report, one-line summary, JSON.
 
-Library code: everything here returns strings or dicts; the CLI prints them.
+Library code: everything here returns strings or dicts; the CLI prints them. Where the
+settings come from (options, the study block) is :mod:`deckbuilder.preview_settings`;
+its functions are named here too, for the callers that preview a deck.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
-from .model import Deck, StudySettings
+from .model import Deck
+from .preview_settings import (
+    DEFAULT_DAYS,
+    DEFAULT_SEED,
+    deck_settings,
+    retention_warning,
+    settings_from_options,
+)
 from .schedule import (
     Forecast,
     Ladder,
@@ -21,14 +29,17 @@ from .schedule import (
     Summary,
     forecast,
     ladder,
-    parse_parameters,
     summarize,
 )
 from .schedule.forecast import DECIMALS, peak, shown
-from .schedule.settings import ANKI_RETENTION_RANGE, ParameterSyntaxError
+
+if TYPE_CHECKING:
+    from .schedule.exam import ExamPlan
+    from .schedule.sweep import Sweep
 
 __all__ = [
     "DeckPreview",
+    "Questions",
     "build_summary",
     "deck_settings",
     "figure",
@@ -43,159 +54,23 @@ __all__ = [
     "to_json",
 ]
 
-DEFAULT_DAYS = 365
-DEFAULT_SEED = 42
-# Anki's simulator offers 1 to 3650 days (see schedule.settings for the source). The
-# forecast's memory grows with days times simulated cards: a longer horizon for a small
-# deck could exhaust a laptop's memory, for a plan no learner makes.
-MAX_DAYS = 3650
-# A parameter file holds 21 numbers, a few hundred bytes; a larger file is not one.
-MAX_PARAMS_FILE_BYTES = 64 * 1024
-
-# The command-line option that sets each PreviewSettings field (for error messages).
-OPTION_NAMES = {
-    "desired_retention": "--retention",
-    "new_per_day": "--new-per-day",
-    "review_limit": "--review-limit",
-    "parameters": "--params",
-}
-
-
-def settings_from_options(
-    retention: float | None,
-    new_per_day: int | None,
-    review_limit: int | None,
-    params: str | None,
-    days: int = DEFAULT_DAYS,
-    seed: int = DEFAULT_SEED,
-) -> dict[str, Any]:
-    """The preview command's option values that were given, as settings overrides.
-
-    Every value out of range is named in one one-line UsageError, with the option and
-    the allowed range. ``params`` is the parameter list as text, or the name of a file
-    holding it; ``days`` and ``seed`` are checked too.
-    """
-    parameters, params_file = (None, None) if params is None else _parameters_option(params)
-    overrides = {
-        "desired_retention": retention,
-        "new_per_day": new_per_day,
-        "review_limit": review_limit,
-        "parameters": parameters,
-    }
-    overrides = {k: v for k, v in overrides.items() if v is not None}
-    names = (
-        {**OPTION_NAMES, "parameters": f"--params {params_file}"} if params_file else OPTION_NAMES
-    )
-    problems = [
-        f"{names.get(p.name, p.name)}: {p.message}"
-        for p in PreviewSettings().with_values(**overrides).problems()
-    ]
-    problems += _run_problems(days, seed)
-    if problems:
-        raise UsageError("; ".join(problems))
-    return overrides
-
-
-def retention_warning(retention: float | None) -> str | None:
-    """A sentence when ``--retention`` is usable for a forecast but outside what Anki's
-    deck options accept (a what-if the deck's study block could not carry)."""
-    low, high = ANKI_RETENTION_RANGE
-    if retention is None or low <= retention <= high:
-        return None
-    return (
-        f"--retention {retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's "
-        "deck options accept; Anki will not schedule with it"
-    )
-
-
-def _parameters_option(value: str) -> tuple[tuple[float, ...], str | None]:
-    """The parameters ``--params`` gives, and the file they were read from (None: the
-    value itself). A value that names an existing path is read as a file."""
-    if not value.strip():
-        raise UsageError(
-            "--params: empty; expected 21 comma-separated numbers or a file holding them"
-        )
-    path = Path(value)
-    try:
-        exists = path.exists()
-    except (OSError, ValueError):  # e.g. 21 numbers without spaces: too long for a name
-        exists = False
-    if exists:
-        text = _read_parameter_file(path)
-        try:
-            return parse_parameters(text), value
-        except ParameterSyntaxError as exc:
-            raise UsageError(
-                f"--params {value}:{exc.line}: {exc}; expected 21 comma-separated numbers"
-            ) from None
-    try:
-        return parse_parameters(value), None
-    except ParameterSyntaxError as exc:
-        if len(value.split()) == 1 and "," not in value:  # one word: meant as a file?
-            raise UsageError(
-                f"--params: {exc.entry!r} is neither a number nor a file; expected 21 "
-                "comma-separated numbers or a file holding them"
-            ) from None
-        raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
-
-
-def _read_parameter_file(path: Path) -> str:
-    """The text of a parameter file; a folder, a device, an unreadable, binary or huge
-    file is a one-line UsageError. Reads no more than the size limit."""
-    if path.is_dir():
-        raise UsageError(f"--params: {path} is a folder, not a file of parameters")
-    if not path.is_file():
-        raise UsageError(f"--params: {path} is not a regular file")
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_PARAMS_FILE_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"--params: cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_PARAMS_FILE_BYTES:
-        raise UsageError(
-            f"--params: {path} is larger than {MAX_PARAMS_FILE_BYTES // 1024} KB; "
-            "a parameter file holds 21 numbers"
-        )
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UsageError(f"--params: {path} is not a text file (UTF-8)") from None
-
-
-def _run_problems(days: int, seed: int) -> list[str]:
-    problems = []
-    if not 1 <= days <= MAX_DAYS:
-        problems.append(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
-    if seed < 0:  # NumPy's generators take seeds of 0 or more
-        problems.append(f"--seed: must be 0 or more, not {seed}")
-    return problems
-
-
-def deck_settings(
-    deck: Deck, overrides: dict[str, Any] | None = None
-) -> tuple[PreviewSettings, str]:
-    """The settings a deck is previewed with, and a sentence saying where they come from:
-    the deck's ``study:`` block, with Anki's defaults (:class:`StudySettings`) for what
-    it leaves out; a deck with no study block gets all of Anki's defaults, the preset
-    Anki gives it on import. Options given on the command line win over both."""
-    overrides = overrides or {}
-    if deck.study is not None:
-        study = deck.study
-        origin = (
-            f"the deck's study block ({deck.source}:{study.line}); Anki's defaults for the rest"
-        )
-    else:
-        study = StudySettings()
-        origin = "Anki's default deck options (the deck has no study block)"
-    if overrides:
-        options = ", ".join(OPTION_NAMES.get(k, k) for k in overrides)
-        origin += f", with {options} from the command line"
-    return PreviewSettings.from_study(study, **overrides), origin
-
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:
     """The forecast summary ``build`` shows for a deck of ``cards`` cards."""
     return summarize(forecast(cards, settings, DEFAULT_DAYS, seed=DEFAULT_SEED))
+
+
+@dataclass(frozen=True)
+class Questions:
+    """What else the preview answers: the retention sweep, and an exam plan (exam date,
+    start date, lead days, and the new cards a day to forecast it with: None, the
+    fewest that are enough)."""
+
+    sweep: bool = False
+    exam: date | None = None
+    start: date | None = None
+    lead: int = 7
+    exam_new_per_day: int | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +81,11 @@ class DeckPreview:
     forecast: Forecast
     summary: Summary
     origin: str = "preview defaults"  # where the settings come from, for people
+    sweep: Sweep | None = None
+    exam: ExamPlan | None = None
+    # Where parameters other than the defaults come from: a history (its path, reviews
+    # used, whether fitted) or the study block.
+    parameters_from: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         s = self.settings
@@ -227,17 +107,59 @@ class DeckPreview:
             "ladder": self.ladder.as_dict(),
             "forecast": self.forecast.as_dict(),
             "summary": self.summary.as_dict(),
+            **self._answers(),
         }
+
+    def _answers(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.parameters_from is not None:
+            out["parameters_from"] = self.parameters_from
+        if self.sweep is not None:
+            out["sweep"] = [p.as_dict() for p in self.sweep.points]
+            out["optimal_retention"] = self.sweep.optimal_retention
+        if self.exam is not None:
+            out["exam"] = self.exam.as_dict()
+        return out
 
 
 def preview_deck(
-    deck: Deck, settings: PreviewSettings, days: int, seed: int, origin: str = "preview defaults"
+    deck: Deck,
+    settings: PreviewSettings,
+    days: int,
+    seed: int,
+    origin: str = "preview defaults",
+    questions: Questions | None = None,
+    parameters_from: dict[str, Any] | None = None,
 ) -> DeckPreview:
     """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
-    c1..c3 is three cards). The forecast is kept as every output shows it: each day
-    rounded once, the figures the summary is computed from."""
+    c1..c3 is three cards), and the sweep and exam plan ``questions`` asks for. The
+    forecast is kept as every output shows it: each day rounded once, the figures the
+    summary is computed from."""
     fc = forecast(deck.card_count, settings, days, seed=seed)
-    return DeckPreview(deck, settings, ladder(settings, days), fc.as_shown(), summarize(fc), origin)
+    asked = questions or Questions()
+    swept = exam = None
+    if asked.sweep:
+        from .schedule.sweep import sweep
+
+        swept = sweep(deck.card_count, settings, days, seed)
+    if asked.exam is not None:
+        from .schedule.exam import plan_exam
+
+        start = asked.start or date.today()
+        exam = plan_exam(
+            deck.card_count, settings, start, asked.exam, asked.lead, asked.exam_new_per_day, seed
+        )
+    return DeckPreview(
+        deck,
+        settings,
+        ladder(settings, days),
+        fc.as_shown(),
+        summarize(fc),
+        origin,
+        swept,
+        exam,
+        parameters_from,
+    )
 
 
 def to_json(previews: Sequence[DeckPreview]) -> dict[str, Any]:
@@ -399,4 +321,11 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lines += ["", "Summary"]
     lines += [f"  {label:<21} {value}" for label, value in summary_rows(sm)]
     lines += [f"  {note}" for note in summary_notes()]
+    if p.sweep is not None or p.exam is not None:
+        from .schedule.plan_report import exam_lines, sweep_lines
+
+        if p.sweep is not None:
+            lines += ["", *sweep_lines(p.sweep, sm.cards, fc.days)]
+        if p.exam is not None:
+            lines += ["", *exam_lines(p.exam)]
     return "\n".join(lines)

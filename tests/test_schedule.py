@@ -399,9 +399,12 @@ def test_forecast_agrees_with_ankis_simulator(collection: Any, workload: dict[st
     assert ours.memorized[-1] == pytest.approx(anki.memorized, rel=0.01)
     assert sum(ours.new) == pytest.approx(anki.new)
     assert sum(ours.minutes) * 60 == pytest.approx(anki.seconds, rel=0.06)
-    # Anki's default run: one draw, so within 3 of its draw-to-draw spreads (at least 5%).
+    # Anki's default run: one draw, so within 3 of its draw-to-draw spreads (at least 5%),
+    # or no farther from it than the mean of Anki's own runs is, give or take 2%.
     default_reviews = sum(default.daily_review_count)
-    assert sum(ours.reviews) == pytest.approx(default_reviews, rel=max(0.05, 3 * spread))
+    own_mean_off = abs(default_reviews - anki.reviews) / default_reviews
+    tolerance = max(0.05, 3 * spread, own_mean_off + 0.02)
+    assert sum(ours.reviews) == pytest.approx(default_reviews, rel=tolerance)
     assert ours.memorized[-1] == pytest.approx(
         default.accumulated_knowledge_acquisition[-1], rel=0.01
     )

@@ -310,3 +310,84 @@ def test_build_previews_with_the_study_block(tmp_path: Path, cli: CliRun) -> Non
     assert ours["cards"] == theirs["cards"] == 1
     # retention 0.85 with a 400-day cap schedules the one card differently from 0.9 uncapped
     assert ours != theirs
+
+
+# -- the preview's FSRS parameters and review history (issue 22) -------------------------------
+def strong_parameters() -> tuple[float, ...]:
+    """A learner whose first memories last three times the defaults."""
+    from deckbuilder.schedule import DEFAULT_PARAMETERS
+
+    return tuple(x * 3 if i < 4 else x for i, x in enumerate(DEFAULT_PARAMETERS))
+
+
+def deck_with(tmp_path: Path, study: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    return write(tmp_path, f"deck: D\nstudy:\n{study}notes: [{{id: a, front: f, back: b}}]\n")
+
+
+@pytest.mark.parametrize("form", ["list", "text"])
+def test_study_block_reads_params_as_a_list_or_as_anki_shows_them(
+    tmp_path: Path, form: str
+) -> None:
+    w = strong_parameters()
+    written = f"[{', '.join(map(str, w))}]" if form == "list" else f'"{", ".join(map(str, w))}"'
+    study = load_deck(deck_with(tmp_path, f"  params: {written}\n")).study
+    assert study is not None and study.parameters == w and study.history is None
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("  params: [1, 2, 3]\n", ":4: 'params': expected 21 FSRS-6 parameters, got 3"),
+        ("  params: [0.2, x]\n", ":4: 'params' must be a number like 0.9, not 'x'"),
+        ('  params: "0.2, 1.3, nope"\n', ":4: 'params' entry 'nope' is not a number"),
+        ("  params: 5\n", ":4: 'params' must be a list of 21 numbers, not '5'"),
+        ("  history: gone.anki2\n", ":4: 'history' file"),
+        ("  history: [a]\n", ":4: 'history' must be the path of a review history"),
+    ],
+)
+def test_study_params_and_history_problems_are_located(
+    tmp_path: Path, line: str, expected: str
+) -> None:
+    with pytest.raises(DeckError) as info:
+        load_deck(deck_with(tmp_path, "  new_per_day: 5\n" + line))
+    messages = [str(p) for p in info.value.problems]
+    assert any(expected in m for m in messages), messages
+    assert all(m.startswith(str(tmp_path / "deck.yaml")) for m in messages)
+
+
+def test_a_missing_history_names_where_it_was_looked_for(tmp_path: Path) -> None:
+    with pytest.raises(DeckError) as info:
+        load_deck(deck_with(tmp_path, "  history: profile/collection.anki2\n"))
+    (problem,) = info.value.problems
+    assert str(tmp_path / "profile" / "collection.anki2") in str(problem)
+    assert "relative to the card file's folder" in str(problem)
+
+
+def test_out_of_bounds_params_are_refused_with_the_bounds(tmp_path: Path) -> None:
+    w = list(strong_parameters())
+    w[0] = 500.0
+    with pytest.raises(DeckError) as info:
+        load_deck(deck_with(tmp_path, f"  params: {w}\n"))
+    assert ":3: 'params':" in str(info.value.problems[0])
+
+
+def test_preview_and_build_use_the_study_blocks_params(tmp_path: Path, cli: CliRun) -> None:
+    w = strong_parameters()
+    deck = deck_with(tmp_path, f"  params: {list(w)}\n")
+    data = json.loads(cli("preview", deck, "--json", "--days", "60").out)
+    assert data["settings"]["parameters"] == list(w)
+    assert data["parameters_from"] == {"study_block": f"{deck}:2"}
+    assert data["settings_from"].endswith("; parameters from the study block")
+    # three times the first stability: a longer first interval than the defaults give
+    plain = json.loads(cli("preview", deck_with(tmp_path / "p", ""), "--json").out)
+    assert data["ladder"]["good"][0] > plain["ladder"]["good"][0]
+    given = ",".join(map(str, plain["settings"]["parameters"]))
+    wins = json.loads(cli("preview", deck, "--json", "--params", given, "--days", "60").out)
+    assert wins["settings"]["parameters"] == plain["settings"]["parameters"]
+    assert "parameters_from" not in wins
+    built = json.loads(cli("build", deck, "--out", tmp_path / "out", "--json").out)
+    built_plain = json.loads(
+        cli("build", deck_with(tmp_path / "q", ""), "--out", tmp_path / "o2", "--json").out
+    )
+    assert built["decks"][0]["preview"] != built_plain["decks"][0]["preview"]

@@ -95,6 +95,43 @@ def preview(
             show_default=False,
         ),
     ] = None,
+    sweep: Annotated[
+        bool,
+        typer.Option(
+            "--sweep",
+            help="Also forecast every desired retention from 0.70 to 0.99 and name the "
+            "optimal one (least study time per card remembered, searched as fsrs-rs does).",
+        ),
+    ] = False,
+    exam: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--exam",
+            help="Plan for an exam on YYYY-MM-DD: the fewest new cards a day, and what is "
+            "remembered on exam day (with --new-per-day: that many).",
+            show_default=False,
+        ),
+    ] = None,
+    start: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--start", help="First study day, YYYY-MM-DD (default: today).", show_default=False
+        ),
+    ] = None,
+    lead: Annotated[
+        int,
+        typer.Option("--lead", help="Days before the exam by which every card is introduced."),
+    ] = 7,
+    history: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--history",
+            help="Fit FSRS parameters from a review history: an Anki collection.anki2 "
+            "(read from a copy), a .colpkg backup or an .apkg exported with scheduling. "
+            "--params wins over it.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Preview FSRS review intervals and the study workload of each deck, before export.
 
@@ -111,18 +148,25 @@ def preview(
     from ..chart import FORMATS, write_chart
     from ..console import err
     from ..pipeline import check as check_decks
-    from ..preview import (
+    from ..preview import preview_deck, report, to_json
+    from ..preview_settings import (
         deck_settings,
-        preview_deck,
-        report,
+        fitted_text,
         retention_warning,
         settings_from_options,
-        to_json,
+        study_block_parameters,
     )
+    from ..schedule.questions import history_parameters, questions_from_options
 
     session = session_of(ctx)
     session.json = as_json
     overrides = settings_from_options(retention, new_per_day, review_limit, params, days, seed)
+    questions = questions_from_options(sweep, exam, start, lead, new_per_day)
+    fitted = None
+    if history is not None and params is None:
+        fitted, problem = history_parameters(history)
+        if problem is not None:
+            err(f"Warning: {problem}", fg="yellow")
     warning = retention_warning(retention)
     if warning is not None:
         err(f"Warning: {warning}", fg="yellow")
@@ -137,8 +181,17 @@ def preview(
     decks = [rd.deck for rd in rendered]
     previews = []
     for deck in decks:
-        settings, origin = deck_settings(deck, overrides)
-        previews.append(preview_deck(deck, settings, days, seed, origin))
+        # --params, then --history, then the study block's params or history.
+        settings, origin = deck_settings(deck, overrides, study_parameters=fitted is None)
+        source = None
+        if fitted is not None and history is not None:
+            settings = settings.with_values(parameters=fitted.parameters)
+            source = {"history": str(history), "reviews": fitted.reviews, "fitted": fitted.fitted}
+            origin += f"; parameters {fitted_text(fitted, history)}"
+        elif "parameters" not in overrides:
+            own = study_block_parameters(deck)
+            source = None if own is None else own.source
+        previews.append(preview_deck(deck, settings, days, seed, origin, questions, source))
     charts: list[Path] = []
     if plot is not None:
         for p in previews:

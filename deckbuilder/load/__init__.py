@@ -4,8 +4,8 @@ Validation happens here, once, where file and line are known. Nothing is printed
 all problems of all files are gathered into one :class:`~deckbuilder.errors.DeckError`.
 
 The modules: :mod:`.fields` reads one field (text in a language, tags, sizes),
-:mod:`.notes` the notes of each kind, :mod:`.deck` the deck's header and study block;
-this one finds the card files and reads them.
+:mod:`.notes` the notes of each kind, :mod:`.deck` the deck's header, :mod:`.study` its
+study block; this one finds the card files and reads them.
 """
 
 from __future__ import annotations

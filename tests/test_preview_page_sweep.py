@@ -1,0 +1,117 @@
+"""The retention sweep on the preview page (issue 22): workload against retention, the
+current and optimal retention marked, drawn in headless Chromium day and night at a
+phone's 390 px."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deckbuilder.chart import sweep_svg
+from deckbuilder.page import preview_page
+from deckbuilder.pipeline import check
+from deckbuilder.preview import DeckPreview, Questions, deck_settings, preview_deck
+from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
+
+from .browser import chromium
+from .conftest import DATA, copied
+
+PHONE = {"width": 390, "height": 844}
+DAYS = 60
+
+
+def _preview(source: Path, sweep: bool, **overrides: Any) -> tuple[Any, DeckPreview]:
+    (rd,) = check([source], media_dir=DATA / "media")
+    settings, origin = deck_settings(rd.deck, overrides)
+    return rd, preview_deck(rd.deck, settings, DAYS, 42, origin, Questions(sweep=sweep))
+
+
+@pytest.fixture(scope="module")
+def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copied(DATA / "phone", tmp_path_factory.mktemp("sweep"))
+
+
+@pytest.fixture(scope="module")
+def page(deck: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rd, p = _preview(deck, sweep=True)
+    out = tmp_path_factory.mktemp("page") / "sweep.html"
+    out.write_text(preview_page(rd, p), encoding="utf-8")
+    return out
+
+
+def test_the_page_has_a_sweep_chart_only_when_the_sweep_is_asked_for(deck: Path) -> None:
+    rd, plain = _preview(deck, sweep=False)
+    assert sweep_svg(plain) == ""
+    assert 'class="forecast sweep"' not in preview_page(rd, plain)
+    _, swept = _preview(deck, sweep=True)
+    text = preview_page(rd, swept)
+    assert text.count('class="forecast sweep"') == 1
+    assert text == preview_page(rd, swept)  # deterministic
+
+
+def test_marks_sit_at_the_current_and_optimal_retention(deck: Path) -> None:
+    _, p = _preview(deck, sweep=True, desired_retention=0.85)
+    assert p.sweep is not None
+    svg = sweep_svg(p)
+    marks = dict(re.findall(r'data-mark="(\w+)" data-retention="([0-9.]+)"', svg))
+    assert marks == {"current": "0.85", "optimal": f"{p.sweep.optimal_retention:.2f}"}
+    line = re.search(r'data-series="minutes" points="([^"]+)"', svg)
+    assert line is not None
+    xs = [float(pt.split(",")[0]) for pt in line.group(1).split()]
+    assert len(xs) == len(SWEEP_RETENTIONS)
+    current_x = re.search(r'data-mark="current"[^>]*><line x1="([0-9.]+)"', svg)
+    assert current_x is not None
+    assert float(current_x.group(1)) == pytest.approx(xs[SWEEP_RETENTIONS.index(0.85)], abs=0.01)
+
+
+def test_a_what_if_retention_outside_the_sweep_has_no_mark(deck: Path) -> None:
+    _, p = _preview(deck, sweep=True, desired_retention=0.5)
+    assert 'data-mark="current"' not in sweep_svg(p)
+    assert 'data-mark="optimal"' in sweep_svg(p)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(params=[False, True], ids=["day", "night"])
+def phone(request: pytest.FixtureRequest, browser: Any, page: Path) -> Iterator[Any]:
+    context = browser.new_context(viewport=PHONE)
+    errors: list[str] = []
+    tab = context.new_page()
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.goto(page.resolve().as_uri(), wait_until="load")
+    if request.param:
+        tab.click("#night")
+    yield tab
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.browser
+def test_sweep_chart_fits_a_phone_and_follows_night_mode(
+    phone: Any, request: pytest.FixtureRequest
+) -> None:
+    box = phone.locator("svg.sweep").bounding_box()
+    assert box is not None and box["width"] > 300
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    for series in ("minutes", "memorized"):
+        n = phone.eval_on_selector(
+            f'svg.sweep polyline[data-series="{series}"]', "e => e.points.numberOfItems"
+        )
+        assert n == len(SWEEP_RETENTIONS), series
+    assert phone.locator("svg.sweep g.mark").count() == 4  # two marks on two panels
+    night = "night" in (phone.get_attribute("body", "class") or "")
+    assert night == (request.node.callspec.id == "night")
+    # The page's one night rule for its charts: inverted, like the forecast beside it.
+    filters = phone.eval_on_selector_all(
+        "svg.forecast", "els => els.map(e => getComputedStyle(e).filter)"
+    )
+    assert len(filters) == 2 and filters[0] == filters[1]
+    assert (filters[1] != "none") == night
