@@ -48,6 +48,10 @@ EXAMPLES = [
     "deckbuilder preview --lang en",
     'deckbuilder preview --params "0.2, 1.3"',
     "deckbuilder check cards/typo.yaml",
+    "deckbuilder lint cards/quiz.yaml",
+    "deckbuilder import quiz.csv",
+    "deckbuilder preview --lang en --sweep",
+    "deckbuilder preview --lang en --exam 2026-03-01 --start 2026-01-01",
 ]
 
 
@@ -61,6 +65,15 @@ def test_readme_example_is_what_the_command_prints(
     result = cli(*shlex.split(command)[1:])
     printed = (result.out + result.err).rstrip("\n").splitlines()
     assert printed == shown
+
+
+def test_a_built_package_imports_back_as_the_readme_shows(project: Path, cli: CliRun) -> None:
+    command = "deckbuilder import output/gradient-checkpointing.en.apkg --out cards/from-anki.yaml"
+    _, shown = example(command)
+    assert cli("build", "--lang", "en").code == 0
+    result = cli(*shlex.split(command)[1:])
+    assert (result.out + result.err).rstrip("\n").splitlines() == shown
+    assert cli("check", "cards/from-anki.yaml").code == 0
 
 
 def test_first_deck_path_builds_the_package_it_names(
