@@ -483,3 +483,83 @@ def test_typed_questions_are_checked_for_negative_stems_and_repeats(tmp_path: Pa
         ("capital-again", "duplicate-question"),
         ("not-prime", "negative-stem"),
     ]
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "Which is the least squares method?",
+        "What is the least common multiple of 4 and 6?",
+        "How many players at least does a football team need?",
+        "Not only speed but what else does caching improve?",
+    ],
+)
+def test_phrases_that_ask_nothing_in_the_negative_are_clean(tmp_path: Path, stem: str) -> None:
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 f"    question: {json.dumps(stem)}\n    choices: [x, y, z]\n    answer: A\n")  # fmt: skip
+    assert lint_decks(load_decks([path])) == []
+
+
+def test_a_korean_negative_is_quoted_whole(tmp_path: Path) -> None:
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 "    question: 다음 설명 중 옳지 않은 것은?\n    choices: [x, y, z]\n    answer: A\n")  # fmt: skip
+    (warning,) = lint_decks(load_decks([path]))
+    assert "('옳지 않은')" in warning.problem and "(**옳지 않은**)" in warning.fix
+
+
+@pytest.mark.parametrize(
+    ("question", "choices", "named"),
+    [
+        ("Which vitamins are fat-soluble?", ["Vitamins A and D", "Vitamin C", "Vitamin B12"], False),
+        ("Which viruses spread through blood?", ["Hepatitis B and C", "Influenza", "Measles"], False),
+        ("Let A and B be vectors with a zero dot product. What holds?",
+         ["A and B are orthogonal", "A and B are parallel", "A is the zero vector"], False),
+        ("Which of these are mammals?", ["Dog", "Cat", "Both A and B"], True),
+        ("Which of these are mammals?", ["Dog", "Cat", "A and B"], True),
+    ],
+)  # fmt: skip
+def test_letters_that_name_things_are_no_reference_to_choices(
+    tmp_path: Path, question: str, choices: list[str], named: bool
+) -> None:
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 f"    question: {json.dumps(question)}\n    choices: {json.dumps(choices)}\n"
+                 "    answer: A\n")  # fmt: skip
+    codes = [w.code for w in lint_decks(load_decks([path]))]
+    assert codes == (["choice-reference"] if named else [])
+
+
+def test_a_choice_naming_others_is_one_flaw_not_also_the_longest(tmp_path: Path) -> None:
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 "    question: Which numbers are prime?\n    choices: ['2', '3', '4', Both A and B]\n"
+                 "    answer: D\n")  # fmt: skip
+    assert [w.code for w in lint_decks(load_decks([path]))] == ["choice-reference"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "repeated"),
+    [
+        ("Which activation function is usually used in the output layer of a binary classifier?",
+         "Which activation function is usually used in the output layer of a multiclass classifier?",
+         False),
+        ("Which Python function returns the largest item of an iterable?",
+         "Which Python function returns the smallest item of an iterable?", False),
+        ("What is the capital of France?", "Which is the capital of France?", True),
+        ("What is the capital of France?", "What is the capital city of France?", True),
+        ("Where does the backward pass read saved activations from?",
+         "From where does the backward pass read the saved activations?", True),
+    ],
+)  # fmt: skip
+def test_a_changed_word_is_another_question_an_added_one_is_not(
+    tmp_path: Path, first: str, second: str, repeated: bool
+) -> None:
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n"
+                 f"  - id: a\n    front: {json.dumps(first)}\n    back: x\n"
+                 f"  - id: b\n    front: {json.dumps(second)}\n    back: y\n")  # fmt: skip
+    found = [(w.note, w.code) for w in lint_decks(load_decks([path]))]
+    assert found == ([("b", "duplicate-question")] if repeated else [])
+
+
+def test_strict_json_says_not_ok_when_it_fails(planted: Path, cli: CliRun) -> None:
+    result = cli("lint", planted, "--strict", "--json")
+    assert result.code == 1 and json.loads(result.out)["ok"] is False
+    assert json.loads(cli("lint", planted, "--json").out)["ok"] is True

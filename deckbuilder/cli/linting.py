@@ -47,7 +47,7 @@ def lint(
     decks = load_decks(source_paths(sources), lang=checked_lang(lang, "all"), fallback=fallback)
     warnings = lint_decks(decks)
     if as_json:
-        session.emit_json(warnings_json(warnings))
+        session.emit_json(warnings_json(warnings, strict=strict))
     else:
         for warning in warnings:
             typer.echo(str(warning))

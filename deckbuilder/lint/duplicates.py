@@ -2,13 +2,17 @@
 
 Two notes ask the same question when their question texts (a multiple-choice question,
 a basic front, a cloze text with its deletions revealed) are equal once normalised (case,
-punctuation, spaces, Unicode compatibility forms), or nearly so: at least
-:data:`SIMILAR` of their distinct words shared (Jaccard index), for texts of at least
-:data:`MIN_WORDS` words.
+punctuation, spaces, Unicode compatibility forms), or nearly so: the content words (the
+words less a few English function words, :data:`FUNCTION_WORDS`) of one are all among
+the other's, which has one more or few more (at least :data:`SIMILAR` of them shared,
+Jaccard index), for texts of at least :data:`MIN_WORDS` words. A question with a word added ("the capital
+city of France") or with other function words ("Which is...", "What is...") repeats the
+other; one with a word changed ("largest" for "smallest", "binary" for "multiclass")
+asks something else.
 
 Exact matches are found with one dictionary. Near matches are compared only within
-small buckets of texts that share their first or their last three words (a reworded
-middle keeps one end; a bucket larger than :data:`MAX_BUCKET` is a stock phrase, e.g.
+small buckets of texts that share their first or their last content word (a word added
+in the middle keeps both; a bucket larger than :data:`MAX_BUCKET` is a stock phrase, e.g.
 "Which of the following", and is not searched), so the work grows with the number of
 notes, not with its square.
 """
@@ -22,8 +26,50 @@ __all__ = ["MAX_BUCKET", "MIN_WORDS", "SIMILAR", "Question", "Repeat", "find_rep
 
 SIMILAR = 0.8
 MIN_WORDS = 4
+FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "do",
+        "does",
+        "did",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+    ]
+)
 MAX_BUCKET = 50
-_ENDS = 3  # words at each end that name a bucket
+_ENDS = 1  # content words at each end that name a bucket
 
 
 @dataclass(frozen=True)
@@ -60,8 +106,10 @@ def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
             out.append(Repeat(question, earlier, 1.0))
             continue
         first_exact.setdefault(question.text, question)
-        tokens = question.text.split()
-        if len(tokens) < MIN_WORDS:
+        if len(question.text.split()) < MIN_WORDS:
+            continue
+        tokens = [word for word in question.text.split() if word not in FUNCTION_WORDS]
+        if not tokens:
             continue
         distinct = frozenset(tokens)
         best: Repeat | None = None
@@ -73,9 +121,13 @@ def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
             for other, other_words in bucket:
                 if other.owner == question.owner:
                     continue
-                both = len(distinct & other_words)
-                shared = both / (len(distinct) + len(other_words) - both)
-                if shared >= SIMILAR and (best is None or shared > best.shared):
+                if not (distinct <= other_words or other_words <= distinct):
+                    continue  # a word changed: another question
+                smaller, larger = sorted((len(distinct), len(other_words)))
+                shared = smaller / larger
+                if (shared >= SIMILAR or larger - smaller == 1) and (
+                    best is None or shared > best.shared
+                ):
                     best = Repeat(question, other, shared)
             bucket.append((question, distinct))
         if best is not None:

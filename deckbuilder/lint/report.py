@@ -82,6 +82,7 @@ def collect(
     )
 
 
-def warnings_json(warnings: Sequence[LintWarning]) -> dict[str, Any]:
-    """``deckbuilder lint --json``."""
-    return {"ok": True, "warnings": [w.as_dict() for w in warnings], "count": len(warnings)}
+def warnings_json(warnings: Sequence[LintWarning], *, strict: bool = False) -> dict[str, Any]:
+    """``deckbuilder lint --json``: ``ok`` is false when ``--strict`` fails on warnings."""
+    ok = not (strict and warnings)
+    return {"ok": ok, "warnings": [w.as_dict() for w in warnings], "count": len(warnings)}

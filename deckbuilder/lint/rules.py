@@ -67,10 +67,42 @@ _REFERENCE = re.compile(
     rf"|보기\s*[A-Za-z1-9ㄱ-ㅎ①-⑳](?![{_EDGE}])"
 )
 _REFERENCE_WORDS = 8  # longer choices are sentences, where "A and B" names things
+# Words after which letters name choices ("Both A and B", "only A"); after another word
+# they name things ("Vitamins A and D").
+_REFERRING_WORDS = frozenset(
+    [
+        "both",
+        "either",
+        "neither",
+        "only",
+        "all",
+        "any",
+        "but",
+        "except",
+        "and",
+        "or",
+        "nor",
+        "not",
+        "just",
+        "options",
+        "option",
+        "choices",
+        "choice",
+        "answers",
+        "answer",
+    ]
+)
+_CHOICE_LETTER = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])")
 _NEGATIVE = re.compile(
     r"\b(?:not|except|least|cannot|never)\b|\b\w+n['\u2019]t\b"
     r"|\b(?:is|are|was|were)\s+(?:false|incorrect|untrue|wrong)\b"
-    r"|옳지\s*않|맞지\s*않|아닌|않은|않는|틀린|잘못된|거리가\s*먼|관계(?:가)?\s*없는|관련(?:이)?\s*없는",
+    r"|(?:옳지|맞지)\s*않[은는]?|아닌|않은|않는|틀린|잘못된|거리가\s*먼|관계(?:가)?\s*없는"
+    r"|관련(?:이)?\s*없는",
+    re.IGNORECASE,
+)
+# Phrases with those words that ask nothing in the negative.
+_NOT_NEGATIVE = re.compile(
+    r"\bat\s+least\b|\bleast\s+(?:squares?|common|significant|recently)\b|\bnot\s+only\b",
     re.IGNORECASE,
 )
 _EMPHASIS = re.compile(
@@ -98,9 +130,13 @@ def note_findings(note: Note) -> Iterator[Finding]:
     if isinstance(note, McqNote):
         shown = [plain(choice) for choice in note.choices]
         above = [_ABOVE.search(text) is not None for text in shown]
+        names_others = [_names_other_choices(text, note.question) for text in shown]
         yield from _above_choice(note, above)
-        yield from _choice_reference(note, shown)
-        yield from _longest_correct(note, shown, above)
+        yield from _choice_reference(note, names_others)
+        # A choice that speaks of the others is judged by its own rule; its length is no cue.
+        yield from _longest_correct(
+            note, shown, [a or n for a, n in zip(above, names_others, strict=True)]
+        )
         yield from _negative_stem(note)
     elif isinstance(note, ClozeNote):
         yield from _cloze_hides_all(note)
@@ -141,13 +177,29 @@ def _above_choice(note: McqNote, above: Sequence[bool]) -> Iterator[Finding]:
         yield Finding(note, f"choices[{i}]", "above-choice", problem, fix)
 
 
-def _choice_reference(note: McqNote, shown: Sequence[str]) -> Iterator[Finding]:
-    """``shown``: each choice's visible text."""
+def _names_other_choices(text: str, question: str) -> bool:
+    """Whether a choice's visible ``text`` names other choices by letter or position. Not
+    when the letters name things: after a noun ("Vitamins A and D", "Hepatitis B and C"),
+    or letters the question itself uses ("Let A and B be vectors")."""
+    if len(text.split()) > _REFERENCE_WORDS:
+        return False  # a sentence, where "A and B" names things
+    for match in _REFERENCE.finditer(text):
+        before = text[: match.start()].split()
+        if before and before[-1].isalpha() and before[-1].lower() not in _REFERRING_WORDS:
+            continue
+        letters = set(_CHOICE_LETTER.findall(match.group()))
+        if letters and letters <= set(plain(question).split()):
+            continue
+        return True
+    return False
+
+
+def _choice_reference(note: McqNote, names_others: Sequence[bool]) -> Iterator[Finding]:
+    """``names_others``: whether each choice names other choices."""
     if not note.shuffle:
         return
     for i, choice in enumerate(note.choices):
-        text = shown[i]
-        if len(text.split()) > _REFERENCE_WORDS or not _REFERENCE.search(text):
+        if not names_others[i]:
             continue
         yield Finding(
             note,
@@ -160,11 +212,10 @@ def _choice_reference(note: McqNote, shown: Sequence[str]) -> Iterator[Finding]:
 
 
 def _longest_correct(
-    note: McqNote, shown: Sequence[str], above: Sequence[bool]
+    note: McqNote, shown: Sequence[str], speaks_of_others: Sequence[bool]
 ) -> Iterator[Finding]:
-    # "All of the above" is judged by its own rule, and its length is no cue.
     texts = shown
-    judged = [i for i in range(len(texts)) if not above[i]]
+    judged = [i for i in range(len(texts)) if not speaks_of_others[i]]
     right = [len(texts[i]) for i in judged if i in note.answer]
     others = [len(texts[i]) for i in judged if i not in note.answer]
     if len(others) < 2 or not right:
@@ -187,7 +238,12 @@ def _longest_correct(
 
 def _negative_stem(note: McqNote | TypedNote) -> Iterator[Finding]:
     text = _CODE_OR_MATH.sub(lambda m: " " * len(m.group()), note.question)
-    negatives = list(_NEGATIVE.finditer(text))
+    phrases = [m.span() for m in _NOT_NEGATIVE.finditer(text)]
+    negatives = [
+        m
+        for m in _NEGATIVE.finditer(text)
+        if not any(start <= m.start() and m.end() <= end for start, end in phrases)
+    ]
     if not negatives:
         return
     emphasised = [m.span() for m in _EMPHASIS.finditer(text)]
