@@ -387,3 +387,32 @@ def test_media_are_inlined_and_sounds_get_play_buttons(
         assert o.errors == [] and o.left_the_page() == []
     finally:
         o.close()
+
+
+@pytest.mark.parametrize(("typed", "verdict"), [("ottawa", "correct"), ("Toronto", "incorrect")])
+def test_enter_in_a_typed_card_flips_it(
+    tmp_path: Path, cli: CliRun, browser: Any, typed: str, verdict: str
+) -> None:
+    """Enter in a typed-answer card's box shows the answer, as on AnkiDroid and Anki
+    desktop: the page is the client here, and gives each front the showAnswer() that
+    AnkiDroid's card page has."""
+    source = copied(DATA / "typed" / "typed-english.yaml", tmp_path)
+    out = tmp_path / "typed.html"
+    result = cli("preview", source, "--html-out", out)
+    assert result.code == 0, result.err
+    o = Opened(browser, out, DESKTOP)
+    try:
+        card = '.pv-card[data-note="capital"]'
+        back = o.frame(card, "back")
+        assert back.locator("[data-verdict]").get_attribute("data-verdict") == "unanswered"
+        box = o.frame(card, "front").locator("input[data-typed]")
+        box.fill(typed)
+        box.press("Enter")
+        back.locator(f'[data-verdict="{verdict}"]').wait_for(timeout=5000)
+        assert back.locator("[data-typed-text]").inner_text() == typed
+        # Only this card turned over: its neighbour's back still waits for an answer.
+        other = o.frame('.pv-card[data-note="tomb"]', "back")
+        assert other.locator("[data-verdict]").get_attribute("data-verdict") == "unanswered"
+        assert o.errors == [] and o.left_the_page() == []
+    finally:
+        o.close()

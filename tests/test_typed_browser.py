@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from html import escape
 from typing import Any
 
 import pytest
 
 from deckbuilder.identity import note_guid
 from deckbuilder.load import load_decks
-from deckbuilder.model import NoteKind
+from deckbuilder.model import NoteKind, TypedNote
 from deckbuilder.notetypes import note_type
 from deckbuilder.pipeline import build
 
@@ -74,8 +75,15 @@ VERDICT_WORDS = {
 }
 
 
+# card -> its cells in Anki's browser, Question and Answer columns
+BrowseRows = dict[str, tuple[str, str]]
+
+
 @pytest.fixture(scope="module")
-def cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, CardSides]]:
+def imported(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[dict[str, CardSides], BrowseRows]]:
+    """The typed cards as the real Anki backend renders them, and as its browser lists them."""
     from anki.collection import Collection
 
     tmp = tmp_path_factory.mktemp("typed")
@@ -88,14 +96,48 @@ def cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, CardSi
     try:
         for result in build([copied(SOURCE, tmp / "copy")], tmp / "out", timestamp=1_700_000_000):
             import_package(col, result.path)
-        found = {
-            names[col.get_card(cid).note().guid]: card_sides(col, cid)
-            for cid in col.find_cards('"note:deckbuilder Typed Answer"')
-        }
+        col.set_browser_card_columns(["question", "answer"])
+        found: dict[str, CardSides] = {}
+        rows: BrowseRows = {}
+        for cid in col.find_cards('"note:deckbuilder Typed Answer"'):
+            name = names[col.get_card(cid).note().guid]
+            found[name] = card_sides(col, cid)
+            cells = [cell[0] for cell in col.browser_row_for_id(cid)[0]]
+            rows[name] = (cells[0], cells[1])
         assert sorted(found) == sorted(CASES)
-        yield found
+        yield found, rows
     finally:
         col.close()
+
+
+@pytest.fixture(scope="module")
+def cards(imported: tuple[dict[str, CardSides], BrowseRows]) -> dict[str, CardSides]:
+    return imported[0]
+
+
+def test_only_the_back_holds_the_answers(
+    imported: tuple[dict[str, CardSides], BrowseRows],
+) -> None:
+    """The front once held the accepted answers in a hidden element: Anki's browser listed
+    "What is the capital of Canada? Ottawa" as the question, and the front's page source
+    gave the answers away."""
+    sides, rows = imported
+    notes = {
+        f"{deck.key}/{note.id}": note
+        for deck in load_decks([SOURCE], lang="all")
+        for note in deck.notes
+        if isinstance(note, TypedNote)
+    }
+    for name, card in sides.items():
+        note = notes[name]
+        question, answer = rows[name]
+        assert question == note.question, name
+        assert 'class="db-accept"' not in card.question, name
+        assert 'data-min="' not in card.question, name
+        for accepted in note.answers:
+            shown = accepted.shown if accepted.is_number else accepted.text
+            assert shown in answer, name
+            assert escape(shown, quote=False) in card.answer, name
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +174,7 @@ def test_typed_answers_are_judged(client: str, browser: Any, cards: dict[str, Ca
                 where = f"{client} {name} {typed!r}"
                 p.show_question(cards[name])
                 assert p.page.locator("[data-verdict]").count() == 0, where
-                assert not p.page.locator(".db-accepts").is_visible(), "front gives the answer away"
+                assert p.page.locator(".db-accept").count() == 0, "front gives the answer away"
                 if typed:
                     p.page.fill("input[data-typed]", typed)
                 p.show_answer(cards[name])

@@ -12,6 +12,10 @@ comes before the first choice; we also accept it wrapped over several lines, and
 several letters ('ANSWER: A, C') for a choose-all-that-apply card. A question whose
 'ANSWER:' line is missing is reported where the next question starts, as Moodle does
 ("not completed before the next question starts"), or at the end of the file.
+
+Aiken is plain text: Moodle escapes it (``A) <b>x</b>`` shows the tags, ``< > &`` show
+as typed), so the question and the choices are written into the card file with the
+characters Markdown or HTML would interpret escaped, as GIFT's ``[plain]`` text is.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ..errors import Problem
 from .base import Imported, Question, parse_answer, question_problems, raise_if
+from .markup import escape_markdown
 
 __all__ = ["looks_like_aiken", "parse_aiken"]
 
@@ -130,7 +135,12 @@ def parse_aiken(text: str, file: str) -> Imported:
             d.text.pop()
         if not d.answer_line:
             continue  # reported above, or a question text alone
-        q = Question(d.line, "\n".join(d.text), d.choices, d.answer)
+        q = Question(
+            d.line,
+            escape_markdown("\n".join(d.text)),
+            [escape_markdown(choice) for choice in d.choices],
+            d.answer,
+        )
         problems.extend(question_problems(file, q, "question"))
         questions.append(q)
     if not drafts and not problems:

@@ -1,8 +1,8 @@
 """How a typed-answer note's accepted answers travel to the card: the Answers field.
 
-Each accepted answer is one element of the field, which the template shows on the back
-and keeps hidden on the front, and which typed.js reads on both sides (on AnkiDroid the
-back is a new document, so the answers must be in the back's own HTML):
+Each accepted answer is one element of the field, which only the back of the card holds
+(the front's HTML is the question Anki's browser lists, so it must not give the answers
+away); typed.js on the back reads them there and judges what the front stored:
 
     <div class="db-accept">no one</div>
     <div class="db-accept" data-min="3.141" data-max="3.142">3.141 to 3.142</div>

@@ -60,6 +60,11 @@
     front.addEventListener("load", function () {
       if (!started) { started = true; load(back); }
     });
+    /* A card's front asks for its answer as it asks AnkiDroid's card page, with
+       showAnswer() (a typed-answer card on Enter): here that is the Flip button. */
+    front.addEventListener("load", function () {
+      try { front.contentWindow.showAnswer = function () { load(back); }; } catch (e) { /* none */ }
+    });
     load(front);
     var flip = card.querySelector("button.flip");
     var again = card.querySelector("button.again");

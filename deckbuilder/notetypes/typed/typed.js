@@ -5,6 +5,9 @@
    new document, so what was typed crosses over in sessionStorage only. Without storage
    the back shows the accepted answers and "not answered".
 
+   Only the back holds the accepted answers: the front's HTML is what Anki's browser
+   shows as the card's question, and what a learner could read in the page source.
+
    Judging: the typed text and each accepted text are compared after Unicode NFC, with
    runs of white space as one space and the ends trimmed, and (unless the note matches
    case) upper and lower case alike. A number answer takes the typed text as a number
@@ -57,10 +60,10 @@
     for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
     return h.toString(36);
   }
-  /* Made from this card's content before the DOM is touched: the front and the back of
-     the same card find the same entry. */
-  var key = "deckbuilder-typed:" + hash((question ? question.innerHTML : "") + "\u0000" +
-    accepts.map(function (el) { return el.outerHTML; }).join("\u0000"));
+  /* Made from what both sides show, the question, before the DOM is touched: the front
+     and the back of the same card find the same entry. Another card with the same
+     question shares it, which does no harm: a front starts its entry afresh. */
+  var key = "deckbuilder-typed:" + hash(question ? question.innerHTML : "");
   function load() {
     try { var raw = window.sessionStorage.getItem(key); return raw ? JSON.parse(raw) : null; }
     catch (e) { return null; }
