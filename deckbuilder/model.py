@@ -40,6 +40,10 @@ class NoteKind(str, Enum):
     # The note type of basic notes with ``reverse: true`` (two templates); such notes are
     # still of kind BASIC, and no card file says ``type: basic-reversed``.
     BASIC_REVERSED = "basic-reversed"
+    # Anki's "Basic (optional reversed card)", kept from the collection a deck was imported
+    # from: basic notes with ``add_reverse:`` (its third field). No card file says
+    # ``type: basic-optional-reversed``; deckbuilder has no note type of its own for it.
+    BASIC_OPTIONAL_REVERSED = "basic-optional-reversed"
 
     def __str__(self) -> str:
         return self.value
@@ -148,6 +152,10 @@ class BasicNote(Note):
     # ``reverse: true``: a second card asks the back for the front, as Anki's
     # "Basic (and reversed card)" does (note type BASIC_REVERSED).
     reverse: bool = False
+    # ``add_reverse:``, the "Add Reverse" field of a note of Anki's "Basic (optional
+    # reversed card)" (HTML, as Anki has it; None for other notes): Anki makes the second
+    # card only when it is not empty, so ``reverse`` is then whether it is.
+    add_reverse: str | None = None
 
     @property
     def card_ordinals(self) -> tuple[int, ...]:

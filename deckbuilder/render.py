@@ -19,7 +19,7 @@ from .load import folder_link_outside, real_path_outside
 from .markdown_fast_path import fast_html
 from .model import BasicNote, ClozeNote, Deck, McqNote, Note, NoteKind, TypedNote, letter
 from .notetypes import NoteTypeSpec
-from .notetypes.carried import read_carried, spec_for
+from .notetypes.carried import read_carried, spec_fields, spec_for
 from .notetypes.typed_answers import typed_answers_html
 from .progress import step
 from .text import render_markdown
@@ -391,7 +391,8 @@ def render_deck(
         tags = tuple(dict.fromkeys(deck.tags + note.tags)) if note.tags else deck_tags
         media = tuple(sorted(used)) if used else ()
         used.clear()
-        notes.append(RenderedNote(note, spec_for(note, carried), fields, tags, media))
+        spec = spec_for(note, carried)
+        notes.append(RenderedNote(note, spec, spec_fields(note, spec, fields), tags, media))
     renderer.note = None
     description = renderer.md(deck.description)
     if renderer.problems:

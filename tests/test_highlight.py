@@ -17,8 +17,7 @@ from deckbuilder.highlight import (
     pygments_css,
     with_pygments_css,
 )
-from deckbuilder.model import NoteKind
-from deckbuilder.notetypes import note_type
+from deckbuilder.notetypes import OWN_KINDS, note_type
 from deckbuilder.text import render_markdown
 
 from .conftest import ROOT
@@ -143,7 +142,7 @@ def test_note_type_css_has_current_pygments_colours() -> None:
     css = (ROOT / "deckbuilder" / "notetypes" / "base.css").read_text(encoding="utf-8")
     block = css.split(PYGMENTS_BEGIN)[1].split(PYGMENTS_END)[0]
     assert block == pygments_css()
-    for kind in NoteKind:
+    for kind in OWN_KINDS:
         assert block in note_type(kind).css
 
 

@@ -61,7 +61,7 @@ def test_current_legacy_and_collection_packages_read_alike(tmp_path: Path) -> No
     assert types[0] == types[1] == types[2]
 
 
-def test_other_note_types_are_counted_not_dropped(
+def test_optional_reversed_notes_are_imported_with_their_add_reverse_field(
     tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     col, did = _collection_with(tmp_path)
@@ -69,14 +69,69 @@ def test_other_note_types_are_counted_not_dropped(
     col.close()  # type: ignore[attr-defined]
     result = package_notes(read_package(package), str(package))
     assert [(r.name, r.count, r.imported) for r in result.report] == [
-        ("Basic (optional reversed card)", 2, False),
+        ("Basic (optional reversed card)", 2, True),
         ("Basic", 1, True),
     ]
+    by_front = {n.fields["front"]: n for n in result.notes}
+    assert by_front["ir"].add_reverse == "y" and by_front["ver"].add_reverse == ""
+    assert by_front["ser"].add_reverse is None
     monkeypatch.chdir(tmp_path)
     run = cli("import", package)
     assert run.code == 0, run.err
-    assert "Basic (optional reversed card): 2 notes -> not imported" in run.out
-    assert "1 note imported" in run.out
+    assert "3 notes imported" in run.out and "not imported" not in run.out
+
+
+def _media_collection(tmp_path: Path) -> Path:
+    """A deck whose fields hold what the card format reads differently from Anki: a
+    percent-encoded picture name, a list, a style attribute, and a typed-answer note."""
+    from anki.collection import Collection
+
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
+    picture = tmp_path / "café (1).png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(16))
+    assert col.media.add_file(str(picture)) == "café (1).png"
+    did = col.decks.id("Media")
+    for type_name, fields in [
+        # Anki's editor writes a picture's name percent-encoded; the export holds the
+        # file when some field names it as it is.
+        ("Basic", ['<img src="caf%C3%A9%20(1).png">', "a picture"]),
+        ("Basic", ['<img src="café (1).png">', "the same picture"]),
+        ("Basic", ["<ul><li>one</li><li>two</li></ul>", "list"]),
+        ("Basic", ["colour", '<span style="color: rgb(255, 0, 0);">red</span>']),
+        ("Basic (type in the answer)", ["Capital of Italy", "Rome"]),
+    ]:
+        note = col.new_note(col.models.by_name(type_name))  # type: ignore[arg-type]
+        note.fields[0], note.fields[1] = fields
+        col.add_note(note, did)
+    path = _export(col, did, tmp_path / "media.apkg", legacy=False)
+    col.close()
+    return path
+
+
+def test_field_html_becomes_card_file_text_or_a_plain_warning(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _media_collection(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "media").mkdir()
+    run = cli("import", package, "--out", "cards/media.yaml")
+    assert run.code == 0, run.err
+    text = (tmp_path / "cards" / "media.yaml").read_text(encoding="utf-8")
+    assert text.count("front: '![](<café (1).png>)'") == 2
+    assert (tmp_path / "media" / "café (1).png").is_file()
+    assert "    front: |-\n      - one\n      - two\n" in text  # builds <ul><li>... back
+    assert "style=" not in text  # build would drop it: not kept where nobody sees it go
+    assert "back: <span>red</span>" in text
+    assert (
+        'its back has markup the card format cannot hold: style="color: rgb(255, 0, 0);"' in run.err
+    )
+    assert "once you change this note in the card file (even only its tags)" in run.err
+    assert run.err.count("warning") == 1  # the picture and the list come back exactly
+    assert (
+        "Basic (type in the answer): 1 note -> not imported: its cards ask to type the answer"
+        in run.out
+    )
 
 
 def test_not_a_package_writes_nothing(

@@ -7,6 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deckbuilder.errors import DeckError
+from deckbuilder.importers.html_markdown import hard_breaks
+from deckbuilder.text import render_markdown
 
 from .conftest import Run, import_package
 
@@ -70,6 +76,68 @@ def test_every_bad_row_is_reported_at_once_and_nothing_written(
     assert "q.csv:2: answer 'C' is not one of the choices (A-B)" in run.err
     assert "q.csv:3: row 3: give at least 2 choices" in run.err
     assert not (here / "cards").exists()
+
+
+def test_duplicate_choices_are_reported_with_the_other_rows_problems(
+    here: Path, cli: Callable[..., Run]
+) -> None:
+    """A repeated choice was reported only once every other row had been fixed."""
+    (here / "q.csv").write_text(
+        "question,A,B,C,answer\nq1,a,b,c,E\nq3,a,a,c,A\nq4,a,b,c,\n", encoding="utf-8"
+    )
+    run = cli("import", "q.csv")
+    assert run.code == 1
+    assert "q.csv:2: answer 'E' is not one of the choices (A-C)" in run.err
+    assert "q.csv:3: row 3: choice B repeats choice A" in run.err
+    assert "q.csv:4: row 4: the answer is empty" in run.err
+
+
+def test_line_breaks_in_quoted_cells_are_kept(here: Path) -> None:
+    """A cell over two lines was read as one line ("line oneline two"), and the rows
+    after it at the wrong lines."""
+    from deckbuilder.importers.spreadsheet import read_spreadsheet
+
+    (here / "nl.csv").write_text(
+        'front,back\r\n"line one\nline two","- item1\n- item2"\r\n,a\r\n', encoding="utf-8"
+    )
+    with pytest.raises(DeckError) as caught:
+        read_spreadsheet(here / "nl.csv")
+    assert [(p.line, p.message) for p in caught.value.problems] == [
+        (5, "row 5: the front is empty")  # the row before spans lines 2 to 4
+    ]
+    (here / "nl.csv").write_text(
+        'front,back\n"line one\nline two","- item1\n- item2"\n', encoding="utf-8"
+    )
+    (note,) = read_spreadsheet(here / "nl.csv").notes
+    # A hard break where the lines would otherwise run together; a list stays a list.
+    assert note.fields == {"front": "line one\\\nline two", "back": "- item1\n- item2"}
+    assert render_markdown(note.fields["front"], resolve=lambda s, k: s).html == (
+        "line one<br>\nline two"
+    )
+
+
+@pytest.mark.parametrize(
+    ("cell", "markdown"),
+    [
+        ("a\nb\nc", "a\\\nb\\\nc"),
+        ("a\n\nb", "a\n\nb"),
+        ("q\n- x", "q\n- x"),
+        ("```\ncode\nmore\n```", "```\ncode\nmore\n```"),
+        ("# title\ntext", "# title\ntext"),
+    ],
+)
+def test_hard_breaks_where_lines_would_run_together(cell: str, markdown: str) -> None:
+    assert hard_breaks(cell) == markdown
+
+
+# Code fences load syntax highlighters (and their plugins) on first use: left to the
+# examples above.
+@given(st.lists(st.text(alphabet="ab *-#>\\1.", min_size=1, max_size=6), min_size=2, max_size=4))
+def test_hard_breaks_only_turn_spaces_into_line_breaks(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    before = render_markdown(text, resolve=lambda s, k: s).html
+    after = render_markdown(hard_breaks(text), resolve=lambda s, k: s).html
+    assert after.replace("<br>\n", "\n") == before.replace("<br>\n", "\n")
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,8 @@ def source(tmp_path: Path) -> Iterator[Source]:
     add("Basic", "perro", "<b>dog</b>")
     add("Basic (and reversed card)", "hola", "hello &amp; hi")
     add("Cloze", "Madrid is the {{c1::capital}} of {{c2::Spain}}", "<i>since 1561</i>")
+    add("Basic (optional reversed card)", "ir", "to go", "y")
+    add("Basic (optional reversed card)", "ver", "to see", "")
     for cid in col.find_cards("deck:Spanish")[:4]:
         _answer_good(col, cid)
     limit = DeckIdLimit(deck_id=did)
@@ -151,8 +153,11 @@ def test_apkg_round_trip_updates_nothing_and_then_exactly_the_edited_note(
     assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 0)  # type: ignore[attr-defined]
     assert _state(source.col) == before  # notes, cards, scheduling and review log as they were
 
+    assert "Basic (optional reversed card): 2 notes -> basic (optional reversed card)" in run.out
     card_file = project / "cards" / "spanish.yaml"
     text = card_file.read_text(encoding="utf-8")
+    assert "    back: to go\n    add_reverse: y\n" in text
+    assert "    back: to see\n    add_reverse: ''\n" in text
     card_file.write_text(text.replace("back: the cat", "back: the cat (el gato)"), encoding="utf-8")
     log = _import_back(source.col, _build(cli))
     assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 1)  # type: ignore[attr-defined]
@@ -190,4 +195,33 @@ def test_colpkg_reads_like_its_apkg(source: Source, project: Path, cli: Callable
     source.col.reopen()  # exporting a collection package closes the collection  # type: ignore[attr-defined]
     run = cli("import", source.colpkg, "--out", "cards/all.yaml")
     assert run.code == 0, run.err
-    assert "4 notes imported" in run.out
+    assert "6 notes imported" in run.out
+
+
+def test_optional_reversed_notes_keep_their_note_type_and_second_card_rule(
+    source: Source, project: Path, cli: Callable[..., Run]
+) -> None:
+    """Anki's "Basic (optional reversed card)" makes card 2 only when "Add Reverse" is
+    not empty: built from the card file, each note has the cards and fields it had, and
+    a tag edit updates that note in place (no second note type, no new card)."""
+    run = cli("import", source.apkg, "--out", "cards/spanish.yaml")
+    assert run.code == 0, run.err
+    before = _state(source.col)
+    card_file = project / "cards" / "spanish.yaml"
+    text = card_file.read_text(encoding="utf-8")
+    card_file.write_text(
+        text.replace("    add_reverse: ''\n", "    add_reverse: ''\n    tags: [edited]\n"),
+        encoding="utf-8",
+    )
+    package = _build(cli)
+    log = _import_back(source.col, package)
+    assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 1)  # type: ignore[attr-defined]
+    notes, cards, revlog = _state(source.col)
+    assert cards == before[1] and revlog == before[2]
+    (changed,) = [new for new, old in zip(notes, before[0], strict=True) if new != old]
+    assert changed[5] == "ver\x1fto see\x1f" and changed[4].strip() == "edited"
+    col = source.col
+    for nid, fields in [(n[0], n[5]) for n in notes if str(n[5]).startswith(("ir\x1f", "ver\x1f"))]:
+        note = col.get_note(nid)  # type: ignore[attr-defined]
+        assert note.note_type()["name"] == "Basic (optional reversed card)"
+        assert len(note.cards()) == (2 if fields.endswith("\x1fy") else 1)

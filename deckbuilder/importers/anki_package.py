@@ -24,8 +24,8 @@ from ..errors import DeckError, Problem
 from ..model import NoteKind
 from ..notetypes import NoteTypeSpec
 from .base import CardNote
-from .html_markdown import field_markdown, shown_text
-from .notes_plan import NotesImport, TypeReport
+from .html_markdown import field_markdown, markup_losses, shown_text
+from .notes_plan import NotesImport, TypeReport, subdeck_warning
 from .own_types import OWN_TYPE_IDS, OwnLanguage, own_card_note, own_language
 
 __all__ = ["AnkiNote", "AnkiNoteType", "AnkiPackage", "package_notes", "read_package"]
@@ -276,12 +276,19 @@ def package_notes(package: AnkiPackage, source: str) -> NotesImport:
         anki_type = package.note_types.get(type_id)
         name = anki_type.name if anki_type else f"note type {type_id}"
         kind = OWN_TYPE_IDS.get(type_id) or (_stock_kind(anki_type) if anki_type else None)
+        if anki_type is not None and type_id not in OWN_TYPE_IDS and _types_answer(anki_type):
+            result.report.append(TypeReport(name, len(notes), _TYPED_ANSWER, False))
+            continue
         if kind is None:
-            why = "not imported: deckbuilder builds only Basic, Basic (and reversed card), Cloze and its own note types"
-            result.report.append(TypeReport(name, len(notes), why, False))
+            result.report.append(TypeReport(name, len(notes), _OTHER_TYPE, False))
             continue
         if kind in kinds:
-            why = f"not imported: note type {package.note_types[kinds[kind]].name!r} already takes the deck's {kind} notes; import these from a package of their own"
+            why = (
+                f"not imported: a card file keeps one Anki note type per kind of note, and "
+                f"{package.note_types[kinds[kind]].name!r} (with more notes) already takes "
+                f"the {_shown(kind)} notes; export these notes from Anki as a package of "
+                "their own and import that into another card file"
+            )
             result.report.append(TypeReport(name, len(notes), why, False))
             continue
         kinds[kind] = type_id
@@ -303,18 +310,15 @@ def package_notes(package: AnkiPackage, source: str) -> NotesImport:
     result.media = package.media
     others = sum(1 for note in package.notes if note.deck and note.deck != result.deck)
     if others:
-        result.warnings.append(
-            Problem(
-                source,
-                None,
-                f"warning: {others} notes are in other decks than '{result.deck}' (subdecks); the card file holds them all in '{result.deck}'",
-            )
-        )
+        result.warnings.append(subdeck_warning(source, others, result.deck))
     return result
 
 
 def _shown(kind: NoteKind) -> str:
-    return "reversed basic" if kind is NoteKind.BASIC_REVERSED else str(kind)
+    return {
+        NoteKind.BASIC_REVERSED: "reversed basic",
+        NoteKind.BASIC_OPTIONAL_REVERSED: "basic (optional reversed card)",
+    }.get(kind, str(kind))
 
 
 def _add_own(
@@ -351,14 +355,34 @@ def _main_deck(notes: list[AnkiNote]) -> str:
     return max(sorted(counts), key=lambda deck: counts[deck], default="")
 
 
+_OTHER_TYPE = (
+    "not imported: deckbuilder builds only Basic, Basic (and reversed card), Basic "
+    "(optional reversed card), Cloze and its own note types"
+)
+_TYPED_ANSWER = (
+    "not imported: its cards ask to type the answer ({{type:...}}), and a card-file basic "
+    "note cannot; the notes stay in Anki as they are"
+)
+
+
+def _types_answer(anki_type: AnkiNoteType) -> bool:
+    return any("{{type:" in front for _, front, _ in anki_type.templates)
+
+
 def _stock_kind(anki_type: AnkiNoteType) -> NoteKind | None:
     """The card-file kind of a note type shaped as Anki's stock Basic, Basic (and reversed
-    card) or Cloze (two fields; names and templates may be translated or restyled)."""
+    card), Basic (optional reversed card) or Cloze (names and templates may be translated
+    or restyled)."""
+    count = len(anki_type.templates)
+    if len(anki_type.fields) == 3 and count == 2 and not anki_type.is_cloze:
+        # The second card is asked only when the third field is not empty.
+        condition = "{{#" + anki_type.fields[2] + "}}"
+        return NoteKind.BASIC_OPTIONAL_REVERSED if condition in anki_type.templates[1][1] else None
     if len(anki_type.fields) != 2:
         return None
     if anki_type.is_cloze:
-        return NoteKind.CLOZE if len(anki_type.templates) == 1 else None
-    return {1: NoteKind.BASIC, 2: NoteKind.BASIC_REVERSED}.get(len(anki_type.templates))
+        return NoteKind.CLOZE if count == 1 else None
+    return {1: NoteKind.BASIC, 2: NoteKind.BASIC_REVERSED}.get(count)
 
 
 def _spec(anki_type: AnkiNoteType, kind: NoteKind) -> NoteTypeSpec:
@@ -385,15 +409,20 @@ def _card_note(note: AnkiNote, kind: NoteKind, result: NotesImport) -> CardNote:
         converted = field_markdown(html, cloze=cloze)
         fields[key] = converted.markdown
         if not converted.exact:
+            lost = "; ".join(markup_losses(html)) or "markup"
             result.warnings.append(
                 Problem(
                     result.source,
                     None,
-                    f"warning: {label}: its {key} has markup the card format cannot hold "
-                    f'exactly; it reads "{shown_text(html)[:60]}" as before, and Anki keeps '
-                    "the note as it is until you edit it",
+                    f'warning: {label} ("{shown_text(note.fields[0])[:40]}"): its {key} has '
+                    f"markup the card format cannot hold: {lost}. Anki keeps showing it as it "
+                    "is now; once you change this note in the card file (even only its "
+                    "tags) and build, Anki's copy loses that markup",
                 )
             )
+    optional = kind is NoteKind.BASIC_OPTIONAL_REVERSED
+    # "Add Reverse" is kept as Anki has it: built again, the field is the same.
+    add_reverse = (note.fields[2] if len(note.fields) > 2 else "") if optional else None
     return CardNote(
         kind="cloze" if cloze else "basic",
         line=0,
@@ -404,4 +433,5 @@ def _card_note(note: AnkiNote, kind: NoteKind, result: NotesImport) -> CardNote:
         reverse=kind is NoteKind.BASIC_REVERSED,
         anki_id=note.id,
         mod=note.mod,
+        add_reverse=add_reverse,
     )

@@ -14,14 +14,16 @@ collection they came from, Anki reports them as conflicting and changes nothing 
 from __future__ import annotations
 
 import csv
+import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DeckError, Problem
 from ..load import read_text
 from .base import CardNote
 from .html_markdown import field_markdown, plain_html
-from .notes_plan import NotesImport, TypeReport
+from .notes_plan import NotesImport, TypeReport, subdeck_warning
 
 __all__ = ["looks_like_anki_text", "read_anki_text"]
 
@@ -37,6 +39,12 @@ _SEPARATORS = {
 _KNOWN_HEADERS = frozenset(
     {"separator", "html", "guid column", "notetype column", "deck column", "tags column"}
     | {"columns", "notetype", "deck", "tags", "if matches"}
+)
+_NO_GUID = (
+    "the export has no '#guid column' header, so its notes cannot be told apart from "
+    "the ones already in Anki: importing the built deck back would add every note a "
+    "second time. In Anki, export the deck again as Notes in Plain Text with 'Include "
+    "unique identifier' ticked (or export it as an .apkg), and import that file"
 )
 _CLOZE = re.compile(r"\{\{c\d+::")
 # Note type names as Anki (in English) and deckbuilder write them -> (kind, reverse rule).
@@ -83,14 +91,12 @@ def read_anki_text(path: Path) -> NotesImport:
                 )
             else:
                 special[key] = int(value) - 1
+    if "guid" not in special:
+        problems.append(Problem(str(path), None, _NO_GUID))
     result = NotesImport("Anki text export", str(path), "")
     counts: dict[str, list[str]] = {}  # note type name -> [outcome, count...]
     decks: dict[str, int] = {}
-    reader = csv.reader(lines[start:], delimiter=delimiter, quotechar='"', strict=False)
-    row_start = start + 1
-    for row in reader:
-        line = row_start
-        row_start = start + reader.line_num + 1
+    for line, row in _rows(lines, start, delimiter):
         if not any(cell.strip() for cell in row):
             continue
         cell = {key: row[i] if i < len(row) else "" for key, i in special.items()}
@@ -103,6 +109,9 @@ def read_anki_text(path: Path) -> NotesImport:
     if problems:
         raise DeckError(problems)
     result.deck = max(sorted(decks), key=lambda d: decks[d], default="")
+    others = sum(n for deck, n in decks.items() if deck != result.deck)
+    if others:
+        result.warnings.append(subdeck_warning(str(path), others, result.deck))
     for name, outcomes in counts.items():
         for outcome in dict.fromkeys(outcomes):
             n = outcomes.count(outcome)
@@ -110,6 +119,17 @@ def read_anki_text(path: Path) -> NotesImport:
                 TypeReport(name, n, outcome, not outcome.startswith("not imported"))
             )
     return result
+
+
+def _rows(lines: list[str], start: int, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """Each row after the headers with the line it starts on: a quoted field may hold
+    line breaks, which stay in the field."""
+    body = io.StringIO("\n".join(lines[start:]), newline="")
+    reader = csv.reader(body, delimiter=delimiter, quotechar='"', strict=False)
+    first = start + 1
+    for row in reader:
+        yield first, row
+        first = start + reader.line_num + 1
 
 
 def _note(

@@ -83,6 +83,9 @@ class CardNote:
     shuffle: bool = True
     typed: list[dict[str, str]] | None = None
     match_case: bool = False
+    # A note of Anki's "Basic (optional reversed card)": its "Add Reverse" field as Anki
+    # has it (None for other notes).
+    add_reverse: str | None = None
 
 
 @dataclass(frozen=True)

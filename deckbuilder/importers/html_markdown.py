@@ -17,10 +17,18 @@ import re
 from dataclasses import dataclass
 from html import escape, unescape
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 from ..text import RAW_TAGS, render_markdown
 
-__all__ = ["Converted", "field_markdown"]
+__all__ = [
+    "Converted",
+    "field_markdown",
+    "hard_breaks",
+    "markup_losses",
+    "plain_html",
+    "shown_text",
+]
 
 _SOUND = re.compile(r"(\[sound:[^\]\[\n]+\])")
 # Sounds, and math as MathJax reads it (\(...\), \[...\]): kept as written.
@@ -58,12 +66,14 @@ class _ToMarkdown(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in RAW_TAGS:
-            self.out.append(self.get_starttag_text() or "")
+            self.out.append(_kept_starttag(tag, attrs, self.get_starttag_text() or ""))
         elif tag in _MARKS:
             self.out.append(_MARKS[tag])
         elif tag == "img":
             values = dict(attrs)
-            src = values.get("src") or ""
+            # Anki writes the file name percent-encoded (caf%C3%A9%20(1).png); the card
+            # file names the file as it is, which builds back to the same picture.
+            src = unquote(values.get("src") or "")
             alt = _MINIMAL.sub(r"\\\1", values.get("alt") or "")
             target = f"<{src}>" if re.search(r"[\s()<>]", src) else src
             self.out.append(f"![{alt}]({target})")
@@ -100,6 +110,8 @@ class _ToBlocks(_ToMarkdown):
         self.pre = False
         self.highlighted = False
         self.depth = 0  # open paragraph or other block elements
+        self.lists: list[str] = []  # open ul/ol elements
+        self.items = 0  # items so far of the innermost list
 
     def _block(self) -> None:
         if self.out and not self.out[-1].endswith("\n\n"):
@@ -110,6 +122,17 @@ class _ToBlocks(_ToMarkdown):
             return  # highlighting spans inside code
         if tag == "p":
             self._block()
+            self.depth += 1
+        elif tag in ("ul", "ol"):
+            self._block()
+            self.lists.append(tag)
+            self.items = 0
+        elif tag == "li" and self.lists:
+            if self.items:
+                self.out.append("\n")
+            self.items += 1
+            # A nested list has no Markdown here: the candidate then fails to match.
+            self.out.append("- " if self.lists[-1] == "ul" else f"{self.items}. ")
             self.depth += 1
         elif tag == "pre":
             self._block()
@@ -134,8 +157,10 @@ class _ToBlocks(_ToMarkdown):
                 self.out.append(f"{fence}{pad}{code}{pad}{fence}")
         elif self.code is not None:
             return
-        elif tag == "p":
+        elif tag == "p" or (tag == "li" and self.lists):
             self.depth -= 1
+        elif tag in ("ul", "ol") and self.lists:
+            self.lists.pop()
         elif tag == "pre":
             self.pre = False
         elif tag in _MARKS:
@@ -194,7 +219,7 @@ class _Shape(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         kept = sorted(
-            (name, value or "")
+            (name, unquote(value or "") if name == "src" else value or "")
             for name, value in attrs
             if not (name == "rel" or (name == "alt" and not value))
         )
@@ -210,11 +235,79 @@ class _Shape(HTMLParser):
         self.items.append(("#", data))
 
 
+_LAYOUT_TAGS = frozenset({"ul", "ol", "li", "p", "div", "blockquote", "table", "tr", "td", "th"})
+
+
 def _shape(html: str) -> list[tuple[str, ...]]:
     parser = _Shape()
     parser.feed(html)
     parser.close()
-    return parser.items
+    items = parser.items
+
+    def layout(i: int) -> bool:
+        return 0 <= i < len(items) and items[i][0] in "</" and items[i][1] in _LAYOUT_TAGS
+
+    # White space between block elements (a list's line breaks) shows nothing.
+    return [
+        item
+        for i, item in enumerate(items)
+        if not (item[0] == "#" and not item[1].strip() and (layout(i - 1) or layout(i + 1)))
+    ]
+
+
+# The attributes the sanitiser keeps on the inline tags a card file may hold.
+_KEPT_ATTRIBUTES = {"a": ("href", "title")}
+
+
+def _kept_starttag(tag: str, attrs: list[tuple[str, str | None]], written: str) -> str:
+    names = _KEPT_ATTRIBUTES.get(tag, ())
+    if all(name in names for name, _ in attrs):
+        return written
+    kept = "".join(f' {name}="{escape(value or "")}"' for name, value in attrs if name in names)
+    return f"<{tag}{kept}>"
+
+
+class _Losses(HTMLParser):
+    """What building the card file's text drops from a field: attributes the sanitiser
+    removes, and tags the card format has no form for, each with the text it applies to."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self.waiting: list[str] = []  # losses that name the text that follows
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        kept = {"img": ("src", "alt", "title"), **_KEPT_ATTRIBUTES}.get(tag, ())
+        dropped = [f'{n}="{v}"' if v is not None else n for n, v in attrs if n not in kept]
+        if tag == "img":
+            if dropped:
+                src = unquote(dict(attrs).get("src") or "")
+                self.found.append(f"{' '.join(dropped)} of the picture {src}")
+            return
+        if tag in _BLOCKS or tag in ("ul", "ol"):
+            self.waiting.append(f"the <{tag}> element (a line break instead)")
+        elif tag not in RAW_TAGS and tag not in _MARKS:
+            self.waiting.append(f"the <{tag}> element (its text stays)")
+        elif dropped:
+            self.waiting.append(f"{' '.join(dropped)} of <{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        if self.waiting and data.strip():
+            shown = " ".join(data.split())
+            self.found += [f'{what} around "{shown[:40]}"' for what in self.waiting]
+            self.waiting = []
+
+    def close(self) -> None:
+        super().close()
+        self.found += self.waiting
+
+
+def markup_losses(html: str) -> list[str]:
+    """What of Anki field ``html`` the card file cannot hold (for a warning), in words."""
+    parser = _Losses()
+    parser.feed(html)
+    parser.close()
+    return list(dict.fromkeys(parser.found))
 
 
 def _rendered(markdown: str, cloze: bool) -> str:
@@ -254,5 +347,28 @@ def shown_text(html: str) -> str:
 
 
 def plain_html(text: str) -> str:
-    """``text`` (no markup) as the HTML Anki stores."""
-    return escape(text, quote=False)
+    """``text`` (no markup) as the HTML Anki stores: a line break becomes ``<br>``, as
+    Anki's own import of a text file without HTML makes it."""
+    return escape(text, quote=False).replace("\n", "<br>")
+
+
+def hard_breaks(markdown: str) -> str:
+    """``markdown`` (a spreadsheet cell) with each line break that would render as a
+    space made a hard break (a backslash at the line's end), so that the card shows the
+    lines as the spreadsheet did. Line breaks that already mean something (between list
+    items, paragraphs, in a code block) stay as they are."""
+    if "\n" not in markdown:
+        return markdown
+    lines = markdown.split("\n")
+    done = lines[0]
+    for i in range(1, len(lines)):
+        rest = "\n".join(lines[i:])
+        soft, hard = f"{done}\n{rest}", f"{done}\\\n{rest}"
+        before, after = _rendered(soft, False), _rendered(hard, False)
+        # Accepted only where the backslash adds one <br> and changes nothing else.
+        added = after.count("<br>") == before.count("<br>") + 1
+        if added and after.replace("<br>\n", "\n") == before.replace("<br>\n", "\n"):
+            done = f"{done}\\\n{lines[i]}"
+        else:
+            done = f"{done}\n{lines[i]}"
+    return done

@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from ..render import RenderedDeck
 from .yamlout import notes_yaml
 
-__all__ = ["NotesImport", "NotesPlan", "TypeReport", "plan_notes", "write_notes"]
+__all__ = [
+    "NotesImport",
+    "NotesPlan",
+    "TypeReport",
+    "plan_notes",
+    "subdeck_warning",
+    "write_notes",
+]
 
 IN_PLACE_HINT = (
     "Anki's text export does not carry its note types, so re-importing the built package "
@@ -33,6 +40,16 @@ IN_PLACE_HINT = (
     "as they are (no duplicates, review history untouched). To get edits updated in place, "
     "export the deck as an .apkg and import that instead"
 )
+
+
+def subdeck_warning(source: str, others: int, deck: str) -> Problem:
+    """The card format has one deck per file: notes of subdecks land in the main one."""
+    return Problem(
+        source,
+        None,
+        f"warning: {others} {'note is' if others == 1 else 'notes are'} in other decks than "
+        f"'{deck}' (subdecks); the card file holds them all in '{deck}'",
+    )
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,15 @@ a tab for ``.tsv``.
 from __future__ import annotations
 
 import csv
+import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DeckError, Problem
 from ..load import MAX_FILE_BYTES
-from .base import CardNote, parse_answer
+from .base import CardNote, choice_problems, parse_answer
+from .html_markdown import hard_breaks
 from .notes_plan import NotesImport, TypeReport
 
 __all__ = ["read_spreadsheet"]
@@ -60,8 +63,8 @@ def read_spreadsheet(path: Path) -> NotesImport:
             delimiter = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|").delimiter
         except csv.Error:
             delimiter = ","
-    reader = csv.reader(text.split("\n"), delimiter=delimiter)
-    header = next(reader, [])
+    rows = _rows(text, delimiter)
+    _, header = next(rows, (1, []))
     columns = [" ".join(name.split()).casefold() for name in header]
     kind = _layout(columns)
     if kind is None:
@@ -72,24 +75,23 @@ def read_spreadsheet(path: Path) -> NotesImport:
     result = NotesImport("spreadsheet", str(path), path.stem, warnings=warnings)
     problems: list[Problem] = []
     choices = [i for i, name in enumerate(columns) if kind == "mcq" and _CHOICE.match(name)]
-    for row in reader:
-        line = reader.line_num
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
-        cell = {name: (row[i].strip() if i < len(row) else "") for i, name in enumerate(columns)}
+        cell = {
+            name: hard_breaks(row[i].strip()) if i < len(row) else ""
+            for i, name in enumerate(columns)
+        }
         note = CardNote(
             kind, line, f"row {line}", {}, tags=re.split(r"[\s,;]+", cell.get("tags", ""))
         )
         note.tags = [tag for tag in note.tags if tag]
         if kind == "mcq":
             note.fields = {"question": cell["question"], "explanation": cell.get("explanation", "")}
-            note.choices = [row[i].strip() for i in choices if i < len(row) and row[i].strip()]
-            note.answer, found = parse_answer(cell["answer"], len(note.choices), str(path), line)
-            problems += found
-            if not cell["answer"]:
-                problems.append(Problem(str(path), line, f"row {line}: the answer is empty"))
-            if len(note.choices) < 2:
-                problems.append(Problem(str(path), line, f"row {line}: give at least 2 choices"))
+            note.choices = [
+                hard_breaks(row[i].strip()) for i in choices if i < len(row) and row[i].strip()
+            ]
+            problems += _choice_problems(note, cell["answer"], str(path), line)
         else:
             keys = ("front", "back") if kind == "basic" else ("text", "extra")
             note.fields = {key: cell.get(key, "") for key in keys}
@@ -102,6 +104,31 @@ def read_spreadsheet(path: Path) -> NotesImport:
     what = {"basic": "basic notes", "cloze": "cloze notes", "mcq": "multiple-choice notes"}[kind]
     result.report.append(TypeReport(f"{path.name} rows", len(result.notes), what, True))
     return result
+
+
+def _rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """Each row with the line it starts on: a quoted cell may hold line breaks."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    start = 1
+    for row in reader:
+        yield start, row
+        start = reader.line_num + 1
+
+
+def _choice_problems(note: CardNote, answer: str, file: str, line: int) -> list[Problem]:
+    """Everything wrong with a multiple-choice row's choices and answer, as the card
+    loader would find it, so that one pass reports them all."""
+    problems = []
+    if not answer:
+        problems.append(Problem(file, line, f"row {line}: the answer is empty"))
+    else:
+        note.answer, found = parse_answer(answer, len(note.choices), file, line)
+        problems += found
+    if len(note.choices) < 2:
+        problems.append(Problem(file, line, f"row {line}: give at least 2 choices"))
+    else:
+        problems += choice_problems(file, line, f"row {line}", note.choices)
+    return problems
 
 
 def _layout(columns: list[str]) -> str | None:

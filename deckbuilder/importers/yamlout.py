@@ -208,7 +208,9 @@ def notes_yaml(
             out.append("    shuffle: false")
         if note.kind == "typed" and note.match_case:
             out.append("    match_case: true")
-        if note.reverse:
+        if note.add_reverse is not None:
+            out.append(f"    add_reverse: {format_scalar(note.add_reverse, 6)}")
+        elif note.reverse:
             out.append("    reverse: true")
         if note.tags:
             out.append("    tags:")

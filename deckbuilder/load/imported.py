@@ -1,5 +1,7 @@
 """The keys a note imported from Anki carries: ``guid:`` (the identity Anki knows it by)
-and, on a basic note, ``reverse:`` (a second card, as Anki's "Basic (and reversed card)").
+and, on a basic note, ``reverse:`` (a second card, as Anki's "Basic (and reversed card)")
+or ``add_reverse:`` (the "Add Reverse" field of Anki's "Basic (optional reversed card)":
+a second card when it is not empty).
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ from ..model import Note
 from ..yamlsource import YMap, YScalar, describe
 from .fields import FieldReader
 
-__all__ = ["GUID_RE", "read_flag", "read_guid", "repeated_guids"]
+__all__ = ["GUID_RE", "read_flag", "read_guid", "read_reverse", "repeated_guids"]
 
 # What Anki writes as a GUID (base-91 text, ten characters or so): printable, no spaces.
 # Anki accepts longer ones from other tools; 100 characters leave room for those.
 GUID_RE = re.compile(r"[!-~]{1,100}\Z")
+# A field Anki counts as empty when it decides which cards a note has (rslib's
+# field_is_empty): nothing but white space and line-break or div tags.
+_ANKI_EMPTY = re.compile(r"(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
 
 
 def read_guid(fields: FieldReader, item: YMap) -> str:
@@ -47,6 +52,25 @@ def read_flag(fields: FieldReader, item: YMap, key: str) -> bool:
         return value.raw.lower() in ("true", "yes", "on", "y")
     fields.problem(value.line, f"'{key}' must be true or false, not {describe(value)}")
     return False
+
+
+def read_reverse(fields: FieldReader, item: YMap) -> tuple[bool, str | None]:
+    """A basic note's (second card?, ``add_reverse:`` text or None)."""
+    value = item.get("add_reverse")
+    if value is None:
+        return read_flag(fields, item, "reverse"), None
+    if item.get("reverse") is not None:
+        fields.problem(
+            value.line,
+            "give 'reverse' or 'add_reverse', not both: 'add_reverse' is the \"Add Reverse\" "
+            'field of Anki\'s "Basic (optional reversed card)", and the second card is made '
+            "when it is not empty",
+        )
+    if not isinstance(value, YScalar):
+        fields.problem(value.line, f"'add_reverse' must be text, not {describe(value)}")
+        return False, None
+    text = "" if value.is_null else value.raw
+    return not _ANKI_EMPTY.match(text), text
 
 
 def repeated_guids(fields: FieldReader, notes: Sequence[Note]) -> None:

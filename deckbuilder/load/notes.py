@@ -14,7 +14,7 @@ from .. import cloze
 from ..model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
 from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
 from .fields import ID_RE, FieldReader, is_null, suggest, visible
-from .imported import read_flag, read_guid, repeated_guids
+from .imported import read_guid, read_reverse, repeated_guids
 from .optouts import read_lint_opt_outs, read_pins
 from .typed import TYPED_KEYS, read_typed
 
@@ -35,7 +35,7 @@ COMMON_NOTE_KEYS = ("id", "type", "tags", "guid", "lint")
 NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
     NoteKind.MCQ: ("question", "choices", "answer", "explanation", "shuffle"),
     NoteKind.CLOZE: ("text", "extra"),
-    NoteKind.BASIC: ("front", "back", "reverse"),
+    NoteKind.BASIC: ("front", "back", "reverse", "add_reverse"),
     NoteKind.TYPED: TYPED_KEYS,  # needs 'type: typed': its keys are also a question's
 }
 ALL_NOTE_KEYS = COMMON_NOTE_KEYS + tuple(k for keys in NOTE_KEYS.values() for k in keys)
@@ -131,11 +131,13 @@ def _read_note(fields: FieldReader, item: YValue, first_line: dict[str, int]) ->
     elif kind is NoteKind.TYPED:
         note = read_typed(fields, item, common)
     else:
+        reverse, add_reverse = read_reverse(fields, item)
         note = BasicNote(
             **common,
             front=fields.text(item, "front", required=True),
             back=fields.text(item, "back", required=True),
-            reverse=read_flag(fields, item, "reverse"),
+            reverse=reverse,
+            add_reverse=add_reverse,
         )
     fields.note_id = None
     return note if len(fields.problems) == before else None

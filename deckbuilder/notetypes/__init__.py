@@ -15,7 +15,7 @@ from importlib import resources
 
 from ..model import NoteKind
 
-__all__ = ["NoteTypeSpec", "note_type"]
+__all__ = ["OWN_KINDS", "NoteTypeSpec", "note_type"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,9 @@ _IDS = {
     # As TYPED's, from "deckbuilder", "note type", "basic-reversed".
     NoteKind.BASIC_REVERSED: 2101222362487115,
 }
+# The kinds with a note type of deckbuilder's own (Anki's "Basic (optional reversed card)"
+# is only ever carried from a collection).
+OWN_KINDS: tuple[NoteKind, ...] = tuple(_IDS)
 _NAMES = {
     NoteKind.MCQ: ("deckbuilder Multiple Choice", "Multiple choice"),
     NoteKind.CLOZE: ("deckbuilder Cloze", "Cloze"),

@@ -20,7 +20,14 @@ from ..errors import DeckError
 from ..model import BasicNote, Note, NoteKind
 from . import NoteTypeSpec, note_type
 
-__all__ = ["SIDECAR_SUFFIX", "carried_json", "read_carried", "sidecar_path", "spec_for"]
+__all__ = [
+    "SIDECAR_SUFFIX",
+    "carried_json",
+    "read_carried",
+    "sidecar_path",
+    "spec_fields",
+    "spec_for",
+]
 
 SIDECAR_SUFFIX = ".notetypes.json"
 # The kinds a carried note type may take: those whose fields render in Anki's stock order.
@@ -28,6 +35,7 @@ CARRIED_KINDS = {
     NoteKind.BASIC: 2,
     NoteKind.BASIC_REVERSED: 2,
     NoteKind.CLOZE: 2,
+    NoteKind.BASIC_OPTIONAL_REVERSED: 3,  # Front, Back and Add Reverse
 }
 _ABOUT = (
     "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
@@ -42,15 +50,35 @@ def sidecar_path(card_file: Path) -> Path:
 
 
 def spec_kind(note: Note) -> NoteKind:
-    """The note type kind a note is built with: a reversed basic note has its own."""
-    if isinstance(note, BasicNote) and note.reverse:
-        return NoteKind.BASIC_REVERSED
+    """The note type kind a note is built with: a reversed basic note has its own, and a
+    note with ``add_reverse:`` Anki's "Basic (optional reversed card)"."""
+    if isinstance(note, BasicNote):
+        if note.add_reverse is not None:
+            return NoteKind.BASIC_OPTIONAL_REVERSED
+        if note.reverse:
+            return NoteKind.BASIC_REVERSED
     return note.kind
 
 
 def spec_for(note: Note, carried: Mapping[NoteKind, NoteTypeSpec]) -> NoteTypeSpec:
     kind = spec_kind(note)
-    return carried.get(kind) or note_type(kind)
+    found = carried.get(kind)
+    if found is not None:
+        return found
+    if kind is NoteKind.BASIC_OPTIONAL_REVERSED:
+        # Without the collection's note type (no sidecar file), deckbuilder's own: the
+        # same cards.
+        assert isinstance(note, BasicNote)
+        return note_type(NoteKind.BASIC_REVERSED if note.reverse else NoteKind.BASIC)
+    return note_type(kind)
+
+
+def spec_fields(note: Note, spec: NoteTypeSpec, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """A note's rendered ``fields`` as ``spec`` takes them: the "Add Reverse" field of
+    Anki's "Basic (optional reversed card)" follows its front and back, as it was."""
+    if spec.kind is NoteKind.BASIC_OPTIONAL_REVERSED and isinstance(note, BasicNote):
+        return (*fields, note.add_reverse or "")
+    return fields
 
 
 def carried_json(specs: Mapping[NoteKind, NoteTypeSpec]) -> str:
