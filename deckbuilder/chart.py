@@ -380,10 +380,11 @@ def sweep_svg(p: DeckPreview) -> str:
     if sw is None:
         return ""
     points = sw.points
-    steps = len(points) - 1
     first, last = points[0].retention, points[-1].retention
-    minutes = _Panel(0, steps, _nice_max(max(q.minutes for q in points)))
-    memorized = _Panel(1, steps, float(max(p.deck.card_count, 1)), shift=24)
+    # Each retention sits in the middle of its own step, as each day of the forecast
+    # does: a mark at the first or last retention stays clear of the panel's edge.
+    minutes = _Panel(0, len(points), _nice_max(max(q.minutes for q in points)))
+    memorized = _Panel(1, len(points), float(max(p.deck.card_count, 1)), shift=24)
     height = memorized.y1 + 30
     title = (
         f"Retention sweep of {p.deck.name}: study minutes and cards memorized in "
@@ -407,7 +408,7 @@ def sweep_svg(p: DeckPreview) -> str:
         )
         out.extend(_grid(panel))
         values = [getattr(q, series) for q in points]
-        line = " ".join(f"{panel.x(i):.2f},{panel.y(v):.2f}" for i, v in enumerate(values))
+        line = " ".join(f"{panel.x(i + 0.5):.2f},{panel.y(v):.2f}" for i, v in enumerate(values))
         out.append(
             f'<polyline data-series="{series}" points="{line}" fill="none" '
             f'stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'
@@ -415,15 +416,16 @@ def sweep_svg(p: DeckPreview) -> str:
         for name, retention in (("current", sw.current), ("optimal", sw.optimal_retention)):
             if not first - 1e-9 <= retention <= last + 1e-9:
                 continue  # a what-if retention outside the sweep has no point on it
-            x = panel.x((retention - first) * 100)
+            x = panel.x((retention - first) * 100 + 0.5)
+            shown = f"{retention:.2f}" if round(retention, 2) == retention else f"{retention:g}"
             dash = ' stroke-dasharray="6 4"' if name == "current" else ""
             out.append(
-                f'<g class="mark" data-mark="{name}" data-retention="{retention:.2f}">'
+                f'<g class="mark" data-mark="{name}" data-retention="{shown}">'
                 f'<line x1="{x:.2f}" y1="{panel.y0}" x2="{x:.2f}" y2="{panel.y1}" '
                 f'stroke="{TEXT_COLOUR}" stroke-width="1.5"{dash}/>'
                 + (
                     f'<text x="{x + 4:.2f}" y="{panel.y0 + 14}" fill="{TEXT_COLOUR}" '
-                    f'class="label">{name} {retention:.2f}</text>'
+                    f'class="label">{name} {shown}</text>'
                     if panel is minutes
                     else ""
                 )

@@ -343,7 +343,7 @@ def preview_page(rd: RenderedDeck, p: DeckPreview, warnings: list[Problem] | Non
 <h2 id="cards">Cards</h2>
 <p class="hint">Each side is shown as Anki renders it, with the note type's CSS and scripts.
 Multiple-choice cards: pick on the front, then Flip to see the verdict on the back.
-Typed-answer cards: type on the front, then Flip.
+Typed-answer cards: type on the front, then press Enter or Flip.
 Math is drawn here from MathML; Anki draws it with MathJax, so fonts and spacing may differ a little.</p>
 <div class="card-list">
 {chr(10).join(cards)}

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from .errors import Problem
 from .model import Deck
 from .preview_settings import (
     DEFAULT_DAYS,
     DEFAULT_SEED,
     deck_settings,
     retention_warning,
+    settings_for,
     settings_from_options,
 )
 from .schedule import (
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DeckPreview",
     "Questions",
+    "build_previews",
     "build_summary",
     "deck_settings",
     "figure",
@@ -58,6 +61,35 @@ __all__ = [
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:
     """The forecast summary ``build`` shows for a deck of ``cards`` cards."""
     return summarize(forecast(cards, settings, DEFAULT_DAYS, seed=DEFAULT_SEED))
+
+
+def build_previews(
+    decks: Sequence[Deck],
+) -> tuple[dict[str, tuple[str, dict[str, Any]]], list[Problem]]:
+    """What ``build`` shows of each deck's preview: deck key -> (its line, its JSON
+    summary), and the warnings about the study blocks. A history the preview cannot use
+    is a warning here, and the line uses the default parameters: the package does not
+    depend on it."""
+    out = {}
+    warnings: list[Problem] = []
+    # The languages of a deck have the same cards and settings: one forecast for all.
+    summaries: dict[tuple[int, PreviewSettings], Summary] = {}
+    for deck in decks:
+        chosen = settings_for(deck, strict=False)
+        warnings += chosen.warnings
+        key = (deck.card_count, chosen.settings)
+        if key not in summaries:
+            summaries[key] = build_summary(deck.card_count, chosen.settings)
+        line = f"preview {deck.name}: {summary_line(summaries[key])}"
+        if chosen.study is not None:
+            own = chosen.study
+            line += (
+                " (default FSRS parameters: the study block's history cannot be used)"
+                if own.warning is not None
+                else f" (FSRS parameters {own.origin})"
+            )
+        out[deck.key] = (line, summaries[key].as_dict())
+    return out, list(dict.fromkeys(warnings))
 
 
 @dataclass(frozen=True)
@@ -256,10 +288,27 @@ def _ladder_row(values: Sequence[int]) -> str:
 def _settings_line(p: DeckPreview) -> str:
     s = p.settings
     limit = "no review limit" if s.review_limit is None else f"review limit {s.review_limit}/day"
+    if p.exam is not None:
+        plan = p.exam
+        return (
+            f"retention {s.desired_retention:g}, {plan.new_per_day} new/day, {limit}, "
+            f"{_days(plan.days)} to the exam"
+        )
     return (
         f"retention {s.desired_retention:g}, {s.new_per_day} new/day, {limit}, "
         f"{p.forecast.days} days"
     )
+
+
+def _forecast_heading(p: DeckPreview, width: int) -> str:
+    if p.exam is not None:
+        plan = p.exam
+        return (
+            f"Forecast to the exam, day 1 ({plan.start.isoformat()}) to day {plan.days} "
+            f"({plan.exam.isoformat()}), {plan.new_per_day} new/day "
+            f"({_per_mark(plan.days, width)})"
+        )
+    return f"Forecast, day 1 to day {p.forecast.days} ({_per_mark(p.forecast.days, width)})"
 
 
 def _per_mark(days: int, width: int) -> str:
@@ -294,8 +343,10 @@ def summary_line(sm: Summary) -> str:
 
 
 def report(p: DeckPreview, width: int = 60) -> str:
-    """The full text preview of one deck: ladder, forecast chart, summary."""
-    sm, fc, lad = p.summary, p.forecast, p.ladder
+    """The full text preview of one deck: ladder, forecast chart, summary. With an exam
+    plan, the chart and summary are those of its forecast, from the start to exam day."""
+    lad = p.ladder
+    sm, fc = (p.summary, p.forecast) if p.exam is None else (p.exam.summary, p.exam.forecast)
     lines = [
         f"{p.deck.name}  ({p.deck.source})  {sm.cards} cards",
         f"  {_settings_line(p)}",
@@ -307,7 +358,7 @@ def report(p: DeckPreview, width: int = 60) -> str:
         f"  Easy         {_ladder_row(lad.easy)}",
         f"  Again, Good  {_ladder_row(lad.again_good)}",
         "",
-        f"Forecast, day 1 to day {fc.days} ({_per_mark(fc.days, width)})",
+        _forecast_heading(p, width),
     ]
     memorized_end = f"{figure(sm.memorized_end)} of {fc.cards} on day {fc.days}"
     series: list[tuple[str, Sequence[float], float | None, str]] = [
@@ -325,7 +376,7 @@ def report(p: DeckPreview, width: int = 60) -> str:
         from .schedule.plan_report import exam_lines, sweep_lines
 
         if p.sweep is not None:
-            lines += ["", *sweep_lines(p.sweep, sm.cards, fc.days)]
+            lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
         if p.exam is not None:
             lines += ["", *exam_lines(p.exam)]
     return "\n".join(lines)

@@ -6,6 +6,7 @@ Library code: every wrong value is a one-line UsageError or a DeckError at its l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,12 +24,15 @@ __all__ = [
     "DEFAULT_DAYS",
     "DEFAULT_SEED",
     "MAX_DAYS",
+    "DeckSettings",
     "StudyParameters",
     "deck_settings",
     "fitted_text",
     "retention_warning",
+    "settings_for",
     "settings_from_options",
     "study_block_parameters",
+    "study_warnings",
 ]
 
 DEFAULT_DAYS = 365
@@ -162,12 +166,59 @@ def _run_problems(days: int, seed: int) -> list[str]:
 def deck_settings(
     deck: Deck, overrides: dict[str, Any] | None = None, *, study_parameters: bool = True
 ) -> tuple[PreviewSettings, str]:
-    """The settings a deck is previewed with, and a sentence saying where they come from:
-    the deck's ``study:`` block, with Anki's defaults (:class:`StudySettings`) for what
-    it leaves out; a deck with no study block gets all of Anki's defaults, the preset
-    Anki gives it on import. Options given on the command line win over both, and
-    ``study_parameters=False`` leaves out the block's ``params``/``history`` (the
-    command line's ``--history`` names the parameters then)."""
+    """The settings a deck is previewed with, and a sentence saying where they come from
+    (see :func:`settings_for`); ``study_parameters=False`` leaves out the study block's
+    ``params``/``history``."""
+    chosen = settings_for(deck, overrides, use_study_parameters=study_parameters)
+    return chosen.settings, chosen.origin
+
+
+@dataclass(frozen=True)
+class StudyParameters:
+    """The FSRS parameters a deck's study block names, and where they come from."""
+
+    parameters: tuple[float, ...]
+    origin: str  # for people: "from the study block", "fitted from 812 reviews in ..."
+    source: dict[str, Any]  # for --json: the history, its reviews, whether it was fitted
+    # Why the block's history gave the defaults (too short, or not a history build can
+    # read): a warning at its line.
+    warning: Problem | None = None
+
+
+@dataclass(frozen=True)
+class DeckSettings:
+    """The settings one deck is previewed with, and where they come from."""
+
+    settings: PreviewSettings
+    origin: str  # a sentence for people
+    parameters_from: dict[str, Any]  # for --json: where the FSRS parameters come from
+    study: StudyParameters | None = None  # the study block's, when they are the ones used
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        warning = self.study.warning if self.study is not None else None
+        return () if warning is None else (warning,)
+
+
+def settings_for(
+    deck: Deck,
+    overrides: dict[str, Any] | None = None,
+    history: tuple[Path, FittedParameters] | None = None,
+    *,
+    use_study_parameters: bool = True,
+    strict: bool = True,
+) -> DeckSettings:
+    """The settings a deck is previewed with: the deck's ``study:`` block, with Anki's
+    defaults (:class:`StudySettings`) for what it leaves out; a deck with no study block
+    gets all of Anki's defaults, the preset Anki gives it on import. Options given on
+    the command line win over both.
+
+    The FSRS parameters come from the first of: ``--params`` (in ``overrides``), the
+    parameters fitted from ``--history`` (its path and fit), the study block's
+    ``params`` or ``history`` (unless ``use_study_parameters`` is False), the defaults.
+    ``strict``: a study-block history that cannot be read is a DeckError at its line
+    (the preview); otherwise a warning, and the defaults (build and check, for which
+    the preview is not the point)."""
     overrides = overrides or {}
     if deck.study is not None:
         study = deck.study
@@ -181,28 +232,25 @@ def deck_settings(
         options = ", ".join(OPTION_NAMES.get(k, k) for k in overrides)
         origin += f", with {options} from the command line"
     settings = PreviewSettings.from_study(study, **overrides)
-    own = (
-        study_block_parameters(deck) if study_parameters and "parameters" not in overrides else None
-    )
-    if own is not None:
-        settings = settings.with_values(parameters=own.parameters)
-        origin += f"; parameters {own.origin}"
-    return settings, origin
+    if "parameters" in overrides:
+        return DeckSettings(settings, origin, {"option": "--params"})
+    if history is not None:
+        path, fitted = history
+        source = {"history": str(path), "reviews": fitted.reviews, "fitted": fitted.fitted}
+        settings = settings.with_values(parameters=fitted.parameters)
+        return DeckSettings(settings, f"{origin}; parameters {fitted_text(fitted, path)}", source)
+    own = study_block_parameters(deck, strict=strict) if use_study_parameters else None
+    if own is None:
+        return DeckSettings(settings, origin, {"defaults": True})
+    settings = settings.with_values(parameters=own.parameters)
+    return DeckSettings(settings, f"{origin}; parameters {own.origin}", own.source, own)
 
 
-@dataclass(frozen=True)
-class StudyParameters:
-    """The FSRS parameters a deck's study block names, and where they come from."""
-
-    parameters: tuple[float, ...]
-    origin: str  # for people: "from the study block", "fitted from 812 reviews in ..."
-    source: dict[str, Any]  # for --json: the history, its reviews, whether it was fitted
-
-
-def study_block_parameters(deck: Deck) -> StudyParameters | None:
+def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameters | None:
     """The parameters of the deck's study block: its ``params``, else those fitted from
-    its ``history`` (the defaults when the history is too short to fit); None when it
-    names neither. A history that cannot be read is a DeckError at its line."""
+    its ``history`` (the defaults, with a warning, when the history is too short to
+    fit); None when it names neither. A history that cannot be read is a DeckError at
+    its line, or with ``strict=False`` a warning there and the defaults."""
     study = deck.study
     if study is None:
         return None
@@ -211,16 +259,37 @@ def study_block_parameters(deck: Deck) -> StudyParameters | None:
         return StudyParameters(study.parameters, "from the study block", {"study_block": where})
     if study.history is None:
         return None
-    from .schedule.history import HistoryError
+    from .schedule.history import HistoryError, too_few_reviews
+    from .schedule.settings import DEFAULT_PARAMETERS
+
+    path = study.history
+
+    def warning(text: str) -> Problem:
+        return Problem(str(deck.source), study.history_line, f"warning: 'history' {text}")
 
     try:
-        fitted = _fit(study.history)
+        fitted = _fit(path)
     except HistoryError as exc:
-        raise DeckError(
-            [Problem(str(deck.source), study.history_line, f"'history': {exc}")]
-        ) from None
-    source = {"history": str(study.history), "reviews": fitted.reviews, "fitted": fitted.fitted}
-    return StudyParameters(fitted.parameters, fitted_text(fitted, study.history), source)
+        if strict:
+            raise DeckError(
+                [Problem(str(deck.source), study.history_line, f"'history': {exc}")]
+            ) from None
+        return StudyParameters(
+            DEFAULT_PARAMETERS,
+            f"the defaults ({path} cannot be read)",
+            {"history": str(path), "reviews": 0, "fitted": False},
+            warning(f"cannot be used: {exc}; the preview uses the default parameters"),
+        )
+    source = {"history": str(path), "reviews": fitted.reviews, "fitted": fitted.fitted}
+    told = None if fitted.fitted else warning(f"{path}: {too_few_reviews(fitted, path)}")
+    return StudyParameters(fitted.parameters, fitted_text(fitted, path), source, told)
+
+
+def study_warnings(decks: Sequence[Deck]) -> list[Problem]:
+    """What ``build`` warns about the study blocks of ``decks`` (a history it cannot read
+    or fit from), once per card file: ``check`` says it too."""
+    found = (settings_for(deck, strict=False).warnings for deck in decks)
+    return list(dict.fromkeys(w for warnings in found for w in warnings))
 
 
 def fitted_text(fitted: FittedParameters, history: Path) -> str:

@@ -78,13 +78,57 @@ def test_preview_exam_json(cli: CliRun, project: Any) -> None:
     assert exam["new_per_day_needed"] == 1
     assert len(exam["reviews_last_week"]) == 7
     assert 0 < exam["memorized_on_exam"] <= json.loads(run.out)["cards"]
+    # The forecast to exam day with the plan's new cards a day, day by day.
+    forecast = exam["forecast"]
+    for series in ("reviews", "new", "minutes", "memorized"):
+        assert len(forecast[series]) == 59, series
+    assert forecast["new"][:3] == [1.0, 1.0, 1.0]  # the plan's 1 a day, not the deck's 10
+    assert forecast["memorized"][-1] == exam["memorized_on_exam"]
+    assert forecast["reviews"][-7:] == exam["reviews_last_week"]
+    assert exam["summary"]["days"] == 59
 
 
-def test_preview_exam_impossible_is_said_plainly(cli: CliRun, project: Any) -> None:
-    run = cli("preview", "cards/", "--exam", "2025-01-05", "--start", "2025-01-02")
+def test_preview_exam_text_shows_the_forecast_to_exam_day(cli: CliRun, project: Any) -> None:
+    """The chart and summary are those of the plan: 1 new card a day over the 59 days
+    to the exam, not the deck's 10 a day over 365 days."""
+    run = cli("preview", "cards/", "--exam", "2025-03-01", "--start", "2025-01-02")
     assert run.code == 0, run.err
-    assert "Impossible: no number of new cards a day" in run.out
-    assert "too few days before the exam" in run.out
+    assert "1 new/day, review limit 100/day, 59 days to the exam" in run.out
+    assert "Forecast to the exam, day 1 (2025-01-02) to day 59 (2025-03-01), 1 new/day" in run.out
+    assert "in all 59 days" in run.out and "365 days" not in run.out
+    assert "all cards introduced  by day 21" in run.out
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ("--exam", "2026-03-01", "--start", "2026-02-27"),
+            "every card 7 days before the exam means before the first study day, 2026-02-27; "
+            "a lead of at most 2 days (--lead), or an exam on 2026-03-06 or later, makes it "
+            "possible",
+        ),
+        (
+            ("--exam", "2026-03-01", "--start", "2026-01-01", "--lead", "70"),
+            "a lead of at most 59 days (--lead), or an exam on 2026-03-12 or later",
+        ),
+        (
+            ("--exam", "2026-03-01", "--start", "2026-01-01", "--review-limit", "0"),
+            "the review limit leaves too few new cards a day to introduce every card 7 days "
+            "before the exam; a higher review limit (--review-limit) makes it possible",
+        ),
+    ],
+)
+def test_preview_exam_impossible_says_why_and_what_would_do(
+    cli: CliRun, project: Any, args: tuple[str, ...], says: str
+) -> None:
+    run = cli("preview", "cards/", *args)
+    assert run.code == 0, run.err
+    (said,) = [line for line in run.out.splitlines() if line.startswith("  Impossible: ")]
+    assert says in said
+    assert "introduced by day 0" not in run.out and "by day -" not in run.out
+    assert "new/day instead:" in run.out  # the forecast is not the plan
+    assert "new cards a day needed" not in run.out
 
 
 @pytest.mark.parametrize(

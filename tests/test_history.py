@@ -229,7 +229,9 @@ def test_preview_history_uses_the_fitted_parameters_and_params_wins(
     given = ",".join(map(str, DEFAULT_PARAMETERS))
     both = json.loads(cli("preview", "cards/", "--history", path, "--params", given, "--json").out)
     assert both["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
-    assert "parameters_from" not in both
+    assert both["parameters_from"] == {"option": "--params"}
+    told = cli("preview", "cards/", "--history", path, "--params", given, "--days", "30")
+    assert f"Note: --history {path} is not used: --params gives the parameters" in told.err
 
 
 DAY = 86_400_000
@@ -349,6 +351,35 @@ def test_study_block_history_is_fitted_for_preview_and_build(tmp_path: Path, cli
     assert wins["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
     built = cli("build", deck, "--out", tmp_path / "out")
     assert built.code == 0, built.err
+    assert f"(FSRS parameters fitted from {fitted.reviews} reviews in {path})" in built.out
+    assert "'history'" not in built.err
+
+
+@pytest.mark.anki
+def test_build_and_check_warn_about_a_study_block_history_too_short_to_fit(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """Below what FSRS's optimizer needs, the defaults are used, with a warning at the
+    history's line, and build's preview line says so."""
+    col = make_history(tmp_path / "small", cards=3, per_day=1, days=40)
+    col.close()
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        "deck: D\nstudy:\n  history: small/collection.anki2\nnotes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    warning = f"{deck}:3: warning: 'history' {tmp_path / 'small' / 'collection.anki2'}: only 4"
+    for command in ("build", "check", "preview"):
+        run = (
+            cli(command, deck, "--out", tmp_path / "out")
+            if command == "build"
+            else cli(command, deck)
+        )
+        assert run.code == 0, run.err
+        assert warning in run.err, command
+        assert "the default parameters are used" in run.err
+    built = cli("build", deck, "--out", tmp_path / "out")
+    assert "(default FSRS parameters: the study block's history cannot be used)" in built.out
 
 
 def test_a_study_block_history_that_is_not_one_is_an_error_at_its_line(
@@ -364,3 +395,53 @@ def test_a_study_block_history_that_is_not_one_is_an_error_at_its_line(
     run = cli("preview", deck)
     assert run.code == 1 and "Traceback" not in run.err
     assert f"{deck}:4: 'history': " in run.err
+
+
+def test_build_and_check_warn_about_a_study_block_history_they_cannot_read(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """The history only shapes the preview: build writes the package with the default
+    parameters in its preview line, and says why on stderr; check says it too."""
+    (tmp_path / "backup.colpkg").write_bytes(b"not a collection")
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        "deck: D\nstudy:\n  new_per_day: 5\n  history: backup.colpkg\n"
+        "notes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    warning = f"{deck}:4: warning: 'history' cannot be used: {tmp_path / 'backup.colpkg'} is not"
+    built = cli("build", deck, "--out", tmp_path / "out")
+    assert built.code == 0, built.err
+    assert (tmp_path / "out" / "deck.apkg").is_file()
+    assert warning in built.err and "the preview uses the default parameters" in built.err
+    assert "(default FSRS parameters: the study block's history cannot be used)" in built.out
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(
+        "deck: D\nstudy:\n  new_per_day: 5\nnotes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    same = cli("build", plain, "--out", tmp_path / "out2")
+    assert built.out.splitlines()[0].split(" (default FSRS")[0] == same.out.splitlines()[0]
+    checked = cli("check", deck)
+    assert checked.code == 0 and warning in checked.err
+    as_json = cli("build", deck, "--out", tmp_path / "out3", "--json")
+    assert as_json.code == 0 and warning in as_json.err
+    json.loads(as_json.out)
+
+
+def test_an_apkg_without_scheduling_says_how_to_export_one_with_it(
+    tmp_path: Path, cli: CliRun, project: Path
+) -> None:
+    built = cli("build", "cards/", "--lang", "en", "--out", tmp_path / "out", "--no-preview")
+    assert built.code == 0, built.err
+    (package,) = (tmp_path / "out").glob("*.apkg")
+    run = cli("preview", "cards/", "--history", package, "--days", "30")
+    assert run.code == 0, run.err
+    assert "the package holds no review history" in run.err
+    assert '"Include scheduling information"' in run.err
+    assert "only 0 long-term reviews" not in run.err
+
+
+def test_a_history_that_is_a_folder_says_so(tmp_path: Path, cli: CliRun, project: Path) -> None:
+    run = cli("preview", "cards/", "--history", tmp_path)
+    assert run.code == 1 and f"--history: {tmp_path} is a folder" in run.err

@@ -93,6 +93,7 @@ def test_retention_changes_the_ladder(project: Path, cli: CliRun) -> None:
 def without_origin(text: str) -> dict[str, object]:
     data: dict[str, object] = json.loads(text)
     data.pop("settings_from")
+    data.pop("parameters_from")  # {"defaults": true} or {"option": "--params"}
     return data
 
 
@@ -102,6 +103,9 @@ def test_params_as_text_or_file(project: Path, cli: CliRun) -> None:
     assert without_origin(cli("preview", "--json", "--params", shown).out) == default
     (project / "params.txt").write_text(shown + "\n", encoding="utf-8")
     assert without_origin(cli("preview", "--json", "--params", "params.txt").out) == default
+    given = json.loads(cli("preview", "--json", "--params", "params.txt").out)
+    assert given["parameters_from"] == {"option": "--params"}
+    assert json.loads(cli("preview", "--json").out)["parameters_from"] == {"defaults": True}
     slower = list(DEFAULT_PARAMETERS)
     slower[2] = 1.0  # initial stability after Good: 1 day
     changed = json.loads(cli("preview", "--json", "--params", ",".join(map(str, slower))).out)

@@ -66,6 +66,27 @@ def test_marks_sit_at_the_current_and_optimal_retention(deck: Path) -> None:
     current_x = re.search(r'data-mark="current"[^>]*><line x1="([0-9.]+)"', svg)
     assert current_x is not None
     assert float(current_x.group(1)) == pytest.approx(xs[SWEEP_RETENTIONS.index(0.85)], abs=0.01)
+    optimal_x = re.search(r'data-mark="optimal"[^>]*><line x1="([0-9.]+)"', svg)
+    assert optimal_x is not None
+    optimal_index = SWEEP_RETENTIONS.index(round(p.sweep.optimal_retention, 2))
+    assert float(optimal_x.group(1)) == pytest.approx(xs[optimal_index], abs=0.01)
+
+
+def test_a_mark_at_the_first_retention_stands_clear_of_the_axis(deck: Path) -> None:
+    """The optimum is often 0.70, the first retention: drawn on the panel's left edge,
+    where the grid lines and value labels are, it could not be seen."""
+    from deckbuilder.chart import LEFT
+
+    _, p = _preview(deck, sweep=True, desired_retention=0.7)
+    xs = re.findall(r'data-mark="\w+" data-retention="0.70"><line x1="([0-9.]+)"', sweep_svg(p))
+    assert xs and all(float(x) > LEFT + 5 for x in xs)
+
+
+def test_a_retention_between_two_steps_is_marked_where_it_lies(deck: Path) -> None:
+    _, p = _preview(deck, sweep=True, desired_retention=0.855)
+    svg = sweep_svg(p)
+    assert 'data-mark="current" data-retention="0.855"' in svg
+    assert "current 0.855</text>" in svg
 
 
 def test_a_what_if_retention_outside_the_sweep_has_no_mark(deck: Path) -> None:

@@ -385,9 +385,29 @@ def test_preview_and_build_use_the_study_blocks_params(tmp_path: Path, cli: CliR
     given = ",".join(map(str, plain["settings"]["parameters"]))
     wins = json.loads(cli("preview", deck, "--json", "--params", given, "--days", "60").out)
     assert wins["settings"]["parameters"] == plain["settings"]["parameters"]
-    assert "parameters_from" not in wins
+    assert wins["parameters_from"] == {"option": "--params"}
     built = json.loads(cli("build", deck, "--out", tmp_path / "out", "--json").out)
     built_plain = json.loads(
         cli("build", deck_with(tmp_path / "q", ""), "--out", tmp_path / "o2", "--json").out
     )
     assert built["decks"][0]["preview"] != built_plain["decks"][0]["preview"]
+
+
+def test_a_bad_parameter_in_a_list_over_several_lines_is_reported_at_its_own_line(
+    tmp_path: Path,
+) -> None:
+    w = [str(x) for x in strong_parameters()]
+    w[5] = "500"
+    lines = "".join(f"    - {x}\n" for x in w)  # w[5] on line 4 + 5
+    with pytest.raises(DeckError) as info:
+        load_deck(deck_with(tmp_path, "  params:\n" + lines))
+    (problem,) = info.value.problems
+    assert problem.line == 9 and "w[5]=500 is outside" in problem.message
+
+
+def test_a_history_that_is_a_folder_says_so(tmp_path: Path) -> None:
+    with pytest.raises(DeckError) as info:
+        load_deck(deck_with(tmp_path, "  history: .\n"))
+    (problem,) = info.value.problems
+    assert problem.line == 3 and "is a folder" in problem.message
+    assert "not found" not in problem.message

@@ -157,4 +157,37 @@ def test_preview_sweep_json_and_text(cli: CliRun, project: Any) -> None:
 
 def test_preview_without_questions_has_no_sweep(cli: CliRun, project: Any) -> None:
     data = json.loads(cli("preview", "cards/", "--json", "--days", "30").out)
-    assert "sweep" not in data and "exam" not in data and "parameters_from" not in data
+    assert "sweep" not in data and "exam" not in data
+    assert data["parameters_from"] == {"defaults": True}
+
+
+def test_a_retention_between_two_steps_marks_the_nearest_row(cli: CliRun, project: Any) -> None:
+    run = cli("preview", "cards/", "--sweep", "--retention", "0.955", "--days", "30")
+    assert run.code == 0, run.err
+    marked = [line for line in run.out.splitlines() if "nearest to the current 0.955" in line]
+    assert len(marked) == 1 and marked[0].split()[0] in ("0.95", "0.96")
+    outside = cli("preview", "cards/", "--sweep", "--retention", "0.5", "--days", "30")
+    assert "current" not in outside.out.split("Retention sweep:")[1]
+
+
+def test_a_small_deck_is_swept_in_fewer_copies_than_a_forecast_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Thirty-odd forecasts of 10,000 simulated cards each made the sweep of a 21-card
+    deck slower than that of a 10,000-card deck; a large deck is still simulated whole."""
+    from deckbuilder.schedule import simulation
+    from deckbuilder.schedule.sweep import MIN_SWEEP_CARDS
+
+    simulated: list[int] = []
+    real = simulation.simulate
+
+    def counting(cards: int, copies: int, *rest: Any) -> Any:
+        simulated.append(cards * copies)
+        return real(cards, copies, *rest)
+
+    monkeypatch.setattr(simulation, "simulate", counting)
+    sweep(21, PreviewSettings(new_per_day=10), 30)
+    assert max(simulated) < MIN_SWEEP_CARDS + 21 <= 5_000
+    simulated.clear()
+    sweep(6000, PreviewSettings(new_per_day=100), 2)
+    assert set(simulated) == {6000}

@@ -17,10 +17,11 @@ from ..console import (
     counts_text,
     deck_summary,
     deck_table,
+    err,
     plural,
     print_warnings,
 )
-from ..errors import OutputError, UsageError
+from ..errors import OutputError, Problem, UsageError
 from .app import app
 from .linting import lint_count, lint_pointer
 from .options import (
@@ -78,10 +79,14 @@ def build(
             fallback=fallback,
         )
         # The forecast comes before writing, so that writing is the build's last long step.
-        previews = {} if no_preview else _preview_summaries([rd.deck for rd in rendered])
+        previews, study_warnings = (
+            ({}, []) if no_preview else _preview_summaries([rd.deck for rd in rendered])
+        )
         results = write_packages(rendered, out, timestamp=build_timestamp())
     for result in results:
         session.written += [result.path, result.lock] if result.lock_written else [result.path]
+    for warning in study_warnings:  # a history the preview cannot use: not the package's
+        err(str(warning), fg="yellow")
     if not as_json:
         for line, _ in previews.values():
             session.say(line)
@@ -104,22 +109,14 @@ def build(
             session.say(line)
 
 
-def _preview_summaries(decks: Sequence[Deck]) -> dict[str, tuple[str, dict[str, Any]]]:
-    """deck key -> (the preview line build prints, the preview's JSON summary)."""
-    from ..preview import build_summary, deck_settings, summary_line
+def _preview_summaries(
+    decks: Sequence[Deck],
+) -> tuple[dict[str, tuple[str, dict[str, Any]]], list[Problem]]:
+    """deck key -> (the preview line build prints, the preview's JSON summary), and the
+    warnings about the study blocks' histories."""
+    from ..preview import build_previews
 
-    out = {}
-    # The languages of a deck have the same cards and settings: one forecast for all.
-    summaries: dict[tuple[int, Any], Any] = {}
-    for deck in decks:
-        settings = deck_settings(deck)[0]
-        summary = summaries.get((deck.card_count, settings))
-        if summary is None:
-            summary = summaries[deck.card_count, settings] = build_summary(
-                deck.card_count, settings
-            )
-        out[deck.key] = (f"preview {deck.name}: {summary_line(summary)}", summary.as_dict())
-    return out
+    return build_previews(decks)
 
 
 @app.command()
@@ -145,6 +142,10 @@ def check(
         source_paths(sources), media_dir=media, lang=checked_lang(lang, "all"), fallback=fallback
     )
     print_warnings(rendered)
+    from ..preview_settings import study_warnings
+
+    for warning in study_warnings([rd.deck for rd in rendered]):  # as build will say them
+        err(str(warning), fg="yellow")
     lint_warnings = lint_count([rd.deck for rd in rendered])  # never fails the check
     if as_json:
         decks = [deck_summary(rd.deck) for rd in rendered]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ..errors import UsageError
+from ..errors import Problem, UsageError
 from .app import app
 from .options import (
     Fallback,
@@ -149,22 +149,19 @@ def preview(
     from ..console import err
     from ..pipeline import check as check_decks
     from ..preview import preview_deck, report, to_json
-    from ..preview_settings import (
-        deck_settings,
-        fitted_text,
-        retention_warning,
-        settings_from_options,
-        study_block_parameters,
-    )
+    from ..preview_settings import retention_warning, settings_for, settings_from_options
     from ..schedule.questions import history_parameters, questions_from_options
 
     session = session_of(ctx)
     session.json = as_json
     overrides = settings_from_options(retention, new_per_day, review_limit, params, days, seed)
     questions = questions_from_options(sweep, exam, start, lead, new_per_day)
-    fitted = None
-    if history is not None and params is None:
-        fitted, problem = history_parameters(history)
+    fitted = None  # --history's path and the parameters fitted from it
+    if history is not None and params is not None:
+        err(f"Note: --history {history} is not used: --params gives the parameters")
+    elif history is not None:
+        fit, problem = history_parameters(history)
+        fitted = (history, fit)
         if problem is not None:
             err(f"Warning: {problem}", fg="yellow")
     warning = retention_warning(retention)
@@ -178,20 +175,19 @@ def preview(
     rendered = check_decks(
         source_paths(sources), media_dir=media, lang=checked_lang(lang, None), fallback=fallback
     )
-    decks = [rd.deck for rd in rendered]
     previews = []
-    for deck in decks:
+    warnings: dict[Problem, None] = {}  # the languages of a deck share its study block
+    for deck in [rd.deck for rd in rendered]:
         # --params, then --history, then the study block's params or history.
-        settings, origin = deck_settings(deck, overrides, study_parameters=fitted is None)
-        source = None
-        if fitted is not None and history is not None:
-            settings = settings.with_values(parameters=fitted.parameters)
-            source = {"history": str(history), "reviews": fitted.reviews, "fitted": fitted.fitted}
-            origin += f"; parameters {fitted_text(fitted, history)}"
-        elif "parameters" not in overrides:
-            own = study_block_parameters(deck)
-            source = None if own is None else own.source
-        previews.append(preview_deck(deck, settings, days, seed, origin, questions, source))
+        chosen = settings_for(deck, overrides, fitted)
+        warnings.update(dict.fromkeys(chosen.warnings))
+        previews.append(
+            preview_deck(
+                deck, chosen.settings, days, seed, chosen.origin, questions, chosen.parameters_from
+            )
+        )
+    for told in warnings:
+        err(str(told), fg="yellow")
     charts: list[Path] = []
     if plot is not None:
         for p in previews:
@@ -221,7 +217,7 @@ def _write_pages(
     or output/<deck id>.html."""
     from ..atomic import atomic_write_bytes
     from ..console import err
-    from ..errors import OutputError, Problem
+    from ..errors import OutputError
     from ..page import preview_page
 
     written = []

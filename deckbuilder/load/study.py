@@ -17,6 +17,8 @@ from ..schedule.settings import (
     ANKI_PER_DAY_MAX,
     ANKI_RETENTION_RANGE,
     ANKI_STEP_MAX_SECONDS,
+    LOWER_BOUNDS,
+    UPPER_BOUNDS,
     ParameterSyntaxError,
     PreviewSettings,
     parse_parameters,
@@ -109,6 +111,19 @@ def _parameters(fields: FieldReader, value: YValue | None) -> tuple[float, ...] 
     else:
         fields.problem(value.line, f"'params' must be a list of 21 numbers, not {_shown(value)}")
         return None
+    if isinstance(value, YSeq) and len(parameters) == len(LOWER_BOUNDS):
+        # Each value out of bounds at its own line (a list may span several).
+        bad = [
+            (item, i, number)
+            for i, (item, number) in enumerate(zip(value.items, parameters, strict=True))
+            if not LOWER_BOUNDS[i] <= number <= UPPER_BOUNDS[i]  # also refuses NaN
+        ]
+        for item, i, number in bad:
+            fields.problem(
+                item.line,
+                f"'params': w[{i}]={number:g} is outside {LOWER_BOUNDS[i]:g}..{UPPER_BOUNDS[i]:g}",
+            )
+        return None if bad else parameters
     problems = PreviewSettings(parameters=parameters).problems()
     for problem in problems:
         fields.problem(value.line, f"'params': {problem.message}")
@@ -130,9 +145,16 @@ def _history(fields: FieldReader, value: YValue | None) -> Path | None:
         return None
     path = fields.path.parent / text
     try:
-        found = path.is_file()
+        found, folder = path.is_file(), path.is_dir()
     except (OSError, ValueError):
-        found = False
+        found = folder = False
+    if folder:
+        fields.problem(
+            value.line,
+            f"'history' {str(path)[:_SHOWN_PATH]!r} is a folder; name the review history "
+            "in it (collection.anki2, .colpkg or .apkg)",
+        )
+        return None
     if not found:
         fields.problem(
             value.line,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from .forecast import Forecast, forecast, shown
+from .forecast import Forecast, Summary, forecast, shown, summarize
 from .settings import ANKI_PER_DAY_MAX, PreviewSettings
 
 __all__ = ["DEFAULT_LEAD", "LAST_WEEK", "ExamPlan", "exam_days", "new_per_day_needed", "plan_exam"]
@@ -77,8 +77,9 @@ class ExamPlan:
     lead: int
     new_per_day_needed: int | None  # None: impossible with these settings
     new_per_day: int  # the plan forecast: the needed figure, or the one given
-    forecast: Forecast  # day 1 = start, last day = exam day
+    forecast: Forecast  # day 1 = start, last day = exam day; each day as shown
     introduced_by: int | None
+    summary: Summary  # of the forecast to exam day
 
     @property
     def memorized_on_exam(self) -> float:
@@ -109,6 +110,8 @@ class ExamPlan:
             "reviews_last_week": [shown(x) for x in self.reviews_last_week],
             "all_introduced_day": self.introduced_by,
             "in_time": self.in_time,
+            "forecast": self.forecast.as_dict(),
+            "summary": self.summary.as_dict(),
         }
 
 
@@ -141,4 +144,5 @@ def plan_exam(
         new_per_day=chosen,
         forecast=fc.as_shown(),
         introduced_by=_introduced_by(fc, cards),  # the simulated counts: rounding could lose a card
+        summary=summarize(fc),
     )

@@ -40,6 +40,7 @@ __all__ = [
     "Review",
     "fit_history",
     "read_reviews",
+    "too_few_reviews",
     "training_items",
 ]
 
@@ -115,6 +116,8 @@ def read_reviews(path: Path) -> tuple[list[Review], int]:
     """Every entry in the review log at ``path``, by card then time, and the hour the
     collection's days start. Raises HistoryError for anything that is not a readable
     collection or package."""
+    if path.is_dir():
+        raise HistoryError(f"{path} is a folder; name the collection file or package in it")
     if not path.is_file():
         raise HistoryError(f"{path} is not a file")
     try:
@@ -243,6 +246,7 @@ class FittedParameters:
     parameters: tuple[float, ...]
     reviews: int  # long-term reviews the fit used
     fitted: bool  # False: too few reviews, the defaults are kept
+    logged: int = 0  # entries in the review log, whether they could be used or not
 
 
 def fit_history(path: Path, utc_offset: int | None = None) -> FittedParameters:
@@ -257,7 +261,30 @@ def fit_history(path: Path, utc_offset: int | None = None) -> FittedParameters:
     items, cards = _training_set(reviews, rollover, utc_offset)
     parameters = fit_items(items, cards) if len(items) >= MIN_REVIEWS else DEFAULT_PARAMETERS
     fitted = any(abs(a - b) > 1e-4 for a, b in zip(parameters, DEFAULT_PARAMETERS, strict=True))
-    return FittedParameters(parameters if fitted else DEFAULT_PARAMETERS, len(items), fitted)
+    return FittedParameters(
+        parameters if fitted else DEFAULT_PARAMETERS, len(items), fitted, len(reviews)
+    )
+
+
+def too_few_reviews(fitted: FittedParameters, path: Path) -> str:
+    """Why no parameters were fitted from the history at ``path``, and what is used
+    instead, in words (the caller names the file). A package exported without
+    scheduling holds no review log at all; Anki's export dialog names the box that
+    puts it in."""
+    if fitted.logged == 0:
+        if path.suffix.lower() == ".apkg":
+            text = (
+                "the package holds no review history; export the deck again with "
+                '"Include scheduling information" checked'
+            )
+        else:
+            text = "no review history in it"
+    else:
+        text = (
+            f"only {fitted.reviews} long-term reviews, too few for FSRS's optimizer to fit "
+            "parameters (Anki keeps the defaults too)"
+        )
+    return text + "; the default parameters are used"
 
 
 def fit_items(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from .exam import ExamPlan
 from .forecast import DECIMALS, shown
-from .sweep import OPTIMAL_RANGE, Sweep
+from .settings import ANKI_PER_DAY_MAX
+from .sweep import OPTIMAL_RANGE, Sweep, SweepPoint
 
-__all__ = ["exam_lines", "recommendation", "sweep_lines"]
+__all__ = ["exam_lines", "impossible_reason", "recommendation", "sweep_lines"]
 
 REVIEWS_COUNTED = (
     "reviews include each new card's first showing, as Anki's workload graph counts them"
@@ -34,10 +37,12 @@ def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
         f"Retention sweep: {cards} cards over {days} days ({REVIEWS_COUNTED})",
         f"  {'retention':>9}  {'reviews':>9}  {'minutes':>9}  {'memorized':>9}",
     ]
+    nearest = _nearest(sw)
     for p in sw.points:
         marks = []
-        if abs(p.retention - sw.current) < 1e-9:
-            marks.append("current")
+        if p is nearest:
+            exact = abs(p.retention - sw.current) < 1e-9
+            marks.append("current" if exact else f"nearest to the current {sw.current:g}")
         if abs(p.retention - sw.optimal_retention) < 1e-9:
             marks.append("optimal")
         note = f"  <- {', '.join(marks)}" if marks else ""
@@ -49,34 +54,67 @@ def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
     return lines
 
 
+def _nearest(sw: Sweep) -> SweepPoint | None:
+    """The row of the current retention, or the nearest row to one between two steps;
+    None for a what-if retention outside the sweep."""
+    step = 0.01
+    first, last = sw.points[0].retention, sw.points[-1].retention
+    if not first - step / 2 <= sw.current <= last + step / 2:
+        return None
+    return min(sw.points, key=lambda p: abs(p.retention - sw.current))
+
+
 def exam_lines(plan: ExamPlan) -> list[str]:
-    """The exam plan: new cards a day needed, and the forecast to exam day."""
+    """The exam plan: new cards a day needed, and the forecast to exam day; when no
+    number is enough, why, and what would make it possible."""
     cards = plan.forecast.cards
     last_intro = plan.days - plan.lead
-    lines = [
-        f"Exam on {plan.exam.isoformat()}: day {plan.days} counting {plan.start.isoformat()} "
-        f"as day 1; every card introduced by day {max(last_intro, 0)} ({plan.lead} days before)",
-    ]
+    heading = f"Exam on {plan.exam.isoformat()}: day {plan.days} counting {plan.start.isoformat()} as day 1"
     if plan.new_per_day_needed is None:
-        reason = (
-            "too few days before the exam"
-            if last_intro < 1
-            else "the review limit holds new cards back"
-        )
-        lines.append(
-            f"  Impossible: no number of new cards a day introduces all {cards} cards in "
-            f"time ({reason})"
-        )
+        lines = [heading, f"  Impossible: {impossible_reason(plan)}"]
+        forecast_with = f"{plan.new_per_day} new/day instead"
     else:
-        lines.append(f"  new cards a day needed    {plan.new_per_day_needed}")
+        lines = [
+            f"{heading}; every card introduced by day {last_intro} ({_days(plan.lead)} before)",
+            f"  new cards a day needed    {plan.new_per_day_needed}",
+        ]
+        forecast_with = f"{plan.new_per_day} new/day" + ("" if plan.in_time else " (not in time)")
     intro = (
         f"all introduced by day {plan.introduced_by}"
         if plan.introduced_by is not None
         else f"not all introduced by day {plan.days}"
     )
     lines += [
-        f"  forecast with             {plan.new_per_day} new/day: {intro}",
+        f"  forecast with             {forecast_with}: {intro}",
         f"  memorized on exam day     {_figure(plan.memorized_on_exam)} of {cards} cards",
         "  reviews a day, last week  " + " ".join(_figure(x) for x in plan.reviews_last_week),
     ]
     return lines
+
+
+def impossible_reason(plan: ExamPlan) -> str:
+    """Why no number of new cards a day introduces every card ``lead`` days before the
+    exam, and what would make it possible, in one sentence."""
+    cards, last_intro = plan.forecast.cards, plan.days - plan.lead
+    wanted = f"every card {_days(plan.lead)} before the exam"
+    if last_intro < 1:
+        earliest = plan.start + timedelta(days=plan.lead)
+        return (
+            f"{wanted} means before the first study day, {plan.start.isoformat()}; "
+            f"a lead of at most {plan.days - 1} days (--lead), or an exam on "
+            f"{earliest.isoformat()} or later, makes it possible"
+        )
+    if -(-cards // last_intro) > ANKI_PER_DAY_MAX:
+        return (
+            f"{wanted} needs over {ANKI_PER_DAY_MAX} new cards a day, Anki's limit; a later "
+            "exam or a shorter lead (--lead) makes it possible"
+        )
+    return (
+        f"the review limit leaves too few new cards a day to introduce {wanted}; a higher "
+        "review limit (--review-limit) makes it possible, and a later exam or a shorter "
+        "lead (--lead) may"
+    )
+
+
+def _days(count: int) -> str:
+    return "1 day" if count == 1 else f"{count} days"

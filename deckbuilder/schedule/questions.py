@@ -64,7 +64,7 @@ def questions_from_options(
 def history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
     """The parameters fitted from the review history at ``path``, and a warning when it
     holds too few reviews to fit (the defaults are used then)."""
-    from .history import HistoryError, fit_history
+    from .history import HistoryError, fit_history, too_few_reviews
 
     try:
         fitted = fit_history(path)
@@ -72,9 +72,4 @@ def history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
         raise UsageError(f"--history: {exc}") from None
     if fitted.fitted:
         return fitted, None
-    return fitted, Problem(
-        str(path),
-        None,
-        f"only {fitted.reviews} long-term reviews, too few for FSRS's optimizer to fit "
-        "parameters (Anki keeps the defaults too); the default parameters are used",
-    )
+    return fitted, Problem(str(path), None, too_few_reviews(fitted, path))

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .forecast import MIN_SIMULATED_CARDS, shown
+from .forecast import shown
 from .settings import PreviewSettings
 
 __all__ = [
+    "MIN_SWEEP_CARDS",
     "OPTIMAL_RANGE",
     "SWEEP_RETENTIONS",
     "Sweep",
@@ -67,10 +68,18 @@ class Sweep:
         return self.optimal_retention <= OPTIMAL_RANGE[0]
 
 
+# Simulated cards per retention: a small deck is simulated in copies until it has this
+# many. The sweep runs some thirty forecasts where the preview runs one, and compares
+# them with each other: a third of the preview's copies keeps its figures within the
+# spread of Anki's own simulator from one run to the next. A large deck is simulated
+# whole, as always.
+MIN_SWEEP_CARDS = 3_000
+
+
 def _point(cards: int, settings: PreviewSettings, days: int, seed: int) -> SweepPoint:
     from .simulation import simulate  # NumPy: imported when a sweep is made
 
-    replicas = max(1, -(-MIN_SIMULATED_CARDS // cards)) if cards else 1
+    replicas = max(1, -(-MIN_SWEEP_CARDS // cards)) if cards else 1
     totals = simulate(cards, replicas, settings, days, seed)
     return SweepPoint(
         retention=settings.desired_retention,
