@@ -237,15 +237,18 @@ def _longest_correct(
 
 
 def _negative_stem(note: McqNote | TypedNote) -> Iterator[Finding]:
-    text = _CODE_OR_MATH.sub(lambda m: " " * len(m.group()), note.question)
+    text = note.question
+    if "`" in text or "\\" in text:
+        text = _CODE_OR_MATH.sub(lambda m: " " * len(m.group()), text)
+    negatives = list(_NEGATIVE.finditer(text))
+    if not negatives:
+        return
     phrases = [m.span() for m in _NOT_NEGATIVE.finditer(text)]
     negatives = [
         m
-        for m in _NEGATIVE.finditer(text)
+        for m in negatives
         if not any(start <= m.start() and m.end() <= end for start, end in phrases)
     ]
-    if not negatives:
-        return
     emphasised = [m.span() for m in _EMPHASIS.finditer(text)]
     for match in negatives:
         word = match.group()
