@@ -372,6 +372,12 @@ def card_schema() -> dict[str, Any]:
                 'the front (Anki\'s "Basic (and reversed card)"). Default false.',
                 "type": "boolean",
             },
+            "add_reverse": {
+                "description": 'The "Add Reverse" field of Anki\'s "Basic (optional reversed '
+                'card)", written by deckbuilder import: the reversed card exists when it is '
+                "not empty. Not together with reverse.",
+                "type": "string",
+            },
         },
         ["front", "back"],
     )
