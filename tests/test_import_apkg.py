@@ -118,6 +118,7 @@ def test_field_html_becomes_card_file_text_or_a_plain_warning(
     run = cli("import", package, "--out", "cards/media.yaml")
     assert run.code == 0, run.err
     text = (tmp_path / "cards" / "media.yaml").read_text(encoding="utf-8")
+    assert "# The notes' ids and guids identify them in Anki" in text
     assert text.count("front: '![](<café (1).png>)'") == 2
     assert (tmp_path / "media" / "café (1).png").is_file()
     assert "    front: |-\n      - one\n      - two\n" in text  # builds <ul><li>... back

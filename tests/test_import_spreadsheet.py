@@ -38,6 +38,10 @@ def test_csv_and_tsv_build_into_anki_with_explanations_and_tags(
     (here / "words.tsv").write_bytes(b"\xef\xbb\xbf" + BASIC_TSV.encode("utf-8"))  # Excel's BOM
     assert cli("import", "quiz.csv").code == 0
     assert cli("import", "words.tsv").code == 0
+    # A spreadsheet has no GUIDs: the card file's header speaks of ids only.
+    assert "# The notes' ids identify them in Anki" in (here / "cards" / "quiz.yaml").read_text(
+        encoding="utf-8"
+    )
     run = cli("build", "cards", "--out", "output")
     assert run.code == 0, run.err
     for package in ("quiz", "words"):

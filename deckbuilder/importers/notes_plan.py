@@ -153,7 +153,9 @@ def plan_notes(
     ids = _assign_ids(result.notes)
     header = [
         f"Imported by 'deckbuilder import' from {source.name} ({result.format}).",
-        "The notes' ids (and guids) identify them in Anki: keep them when you edit the text.",
+        "The notes' ids"
+        + (" and guids" if any(note.guid for note in result.notes) else "")
+        + " identify them in Anki: keep them when you edit the text.",
     ]
     text = notes_yaml(
         header,
