@@ -208,6 +208,18 @@ class FieldReader:
                 out.append(tag)
         return tuple(out)
 
+    def flag(self, ymap: YMap, key: str, *, default: bool, what: str = "") -> bool:
+        """The true/false value of ``key`` in ``ymap``: ``default`` when it is absent, or
+        (with a problem) when it is something else. ``what`` names it in messages (the
+        key when empty)."""
+        value = ymap.get(key)
+        if value is None:
+            return default
+        if isinstance(value, YScalar) and value.kind == "bool":
+            return value.raw.lower() in ("true", "yes", "on", "y")
+        self.problem(value.line, f"'{what or key}' must be true or false, not {describe(value)}")
+        return default
+
     def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
         for key, line in ymap.lines.items():
             if key not in allowed:

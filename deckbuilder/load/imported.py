@@ -13,7 +13,7 @@ from ..model import Note
 from ..yamlsource import YMap, YScalar, describe
 from .fields import FieldReader
 
-__all__ = ["GUID_RE", "read_flag", "read_guid", "read_reverse", "repeated_guids"]
+__all__ = ["GUID_RE", "read_guid", "read_reverse", "repeated_guids"]
 
 # What Anki writes as a GUID (base-91 text, ten characters or so): printable, no spaces.
 # Anki accepts longer ones from other tools; 100 characters leave room for those.
@@ -43,22 +43,11 @@ def read_guid(fields: FieldReader, item: YMap) -> str:
     return guid
 
 
-def read_flag(fields: FieldReader, item: YMap, key: str) -> bool:
-    """A true/false key of a note (false when absent)."""
-    value = item.get(key)
-    if value is None:
-        return False
-    if isinstance(value, YScalar) and value.kind == "bool":
-        return value.raw.lower() in ("true", "yes", "on", "y")
-    fields.problem(value.line, f"'{key}' must be true or false, not {describe(value)}")
-    return False
-
-
 def read_reverse(fields: FieldReader, item: YMap) -> tuple[bool, str | None]:
     """A basic note's (second card?, ``add_reverse:`` text or None)."""
     value = item.get("add_reverse")
     if value is None:
-        return read_flag(fields, item, "reverse"), None
+        return fields.flag(item, "reverse", default=False), None
     if item.get("reverse") is not None:
         fields.problem(
             value.line,

@@ -186,13 +186,7 @@ def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote
     question = fields.text(item, "question", required=True)
     choices, feedback = _read_choices(fields, item)
     answer = _read_answer(fields, item, len(choices))
-    shuffle = True
-    value = item.get("shuffle")
-    if value is not None:
-        if isinstance(value, YScalar) and value.kind == "bool":
-            shuffle = value.raw.lower() in ("true", "yes", "on", "y")
-        else:
-            fields.problem(value.line, f"'shuffle' must be true or false, not {describe(value)}")
+    shuffle = fields.flag(item, "shuffle", default=True)
     return McqNote(
         **common,
         question=question,

@@ -10,8 +10,6 @@ from .fields import FieldReader, is_null, suggest, visible
 
 __all__ = ["read_lint_opt_outs", "read_pins"]
 
-_TRUE = ("true", "yes", "on", "y")
-
 
 def read_pins(fields: FieldReader, item: YMap) -> tuple[int, ...]:
     """The indexes of the note's choices written with ``pin: true``, sorted."""
@@ -20,16 +18,10 @@ def read_pins(fields: FieldReader, item: YMap) -> tuple[int, ...]:
         return ()
     pinned: list[int] = []
     for i, entry in enumerate(choices.items):
-        value = entry.get("pin") if isinstance(entry, YMap) else None
-        if value is None:
-            continue
-        if isinstance(value, YScalar) and value.kind == "bool":
-            if value.raw.lower() in _TRUE:
-                pinned.append(i)
-        else:
-            fields.problem(
-                value.line, f"'choices[{i}].pin' must be true or false, not {describe(value)}"
-            )
+        if isinstance(entry, YMap) and fields.flag(
+            entry, "pin", default=False, what=f"choices[{i}].pin"
+        ):
+            pinned.append(i)
     return tuple(pinned)
 
 

@@ -47,13 +47,7 @@ def number_text(value: float) -> str:
 def read_typed(fields: FieldReader, item: YMap, common: _CommonFields) -> TypedNote:
     question = fields.text(item, "question", required=True)
     answers = _read_answers(fields, item)
-    match_case = False
-    value = item.get("match_case")
-    if value is not None:
-        if isinstance(value, YScalar) and value.kind == "bool":
-            match_case = value.raw.lower() in ("true", "yes", "on", "y")
-        else:
-            fields.problem(value.line, f"'match_case' must be true or false, not {describe(value)}")
+    match_case = fields.flag(item, "match_case", default=False)
     return TypedNote(
         **common,
         question=question,
