@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,7 +20,7 @@ from ..console import (
     plural,
     print_warnings,
 )
-from ..errors import OutputError, Problem, UsageError
+from ..errors import OutputError, UsageError
 from .app import app
 from .linting import lint_count, lint_pointer
 from .options import (
@@ -38,7 +37,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..model import Deck
+    pass
 
 
 @app.command()
@@ -79,8 +78,10 @@ def build(
             fallback=fallback,
         )
         # The forecast comes before writing, so that writing is the build's last long step.
+        from ..preview import build_previews
+
         previews, study_warnings = (
-            ({}, []) if no_preview else _preview_summaries([rd.deck for rd in rendered])
+            ({}, []) if no_preview else build_previews([rd.deck for rd in rendered])
         )
         results = write_packages(rendered, out, timestamp=build_timestamp())
     for result in results:
@@ -107,16 +108,6 @@ def build(
     for result in results:
         for line in build_lines(result):
             session.say(line)
-
-
-def _preview_summaries(
-    decks: Sequence[Deck],
-) -> tuple[dict[str, tuple[str, dict[str, Any]]], list[Problem]]:
-    """deck key -> (the preview line build prints, the preview's JSON summary), and the
-    warnings about the study blocks' histories."""
-    from ..preview import build_previews
-
-    return build_previews(decks)
 
 
 @app.command()
