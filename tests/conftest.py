@@ -101,6 +101,17 @@ def import_package(col: object, path: Path, **options: bool) -> object:
     return col.import_anki_package(request).log  # type: ignore[attr-defined]
 
 
+def answer_good(col: object, cid: int) -> None:
+    """Answer card ``cid`` "Good" through the collection's scheduler, as the reviewer does."""
+    from anki.scheduler_pb2 import CardAnswer
+
+    card = col.get_card(cid)  # type: ignore[attr-defined]
+    card.start_timer()
+    states = col._backend.get_scheduling_states(card.id)  # type: ignore[attr-defined]
+    answer = col.sched.build_answer(card=card, states=states, rating=CardAnswer.GOOD)  # type: ignore[attr-defined]
+    col.sched.answer_card(answer)  # type: ignore[attr-defined]
+
+
 def assert_imports_or_fails_cleanly(tmp_path: Path, text: str, fmt: str) -> None:
     """The importers' property: any text gives either a card file that loads back with the
     same questions, choices, answers and explanations, or errors located in the input."""

@@ -16,7 +16,7 @@ import pytest
 from deckbuilder.importers.own_types import own_card_note, own_language
 from deckbuilder.model import NoteKind
 
-from .conftest import ROOT, Run
+from .conftest import ROOT, Run, answer_good, import_package
 
 T0 = 1_800_000_000  # the first build, before the learner studies
 T1 = 1_900_000_000  # the builds after the import
@@ -72,27 +72,6 @@ class Studied:
     export: Path
 
 
-def _answer_good(col: object, cid: int) -> None:
-    from anki.scheduler_pb2 import CardAnswer
-
-    card = col.get_card(cid)  # type: ignore[attr-defined]
-    card.start_timer()
-    states = col._backend.get_scheduling_states(card.id)  # type: ignore[attr-defined]
-    answer = col.sched.build_answer(card=card, states=states, rating=CardAnswer.GOOD)  # type: ignore[attr-defined]
-    col.sched.answer_card(answer)  # type: ignore[attr-defined]
-
-
-def _import(col: object, package: Path) -> object:
-    from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
-
-    # Anki's import dialog's defaults: no note type merge, update when newer.
-    options = ImportAnkiPackageOptions(
-        merge_notetypes=False, with_scheduling=False, with_deck_configs=False
-    )
-    request = ImportAnkiPackageRequest(package_path=str(package), options=options)
-    return col.import_anki_package(request).log  # type: ignore[attr-defined]
-
-
 def _studied(
     tmp_path: Path, cli: Callable[..., Run], card_file: Path, *args: str, deck: str
 ) -> Studied:
@@ -105,10 +84,10 @@ def _studied(
     (package,) = (tmp_path / "first").glob("*.apkg")
     (tmp_path / "anki").mkdir()
     col = Collection(str(tmp_path / "anki" / "collection.anki2"))
-    log = _import(col, package)
+    log = import_package(col, package, merge_notetypes=False)
     assert len(log.new) > 0  # type: ignore[attr-defined]
     for cid in col.find_cards("")[:4]:
-        _answer_good(col, cid)
+        answer_good(col, cid)
     export = tmp_path / "anki" / "studied.apkg"
     options = ExportAnkiPackageOptions(
         with_scheduling=True, with_deck_configs=True, with_media=True, legacy=False
@@ -185,7 +164,7 @@ def test_bundled_deck_comes_back_and_goes_back_unchanged(
     text = card_file.read_text(encoding="utf-8")
     assert f"languages: [{lang}]" in text and "type: mcq" in text and "type: cloze" in text
     assert "```python" in text  # the explanation's code block is Markdown again
-    log = _import(col, package)
+    log = import_package(col, package, merge_notetypes=False)
     assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 0)  # type: ignore[attr-defined]
     assert _state(col) == before  # notes, cards, reviews, note types and what the cards show
 
@@ -197,7 +176,7 @@ def test_bundled_deck_comes_back_and_goes_back_unchanged(
     card_file.write_text("\n".join(lines), encoding="utf-8")
     run = cli("build", "cards", "--out", "output", "--no-preview")
     assert run.code == 0, run.err
-    log = _import(col, package)
+    log = import_package(col, package, merge_notetypes=False)
     assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 1)  # type: ignore[attr-defined]
     notes, cards, revlog, note_types, _ = _state(col)
     assert (cards, revlog, note_types) == before[1:4]
@@ -222,7 +201,7 @@ def test_typed_notes_pins_feedback_and_flags_come_back(
     before = _state(studied.col)
 
     card_file, package = _import_build(cli, studied.export, "cards/own-types.yaml")
-    log = _import(studied.col, package)
+    log = import_package(studied.col, package, merge_notetypes=False)
     assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 0)  # type: ignore[attr-defined]
     assert _state(studied.col) == before
 

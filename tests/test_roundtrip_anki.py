@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Run
+from .conftest import Run, answer_good
 
 pytestmark = pytest.mark.anki
 
@@ -28,16 +28,6 @@ class Source:
     text: Path
     legacy: Path
     colpkg: Path
-
-
-def _answer_good(col: object, cid: int) -> None:
-    from anki.scheduler_pb2 import CardAnswer
-
-    card = col.get_card(cid)  # type: ignore[attr-defined]
-    card.start_timer()
-    states = col._backend.get_scheduling_states(card.id)  # type: ignore[attr-defined]
-    answer = col.sched.build_answer(card=card, states=states, rating=CardAnswer.GOOD)  # type: ignore[attr-defined]
-    col.sched.answer_card(answer)  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -67,7 +57,7 @@ def source(tmp_path: Path) -> Iterator[Source]:
     add("Basic (optional reversed card)", "ir", "to go", "y")
     add("Basic (optional reversed card)", "ver", "to see", "")
     for cid in col.find_cards("deck:Spanish")[:4]:
-        _answer_good(col, cid)
+        answer_good(col, cid)
     limit = DeckIdLimit(deck_id=did)
 
     def package(path: Path, legacy: bool) -> Path:
