@@ -17,7 +17,16 @@ from ..errors import DeckError, Problem, UsageError
 from ..load import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
 from ..load.fields import UNSTORABLE
 from .aiken import looks_like_aiken, parse_aiken
-from .base import Imported, Question, Skipped, assign_ids, field_refusal, raise_if, slugify
+from .base import (
+    Imported,
+    Question,
+    Skipped,
+    assign_ids,
+    check_target,
+    field_refusal,
+    raise_if,
+    slugify,
+)
 from .gift import looks_like_gift, parse_gift
 from .quiz import looks_like_quiz, parse_quiz
 from .yamlout import to_yaml
@@ -279,12 +288,7 @@ def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> P
     from ..atomic import atomic_write_bytes
 
     target = plan.out
-    if target.exists() and source.exists() and target.resolve() == source.resolve():
-        raise UsageError(f"{target} is the file being imported; choose another --out")
-    if target.is_dir():
-        raise UsageError(f"{target} is a folder; give --out a file name such as {target}/quiz.yaml")
-    if target.exists() and not force:
-        raise UsageError(f"{target} already exists; use --force to replace it")
+    check_target(target, source, force=force, example=f"{target}/quiz.yaml")
     data = plan.text.encode("utf-8")
     atomic_write_bytes(target, data)
     return target

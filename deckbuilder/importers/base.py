@@ -12,8 +12,9 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..errors import DeckError, Problem
+from ..errors import DeckError, Problem, UsageError
 from ..load.fields import MAX_FIELD_BYTES, unstorable_problem
 from ..model import letter
 
@@ -23,6 +24,7 @@ __all__ = [
     "Question",
     "Skipped",
     "assign_ids",
+    "check_target",
     "choice_problems",
     "field_problem",
     "field_refusal",
@@ -239,6 +241,17 @@ def field_refusal(q: Question) -> str | None:
         if problem:
             return f"{what} {problem}"
     return None
+
+
+def check_target(path: Path, source: Path, *, force: bool, example: str) -> None:
+    """Refuse to write ``path`` when it is the file being imported, a folder (``example``
+    names a file to give instead), or, without ``force``, a file that exists."""
+    if path.exists() and source.exists() and path.resolve() == source.resolve():
+        raise UsageError(f"{path} is the file being imported; choose another --out")
+    if path.is_dir():
+        raise UsageError(f"{path} is a folder; give --out a file name such as {example}")
+    if path.exists() and not force:
+        raise UsageError(f"{path} already exists; use --force to replace it")
 
 
 def raise_if(problems: list[Problem]) -> None:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import DeckError, Problem, UsageError
+from ..errors import DeckError, Problem
 from ..model import NoteKind
 from ..notetypes import NoteTypeSpec
-from .base import CardNote, distinct_ids, field_problem, note_id_for, slugify
+from .base import CardNote, check_target, distinct_ids, field_problem, note_id_for, slugify
 
 if TYPE_CHECKING:
     from ..render import RenderedDeck
@@ -280,12 +280,7 @@ def write_notes(plan: NotesPlan, source: Path, *, force: bool = False) -> None:
     from ..atomic import Staging
 
     for path in plan.files:
-        if path.exists() and source.exists() and path.resolve() == source.resolve():
-            raise UsageError(f"{path} is the file being imported; choose another --out")
-        if path.is_dir():
-            raise UsageError(f"{path} is a folder; give --out a file name such as cards/deck.yaml")
-        if path.exists() and not force:
-            raise UsageError(f"{path} already exists; use --force to replace it")
+        check_target(path, source, force=force, example="cards/deck.yaml")
     with Staging() as staging:
         for path, data in plan.files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
