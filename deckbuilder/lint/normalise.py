@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ..cloze import Cloze, parse_clozes
 
-__all__ = ["cloze_parts", "normalised", "plain", "words"]
+__all__ = ["cloze_parts", "normalised", "plain"]
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.M)
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?[^)\n]*\)")
@@ -72,11 +72,6 @@ def normalised(markdown: str) -> str:
     case-folded, punctuation and symbols dropped, spaces collapsed."""
     folded = unicodedata.normalize("NFKC", plain(markdown)).casefold()
     return " ".join(_NOT_WORD.sub(" ", folded.replace("_", " ")).split())
-
-
-def words(markdown: str) -> list[str]:
-    """The words of :func:`normalised`."""
-    return normalised(markdown).split()
 
 
 @lru_cache(maxsize=_RECENT)  # a note's rule and its duplicate check both ask

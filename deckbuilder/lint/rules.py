@@ -129,7 +129,7 @@ def note_findings(note: Note) -> Iterator[Finding]:
     """Every per-note rule's findings for ``note`` (other kinds of note: none)."""
     if isinstance(note, McqNote):
         shown = [plain(choice) for choice in note.choices]
-        above = [_ABOVE.search(text) is not None for text in shown]
+        above = [speaks_of_choices_above(choice) for choice in note.choices]
         names_others = [_names_other_choices(text, note.question) for text in shown]
         yield from _above_choice(note, above)
         yield from _choice_reference(note, names_others)

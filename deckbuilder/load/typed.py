@@ -28,20 +28,13 @@ from .fields import FieldReader, is_null, visible
 if TYPE_CHECKING:
     from .notes import _CommonFields
 
-__all__ = ["NUMBER_KEYS", "TYPED_KEYS", "number_text", "read_typed"]
+__all__ = ["NUMBER_KEYS", "TYPED_KEYS", "read_typed"]
 
 TYPED_KEYS = ("question", "answer", "explanation", "match_case")
 NUMBER_KEYS = ("number", "tolerance", "min", "max")
 MAX_ANSWERS = 100
 # What a number in the card file may look like (YAML's own number forms, less hex/octal).
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\Z")
-
-
-def number_text(value: float) -> str:
-    """``value`` as the card writes it: no trailing '.0', no exponent for everyday sizes."""
-    if value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return repr(value)
 
 
 def read_typed(fields: FieldReader, item: YMap, common: _CommonFields) -> TypedNote:
