@@ -11,7 +11,7 @@ tests/test_card_rule.py compare it with the real backend.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -43,9 +43,6 @@ class Cloze:
         self.ordinal = ordinal
         self.nodes: list[str | Cloze] = []
         self.hint: str | None = None
-
-    def text(self) -> str:
-        return "".join(n if isinstance(n, str) else n.text() for n in self.nodes)
 
 
 def parse_clozes(text: str) -> list[str | Cloze]:
@@ -101,41 +98,51 @@ def card_ordinals(*fields: str) -> tuple[int, ...]:
 
 
 class Deletions(NamedTuple):
-    """What the card loader needs to know of a field's deletions, from one parse."""
+    """A field's deletions, from one parse: what the card loader, the card count and lint
+    need to know of them."""
 
     numbers: frozenset[int]  # as :func:`cloze_numbers`
     problems: tuple[str, ...]  # what keeps them from making the cards their author means
+    revealed: str  # the field with every deletion revealed, hints left out (a card's back)
+    hidden: Mapping[int, str]  # the text each number hides (c0 too), its parts space-joined
 
 
-_NONE = Deletions(frozenset(), ())
-# The card loader, the card count and the renderer each ask for the deletions of the same
-# cloze fields; a field is parsed once for all of them, with room for every cloze field of
-# a large deck.
+# The card loader, the card count, the renderer and lint each ask for the deletions of the
+# same cloze fields; a field is parsed once for all of them, with room for every cloze
+# field of a large deck.
 _PARSED_FIELDS = 1 << 17
 
 
 def read_deletions(text: str) -> Deletions:
-    """The deletion numbers of a field, and its problems in words: numbers above
+    """The deletions of a field, and their problems in words: numbers above
     :data:`HIGHEST_CARD_NUMBER` (Anki folds them all into one card) and empty deletions
     (Anki makes a card for ``{{c1::}}`` that hides nothing)."""
-    return _parsed_deletions(text) if "{{c" in text else _NONE
+    return _parsed_deletions(text) if "{{c" in text else Deletions(frozenset(), (), text, {})
 
 
 @lru_cache(maxsize=_PARSED_FIELDS)
 def _parsed_deletions(text: str) -> Deletions:
     numbers: set[int] = set()
     empty: set[int] = set()
+    hidden: dict[int, list[str]] = {}
 
-    def walk(nodes: Sequence[str | Cloze]) -> None:
+    def reveal(nodes: Sequence[str | Cloze]) -> str:
+        """The text of ``nodes`` with their deletions revealed, noting what each hides."""
+        parts: list[str] = []
         for node in nodes:
-            if isinstance(node, Cloze):
-                if node.ordinal != 0:
-                    numbers.add(node.ordinal)
-                    if not node.text().strip():
-                        empty.add(node.ordinal)
-                walk(node.nodes)
+            if isinstance(node, str):
+                parts.append(node)
+                continue
+            inner = reveal(node.nodes)
+            hidden.setdefault(node.ordinal, []).append(inner)
+            if node.ordinal != 0:
+                numbers.add(node.ordinal)
+                if not inner.strip():
+                    empty.add(node.ordinal)
+            parts.append(inner)
+        return "".join(parts)
 
-    walk(parse_clozes(text))
+    revealed = reveal(parse_clozes(text))
     problems = []
     too_high = sorted(n for n in numbers if n > HIGHEST_CARD_NUMBER)
     if too_high:
@@ -153,4 +160,9 @@ def _parsed_deletions(text: str) -> Deletions:
             f"{'cards that hide' if many else 'a card that hides'} nothing; put the answer "
             "inside, as in {{c1::answer}}"
         )
-    return Deletions(frozenset(numbers), tuple(problems))
+    return Deletions(
+        frozenset(numbers),
+        tuple(problems),
+        revealed,
+        {n: " ".join(parts) for n, parts in hidden.items()},
+    )

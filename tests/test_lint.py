@@ -404,6 +404,22 @@ def test_cloze_threshold_is_four_fifths_of_the_text(tmp_path: Path) -> None:
     assert [w.note for w in lint_decks(load_decks([path]))] == ["over"]
 
 
+MARKUP = st.lists(
+    st.sampled_from([*"ab c\n\t*_`~#>-+[]()!<>/\\&;{}:1", "&amp;", "&#x41;", "```"]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(source=MARKUP)
+def test_visible_text_is_never_longer_than_its_source(source: str) -> None:
+    """The cloze rule skips deletions too short to hide four fifths of the text, by their
+    source length: that needs the visible text to be no longer than the source."""
+    from deckbuilder.lint.normalise import plain
+
+    assert len(plain(source)) <= len(source)
+
+
 WORDS = st.lists(
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz가나다라마", min_size=1, max_size=8),
     min_size=1,

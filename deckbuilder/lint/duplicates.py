@@ -20,7 +20,7 @@ notes, not with its square.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["MAX_BUCKET", "MIN_WORDS", "SIMILAR", "Question", "Repeat", "find_repeats"]
 
@@ -72,8 +72,7 @@ MAX_BUCKET = 50
 _ENDS = 1  # content words at each end that name a bucket
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(NamedTuple):
     """One note's question. ``owner`` tells the same note in several languages of one
     file apart from another note (a translation is no repeat)."""
 
@@ -83,8 +82,7 @@ class Question:
     lang: str = ""
 
 
-@dataclass(frozen=True)
-class Repeat:
+class Repeat(NamedTuple):
     """``later`` asks what ``earlier`` asked; ``shared`` is 1.0 for the same text."""
 
     later: Question

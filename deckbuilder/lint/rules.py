@@ -10,8 +10,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ..cloze import read_deletions
 from ..model import BasicNote, ClozeNote, Deck, McqNote, Note, TypedNote, letter
-from .normalise import cloze_parts, normalised, plain
+from .normalise import normalised, plain
 
 __all__ = [
     "CHANCE",
@@ -271,13 +272,16 @@ def _negative_stem(note: McqNote | TypedNote) -> Iterator[Finding]:
 
 
 def _cloze_hides_all(note: ClozeNote) -> Iterator[Finding]:
-    revealed, hidden = cloze_parts(note.text)
+    _, _, revealed, hidden = read_deletions(note.text)
     total = len(plain(revealed))
     if not total:
         return
     for number in sorted(hidden):
+        # Visible text is never longer than its source: a short deletion needs no reading.
+        if not number or len(hidden[number]) < COVERED * total:
+            continue
         share = len(plain(hidden[number])) / total
-        if number and share >= COVERED:
+        if share >= COVERED:
             yield Finding(
                 note,
                 "text",
@@ -356,5 +360,5 @@ def duplicate_sources(note: Note) -> Sequence[tuple[str, str]]:
     if isinstance(note, BasicNote):
         return [("front", note.front)]
     if isinstance(note, ClozeNote):
-        return [("text", cloze_parts(note.text)[0])]
+        return [("text", read_deletions(note.text).revealed)]
     return []
