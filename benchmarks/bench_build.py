@@ -7,7 +7,8 @@ For each size it generates a deck of mixed mcq/cloze/basic notes with Markdown t
 times, each in a fresh process and interleaved over `--repeat` rounds (best round shown;
 on a shared machine one run can be 40% slower than the next):
   - `deckbuilder build` end to end (parse, validate, render, preview forecast, package,
-    lock file), and the same with `--no-preview`;
+    lock file, lint count), the same with `--no-preview`, and with `-q` (which prints no
+    lint count, so lint does not run);
   - a bare genanki script writing the same notes with no parsing, validation or rendering;
   - `deckbuilder check` of the file, and of the same file with one error in its middle
     note (an answer letter with no choice): one error must not make checking slower.
@@ -166,11 +167,12 @@ def main() -> None:
             generate_deck(n, deck)
             bad = work / "bad" / "bench.yaml"
             with_one_error(deck, bad)
-            deckbuilder = [py, "-m", "deckbuilder", "-q"]
+            deckbuilder = [py, "-m", "deckbuilder"]
             runs: dict[str, tuple[list[str], int]] = {
                 "bare genanki": ([py, "-c", BARE_GENANKI, str(n), str(work / "bare.apkg")], 0),
                 "build": ([*deckbuilder, "build"], 0),
                 "build --no-preview": ([*deckbuilder, "build", "--no-preview"], 0),
+                "-q build (no lint)": ([*deckbuilder, "-q", "build"], 0),
                 "check": ([*deckbuilder, "check"], 0),
                 "check, one error": ([*deckbuilder, "check", str(bad)], 1),
             }

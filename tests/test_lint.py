@@ -220,6 +220,22 @@ def test_a_deck_with_warnings_still_builds_and_check_points_to_lint(
     data = json.loads(cli("check", planted, "--json").out)
     assert data["ok"] is True and data["lint_warnings"] == count
     assert "lint" not in cli("-q", "check", planted).err
+    quiet_json = json.loads(cli("-q", "build", planted, "--out", out, "--json").out)
+    assert quiet_json["lint_warnings"] == count
+
+
+def test_quiet_check_and_build_do_not_lint(
+    planted: Path, tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --quiet the count would not be shown, so the lint is not run for it."""
+
+    def no_lint(decks: object) -> list[object]:
+        raise AssertionError("lint ran")
+
+    monkeypatch.setattr("deckbuilder.lint.lint_decks", no_lint)
+    assert cli("-q", "check", planted).code == 0
+    assert cli("-q", "build", planted, "--out", tmp_path / "out", "--no-preview").code == 0
+    assert cli("check", planted).code == 3  # the stand-in is reached without --quiet
 
 
 def test_strict_fails_on_warnings_only(planted: Path, tmp_path: Path, cli: CliRun) -> None:

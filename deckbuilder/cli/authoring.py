@@ -6,7 +6,7 @@ import os
 import sys
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -35,9 +35,6 @@ from .options import (
     session_of,
     source_paths,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()
@@ -92,9 +89,8 @@ def build(
         for line, _ in previews.values():
             session.say(line)
     print_warnings([r.rendered for r in results])
-    lint_warnings = lint_count([rd.deck for rd in rendered])  # never fails the build
     if not as_json:
-        lint_pointer(session, lint_warnings, sources)
+        lint_pointer(session, [rd.deck for rd in rendered], sources)  # never fails the build
     if as_json:
         decks = []
         for result in results:
@@ -103,6 +99,7 @@ def build(
             if result.rendered.deck.key in previews:
                 entry["preview"] = previews[result.rendered.deck.key][1]
             decks.append(entry)
+        lint_warnings = lint_count([rd.deck for rd in rendered])
         session.emit_json({"ok": True, "decks": decks, "lint_warnings": lint_warnings})
         return
     for result in results:
@@ -137,12 +134,12 @@ def check(
 
     for warning in study_warnings([rd.deck for rd in rendered]):  # as build will say them
         err(str(warning), fg="yellow")
-    lint_warnings = lint_count([rd.deck for rd in rendered])  # never fails the check
     if as_json:
         decks = [deck_summary(rd.deck) for rd in rendered]
+        lint_warnings = lint_count([rd.deck for rd in rendered])  # never fails the check
         session.emit_json({"ok": True, "decks": decks, "lint_warnings": lint_warnings})
         return
-    lint_pointer(session, lint_warnings, sources)
+    lint_pointer(session, [rd.deck for rd in rendered], sources)
     for rd in rendered:
         session.detail(f"{rd.deck.source}: {rd.deck.name}: {counts_text(rd.deck)}")
     notes = sum(len(rd.notes) for rd in rendered)

@@ -64,10 +64,14 @@ def lint_count(decks: Sequence[Deck]) -> int:
     return len(lint_decks(decks))
 
 
-def lint_pointer(session: Session, count: int, sources: list[Path] | None) -> None:
+def lint_pointer(session: Session, decks: Sequence[Deck], sources: list[Path] | None) -> None:
     """What check and build say about lint (on stderr, beside the other warnings): the
-    count and the command that shows them; nothing when there are none or with --quiet."""
-    if not count or session.quiet:
+    count and the command that shows them; nothing when there are none. With --quiet
+    nothing would be said, so lint does not run."""
+    if session.quiet:
+        return
+    count = lint_count(decks)
+    if not count:
         return
     command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ())])
     err(f"{plural(count, 'lint warning')}; see them with: {command}", fg="yellow")
