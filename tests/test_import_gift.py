@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from deckbuilder.errors import DeckError
 from deckbuilder.importers import import_file, import_text, plan_import
 from deckbuilder.importers.base import Question
-from deckbuilder.importers.markup import escape_markdown, html_to_markdown
+from deckbuilder.importers.markup import escape_line_starts, escape_markdown, html_to_markdown
 from deckbuilder.load import load_deck
 from deckbuilder.model import McqNote
 from deckbuilder.text import render_markdown
@@ -71,7 +71,8 @@ def test_escapes_missing_word_and_formats() -> None:
     qs = import_file(GIFT).questions
     escapes = qs[6]
     assert escapes.question == "Which symbol marks a right answer in GIFT: = or ~?"
-    assert escapes.choices == ["= (equals)", "~ (tilde)", "# (hash)"]
+    # Moodle shows "# (hash)" as typed: in Markdown it would be a heading.
+    assert escapes.choices == ["= (equals)", "~ (tilde)", "\\# (hash)"]
     assert escapes.answer == [0] and escapes.feedback == ["Escaped {braces} too", "", ""]
     assert qs[7].question == (
         "The American holiday of Thanksgiving is celebrated on the _____ Thursday of November."
@@ -286,6 +287,46 @@ def _shown(markdown: str) -> str:
 @given(SHOWN)
 def test_plain_text_shows_as_typed(text: str) -> None:
     assert _shown(escape_markdown(text)) == " ".join(text.split())
+
+
+_BLOCKS = re.compile(r"<(?:h[1-6]|ul|ol|li|blockquote|hr|pre)\b")
+
+
+@settings(max_examples=300, deadline=None)
+@given(SHOWN)
+def test_hand_written_lines_never_become_headings_lists_quotes_or_code(text: str) -> None:
+    """Moodle shows its own (moodle-format) text line by line: a line opening with '#',
+    '-', '1.' or '>' is text there, and stays text on the card."""
+    assert _BLOCKS.search(render_markdown(escape_line_starts(text)).html) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("# (hash)", "\\# (hash)"),
+        ("- item", "\\- item"),
+        ("1986. A year", "1986\\. A year"),
+        ("> quoted", "\\> quoted"),
+        ("---", "\\---"),
+        ("-1 is negative", "-1 is negative"),
+        ("#hashtag", "#hashtag"),
+        ("= (equals)", "= (equals)"),
+        ("*not* a list", "*not* a list"),
+    ],
+)
+def test_only_what_opens_a_block_is_escaped(line: str, shown: str) -> None:
+    assert escape_line_starts(line) == shown
+
+
+def test_a_gift_choice_opening_with_a_hash_shows_as_typed_on_the_card(tmp_path: Path) -> None:
+    source = tmp_path / "q.gift"
+    source.write_text("Which starts a Python comment? {=\\# (hash) ~- (dash) ~//}\n")
+    plan = plan_import(source, "gift", out=tmp_path / "q.yaml")
+    (tmp_path / "q.yaml").write_text(plan.text, encoding="utf-8")
+    (note,) = load_deck(tmp_path / "q.yaml").notes
+    assert isinstance(note, McqNote)
+    assert [_shown(choice) for choice in note.choices] == ["# (hash)", "- (dash)", "//"]
+    assert not any(_BLOCKS.search(render_markdown(choice).html) for choice in note.choices)
 
 
 @settings(max_examples=300, deadline=None)

@@ -43,7 +43,7 @@ from .gift_answers import (
     split_weight,
 )
 from .gift_source import Block, Escapes, blocks, category, markers_in_feedback
-from .markup import escape_markdown, html_to_markdown
+from .markup import escape_line_starts, escape_markdown, html_to_markdown
 
 __all__ = ["looks_like_gift", "parse_gift"]
 
@@ -109,7 +109,10 @@ class _GiftReader:
             return html_to_markdown(plain), fmt
         if fmt == "plain":
             return escape_markdown(plain), fmt
-        return plain, fmt  # moodle (hand-written text) and markdown: as written
+        if fmt == "moodle":
+            # Moodle shows hand-written text line by line: "# (hash)" is no heading there.
+            return escape_line_starts(plain), fmt
+        return plain, fmt  # markdown: as written
 
     def block(self, b: Block) -> None:
         pos = 0

@@ -11,10 +11,19 @@ import re
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
-__all__ = ["escape_markdown", "html_to_markdown"]
+__all__ = ["escape_line_starts", "escape_markdown", "html_to_markdown"]
 
 _INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&])")
-_LINE_START = re.compile(r"^(\s*)([#+=>-]|\d+(?=[.)]))", re.MULTILINE)
+# What opens a block at the start of a line (after up to three spaces, which are dropped
+# anyway): an ATX heading, a list item, a quote, a rule or setext underline, a code fence.
+_BLOCK_OPENER = re.compile(
+    r"^([ \t]*)(#{1,6}(?=[ \t]|$)|[-+*](?=[ \t]|$)|>|[-*_=](?=[-*_= \t]*$)|```|~~~)",
+    re.MULTILINE,
+)
+# Indentation that makes a code block: four columns or more (a tab counts as four).
+_CODE_INDENT = re.compile(r"^(?: {0,3}\t| {4})[ \t]*", re.MULTILINE)
+# A number and '.' or ')' opening an ordered list: the delimiter is what gets escaped.
+_LIST_NUMBER = re.compile(r"^([ \t]*\d{1,9})([.)])(?=[ \t]|$)", re.MULTILINE)
 
 
 # Brackets become character references, not backslash escapes: in deckbuilder's Markdown
@@ -29,11 +38,16 @@ def _escape_inline(text: str) -> str:
 def escape_markdown(text: str) -> str:
     """Backslash-escape what CommonMark would turn into formatting, so ``text`` shows
     as typed."""
-    text = _escape_inline(text)
-    text = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
-    # Digits before '.'/')' must not become a list: escape the delimiter instead.
-    text = re.sub(r"^(\s*)\\(\d+)([.)])", r"\1\2\\\3", text, flags=re.MULTILINE)
-    return re.sub(r"^[ \t]+", "", text, flags=re.MULTILINE)  # no indented code blocks
+    return escape_line_starts(_escape_inline(text))
+
+
+def escape_line_starts(text: str) -> str:
+    """Backslash-escape what CommonMark would read as the start of a block (a heading,
+    list item, quote, rule or code block), so that each line of ``text`` stays a line of
+    text; the rest is left as written."""
+    text = _BLOCK_OPENER.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    text = _LIST_NUMBER.sub(r"\1\\\2", text)
+    return _CODE_INDENT.sub("", text)
 
 
 _BLOCK = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "tr", "hr"}
