@@ -77,8 +77,30 @@ def syntax_problem(text: str, file: str, exc: yaml.MarkedYAMLError, what: str) -
     if not at:
         return Problem(file, None, f"YAML syntax error: {what}")
     index, column = at[0]
-    message = f"YAML syntax error: {_hint(lines, index, column)} (YAML parser: {what})"
+    bad_escape = exc.context == "while parsing a quoted scalar" and any(
+        word in (exc.problem or "") for word in ("escape", "hexdecimal")
+    )
+    hint = _escape_hint(lines[index]) if bad_escape else _hint(lines, index, column)
+    message = f"YAML syntax error: {hint} (YAML parser: {what})"
     return Problem(file, index + 1, _with_source(message, lines[index], column))
+
+
+def _escape_hint(line: str) -> str:
+    """For a backslash in double quotes that starts no escape YAML knows (a Windows path,
+    LaTeX, ``\\ud800`` which is half a character): how to write it, with the line as it
+    should be where the text is on it."""
+    advice = (
+        "inside double quotes a backslash starts an escape (\\n, \\t, \\u00e9); write \\\\ "
+        "for a backslash, or put the text in single quotes, where a backslash is only a "
+        "backslash"
+    )
+    shape = _SOURCE_LINE.fullmatch(line)
+    assert shape is not None
+    value = shape["value"].rstrip()
+    if shape["key"] is None or not _QUOTED.fullmatch(value) or value[0] != '"':
+        return advice
+    fixed = f"{shape['key']}: '" + value[1:-1].replace("'", "''") + "'"
+    return f"{advice}; write {fixed}" if len(fixed) <= _SHOWN_CHARS else advice
 
 
 def _hint(lines: list[str], index: int, column: int) -> str:

@@ -115,6 +115,31 @@ def test_parse_problems_are_the_documented_ones(text: str, expected: list[tuple[
     assert parse_problems(text) == expected
 
 
+_ESCAPE_ADVICE = (
+    "YAML syntax error: inside double quotes a backslash starts an escape (\\n, \\t, "
+    "\\u00e9); write \\\\ for a backslash, or put the text in single quotes, where a "
+    "backslash is only a backslash"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        ('path: "C:\\Users\\me"', "; write path: 'C:\\Users\\me'"),
+        ('front: "half \\ud800 of one"', "; write front: 'half \\ud800 of one'"),
+        ('front: "say \\q and it\'s"', "; write front: 'say \\q and it''s'"),
+        ('- "C:\\Users"', ""),
+    ],
+)
+def test_an_unknown_escape_in_double_quotes_says_how_to_write_a_backslash(
+    line: str, fixed: str
+) -> None:
+    """Not the advice to put the text in quotes: it is in quotes already."""
+    ((number, message),) = parse_problems(line + "\n")
+    assert number == 1
+    assert message.startswith(_ESCAPE_ADVICE + fixed + " (YAML parser: while parsing a quoted")
+
+
 def test_nesting_is_limited_to_100_levels() -> None:
     assert parse_yaml("x: " + "[" * 99 + "1" + "]" * 99 + "\n", FILE) is not None
     assert parse_problems("x: " + "[" * 100 + "]" * 100 + "\n") == [
