@@ -279,16 +279,22 @@ class Staging:
         finally:
             temp.discard()
 
-    def commit(self) -> None:
+    def commit(self, replaced: list[Path] | None = None) -> None:
         """Rename every staged file onto its target, in the order staged, as one change:
         if a rename fails, or the process is interrupted meanwhile, every target already
         replaced gets its previous file back.
+
+        ``replaced`` gets each target as it is replaced (and loses it if it is put back),
+        so that whoever reports an interrupt, whenever it comes, can say which files are
+        new.
 
         A run killed outright (SIGKILL, power loss) between two renames leaves the earlier
         targets new and the later ones as they were: callers stage in an order that makes
         that state heal on the next run (see :func:`deckbuilder.pipeline.write_packages`).
         """
         done: list[tuple[_Temp, _Temp | None]] = []  # (staged file, previous target)
+        new = [] if replaced is None else replaced
+        before = len(new)
         target = None
         try:
             for temp in self._staged:
@@ -296,9 +302,12 @@ class Staging:
                 # Recorded before the rename so that an interrupt just after it is undone.
                 done.append((temp, _keep_previous(temp.target)))
                 os.replace(temp.path, temp.target)
+                new.append(temp.target)
         except BaseException as exc:
             with _signals_held():
                 failed = _put_back(done)
+                del new[before:]
+                new.extend(failed)
             reason = _reason(exc) if isinstance(exc, OSError) else "interrupted"
             # Even after an interrupt: saying which files are new matters more than the
             # exit status of an interrupted command.
@@ -325,15 +334,18 @@ class Staging:
             self._staged.clear()
 
 
-def atomic_write(target: Path, write: Callable[[Path], object]) -> None:
+def atomic_write(
+    target: Path, write: Callable[[Path], object], *, replaced: list[Path] | None = None
+) -> None:
     """Call ``write(tmp_path)`` on a temporary file beside ``target``, then rename it
-    into place. On any failure (or Ctrl-C) the previous ``target`` is left untouched."""
+    into place. On any failure (or Ctrl-C) the previous ``target`` is left untouched.
+    ``replaced``: see :meth:`Staging.commit`."""
     remove_stale(target)
     with Staging() as staging:
         staging.stage(target, write)
-        staging.commit()
+        staging.commit(replaced)
 
 
-def atomic_write_bytes(target: Path, data: bytes) -> None:
+def atomic_write_bytes(target: Path, data: bytes, *, replaced: list[Path] | None = None) -> None:
     """Replace ``target`` with ``data`` (see :func:`atomic_write`)."""
-    atomic_write(target, lambda tmp: tmp.write_bytes(data))
+    atomic_write(target, lambda tmp: tmp.write_bytes(data), replaced=replaced)

@@ -78,14 +78,15 @@ _PLACEHOLDER_FONTS = frozenset({"Last Resort High-Efficiency"})
 _SVG_HASH_SALT = "deckbuilder"
 
 
-def write_chart(p: DeckPreview, path: Path) -> Path:
-    """Write the forecast chart to ``path``; the suffix (.svg or .png) picks the format."""
+def write_chart(p: DeckPreview, path: Path, *, replaced: list[Path] | None = None) -> Path:
+    """Write the forecast chart to ``path``; the suffix (.svg or .png) picks the format.
+    ``replaced``: see :meth:`deckbuilder.atomic.Staging.commit`."""
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"unknown chart format {path.suffix!r}; use .svg or .png")
     data = chart_image(p, suffix[1:])
     try:
-        atomic_write(path, lambda tmp: tmp.write_bytes(data))
+        atomic_write(path, lambda tmp: tmp.write_bytes(data), replaced=replaced)
     except OutputError as exc:
         raise UsageError(f"--plot: {exc}") from None
     return path

@@ -105,7 +105,11 @@ def build(
 
 
 def write_packages(
-    rendered: Sequence[RenderedDeck], out_dir: Path, *, timestamp: int
+    rendered: Sequence[RenderedDeck],
+    out_dir: Path,
+    *,
+    timestamp: int,
+    replaced: list[Path] | None = None,
 ) -> list[BuildResult]:
     """Write checked decks (from :func:`check`) as packages, with their lock files.
 
@@ -115,7 +119,9 @@ def write_packages(
     file is written to a temporary file beside it, and only once all are complete are
     they renamed into place, together (:class:`deckbuilder.atomic.Staging`): a failure
     or an interrupt leaves every package and lock file as it was, or the error names the
-    files that are new.
+    files that are new. ``replaced`` gets each file as it is replaced, so that an
+    interrupt, even one that comes after the last rename, is told with the files it left
+    new.
     """
     updates = []
     problems: list[Problem] = []
@@ -133,7 +139,7 @@ def write_packages(
                 _stage_deck(staging, rd, update, out_dir, timestamp)
                 for rd, update in zip(rendered, updates, strict=True)
             ]
-            staging.commit()
+            staging.commit(replaced)
     except PartlyReplaced:
         raise  # it names the files that are new
     except OutputError as exc:

@@ -214,8 +214,52 @@ def test_a_signal_after_writing_says_what_was_written(
     monkeypatch.setattr("deckbuilder.cli.authoring.build_lines", interrupted)
     result = cli("build", "--no-preview")
     assert result.code == 143
-    assert result.err.endswith(f"Interrupted; already written: {PACKAGE}, {LOCK}.\n")
+    assert result.err.endswith(f"Interrupted; already written: {LOCK}, {PACKAGE}.\n")
     assert_consistent(project)
+
+
+def test_a_signal_right_after_the_last_rename_says_what_was_written(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files are new from the last rename on: an interrupt that comes before the
+    build has even returned its results says so (the lock is renamed first)."""
+    from deckbuilder.atomic import Staging
+
+    real = Staging.commit
+
+    def interrupted(self: Staging, replaced: list[Path] | None = None) -> None:
+        real(self, replaced)
+        signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(Staging, "commit", interrupted)
+    before = files(project)
+    result = cli("build", "--no-preview")
+    assert result.code == 143
+    assert result.err.endswith(f"Interrupted; already written: {LOCK}, {PACKAGE}.\n")
+    assert files(project) != before
+    assert_consistent(project)
+
+
+def test_an_import_interrupted_after_writing_says_what_was_written(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deckbuilder.atomic import Staging
+
+    real = Staging.commit
+
+    def interrupted(self: Staging, replaced: list[Path] | None = None) -> None:
+        real(self, replaced)
+        signal.raise_signal(signal.SIGTERM)
+
+    quiz = tmp_path / "quiz.txt"
+    quiz.write_text("1. What is 2 + 2?\nA. 3\nB. 4\nAnswer: B\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Staging, "commit", interrupted)
+    result = cli("import", quiz, "--out", "cards/quiz.yaml")
+    assert result.code == 143
+    assert result.err.endswith("Interrupted; already written: cards/quiz.yaml.\n")
+    assert (tmp_path / "cards" / "quiz.yaml").is_file()
 
 
 def test_a_signal_whose_interrupt_was_lost_still_ends_the_command(
@@ -237,5 +281,5 @@ def test_a_signal_whose_interrupt_was_lost_still_ends_the_command(
     monkeypatch.setattr(pipeline, "remove_stale", lost)
     result = cli("build", "--no-preview")
     assert result.code == 129
-    assert result.err.endswith(f"Interrupted; already written: {PACKAGE}, {LOCK}.\n")
+    assert result.err.endswith(f"Interrupted; already written: {LOCK}, {PACKAGE}.\n")
     assert_consistent(project)

@@ -80,9 +80,9 @@ def build(
         previews, study_warnings = (
             ({}, []) if no_preview else build_previews([rd.deck for rd in rendered])
         )
-        results = write_packages(rendered, out, timestamp=build_timestamp())
-    for result in results:
-        session.written += [result.path, result.lock] if result.lock_written else [result.path]
+        results = write_packages(
+            rendered, out, timestamp=build_timestamp(), replaced=session.written
+        )
     for warning in study_warnings:  # a history the preview cannot use: not the package's
         err(str(warning), fg="yellow")
     if not as_json:
@@ -202,7 +202,7 @@ def init(
             making = folder / sub
             _make_folder(making, created)
         making = target
-        atomic_write_bytes(target, text)
+        atomic_write_bytes(target, text, replaced=session.written)
     except BaseException as exc:
         for path in reversed(created):
             with suppress(OSError):
@@ -214,7 +214,6 @@ def init(
             making = Path(exc.filename)
         reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(exc)
         raise OutputError(f"cannot create {making}: {reason}; nothing was changed") from exc
-    session.written.append(target)
     session.say(f"Created {target}, {folder / 'media'}{os.sep} and {folder / 'output'}{os.sep}.")
     prefix = "" if folder == Path(".") else f"cd {folder} && "
     session.say(f"Next: {prefix}deckbuilder build")

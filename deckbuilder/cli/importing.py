@@ -10,6 +10,7 @@ import typer
 from ..console import plural
 from ..errors import UsageError
 from .app import app
+from .options import session_of
 
 if TYPE_CHECKING:
     from ..importers.notes_plan import NotesImport
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
 @app.command("import")
 def import_(
+    ctx: typer.Context,
     source: Annotated[
         Path,
         typer.Argument(
@@ -71,9 +73,10 @@ def import_(
     from ..importers.base import skipped_summary
     from ..importers.notes_plan import read_notes_source
 
+    written = session_of(ctx).written  # for the message if it is interrupted
     notes = read_notes_source(source) if fmt == "auto" else None
     if notes is not None:
-        _import_notes(notes, source, out, deck, force)
+        _import_notes(notes, source, out, deck, force, written)
         return
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
@@ -92,7 +95,7 @@ def import_(
         typer.echo(f"{source}:{q.line}: warning: no answer marked; 'answer:' left empty", err=True)
     for warning in result.warnings:  # e.g. a GIFT mark inside feedback, read as Moodle does
         typer.echo(str(warning), err=True)
-    path = write_card_file(plan, source, force=force)
+    path = write_card_file(plan, source, force=force, replaced=written)
     missing = len(result.missing_answers)
     typer.echo(
         f"wrote {path}: {plural(len(result.questions), 'question')} imported, "
@@ -102,7 +105,12 @@ def import_(
 
 
 def _import_notes(
-    result: NotesImport, source: Path, out: Path | None, deck: str | None, force: bool
+    result: NotesImport,
+    source: Path,
+    out: Path | None,
+    deck: str | None,
+    force: bool,
+    written: list[Path],
 ) -> None:
     """An Anki package, Anki's text export or a spreadsheet: plan, report, write."""
     from ..importers.notes_plan import notes_report, plan_notes, write_notes
@@ -110,6 +118,6 @@ def _import_notes(
     plan = plan_notes(result, source, out, deck, Path("media"))
     for warning in result.warnings:
         typer.echo(str(warning), err=True)
-    write_notes(plan, source, force=force)
+    write_notes(plan, source, force=force, replaced=written)
     for line in notes_report(plan):
         typer.echo(line)

@@ -192,9 +192,13 @@ def preview(
     if plot is not None:
         for p in previews:
             target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
-            write_chart(p, _file_target("--plot", target))
+            write_chart(p, _file_target("--plot", target), replaced=session.written)
             charts.append(target)
-    pages = _write_pages(rendered, previews, html_out) if html or html_out is not None else []
+    pages = (
+        _write_pages(rendered, previews, html_out, session.written)
+        if html or html_out is not None
+        else []
+    )
     if as_json:
         data = to_json(previews)
         if pages:
@@ -211,10 +215,13 @@ def preview(
 
 
 def _write_pages(
-    rendered: Sequence[RenderedDeck], previews: Sequence[Any], html_out: Path | None
+    rendered: Sequence[RenderedDeck],
+    previews: Sequence[Any],
+    html_out: Path | None,
+    replaced: list[Path],
 ) -> list[Path]:
     """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
-    or output/<deck id>.html."""
+    or output/<deck id>.html. ``replaced`` gets each page as it is written."""
     from ..atomic import atomic_write_bytes
     from ..console import err
     from ..errors import OutputError
@@ -232,7 +239,7 @@ def _write_pages(
         found: list[Problem] = []  # what the page cannot show as Anki does (math)
         data = preview_page(rd, p, found).encode("utf-8")
         try:
-            atomic_write_bytes(_file_target(option, target), data)
+            atomic_write_bytes(_file_target(option, target), data, replaced=replaced)
         except OutputError as exc:
             raise UsageError(f"{option}: {exc}") from None
         for warning in found:

@@ -283,12 +283,15 @@ def _card_file_problems(result: Imported, text: str, target: Path, source: Path)
     return problems
 
 
-def write_card_file(plan: ImportPlan, source: Path, *, force: bool = False) -> Path:
-    """Write the planned card file atomically; refuse to replace a file unless ``force``."""
+def write_card_file(
+    plan: ImportPlan, source: Path, *, force: bool = False, replaced: list[Path] | None = None
+) -> Path:
+    """Write the planned card file atomically; refuse to replace a file unless ``force``.
+    ``replaced``: see :meth:`deckbuilder.atomic.Staging.commit`."""
     from ..atomic import atomic_write_bytes
 
     target = plan.out
     check_target(target, source, force=force, example=f"{target}/quiz.yaml")
     data = plan.text.encode("utf-8")
-    atomic_write_bytes(target, data)
+    atomic_write_bytes(target, data, replaced=replaced)
     return target

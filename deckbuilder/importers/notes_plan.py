@@ -274,9 +274,12 @@ def _at_source_lines(
     return problems
 
 
-def write_notes(plan: NotesPlan, source: Path, *, force: bool = False) -> None:
+def write_notes(
+    plan: NotesPlan, source: Path, *, force: bool = False, replaced: list[Path] | None = None
+) -> None:
     """Write every planned file together; refuse to replace a file unless ``force``
-    (media files are never replaced: one with other bytes stops the plan)."""
+    (media files are never replaced: one with other bytes stops the plan). ``replaced``:
+    see :meth:`deckbuilder.atomic.Staging.commit`."""
     from ..atomic import Staging
 
     for path in plan.files:
@@ -285,7 +288,7 @@ def write_notes(plan: NotesPlan, source: Path, *, force: bool = False) -> None:
         for path, data in plan.files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             staging.stage_bytes(path, data)
-        staging.commit()
+        staging.commit(replaced)
 
 
 PACKAGE_SUFFIXES = (".apkg", ".colpkg")
