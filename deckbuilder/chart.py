@@ -237,7 +237,10 @@ def _characters(font_file: str) -> frozenset[str]:
 
 WIDTH = 900
 LEFT, RIGHT, TOP = 70, 20, 50
-PANEL_H, GAP = 150, 40
+PANEL_H, GAP = 150, 48
+# Baseline of the labels under a panel: room for the larger labels a phone shows
+# (static/page.css), whose chart is drawn at 0.4 of its width.
+BELOW = 22
 
 
 def _nice_max(value: float) -> float:
@@ -291,8 +294,8 @@ def _grid(panel: _Panel) -> list[str]:
 def _day_labels(panel: _Panel, days: int) -> list[str]:
     """ "day 1" and "day N" under a panel's time axis."""
     return [
-        f'<text x="{panel.x0}" y="{panel.y1 + 16}" fill="{TEXT_COLOUR}" class="label">day 1</text>',
-        f'<text x="{panel.x1}" y="{panel.y1 + 16}" text-anchor="end" '
+        f'<text x="{panel.x0}" y="{panel.y1 + BELOW}" fill="{TEXT_COLOUR}" class="label">day 1</text>',
+        f'<text x="{panel.x1}" y="{panel.y1 + BELOW}" text-anchor="end" '
         f'fill="{TEXT_COLOUR}" class="label">day {days}</text>',
     ]
 
@@ -342,7 +345,7 @@ def forecast_svg(p: DeckPreview) -> str:
     )
     for label, panel, values, series in panels:
         out.append(
-            f'<text x="{panel.x0}" y="{panel.y0 - 10}" fill="{TEXT_COLOUR}" class="label">'
+            f'<text x="{panel.x0}" y="{panel.y0 - 16}" fill="{TEXT_COLOUR}" class="label">'
             f"{escape(label)}</text>"
         )
         out.extend(_grid(panel))
@@ -404,7 +407,7 @@ def sweep_svg(p: DeckPreview) -> str:
     )
     for label, panel, series, colour in panels:
         out.append(
-            f'<text x="{panel.x0}" y="{panel.y0 - 10}" fill="{TEXT_COLOUR}" class="label">'
+            f'<text x="{panel.x0}" y="{panel.y0 - 16}" fill="{TEXT_COLOUR}" class="label">'
             f"{escape(label)}</text>"
         )
         out.extend(_grid(panel))
@@ -420,24 +423,27 @@ def sweep_svg(p: DeckPreview) -> str:
             x = panel.x((retention - first) * 100 + 0.5)
             shown = f"{retention:.2f}" if round(retention, 2) == retention else f"{retention:g}"
             dash = ' stroke-dasharray="6 4"' if name == "current" else ""
+            # The name on the side of the line with room, as a peak's figure is.
+            right_half = x > (panel.x0 + panel.x1) / 2
+            label_x, anchor = (x - 4, "end") if right_half else (x + 4, "start")
             out.append(
                 f'<g class="mark" data-mark="{name}" data-retention="{shown}">'
                 f'<line x1="{x:.2f}" y1="{panel.y0}" x2="{x:.2f}" y2="{panel.y1}" '
                 f'stroke="{TEXT_COLOUR}" stroke-width="1.5"{dash}/>'
                 + (
-                    f'<text x="{x + 4:.2f}" y="{panel.y0 + 14}" fill="{TEXT_COLOUR}" '
-                    f'class="label">{name} {shown}</text>'
+                    f'<text x="{label_x:.2f}" y="{panel.y0 + 20}" text-anchor="{anchor}" '
+                    f'fill="{TEXT_COLOUR}" class="label">{name} {shown}</text>'
                     if panel is minutes
                     else ""
                 )
                 + "</g>"
             )
         out.append(
-            f'<text x="{panel.x0}" y="{panel.y1 + 16}" fill="{TEXT_COLOUR}" class="label">'
+            f'<text x="{panel.x0}" y="{panel.y1 + BELOW}" fill="{TEXT_COLOUR}" class="label">'
             f"retention {first:.2f}</text>"
         )
         out.append(
-            f'<text x="{panel.x1}" y="{panel.y1 + 16}" text-anchor="end" fill="{TEXT_COLOUR}" '
+            f'<text x="{panel.x1}" y="{panel.y1 + BELOW}" text-anchor="end" fill="{TEXT_COLOUR}" '
             f'class="label">{last:.2f}</text>'
         )
     out.append("</svg>")

@@ -136,3 +136,32 @@ def test_sweep_chart_fits_a_phone_and_follows_night_mode(
     )
     assert len(filters) == 2 and filters[0] == filters[1]
     assert (filters[1] != "none") == night
+
+
+# Every label of both charts, as drawn: its box, its chart's box, its own height.
+_LABEL_BOXES = """els => els.map(t => {
+  const own = t.getBoundingClientRect(), chart = t.closest('svg').getBoundingClientRect();
+  return {text: t.textContent, left: own.left - chart.left, right: chart.right - own.right,
+          top: own.top - chart.top, bottom: chart.bottom - own.bottom, height: own.height};
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("width", "smallest"), [(390, 8.0), (1200, 12.0)])
+def test_chart_labels_are_readable_and_inside_their_chart(
+    browser: Any, deck: Path, tmp_path: Path, width: int, smallest: float
+) -> None:
+    """A phone draws the charts at about 0.4 of their size, so their labels are larger
+    there; at any width none runs past its chart, even a mark at the last retention."""
+    rd, p = _preview(deck, sweep=True, desired_retention=0.99)
+    page = tmp_path / "edge.html"
+    page.write_text(preview_page(rd, p), encoding="utf-8")
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    tab = context.new_page()
+    tab.goto(page.resolve().as_uri(), wait_until="load")
+    labels = tab.eval_on_selector_all("svg.forecast text", _LABEL_BOXES)
+    context.close()
+    assert len(labels) > 20 and any(label["text"] == "current 0.99" for label in labels)
+    for label in labels:
+        assert label["height"] >= smallest, label
+        assert min(label["left"], label["right"], label["top"], label["bottom"]) >= 0, label
