@@ -147,8 +147,9 @@ def test_category_tags_have_no_spaces_and_moodle_prefixes_are_dropped() -> None:
         ("Q? {TRUE####Always.}", ("Q?", ["True", "False"], [0], "Always.")),
         ("Q? {F#No!}", ("Q?", ["True", "False"], [1], "")),
         ("::name::Q? {=a ~b}", ("Q?", ["a", "b"], [0], "")),
-        ("Line one\nline two {\n=a\n~b\n}", ("Line one\nline two", ["a", "b"], [0], "")),
-        ("Use \\n for\\nnew lines {=a ~b}", ("Use \n for\nnew lines", ["a", "b"], [0], "")),
+        # Moodle shows each line break of its own text as a break: a hard break here.
+        ("Line one\nline two {\n=a\n~b\n}", ("Line one\\\nline two", ["a", "b"], [0], "")),
+        ("Use \\n for\\nnew lines {=a ~b}", ("Use\\\n for\\\nnew lines", ["a", "b"], [0], "")),
         ("A \\\\ backslash {=a ~b}", ("A \\ backslash", ["a", "b"], [0], "")),
         ("// comment\nQ? {=a\n// between\n~b}", ("Q?", ["a", "b"], [0], "")),
         ("Q? {=a ~b ####[html]<b>bold</b>}", ("Q?", ["a", "b"], [0], "**bold**")),
@@ -350,7 +351,7 @@ def test_html_text_shows_as_the_browser_would(text: str) -> None:
         ("Q? {FALSE#Wrong!#Right!}", ["Wrong!", "Right!"], ""),
         ("Q? {=a#[html]<b>yes</b> ~b}", ["**yes**", ""], ""),
         ("Q? {=a#1 \\= 1 ~b#x \\~ y \\# z}", ["1 = 1", "x ~ y # z"], ""),
-        ("Q? {\n=a #Right,\nand why.\n~b\n}", ["Right,\nand why.", ""], ""),
+        ("Q? {\n=a #Right,\nand why.\n~b\n}", ["Right,\\\nand why.", ""], ""),
     ],
 )
 def test_each_answer_feedback_stays_with_its_choice(

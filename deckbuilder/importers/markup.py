@@ -15,9 +15,10 @@ __all__ = ["escape_line_starts", "escape_markdown", "html_to_markdown"]
 
 _INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&])")
 # What opens a block at the start of a line (after up to three spaces, which are dropped
-# anyway): an ATX heading, a list item, a quote, a rule or setext underline, a code fence.
+# anyway): an ATX heading, a list item, a quote, a code fence, or a line of marks only (a
+# rule, a setext underline, a table's delimiter row).
 _BLOCK_OPENER = re.compile(
-    r"^([ \t]*)(#{1,6}(?=[ \t]|$)|[-+*](?=[ \t]|$)|>|[-*_=](?=[-*_= \t]*$)|```|~~~)",
+    r"^([ \t]*)(#{1,6}(?=[ \t]|$)|[-+*](?=[ \t]|$)|>|```|~~~|[-*_=:|](?=[-*_=:| \t]*$))",
     re.MULTILINE,
 )
 # Indentation that makes a code block: four columns or more (a tab counts as four).
