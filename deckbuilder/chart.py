@@ -241,6 +241,8 @@ PANEL_H, GAP = 150, 48
 # Baseline of the labels under a panel: room for the larger labels a phone shows
 # (static/page.css), whose chart is drawn at 0.4 of its width.
 BELOW = 22
+# Baselines of labels inside a panel, below its top: a line, then a second one.
+MARK_LINE, SECOND_LINE = 20, 46
 
 
 def _nice_max(value: float) -> float:
@@ -255,6 +257,12 @@ def _nice_max(value: float) -> float:
 
 
 def _label(value: float) -> str:
+    """An axis value, short enough for the room left of the axis at a phone's label size:
+    20000 is 20k, 5000000 is 5M (axis values are round, see :func:`_nice_max`)."""
+    if value >= 10_000_000:
+        return f"{value / 1_000_000:g}M"
+    if value >= 10_000:
+        return f"{value / 1_000:g}k"
     return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
 
 
@@ -308,11 +316,12 @@ def _peak_mark(panel: _Panel, top: Peak, series: str) -> list[str]:
     x, y = panel.x(top.day - 0.5), panel.y(top.value)
     left = top.day > panel.days / 2
     text_x = x - 8 if left else x + 8
+    text_y = max(y + 4, panel.y0 + MARK_LINE)  # a peak at the top stays clear of the title
     return [
         f'<g class="peak" data-series="{series}" data-day="{top.day}" '
         f'data-value="{figure(top.value)}">',
         f'<circle cx="{x:.2f}" cy="{y:.2f}" r="4" fill="{TEXT_COLOUR}"/>',
-        f'<text x="{text_x:.2f}" y="{y + 4:.2f}" text-anchor="{"end" if left else "start"}" '
+        f'<text x="{text_x:.2f}" y="{text_y:.2f}" text-anchor="{"end" if left else "start"}" '
         f'fill="{TEXT_COLOUR}" class="label">{escape(_peak_label(top, series))}</text>',
         "</g>",
     ]
@@ -417,7 +426,9 @@ def sweep_svg(p: DeckPreview) -> str:
             f'<polyline data-series="{series}" points="{line}" fill="none" '
             f'stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'
         )
-        for name, retention in (("current", sw.current), ("optimal", sw.optimal_retention)):
+        # Each mark's name on a line of its own: the two may stand close, or at one place.
+        marks = (("current", sw.current, MARK_LINE), ("optimal", sw.optimal_retention, SECOND_LINE))
+        for name, retention, text_line in marks:
             if not first - 1e-9 <= retention <= last + 1e-9:
                 continue  # a what-if retention outside the sweep has no point on it
             x = panel.x((retention - first) * 100 + 0.5)
@@ -431,7 +442,7 @@ def sweep_svg(p: DeckPreview) -> str:
                 f'<line x1="{x:.2f}" y1="{panel.y0}" x2="{x:.2f}" y2="{panel.y1}" '
                 f'stroke="{TEXT_COLOUR}" stroke-width="1.5"{dash}/>'
                 + (
-                    f'<text x="{label_x:.2f}" y="{panel.y0 + 20}" text-anchor="{anchor}" '
+                    f'<text x="{label_x:.2f}" y="{panel.y0 + text_line}" text-anchor="{anchor}" '
                     f'fill="{TEXT_COLOUR}" class="label">{name} {shown}</text>'
                     if panel is minutes
                     else ""

@@ -138,22 +138,31 @@ def test_sweep_chart_fits_a_phone_and_follows_night_mode(
     assert (filters[1] != "none") == night
 
 
-# Every label of both charts, as drawn: its box, its chart's box, its own height.
+# Every label of both charts, as drawn: its box against its chart's, and in the page.
 _LABEL_BOXES = """els => els.map(t => {
-  const own = t.getBoundingClientRect(), chart = t.closest('svg').getBoundingClientRect();
-  return {text: t.textContent, left: own.left - chart.left, right: chart.right - own.right,
-          top: own.top - chart.top, bottom: chart.bottom - own.bottom, height: own.height};
+  const own = t.getBoundingClientRect(), svg = t.closest('svg');
+  const chart = svg.getBoundingClientRect();
+  return {text: t.textContent, chart: svg.getAttribute('class'),
+          left: own.left - chart.left, right: chart.right - own.right,
+          top: own.top - chart.top, bottom: chart.bottom - own.bottom, height: own.height,
+          box: [own.left, own.top, own.right, own.bottom]};
 })"""
 
 
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 @pytest.mark.browser
+@pytest.mark.parametrize("retention", [0.99, 0.7, 0.75])
 @pytest.mark.parametrize(("width", "smallest"), [(390, 8.0), (1200, 12.0)])
-def test_chart_labels_are_readable_and_inside_their_chart(
-    browser: Any, deck: Path, tmp_path: Path, width: int, smallest: float
+def test_chart_labels_are_readable_inside_their_chart_and_apart(
+    browser: Any, deck: Path, tmp_path: Path, width: int, smallest: float, retention: float
 ) -> None:
     """A phone draws the charts at about 0.4 of their size, so their labels are larger
-    there; at any width none runs past its chart, even a mark at the last retention."""
-    rd, p = _preview(deck, sweep=True, desired_retention=0.99)
+    there; at any width none runs past its chart or over another, even a mark at the last
+    retention or the current retention at (or next to) the optimal one."""
+    rd, p = _preview(deck, sweep=True, desired_retention=retention)
     page = tmp_path / "edge.html"
     page.write_text(preview_page(rd, p), encoding="utf-8")
     context = browser.new_context(viewport={"width": width, "height": 900})
@@ -161,7 +170,22 @@ def test_chart_labels_are_readable_and_inside_their_chart(
     tab.goto(page.resolve().as_uri(), wait_until="load")
     labels = tab.eval_on_selector_all("svg.forecast text", _LABEL_BOXES)
     context.close()
-    assert len(labels) > 20 and any(label["text"] == "current 0.99" for label in labels)
+    assert len(labels) > 20 and any(label["text"] == f"current {retention:.2f}" for label in labels)
     for label in labels:
         assert label["height"] >= smallest, label
         assert min(label["left"], label["right"], label["top"], label["bottom"]) >= 0, label
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            assert a["chart"] != b["chart"] or not _overlap(a["box"], b["box"]), (a, b)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0.5, "0.5"), (5, "5"), (2500, "2500"), (5000, "5000"), (10000, "10k"), (25000, "25k"),
+     (200000, "200k"), (5000000, "5000k"), (10000000, "10M"), (50000000, "50M")],
+)  # fmt: skip
+def test_axis_values_are_short_enough_for_a_phone(value: float, shown: str) -> None:
+    """Six digits at a phone's label size would run past the chart's left edge."""
+    from deckbuilder.chart import _label
+
+    assert _label(value) == shown
