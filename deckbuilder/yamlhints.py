@@ -31,6 +31,11 @@ _GENERAL_HINT = (
     "if this line holds text, put it in quotes (text starting with ! & * @ ` % | > [ { "
     "or containing ': ' or ' #' needs them); indent with spaces, not tabs"
 )
+# An escape that YAML reads in double quotes (one of a surrogate half's \\u too: single quotes
+# would not keep what the author meant by it either).
+_KNOWN_ESCAPE = re.compile(
+    r"\\(?:[0abt\tnvfre \"/\\N_LP]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
+)
 # A quoted text from its opening quote to its closing one.
 _QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"")
 # Characters of a source line (and of a suggested fix) shown in a message.
@@ -80,26 +85,37 @@ def syntax_problem(text: str, file: str, exc: yaml.MarkedYAMLError, what: str) -
     bad_escape = exc.context == "while parsing a quoted scalar" and any(
         word in (exc.problem or "") for word in ("escape", "hexdecimal")
     )
-    hint = _escape_hint(lines[index]) if bad_escape else _hint(lines, index, column)
+    hint = (
+        _escape_hint(lines[index], "Unicode" in (exc.problem or ""))
+        if bad_escape
+        else _hint(lines, index, column)
+    )
     message = f"YAML syntax error: {hint} (YAML parser: {what})"
     return Problem(file, index + 1, _with_source(message, lines[index], column))
 
 
-def _escape_hint(line: str) -> str:
+def _escape_hint(line: str, half_character: bool) -> str:
     """For a backslash in double quotes that starts no escape YAML knows (a Windows path,
-    LaTeX, ``\\ud800`` which is half a character): how to write it, with the line as it
-    should be where the text is on it."""
+    LaTeX, ``\\ud83d``, half of a character): how to write it, with the line as it should
+    be where single quotes keep the text as meant (no escape in it that YAML knows)."""
     advice = (
         "inside double quotes a backslash starts an escape (\\n, \\t, \\u00e9); write \\\\ "
         "for a backslash, or put the text in single quotes, where a backslash is only a "
         "backslash"
     )
+    if half_character:
+        advice += (
+            "; a character above U+FFFF is one escape of 8 digits (\\U0001F600), not two halves"
+        )
     shape = _SOURCE_LINE.fullmatch(line)
     assert shape is not None
     value = shape["value"].rstrip()
     if shape["key"] is None or not _QUOTED.fullmatch(value) or value[0] != '"':
         return advice
-    fixed = f"{shape['key']}: '" + value[1:-1].replace("'", "''") + "'"
+    if _KNOWN_ESCAPE.search(value[1:-1]):
+        return advice  # single quotes would show that escape as typed
+    dash = "- " if "-" in shape["lead"] else ""
+    fixed = f"{dash}{shape['key']}: '" + value[1:-1].replace("'", "''") + "'"
     return f"{advice}; write {fixed}" if len(fixed) <= _SHOWN_CHARS else advice
 
 

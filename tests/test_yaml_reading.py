@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from yaml.events import ScalarEvent
 from yaml.nodes import ScalarNode
@@ -122,13 +122,22 @@ _ESCAPE_ADVICE = (
 )
 
 
+_HALVES = "; a character above U+FFFF is one escape of 8 digits (\\U0001F600), not two halves"
+
+
 @pytest.mark.parametrize(
     ("line", "fixed"),
     [
         ('path: "C:\\Users\\me"', "; write path: 'C:\\Users\\me'"),
-        ('front: "half \\ud800 of one"', "; write front: 'half \\ud800 of one'"),
         ('front: "say \\q and it\'s"', "; write front: 'say \\q and it''s'"),
+        ('  - front: "C:\\Users"', "; write - front: 'C:\\Users'"),
         ('- "C:\\Users"', ""),
+        # Single quotes would show the escapes the author meant as typed: no rewrite.
+        ('front: "He said \\"go\\" to C:\\Users"', ""),
+        ('front: "caf\\u00e9 in C:\\Users"', ""),
+        ('front: "\\\\(x\\\\) and \\(y\\)"', ""),
+        ('front: "smile \\ud83d\\ude00"', _HALVES),
+        ('front: "half \\ud800 of one"', _HALVES),
     ],
 )
 def test_an_unknown_escape_in_double_quotes_says_how_to_write_a_backslash(
@@ -138,6 +147,23 @@ def test_an_unknown_escape_in_double_quotes_says_how_to_write_a_backslash(
     ((number, message),) = parse_problems(line + "\n")
     assert number == 1
     assert message.startswith(_ESCAPE_ADVICE + fixed + " (YAML parser: while parsing a quoted")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from("aU:\\ q'x0u"), min_size=1, max_size=12))
+def test_a_suggested_rewrite_reads_as_the_text_typed_between_the_quotes(inner: str) -> None:
+    line = f'front: "{inner}"'
+    try:
+        parse_yaml(line + "\n", FILE)
+    except DeckError as exc:
+        (problem,) = exc.problems
+        if not problem.message.startswith(_ESCAPE_ADVICE + "; write front: "):
+            return  # no rewrite offered, or another mistake (a quote left open)
+        fixed = problem.message.rsplit("; write ", 1)[1].split(" (YAML parser")[0]
+        tree = parse_yaml(fixed + "\n", FILE)
+        assert isinstance(tree, YMap)
+        value = tree.get("front")
+        assert isinstance(value, YScalar) and value.raw == inner
 
 
 def test_nesting_is_limited_to_100_levels() -> None:
