@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
-__all__ = ["RAW_TAGS", "Rendered", "render_markdown", "render_markdown_fully"]
+__all__ = ["MATH_CLOSER", "RAW_TAGS", "Rendered", "render_markdown", "render_markdown_fully"]
 
 # Inline HTML an author may write; any other tag is shown as typed.
 RAW_TAGS = frozenset(
@@ -125,7 +125,7 @@ def _silent(html: str) -> str:
 # -- math ----------------------------------------------------------------------------------
 # A closing delimiter as MathJax finds it: \) or \] after an even number of backslashes
 # (it skips \x pairs whole, so \\) closes nothing).
-_MATH_CLOSER = re.compile(r"(?<!\\)(?:\\\\)*\\([)\]])")
+MATH_CLOSER = re.compile(r"(?<!\\)(?:\\\\)*\\([)\]])")
 # Closer (")" or "]") -> where each closing delimiter of a text starts, and where it ends.
 _Closers = dict[str, tuple[list[int], list[int]]]
 
@@ -139,7 +139,7 @@ def _math_closers(src: str, env: MutableMapping[str, Any]) -> _Closers:
     if hit is not None and hit[0] is src:
         return hit[1]
     table: _Closers = {")": ([], []), "]": ([], [])}
-    for m in _MATH_CLOSER.finditer(src):
+    for m in MATH_CLOSER.finditer(src):
         starts, ends = table[m.group(1)]
         starts.append(m.start())
         ends.append(m.end())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import unicodedata
 from pathlib import Path
@@ -328,6 +329,45 @@ def test_a_gift_choice_opening_with_a_hash_shows_as_typed_on_the_card(tmp_path: 
     assert isinstance(note, McqNote)
     assert [_shown(choice) for choice in note.choices] == ["# (hash)", "- (dash)", "//"]
     assert not any(_BLOCKS.search(render_markdown(choice).html) for choice in note.choices)
+
+
+MOODLE = st.one_of(
+    st.text(alphabet=st.sampled_from(list("ab1 .)*_`[]()>!#-+=~|&\\\n;:/x한")), max_size=40),
+    st.text(alphabet=st.sampled_from(list("ab 한\n")), max_size=40),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MOODLE)
+def test_moodle_text_opens_no_block_and_keeps_its_line_breaks(text: str) -> None:
+    """As Moodle shows its own text: no heading, list, quote, rule, table or code block,
+    and between two lines of words a line break (a blank line parts paragraphs)."""
+    from deckbuilder.importers.markup import moodle_to_markdown
+
+    rendered = render_markdown(moodle_to_markdown(text)).html
+    assert _BLOCKS.search(rendered) is None
+    if re.fullmatch(r"[a-z한 \n]*", text):  # words only: every break between two lines
+        lines = text.split("\n")
+        breaks = sum(1 for a, b in itertools.pairwise(lines) if a.strip() and b.strip())
+        assert rendered.count("<br>") == breaks
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("For which x?\n\\[\nx^2 + 1\n> 0\n\\]", "\\[ x^2 + 1 &gt; 0 \\]"),
+        ("Solve \\(x^2\n- 4 = 0\\) now", "\\(x^2 - 4 = 0\\)"),
+        ("Code `a\n# b` here", "<code>a # b</code>"),
+    ],
+)
+def test_moodle_formulas_and_code_keep_their_lines_as_written(text: str, shown: str) -> None:
+    """A line inside a formula or code span is not a line of Markdown: it is neither
+    escaped (TeX reads \\> as a space) nor broken, and no block forms from it."""
+    from deckbuilder.importers.markup import moodle_to_markdown
+
+    rendered = render_markdown(moodle_to_markdown(text)).html
+    assert shown in rendered
+    assert _BLOCKS.search(rendered) is None
 
 
 @settings(max_examples=300, deadline=None)

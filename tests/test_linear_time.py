@@ -203,8 +203,8 @@ class _CountingPattern:
 def test_math_closings_are_found_once_per_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """One scan finds every closing delimiter of a paragraph, however many openings look
     for one (scanning ahead from each was quadratic)."""
-    counting = _CountingPattern(text._MATH_CLOSER)
-    monkeypatch.setattr(text, "_MATH_CLOSER", counting)
+    counting = _CountingPattern(text.MATH_CLOSER)
+    monkeypatch.setattr(text, "MATH_CLOSER", counting)
     out = render_markdown("x " + "\\(" * 5000 + " \\(a\\) \\[b\\]")
     assert out.html.endswith("\\(a\\) \\[b\\]")
     assert counting.scans == 1
@@ -349,3 +349,20 @@ def test_importing_long_runs_of_spaces_takes_linear_time(fmt: str) -> None:
     seconds(1_000)  # warm up
     ratio = min(seconds(20_000) for _ in range(3)) / min(seconds(5_000) for _ in range(3))
     assert ratio < 10, ratio  # quadratic would be about 16
+
+
+MOODLE_RUNS = {
+    "lines": run_of("a\n"),
+    "list lines": run_of("- a\n"),
+    "backtick runs": run_of("`` ` a\n"),
+    "math openings": run_of("\\( \\[ a\n"),
+}
+
+
+@pytest.mark.parametrize("make", MOODLE_RUNS.values(), ids=MOODLE_RUNS.keys())
+def test_reading_moodle_text_takes_linear_time(make: Callable[[int], str]) -> None:
+    """A GIFT question's text in Moodle's format: each line is made a line of Markdown in
+    one pass, not by rendering the text again for every line."""
+    from deckbuilder.importers.markup import moodle_to_markdown
+
+    assert_linear(moodle_to_markdown, make)

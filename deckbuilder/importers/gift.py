@@ -43,8 +43,7 @@ from .gift_answers import (
     split_weight,
 )
 from .gift_source import Block, Escapes, blocks, category, markers_in_feedback
-from .html_markdown import hard_breaks
-from .markup import escape_line_starts, escape_markdown, html_to_markdown
+from .markup import escape_markdown, html_to_markdown, moodle_to_markdown
 
 __all__ = ["looks_like_gift", "parse_gift"]
 
@@ -111,10 +110,7 @@ class _GiftReader:
         if fmt == "plain":
             return escape_markdown(plain), fmt
         if fmt == "moodle":
-            # Moodle shows hand-written text line by line, each line break a break:
-            # "# (hash)" is no heading there, and "1. first" on its own line stays there.
-            lines = "\n".join(line.rstrip() for line in plain.split("\n"))
-            return hard_breaks(escape_line_starts(lines)), fmt
+            return moodle_to_markdown(plain), fmt
         return plain, fmt  # markdown: as written
 
     def block(self, b: Block) -> None:

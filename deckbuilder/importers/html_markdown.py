@@ -352,23 +352,45 @@ def plain_html(text: str) -> str:
     return escape(text, quote=False).replace("\n", "<br>")
 
 
+# Breaks tried one by one (each try renders the text) in texts of at most this many lines.
+_LINES_TRIED_ALONE = 100
+
+
 def hard_breaks(markdown: str) -> str:
-    """``markdown`` (a spreadsheet cell) with each line break that would render as a
-    space made a hard break (a backslash at the line's end), so that the card shows the
-    lines as the spreadsheet did. Line breaks that already mean something (between list
-    items, paragraphs, in a code block) stay as they are."""
+    """``markdown`` (a spreadsheet cell, a Moodle text) with each line break that would
+    render as a space made a hard break (a backslash at the line's end), so that the card
+    shows the lines as written. Line breaks that already mean something (between list
+    items, paragraphs, in a code block) stay as they are.
+
+    Every break between two lines of text is tried at once: most texts take that, for two
+    renderings. Otherwise each break is tried alone, in texts of up to
+    :data:`_LINES_TRIED_ALONE` lines (each try renders the text again); a longer one
+    keeps its line breaks as written."""
     if "\n" not in markdown:
         return markdown
     lines = markdown.split("\n")
+    soft = _rendered(markdown, False)
+    between_text = {i for i in range(1, len(lines)) if lines[i - 1].strip() and lines[i].strip()}
+    every = "".join(
+        line if not i else ("\\\n" if i in between_text else "\n") + line
+        for i, line in enumerate(lines)
+    )
+    if _only_breaks_added(soft, _rendered(every, False), len(between_text)):
+        return every
+    if len(lines) > _LINES_TRIED_ALONE:
+        return markdown
     done = lines[0]
     for i in range(1, len(lines)):
         rest = "\n".join(lines[i:])
-        soft, hard = f"{done}\n{rest}", f"{done}\\\n{rest}"
-        before, after = _rendered(soft, False), _rendered(hard, False)
-        # Accepted only where the backslash adds one <br> and changes nothing else.
-        added = after.count("<br>") == before.count("<br>") + 1
-        if added and after.replace("<br>\n", "\n") == before.replace("<br>\n", "\n"):
-            done = f"{done}\\\n{lines[i]}"
-        else:
-            done = f"{done}\n{lines[i]}"
+        before = _rendered(f"{done}\n{rest}", False)
+        after = _rendered(f"{done}\\\n{rest}", False)
+        done += ("\\\n" if _only_breaks_added(before, after, 1) else "\n") + lines[i]
     return done
+
+
+def _only_breaks_added(before: str, after: str, added: int) -> bool:
+    """Whether rendering ``after`` gives ``before`` with ``added`` more line breaks and
+    nothing else changed."""
+    return after.count("<br>") == before.count("<br>") + added and after.replace(
+        "<br>\n", "\n"
+    ) == before.replace("<br>\n", "\n")

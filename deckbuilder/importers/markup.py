@@ -8,10 +8,13 @@ plain text has the characters Markdown would interpret escaped.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
-__all__ = ["escape_line_starts", "escape_markdown", "html_to_markdown"]
+from ..text import MATH_CLOSER
+
+__all__ = ["escape_line_starts", "escape_markdown", "html_to_markdown", "moodle_to_markdown"]
 
 _INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&])")
 # What opens a block at the start of a line (after up to three spaces, which are dropped
@@ -21,6 +24,9 @@ _BLOCK_OPENER = re.compile(
     r"^([ \t]*)(#{1,6}(?=[ \t]|$)|[-+*](?=[ \t]|$)|>|```|~~~|[-*_=:|](?=[-*_=:| \t]*$))",
     re.MULTILINE,
 )
+# An opening formula delimiter as the renderer finds it (not after an escaped backslash).
+_MATH_OPENER = re.compile(r"(?<!\\)(?:\\\\)*\\([(\[])")
+_BACKTICKS = re.compile(r"`+")
 # Indentation that makes a code block: four columns or more (a tab counts as four).
 _CODE_INDENT = re.compile(r"^(?: {0,3}\t| {4})[ \t]*", re.MULTILINE)
 # A number and '.' or ')' opening an ordered list: the delimiter is what gets escaped.
@@ -40,6 +46,61 @@ def escape_markdown(text: str) -> str:
     """Backslash-escape what CommonMark would turn into formatting, so ``text`` shows
     as typed."""
     return escape_line_starts(_escape_inline(text))
+
+
+def moodle_to_markdown(text: str) -> str:
+    """Moodle's own text format (GIFT's default) -> Markdown that shows it as Moodle
+    does: line by line, each line break a break, no line opening a heading, list or
+    quote; formulas and code as written (a formula over several lines on one line, as TeX
+    reads it anyway)."""
+    lines = "\n".join(line.rstrip() for line in text.split("\n"))
+    from .html_markdown import hard_breaks  # it renders, with the importers' settings
+
+    return hard_breaks(escape_line_starts(_verbatim_on_one_line(lines)))
+
+
+def _verbatim_on_one_line(text: str) -> str:
+    """``text`` with the line breaks inside formulas and code spans made spaces: a line
+    inside one is not a line of Markdown, and must be neither escaped nor broken."""
+    parts, start = [], 0
+    for begin, end in _verbatim_spans(text):
+        parts += [text[start:begin], text[begin:end].replace("\n", " ")]
+        start = end
+    return "".join([*parts, text[start:]])
+
+
+def _verbatim_spans(text: str) -> list[tuple[int, int]]:
+    """Where the renderer finds formulas (``\\(..\\)``, ``\\[..\\]``: the first closing
+    delimiter after the opening one) and code spans (a run of backticks up to the next
+    run as long), left to right; closing delimiters are listed once, so this stays linear."""
+    closers: dict[str, list[tuple[int, int]]] = {")": [], "]": []}
+    for m in MATH_CLOSER.finditer(text):
+        closers[m.group(1)].append((m.start(), m.end()))
+    runs: dict[int, list[int]] = {}  # backtick run length -> where such runs start
+    for m in _BACKTICKS.finditer(text):
+        runs.setdefault(len(m.group()), []).append(m.start())
+    openings = sorted(
+        [(m.end() - 2, m.group(1)) for m in _MATH_OPENER.finditer(text)]
+        + [(at, "`" * n) for n, starts in runs.items() for at in starts]
+    )
+    spans: list[tuple[int, int]] = []
+    done = 0
+    for at, opening in openings:
+        if at < done:
+            continue  # inside the span before
+        if opening in "([":
+            ends = closers[")" if opening == "(" else "]"]
+            i = bisect_left(ends, (at + 2, -1))
+            if i < len(ends):
+                spans.append((at, ends[i][1]))
+                done = ends[i][1]
+            continue
+        same = runs[len(opening)]
+        i = bisect_right(same, at)
+        if i < len(same):
+            spans.append((at, same[i] + len(opening)))
+            done = same[i] + len(opening)
+    return spans
 
 
 def escape_line_starts(text: str) -> str:
