@@ -262,6 +262,27 @@ def test_an_import_interrupted_after_writing_says_what_was_written(
     assert (tmp_path / "cards" / "quiz.yaml").is_file()
 
 
+def test_init_interrupted_once_written_keeps_the_whole_project(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deckbuilder.atomic import Staging
+
+    real = Staging.commit
+
+    def interrupted(self: Staging, replaced: list[Path] | None = None) -> None:
+        real(self, replaced)
+        signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Staging, "commit", interrupted)
+    result = cli("init", "deck")
+    assert result.code == 143
+    assert result.err.endswith(
+        f"Interrupted; already written: {Path('deck/cards/example.yaml')}.\n"
+    )
+    assert sorted(p.name for p in (tmp_path / "deck").iterdir()) == ["cards", "media", "output"]
+
+
 def test_a_signal_whose_interrupt_was_lost_still_ends_the_command(
     project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:

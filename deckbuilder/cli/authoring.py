@@ -204,6 +204,8 @@ def init(
         making = target
         atomic_write_bytes(target, text, replaced=session.written)
     except BaseException as exc:
+        if target in session.written:
+            raise  # an interrupt once the project is complete: it stays, folders and all
         for path in reversed(created):
             with suppress(OSError):
                 path.rmdir()
