@@ -77,7 +77,7 @@ def test_every_bad_row_is_reported_at_once_and_nothing_written(
     )
     run = cli("import", "q.csv")
     assert run.code == 1
-    assert "q.csv:2: answer 'C' is not one of the choices (A-B)" in run.err
+    assert "q.csv:2: row 2: answer 'C' is not one of the choices (A-B)" in run.err
     assert "q.csv:3: row 3: give at least 2 choices" in run.err
     assert not (here / "cards").exists()
 
@@ -91,7 +91,7 @@ def test_duplicate_choices_are_reported_with_the_other_rows_problems(
     )
     run = cli("import", "q.csv")
     assert run.code == 1
-    assert "q.csv:2: answer 'E' is not one of the choices (A-C)" in run.err
+    assert "q.csv:2: row 2: answer 'E' is not one of the choices (A-C)" in run.err
     assert "q.csv:3: row 3: choice B repeats choice A" in run.err
     assert "q.csv:4: row 4: the answer is empty" in run.err
 
@@ -107,7 +107,7 @@ def test_line_breaks_in_quoted_cells_are_kept(here: Path) -> None:
     with pytest.raises(DeckError) as caught:
         read_spreadsheet(here / "nl.csv")
     assert [(p.line, p.message) for p in caught.value.problems] == [
-        (5, "row 5: the front is empty")  # the row before spans lines 2 to 4
+        (5, "row 3: the front is empty")  # line 5: the row before spans lines 2 to 4
     ]
     (here / "nl.csv").write_text(
         'front,back\n"line one\nline two","- item1\n- item2"\n', encoding="utf-8"
@@ -161,3 +161,42 @@ def test_delimiter_and_encoding_are_detected(
     result = read_spreadsheet(here / "w.csv")
     (note,) = result.notes
     assert note.fields["front"] in ("uno", "niño") and note.fields["back"] in ("one", "child")
+
+
+def test_a_korean_excel_csv_is_read_as_korean(here: Path, cli: CliRun) -> None:
+    """Korean Excel saves "CSV (쉼표로 분리)" in CP949: read as Windows-1252 it came out as
+    mojibake ("ÃË¸Å") with exit 0."""
+    rows = "front,back,tags\r\n촉매,반응 속도를 높이는 물질,화학\r\n산화,전자를 잃는 것,화학\r\n"
+    (here / "korean.csv").write_bytes(rows.encode("cp949"))
+    run = cli("import", "korean.csv")
+    assert run.code == 0, run.err
+    assert "read as CP949" in run.err
+    written = (here / "cards" / "korean.yaml").read_text(encoding="utf-8")
+    assert "front: 촉매" in written and "반응 속도를 높이는 물질" in written and "화학" in written
+
+
+def test_a_western_excel_csv_is_still_read_as_windows_1252(here: Path, cli: CliRun) -> None:
+    rows = "front,back\r\ncafé,“quoted” – dash\r\nÀ la carte,ÉÈ\r\n"
+    (here / "western.csv").write_bytes(rows.encode("cp1252"))
+    run = cli("import", "western.csv")
+    assert run.code == 0 and "read as Windows-1252" in run.err
+    written = (here / "cards" / "western.yaml").read_text(encoding="utf-8")
+    assert "café" in written and "“quoted” – dash" in written and "À la carte" in written
+
+
+def test_question_and_answer_columns_make_basic_notes(here: Path, cli: CliRun) -> None:
+    (here / "qa.csv").write_text("Question,Answer\nWhat is H2O?,Water\n", encoding="utf-8")
+    run = cli("import", "qa.csv")
+    assert run.code == 0, run.err
+    written = (here / "cards" / "qa.yaml").read_text(encoding="utf-8")
+    assert "front: What is H2O?" in written and "back: Water" in written
+
+
+@pytest.mark.parametrize("name", ["grades.xlsx", "grades.ods"])
+def test_a_workbook_is_refused_with_how_to_save_it_as_csv(
+    here: Path, cli: CliRun, name: str
+) -> None:
+    (here / name).write_bytes(b"PK\x03\x04 not really a workbook")
+    run = cli("import", name)
+    assert run.code == 1
+    assert f"{name}: a workbook is not read as it is: save the sheet as CSV UTF-8" in run.err

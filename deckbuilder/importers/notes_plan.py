@@ -307,6 +307,14 @@ def read_notes_source(source: Path) -> NotesImport | None:
         from .spreadsheet import read_spreadsheet
 
         return read_spreadsheet(source)
+    from .spreadsheet import WORKBOOK_SUFFIXES
+
+    if suffix in WORKBOOK_SUFFIXES:
+        raise DeckError.single(
+            source,
+            "a workbook is not read as it is: save the sheet as CSV UTF-8 (in Excel: File > "
+            "Save As > 'CSV UTF-8 (Comma delimited)'), then import the .csv file",
+        )
     from .anki_text import looks_like_anki_text, read_anki_text
 
     if looks_like_anki_text(source):

@@ -3,9 +3,10 @@
 The header says what the rows are: ``front, back[, tags]`` (basic notes);
 ``question, A, B, ...[, answer][, explanation][, tags]`` (multiple choice, one column per
 choice); ``text[, extra][, tags]`` (cloze). Column names are matched ignoring case and
-spaces. The encoding is read from a byte order mark (UTF-8, UTF-16), else UTF-8, else
-Windows-1252 (what Excel writes on Windows); the delimiter from the file (``csv.Sniffer``),
-a tab for ``.tsv``.
+spaces; ``question, answer`` with no choice columns is ``front, back``. The encoding is
+read from a byte order mark (UTF-8, UTF-16), else UTF-8, else CP949 where that reads as
+Korean (what Korean Excel writes on Windows), else Windows-1252 (what Excel writes
+elsewhere on Windows); the delimiter from the file (``csv.Sniffer``), a tab for ``.tsv``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import csv
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import DeckError, Problem
@@ -22,7 +24,7 @@ from .base import CardNote, choice_problems, parse_answer
 from .html_markdown import hard_breaks
 from .notes_plan import NotesImport, TypeReport
 
-__all__ = ["read_spreadsheet"]
+__all__ = ["WORKBOOK_SUFFIXES", "read_spreadsheet"]
 
 _LAYOUTS = {
     "basic": ({"front", "back"}, {"tags"}),
@@ -34,6 +36,11 @@ _EXPECTED = (
     "or text[, extra][, tags]"
 )
 _CHOICE = re.compile(r"[a-z]\Z")
+# A flashcard sheet's usual header: the question and its answer, no choice columns.
+_BASIC_NAMES = {"question": "front", "answer": "back"}
+_HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
+# Workbooks that must be saved as CSV first.
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 
 
 def _decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
@@ -42,8 +49,17 @@ def _decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
     try:
         return data.decode("utf-8-sig"), []
     except UnicodeDecodeError:
-        warning = Problem(str(path), None, "warning: not UTF-8; read as Windows-1252 (Excel's)")
-        return data.decode("cp1252", errors="replace"), [warning]
+        pass
+    try:
+        korean = data.decode("cp949")
+    except UnicodeDecodeError:
+        korean = ""
+    # Western text is seldom valid CP949, and then reads as Chinese characters, not Hangul.
+    if _HANGUL_SYLLABLE.search(korean):
+        warning = "warning: not UTF-8; read as CP949 (Korean Excel's); check the Korean text"
+        return korean, [Problem(str(path), None, warning)]
+    warning = "warning: not UTF-8; read as Windows-1252 (Excel's)"
+    return data.decode("cp1252", errors="replace"), [Problem(str(path), None, warning)]
 
 
 def read_spreadsheet(path: Path) -> NotesImport:
@@ -66,6 +82,8 @@ def read_spreadsheet(path: Path) -> NotesImport:
     rows = _rows(text, delimiter)
     _, header = next(rows, (1, []))
     columns = [" ".join(name.split()).casefold() for name in header]
+    if not any(_CHOICE.match(name) for name in columns):
+        columns = [_BASIC_NAMES.get(name, name) for name in columns]
     kind = _layout(columns)
     if kind is None:
         shown = ", ".join(name for name in header if name.strip()) or "nothing"
@@ -75,7 +93,7 @@ def read_spreadsheet(path: Path) -> NotesImport:
     result = NotesImport("spreadsheet", str(path), path.stem, warnings=warnings)
     problems: list[Problem] = []
     choices = [i for i, name in enumerate(columns) if kind == "mcq" and _CHOICE.match(name)]
-    for line, row in rows:
+    for number, (line, row) in enumerate(rows, start=2):  # the header is row 1
         if not any(cell.strip() for cell in row):
             continue
         cell = {
@@ -83,7 +101,7 @@ def read_spreadsheet(path: Path) -> NotesImport:
             for i, name in enumerate(columns)
         }
         note = CardNote(
-            kind, line, f"row {line}", {}, tags=re.split(r"[\s,;]+", cell.get("tags", ""))
+            kind, line, f"row {number}", {}, tags=re.split(r"[\s,;]+", cell.get("tags", ""))
         )
         note.tags = [tag for tag in note.tags if tag]
         if kind == "mcq":
@@ -91,13 +109,13 @@ def read_spreadsheet(path: Path) -> NotesImport:
             note.choices = [
                 hard_breaks(row[i].strip()) for i in choices if i < len(row) and row[i].strip()
             ]
-            problems += _choice_problems(note, cell["answer"], str(path), line)
+            problems += _choice_problems(note, cell["answer"], str(path), line, number)
         else:
             keys = ("front", "back") if kind == "basic" else ("text", "extra")
             note.fields = {key: cell.get(key, "") for key in keys}
         first = next(iter(note.fields))
         if not note.fields[first]:
-            problems.append(Problem(str(path), line, f"row {line}: the {first} is empty"))
+            problems.append(Problem(str(path), line, f"row {number}: the {first} is empty"))
         result.notes.append(note)
     if problems:
         raise DeckError(problems)
@@ -115,19 +133,23 @@ def _rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
         start = reader.line_num + 1
 
 
-def _choice_problems(note: CardNote, answer: str, file: str, line: int) -> list[Problem]:
+def _choice_problems(
+    note: CardNote, answer: str, file: str, line: int, number: int
+) -> list[Problem]:
     """Everything wrong with a multiple-choice row's choices and answer, as the card
-    loader would find it, so that one pass reports them all."""
+    loader would find it, so that one pass reports them all. ``line``: where the row
+    starts in the file; ``number``: its row in the spreadsheet."""
+    row = f"row {number}"
     problems = []
     if not answer:
-        problems.append(Problem(file, line, f"row {line}: the answer is empty"))
+        problems.append(Problem(file, line, f"{row}: the answer is empty"))
     else:
         note.answer, found = parse_answer(answer, len(note.choices), file, line)
-        problems += found
+        problems += [replace(p, message=f"{row}: {p.message}") for p in found]
     if len(note.choices) < 2:
-        problems.append(Problem(file, line, f"row {line}: give at least 2 choices"))
+        problems.append(Problem(file, line, f"{row}: give at least 2 choices"))
     else:
-        problems += choice_problems(file, line, f"row {line}", note.choices)
+        problems += choice_problems(file, line, row, note.choices)
     return problems
 
 
