@@ -340,11 +340,14 @@ MOODLE = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(MOODLE)
 def test_moodle_text_opens_no_block_and_keeps_its_line_breaks(text: str) -> None:
-    """As Moodle shows its own text: no heading, list, quote, rule, table or code block,
-    and between two lines of words a line break (a blank line parts paragraphs)."""
+    """As Moodle shows its own text: no heading, list, quote, rule, table or code block
+    (but code between two fence lines), and between two lines of words a line break (a
+    blank line parts paragraphs)."""
     from deckbuilder.importers.markup import moodle_to_markdown
 
     rendered = render_markdown(moodle_to_markdown(text)).html
+    fences = "``" in text or "~~" in text
+    rendered = re.sub(r"<pre.*?</pre>", "", rendered, flags=re.S) if fences else rendered
     assert _BLOCKS.search(rendered) is None
     if re.fullmatch(r"[a-z한 \n]*", text):  # words only: every break between two lines
         lines = text.split("\n")
@@ -368,6 +371,20 @@ def test_moodle_formulas_and_code_keep_their_lines_as_written(text: str, shown: 
     rendered = render_markdown(moodle_to_markdown(text)).html
     assert shown in rendered
     assert _BLOCKS.search(rendered) is None
+
+
+def test_moodle_code_between_fence_lines_is_a_code_block_line_by_line() -> None:
+    """A teacher's program between ``` lines keeps its lines (before: one line, the
+    backticks shown); a fence never closed stays text."""
+    from deckbuilder.importers.markup import moodle_to_markdown
+
+    text = "What does this print?\n```python\nx = [1, 2]\nprint(len(x))\n```"
+    rendered = render_markdown(moodle_to_markdown(text)).html
+    assert rendered.count("<pre") == 1 and "```" not in rendered
+    code = re.sub(r"<[^>]+>", "", rendered.split("<pre", 1)[1].split(">", 1)[1])
+    assert code.splitlines()[:2] == ["x = [1, 2]", "print(len(x))"]
+    unclosed = render_markdown(moodle_to_markdown("a\n```\nb")).html
+    assert "<pre" not in unclosed and "```" in unclosed
 
 
 @settings(max_examples=300, deadline=None)

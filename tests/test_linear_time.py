@@ -356,6 +356,7 @@ MOODLE_RUNS = {
     "list lines": run_of("- a\n"),
     "backtick runs": run_of("`` ` a\n"),
     "math openings": run_of("\\( \\[ a\n"),
+    "fence openings": run_of("```a\n~~~\n"),
 }
 
 

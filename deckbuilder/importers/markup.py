@@ -27,6 +27,9 @@ _BLOCK_OPENER = re.compile(
 # An opening formula delimiter as the renderer finds it (not after an escaped backslash).
 _MATH_OPENER = re.compile(r"(?<!\\)(?:\\\\)*\\([(\[])")
 _BACKTICKS = re.compile(r"`+")
+# A line opening a code fence (its info string may follow), and a line of fence marks.
+_FENCE_OPENING = re.compile(r"[ \t]{0,3}(`{3,}(?=[^`]*$)|~{3,})")
+_FENCE_LINE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})(.*)")
 # Indentation that makes a code block: four columns or more (a tab counts as four).
 _CODE_INDENT = re.compile(r"^(?: {0,3}\t| {4})[ \t]*", re.MULTILINE)
 # A number and '.' or ')' opening an ordered list: the delimiter is what gets escaped.
@@ -52,11 +55,56 @@ def moodle_to_markdown(text: str) -> str:
     """Moodle's own text format (GIFT's default) -> Markdown that shows it as Moodle
     does: line by line, each line break a break, no line opening a heading, list or
     quote; formulas and code as written (a formula over several lines on one line, as TeX
-    reads it anyway)."""
-    lines = "\n".join(line.rstrip() for line in text.split("\n"))
+    reads it anyway; code between two fence lines a code block)."""
     from .html_markdown import hard_breaks  # it renders, with the importers' settings
 
-    return hard_breaks(escape_line_starts(_verbatim_on_one_line(lines)))
+    lines = [line.rstrip() for line in text.split("\n")]
+    parts = []
+    for start, end, fenced in _fenced_blocks(lines):
+        block = "\n".join(lines[start:end])
+        if not fenced:
+            block = hard_breaks(escape_line_starts(_verbatim_on_one_line(block)))
+        parts.append(block)
+    return "\n".join(parts)
+
+
+def _fenced_blocks(lines: list[str]) -> list[tuple[int, int, bool]]:
+    """``lines`` cut into runs ``(start, end, fenced)``: a fenced run goes from a line
+    opening a code fence (three or more backticks or tildes) to the first line below that
+    closes it (the same mark, at least as long, alone); the rest are text. A fence never
+    closed is text. Linear: the longest fence below each line is known beforehand."""
+    fences = [_FENCE_LINE.fullmatch(line) for line in lines]
+    longest_below: list[dict[str, int]] = [{} for _ in range(len(lines) + 1)]
+    for i in range(len(lines) - 1, -1, -1):
+        below = dict(longest_below[i + 1])
+        fence = fences[i]
+        if fence is not None and not fence.group(2).strip():
+            mark = fence.group(1)
+            below[mark[0]] = max(below.get(mark[0], 0), len(mark))
+        longest_below[i] = below
+    runs: list[tuple[int, int, bool]] = []
+    text_from, i = 0, 0
+    while i < len(lines):
+        opening = _FENCE_OPENING.match(lines[i])
+        mark = opening.group(1) if opening else ""
+        if not mark or longest_below[i + 1].get(mark[0], 0) < len(mark):
+            i += 1
+            continue
+        close = next(
+            j
+            for j in range(i + 1, len(lines))
+            if (fence := fences[j]) is not None
+            and not fence.group(2).strip()
+            and fence.group(1)[0] == mark[0]
+            and len(fence.group(1)) >= len(mark)
+        )
+        if text_from < i:
+            runs.append((text_from, i, False))
+        runs.append((i, close + 1, True))
+        text_from = i = close + 1
+    if text_from < len(lines) or not runs:
+        runs.append((text_from, len(lines), False))
+    return runs
 
 
 def _verbatim_on_one_line(text: str) -> str:
