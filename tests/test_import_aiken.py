@@ -231,3 +231,20 @@ def test_moodles_import_feature_file_gives_two_questions() -> None:
 def test_a_line_like_a_choice_without_space_starts_a_question() -> None:
     (q,) = import_text("A.I. or not?\nA. yes\nB. no\nANSWER: A\n", "q.txt", "aiken").questions
     assert q.question == "A.I. or not?"
+
+
+def test_missing_answers_can_be_let_through_and_filled_in_later() -> None:
+    """As for GIFT and quiz files: --allow-missing-answers writes 'answer:' empty."""
+    text = "What is NaCl?\nA. Water\nB. Salt\n\nWhat is O2?\nA. Oxygen\nB. Ozone\nANSWER: a\n"
+    with pytest.raises(DeckError) as info:
+        import_text(text, "q.txt", "aiken")
+    (problem,) = info.value.problems
+    assert problem.line == 5 and "--allow-missing-answers" in problem.message
+    result = import_text(text, "q.txt", "aiken", allow_missing_answers=True)
+    assert [(q.question, q.answer) for q in result.questions] == [
+        ("What is NaCl?", []),
+        ("What is O2?", [0]),
+    ]
+    one_choice = "Q?\nA. a\n\nNext?\nA. c\nB. d\nANSWER: A\n"
+    with pytest.raises(DeckError):  # no card could hold it: not let through
+        import_text(one_choice, "q.txt", "aiken", allow_missing_answers=True)

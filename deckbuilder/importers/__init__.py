@@ -137,6 +137,9 @@ def import_text(
 
 
 def missing_answer_problems(result: Imported, file: str) -> list[Problem]:
+    """The questions without a marked answer, in the format's own words if it has them."""
+    if result.missing_answer_messages:
+        return list(result.missing_answer_messages)
     return [
         Problem(
             file,

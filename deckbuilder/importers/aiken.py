@@ -55,15 +55,24 @@ def _not_completed(file: str, draft: _Draft, next_line: int | None) -> Problem:
         file,
         next_line or draft.line,
         f"the question at line {draft.line} was not completed {where}: "
-        "add its 'ANSWER:' line (e.g. 'ANSWER: B') after its choices",
+        "add its 'ANSWER:' line (e.g. 'ANSWER: B') after its choices (or import with "
+        "--allow-missing-answers and fill it in later)",
     )
 
 
 def parse_aiken(text: str, file: str) -> Imported:
     """Read Aiken questions; raise DeckError listing every problem."""
     problems: list[Problem] = []
+    incomplete: list[Problem] = []  # questions with choices but no 'ANSWER:' line
     drafts: list[_Draft] = []
     cur: _Draft | None = None  # the question being read; None between questions
+
+    def _unfinished(draft: _Draft, next_line: int | None) -> None:
+        # Only a question that could be a card may go on without its answer.
+        (incomplete if len(draft.choices) >= 2 else problems).append(
+            _not_completed(file, draft, next_line)
+        )
+
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line:
@@ -124,17 +133,17 @@ def parse_aiken(text: str, file: str) -> Imported:
             cur.text.append(line)  # the question wraps onto another line
         else:
             if cur is not None and cur.choices:
-                problems.append(_not_completed(file, cur, lineno))
+                _unfinished(cur, lineno)
             cur = _Draft(lineno, [line])
             drafts.append(cur)
     if cur is not None and cur.choices:
-        problems.append(_not_completed(file, cur, None))
+        _unfinished(cur, None)
     questions: list[Question] = []
     for d in drafts:
         while d.text and not d.text[-1]:
             d.text.pop()
-        if not d.answer_line:
-            continue  # reported above, or a question text alone
+        if not d.answer_line and len(d.choices) < 2:
+            continue  # a question text alone, or too few choices (reported above)
         q = Question(
             d.line,
             escape_markdown("\n".join(d.text)),
@@ -149,5 +158,7 @@ def parse_aiken(text: str, file: str) -> Imported:
                 file, 1, "no Aiken questions found (a question line, choices 'A. ...', 'ANSWER: A')"
             )
         )
-    raise_if(problems)
-    return Imported("aiken", file, questions=questions)
+    # With other problems, the missing answers are told in the same pass; alone, they
+    # are the import's to refuse or (--allow-missing-answers) to let through.
+    raise_if(sorted(problems + incomplete, key=lambda p: p.line or 0) if problems else [])
+    return Imported("aiken", file, questions=questions, missing_answer_messages=incomplete)

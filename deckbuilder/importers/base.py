@@ -111,6 +111,9 @@ class Imported:
     description: str = ""
     # Worth telling the author, not worth refusing the import ("warning: ..." messages).
     warnings: list[Problem] = field(default_factory=list)
+    # The format's own words for questions without an answer (Aiken reports them where
+    # the next question starts, as Moodle does); none: the general message.
+    missing_answer_messages: list[Problem] = field(default_factory=list)
 
     @property
     def missing_answers(self) -> list[Question]:
