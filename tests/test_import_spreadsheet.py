@@ -203,3 +203,20 @@ def test_a_workbook_is_refused_with_how_to_save_it_as_csv(
     run = cli("import", name)
     assert run.code == 1
     assert f"{name}: a workbook is not read as it is: save the sheet as CSV UTF-8" in run.err
+
+
+@pytest.mark.parametrize("name", ["collection.anki2", "backup.db"])
+def test_an_anki_collection_is_refused_with_how_to_export_it(
+    here: Path, cli: CliRun, name: str
+) -> None:
+    """`preview --history` reads a collection; import asks for an export, and says so
+    (before: 'this is a binary file, not UTF-8 text')."""
+    import sqlite3
+
+    conn = sqlite3.connect(here / name)
+    conn.execute("CREATE TABLE notes (id INTEGER)")
+    conn.commit()
+    conn.close()
+    run = cli("import", name)
+    assert run.code == 1
+    assert f"{name}: this is an Anki collection, not an export" in run.err

@@ -307,6 +307,13 @@ def read_notes_source(source: Path) -> NotesImport | None:
         from .spreadsheet import read_spreadsheet
 
         return read_spreadsheet(source)
+    if suffix in (".anki2", ".anki21", ".anki21b") or _starts_with(source, b"SQLite format 3\0"):
+        raise DeckError.single(
+            source,
+            "this is an Anki collection, not an export: in Anki, export the deck with File > "
+            "Export > 'Anki Deck Package (.apkg)' and 'Include scheduling information' (or "
+            "the whole collection as .colpkg), then import that file",
+        )
     from .spreadsheet import WORKBOOK_SUFFIXES
 
     if suffix in WORKBOOK_SUFFIXES:
@@ -320,6 +327,14 @@ def read_notes_source(source: Path) -> NotesImport | None:
     if looks_like_anki_text(source):
         return read_anki_text(source)
     return None
+
+
+def _starts_with(path: Path, magic: bytes) -> bool:
+    try:
+        with path.open("rb") as stream:
+            return stream.read(len(magic)) == magic
+    except OSError:
+        return False  # told by the reader that tries it next
 
 
 def notes_report(plan: NotesPlan) -> list[str]:
