@@ -215,3 +215,35 @@ def test_optional_reversed_notes_keep_their_note_type_and_second_card_rule(
         note = col.get_note(nid)  # type: ignore[attr-defined]
         assert note.note_type()["name"] == "Basic (optional reversed card)"
         assert len(note.cards()) == (2 if fields.endswith("\x1fy") else 1)
+
+
+def test_a_sound_the_package_lacks_is_found_in_media(
+    tmp_path: Path, project: Path, cli: Callable[..., Run]
+) -> None:
+    """Old collections name files they no longer hold: such a package imports when the
+    file is put in media/, where build looks (before, only cards/ was searched)."""
+    from anki.collection import Collection, DeckIdLimit, ExportAnkiPackageOptions
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    col = Collection(str(folder / "collection.anki2"))
+    did = col.decks.id("Old")
+    image = folder / "gato.png"
+    image.write_bytes(PNG)
+    name = col.media.add_file(str(image))
+    for front, back in ((f'gato <img src="{name}">', "cat"), ("hola", "hello [sound:x.mp3]")):
+        note = col.new_note(col.models.by_name("Basic"))  # type: ignore[arg-type]
+        note.fields[0], note.fields[1] = front, back
+        col.add_note(note, did)
+    apkg = folder / "old.apkg"
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    col.export_anki_package(out_path=str(apkg), options=options, limit=DeckIdLimit(deck_id=did))
+    col.close()
+    run = cli("import", apkg, "--out", "cards/old.yaml")
+    assert run.code == 1
+    assert "media file 'x.mp3' not found in the package, media/ or cards/" in run.err
+    (project / "media").mkdir()
+    (project / "media" / "x.mp3").write_bytes(b"ID3 sound")
+    run = cli("import", apkg, "--out", "cards/old.yaml")
+    assert run.code == 0, run.err
+    assert cli("build", "cards", "--out", "output").code == 0

@@ -9,7 +9,9 @@ anything is written, and then written together or not at all.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import tempfile
 import unicodedata
 from dataclasses import dataclass, field
@@ -186,6 +188,11 @@ def plan_notes(
             else:
                 files[media_dir / name] = data
             (staged_media / name).write_bytes(data)
+        if result.media and media_dir.is_dir():
+            # Files the package lacks but media/ has: build will find them there.
+            for entry in os.scandir(media_dir):
+                if entry.name not in result.media and entry.name in text and entry.is_file():
+                    shutil.copyfile(entry.path, staged_media / entry.name)
         found: list[Problem] = []
         try:
             media = staged_media if result.media else media_dir
@@ -202,7 +209,7 @@ def plan_notes(
         where = f"{staged_media}/ or "
         for i, problem in enumerate(found):
             if where in problem.message:  # the package's media, staged in a scratch folder
-                message = problem.message.replace(where, "the package nor in ")
+                message = problem.message.replace(where, f"the package, {media_dir}/ or ")
                 found[i] = Problem(problem.file, problem.line, message, problem.note)
         problems += _at_source_lines(found, ids, result, source)
         if problems:
