@@ -121,6 +121,10 @@ RETENTION_RANGE = "must be between 0.01 and 0.999"
         (["--retention", "1"], f"--retention: {RETENTION_RANGE}, not 1.0"),
         (["--retention", "0"], f"--retention: {RETENTION_RANGE}, not 0.0"),
         (["--retention", "1.5"], f"--retention: {RETENTION_RANGE}, not 1.5"),
+        (
+            ["--retention", "90"],
+            f"--retention: {RETENTION_RANGE}, not 90.0 (a retention is a share: 0.9 for 90%)",
+        ),
         (["--retention", "nan"], f"--retention: {RETENTION_RANGE}, not nan"),
         (["--retention", "-inf"], f"--retention: {RETENTION_RANGE}, not -inf"),
         (["--retention", "0.0001"], f"--retention: {RETENTION_RANGE}, not 0.0001"),

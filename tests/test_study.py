@@ -74,6 +74,11 @@ def test_no_study_block_means_none_and_defaults_are_ankis(tmp_path: Path) -> Non
         ("{desired_retention: 0.5}", ":2: 'desired_retention' is 0.5; Anki allows 0.70 to 0.99"),
         ("{desired_retention: 1.2}", ":2: 'desired_retention' is 1.2; Anki allows 0.70 to 0.99"),
         (
+            "{desired_retention: 95}",
+            ":2: 'desired_retention' is 95; Anki allows 0.70 to 0.99 (a retention is a share: "
+            "0.95 for 95%)",
+        ),
+        (
             "{desired_retention: high}",
             ":2: 'desired_retention' must be a number like 0.9, not 'high'",
         ),

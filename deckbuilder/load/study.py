@@ -22,6 +22,7 @@ from ..schedule.settings import (
     ParameterSyntaxError,
     PreviewSettings,
     parse_parameters,
+    percent_hint,
 )
 from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
 from .fields import FieldReader, is_null
@@ -74,7 +75,8 @@ def read_study(fields: FieldReader, tree: YMap) -> StudySettings | None:
         if number is not None and not low <= number <= high:  # also refuses NaN
             fields.problem(
                 written.line,
-                f"'desired_retention' is {_raw(written)}; Anki allows {low:.2f} to {high:.2f}",
+                f"'desired_retention' is {_raw(written)}; Anki allows {low:.2f} to {high:.2f}"
+                f"{percent_hint(number)}",
             )
         elif number is not None:
             retention = number

@@ -28,6 +28,7 @@ __all__ = [
     "SettingProblem",
     "StudyBlock",
     "parse_parameters",
+    "percent_hint",
 ]
 
 # What Anki's deck options accept: the ranges its simulator offers (ankitects/anki
@@ -213,7 +214,10 @@ class PreviewSettings:
         low, high = RETENTION_RANGE
         if not (isinstance(dr, (int, float)) and low <= dr <= high):  # also rejects NaN
             out.append(
-                SettingProblem("desired_retention", f"must be between {low} and {high}, not {dr}")
+                SettingProblem(
+                    "desired_retention",
+                    f"must be between {low} and {high}, not {dr}{percent_hint(dr)}",
+                )
             )
         for name, value in (("new_per_day", self.new_per_day), ("review_limit", self.review_limit)):
             if value is not None and not 0 <= value <= ANKI_PER_DAY_MAX:
@@ -298,3 +302,10 @@ def parse_parameters(text: str) -> tuple[float, ...]:
             raise ParameterSyntaxError(f"{shown!r} {problem}", shown, line)
         values.append(value)
     return tuple(values)
+
+
+def percent_hint(value: object) -> str:
+    """For a retention written as a percentage (90 for 0.90): the value it likely meant."""
+    if isinstance(value, (int, float)) and 10 <= value <= 100:
+        return f" (a retention is a share: {value / 100:g} for {value:g}%)"
+    return ""
