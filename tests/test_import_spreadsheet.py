@@ -220,3 +220,24 @@ def test_an_anki_collection_is_refused_with_how_to_export_it(
     run = cli("import", name)
     assert run.code == 1
     assert f"{name}: this is an Anki collection, not an export" in run.err
+
+
+def test_an_answer_may_be_the_right_choice_written_out(here: Path, cli: CliRun) -> None:
+    (here / "q.csv").write_text(
+        "question,A,B,C,answer\nWhich gas?,Iron,Oxygen,Gold,oxygen\n", encoding="utf-8"
+    )
+    run = cli("import", "q.csv")
+    assert run.code == 0, run.err
+    assert "answer: B" in (here / "cards" / "q.yaml").read_text(encoding="utf-8")
+
+
+def test_empty_choice_cells_are_named_not_shifted(here: Path, cli: CliRun) -> None:
+    """An empty cell before a filled one would move the later choices up a letter, and
+    the answer letter onto another choice."""
+    (here / "q.csv").write_text(
+        "question,A,B,C,D,answer\nGap?,x,,z,w,C\nShort?,x,y,,,C\n", encoding="utf-8"
+    )
+    run = cli("import", "q.csv")
+    assert run.code == 1
+    assert "q.csv:2: row 2: choice B is empty but a later choice is not" in run.err
+    assert "q.csv:3: row 3: choice C, the answer, is empty" in run.err

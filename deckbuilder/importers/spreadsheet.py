@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import DeckError, Problem
 from ..load import MAX_FILE_BYTES
+from ..model import letter
 from .base import CardNote, choice_problems, parse_answer
 from .html_markdown import hard_breaks
 from .notes_plan import NotesImport, TypeReport
@@ -106,10 +107,8 @@ def read_spreadsheet(path: Path) -> NotesImport:
         note.tags = [tag for tag in note.tags if tag]
         if kind == "mcq":
             note.fields = {"question": cell["question"], "explanation": cell.get("explanation", "")}
-            note.choices = [
-                hard_breaks(row[i].strip()) for i in choices if i < len(row) and row[i].strip()
-            ]
-            problems += _choice_problems(note, cell["answer"], str(path), line, number)
+            cells = [row[i].strip() if i < len(row) else "" for i in choices]
+            problems += _choice_problems(note, cells, cell["answer"], str(path), line, number)
         else:
             keys = ("front", "back") if kind == "basic" else ("text", "extra")
             note.fields = {key: cell.get(key, "") for key in keys}
@@ -134,18 +133,43 @@ def _rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def _choice_problems(
-    note: CardNote, answer: str, file: str, line: int, number: int
+    note: CardNote, cells: list[str], answer: str, file: str, line: int, number: int
 ) -> list[Problem]:
-    """Everything wrong with a multiple-choice row's choices and answer, as the card
-    loader would find it, so that one pass reports them all. ``line``: where the row
-    starts in the file; ``number``: its row in the spreadsheet."""
+    """Set ``note``'s choices (from the choice columns' ``cells``) and answer, and say
+    everything wrong with them, as the card loader would find it, in one pass. ``line``:
+    where the row starts in the file; ``number``: its row in the spreadsheet. The answer is
+    a letter or number, or the text of one choice."""
     row = f"row {number}"
     problems = []
+    # The letters name the columns: an empty cell before a filled one would shift them.
+    filled = [k for k, text in enumerate(cells) if text]
+    for k in range(filled[-1] if filled else 0):
+        if not cells[k]:
+            problems.append(
+                Problem(
+                    file,
+                    line,
+                    f"{row}: choice {letter(k)} is empty but a later choice is not (the answer's "
+                    "letters name the columns); fill it, or move the later choices left",
+                )
+            )
+    note.choices = [hard_breaks(text) for text in cells if text]
     if not answer:
         problems.append(Problem(file, line, f"{row}: the answer is empty"))
     else:
+        loose = " ".join(answer.split()).casefold()
+        same_text = [
+            i for i, c in enumerate(note.choices) if " ".join(c.split()).casefold() == loose
+        ]
         note.answer, found = parse_answer(answer, len(note.choices), file, line)
-        problems += [replace(p, message=f"{row}: {p.message}") for p in found]
+        if found and len(same_text) == 1:
+            note.answer, found = same_text, []  # the right choice's text, written out
+        for problem in found:
+            empty = re.search(r"answer '([A-Za-z])' is not one of", problem.message)
+            index = ord(empty.group(1).upper()) - ord("A") if empty else -1
+            if 0 <= index < len(cells) and not cells[index]:
+                problem = replace(problem, message=f"choice {letter(index)}, the answer, is empty")
+            problems.append(replace(problem, message=f"{row}: {problem.message}"))
     if len(note.choices) < 2:
         problems.append(Problem(file, line, f"{row}: give at least 2 choices"))
     else:
