@@ -121,12 +121,16 @@ def test_deck_id_defaults_to_file_stem(tmp_path: Path) -> None:
         ("deck: A::::B\nnotes: [{id: a, front: f, back: b}]\n", "empty part between '::'"),
         (
             "deck: D\nid: Bad Id\nnotes: [{id: a, front: f, back: b}]\n",
-            ":2: deck id 'Bad Id' must match",
+            ":2: deck id 'Bad Id' must match [a-z0-9][a-z0-9_-]*; did you mean 'bad-id'?",
         ),
         ("deck: D\nnotes:\n  - {front: f, back: b}\n", ":3: 'id' is required"),
         (
             "deck: D\nnotes:\n  - {id: A!, front: f, back: b}\n",
-            ":3: note 'A!': note id 'A!' must match",
+            ":3: note 'A!': note id 'A!' must match [a-z0-9][a-z0-9_-]*; did you mean 'a'?",
+        ),
+        (
+            "deck: D\nnotes:\n  - {id: 한국어, front: f, back: b}\n",
+            ":3: note '한국어': note id '한국어' must match [a-z0-9][a-z0-9_-]*",
         ),
         (
             "deck: D\nnotes:\n  - {id: a, front: f, back: b}\n  - {id: a, front: g, back: c}\n",

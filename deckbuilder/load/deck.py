@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import DeckError
 from ..model import Deck, Note
 from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
-from .fields import ID_RE, FieldReader, is_null
+from .fields import ID_RE, FieldReader, id_problem, is_null
 from .notes import read_notes
 from .study import STUDY_KEYS, quoted, read_study
 
@@ -152,7 +152,7 @@ def _deck_key(fields: FieldReader, tree: YMap) -> str:
     if "id" in tree.entries:
         key = fields.text(tree, "id", required=True).strip()
         if key and not ID_RE.match(key):
-            fields.problem(tree.key_line("id"), f"deck id '{key}' must match [a-z0-9][a-z0-9_-]*")
+            fields.problem(tree.key_line("id"), id_problem("deck id", key))
         return key
     key = fields.path.stem
     if not ID_RE.match(key):

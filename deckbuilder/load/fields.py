@@ -21,6 +21,7 @@ __all__ = [
     "MAX_FIELD_BYTES",
     "UNSTORABLE",
     "FieldReader",
+    "id_problem",
     "is_null",
     "suggest",
     "unstorable_problem",
@@ -72,6 +73,14 @@ def visible(text: str) -> str:
 def is_null(value: YValue) -> bool:
     """Nothing written after a key (``key:``, ``key: ~``)."""
     return isinstance(value, YScalar) and value.is_null
+
+
+def id_problem(what: str, written: str) -> str:
+    """Why ``written`` is no id (``what``: 'note id', 'deck id'), with the id it could be:
+    ``note id 'Caps Id' must match [a-z0-9][a-z0-9_-]*; did you mean 'caps-id'?``."""
+    near = re.sub(r"[^a-z0-9_-]+", "-", written.lower()).strip("-_")
+    hint = f"; did you mean '{near}'?" if near and ID_RE.match(near) else ""
+    return f"{what} '{visible(written)}' must match [a-z0-9][a-z0-9_-]*{hint}"
 
 
 def suggest(key: str, allowed: Iterable[str]) -> str:

@@ -13,7 +13,7 @@ from typing import TypedDict, TypeGuard
 from .. import cloze
 from ..model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
 from ..yamlsource import YMap, YScalar, YSeq, YValue, describe
-from .fields import ID_RE, FieldReader, is_null, suggest, visible
+from .fields import ID_RE, FieldReader, id_problem, is_null, suggest, visible
 from .imported import read_guid, read_reverse, repeated_guids
 from .optouts import read_lint_opt_outs, read_pins
 from .typed import TYPED_KEYS, read_typed
@@ -100,9 +100,7 @@ def _read_note(fields: FieldReader, item: YValue, first_line: dict[str, int]) ->
     if note_id:
         fields.note_id = note_id
         if not ID_RE.match(note_id):
-            fields.problem(
-                item.key_line("id"), f"note id '{note_id}' must match [a-z0-9][a-z0-9_-]*"
-            )
+            fields.problem(item.key_line("id"), id_problem("note id", note_id))
         elif note_id in first_line:
             fields.problem(
                 item.key_line("id"), f"duplicate note id (first at line {first_line[note_id]})"
