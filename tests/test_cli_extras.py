@@ -370,3 +370,15 @@ def test_help_lists_commands_in_the_order_of_an_authors_day(cli: CliRun) -> None
     out = cli("--help").out
     listed = re.findall(r"^  (\w+)\s{2,}", out.split("Commands:")[1], re.M)
     assert listed == ["init", "import", "check", "lint", "build", "preview", "list", "schema"]
+
+
+def test_build_outside_a_project_says_where_to_run_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Callable[..., Run]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = cli("build")
+    assert result.code == 1
+    assert result.err.startswith(
+        "cards: no such folder: run deckbuilder in a project folder (the one holding cards/), "
+        "start one with 'deckbuilder init', or name the card files\n"
+    )

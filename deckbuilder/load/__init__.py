@@ -100,6 +100,15 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
                 found.append(path)
             else:
                 problems.append(Problem(str(path), None, _link_out("card file", outside)))
+        elif path == Path("cards"):  # the default: not in a project folder
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    "no such folder: run deckbuilder in a project folder (the one holding "
+                    "cards/), start one with 'deckbuilder init', or name the card files",
+                )
+            )
         else:
             problems.append(Problem(str(path), None, "no such file or folder"))
     if problems:
