@@ -248,3 +248,13 @@ def test_missing_answers_can_be_let_through_and_filled_in_later() -> None:
     one_choice = "Q?\nA. a\n\nNext?\nA. c\nB. d\nANSWER: A\n"
     with pytest.raises(DeckError):  # no card could hold it: not let through
         import_text(one_choice, "q.txt", "aiken", allow_missing_answers=True)
+
+
+def test_a_format_suffix_in_the_file_name_is_no_part_of_the_deck_name(tmp_path: Path) -> None:
+    """Moodle's own fixtures are named like questions.aiken.txt."""
+    from deckbuilder.importers import plan_import
+
+    source = tmp_path / "unit2.aiken.txt"
+    source.write_text("Q?\nA. a\nB. b\nANSWER: A\n", encoding="utf-8")
+    plan = plan_import(source, "aiken")
+    assert (plan.deck_name, plan.out.name) == ("unit2", "unit2.yaml")

@@ -195,8 +195,14 @@ def _deck_name(name: str) -> str:
 
 def default_out(result: Imported, source: Path, deck: str | None) -> Path:
     """cards/<slug of the deck name, or of the input file's stem>.yaml"""
-    slug = slugify(deck or result.deck, 60) or slugify(source.stem, 60) or "imported"
+    slug = slugify(deck or result.deck, 60) or slugify(_file_name(source), 60) or "imported"
     return Path("cards") / f"{slug}.yaml"
+
+
+def _file_name(source: Path) -> str:
+    """The input file's name for a deck: ``unit2.aiken.txt`` is unit2, as ``unit2.txt``."""
+    stem = Path(source.stem)
+    return stem.stem if stem.suffix.lower() in (".aiken", ".gift", ".quiz") else stem.name
 
 
 def _deck_id(out: Path) -> str:
@@ -236,7 +242,7 @@ def plan_import(
         )
     result = import_file(source, fmt, deck_given=bool(deck), allow_missing_answers=True)
     result.source = source.name
-    deck_name = _deck_name(deck or result.deck) or _deck_name(source.stem) or "Imported"
+    deck_name = _deck_name(deck or result.deck) or _deck_name(_file_name(source)) or "Imported"
     target = out or default_out(result, source, deck)
     deck_id = _deck_id(target)
     text = card_file_text(result, deck_name, deck_id)
