@@ -28,10 +28,10 @@ from importlib import resources
 from pathlib import Path
 
 from .anki_template import RenderedCard, render_card
-from .chart import forecast_svg, sweep_svg
 from .errors import Problem
 from .mathml import typeset, untypeset_warnings
 from .model import NoteKind
+from .page_chart import forecast_svg, sweep_svg
 from .preview import DeckPreview, summary_notes, summary_rows
 from .render import RenderedDeck, RenderedNote
 

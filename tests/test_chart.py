@@ -14,9 +14,10 @@ from xml.etree import ElementTree
 
 import pytest
 
-from deckbuilder.chart import chart_image, font_families, forecast_svg, write_chart
+from deckbuilder.chart import chart_image, font_families, write_chart
 from deckbuilder.errors import UsageError
 from deckbuilder.model import ClozeNote, Deck
+from deckbuilder.page_chart import forecast_svg
 from deckbuilder.preview import DeckPreview, deck_settings, preview_deck
 
 from .conftest import ROOT

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.chart import sweep_svg
 from deckbuilder.page import preview_page
+from deckbuilder.page_chart import sweep_svg
 from deckbuilder.pipeline import check
 from deckbuilder.preview import DeckPreview, Questions, deck_settings, preview_deck
 from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
@@ -75,7 +75,7 @@ def test_marks_sit_at_the_current_and_optimal_retention(deck: Path) -> None:
 def test_a_mark_at_the_first_retention_stands_clear_of_the_axis(deck: Path) -> None:
     """The optimum is often 0.70, the first retention: drawn on the panel's left edge,
     where the grid lines and value labels are, it could not be seen."""
-    from deckbuilder.chart import LEFT
+    from deckbuilder.page_chart import LEFT
 
     _, p = _preview(deck, sweep=True, desired_retention=0.7)
     xs = re.findall(r'data-mark="\w+" data-retention="0.70"><line x1="([0-9.]+)"', sweep_svg(p))
@@ -186,6 +186,6 @@ def test_chart_labels_are_readable_inside_their_chart_and_apart(
 )  # fmt: skip
 def test_axis_values_are_short_enough_for_a_phone(value: float, shown: str) -> None:
     """Six digits at a phone's label size would run past the chart's left edge."""
-    from deckbuilder.chart import _label
+    from deckbuilder.page_chart import _label
 
     assert _label(value) == shown
