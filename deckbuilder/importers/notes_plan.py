@@ -9,12 +9,10 @@ anything is written, and then written together or not at all.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import tempfile
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -188,11 +186,6 @@ def plan_notes(
             else:
                 files[media_dir / name] = data
             (staged_media / name).write_bytes(data)
-        if result.media and media_dir.is_dir():
-            # Files the package lacks but media/ has: build will find them there.
-            for entry in os.scandir(media_dir):
-                if entry.name not in result.media and entry.name in text and entry.is_file():
-                    shutil.copyfile(entry.path, staged_media / entry.name)
         found: list[Problem] = []
         try:
             media = staged_media if result.media else media_dir
@@ -202,6 +195,9 @@ def plan_notes(
             decks = list(exc.partial)
         rendered = []
         for loaded in decks:
+            if result.media:  # a file the package lacks may be in media/, as build finds it
+                staged, *rest = loaded.media_dirs
+                loaded = replace(loaded, media_dirs=(staged, media_dir, *rest))
             try:
                 rendered.append(render_deck(loaded, carried))
             except DeckError as exc:
@@ -209,7 +205,7 @@ def plan_notes(
         where = f"{staged_media}/ or "
         for i, problem in enumerate(found):
             if where in problem.message:  # the package's media, staged in a scratch folder
-                message = problem.message.replace(where, f"the package, {media_dir}/ or ")
+                message = problem.message.replace(where, "the package, ")
                 found[i] = Problem(problem.file, problem.line, message, problem.note)
         problems += _at_source_lines(found, ids, result, source)
         if problems:
