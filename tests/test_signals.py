@@ -218,11 +218,9 @@ def test_a_signal_after_writing_says_what_was_written(
     assert_consistent(project)
 
 
-def test_a_signal_right_after_the_last_rename_says_what_was_written(
-    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The files are new from the last rename on: an interrupt that comes before the
-    build has even returned its results says so (the lock is renamed first)."""
+@pytest.fixture
+def sigterm_after_renames(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM the moment a Staging has renamed all its files, before its caller returns."""
     from deckbuilder.atomic import Staging
 
     real = Staging.commit
@@ -231,8 +229,16 @@ def test_a_signal_right_after_the_last_rename_says_what_was_written(
         real(self, replaced)
         signal.raise_signal(signal.SIGTERM)
 
-    monkeypatch.chdir(project)
     monkeypatch.setattr(Staging, "commit", interrupted)
+
+
+@pytest.mark.usefixtures("sigterm_after_renames")
+def test_a_signal_right_after_the_last_rename_says_what_was_written(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files are new from the last rename on: an interrupt that comes before the
+    build has even returned its results says so (the lock is renamed first)."""
+    monkeypatch.chdir(project)
     before = files(project)
     result = cli("build", "--no-preview")
     assert result.code == 143
@@ -241,40 +247,24 @@ def test_a_signal_right_after_the_last_rename_says_what_was_written(
     assert_consistent(project)
 
 
+@pytest.mark.usefixtures("sigterm_after_renames")
 def test_an_import_interrupted_after_writing_says_what_was_written(
     tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deckbuilder.atomic import Staging
-
-    real = Staging.commit
-
-    def interrupted(self: Staging, replaced: list[Path] | None = None) -> None:
-        real(self, replaced)
-        signal.raise_signal(signal.SIGTERM)
-
     quiz = tmp_path / "quiz.txt"
     quiz.write_text("1. What is 2 + 2?\nA. 3\nB. 4\nAnswer: B\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(Staging, "commit", interrupted)
     result = cli("import", quiz, "--out", "cards/quiz.yaml")
     assert result.code == 143
     assert result.err.endswith("Interrupted; already written: cards/quiz.yaml.\n")
     assert (tmp_path / "cards" / "quiz.yaml").is_file()
 
 
+@pytest.mark.usefixtures("sigterm_after_renames")
 def test_init_interrupted_once_written_keeps_the_whole_project(
     tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deckbuilder.atomic import Staging
-
-    real = Staging.commit
-
-    def interrupted(self: Staging, replaced: list[Path] | None = None) -> None:
-        real(self, replaced)
-        signal.raise_signal(signal.SIGTERM)
-
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(Staging, "commit", interrupted)
     result = cli("init", "deck")
     assert result.code == 143
     assert result.err.endswith(
