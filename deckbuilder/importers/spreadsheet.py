@@ -161,15 +161,18 @@ def _choice_problems(
         same_text = [
             i for i, c in enumerate(note.choices) if " ".join(c.split()).casefold() == loose
         ]
-        note.answer, found = parse_answer(answer, len(note.choices), file, line)
+        # Read against the columns: with no empty cell before a filled one (refused above),
+        # a column's letter is its choice's.
+        picked, found = parse_answer(answer, len(cells), file, line)
         if found and len(same_text) == 1:
-            note.answer, found = same_text, []  # the right choice's text, written out
-        for problem in found:
-            empty = re.search(r"answer '([A-Za-z])' is not one of", problem.message)
-            index = ord(empty.group(1).upper()) - ord("A") if empty else -1
-            if 0 <= index < len(cells) and not cells[index]:
-                problem = replace(problem, message=f"choice {letter(index)}, the answer, is empty")
-            problems.append(replace(problem, message=f"{row}: {problem.message}"))
+            picked, found = same_text, []  # the right choice's text, written out
+        note.answer = [i for i in picked if cells[i]]
+        problems += [
+            Problem(file, line, f"{row}: choice {letter(i)}, the answer, is empty")
+            for i in picked
+            if not cells[i]
+        ]
+        problems += [replace(p, message=f"{row}: {p.message}") for p in found]
     if len(note.choices) < 2:
         problems.append(Problem(file, line, f"{row}: give at least 2 choices"))
     else:
