@@ -94,12 +94,13 @@ def _grid(panel: _Panel) -> list[str]:
     return out
 
 
-def _day_labels(panel: _Panel, days: int) -> list[str]:
-    """ "day 1" and "day N" under a panel's time axis."""
+def _axis_ends(panel: _Panel, first: str, last: str) -> list[str]:
+    """What the two ends of a panel's axis stand for, under them ("day 1", "day 365")."""
     return [
-        f'<text x="{panel.x0}" y="{panel.y1 + BELOW}" fill="{TEXT_COLOUR}" class="label">day 1</text>',
+        f'<text x="{panel.x0}" y="{panel.y1 + BELOW}" fill="{TEXT_COLOUR}" class="label">'
+        f"{first}</text>",
         f'<text x="{panel.x1}" y="{panel.y1 + BELOW}" text-anchor="end" '
-        f'fill="{TEXT_COLOUR}" class="label">day {days}</text>',
+        f'fill="{TEXT_COLOUR}" class="label">{last}</text>',
     ]
 
 
@@ -175,7 +176,7 @@ def forecast_svg(p: DeckPreview) -> str:
             out.extend(_peak_mark(panel, whole.peak_reviews, series))
         elif series == "minutes":
             out.extend(_peak_mark(panel, whole.peak_minutes, series))
-        out.extend(_day_labels(panel, fc.days))
+        out.extend(_axis_ends(panel, "day 1", f"day {fc.days}"))
     out.append("</svg>")
     return "\n" + "\n".join(out)  # on a line of its own after the forecast
 
@@ -244,13 +245,6 @@ def sweep_svg(p: DeckPreview) -> str:
                 )
                 + "</g>"
             )
-        out.append(
-            f'<text x="{panel.x0}" y="{panel.y1 + BELOW}" fill="{TEXT_COLOUR}" class="label">'
-            f"retention {first:.2f}</text>"
-        )
-        out.append(
-            f'<text x="{panel.x1}" y="{panel.y1 + BELOW}" text-anchor="end" fill="{TEXT_COLOUR}" '
-            f'class="label">{last:.2f}</text>'
-        )
+        out.extend(_axis_ends(panel, f"retention {first:.2f}", f"{last:.2f}"))
     out.append("</svg>")
     return "\n" + "\n".join(out)  # on a line of its own after the forecast
