@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,15 @@ class Run:
     code: int
     out: str
     err: str
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright, one per test module (see tests/browser.py)."""
+    from .browser import chromium
+
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture

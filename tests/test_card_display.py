@@ -21,7 +21,7 @@ import pytest
 from deckbuilder.identity import note_guid
 from deckbuilder.pipeline import build
 
-from .browser import ARTIFACTS, CardSides, Player, card_sides, chromium, contrast, player
+from .browser import ARTIFACTS, CardSides, Player, card_sides, contrast, player
 from .conftest import import_package
 
 pytestmark = [pytest.mark.browser, pytest.mark.anki]
@@ -161,12 +161,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
         yield Built(sides, Path(col.media.dir()), page)
     finally:
         col.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 def open_player(client: str, browser: Any, built: Built, night: bool) -> Player:

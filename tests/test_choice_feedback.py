@@ -6,7 +6,6 @@ night, 360 px wide) and on the preview page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from deckbuilder.model import McqNote
 from deckbuilder.render import render_deck
 from deckbuilder.schema import card_schema
 
-from .browser import CardSides, Player, chromium, player
+from .browser import CardSides, Player, player
 from .test_mcq_browser import CONTRAST_JS, anki_cards, assert_clean, attrs, click, contrast, verdict
 
 NARROW = {"width": 360, "height": 740}
@@ -194,12 +193,6 @@ def cards(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, CardSides
     tmp = tmp_path_factory.mktemp("feedback")
     sources = [write(tmp, DECK, "feedback.yaml"), write(tmp, BILINGUAL, "capital.yaml")]
     return anki_cards(tmp, sources)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 def shown_feedback(p: Player) -> dict[str, str | None]:

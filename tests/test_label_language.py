@@ -7,7 +7,6 @@ mixed deck said 정답입니다 on one card and Correct on the next."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from deckbuilder.notetypes import note_type
 from deckbuilder.render import render_deck
 from deckbuilder.schema import card_schema
 
-from .browser import CardSides, chromium, player
+from .browser import CardSides, player
 from .conftest import DATA
 from .test_mcq_browser import anki_cards, assert_clean, click, verdict
 
@@ -197,12 +196,6 @@ def cards(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, CardSides
     tmp = tmp_path_factory.mktemp("labels")
     english = MIXED.replace("id: mixed-labels\n", "id: mixed-english\nlabel_language: en\n")
     return anki_cards(tmp, [write(tmp, MIXED, "mixed.yaml"), write(tmp, english, "english.yaml")])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.parametrize("client", CLIENTS)

@@ -26,7 +26,6 @@ from .browser import (
     CardSides,
     Player,
     card_sides,
-    chromium,
     contrast,
     luminance,
     player,
@@ -134,12 +133,6 @@ def anki_cards(tmp: Path, sources: list[Path]) -> tuple[dict[str, CardSides], Pa
         return sides, Path(col.media.dir())
     finally:
         col.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 def open_player(client: str, browser: Any, built: Built, **options: Any) -> Player:

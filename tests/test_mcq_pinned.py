@@ -5,7 +5,6 @@ the preview page."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from deckbuilder.model import McqNote
 from deckbuilder.render import render_deck
 from deckbuilder.schema import card_schema
 
-from .browser import CardSides, chromium, player
+from .browser import CardSides, player
 from .conftest import ROOT
 from .test_mcq_browser import anki_cards, assert_clean, click, shown_order, verdict
 
@@ -134,12 +133,6 @@ CLIENTS = ["ankidroid", "desktop"]
 def cards(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, CardSides], Path]:
     tmp = tmp_path_factory.mktemp("pinned")
     return anki_cards(tmp, [write(tmp / "cards", DECK)])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.browser

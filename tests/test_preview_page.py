@@ -25,7 +25,7 @@ from deckbuilder.mathml import typeset
 from deckbuilder.model import McqNote
 from deckbuilder.pipeline import build
 
-from .browser import ARTIFACTS, chromium
+from .browser import ARTIFACTS
 from .conftest import DATA, ROOT, Run, copied, import_package
 
 CliRun = Callable[..., Run]
@@ -97,12 +97,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     }
     mcq = tuple(n for n in deck.notes if isinstance(n, McqNote))
     yield Built(page, cards, sides, media, count, deck.key, mcq)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 class Opened:

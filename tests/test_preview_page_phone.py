@@ -22,7 +22,7 @@ from deckbuilder.page import preview_page
 from deckbuilder.pipeline import check
 from deckbuilder.preview import deck_settings, preview_deck
 
-from .browser import ARTIFACTS, chromium
+from .browser import ARTIFACTS
 from .conftest import DATA, ROOT, copied
 
 PHONE = {"width": 390, "height": 844}
@@ -61,12 +61,6 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp / "phone.html"
     _page(copied(DATA / "phone", tmp), out)
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(params=[False, True], ids=["day", "night"])

@@ -17,7 +17,6 @@ from deckbuilder.pipeline import check
 from deckbuilder.preview import DeckPreview, Questions, deck_settings, preview_deck
 from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
 
-from .browser import chromium
 from .conftest import DATA, copied
 
 PHONE = {"width": 390, "height": 844}
@@ -93,12 +92,6 @@ def test_a_what_if_retention_outside_the_sweep_has_no_mark(deck: Path) -> None:
     _, p = _preview(deck, sweep=True, desired_retention=0.5)
     assert 'data-mark="current"' not in sweep_svg(p)
     assert 'data-mark="optimal"' in sweep_svg(p)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(params=[False, True], ids=["day", "night"])

@@ -19,7 +19,7 @@ from deckbuilder.model import NoteKind, TypedNote
 from deckbuilder.notetypes import note_type
 from deckbuilder.pipeline import build
 
-from .browser import DESKTOP, PHONE, CardSides, Player, card_sides, chromium, contrast, luminance
+from .browser import DESKTOP, PHONE, CardSides, Player, card_sides, contrast, luminance
 from .browser import player as make_player
 from .conftest import DATA, copied, import_package
 
@@ -138,12 +138,6 @@ def test_only_the_back_holds_the_answers(
             shown = accepted.shown if accepted.is_number else accepted.text
             assert shown in answer, name
             assert escape(shown, quote=False) in card.answer, name
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 def open_player(client: str, browser: Any, **options: Any) -> Player:
