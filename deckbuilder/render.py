@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from .errors import DeckError, Problem
 from .load import folder_link_outside, real_path_outside
 from .markdown_fast_path import fast_html
+from .mathguard import math_markup_problems
 from .model import BasicNote, ClozeNote, Deck, McqNote, Note, NoteKind, TypedNote, letter
 from .notetypes import NoteTypeSpec
 from .notetypes.carried import read_carried, spec_fields, spec_for
@@ -142,8 +143,8 @@ class _Renderer:
         if known is not None:
             return known
         html = fast_html(text)  # what render_markdown gives, when it is that simple
+        self.key = key
         if html is None:
-            self.key = key
             rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
             for message in rendered.warnings:
                 self.problem(f"warning: {message}", warning=True)
@@ -151,9 +152,19 @@ class _Renderer:
                 self.problem(message)
             html = rendered.html
             if rendered.images or rendered.sounds or rendered.warnings or rendered.problems:
+                self.guard(html)
                 return html
-        seen[text] = html
+        if self.guard(html):
+            seen[text] = html
         return html
+
+    def guard(self, html: str) -> bool:
+        """Whether the math of ``html`` makes no markup in Anki; a problem for each
+        command that would."""
+        problems = math_markup_problems(html)
+        for message in problems:
+            self.problem(message)
+        return not problems
 
     def resolve(self, src: str, kind: str = "image") -> str | None:
         """Find an image or sound file; return its name inside the package."""
@@ -388,6 +399,9 @@ def render_deck(
             step("rendering", done, total)
         renderer.note = note
         fields = renderer.fields(note)
+        if isinstance(note, BasicNote) and note.add_reverse:  # kept as Anki had it
+            renderer.key = "add_reverse"
+            renderer.guard(note.add_reverse)
         tags = tuple(dict.fromkeys(deck.tags + note.tags)) if note.tags else deck_tags
         media = tuple(sorted(used)) if used else ()
         used.clear()
