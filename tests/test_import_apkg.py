@@ -151,3 +151,46 @@ def test_source_package_is_never_written(tmp_path: Path) -> None:
     before = package.read_bytes()
     read_package(package)
     assert package.read_bytes() == before
+
+
+def test_nothing_is_written_through_a_media_link_out_of_the_project(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared project whose media/ is a link to a folder elsewhere: importing a package
+    with pictures wrote them there (issue "Hostile input, round 3", 2)."""
+    package = _media_collection(tmp_path)
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "café (1).png").write_bytes(b"not the package's picture")
+    (project / "media").symlink_to(outside, target_is_directory=True)
+    monkeypatch.chdir(project)
+    run = cli("import", package, "--out", "cards/media.yaml")
+    assert run.code == 1, run.err
+    assert run.err.startswith(f"media: a link to '{outside}', outside the project;"), run.err
+    assert sorted(p.name for p in outside.iterdir()) == ["café (1).png"]
+    assert (outside / "café (1).png").read_bytes() == b"not the package's picture"
+    assert not (project / "cards").exists()
+
+
+def test_no_card_file_is_written_through_a_cards_link_unless_named(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    col, did = _collection_with(tmp_path)
+    package = _export(col, did, tmp_path / "verbs.apkg", legacy=False)
+    col.close()  # type: ignore[attr-defined]
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "cards").symlink_to(outside, target_is_directory=True)
+    (project / "quiz.txt").write_text("1. Two?\nA) 2\nB) 3\nAnswer: A\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    for source in (package, Path("quiz.txt")):
+        run = cli("import", source)
+        assert run.code == 1, run.err
+        assert run.err.startswith(f"cards: a link to '{outside}', outside the project;")
+        assert list(outside.iterdir()) == []
+    # Named on the command line, the same folder is the user's choice.
+    run = cli("import", "quiz.txt", "--out", "cards/quiz.yaml")
+    assert run.code == 0, run.err
+    assert (outside / "quiz.yaml").is_file()

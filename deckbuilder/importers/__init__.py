@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import DeckError, Problem, UsageError
 from ..load import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
 from ..load.fields import UNSTORABLE
+from ..project import refuse_links_out
 from .aiken import looks_like_aiken, parse_aiken
 from .base import (
     Imported,
@@ -244,6 +245,8 @@ def plan_import(
     result.source = source.name
     deck_name = _deck_name(deck or result.deck) or _deck_name(_file_name(source)) or "Imported"
     target = out or default_out(result, source, deck)
+    if out is None:  # cards/ is not the user's choice; a file named with --out is
+        refuse_links_out([target], "nothing is written through it; make it a folder")
     deck_id = _deck_id(target)
     text = card_file_text(result, deck_name, deck_id)
     size = len(text.encode("utf-8"))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import DeckError, Problem
 from ..model import NoteKind
 from ..notetypes import NoteTypeSpec
+from ..project import refuse_links_out
 from .base import CardNote, check_target, distinct_ids, field_problem, note_id_for, slugify
 
 if TYPE_CHECKING:
@@ -150,6 +151,9 @@ def plan_notes(
     deck_id = slugify(stem, 60) or "imported"
     if not result.notes:
         raise DeckError.single(source, "no notes to import" + _not_imported(result))
+    # The card file named with --out is the user's choice; media/ and cards/ are not.
+    unnamed = ([media_dir / "-"] if result.media else []) + ([] if out else [target])
+    refuse_links_out(unnamed, "nothing is read or written through it; make it a folder")
     ids = _assign_ids(result.notes)
     header = [
         f"Imported by 'deckbuilder import' from {source.name} ({result.format}).",
