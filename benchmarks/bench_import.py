@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.importers import card_file_text, import_text
-from deckbuilder.load import load_deck
 
 
 def quiz(n: int) -> str:

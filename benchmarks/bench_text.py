@@ -13,10 +13,10 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from deckbuilder.load import load_deck
-from deckbuilder.markdown_fast_path import fast_html
+from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.model import ClozeNote
-from deckbuilder.text import render_markdown, render_markdown_fully
+from deckbuilder.render.fast_path import fast_html
+from deckbuilder.render.markdown import render_markdown, render_markdown_fully
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 50

@@ -1,3 +1,3 @@
-from .cli import run
+from deckbuilder.cli import run
 
 run()

@@ -4,7 +4,7 @@ One parser, read the way Anki's backend reads a field (rslib/src/cloze.rs): it d
 which cards a cloze note makes (:func:`card_ordinals`, used by the model, the package
 writer and the preview page), which deletions the card loader refuses
 (:func:`read_deletions`), and what the ``cloze:`` template filter shows
-(:func:`deckbuilder.anki_template.reveal_cloze`). tests/test_anki_template.py and
+(:func:`deckbuilder.preview.anki_template.reveal_cloze`). tests/test_anki_template.py and
 tests/test_card_rule.py compare it with the real backend.
 """
 

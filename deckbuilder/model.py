@@ -1,7 +1,7 @@
 """The deck model: frozen dataclasses, no I/O.
 
 Text fields hold the author's Markdown source (already NFC-normalised); turning it into
-HTML is the job of :mod:`deckbuilder.text`, at packaging or preview time.
+HTML is the job of :mod:`deckbuilder.render.markdown`, at packaging or preview time.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
 
-from . import cloze
-from .errors import Problem
+from deckbuilder import cloze
+from deckbuilder.errors import Problem
 
 __all__ = [
     "BasicNote",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Rewrite the generated Pygments block in deckbuilder/notetypes/base.css.
+"""Rewrite the generated Pygments block in deckbuilder/anki/notetypes/base.css.
 
-Run after changing deckbuilder.highlight.DAY_STYLE / NIGHT_STYLE or upgrading Pygments;
+Run after changing deckbuilder.render.highlight.DAY_STYLE / NIGHT_STYLE or upgrading Pygments;
 tests/test_text.py fails while the block is stale.
 """
 
@@ -13,9 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from deckbuilder.highlight import pygments_css, with_pygments_css  # noqa: E402
+from deckbuilder.render.highlight import pygments_css, with_pygments_css  # noqa: E402
 
-css = ROOT / "deckbuilder" / "notetypes" / "base.css"
+css = ROOT / "deckbuilder" / "anki" / "notetypes" / "base.css"
 old = css.read_text(encoding="utf-8")
 new = with_pygments_css(old, pygments_css())
 if new != old:

@@ -27,7 +27,7 @@ class Run:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's Chromium under Playwright, one per test module (see tests/browser.py)."""
-    from .browser import chromium
+    from tests.browser import chromium
 
     with chromium() as b:
         yield b
@@ -127,9 +127,9 @@ def assert_imports_or_fails_cleanly(tmp_path: Path, text: str, fmt: str) -> None
     same questions, choices, answers and explanations, or errors located in the input."""
     import unicodedata
 
+    from deckbuilder.cardfile.reader import load_deck
     from deckbuilder.errors import DeckError
     from deckbuilder.importers import plan_import
-    from deckbuilder.load import load_deck
 
     source = tmp_path / f"in.{fmt}"
     source.write_bytes(text.encode("utf-8"))

@@ -19,11 +19,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.atomic import atomic_write
+from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, MAX_NOTES, load_deck
 from deckbuilder.errors import DeckError
-from deckbuilder.load import MAX_FIELD_BYTES, MAX_NOTES, load_deck
-
-from .conftest import DATA, Run
+from deckbuilder.files.atomic import atomic_write
+from tests.conftest import DATA, Run
 
 CliRun = Callable[..., Run]
 BAD = DATA / "bad"
@@ -286,7 +285,7 @@ def test_internal_errors_print_one_line_and_a_traceback_only_with_debug(
     project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A bug is not the user's fault: one line asking for a report, no traceback..."""
-    from deckbuilder import pipeline
+    from deckbuilder.app import pipeline
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise ZeroDivisionError("simulated bug")

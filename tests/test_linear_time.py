@@ -23,14 +23,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckbuilder import anki_template, cloze, text
-from deckbuilder.anki_template import render_card, strip_html
-from deckbuilder.highlight import highlighted_code
-from deckbuilder.load.fields import MAX_FIELD_BYTES
-from deckbuilder.markdown_fast_path import fast_html
+from deckbuilder import cloze
+from deckbuilder.anki.notetypes import note_type
+from deckbuilder.cardfile.fields import MAX_FIELD_BYTES
 from deckbuilder.model import NoteKind
-from deckbuilder.notetypes import note_type
-from deckbuilder.text import render_markdown
+from deckbuilder.preview import anki_template
+from deckbuilder.preview.anki_template import render_card, strip_html
+from deckbuilder.render import markdown as text
+from deckbuilder.render.fast_path import fast_html
+from deckbuilder.render.highlight import highlighted_code
+from deckbuilder.render.markdown import render_markdown
 
 # Linear time makes the longer input take 4 times as long, quadratic time 16 times.
 ALLOWED_GROWTH = 10

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 CODE = [p for p in ("deckbuilder", "tests", "benchmarks") if (ROOT / p).is_dir()]
 

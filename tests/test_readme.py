@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, Run
+from tests.conftest import ROOT, Run
 
 CliRun = Callable[..., Run]
 # The README and the documents it links to: their examples are run alike.

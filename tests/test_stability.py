@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.pipeline import build
-
-from .conftest import DATA, ROOT
+from deckbuilder.app.pipeline import build
+from tests.conftest import DATA, ROOT
 
 # 2026-01-01T00:00:00Z: the clock of builds from scratch (SOURCE_DATE_EPOCH in the CLI).
 BUILT_AT = 1_767_225_600

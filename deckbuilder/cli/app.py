@@ -18,10 +18,10 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from .. import __version__
-from ..console import Session, err, plural
-from ..errors import DeckError, OutputError, UsageError
-from .options import session_of
+from deckbuilder import __version__
+from deckbuilder.cli.options import session_of
+from deckbuilder.cli.output import Session, err, plural
+from deckbuilder.errors import DeckError, OutputError, UsageError
 
 __all__ = ["app", "main", "run"]
 

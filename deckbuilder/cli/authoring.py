@@ -10,20 +10,9 @@ from typing import Annotated
 
 import typer
 
-from ..console import (
-    build_facts,
-    build_lines,
-    counts_text,
-    deck_summary,
-    deck_table,
-    err,
-    plural,
-    print_warnings,
-)
-from ..errors import OutputError, UsageError
-from .app import app
-from .linting import lint_count, lint_pointer
-from .options import (
+from deckbuilder.cli.app import app
+from deckbuilder.cli.linting import lint_count, lint_pointer
+from deckbuilder.cli.options import (
     Fallback,
     Jobs,
     JsonFlag,
@@ -35,6 +24,17 @@ from .options import (
     session_of,
     source_paths,
 )
+from deckbuilder.cli.output import (
+    build_facts,
+    build_lines,
+    counts_text,
+    deck_summary,
+    deck_table,
+    err,
+    plural,
+    print_warnings,
+)
+from deckbuilder.errors import OutputError, UsageError
 
 
 @app.command()
@@ -60,9 +60,9 @@ def build(
 
     Example: deckbuilder build cards/ --out output/ --lang all
     """
-    from ..pipeline import check as check_decks
-    from ..pipeline import write_packages
-    from ..progress import terminal_bar
+    from deckbuilder.app.pipeline import check as check_decks
+    from deckbuilder.app.pipeline import write_packages
+    from deckbuilder.progress import terminal_bar
 
     session = session_of(ctx)
     session.json = as_json
@@ -75,7 +75,7 @@ def build(
             fallback=fallback,
         )
         # The forecast comes before writing, so that writing is the build's last long step.
-        from ..preview import build_previews
+        from deckbuilder.preview.report import build_previews
 
         previews, study_warnings = (
             ({}, []) if no_preview else build_previews([rd.deck for rd in rendered])
@@ -122,7 +122,7 @@ def check(
 
     Example: deckbuilder check cards/gradient-checkpointing.yaml
     """
-    from ..pipeline import check as check_decks
+    from deckbuilder.app.pipeline import check as check_decks
 
     session = session_of(ctx)
     session.json = as_json
@@ -130,7 +130,7 @@ def check(
         source_paths(sources), media_dir=media, lang=checked_lang(lang, "all"), fallback=fallback
     )
     print_warnings(rendered)
-    from ..preview_settings import study_warnings
+    from deckbuilder.preview.settings import study_warnings
 
     for warning in study_warnings([rd.deck for rd in rendered]):  # as build will say them
         err(str(warning), fg="yellow")
@@ -162,7 +162,7 @@ def list_(
 
     Example: deckbuilder list cards/
     """
-    from ..load import load_decks
+    from deckbuilder.cardfile.reader import load_decks
 
     session = session_of(ctx)
     session.json = as_json
@@ -189,7 +189,7 @@ def init(
     """
     from importlib import resources
 
-    from ..atomic import atomic_write_bytes
+    from deckbuilder.files.atomic import atomic_write_bytes
 
     session = session_of(ctx)
     target = folder / "cards" / "example.yaml"
@@ -245,6 +245,6 @@ def schema(ctx: typer.Context) -> None:
 
     Example: deckbuilder schema > card-schema.json
     """
-    from ..schema import card_schema
+    from deckbuilder.cardfile.schema import card_schema
 
     session_of(ctx).emit_json(card_schema())

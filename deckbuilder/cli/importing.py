@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..console import plural
-from ..errors import UsageError
-from .app import app
-from .options import session_of
+from deckbuilder.cli.app import app
+from deckbuilder.cli.options import session_of
+from deckbuilder.cli.output import plural
+from deckbuilder.errors import UsageError
 
 if TYPE_CHECKING:
-    from ..importers.notes_plan import NotesImport
+    from deckbuilder.importers.notes_plan import NotesImport
 
 
 @app.command("import")
@@ -69,9 +69,9 @@ def import_(
 
     Example: deckbuilder import quiz.csv --out cards/quiz.yaml
     """
-    from ..importers import FORMATS, plan_import, write_card_file
-    from ..importers.base import skipped_summary
-    from ..importers.notes_plan import read_notes_source
+    from deckbuilder.importers import FORMATS, plan_import, write_card_file
+    from deckbuilder.importers.base import skipped_summary
+    from deckbuilder.importers.notes_plan import read_notes_source
 
     written = session_of(ctx).written  # for the message if it is interrupted
     notes = read_notes_source(source) if fmt == "auto" else None
@@ -113,7 +113,7 @@ def _import_notes(
     written: list[Path],
 ) -> None:
     """An Anki package, Anki's text export or a spreadsheet: plan, report, write."""
-    from ..importers.notes_plan import notes_report, plan_notes, write_notes
+    from deckbuilder.importers.notes_plan import notes_report, plan_notes, write_notes
 
     plan = plan_notes(result, source, out, deck, Path("media"))
     for warning in result.warnings:

@@ -10,12 +10,20 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..console import Session, err, plural
-from .app import app
-from .options import Fallback, JsonFlag, Lang, Sources, checked_lang, session_of, source_paths
+from deckbuilder.cli.app import app
+from deckbuilder.cli.options import (
+    Fallback,
+    JsonFlag,
+    Lang,
+    Sources,
+    checked_lang,
+    session_of,
+    source_paths,
+)
+from deckbuilder.cli.output import Session, err, plural
 
 if TYPE_CHECKING:
-    from ..model import Deck
+    from deckbuilder.model import Deck
 
 __all__ = ["lint", "lint_count", "lint_pointer"]
 
@@ -39,8 +47,8 @@ def lint(
 
     Example: deckbuilder lint cards/ --strict
     """
-    from ..lint import lint_decks, warnings_json
-    from ..load import load_decks
+    from deckbuilder.cardfile.reader import load_decks
+    from deckbuilder.lint import lint_decks, warnings_json
 
     session = session_of(ctx)
     session.json = as_json
@@ -59,7 +67,7 @@ def lint(
 
 def lint_count(decks: Sequence[Deck]) -> int:
     """How many warnings ``deckbuilder lint`` gives for ``decks``."""
-    from ..lint import lint_decks
+    from deckbuilder.lint import lint_decks
 
     return len(lint_decks(decks))
 

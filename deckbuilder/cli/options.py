@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..console import Session
-from ..errors import UsageError
+from deckbuilder.cli.output import Session
+from deckbuilder.errors import UsageError
 
 __all__ = [
     "Fallback",
@@ -67,7 +67,7 @@ Jobs = Annotated[
 
 def checked_lang(value: str | None, default: str | None) -> str | None:
     """Check --lang; None means the deck's first language."""
-    from ..load import ALL_LANGUAGES, LANG_RE
+    from deckbuilder.cardfile.reader import ALL_LANGUAGES, LANG_RE
 
     if value is None:
         return default
@@ -91,7 +91,7 @@ def source_paths(sources: list[Path] | None) -> list[Path]:
 
 def build_timestamp() -> int:
     """Build time for note modification times; SOURCE_DATE_EPOCH wins (reproducible builds)."""
-    from ..manifest import LAST_SECOND
+    from deckbuilder.lock.manifest import LAST_SECOND
 
     env = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if not env:

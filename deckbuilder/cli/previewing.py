@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ..errors import Problem, UsageError
-from .app import app
-from .options import (
+from deckbuilder.cli.app import app
+from deckbuilder.cli.options import (
     Fallback,
     Jobs,
     Lang,
@@ -20,9 +19,10 @@ from .options import (
     session_of,
     source_paths,
 )
+from deckbuilder.errors import Problem, UsageError
 
 if TYPE_CHECKING:
-    from ..render import RenderedDeck
+    from deckbuilder.render.deck import RenderedDeck
 
 
 @app.command()
@@ -145,12 +145,12 @@ def preview(
     Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --html
     """
 
-    from ..chart import FORMATS, write_chart
-    from ..console import err
-    from ..pipeline import check as check_decks
-    from ..preview import preview_deck, report, to_json
-    from ..preview_settings import retention_warning, settings_for, settings_from_options
-    from ..schedule.questions import history_parameters, questions_from_options
+    from deckbuilder.app.pipeline import check as check_decks
+    from deckbuilder.cli.output import err
+    from deckbuilder.preview.chart import FORMATS, write_chart
+    from deckbuilder.preview.questions import history_parameters, questions_from_options
+    from deckbuilder.preview.report import preview_deck, report, to_json
+    from deckbuilder.preview.settings import retention_warning, settings_for, settings_from_options
 
     session = session_of(ctx)
     session.json = as_json
@@ -222,10 +222,10 @@ def _write_pages(
 ) -> list[Path]:
     """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
     or output/<deck id>.html. ``replaced`` gets each page as it is written."""
-    from ..atomic import atomic_write_bytes
-    from ..console import err
-    from ..errors import OutputError
-    from ..page import preview_page
+    from deckbuilder.cli.output import err
+    from deckbuilder.errors import OutputError
+    from deckbuilder.files.atomic import atomic_write_bytes
+    from deckbuilder.preview.page import preview_page
 
     written = []
     for rd, p in zip(rendered, previews, strict=True):

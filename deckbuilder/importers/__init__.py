@@ -13,12 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import DeckError, Problem, UsageError
-from ..load import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
-from ..load.fields import UNSTORABLE
-from ..project import refuse_links_out
-from .aiken import looks_like_aiken, parse_aiken
-from .base import (
+from deckbuilder.cardfile.fields import UNSTORABLE
+from deckbuilder.cardfile.reader import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
+from deckbuilder.cardfile.writer import to_yaml
+from deckbuilder.errors import DeckError, Problem, UsageError
+from deckbuilder.files.bounds import refuse_links_out
+from deckbuilder.importers.aiken import looks_like_aiken, parse_aiken
+from deckbuilder.importers.base import (
     Imported,
     Question,
     Skipped,
@@ -28,9 +29,8 @@ from .base import (
     raise_if,
     slugify,
 )
-from .gift import looks_like_gift, parse_gift
-from .quiz import looks_like_quiz, parse_quiz
-from .yamlout import to_yaml
+from deckbuilder.importers.gift import looks_like_gift, parse_gift
+from deckbuilder.importers.quiz import looks_like_quiz, parse_quiz
 
 __all__ = [
     "FORMATS",
@@ -268,9 +268,9 @@ def _card_file_problems(result: Imported, text: str, target: Path, source: Path)
     """What checking the planned card file finds (with the default media folder), each at
     the line of the question it comes from. An answer left empty on purpose
     (--allow-missing-answers) is not one of them."""
-    from ..load import decks_from_tree
-    from ..render import render_deck
-    from ..yamlsource import parse_yaml
+    from deckbuilder.cardfile.reader import decks_from_tree
+    from deckbuilder.cardfile.yaml_tree import parse_yaml
+    from deckbuilder.render.deck import render_deck
 
     found: list[Problem] = []
     try:
@@ -299,8 +299,8 @@ def write_card_file(
     plan: ImportPlan, source: Path, *, force: bool = False, replaced: list[Path] | None = None
 ) -> Path:
     """Write the planned card file atomically; refuse to replace a file unless ``force``.
-    ``replaced``: see :meth:`deckbuilder.atomic.Staging.commit`."""
-    from ..atomic import atomic_write_bytes
+    ``replaced``: see :meth:`deckbuilder.files.atomic.Staging.commit`."""
+    from deckbuilder.files.atomic import atomic_write_bytes
 
     target = plan.out
     check_target(target, source, force=force, example=f"{target}/quiz.yaml")

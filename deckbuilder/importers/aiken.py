@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import Problem
-from .base import Imported, Question, parse_answer, question_problems, raise_if
-from .markup import escape_markdown
+from deckbuilder.errors import Problem
+from deckbuilder.importers.base import Imported, Question, parse_answer, question_problems, raise_if
+from deckbuilder.importers.markup import escape_markdown
 
 __all__ = ["looks_like_aiken", "parse_aiken"]
 

@@ -19,11 +19,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import DeckError, Problem
-from ..load import read_text
-from .base import CardNote
-from .html_markdown import field_markdown, plain_html
-from .notes_plan import NotesImport, TypeReport, subdeck_warning
+from deckbuilder.cardfile.reader import read_text
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.importers.base import CardNote
+from deckbuilder.importers.html_markdown import field_markdown, plain_html
+from deckbuilder.importers.notes_plan import NotesImport, TypeReport, subdeck_warning
 
 __all__ = ["looks_like_anki_text", "read_anki_text"]
 

@@ -14,9 +14,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import DeckError, Problem, UsageError
-from ..load.fields import MAX_FIELD_BYTES, unstorable_problem
-from ..model import letter
+from deckbuilder.cardfile.fields import MAX_FIELD_BYTES, unstorable_problem
+from deckbuilder.errors import DeckError, Problem, UsageError
+from deckbuilder.model import letter
 
 __all__ = [
     "MAX_CHOICES",

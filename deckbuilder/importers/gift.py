@@ -31,9 +31,16 @@ from __future__ import annotations
 
 import re
 
-from ..errors import Problem
-from .base import Imported, Question, Skipped, question_problems, raise_if, size_problem
-from .gift_answers import (
+from deckbuilder.errors import Problem
+from deckbuilder.importers.base import (
+    Imported,
+    Question,
+    Skipped,
+    question_problems,
+    raise_if,
+    size_problem,
+)
+from deckbuilder.importers.gift_answers import (
     Weighted,
     full_credit,
     matching_pairs,
@@ -42,8 +49,8 @@ from .gift_answers import (
     short_answers,
     split_weight,
 )
-from .gift_source import Block, Escapes, blocks, category, markers_in_feedback
-from .markup import escape_markdown, html_to_markdown, moodle_to_markdown
+from deckbuilder.importers.gift_source import Block, Escapes, blocks, category, markers_in_feedback
+from deckbuilder.importers.markup import escape_markdown, html_to_markdown, moodle_to_markdown
 
 __all__ = ["looks_like_gift", "parse_gift"]
 

@@ -10,7 +10,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ..load.fields import UNSTORABLE
+from deckbuilder.cardfile.fields import UNSTORABLE
 
 __all__ = ["Block", "Escapes", "blocks", "category", "markers_in_feedback"]
 

@@ -1,6 +1,6 @@
 """Anki field HTML -> the card file's Markdown, kept only where it renders back the same.
 
-A field becomes readable Markdown when :func:`deckbuilder.text.render_markdown` gives back
+A field becomes readable Markdown when :func:`deckbuilder.render.markdown.render_markdown` gives back
 the field exactly; otherwise it stays as the inline HTML the sanitiser lets through (bold,
 italics, line breaks...) when that renders back exactly. What neither gives exactly is
 still accepted when it shows the same (the same tags, attributes and text, ignoring the
@@ -19,7 +19,7 @@ from html import escape, unescape
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
-from ..text import RAW_TAGS, render_markdown
+from deckbuilder.render.markdown import RAW_TAGS, render_markdown
 
 __all__ = [
     "Converted",

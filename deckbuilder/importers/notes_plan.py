@@ -1,7 +1,7 @@
 """Notes read from Anki or a spreadsheet -> the files ``deckbuilder import`` writes.
 
 The card file, and for notes from an Anki package also what keeps them the notes Anki
-already has: the note types beside the card file (:mod:`deckbuilder.notetypes.carried`),
+already has: the note types beside the card file (:mod:`deckbuilder.anki.notetypes.carried`),
 the lock file with each note's Anki note id and modification time, and the media files.
 Everything is planned and checked (loaded and rendered as ``build`` would) before
 anything is written, and then written together or not at all.
@@ -16,15 +16,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import DeckError, Problem
-from ..model import NoteKind
-from ..notetypes import NoteTypeSpec
-from ..project import refuse_links_out
-from .base import CardNote, check_target, distinct_ids, field_problem, note_id_for, slugify
+from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.bounds import refuse_links_out
+from deckbuilder.importers.base import (
+    CardNote,
+    check_target,
+    distinct_ids,
+    field_problem,
+    note_id_for,
+    slugify,
+)
+from deckbuilder.model import NoteKind
 
 if TYPE_CHECKING:
-    from ..render import RenderedDeck
-from .yamlout import notes_yaml
+    from deckbuilder.render.deck import RenderedDeck
+from deckbuilder.cardfile.writer import notes_yaml
 
 __all__ = [
     "NotesImport",
@@ -131,12 +138,18 @@ def plan_notes(
     result: NotesImport, source: Path, out: Path | None, deck: str | None, media_dir: Path
 ) -> NotesPlan:
     """Prepare every file; raise DeckError with every problem, or UsageError."""
-    from ..load import decks_from_tree
-    from ..lockfile import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
-    from ..manifest import note_hashes, templates_hash
-    from ..notetypes.carried import carried_json, sidecar_path
-    from ..render import render_deck
-    from ..yamlsource import parse_yaml
+    from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
+    from deckbuilder.cardfile.reader import decks_from_tree
+    from deckbuilder.cardfile.yaml_tree import parse_yaml
+    from deckbuilder.lock.format import (
+        Manifest,
+        NoteEntry,
+        NoteTypeEntry,
+        format_manifest,
+        lock_path,
+    )
+    from deckbuilder.lock.manifest import note_hashes, templates_hash
+    from deckbuilder.render.deck import render_deck
 
     problems = _refusals(result)
     if problems:
@@ -286,8 +299,8 @@ def write_notes(
 ) -> None:
     """Write every planned file together; refuse to replace a file unless ``force``
     (media files are never replaced: one with other bytes stops the plan). ``replaced``:
-    see :meth:`deckbuilder.atomic.Staging.commit`."""
-    from ..atomic import Staging
+    see :meth:`deckbuilder.files.atomic.Staging.commit`."""
+    from deckbuilder.files.atomic import Staging
 
     for path in plan.files:
         check_target(path, source, force=force, example="cards/deck.yaml")
@@ -307,11 +320,11 @@ def read_notes_source(source: Path) -> NotesImport | None:
     None when it is none of these (a quiz, Aiken or GIFT file)."""
     suffix = source.suffix.lower()
     if suffix in PACKAGE_SUFFIXES:
-        from .anki_package import package_notes, read_package
+        from deckbuilder.anki.package_reader import package_notes, read_package
 
         return package_notes(read_package(source), str(source))
     if suffix in SPREADSHEET_SUFFIXES:
-        from .spreadsheet import read_spreadsheet
+        from deckbuilder.importers.spreadsheet import read_spreadsheet
 
         return read_spreadsheet(source)
     if suffix in (".anki2", ".anki21", ".anki21b") or _starts_with(source, b"SQLite format 3\0"):
@@ -321,7 +334,7 @@ def read_notes_source(source: Path) -> NotesImport | None:
             "Export > 'Anki Deck Package (.apkg)' and 'Include scheduling information' (or "
             "the whole collection as .colpkg), then import that file",
         )
-    from .spreadsheet import WORKBOOK_SUFFIXES
+    from deckbuilder.importers.spreadsheet import WORKBOOK_SUFFIXES
 
     if suffix in WORKBOOK_SUFFIXES:
         raise DeckError.single(
@@ -329,7 +342,7 @@ def read_notes_source(source: Path) -> NotesImport | None:
             "a workbook is not read as it is: save the sheet as CSV UTF-8 (in Excel: File > "
             "Save As > 'CSV UTF-8 (Comma delimited)'), then import the .csv file",
         )
-    from .anki_text import looks_like_anki_text, read_anki_text
+    from deckbuilder.importers.anki_text import looks_like_anki_text, read_anki_text
 
     if looks_like_anki_text(source):
         return read_anki_text(source)

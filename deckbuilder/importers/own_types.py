@@ -1,9 +1,9 @@
 """Notes of deckbuilder's own note types, read back from a package into card-file notes.
 
-Their fields are the HTML :mod:`deckbuilder.render` wrote, so each is read as the inverse
+Their fields are the HTML :mod:`deckbuilder.render.deck` wrote, so each is read as the inverse
 of what wrote it: the Choices field's choice elements (letter, pin, feedback), the Answer
 letters, the Shuffle and Match case flags, a typed note's accepted answers
-(:mod:`deckbuilder.notetypes.typed_answers`), and in a deck built for one language of a
+(:mod:`deckbuilder.anki.notetypes.typed_answers`), and in a deck built for one language of a
 bilingual card file, the ``<div lang="..">`` each field is wrapped in. A package holds
 one language, so such a deck comes back as a card file with that one language
 (``languages: [en]``): built again, every field is as it was. Whether it is, note by
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import unescape
 
-from ..model import NoteKind, letter
-from ..notetypes import note_type
-from .base import CardNote
-from .html_markdown import field_markdown
+from deckbuilder.anki.notetypes import note_type
+from deckbuilder.importers.base import CardNote
+from deckbuilder.importers.html_markdown import field_markdown
+from deckbuilder.model import NoteKind, letter
 
 __all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_card_note", "own_language"]
 

@@ -26,9 +26,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..errors import Problem
-from ..load.typed import MAX_ANSWERS
-from .base import (
+from deckbuilder.cardfile.typed import MAX_ANSWERS
+from deckbuilder.errors import Problem
+from deckbuilder.importers.base import (
     Imported,
     Question,
     field_problem,

@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import DeckError, Problem
-from ..load import MAX_FILE_BYTES
-from ..model import letter
-from .base import CardNote, choice_problems, parse_answer
-from .html_markdown import hard_breaks
-from .notes_plan import NotesImport, TypeReport
+from deckbuilder.cardfile.reader import MAX_FILE_BYTES
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.importers.base import CardNote, choice_problems, parse_answer
+from deckbuilder.importers.html_markdown import hard_breaks
+from deckbuilder.importers.notes_plan import NotesImport, TypeReport
+from deckbuilder.model import letter
 
 __all__ = ["WORKBOOK_SUFFIXES", "read_spreadsheet"]
 

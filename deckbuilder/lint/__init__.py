@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from ..model import Deck, Note
-from .codes import RULES
-from .duplicates import Question, find_repeats
-from .normalise import normalised
-from .report import LintWarning, collect, warnings_json
-from .rules import Finding, answer_position, duplicate_sources, note_findings
+from deckbuilder.lint.codes import RULES
+from deckbuilder.lint.duplicates import Question, find_repeats
+from deckbuilder.lint.normalise import normalised
+from deckbuilder.lint.report import LintWarning, collect, warnings_json
+from deckbuilder.lint.rules import Finding, answer_position, duplicate_sources, note_findings
+from deckbuilder.model import Deck, Note
 
 __all__ = ["RULES", "LintWarning", "lint_decks", "warnings_json"]
 

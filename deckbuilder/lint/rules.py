@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..cloze import read_deletions
-from ..model import BasicNote, ClozeNote, Deck, McqNote, Note, TypedNote, letter
-from .normalise import normalised, plain
+from deckbuilder.cloze import read_deletions
+from deckbuilder.lint.normalise import normalised, plain
+from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note, TypedNote, letter
 
 __all__ = [
     "CHANCE",

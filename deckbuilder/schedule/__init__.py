@@ -15,9 +15,9 @@ ladder is computed.
 
 from __future__ import annotations
 
-from .forecast import Forecast, Load, Peak, Summary, forecast, summarize
-from .ladder import Ladder, ladder
-from .settings import (
+from deckbuilder.schedule.forecast import Forecast, Load, Peak, Summary, forecast, summarize
+from deckbuilder.schedule.ladder import Ladder, ladder
+from deckbuilder.schedule.settings import (
     DEFAULT_PARAMETERS,
     LOWER_BOUNDS,
     UPPER_BOUNDS,

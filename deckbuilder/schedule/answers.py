@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .memory import FloatArray, IntArray, MemoryModel
+from deckbuilder.schedule.memory import FloatArray, IntArray, MemoryModel
 
 __all__ = ["MAX_SHORT_TERM_STEPS", "StepPool", "apply_steps", "draw_ratings", "step_ratings"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import FloatArray, IntArray
+from deckbuilder.schedule.memory import FloatArray, IntArray
 
 __all__ = ["LoadBalancer", "fuzz_bounds"]
 

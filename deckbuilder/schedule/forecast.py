@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .settings import PreviewSettings
+from deckbuilder.schedule.settings import PreviewSettings
 
 __all__ = [
     "DECIMALS",
@@ -104,7 +104,7 @@ def forecast(
         raise ValueError("cards and days must be 0 or more")
     if replicas is None:
         replicas = max(1, -(-MIN_SIMULATED_CARDS // cards)) if cards else 1
-    from .simulation import simulate  # NumPy: imported when a forecast is made
+    from deckbuilder.schedule.simulation import simulate  # NumPy: imported when a forecast is made
 
     totals = simulate(cards, replicas, settings, days, seed)
     return Forecast(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .settings import PreviewSettings
+from deckbuilder.schedule.settings import PreviewSettings
 
 __all__ = ["LADDER_MAX_STEPS", "Ladder", "ladder"]
 

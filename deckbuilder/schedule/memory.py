@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .settings import S_MIN
+from deckbuilder.schedule.settings import S_MIN
 
 __all__ = ["D_MAX", "D_MIN", "S_MAX", "FloatArray", "IntArray", "MemoryModel"]
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .answers import StepPool, apply_steps, draw_ratings, step_ratings
-from .balancer import LoadBalancer
-from .memory import FloatArray, IntArray, MemoryModel
-from .settings import PreviewSettings, ReviewBehaviour
+from deckbuilder.schedule.answers import StepPool, apply_steps, draw_ratings, step_ratings
+from deckbuilder.schedule.balancer import LoadBalancer
+from deckbuilder.schedule.memory import FloatArray, IntArray, MemoryModel
+from deckbuilder.schedule.settings import PreviewSettings, ReviewBehaviour
 
 __all__ = ["DailyTotals", "simulate"]
 

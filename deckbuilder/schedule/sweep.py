@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .forecast import shown
-from .settings import PreviewSettings
+from deckbuilder.schedule.forecast import shown
+from deckbuilder.schedule.settings import PreviewSettings
 
 __all__ = [
     "MIN_SWEEP_CARDS",
@@ -77,7 +77,7 @@ MIN_SWEEP_CARDS = 3_000
 
 
 def _point(cards: int, settings: PreviewSettings, days: int, seed: int) -> SweepPoint:
-    from .simulation import simulate  # NumPy: imported when a sweep is made
+    from deckbuilder.schedule.simulation import simulate  # NumPy: imported when a sweep is made
 
     replicas = max(1, -(-MIN_SWEEP_CARDS // cards)) if cards else 1
     totals = simulate(cards, replicas, settings, days, seed)

@@ -1,0 +1,120 @@
+"""The Anki note types deckbuilder writes, read from the template files beside this module.
+
+Note type ids are fixed forever: Anki matches note types by id on import, so a new id
+would give every user a second copy of the note type. Changing a note type's *fields*
+needs a new id and name (see README, "Updating a shared deck"; a build whose lock file
+records other fields for the same id fails); templates and CSS can change freely and
+update in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from deckbuilder.model import NoteKind
+
+__all__ = ["OWN_KINDS", "NoteTypeSpec", "note_type"]
+
+
+@dataclass(frozen=True)
+class NoteTypeSpec:
+    kind: NoteKind
+    id: int
+    name: str
+    fields: tuple[str, ...]
+    template_name: str
+    front: str
+    back: str
+    css: str
+    # Templates after the first, as (name, front, back): Anki's "Basic (and reversed
+    # card)" has a second one. Empty for a note type with one template.
+    more_templates: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def is_cloze(self) -> bool:
+        return self.kind is NoteKind.CLOZE
+
+    @property
+    def templates(self) -> tuple[tuple[str, str, str], ...]:
+        """Every template as (name, front, back), the first first."""
+        return ((self.template_name, self.front, self.back), *self.more_templates)
+
+    def sides(self, ordinal: int) -> tuple[str, str]:
+        """The (front, back) templates of card ``ordinal``: a cloze note type's one
+        template makes every card; another note type has a template per card."""
+        if self.is_cloze:
+            return self.front, self.back
+        _, front, back = self.templates[ordinal]
+        return front, back
+
+
+_IDS = {
+    NoteKind.MCQ: 1468248778730576,
+    NoteKind.CLOZE: 1649248644858304,
+    NoteKind.BASIC: 2152878658763882,
+    # In [2**50, 2**51) like the others: 2**50 plus the SHA-256 digest (identity._digest)
+    # of "deckbuilder", "note type", "typed" modulo 2**50, computed once and fixed here.
+    NoteKind.TYPED: 1567040389656066,
+    # As TYPED's, from "deckbuilder", "note type", "basic-reversed".
+    NoteKind.BASIC_REVERSED: 2101222362487115,
+}
+# The kinds with a note type of deckbuilder's own (Anki's "Basic (optional reversed card)"
+# is only ever carried from a collection).
+OWN_KINDS: tuple[NoteKind, ...] = tuple(_IDS)
+_NAMES = {
+    NoteKind.MCQ: ("deckbuilder Multiple Choice", "Multiple choice"),
+    NoteKind.CLOZE: ("deckbuilder Cloze", "Cloze"),
+    NoteKind.BASIC: ("deckbuilder Basic", "Card 1"),
+    NoteKind.TYPED: ("deckbuilder Typed Answer", "Typed answer"),
+    NoteKind.BASIC_REVERSED: ("deckbuilder Basic (and reversed card)", "Card 1"),
+}
+_FIELDS = {
+    NoteKind.MCQ: ("Question", "Choices", "Answer", "Explanation", "Shuffle"),
+    NoteKind.CLOZE: ("Text", "Extra"),
+    NoteKind.BASIC: ("Front", "Back"),
+    NoteKind.TYPED: ("Question", "Answers", "Explanation", "Match case"),
+    NoteKind.BASIC_REVERSED: ("Front", "Back"),
+}
+# Note types that share another's folder, with the templates after the first.
+_FOLDERS = {NoteKind.BASIC_REVERSED: "basic"}
+_MORE_TEMPLATES = {
+    NoteKind.BASIC_REVERSED: (("Card 2", "reverse-front.html", "reverse-back.html"),)
+}
+
+
+def _read(*parts: str) -> str:
+    return resources.files(__package__).joinpath(*parts).read_text(encoding="utf-8")
+
+
+def _inline_includes(html: str, folder: str) -> str:
+    """Replace ``/*@include FILE*/`` with that file's text, so scripts live in real .js files."""
+    out = html
+    while "/*@include " in out:
+        start = out.index("/*@include ")
+        end = out.index("*/", start)
+        name = out[start + len("/*@include ") : end].strip()
+        out = out[:start] + _read(folder, name).rstrip("\n") + out[end + 2 :]
+    return out
+
+
+@cache
+def note_type(kind: NoteKind) -> NoteTypeSpec:
+    folder = _FOLDERS.get(kind, kind.value)
+    name, template_name = _NAMES[kind]
+    more = tuple(
+        (title, _inline_includes(_read(folder, front), folder), _read(folder, back))
+        for title, front, back in _MORE_TEMPLATES.get(kind, ())
+    )
+    return NoteTypeSpec(
+        kind=kind,
+        id=_IDS[kind],
+        name=name,
+        fields=_FIELDS[kind],
+        template_name=template_name,
+        front=_inline_includes(_read(folder, "front.html"), folder),
+        back=_inline_includes(_read(folder, "back.html"), folder),
+        css=_read("base.css") + "\n" + _read(folder, "style.css"),
+        more_templates=more,
+    )

@@ -1,0 +1,192 @@
+"""The whole path in one place: sources -> model -> rendered -> package.
+
+Every deck is loaded and rendered before anything is written, so invalid input never
+writes or replaces a package; packages and lock files are replaced together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from deckbuilder.cardfile.reader import find_sources, load_decks
+from deckbuilder.errors import DeckError, OutputError, Problem
+from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
+from deckbuilder.lock.manifest import (
+    Changes,
+    Manifest,
+    Update,
+    format_manifest,
+    lock_path,
+    read_manifest,
+    update_manifest,
+)
+from deckbuilder.render.deck import RenderedDeck, render_deck, unused_media
+
+if TYPE_CHECKING:
+    from deckbuilder.anki.package import Stamps
+
+__all__ = ["BuildResult", "build", "check", "write_packages"]
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    rendered: RenderedDeck
+    path: Path
+    size: int
+    changes: Changes  # what changed since the last build (from the lock file)
+    first_build: bool  # there was no lock file before this build
+    lock: Path  # the lock file
+    lock_written: bool  # whether the lock file changed
+
+
+def check(
+    sources: Sequence[Path],
+    media_dir: Path | None = None,
+    *,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> list[RenderedDeck]:
+    """Load, validate and render every deck; raise one DeckError with all problems.
+    Media files no deck uses are reported once, in the first deck's ``warnings``.
+    ``lang`` and ``fallback``: see :func:`deckbuilder.cardfile.reader.load_deck_languages`.
+    """
+    problems: list[Problem] = []
+    try:
+        decks = load_decks(find_sources(sources), media_dir=media_dir, lang=lang, fallback=fallback)
+    except DeckError as exc:
+        # What loaded despite the problems is rendered too: a missing image shows in the
+        # same pass as a misspelt key.
+        problems.extend(exc.problems)
+        decks = list(exc.partial)
+    rendered: list[RenderedDeck] = []
+    for deck in decks:
+        try:
+            rendered.append(render_deck(deck))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise DeckError(_in_reading_order(problems))
+    unused = unused_media(rendered, media_dir)
+    if unused and rendered:
+        rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + unused)
+    return rendered
+
+
+def _in_reading_order(problems: Sequence[Problem]) -> list[Problem]:
+    """Each problem once (the languages of a deck share its file), each file's in line
+    order, files in the order they were read."""
+    unique = list(dict.fromkeys(problems))
+    files = {p.file: i for i, p in reversed(list(enumerate(unique)))}
+    # A problem of the whole file (no line) comes after the file's lines.
+    return sorted(unique, key=lambda p: (files[p.file], p.line is None, p.line or 0))
+
+
+def package_path(out_dir: Path, rd: RenderedDeck) -> Path:
+    return out_dir / f"{rd.deck.key}.apkg"
+
+
+def build(
+    sources: Sequence[Path],
+    out_dir: Path,
+    *,
+    timestamp: int,
+    media_dir: Path | None = None,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> list[BuildResult]:
+    """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
+    its lock file beside the card file (see :mod:`deckbuilder.lock.manifest`). A deck with
+    ``languages:`` is ``<deck id>.<lang>.apkg`` with ``<deck id>.<lang>.lock``."""
+    rendered = check(sources, media_dir=media_dir, lang=lang, fallback=fallback)
+    return write_packages(rendered, out_dir, timestamp=timestamp)
+
+
+def write_packages(
+    rendered: Sequence[RenderedDeck],
+    out_dir: Path,
+    *,
+    timestamp: int,
+    replaced: list[Path] | None = None,
+) -> list[BuildResult]:
+    """Write checked decks (from :func:`check`) as packages, with their lock files.
+
+    ``timestamp`` is the clock (seconds since 1970): it is given only to notes and note
+    types whose content changed since the last build. Every lock file is read and every
+    update planned before anything is written. Then every package and every changed lock
+    file is written to a temporary file beside it, and only once all are complete are
+    they renamed into place, together (:class:`deckbuilder.files.atomic.Staging`): a failure
+    or an interrupt leaves every package and lock file as it was, or the error names the
+    files that are new. ``replaced`` gets each file as it is replaced, so that an
+    interrupt, even one that comes after the last rename, is told with the files it left
+    new.
+    """
+    updates = []
+    problems: list[Problem] = []
+    for rd in rendered:
+        try:
+            updates.append(update_manifest(read_manifest(lock_path(rd.deck)), rd, timestamp))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise DeckError(problems)
+
+    try:
+        with Staging() as staging:
+            results = [
+                _stage_deck(staging, rd, update, out_dir, timestamp)
+                for rd, update in zip(rendered, updates, strict=True)
+            ]
+            staging.commit(replaced)
+    except PartlyReplaced:
+        raise  # it names the files that are new
+    except OutputError as exc:
+        raise OutputError(f"{exc}; no package or lock file was replaced") from exc
+    return results
+
+
+def _stage_deck(
+    staging: Staging, rd: RenderedDeck, update: Update, out_dir: Path, timestamp: int
+) -> BuildResult:
+    """Stage one deck's package and (if it changed) its lock file."""
+    from deckbuilder.anki.package import stage_package
+
+    package, lock = package_path(out_dir, rd), lock_path(rd.deck)
+    remove_stale(package)
+    remove_stale(lock)
+    lock_data = format_manifest(rd.deck, update.manifest).encode("utf-8")
+    lock_changed = _contents(lock) != lock_data
+    # A lock file is renamed before its package. A run killed between the two (SIGKILL,
+    # power loss) leaves the new lock with the old package, and the next build writes the
+    # new package from that lock, which holds every id and time the package is made from.
+    # The other way round, the next build would stamp the same changes anew.
+    if lock_changed:
+        staging.stage_bytes(lock, lock_data)
+    stamps = _stamps(update.manifest)
+    info = stage_package(staging, rd, package, timestamp=timestamp, stamps=stamps)
+    # What the lock file's update settled (shared ids after a merge...) is told with the
+    # deck's other warnings.
+    told = replace(rd, warnings=rd.warnings + update.warnings)
+    return BuildResult(
+        told, info.path, info.size, update.changes, update.first_build, lock, lock_changed
+    )
+
+
+def _stamps(manifest: Manifest) -> Stamps:
+    """The ids and times a lock file gives a package."""
+    from deckbuilder.anki.package import Stamps
+
+    return Stamps(
+        note_ids={key: entry.anki_id for key, entry in manifest.notes.items()},
+        note_mod={key: entry.changed for key, entry in manifest.notes.items()},
+        note_type_mod={t.anki_id: t.changed for t in manifest.note_types.values()},
+    )
+
+
+def _contents(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

@@ -1,0 +1,228 @@
+"""The deck a card file describes: its header (name, id, languages, tags), its label
+language and its study block (read by :mod:`.study`).
+
+:func:`read_deck` reads one card file, in one language, into a
+:class:`~deckbuilder.model.Deck`; :func:`declared_languages` says which languages
+the file can be read in; :func:`detected_label_language` which language a deck without
+``languages:`` shows its multiple-choice labels in.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from deckbuilder.cardfile.fields import ID_RE, FieldReader, id_problem, is_null
+from deckbuilder.cardfile.notes import read_notes
+from deckbuilder.cardfile.study import STUDY_KEYS, quoted, read_study
+from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
+from deckbuilder.errors import DeckError
+from deckbuilder.model import Deck, Note
+
+__all__ = [
+    "ALL_LANGUAGES",
+    "DECK_KEYS",
+    "LABEL_LANGUAGES",
+    "LANG_RE",
+    "STUDY_KEYS",
+    "declared_languages",
+    "detected_label_language",
+    "read_deck",
+]
+
+DECK_KEYS = ("deck", "id", "languages", "label_language", "description", "tags", "study", "notes")
+# The languages the multiple-choice template has labels in (LABELS in notetypes/mcq/mcq.js).
+LABEL_LANGUAGES = {"en": "English", "ko": "Korean"}
+# A language code (BCP 47 shape, lowercase primary subtag): ko, en, pt-BR, zh-Hant.
+LANG_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*\Z")
+ALL_LANGUAGES = "all"  # load_decks(lang=...): one Deck per declared language
+
+
+def declared_languages(fields: FieldReader, tree: YMap) -> tuple[str, ...]:
+    """The file's ``languages:`` (checked, default first), or () when it declares none."""
+    value = tree.get("languages")
+    if value is None:
+        return ()
+    if not isinstance(value, YSeq) or not value.items:
+        shape = describe(value) if not isinstance(value, YSeq) else "an empty list"
+        fields.problem(
+            value.line,
+            "'languages' must be a list of language codes, e.g. [ko, en] "
+            f"(the first is the default), not {shape}",
+        )
+        return ()
+    out: list[str] = []
+    folded: dict[str, str] = {}  # casefolded code -> the code as written
+    for item in value.items:
+        code = item.raw.strip() if isinstance(item, YScalar) and not item.is_null else ""
+        problem = _language_problem(code or describe(item), folded)
+        if problem:
+            fields.problem(item.line, problem)
+        else:
+            out.append(code)
+            folded[code.casefold()] = code
+    return tuple(out)
+
+
+def _language_problem(code: str, folded: dict[str, str]) -> str | None:
+    """What is wrong with a ``languages:`` entry, given the codes before it (casefolded)."""
+    same = folded.get(code.casefold())
+    if same == code:
+        return f"language {quoted(code)} is listed twice"
+    if same is not None:
+        # Each language gets <id>.<lang>.apkg and a lock file: names that differ only in
+        # case are one file on macOS and Windows.
+        return (
+            f"languages {quoted(same)} and {quoted(code)} differ only in case; their "
+            "packages would be the same file on macOS and Windows"
+        )
+    if LANG_RE.match(code) and code != ALL_LANGUAGES:
+        return None
+    primary, _, rest = code.partition("-")
+    lowered = f"{primary.lower()}-{rest}" if rest else primary.lower()
+    usable = lowered != code and lowered != ALL_LANGUAGES and LANG_RE.match(lowered)
+    hint = f" (write '{lowered}')" if usable else ""
+    return f"language {quoted(code)} is not a language code like ko, en or pt-BR{hint}"
+
+
+def read_deck(
+    path: Path,
+    tree: YValue | None,
+    media_dir: Path | None = None,
+    languages: tuple[str, ...] = (),
+    lang: str = "",
+    fallback: bool = False,
+) -> Deck:
+    """The deck in the card file ``path``, parsed into ``tree``, read in ``lang`` (one of
+    the declared ``languages``; '' for a file without them). Raises a DeckError listing
+    every problem."""
+    file = str(path)
+    if tree is None:
+        raise DeckError.single(file, "the file is empty; expected a deck (deck:, notes:)")
+    if not isinstance(tree, YMap):
+        raise DeckError.single(
+            file,
+            f"the top level must be a mapping (deck:, notes:), not {describe(tree)}",
+            tree.line,
+        )
+    fields = FieldReader(path, languages, lang, fallback)
+    fields.unknown_keys(tree, DECK_KEYS, "the deck")
+    name = _deck_name(fields, tree)
+    key = _deck_key(fields, tree)
+    if lang and key:
+        key = f"{key}.{lang}"
+    description = fields.text(tree, "description")
+    tags = fields.tags(tree)
+    study = read_study(fields, tree)
+    notes = read_notes(fields, tree)
+    label_language = _label_language(fields, tree, notes)
+    deck = Deck(
+        key=key,
+        name=name,
+        source=path,
+        notes=tuple(notes),
+        description=description,
+        tags=tags,
+        media_dirs=tuple(d for d in (media_dir, path.parent) if d is not None),
+        study=study,
+        lang=lang,
+        languages=languages,
+        label_language=label_language,
+        warnings=tuple(dict.fromkeys(fields.warnings)),
+    )
+    if fields.problems:
+        # The notes without problems go on, to be checked further (their media).
+        raise DeckError(fields.problems, partial=[deck])
+    return deck
+
+
+def _deck_name(fields: FieldReader, tree: YMap) -> str:
+    name = fields.text(tree, "deck", required=True).strip()
+    written = tree.get("deck")
+    if fields.lang and not (isinstance(written, YMap) and written.get(fields.lang) is not None):
+        # One name for several languages: suffix it, so the decks differ in Anki.
+        name = f"{name} ({fields.lang})" if name else name
+    if name and any(not part.strip() for part in name.split("::")):
+        fields.problem(tree.key_line("deck"), f"deck name '{name}' has an empty part between '::'")
+    return name
+
+
+def _deck_key(fields: FieldReader, tree: YMap) -> str:
+    """The deck's ``id:``, or the file name when it has none."""
+    if "id" in tree.entries:
+        key = fields.text(tree, "id", required=True).strip()
+        if key and not ID_RE.match(key):
+            fields.problem(tree.key_line("id"), id_problem("deck id", key))
+        return key
+    key = fields.path.stem
+    if not ID_RE.match(key):
+        example = re.sub(r"[^a-z0-9_-]+", "-", key.lower()).strip("-_") or "my-deck"
+        fields.problem(
+            tree.line,
+            f"the file name '{key}' is not a valid deck id; add 'id:' with lowercase letters, "
+            f"digits, '-' and '_' (for example id: {example})",
+        )
+    return key
+
+
+# -- the label language ------------------------------------------------------------------------
+# Words in Hangul and in Latin letters, counted in a note's prose: code, math, cloze
+# markers, link and media targets and HTML tags are left out, since they are Latin letters
+# in a Korean note too.
+_HANGUL_WORD = re.compile(r"[\u1100-\u11ff\u3131-\u318e\uac00-\ud7a3]+")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_SAMPLE = 1000  # characters of a note read to tell its language
+# Notes read to tell a deck's language: a larger deck is read at evenly spaced notes, which
+# gives its majority language as well as reading every note does.
+_SAMPLED_NOTES = 1000
+_NOT_PROSE = re.compile(
+    r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\{\{c\d+::|\]\([^)]*\)|\[sound:[^\]]*\]"
+    r"|<[^>]*>",
+    re.DOTALL,
+)
+
+
+def detected_label_language(notes: list[Note]) -> str:
+    """The labels of a deck without ``languages:``, chosen once for all its cards: Korean
+    when more of its notes are written in Korean than in English, else English. A note
+    is Korean when at least as many of its words are Korean as are in Latin letters
+    (a particle on an English term, 'PyTorch에서', makes a Korean word)."""
+    korean = english = 0
+    for note in notes[:: max(1, len(notes) // _SAMPLED_NOTES)]:
+        # A sample is enough to tell the language, and keeps the lazy patterns above from
+        # rescanning a long field once per unclosed opening.
+        prose = _NOT_PROSE.sub(" ", "\n".join(note.texts().values())[:_SAMPLE])
+        hangul, latin = len(_HANGUL_WORD.findall(prose)), len(_LATIN_WORD.findall(prose))
+        if hangul and hangul >= latin:
+            korean += 1
+        elif latin:
+            english += 1
+    return "ko" if korean > english else "en"
+
+
+def _label_language(fields: FieldReader, tree: YMap, notes: list[Note]) -> str:
+    """The deck's ``label_language:``, or the one its text suggests; '' in a deck with
+    ``languages:``, whose cards take each language's own labels."""
+    value = tree.get("label_language")
+    if value is None or is_null(value):
+        return "" if fields.languages else detected_label_language(notes)
+    before = len(fields.problems)
+    written = fields.as_text(value, "label_language").strip()
+    if len(fields.problems) > before:
+        return ""
+    if fields.languages:
+        fields.problem(
+            tree.key_line("label_language"),
+            "'label_language' is for a deck without 'languages'; the cards of each "
+            "language already show that language's labels",
+        )
+        return ""
+    if written not in LABEL_LANGUAGES:
+        known = " and ".join(f"{code} ({name})" for code, name in LABEL_LANGUAGES.items())
+        hint = f" (write '{written.lower()}')" if written.lower() in LABEL_LANGUAGES else ""
+        fields.problem(
+            value.line,
+            f"'label_language' is {quoted(written)}; the cards have labels in {known}{hint}",
+        )
+        return ""
+    return written

@@ -1,0 +1,237 @@
+"""Reading one field of a card file: text in the language being read, tags, known keys.
+
+A :class:`FieldReader` reads the fields of one card file in one language and collects
+every problem it finds, with its line, instead of stopping at the first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
+from deckbuilder.errors import Problem
+
+__all__ = [
+    "ID_RE",
+    "LOCALIZED_KEYS",
+    "MAX_FIELD_BYTES",
+    "UNSTORABLE",
+    "FieldReader",
+    "id_problem",
+    "is_null",
+    "suggest",
+    "unstorable_problem",
+    "visible",
+]
+
+# What a deck or note id may be: it names the package and keeps notes' identities.
+ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
+# Limit against absurd input (documented in README, "Limits").
+MAX_FIELD_BYTES = 64 * 1024  # Markdown, sanitising and highlighting stay near a second per field
+# Fields that may be a map from language code to text (choices: each entry).
+LOCALIZED_KEYS = frozenset(
+    ("deck", "description", "question", "choices", "explanation", "text", "extra", "front", "back")
+)
+# Characters Anki cannot store: the C0 controls but tab and line feed, DEL, and halves of
+# surrogate pairs. U+001F separates the fields of a note in Anki's database, so one in
+# a field shifts the fields and Anki refuses the whole package; Anki drops the others
+# on import (a carriage return in a field becomes a line break), so the card would not
+# show what was written.
+UNSTORABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+_CHARACTER_NOTES = {
+    "\x1f": " (Anki's field separator)",
+    "\r": " (a carriage return; write \\n for a line break)",
+}
+# Keys whose text Anki keeps on one line: it removes line breaks and tabs from deck names.
+_ONE_LINE_KEYS = frozenset(("deck",))
+
+
+def unstorable_problem(text: str) -> str | None:
+    """What is wrong when ``text`` holds characters Anki cannot store, for a message
+    that names the field first (``contains the control character U+001F (Anki's field
+    separator), which Anki cannot store; delete it``); None when there are none."""
+    if UNSTORABLE.search(text) is None:
+        return None
+    found = sorted(set(UNSTORABLE.findall(text)))
+    kind = "character" if any("\ud800" <= ch <= "\udfff" for ch in found) else "control character"
+    names = ", ".join(f"U+{ord(ch):04X}{_CHARACTER_NOTES.get(ch, '')}" for ch in found)
+    if len(found) == 1:
+        return f"contains the {kind} {names}, which Anki cannot store; delete it"
+    return f"contains the {kind}s {names}, which Anki cannot store; delete them"
+
+
+def visible(text: str) -> str:
+    """``text`` for a message: characters Anki cannot store written as ``<U+001F>``, so that
+    a message never carries a control character (an escape sequence) to the terminal."""
+    return UNSTORABLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+def is_null(value: YValue) -> bool:
+    """Nothing written after a key (``key:``, ``key: ~``)."""
+    return isinstance(value, YScalar) and value.is_null
+
+
+def id_problem(what: str, written: str) -> str:
+    """Why ``written`` is no id (``what``: 'note id', 'deck id'), with the id it could be:
+    ``note id 'Caps Id' must match [a-z0-9][a-z0-9_-]*; did you mean 'caps-id'?``."""
+    near = re.sub(r"[^a-z0-9_-]+", "-", written.lower()).strip("-_")
+    hint = f"; did you mean '{near}'?" if near and ID_RE.match(near) else ""
+    return f"{what} '{visible(written)}' must match [a-z0-9][a-z0-9_-]*{hint}"
+
+
+def suggest(key: str, allowed: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` for the allowed word closest to a misspelt ``key``, or ''."""
+    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+class FieldReader:
+    """Reads the fields of one card file in one language, collecting problems."""
+
+    def __init__(
+        self,
+        path: Path,
+        languages: tuple[str, ...] = (),
+        lang: str = "",
+        fallback: bool = False,
+    ) -> None:
+        self.path = path
+        self.file = str(path)
+        self.languages = languages  # declared, default first; () for a one-language file
+        self.lang = lang  # the language being read
+        self.fallback = fallback  # a field without `lang` takes the default language's text
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.note_id: str | None = None  # the note being read, for messages
+
+    def problem(self, line: int | None, message: str) -> None:
+        self.problems.append(Problem(self.file, line, message, self.note_id))
+
+    def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
+        """The text of ``key`` in ``ymap``; '' when it is absent or a problem."""
+        value = ymap.get(key)
+        if value is None or is_null(value):
+            if required:
+                line = ymap.key_line(key) if key in ymap.entries else ymap.line
+                self.problem(line, f"'{key}' is required")
+            return ""
+        return self.as_text(value, key, required=required)
+
+    def as_text(self, value: YValue, what: str, *, required: bool = False) -> str:
+        """``value`` as NFC text, picking the language of a language map; '' on a problem.
+
+        ``what`` names the field in messages (``question``, ``choices[2]``)."""
+        if isinstance(value, YMap) and what.split("[")[0] in LOCALIZED_KEYS:
+            picked = self.pick_language(value, what)
+            if picked is None:
+                return ""
+            value = picked
+        if not isinstance(value, YScalar) or value.is_null:
+            self.problem(value.line, f"'{what}' must be text, not {describe(value)}")
+            return ""
+        size = len(value.raw.encode("utf-8", "surrogatepass"))
+        if size > MAX_FIELD_BYTES:
+            self.problem(
+                value.line, f"'{what}' is {size:,} bytes; the limit is {MAX_FIELD_BYTES:,}"
+            )
+            return ""
+        unstorable = unstorable_problem(value.raw)
+        if unstorable:
+            self.problem(value.line, f"'{what}' {unstorable}")
+            return ""
+        out = unicodedata.normalize("NFC", value.raw)
+        if what in _ONE_LINE_KEYS and any(ch in out.strip() for ch in "\t\n"):
+            self.problem(
+                value.line,
+                f"'{what}' must be one line without tabs (Anki removes line breaks and tabs "
+                "from deck names)",
+            )
+            return ""
+        if required and not out.strip():
+            self.problem(value.line, f"'{what}' is empty")
+        return out
+
+    def pick_language(self, value: YMap, what: str) -> YValue | None:
+        """The text of ``self.lang`` in a language map (``{ko: ..., en: ...}``)."""
+        if not self.languages:
+            codes = ", ".join(value.entries) or "ko, en"
+            self.problem(
+                value.line,
+                f"'{what}' is a language map; declare the deck's languages first, "
+                f"e.g. 'languages: [{codes}]' (the first is the default)",
+            )
+            return None
+        declared = ", ".join(self.languages)
+        for code, line in value.lines.items():
+            if code not in self.languages:
+                self.problem(
+                    line,
+                    f"'{what}' has text in '{visible(code)}', a language the deck does not "
+                    f"declare (languages: [{declared}]){suggest(code, self.languages)}",
+                )
+        hit = value.get(self.lang)
+        default = self.languages[0]
+        if hit is None and self.fallback and value.get(default) is not None:
+            self.warnings.append(
+                Problem(
+                    self.file,
+                    value.line,
+                    f"warning: '{what}' has no '{self.lang}' text; using the '{default}' text",
+                    self.note_id,
+                )
+            )
+            hit = value.get(default)
+        if hit is None:
+            hint = " or build with --fallback" if value.get(default) is not None else ""
+            self.problem(
+                value.line,
+                f"'{what}' has no '{self.lang}' text (languages: [{declared}]); "
+                f"add '{self.lang}:'{hint}",
+            )
+            return None
+        if isinstance(hit, YMap):
+            self.problem(hit.line, f"'{what}' in '{self.lang}' must be text, not a mapping")
+            return None
+        return hit
+
+    def tags(self, ymap: YMap) -> tuple[str, ...]:
+        """The ``tags:`` of a deck or note (one tag or a list), without repeats."""
+        value = ymap.get("tags")
+        if value is None or is_null(value):
+            return ()
+        items = value.items if isinstance(value, YSeq) else [value]
+        out: list[str] = []
+        for item in items:
+            tag = self.as_text(item, "tags", required=True).strip()
+            if not tag:
+                continue
+            if any(ch.isspace() for ch in tag):
+                self.problem(
+                    item.line, f"tag '{tag}' contains a space; Anki tags cannot (use '_' or '-')"
+                )
+            elif tag not in out:
+                out.append(tag)
+        return tuple(out)
+
+    def flag(self, ymap: YMap, key: str, *, default: bool, what: str = "") -> bool:
+        """The true/false value of ``key`` in ``ymap``: ``default`` when it is absent, or
+        (with a problem) when it is something else. ``what`` names it in messages (the
+        key when empty)."""
+        value = ymap.get(key)
+        if value is None:
+            return default
+        if isinstance(value, YScalar) and value.kind == "bool":
+            return value.raw.lower() in ("true", "yes", "on", "y")
+        self.problem(value.line, f"'{what or key}' must be true or false, not {describe(value)}")
+        return default
+
+    def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
+        for key, line in ymap.lines.items():
+            if key not in allowed:
+                self.problem(
+                    line, f"unknown key '{visible(key)}' in {where}{suggest(key, allowed)}"
+                )

@@ -1,0 +1,278 @@
+"""Card files (YAML) -> :class:`~deckbuilder.model.Deck`, with every problem located.
+
+Validation happens here, once, where file and line are known. Nothing is printed;
+all problems of all files are gathered into one :class:`~deckbuilder.errors.DeckError`.
+
+The modules: :mod:`.fields` reads one field (text in a language, tags, sizes),
+:mod:`.notes` the notes of each kind, :mod:`.deck` the deck's header, :mod:`.study` its
+study block; this one finds the card files and reads them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from deckbuilder.cardfile.deck import (
+    ALL_LANGUAGES,
+    DECK_KEYS,
+    LANG_RE,
+    declared_languages,
+    read_deck,
+)
+from deckbuilder.cardfile.fields import ID_RE, MAX_FIELD_BYTES, FieldReader
+from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
+from deckbuilder.cardfile.yaml_tree import YMap, YValue, parse_yaml
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.model import Deck
+
+__all__ = [
+    "ALL_LANGUAGES",
+    "DECK_KEYS",
+    "ID_RE",
+    "LANG_RE",
+    "MAX_FIELD_BYTES",
+    "MAX_NOTES",
+    "NOTE_KEYS",
+    "SOURCE_SUFFIXES",
+    "decks_from_tree",
+    "find_sources",
+    "folder_link_outside",
+    "load_deck",
+    "load_deck_languages",
+    "load_decks",
+    "read_text",
+    "real_path_outside",
+]
+
+SOURCE_SUFFIXES = (".yaml", ".yml")
+# Limit against absurd input (documented in README, "Limits").
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def real_path_outside(path: Path, real_folders: Sequence[str]) -> Path | None:
+    """Where ``path`` really is when symbolic links take it outside every one of
+    ``real_folders`` (each already an ``os.path.realpath``); None: it is inside one.
+    A shared deck repository can carry ``media/x.png -> /etc/passwd``; nothing such a
+    link points at may be read into a package."""
+    real = Path(os.path.realpath(path))  # realpath, unlike Path.resolve, survives link loops
+    return None if any(real.is_relative_to(folder) for folder in real_folders) else real
+
+
+def folder_link_outside(folder: Path) -> Path | None:
+    """Where ``folder`` really is when it is a symbolic link out of the folder that holds
+    it (``media -> /etc``, ``cards -> ../../.ssh``); None otherwise. The folders above
+    it are where the user chose to work, and are not judged."""
+    holder = os.path.realpath(Path(os.path.abspath(folder)).parent)
+    return real_path_outside(folder, [holder])
+
+
+def find_sources(paths: Sequence[Path]) -> list[Path]:
+    """Expand folders into their card files (sorted, recursive); keep files as given.
+
+    A card file must really be inside the folder it was found in (a file given by name:
+    its own folder), and a folder must not be a link out of the folder holding it; the
+    walk does not enter linked folders."""
+    found: list[Path] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path.is_dir():
+            outside = folder_link_outside(path)
+            if outside is not None:
+                problems.append(Problem(str(path), None, _link_out("this folder", outside)))
+                continue
+            files = sorted(
+                p for p in path.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file()
+            )
+            if not files:
+                problems.append(
+                    Problem(str(path), None, "no card files (*.yaml, *.yml) in this folder")
+                )
+            real_folder = [os.path.realpath(path)]
+            for file in files:
+                outside = real_path_outside(file, real_folder)
+                if outside is None:
+                    found.append(file)
+                else:
+                    problems.append(Problem(str(file), None, _link_out("card file", outside)))
+        elif path.is_file():
+            folder = path.parent
+            outside = folder_link_outside(folder) or real_path_outside(
+                path, [os.path.realpath(folder)]
+            )
+            if outside is None:
+                found.append(path)
+            else:
+                problems.append(Problem(str(path), None, _link_out("card file", outside)))
+        elif path == Path("cards"):  # the default: not in a project folder
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    "no such folder: run deckbuilder in a project folder (the one holding "
+                    "cards/), start one with 'deckbuilder init', or name the card files",
+                )
+            )
+        else:
+            problems.append(Problem(str(path), None, "no such file or folder"))
+    if problems:
+        raise DeckError(problems)
+    unique: list[Path] = []
+    seen: set[Path] = set()
+    for p in found:
+        if p.resolve() not in seen:
+            seen.add(p.resolve())
+            unique.append(p)
+    return unique
+
+
+def _link_out(what: str, target: Path) -> str:
+    return (
+        f"{what} is a link to '{target}', outside the folder it is in; it is not read"
+        " (name the real place itself if you trust it)"
+    )
+
+
+def load_decks(
+    paths: Sequence[Path],
+    media_dir: Path | None = None,
+    *,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> list[Deck]:
+    """Load every card file under ``paths``; raise one DeckError listing all problems.
+
+    ``lang`` picks the language of files that declare ``languages:`` (see
+    :func:`load_deck_languages`); files without it load as they are."""
+    decks: list[Deck] = []
+    problems: list[Problem] = []
+    for source in find_sources(paths):
+        try:
+            decks.extend(
+                load_deck_languages(source, media_dir=media_dir, lang=lang, fallback=fallback)
+            )
+        except DeckError as exc:
+            problems.extend(exc.problems)
+            decks.extend(exc.partial)
+    first_file: dict[str, Deck] = {}
+    for deck in decks:
+        if deck.key in first_file:
+            other = first_file[deck.key].source
+            problems.append(
+                Problem(
+                    str(deck.source),
+                    None,
+                    f"deck id '{deck.key}' is also used by {other}; "
+                    "both would be written to the same package (set a different 'id:')",
+                )
+            )
+        else:
+            first_file[deck.key] = deck
+    if problems:
+        raise DeckError(problems, partial=decks)
+    return decks
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 text file (BOM allowed), refusing binary and oversized files."""
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise DeckError.single(name, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")
+        with path.open("rb") as stream:
+            data = _read_at_most(stream, MAX_FILE_BYTES)
+    except OSError as exc:
+        raise DeckError.single(name, f"cannot read: {exc.strerror or exc}") from None
+    if data is None:
+        raise DeckError.single(name, f"file is longer than the limit of {MAX_FILE_BYTES:,} bytes")
+    if b"\x00" in data:
+        raise DeckError.single(name, "this is a binary file, not UTF-8 text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DeckError.single(
+            name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8", line
+        ) from None
+    return text.replace("\r\n", "\n")
+
+
+def _read_at_most(stream: BinaryIO, limit: int) -> bytes | None:
+    """The stream's bytes, or None past ``limit``. The size taken before is not enough: a
+    file can grow after it, and some report none at all (/proc files, pipes)."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := stream.read(1024 * 1024):
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def load_deck(
+    path: Path, media_dir: Path | None = None, *, lang: str | None = None, fallback: bool = False
+) -> Deck:
+    """Load and validate one card file, in one language: ``lang``, or the file's default
+    (first) language when ``lang`` is None. A file without ``languages:`` ignores ``lang``."""
+    if lang == ALL_LANGUAGES:
+        raise ValueError("load_deck gives one language; use load_deck_languages for 'all'")
+    (deck,) = load_deck_languages(path, media_dir, lang=lang, fallback=fallback)
+    return deck
+
+
+def load_deck_languages(
+    path: Path, media_dir: Path | None = None, *, lang: str | None = None, fallback: bool = False
+) -> list[Deck]:
+    """Load one card file as one Deck per wanted language.
+
+    ``lang``: None for the default (first declared) language, ``"all"`` for every declared
+    language, or a code the file declares. A file without ``languages:`` gives one Deck
+    whatever ``lang`` says. With ``fallback``, a field missing the language uses the
+    default language's text and the Deck carries a warning; without it that is an error."""
+    return decks_from_tree(path, parse_yaml(read_text(path), str(path)), media_dir, lang, fallback)
+
+
+def decks_from_tree(
+    path: Path,
+    tree: YValue | None,
+    media_dir: Path | None = None,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> list[Deck]:
+    """:func:`load_deck_languages` of the file ``path`` already parsed into ``tree``."""
+    header = FieldReader(path)
+    languages = declared_languages(header, tree) if isinstance(tree, YMap) else ()
+    if header.problems:
+        raise DeckError(header.problems)
+    if not languages:
+        return [read_deck(path, tree, media_dir)]
+    assert isinstance(tree, YMap)
+    if lang is None:
+        wanted = languages[:1]
+    elif lang == ALL_LANGUAGES:
+        wanted = languages
+    elif lang in languages:
+        wanted = (lang,)
+    else:
+        raise DeckError.single(
+            path,
+            f"no language '{lang}' in this deck; it declares {', '.join(languages)} "
+            f"(or use --lang {ALL_LANGUAGES})",
+            tree.key_line("languages"),
+        )
+    decks: list[Deck] = []
+    problems: list[Problem] = []
+    for code in wanted:
+        try:
+            decks.append(read_deck(path, tree, media_dir, languages, code, fallback))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+            decks.extend(exc.partial)
+    if problems:
+        # A mistake outside the language maps shows once, not once per language.
+        raise DeckError(list(dict.fromkeys(problems)), partial=decks)
+    return decks

@@ -1,0 +1,334 @@
+"""The lock file's format: its entries, how they are written and read.
+
+One line per entry, sorted, so that it reads and merges well in version control. Reading
+settles what two branches may disagree on (an entry listed twice, two ``next-anki-id``
+lines) and reports every unreadable line with its number; writing never gives a line its
+own reading refuses. What the entries mean and how a build updates them is
+:mod:`deckbuilder.lock.manifest`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.model import Deck, NoteKind
+
+__all__ = [
+    "LAST_SECOND",
+    "MAX_ANKI_ID",
+    "RESTORE",
+    "UNSETTLED",
+    "LockHeader",
+    "Manifest",
+    "NoteEntry",
+    "NoteTypeEntry",
+    "format_manifest",
+    "iso_time",
+    "lock_path",
+    "parse_manifest",
+    "read_manifest",
+]
+
+VERSION = 1
+# Anki's clients (the browser, AnkiDroid) handle ids as JavaScript numbers, exact only up
+# to 2**53 - 1; SQLite's own limit, 2**63 - 1, is far above.
+MAX_ANKI_ID = 2**53 - 1
+LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: the lock file writes 4-digit years
+# The hash of an entry whose two lines (both sides of a merge) changed in the same second
+# and disagree: it matches no content, so the next build gives a time after both.
+UNSETTLED = "unsettled"
+
+
+@dataclass(frozen=True)
+class NoteEntry:
+    id: str  # the author's note id
+    anki_id: int  # the Anki note id, fixed when the note is first built (search: nid:...)
+    content: str  # hash of everything that ends up in the note
+    changed: int  # seconds since 1970 when ``content`` last changed
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class NoteTypeEntry:
+    kind: NoteKind
+    anki_id: int
+    fields: tuple[str, ...]
+    templates: str  # hash of name, templates and CSS
+    changed: int
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class LockHeader:
+    """The deck a lock file says it belongs to, from its first comment line."""
+
+    key: str
+    source: str  # the card file's name
+    line: int
+
+
+@dataclass(frozen=True)
+class Manifest:
+    note_types: Mapping[NoteKind, NoteTypeEntry]
+    notes: Mapping[str, NoteEntry]  # each entry under its own id
+    # Above the Anki note id of every note that was given one and is no longer listed: a
+    # learner may still have a removed note, and a new note must not take its id. Listed
+    # notes' ids count from their own lines (see id_floor), so adding notes leaves this
+    # line as it is, and two branches that each add notes do not both change it.
+    next_anki_id: int = 0
+    header: LockHeader | None = field(default=None, compare=False)
+    next_anki_id_line: int | None = field(default=None, compare=False)
+    warnings: tuple[Problem, ...] = field(default=(), compare=False)  # found while reading
+
+    def id_floor(self) -> int:
+        """Above every Anki note id this deck has given."""
+        return max([self.next_anki_id, *(entry.anki_id + 1 for entry in self.notes.values())])
+
+
+def lock_path(deck: Deck) -> Path:
+    """``<folder of the card file>/<deck id>.lock``."""
+    return deck.source.parent / f"{deck.key}.lock"
+
+
+# Compact, keys sorted, text as is: the JSON users' content hashes were computed from.
+
+
+@lru_cache(maxsize=256)  # a lock file's notes share a few change times
+def iso_time(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _one_line(text: str) -> str:
+    """``text`` fit for a comment line: a line break in a file name would end it."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def _field_token(name: str) -> str:
+    """A field name as one token of a lock file line: Anki's own note types have names with
+    spaces ("Back Extra"), which are written %-escaped, as are commas and '%'. Other names,
+    deckbuilder's own among them, are written as they are."""
+    return "".join(quote(ch, safe="") if ch in " ,%" or not ch.isprintable() else ch for ch in name)
+
+
+def format_manifest(deck: Deck, manifest: Manifest) -> str:
+    """The lock file's text: deterministic, one entry per line, sorted."""
+    lines = [
+        f"# deckbuilder lock file for deck '{deck.key}' ({_one_line(deck.source.name)}).",
+        "# Written by `deckbuilder build`; commit it with the card file and do not edit it.",
+        "# It keeps each note's modification time fixed until the note's content changes,",
+        "# so re-importing a rebuilt package updates exactly the notes that changed.",
+        f"version {VERSION}",
+        f"next-anki-id {manifest.next_anki_id}",
+        "# notetype KIND ANKI-ID FIELDS TEMPLATES-HASH CHANGED",
+    ]
+    for kind in NoteKind:
+        t = manifest.note_types.get(kind)
+        if t is not None:
+            fields = ",".join(_field_token(name) for name in t.fields)
+            lines.append(
+                f"notetype {kind.value} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}"
+            )
+    lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED")
+    for note_id in sorted(manifest.notes):
+        n = manifest.notes[note_id]
+        lines.append(f"note {n.id} {n.anki_id} {n.content} {iso_time(n.changed)}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+_HEADER = re.compile(r"# deckbuilder lock file for deck '([^']*)' \((.*)\)\.")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
+_KINDS = {kind.value: kind for kind in NoteKind}
+RESTORE = "restore the file from version control"
+_UNREADABLE = (
+    f"cannot read this lock file line; {RESTORE} (deleting it makes every note count as changed)"
+)
+_CONFLICT = (
+    "unresolved git merge conflict: delete the marker lines (<<<<<<<, =======, >>>>>>>), "
+    "keep the lines of both sides, and build again (a line '*.lock merge=union' in "
+    ".gitattributes makes git do this itself)"
+)
+
+
+class _BadLine(Exception):
+    def __init__(self, message: str = _UNREADABLE) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _integer(text: str, what: str, low: int, high: int) -> int:
+    if not _INTEGER.fullmatch(text):
+        raise _BadLine
+    digits = text.lstrip("+-").lstrip("0")
+    if len(digits) > len(str(high)) or not low <= int(text) <= high:
+        shown = text if len(text) <= 30 else f"{text[:20]}..."
+        raise _BadLine(
+            f"{what} {shown} is out of range ({low} to {high}; Anki's clients hold ids as "
+            f"JavaScript numbers, exact only up to {MAX_ANKI_ID}); {RESTORE}"
+        )
+    return int(text)
+
+
+def _time(text: str) -> int:
+    match = _TIME.fullmatch(text)
+    if match is None:
+        raise _BadLine
+    year, month, day, hour, minute, second = map(int, match.groups())
+    try:
+        when = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+    except ValueError:
+        raise _BadLine from None
+    seconds = int(when.timestamp())
+    if not 0 <= seconds <= LAST_SECOND:
+        raise _BadLine(
+            f"time {text} is outside 1970-01-01T00:00:00Z to {iso_time(LAST_SECOND)}; {RESTORE}"
+        )
+    return seconds
+
+
+def _settle_note(a: NoteEntry, b: NoteEntry) -> NoteEntry:
+    """One entry for a note listed twice (both sides of a merge conflict kept): the one
+    changed last, so that the next change is later than both sides' (Anki ignores an older
+    or equal time); when both changed in the same second and differ, it counts as changed."""
+    earlier, later = sorted((a, b), key=lambda e: (e.changed, e.content, e.anki_id))
+    if earlier.changed == later.changed and earlier.content != later.content:
+        return replace(later, content=UNSETTLED)
+    return later
+
+
+def _settle_note_type(a: NoteTypeEntry, b: NoteTypeEntry) -> NoteTypeEntry:
+    """As :func:`_settle_note`, for a note type listed twice."""
+    earlier, later = sorted((a, b), key=lambda e: (e.changed, e.templates, e.anki_id, e.fields))
+    if earlier.changed == later.changed and earlier != later:
+        return replace(later, templates=UNSETTLED)
+    return later
+
+
+class _LockReader:
+    """Reads a lock file line by line, collecting every problem."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.note_types: dict[NoteKind, NoteTypeEntry] = {}
+        self.notes: dict[str, NoteEntry] = {}
+        self.next_anki_id = 0
+        self.next_anki_id_line: int | None = None
+        self.header: LockHeader | None = None
+        self.version_seen = False
+        self.in_conflict = False
+
+    def read(self, number: int, raw: str) -> None:
+        line = raw.strip()
+        if line.startswith("<<<<<<<"):
+            self.in_conflict = True
+            self.problems.append(Problem(self.file, number, _CONFLICT))
+            return
+        if self.in_conflict and line.startswith(("|||||||", "=======", ">>>>>>>")):
+            return  # the same conflict, reported once at its start
+        header = _HEADER.fullmatch(line)
+        if header and self.header is None:
+            self.header = LockHeader(header[1], header[2], number)
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            return
+        try:
+            self._entry(number, parts[0], parts[1:])
+        except _BadLine as exc:
+            self.problems.append(Problem(self.file, number, exc.message))
+
+    def _entry(self, number: int, keyword: str, values: list[str]) -> None:
+        if keyword == "note" and len(values) == 4:
+            note_id, anki_id, content, changed = values
+            anki = _integer(anki_id, "Anki note id", 1, MAX_ANKI_ID)
+            entry = NoteEntry(note_id, anki, content, _time(changed), number)
+            was = self.notes.get(note_id)
+            self.notes[note_id] = entry if was is None else _settle_note(was, entry)
+            if was is not None:
+                self._twice(number, was.line, "listed twice", note_id)
+        elif keyword == "notetype" and len(values) == 5 and values[0] in _KINDS:
+            kind, anki_id, fields, templates, changed = values
+            anki = _integer(anki_id, "note type id", 1, MAX_ANKI_ID)
+            t = NoteTypeEntry(
+                _KINDS[kind],
+                anki,
+                tuple(unquote(name) for name in fields.split(",")),
+                templates,
+                _time(changed),
+                number,
+            )
+            before = self.note_types.get(t.kind)
+            self.note_types[t.kind] = t if before is None else _settle_note_type(before, t)
+            if before is not None:
+                self._twice(number, before.line, f"the {kind} note type is listed twice")
+        elif keyword == "next-anki-id" and len(values) == 1:
+            value = _integer(values[0], "next-anki-id", 0, MAX_ANKI_ID + 1)
+            # Two such lines are what keeping both sides of a merge leaves: the larger one
+            # is above every id either side gave.
+            if self.next_anki_id_line is None or value > self.next_anki_id:
+                self.next_anki_id, self.next_anki_id_line = value, number
+        elif keyword == "version" and len(values) == 1:
+            self.version_seen = True
+            if values[0] != str(VERSION):
+                raise _BadLine(
+                    f"lock file version {values[0]} is not supported "
+                    f"(this deckbuilder writes version {VERSION}); upgrade deckbuilder"
+                )
+        else:
+            raise _BadLine
+
+    def _twice(self, number: int, first: int | None, what: str, note: str | None = None) -> None:
+        self.warnings.append(
+            Problem(
+                self.file,
+                number,
+                f"{what} (also line {first}), as when both sides of a git merge are kept; "
+                "the later change counts, and the next build writes one line",
+                note,
+            )
+        )
+
+    def manifest(self) -> Manifest:
+        if not self.version_seen and not self.problems:
+            self.problems.append(
+                Problem(self.file, None, "not a deckbuilder lock file (no 'version' line)")
+            )
+        if self.problems:
+            raise DeckError(self.problems)
+        return Manifest(
+            self.note_types,
+            self.notes,
+            self.next_anki_id,
+            self.header,
+            self.next_anki_id_line,
+            tuple(self.warnings),
+        )
+
+
+def parse_manifest(text: str, file: str) -> Manifest:
+    """Parse a lock file; raise DeckError listing every malformed line. Entries listed
+    twice are settled (see :func:`_settle_note`), with a warning in ``warnings``."""
+    reader = _LockReader(file)
+    for number, raw in enumerate(text.splitlines(), start=1):
+        reader.read(number, raw)
+    return reader.manifest()
+
+
+def read_manifest(path: Path) -> Manifest | None:
+    """The lock file at ``path``, or None when there is none yet."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DeckError.single(path, f"cannot read the lock file: {exc}") from exc
+    return parse_manifest(text, str(path))

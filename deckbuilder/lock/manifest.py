@@ -1,0 +1,373 @@
+"""The lock file: when each note's content last changed, kept beside the card file.
+
+Anki updates a note on re-import only when the package's note modification time is
+strictly newer than the one in the collection (even with "always update"), and a note
+type only when its modification time is newer. So every note and note type is stamped
+with the time its content last changed, not the build time: an unchanged rebuild gives
+the same bytes and changes nothing in Anki, and an edit moves exactly the edited note.
+
+``cards/<deck id>.lock`` records, per note, the Anki note id given when the note was first
+built, a hash of everything that ends up in the note, and the time that hash last changed;
+per note type, its id, its fields, a hash of its templates and CSS, and their change time.
+It is plain text, one line per entry, sorted, so it reads and merges well in version
+control: what two branches disagree on (the same note listed twice, two notes with one
+Anki note id) is settled on the next build, with a warning. Only ``deckbuilder build``
+writes it, and only after the package is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.lock.format import (
+    LAST_SECOND,
+    MAX_ANKI_ID,
+    RESTORE,
+    LockHeader,
+    Manifest,
+    NoteEntry,
+    NoteTypeEntry,
+    format_manifest,
+    iso_time,
+    lock_path,
+    parse_manifest,
+    read_manifest,
+)
+from deckbuilder.model import Deck, Note, NoteKind
+from deckbuilder.render.deck import RenderedDeck, RenderedNote
+
+__all__ = [
+    "LAST_SECOND",
+    "MAX_ANKI_ID",
+    "Changes",
+    "LockHeader",
+    "Manifest",
+    "NoteEntry",
+    "NoteTypeEntry",
+    "NoteTypeReplaced",
+    "Update",
+    "format_manifest",
+    "lock_path",
+    "note_hashes",
+    "parse_manifest",
+    "read_manifest",
+    "update_manifest",
+]
+
+_HASH_CHARS = 16  # 64 bits of SHA-256: collisions are not a concern for one deck's notes
+
+
+@dataclass(frozen=True)
+class NoteTypeReplaced:
+    """A note type whose fields changed and that therefore has a new id (a new version)."""
+
+    old: NoteTypeEntry
+    new: NoteTypeSpec
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed since the last build, by author note id (sorted)."""
+
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    removed: tuple[NoteEntry, ...] = ()  # only notes whose Anki note id is theirs alone
+    unchanged: tuple[str, ...] = ()
+    note_types_changed: tuple[NoteTypeSpec, ...] = ()  # templates or CSS changed, same id
+    note_types_replaced: tuple[NoteTypeReplaced, ...] = ()
+
+
+@dataclass(frozen=True)
+class Update:
+    """The manifest for this build and how it differs from the previous one."""
+
+    manifest: Manifest
+    changes: Changes
+    first_build: bool  # there was no lock file
+    warnings: tuple[Problem, ...] = ()  # what was settled in the lock file, by its lines
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _json(value: object) -> str:
+    return _JSON.encode(value)
+
+
+def _hash(value: object) -> str:
+    return hashlib.sha256(_json(value).encode("utf-8")).hexdigest()[:_HASH_CHARS]
+
+
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def templates_hash(spec: NoteTypeSpec) -> str:
+    """Everything of a note type that can change in place: name, templates, CSS. (A second
+    template is hashed only where there is one, so one-template note types keep their hash.)"""
+    parts: list[object] = [spec.name, spec.template_name, spec.front, spec.back, spec.css]
+    parts.append(spec.is_cloze)
+    if spec.more_templates:
+        parts.append([list(t) for t in spec.more_templates])
+    return _hash(parts)
+
+
+def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
+    """Everything that ends up in the note: note type, rendered fields, tags, and the bytes
+    of the media files its fields name (a replaced image is a visible change too).
+    ``media`` maps each media name to the SHA-256 of its file."""
+    return _hash(
+        {
+            "type": [rn.spec.kind.value, rn.spec.id, list(rn.spec.fields)],
+            "fields": list(rn.fields),
+            "tags": list(rn.tags),
+            "media": {name: media[name] for name in rn.media},
+        }
+    )
+
+
+def note_hashes(rd: RenderedDeck) -> tuple[str, ...]:
+    """:func:`note_content_hash` of each of ``rd``'s notes, in order."""
+    media = {name: _file_hash(path) for name, path in rd.media.items()}
+    return tuple(note_content_hash(rn, media) for rn in rd.notes)
+
+
+class _Planner:
+    """Change times for one build, and the problems and warnings found planning it."""
+
+    def __init__(self, lock: str, now: int) -> None:
+        self.lock = lock
+        self.now = now
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+
+    def later(self, previous: int, line: int | None, note: str | None, what: str = "") -> int:
+        """A change time strictly after ``previous``: Anki ignores an equal time."""
+        when = max(self.now, previous + 1)
+        if when <= LAST_SECOND:
+            return when
+        self.problems.append(
+            Problem(
+                self.lock,
+                line,
+                f"{what}last changed at {iso_time(previous)}: Anki updates only for a later "
+                f"time, and lock file times end with year 9999; {RESTORE}",
+                note,
+            )
+        )
+        return previous
+
+    def warn(self, line: int | None, note: str, message: str) -> None:
+        self.warnings.append(Problem(self.lock, line, message, note))
+
+
+def _update_note_types(
+    prev: Manifest, rd: RenderedDeck, plan: _Planner
+) -> tuple[dict[NoteKind, NoteTypeEntry], list[NoteTypeSpec], list[NoteTypeReplaced]]:
+    note_types: dict[NoteKind, NoteTypeEntry] = dict(prev.note_types)
+    changed: list[NoteTypeSpec] = []
+    replaced: list[NoteTypeReplaced] = []
+    for spec in rd.note_types:
+        before = prev.note_types.get(spec.kind)
+        digest = templates_hash(spec)
+        what = f"note type '{spec.name}' "
+        if before is None:
+            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, plan.now)
+        elif before.anki_id != spec.id:
+            replaced.append(NoteTypeReplaced(before, spec))
+            when = plan.later(before.changed, before.line, None, what)
+            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, when)
+        elif before.fields != spec.fields:
+            plan.problems.append(
+                Problem(
+                    plan.lock,
+                    before.line,
+                    f"note type '{spec.name}' (id {spec.id}) now has the fields "
+                    f"{', '.join(spec.fields)} but this deck was built with "
+                    f"{', '.join(before.fields)}; Anki would import it as a second note type "
+                    f"'{spec.name}+' and leave the existing notes on the old one. A note type's "
+                    "fields may change only together with a new note type id and name "
+                    "(see README, 'Updating a shared deck').",
+                )
+            )
+        elif before.templates != digest:
+            changed.append(spec)
+            when = plan.later(before.changed, before.line, None, what)
+            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, when)
+    return note_types, changed, replaced
+
+
+def _shared_ids(notes: Mapping[str, NoteEntry], in_deck: set[str]) -> dict[str, NoteEntry]:
+    """Notes listed with another note's Anki note id (two branches built in the same
+    second and merged, or a line typed by hand), each mapped to the note that keeps the id:
+    the first by note id of those still in the deck. Decided by note ids alone, so that
+    everyone who builds the merged lock file gets the same result."""
+    by_anki_id: dict[int, list[NoteEntry]] = {}
+    for entry in notes.values():
+        by_anki_id.setdefault(entry.anki_id, []).append(entry)
+    shared: dict[str, NoteEntry] = {}
+    for group in by_anki_id.values():
+        keeper = min(group, key=lambda e: (e.id not in in_deck, e.id))
+        shared.update((e.id, keeper) for e in group if e is not keeper)
+    return shared
+
+
+def _not_this_deck(header: LockHeader, deck: Deck) -> str:
+    return (
+        f"this lock file belongs to deck '{header.key}' ({header.source}), not to deck "
+        f"'{deck.key}' ({deck.source.name}); it was probably copied from there. Restore this "
+        "deck's own lock file from version control, or delete this copy if this deck was "
+        "never built; then build again"
+    )
+
+
+def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
+    """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one.
+
+    Raises DeckError when the lock file names another deck; when a note type kept its id
+    but changed its fields (Anki would import it as a second note type "Name+" and leave
+    every existing note behind); or when a change time or a new Anki note id would leave
+    the range a lock file holds. Notes sharing an Anki note id are settled with a warning.
+    """
+    if not 0 <= now <= LAST_SECOND:
+        raise ValueError(f"build time {now} is outside 1970 to 9999")
+    prev = old or Manifest({}, {})
+    lock = str(lock_path(rd.deck))
+    if prev.header is not None and prev.header.key != rd.deck.key:
+        raise DeckError.single(lock, _not_this_deck(prev.header, rd.deck), prev.header.line)
+    plan = _Planner(lock, now)
+    note_types, changed_types, replaced = _update_note_types(prev, rd, plan)
+
+    shared = _shared_ids(prev.notes, {rn.note.id for rn in rd.notes})
+    floor = prev.id_floor()
+    # Notes that give up a shared id take the next ones above every id given, whatever the
+    # clock, so that everyone building the merged lock file writes the same ids.
+    moving = [rn.note.id for rn in rd.notes if rn.note.id in shared]
+    moved = dict(zip(moving, itertools.count(floor)))
+    next_anki_id = max(now * 1000, floor + len(moved), 1)  # Anki's ids start at 1
+    notes: dict[str, NoteEntry] = {}
+    added: list[str] = []
+    changed: list[str] = []
+    unchanged: list[str] = []
+    for rn, content in zip(rd.notes, note_hashes(rd), strict=True):
+        note_id = rn.note.id
+        was = prev.notes.get(note_id)
+        if was is None:
+            notes[note_id] = NoteEntry(note_id, next_anki_id, content, now)
+            next_anki_id += 1
+            added.append(note_id)
+            continue
+        if note_id in moved:
+            plan.warn(was.line, note_id, _moved(was, shared[note_id], moved[note_id]))
+            was = replace(was, anki_id=moved[note_id])
+        if was.content == content:
+            # Unchanged: the old entry as it is (it keeps its lock file line, as an
+            # unchanged note type does).
+            notes[note_id] = was
+            unchanged.append(note_id)
+        else:
+            when = plan.later(was.changed, was.line, note_id)
+            notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
+            changed.append(note_id)
+    if (added or moved) and next_anki_id - 1 > MAX_ANKI_ID:
+        plan.problems.append(_no_id_left(prev, lock))
+    gone = [prev.notes[note_id] for note_id in sorted(prev.notes.keys() - notes.keys())]
+    removed = _removed(gone, shared, plan)
+    if gone and added:
+        plan.warnings += _renamed(gone, set(added), notes, rd)
+    if plan.problems:
+        raise DeckError(plan.problems)
+    changes = Changes(
+        added=tuple(sorted(added)),
+        changed=tuple(sorted(changed)),
+        removed=removed,
+        unchanged=tuple(sorted(unchanged)),
+        note_types_changed=tuple(changed_types),
+        note_types_replaced=tuple(replaced),
+    )
+    # A first build writes the line above every id it gave; later builds raise it only
+    # for notes that leave the lock file (see Manifest), never by the clock, so that an
+    # unchanged rebuild leaves the lock file as it was.
+    if old is None:
+        high_water = next_anki_id if added else floor
+    else:
+        high_water = max([prev.next_anki_id, *(entry.anki_id + 1 for entry in gone)])
+    manifest = Manifest(note_types, notes, high_water)
+    warnings = prev.warnings + tuple(plan.warnings)
+    return Update(manifest, changes, first_build=old is None, warnings=warnings)
+
+
+def _moved(entry: NoteEntry, keeper: NoteEntry, new_id: int) -> str:
+    return (
+        f"shares Anki note id {entry.anki_id} with note '{keeper.id}' (line {keeper.line}), "
+        f"as when two branches built in the same second are merged; it now gets {new_id} "
+        "(commit the lock file)"
+    )
+
+
+def _removed(
+    gone: list[NoteEntry], shared: Mapping[str, NoteEntry], plan: _Planner
+) -> tuple[NoteEntry, ...]:
+    """The notes gone from the deck that build may advise deleting: "nid:..." must find no
+    other note, so a note that shared its Anki note id is left out, with a warning."""
+    for entry in gone:
+        holder = shared.get(entry.id)
+        if holder is not None:
+            plan.warn(
+                entry.line,
+                entry.id,
+                f"removed from the deck, but not listed for deletion: it shares Anki note id "
+                f"{entry.anki_id} with note '{holder.id}' (line {holder.line}); find it in "
+                "Anki's browser by its text",
+            )
+    return tuple(entry for entry in gone if entry.id not in shared)
+
+
+def _renamed(
+    gone: list[NoteEntry], added: set[str], notes: Mapping[str, NoteEntry], rd: RenderedDeck
+) -> list[Problem]:
+    """Notes that look renamed: an id gone from the deck and a new one with the same content,
+    each the only one with it. Anki knows a note by an identity made from its id, so the new
+    id is a new note, and the review history stays with the old one. The lock file forgets
+    the old id, so changing it back looks like a rename too: hence the "unless"."""
+    old_ids: dict[str, list[str]] = {}
+    for entry in gone:
+        old_ids.setdefault(entry.content, []).append(entry.id)
+    new_notes: dict[str, list[Note]] = {}
+    for rn in rd.notes:
+        if rn.note.id in added:
+            new_notes.setdefault(notes[rn.note.id].content, []).append(rn.note)
+    found = []
+    for content, (note, *others) in new_notes.items():
+        old = old_ids.get(content, [])
+        if len(old) == 1 and not others:
+            found.append(
+                Problem(
+                    str(rd.deck.source),
+                    note.line,
+                    f"warning: looks like '{old[0]}' was renamed to '{note.id}'; its review "
+                    f"history stays with the old id. To keep it, change the id back to "
+                    f"'{old[0]}' (unless learners already have '{note.id}')",
+                    note.id,
+                )
+            )
+    return found
+
+
+def _no_id_left(prev: Manifest, lock: str) -> Problem:
+    """At the line that holds the highest id: only a hand-typed one gets this far."""
+    top = max(prev.notes.values(), key=lambda e: e.anki_id, default=None)
+    at_top = top is not None and top.anki_id + 1 >= prev.next_anki_id
+    return Problem(
+        lock,
+        top.line if top and at_top else prev.next_anki_id_line,
+        f"Anki note ids up to {prev.id_floor() - 1} are taken, which leaves none for new "
+        f"notes (Anki's ids end at {MAX_ANKI_ID}); {RESTORE}",
+    )

@@ -1,0 +1,382 @@
+"""The scheduler preview of a deck, and its text forms: report, one-line summary, JSON.
+
+Library code: everything here returns strings or dicts; the CLI prints them. Where the
+settings come from (options, the study block) is :mod:`deckbuilder.preview.settings`;
+its functions are named here too, for the callers that preview a deck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from deckbuilder.errors import Problem
+from deckbuilder.model import Deck
+from deckbuilder.preview.settings import (
+    DEFAULT_DAYS,
+    DEFAULT_SEED,
+    deck_settings,
+    retention_warning,
+    settings_for,
+    settings_from_options,
+)
+from deckbuilder.schedule import (
+    Forecast,
+    Ladder,
+    Load,
+    Peak,
+    PreviewSettings,
+    Summary,
+    forecast,
+    ladder,
+    summarize,
+)
+from deckbuilder.schedule.forecast import DECIMALS, peak, shown
+
+if TYPE_CHECKING:
+    from deckbuilder.schedule.exam import ExamPlan
+    from deckbuilder.schedule.sweep import Sweep
+
+__all__ = [
+    "DeckPreview",
+    "Questions",
+    "build_previews",
+    "build_summary",
+    "deck_settings",
+    "figure",
+    "preview_deck",
+    "report",
+    "retention_warning",
+    "settings_from_options",
+    "sparkline",
+    "summary_line",
+    "summary_notes",
+    "summary_rows",
+    "to_json",
+]
+
+
+def build_summary(cards: int, settings: PreviewSettings) -> Summary:
+    """The forecast summary ``build`` shows for a deck of ``cards`` cards."""
+    return summarize(forecast(cards, settings, DEFAULT_DAYS, seed=DEFAULT_SEED))
+
+
+def build_previews(
+    decks: Sequence[Deck],
+) -> tuple[dict[str, tuple[str, dict[str, Any]]], list[Problem]]:
+    """What ``build`` shows of each deck's preview: deck key -> (its line, its JSON
+    summary), and the warnings about the study blocks. A history the preview cannot use
+    is a warning here, and the line uses the default parameters: the package does not
+    depend on it."""
+    out = {}
+    warnings: list[Problem] = []
+    # The languages of a deck have the same cards and settings: one forecast for all.
+    summaries: dict[tuple[int, PreviewSettings], Summary] = {}
+    for deck in decks:
+        chosen = settings_for(deck, strict=False)
+        warnings += chosen.warnings
+        key = (deck.card_count, chosen.settings)
+        if key not in summaries:
+            summaries[key] = build_summary(deck.card_count, chosen.settings)
+        line = f"preview {deck.name}: {summary_line(summaries[key])}"
+        if chosen.study is not None:
+            own = chosen.study
+            line += (
+                " (default FSRS parameters: the study block's history cannot be used)"
+                if own.warning is not None
+                else f" (FSRS parameters {own.origin})"
+            )
+        out[deck.key] = (line, summaries[key].as_dict())
+    return out, list(dict.fromkeys(warnings))
+
+
+@dataclass(frozen=True)
+class Questions:
+    """What else the preview answers: the retention sweep, and an exam plan (exam date,
+    start date, lead days, and the new cards a day to forecast it with: None, the
+    fewest that are enough)."""
+
+    sweep: bool = False
+    exam: date | None = None
+    start: date | None = None
+    lead: int = 7
+    exam_new_per_day: int | None = None
+
+
+@dataclass(frozen=True)
+class DeckPreview:
+    deck: Deck
+    settings: PreviewSettings
+    ladder: Ladder
+    forecast: Forecast
+    summary: Summary
+    origin: str = "preview defaults"  # where the settings come from, for people
+    sweep: Sweep | None = None
+    exam: ExamPlan | None = None
+    # Where parameters other than the defaults come from: a history (its path, reviews
+    # used, whether fitted) or the study block.
+    parameters_from: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "deck": self.deck.name,
+            "source": str(self.deck.source),
+            "cards": self.deck.card_count,
+            "settings": {
+                "desired_retention": s.desired_retention,
+                "new_per_day": s.new_per_day,
+                "review_limit": s.review_limit,
+                "days": self.forecast.days,
+                "learning_steps_seconds": list(s.learning_steps),
+                "relearning_steps_seconds": list(s.relearning_steps),
+                "maximum_interval": s.maximum_interval,
+                "parameters": list(s.parameters),
+            },
+            "settings_from": self.origin,
+            "ladder": self.ladder.as_dict(),
+            "forecast": self.forecast.as_dict(),
+            "summary": self.summary.as_dict(),
+            **self._answers(),
+        }
+
+    def _answers(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.parameters_from is not None:
+            out["parameters_from"] = self.parameters_from
+        if self.sweep is not None:
+            out["sweep"] = [p.as_dict() for p in self.sweep.points]
+            out["optimal_retention"] = self.sweep.optimal_retention
+        if self.exam is not None:
+            out["exam"] = self.exam.as_dict()
+        return out
+
+
+def preview_deck(
+    deck: Deck,
+    settings: PreviewSettings,
+    days: int,
+    seed: int,
+    origin: str = "preview defaults",
+    questions: Questions | None = None,
+    parameters_from: dict[str, Any] | None = None,
+) -> DeckPreview:
+    """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
+    c1..c3 is three cards), and the sweep and exam plan ``questions`` asks for. The
+    forecast is kept as every output shows it: each day rounded once, the figures the
+    summary is computed from."""
+    fc = forecast(deck.card_count, settings, days, seed=seed)
+    asked = questions or Questions()
+    swept = exam = None
+    if asked.sweep:
+        from deckbuilder.schedule.sweep import sweep
+
+        swept = sweep(deck.card_count, settings, days, seed)
+    if asked.exam is not None:
+        from deckbuilder.schedule.exam import plan_exam
+
+        start = asked.start or date.today()
+        exam = plan_exam(
+            deck.card_count, settings, start, asked.exam, asked.lead, asked.exam_new_per_day, seed
+        )
+    return DeckPreview(
+        deck,
+        settings,
+        ladder(settings, days),
+        fc.as_shown(),
+        summarize(fc),
+        origin,
+        swept,
+        exam,
+        parameters_from,
+    )
+
+
+def to_json(previews: Sequence[DeckPreview]) -> dict[str, Any]:
+    """One deck: its preview object. Several: ``{"decks": [...]}``, one object each."""
+    if len(previews) == 1:
+        return previews[0].as_dict()
+    return {"decks": [p.as_dict() for p in previews]}
+
+
+def figure(value: float) -> str:
+    """A figure of the forecast as every output shows it (one decimal)."""
+    return f"{shown(value):.{DECIMALS}f}"
+
+
+def _peak_text(top: Peak) -> str:
+    return f"peak {figure(top.value)} on day {top.day}" if top.day else "no peak"
+
+
+def _days(count: int) -> str:
+    return "1 day" if count == 1 else f"{count} days"
+
+
+def _span(load: Load) -> str:
+    if load.first_day == load.last_day:
+        return f"day {load.first_day}"
+    return f"days {load.first_day}-{load.last_day}"
+
+
+# What the figures mean, in the words a teacher reads them in; the report and the page
+# both show these.
+MEMORIZED_MEANS = "cards expected to be recalled if asked that day"
+ROUNDING_NOTE = "Days are rounded to one decimal; totals, peaks and averages come from those days."
+
+
+def summary_rows(sm: Summary) -> list[tuple[str, str]]:
+    """The summary as (label, value) rows, shared by the text report and the page."""
+    whole, first = sm.whole, sm.first_weeks
+    span, horizon = _span(first), _days(sm.days)
+    intro = (
+        f"by day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {horizon}"
+    )
+    return [
+        (
+            "reviews a day",
+            f"{_peak_text(whole.peak_reviews)}; average {figure(first.average_reviews)} "
+            f"in {span}, {figure(whole.average_reviews)} in all {horizon}",
+        ),
+        (
+            "minutes a day",
+            f"{_peak_text(whole.peak_minutes)}; average {figure(first.average_minutes)} "
+            f"in {span}, {figure(whole.average_minutes)} in all {horizon}",
+        ),
+        (
+            "total",
+            f"{figure(whole.total_reviews)} reviews, {figure(whole.total_minutes)} minutes "
+            f"in {horizon}",
+        ),
+        ("all cards introduced", intro),
+        (
+            "memorized at the end",
+            f"{figure(sm.memorized_end)} of {sm.cards} cards on day {sm.days}",
+        ),
+    ]
+
+
+def summary_notes() -> list[str]:
+    """What the summary's words and roundings mean, one sentence each."""
+    return [f"Memorized: {MEMORIZED_MEANS}.", ROUNDING_NOTE]
+
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int = 60, top: float | None = None) -> str:
+    """``values`` squeezed into ``width`` characters, each as tall as the highest day it
+    covers (so the peak day is never averaged away), scaled to ``top`` (default: the
+    highest day); an all-zero series is blank, and any non-zero mark shows at least ▁."""
+    if not values:
+        return ""
+    n = len(values)
+    width = max(1, min(width, n))
+    marks = [max(values[i * n // width : (i + 1) * n // width]) for i in range(width)]
+    top = max(marks) if top is None else top
+    if top <= 0:
+        return " " * width
+    levels = len(_BARS) - 1
+    return "".join(_BARS[max(1, round(m / top * levels))] if m > 0 else _BARS[0] for m in marks)
+
+
+def _ladder_row(values: Sequence[int]) -> str:
+    return " ".join(f"{v:>4}" for v in values)
+
+
+def _settings_line(p: DeckPreview) -> str:
+    s = p.settings
+    limit = "no review limit" if s.review_limit is None else f"review limit {s.review_limit}/day"
+    if p.exam is not None:
+        plan = p.exam
+        return (
+            f"retention {s.desired_retention:g}, {plan.new_per_day} new/day, {limit}, "
+            f"{_days(plan.days)} to the exam"
+        )
+    return (
+        f"retention {s.desired_retention:g}, {s.new_per_day} new/day, {limit}, "
+        f"{p.forecast.days} days"
+    )
+
+
+def _forecast_heading(p: DeckPreview, width: int) -> str:
+    if p.exam is not None:
+        plan = p.exam
+        return (
+            f"Forecast to the exam, day 1 ({plan.start.isoformat()}) to day {plan.days} "
+            f"({plan.exam.isoformat()}), {plan.new_per_day} new/day "
+            f"({_per_mark(plan.days, width)})"
+        )
+    return f"Forecast, day 1 to day {p.forecast.days} ({_per_mark(p.forecast.days, width)})"
+
+
+def _per_mark(days: int, width: int) -> str:
+    per = days / max(1, min(width, days))
+    if per == 1:
+        return "one mark a day"
+    return f"one mark per {per:.3g} days, as tall as the highest of them"
+
+
+def summary_line(sm: Summary) -> str:
+    """The summary in one line, as ``build`` prints it."""
+    whole, first = sm.whole, sm.first_weeks
+    parts = [f"{sm.cards} cards"]
+    peaks = [
+        f"{figure(top.value)} {unit} a day (day {top.day})"
+        for top, unit in ((whole.peak_reviews, "reviews"), (whole.peak_minutes, "minutes"))
+        if top.day
+    ]
+    if peaks:
+        parts.append("peak " + ", ".join(peaks))
+    parts.append(
+        f"{_span(first)}: {figure(first.average_reviews)} reviews, "
+        f"{figure(first.average_minutes)} minutes a day on average"
+    )
+    parts.append(f"{figure(whole.average_minutes)} minutes a day over {_days(sm.days)}")
+    if sm.introduced_by is None:
+        parts.append(f"not all introduced in {_days(sm.days)}")
+    else:
+        parts.append(f"all introduced by day {sm.introduced_by}")
+    parts.append(f"{figure(sm.memorized_end)} of {sm.cards} memorized on day {sm.days}")
+    return "; ".join(parts)
+
+
+def report(p: DeckPreview, width: int = 60) -> str:
+    """The full text preview of one deck: ladder, forecast chart, summary. With an exam
+    plan, the chart and summary are those of its forecast, from the start to exam day."""
+    lad = p.ladder
+    sm, fc = (p.summary, p.forecast) if p.exam is None else (p.exam.summary, p.exam.forecast)
+    lines = [
+        f"{p.deck.name}  ({p.deck.source})  {sm.cards} cards",
+        f"  {_settings_line(p)}",
+        f"  settings from {p.origin}",
+        "",
+        "Interval ladder of a new card: days to the next review (FSRS, no fuzz, no learning steps)",
+        f"  Good         {_ladder_row(lad.good)}",
+        f"  Hard         {_ladder_row(lad.hard)}",
+        f"  Easy         {_ladder_row(lad.easy)}",
+        f"  Again, Good  {_ladder_row(lad.again_good)}",
+        "",
+        _forecast_heading(p, width),
+    ]
+    memorized_end = f"{figure(sm.memorized_end)} of {fc.cards} on day {fc.days}"
+    series: list[tuple[str, Sequence[float], float | None, str]] = [
+        ("reviews a day", fc.reviews, None, _peak_text(sm.whole.peak_reviews)),
+        ("new cards a day", fc.new, None, _peak_text(peak(fc.new))),
+        ("minutes a day", fc.minutes, None, _peak_text(sm.whole.peak_minutes)),
+        ("memorized", fc.memorized, float(max(fc.cards, 1)), memorized_end),
+    ]
+    for label, values, top, note in series:
+        lines.append(f"  {label:<15} |{sparkline(values, width, top)}| {note}")
+    lines += ["", "Summary"]
+    lines += [f"  {label:<21} {value}" for label, value in summary_rows(sm)]
+    lines += [f"  {note}" for note in summary_notes()]
+    if p.sweep is not None or p.exam is not None:
+        from deckbuilder.preview.plan_report import exam_lines, sweep_lines
+
+        if p.sweep is not None:
+            lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
+        if p.exam is not None:
+            lines += ["", *exam_lines(p.exam)]
+    return "\n".join(lines)

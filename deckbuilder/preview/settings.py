@@ -1,0 +1,307 @@
+"""Where the preview's settings come from: the command line's options, checked; the
+deck's ``study:`` block (its FSRS parameters or review history included); Anki's defaults.
+
+Library code: every wrong value is a one-line UsageError or a DeckError at its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deckbuilder.errors import DeckError, Problem, UsageError
+from deckbuilder.model import Deck, StudySettings
+from deckbuilder.schedule import PreviewSettings, parse_parameters
+from deckbuilder.schedule.settings import ANKI_RETENTION_RANGE, ParameterSyntaxError
+
+if TYPE_CHECKING:
+    from deckbuilder.anki.history import FittedParameters
+
+__all__ = [
+    "DEFAULT_DAYS",
+    "DEFAULT_SEED",
+    "MAX_DAYS",
+    "DeckSettings",
+    "StudyParameters",
+    "deck_settings",
+    "fitted_text",
+    "retention_warning",
+    "settings_for",
+    "settings_from_options",
+    "study_block_parameters",
+    "study_warnings",
+]
+
+DEFAULT_DAYS = 365
+DEFAULT_SEED = 42
+# Anki's simulator offers 1 to 3650 days (see schedule.settings for the source). The
+# forecast's memory grows with days times simulated cards: a longer horizon for a small
+# deck could exhaust a laptop's memory, for a plan no learner makes.
+MAX_DAYS = 3650
+# A parameter file holds 21 numbers, a few hundred bytes; a larger file is not one.
+MAX_PARAMS_FILE_BYTES = 64 * 1024
+
+# The command-line option that sets each PreviewSettings field (for error messages).
+OPTION_NAMES = {
+    "desired_retention": "--retention",
+    "new_per_day": "--new-per-day",
+    "review_limit": "--review-limit",
+    "parameters": "--params",
+}
+
+
+def settings_from_options(
+    retention: float | None,
+    new_per_day: int | None,
+    review_limit: int | None,
+    params: str | None,
+    days: int = DEFAULT_DAYS,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """The preview command's option values that were given, as settings overrides.
+
+    Every value out of range is named in one one-line UsageError, with the option and
+    the allowed range. ``params`` is the parameter list as text, or the name of a file
+    holding it; ``days`` and ``seed`` are checked too.
+    """
+    parameters, params_file = (None, None) if params is None else _parameters_option(params)
+    overrides = {
+        "desired_retention": retention,
+        "new_per_day": new_per_day,
+        "review_limit": review_limit,
+        "parameters": parameters,
+    }
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    names = (
+        {**OPTION_NAMES, "parameters": f"--params {params_file}"} if params_file else OPTION_NAMES
+    )
+    problems = [
+        f"{names.get(p.name, p.name)}: {p.message}"
+        for p in PreviewSettings().with_values(**overrides).problems()
+    ]
+    problems += _run_problems(days, seed)
+    if problems:
+        raise UsageError("; ".join(problems))
+    return overrides
+
+
+def retention_warning(retention: float | None) -> str | None:
+    """A sentence when ``--retention`` is usable for a forecast but outside what Anki's
+    deck options accept (a what-if the deck's study block could not carry)."""
+    low, high = ANKI_RETENTION_RANGE
+    if retention is None or low <= retention <= high:
+        return None
+    return (
+        f"--retention {retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's "
+        "deck options accept; Anki will not schedule with it"
+    )
+
+
+def _parameters_option(value: str) -> tuple[tuple[float, ...], str | None]:
+    """The parameters ``--params`` gives, and the file they were read from (None: the
+    value itself). A value that names an existing path is read as a file."""
+    if not value.strip():
+        raise UsageError(
+            "--params: empty; expected 21 comma-separated numbers or a file holding them"
+        )
+    path = Path(value)
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # e.g. 21 numbers without spaces: too long for a name
+        exists = False
+    if exists:
+        text = _read_parameter_file(path)
+        try:
+            return parse_parameters(text), value
+        except ParameterSyntaxError as exc:
+            raise UsageError(
+                f"--params {value}:{exc.line}: {exc}; expected 21 comma-separated numbers"
+            ) from None
+    try:
+        return parse_parameters(value), None
+    except ParameterSyntaxError as exc:
+        if len(value.split()) == 1 and "," not in value:  # one word: meant as a file?
+            raise UsageError(
+                f"--params: {exc.entry!r} is neither a number nor a file; expected 21 "
+                "comma-separated numbers or a file holding them"
+            ) from None
+        raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
+
+
+def _read_parameter_file(path: Path) -> str:
+    """The text of a parameter file; a folder, a device, an unreadable, binary or huge
+    file is a one-line UsageError. Reads no more than the size limit."""
+    if path.is_dir():
+        raise UsageError(f"--params: {path} is a folder, not a file of parameters")
+    if not path.is_file():
+        raise UsageError(f"--params: {path} is not a regular file")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_PARAMS_FILE_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"--params: cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_PARAMS_FILE_BYTES:
+        raise UsageError(
+            f"--params: {path} is larger than {MAX_PARAMS_FILE_BYTES // 1024} KB; "
+            "a parameter file holds 21 numbers"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"--params: {path} is not a text file (UTF-8)") from None
+
+
+def _run_problems(days: int, seed: int) -> list[str]:
+    problems = []
+    if not 1 <= days <= MAX_DAYS:
+        problems.append(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
+    if seed < 0:  # NumPy's generators take seeds of 0 or more
+        problems.append(f"--seed: must be 0 or more, not {seed}")
+    return problems
+
+
+def deck_settings(
+    deck: Deck, overrides: dict[str, Any] | None = None, *, study_parameters: bool = True
+) -> tuple[PreviewSettings, str]:
+    """The settings a deck is previewed with, and a sentence saying where they come from
+    (see :func:`settings_for`); ``study_parameters=False`` leaves out the study block's
+    ``params``/``history``."""
+    chosen = settings_for(deck, overrides, use_study_parameters=study_parameters)
+    return chosen.settings, chosen.origin
+
+
+@dataclass(frozen=True)
+class StudyParameters:
+    """The FSRS parameters a deck's study block names, and where they come from."""
+
+    parameters: tuple[float, ...]
+    origin: str  # for people: "from the study block", "fitted from 812 reviews in ..."
+    source: dict[str, Any]  # for --json: the history, its reviews, whether it was fitted
+    # Why the block's history gave the defaults (too short, or not a history build can
+    # read): a warning at its line.
+    warning: Problem | None = None
+
+
+@dataclass(frozen=True)
+class DeckSettings:
+    """The settings one deck is previewed with, and where they come from."""
+
+    settings: PreviewSettings
+    origin: str  # a sentence for people
+    parameters_from: dict[str, Any]  # for --json: where the FSRS parameters come from
+    study: StudyParameters | None = None  # the study block's, when they are the ones used
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        warning = self.study.warning if self.study is not None else None
+        return () if warning is None else (warning,)
+
+
+def settings_for(
+    deck: Deck,
+    overrides: dict[str, Any] | None = None,
+    history: tuple[Path, FittedParameters] | None = None,
+    *,
+    use_study_parameters: bool = True,
+    strict: bool = True,
+) -> DeckSettings:
+    """The settings a deck is previewed with: the deck's ``study:`` block, with Anki's
+    defaults (:class:`StudySettings`) for what it leaves out; a deck with no study block
+    gets all of Anki's defaults, the preset Anki gives it on import. Options given on
+    the command line win over both.
+
+    The FSRS parameters come from the first of: ``--params`` (in ``overrides``), the
+    parameters fitted from ``--history`` (its path and fit), the study block's
+    ``params`` or ``history`` (unless ``use_study_parameters`` is False), the defaults.
+    ``strict``: a study-block history that cannot be read is a DeckError at its line
+    (the preview); otherwise a warning, and the defaults (build and check, for which
+    the preview is not the point)."""
+    overrides = overrides or {}
+    if deck.study is not None:
+        study = deck.study
+        origin = (
+            f"the deck's study block ({deck.source}:{study.line}); Anki's defaults for the rest"
+        )
+    else:
+        study = StudySettings()
+        origin = "Anki's default deck options (the deck has no study block)"
+    if overrides:
+        options = ", ".join(OPTION_NAMES.get(k, k) for k in overrides)
+        origin += f", with {options} from the command line"
+    settings = PreviewSettings.from_study(study, **overrides)
+    if "parameters" in overrides:
+        return DeckSettings(settings, origin, {"option": "--params"})
+    if history is not None:
+        path, fitted = history
+        source = {"history": str(path), "reviews": fitted.reviews, "fitted": fitted.fitted}
+        settings = settings.with_values(parameters=fitted.parameters)
+        return DeckSettings(settings, f"{origin}; parameters {fitted_text(fitted, path)}", source)
+    own = study_block_parameters(deck, strict=strict) if use_study_parameters else None
+    if own is None:
+        return DeckSettings(settings, origin, {"defaults": True})
+    settings = settings.with_values(parameters=own.parameters)
+    return DeckSettings(settings, f"{origin}; parameters {own.origin}", own.source, own)
+
+
+def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameters | None:
+    """The parameters of the deck's study block: its ``params``, else those fitted from
+    its ``history`` (the defaults, with a warning, when the history is too short to
+    fit); None when it names neither. A history that cannot be read is a DeckError at
+    its line, or with ``strict=False`` a warning there and the defaults."""
+    study = deck.study
+    if study is None:
+        return None
+    if study.parameters is not None:
+        where = f"{deck.source}:{study.line}"
+        return StudyParameters(study.parameters, "from the study block", {"study_block": where})
+    if study.history is None:
+        return None
+    from deckbuilder.anki.history import HistoryError, too_few_reviews
+    from deckbuilder.schedule.settings import DEFAULT_PARAMETERS
+
+    path = study.history
+
+    def warning(text: str) -> Problem:
+        return Problem(str(deck.source), study.history_line, f"warning: 'history' {text}")
+
+    try:
+        fitted = _fit(path)
+    except HistoryError as exc:
+        if strict:
+            raise DeckError(
+                [Problem(str(deck.source), study.history_line, f"'history': {exc}")]
+            ) from None
+        return StudyParameters(
+            DEFAULT_PARAMETERS,
+            f"the defaults ({path} cannot be read)",
+            {"history": str(path), "reviews": 0, "fitted": False},
+            warning(f"cannot be used: {exc}; the preview uses the default parameters"),
+        )
+    source = {"history": str(path), "reviews": fitted.reviews, "fitted": fitted.fitted}
+    told = None if fitted.fitted else warning(f"{path}: {too_few_reviews(fitted, path)}")
+    return StudyParameters(fitted.parameters, fitted_text(fitted, path), source, told)
+
+
+def study_warnings(decks: Sequence[Deck]) -> list[Problem]:
+    """What ``build`` warns about the study blocks of ``decks`` (a history it cannot read
+    or fit from), once per card file: ``check`` says it too."""
+    found = (settings_for(deck, strict=False).warnings for deck in decks)
+    return list(dict.fromkeys(w for warnings in found for w in warnings))
+
+
+def fitted_text(fitted: FittedParameters, history: Path) -> str:
+    """Where fitted parameters come from, in words."""
+    if fitted.fitted:
+        return f"fitted from {fitted.reviews} reviews in {history}"
+    return f"the defaults ({fitted.reviews} reviews in {history} are too few to fit)"
+
+
+@lru_cache(maxsize=8)
+def _fit(history: Path) -> FittedParameters:
+    """One fit per history file in a run, however many decks (or languages) name it."""
+    from deckbuilder.anki.history import fit_history
+
+    return fit_history(history)

@@ -1,0 +1,458 @@
+"""Model -> Anki field values: Markdown rendered, media resolved and checked.
+
+Both the package writer and the preview page consume a :class:`RenderedDeck`, so what
+the author previews is byte for byte what Anki receives.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_for
+from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
+from deckbuilder.cardfile.reader import folder_link_outside, real_path_outside
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note, NoteKind, TypedNote, letter
+from deckbuilder.progress import step
+from deckbuilder.render.fast_path import fast_html
+from deckbuilder.render.markdown import render_markdown
+from deckbuilder.render.mathguard import math_markup_problems
+
+__all__ = [
+    "MAX_MEDIA_BYTES",
+    "RenderedDeck",
+    "RenderedNote",
+    "media_name_problem",
+    "render_deck",
+    "unused_media",
+]
+
+# Characters Anki removes from media file names (so the card would point at nothing).
+_BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
+# Names Windows reserves; Anki renames such files (con.png -> con_.png).
+_WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?\Z", re.IGNORECASE)
+_MAX_NAME_BYTES = 120  # Anki truncates longer names
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# Anki's media sync refuses any single file over 100 MiB (MAX_INDIVIDUAL_MEDIA_FILE_SIZE
+# in ankitects/anki, rslib/src/sync/media/mod.rs): a bigger file would never reach the
+# learner's other devices, and every file is read whole into the package.
+MAX_MEDIA_BYTES = 100 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class RenderedNote:
+    note: Note
+    spec: NoteTypeSpec
+    fields: tuple[str, ...]
+    tags: tuple[str, ...]
+    media: tuple[str, ...] = ()  # names (in the package) of the media its fields use, sorted
+
+
+@dataclass(frozen=True)
+class RenderedDeck:
+    deck: Deck
+    notes: tuple[RenderedNote, ...]
+    media: dict[str, Path]  # name inside the package -> file on disk
+    description: str = ""  # the deck description as HTML
+    # Worth telling the author, not worth refusing the build (printed by the CLI).
+    warnings: tuple[Problem, ...] = ()
+
+    @property
+    def note_types(self) -> list[NoteTypeSpec]:
+        """The note types of the notes, in order of first use."""
+        return list(self._note_types)
+
+    @cached_property
+    def _note_types(self) -> tuple[NoteTypeSpec, ...]:
+        # Found once: a build asks several times, and each time was a pass over every note.
+        seen: dict[int, NoteTypeSpec] = {}
+        for rn in self.notes:
+            seen.setdefault(rn.spec.id, rn.spec)
+        return tuple(seen.values())
+
+
+def media_name_problem(name: str, image: bool) -> str | None:
+    """Why Anki cannot keep ``name`` as a media file name (None: it can)."""
+    if _BAD_MEDIA_CHARS.search(name):
+        return f"media file name '{name}' has characters Anki removes from file names"
+    if name.startswith("."):
+        return f"media file name '{name}' is a hidden file name"
+    if name != name.rstrip(". "):
+        return f"media file name '{name}' ends with a dot or a space, which Anki changes"
+    if _WINDOWS_DEVICE.match(name):
+        return f"media file name '{name}' is reserved on Windows and renamed by Anki"
+    if len(name.encode("utf-8")) > _MAX_NAME_BYTES:
+        return f"media file name '{name[:30]}...' is longer than Anki's {_MAX_NAME_BYTES} bytes"
+    if image and ("#" in name or "%" in name):
+        return f"image file name '{name}' has '#' or '%', which breaks its address in the card"
+    return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
+
+
+class _Renderer:
+    def __init__(self, deck: Deck) -> None:
+        self.deck = deck
+        self.file = str(deck.source)
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.media: dict[str, Path] = {}
+        self.folded: dict[str, Path] = {}  # case-folded name -> the first file given it
+        # Media folder -> where it really is, if it is a link out of the project.
+        self.folder_links: dict[Path, Path | None] = {}
+        self.note: Note | None = None
+        self.key = ""  # YAML key of the field being rendered (its line is looked up if needed)
+        # Field text -> HTML, for renders that used no media and warned about nothing (one
+        # dict for other fields, one for cloze fields): the same text then renders the
+        # same, and decks repeat text ("None of the above", a shared 'extra').
+        self.seen: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        self.used: set[str] = set()  # media names the current note's fields use
+        # Per-deck pieces of every note's fields.
+        self.lang_attr = f' lang="{deck.lang}"' if deck.lang else ""
+        self.choice_open: list[str] = []  # '<div class="db-choice" ...>' by choice index
+        self.choice_keys: list[str] = []  # 'choices[0]'... by choice index (for messages)
+        self.letters: dict[tuple[int, ...], str] = {}  # answer indexes -> "A, C"
+
+    @property
+    def line(self) -> int | None:
+        """Line of the field being rendered."""
+        return self.note.field_line(self.key) if self.note is not None else None
+
+    def problem(self, message: str, *, warning: bool = False) -> None:
+        note = self.note
+        found = Problem(self.file, self.line, message, note.id if note else None)
+        (self.warnings if warning else self.problems).append(found)
+
+    def md(self, text: str, key: str = "", *, cloze: bool = False) -> str:
+        seen = self.seen[cloze]
+        known = seen.get(text)
+        if known is not None:
+            return known
+        html = fast_html(text)  # what render_markdown gives, when it is that simple
+        self.key = key
+        if html is None:
+            rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
+            for message in rendered.warnings:
+                self.problem(f"warning: {message}", warning=True)
+            for message in rendered.problems:  # e.g. a deletion Anki would read otherwise
+                self.problem(message)
+            html = rendered.html
+            if rendered.images or rendered.sounds or rendered.warnings or rendered.problems:
+                self.guard(html)
+                return html
+        if self.guard(html):
+            seen[text] = html
+        return html
+
+    def guard(self, html: str) -> bool:
+        """Whether the math of ``html`` makes no markup in Anki; a problem for each
+        command that would."""
+        problems = math_markup_problems(html)
+        for message in problems:
+            self.problem(message)
+        return not problems
+
+    def resolve(self, src: str, kind: str = "image") -> str | None:
+        """Find an image or sound file; return its name inside the package."""
+        if not src:
+            self.problem("a media reference has no file name")
+            return None
+        posix = PurePosixPath(src.replace("\\", "/"))
+        if posix.is_absolute() or ".." in posix.parts or re.match(r"[A-Za-z]:[\\/]", src):
+            self.problem(f"media path '{src}' leaves the project; use a file name inside media/")
+            return None
+        if _SCHEME.match(src):
+            self.problem(
+                f"'{src}' is not a local file; put the file in media/ (cards must work offline)"
+            )
+            return None
+        found = self.find(posix.parts)
+        if found is None:
+            where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
+            near = self.find_ignoring_case(posix.parts)
+            did_you_mean = f"; did you mean '{near}'?" if near else ""
+            self.problem(f"media file '{src}' not found in {where}{did_you_mean}")
+            return None
+        folder, path = found
+        refused = self.refusal(src, folder, path)
+        if refused:
+            self.problem(refused)
+            return None
+        # Anki keeps media names in NFC; the field text (NFC, as loaded) must say the same.
+        name = unicodedata.normalize("NFC", posix.name)
+        bad = media_name_problem(name, image=kind == "image")
+        if bad:
+            self.problem(f"{bad}; rename the file")
+            return None
+        known = self.folded.get(name.casefold())
+        if known is not None and not _same_file(known, path):
+            self.problem(
+                f"media files '{known}' and '{path}' would both be stored as '{name}'"
+                " (names are compared ignoring case, as on Windows and macOS); rename one"
+            )
+            return None
+        self.folded.setdefault(name.casefold(), path)
+        self.media.setdefault(name, path)
+        self.used.add(name)
+        return name
+
+    @cached_property
+    def real_roots(self) -> tuple[str, ...]:
+        """Where the media folders that are not links out really are: a link may lead
+        from one into the other, never anywhere else."""
+        folders = self.deck.media_dirs
+        return tuple(os.path.realpath(d) for d in folders if self.folder_outside(d) is None)
+
+    def folder_outside(self, folder: Path) -> Path | None:
+        """Where the media folder ``folder`` really is, if it is a link out of the project."""
+        if folder not in self.folder_links:
+            self.folder_links[folder] = folder_link_outside(folder)
+        return self.folder_links[folder]
+
+    def find(self, parts: tuple[str, ...]) -> tuple[Path, Path] | None:
+        """The first media folder holding the file ``parts`` names, and that file. The
+        name is tried as written, in NFC and in NFD: macOS writes file names in NFD,
+        and a deck copied from a Mac keeps them so."""
+        forms = dict.fromkeys(
+            [parts, *(tuple(unicodedata.normalize(f, p) for p in parts) for f in ("NFC", "NFD"))]
+        )
+        for folder in self.deck.media_dirs:
+            for form in forms:
+                path = folder.joinpath(*form)
+                if path.is_file():
+                    return folder, path
+        return None
+
+    def find_ignoring_case(self, parts: tuple[str, ...]) -> str | None:
+        """The path, as a card writes it, of a media file that ``parts`` names but for
+        letter case (None: there is none). Linux tells ``Diagram.png`` from
+        ``diagram.png``; a deck written on Windows or macOS may not."""
+        for folder in self.deck.media_dirs:
+            here, names = folder, list[str]()
+            for part in parts:
+                name = self.entries(here).get(self.case_key(part))
+                if name is None:
+                    break
+                here, names = here / name, [*names, name]
+            else:
+                if here.is_file():
+                    return "/".join(names)
+        return None
+
+    def entries(self, folder: Path) -> dict[str, str]:
+        """The names in ``folder`` by :meth:`case_key` (the first in sorted order when
+        several differ only in case), read once per build."""
+        if folder not in self.folder_entries:
+            try:
+                names = sorted(os.listdir(folder), reverse=True)
+            except OSError:
+                names = []
+            self.folder_entries[folder] = {self.case_key(name): name for name in names}
+        return self.folder_entries[folder]
+
+    @cached_property
+    def folder_entries(self) -> dict[Path, dict[str, str]]:
+        """Folder -> :meth:`entries`, filled only when a media file is not found."""
+        return {}
+
+    @staticmethod
+    def case_key(name: str) -> str:
+        """What two names that differ only in case (or Unicode normal form) share."""
+        return unicodedata.normalize("NFC", name).casefold()
+
+    def refusal(self, src: str, folder: Path, path: Path) -> str | None:
+        """Why the file ``path``, found in ``folder``, is not packaged (None: it is): a
+        link out of the project, or too big for Anki."""
+        outside = self.folder_outside(folder)
+        if outside is not None:
+            return f"media folder '{folder}' is a link to '{outside}', outside the project"
+        real = real_path_outside(path, self.real_roots)
+        if real is not None:
+            trusted = [d for d in self.deck.media_dirs if self.folder_outside(d) is None]
+            where = " and ".join(f"{d}/" for d in trusted)
+            return (
+                f"media file '{src}' is a link to '{real}', outside {where};"
+                " only files inside them are packaged"
+            )
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            return f"media file '{src}' cannot be read: {exc.strerror or exc}"
+        if size > MAX_MEDIA_BYTES:
+            return (
+                f"media file '{src}' is {size:,} bytes; Anki syncs media files of up to"
+                f" {MAX_MEDIA_BYTES:,} bytes (100 MiB)"
+            )
+        return None
+
+    def lang(self, html: str, extra: str = "") -> str:
+        """Mark a non-empty field with the deck's language (fonts, screen readers, the
+        template's labels); fields of a deck without ``languages:`` stay as they are."""
+        if not self.deck.lang or not html:
+            return html
+        return f'<div lang="{self.deck.lang}"{extra}>{html}</div>'
+
+    @cached_property
+    def choice_attributes(self) -> str:
+        """What every choice element carries: the deck's language, or in a deck without
+        ``languages:`` its label language, which the template reads. That one is
+        data-db-lang, not lang: Korean labels say nothing of the language a choice is
+        written in, and lang would make a screen reader read English text as Korean."""
+        if self.deck.lang:
+            return self.lang_attr
+        if self.deck.label_language:
+            return f' data-db-lang="{self.deck.label_language}"'
+        return ""
+
+    def choice(self, index: int, text: str, feedback: str = "", pinned: bool = False) -> str:
+        """One choice of the Choices field, with its feedback (if any) in an element of its
+        own that the template shows on the back only (mcq.js, style.css). A pinned choice
+        carries data-db-pin, which keeps it in place when mcq.js shuffles."""
+        opening = self.choice_open
+        while len(opening) <= index:
+            opening.append(
+                f'<div class="db-choice" data-choice="{letter(len(opening))}"'
+                f"{self.choice_attributes}>"
+            )
+            self.choice_keys.append(f"choices[{len(self.choice_keys)}]")
+        key = self.choice_keys[index]
+        said = self.md(feedback, f"{key}.feedback") if feedback else ""
+        if "[sound:" in said:
+            # Anki plays every sound of a side's fields, hidden or not: on the front.
+            self.key = f"{key}.feedback"
+            self.problem(
+                "a sound in a choice's feedback would play on the front of the card; "
+                "put it in the explanation"
+            )
+        if said:
+            said = f'<div class="db-choice-feedback">{said}</div>'
+        start = f'{opening[index][:-1]} data-db-pin="true">' if pinned else opening[index]
+        return f"{start}{self.md(text, key)}{said}</div>"
+
+    def fields(self, note: Note) -> tuple[str, ...]:
+        # A deck without languages keeps its fields as they are: no lang() call per field.
+        lang = self.lang if self.deck.lang else None
+        if isinstance(note, McqNote):
+            choices = "\n".join(
+                [
+                    self.choice(i, text, note.choice_feedback(i), i in note.pinned)
+                    for i, text in enumerate(note.choices)
+                ]
+            )
+            letters = self.letters.get(note.answer)
+            if letters is None:
+                letters = self.letters[note.answer] = ", ".join(note.answer_letters)
+            question = self.md(note.question, "question")
+            explanation = self.md(note.explanation, "explanation")
+            if lang:
+                # data-db-lang tells the template script which labels to show.
+                question = lang(question, f' data-db-lang="{self.deck.lang}"')
+                explanation = lang(explanation)
+            return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
+        if isinstance(note, ClozeNote):
+            text = self.md(note.text, "text", cloze=True)
+            # Anki reads deletions in Extra too: its braces are kept as written.
+            extra = self.md(note.extra, "extra", cloze=True)
+            return (lang(text), lang(extra)) if lang else (text, extra)
+        if isinstance(note, TypedNote):
+            question = self.md(note.question, "question")
+            explanation = self.md(note.explanation, "explanation")
+            if lang:
+                question = lang(question, f' data-db-lang="{self.deck.lang}"')
+                explanation = lang(explanation)
+            answers = typed_answers_html(note.answers, self.choice_attributes)
+            return (question, answers, explanation, "yes" if note.match_case else "no")
+        assert isinstance(note, BasicNote)
+        front = self.md(note.front, "front")
+        back = self.md(note.back, "back")
+        return (lang(front), lang(back)) if lang else (front, back)
+
+
+def render_deck(
+    deck: Deck, note_types: Mapping[NoteKind, NoteTypeSpec] | None = None
+) -> RenderedDeck:
+    """Render every note's fields; raise DeckError listing every media problem.
+    ``note_types``: the Anki note types the deck keeps from its collection (None: read
+    them from beside the card file, see :mod:`deckbuilder.anki.notetypes.carried`)."""
+    carried = read_carried(deck.source) if note_types is None else note_types
+    renderer = _Renderer(deck)
+    notes: list[RenderedNote] = []
+    total = len(deck.notes)
+    deck_tags = tuple(dict.fromkeys(deck.tags))  # the tags of a note with none of its own
+    used = renderer.used
+    for done, note in enumerate(deck.notes):
+        if not done & 255:
+            step("rendering", done, total)
+        renderer.note = note
+        fields = renderer.fields(note)
+        if isinstance(note, BasicNote) and note.add_reverse:  # kept as Anki had it
+            renderer.key = "add_reverse"
+            renderer.guard(note.add_reverse)
+        tags = tuple(dict.fromkeys(deck.tags + note.tags)) if note.tags else deck_tags
+        media = tuple(sorted(used)) if used else ()
+        used.clear()
+        spec = spec_for(note, carried)
+        notes.append(RenderedNote(note, spec, spec_fields(note, spec, fields), tags, media))
+    renderer.note = None
+    description = renderer.md(deck.description)
+    if renderer.problems:
+        raise DeckError(dict.fromkeys(renderer.problems))
+    return RenderedDeck(
+        deck,
+        tuple(notes),
+        dict(sorted(renderer.media.items())),
+        description,
+        tuple(dict.fromkeys(deck.warnings + tuple(renderer.warnings))),
+    )
+
+
+def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tuple[Problem, ...]:
+    """Files in ``media_dir`` (recursively; hidden files and card files aside) that no
+    deck uses, and links in it that lead out of the project (never followed)."""
+    if media_dir is None or not media_dir.is_dir():
+        return ()
+    outside = folder_link_outside(media_dir)
+    if outside is not None:
+        message = f"warning: this folder is a link to '{outside}', outside the project;"
+        return (Problem(str(media_dir), None, f"{message} nothing in it is packaged"),)
+    card_folders = {rd.deck.source.parent for rd in rendered}
+    roots = [media_dir, *(d for d in card_folders if folder_link_outside(d) is None)]
+    real_roots = [os.path.realpath(d) for d in roots]
+    used = {os.path.realpath(path) for rd in rendered for path in rd.media.values()}
+    found: list[Problem] = []
+    for path in sorted(media_dir.rglob("*")):
+        if any(part.startswith(".") for part in path.relative_to(media_dir).parts):
+            continue
+        outside = real_path_outside(path, real_roots)
+        if outside is not None:
+            found.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"warning: a link to '{outside}', outside {media_dir}/"
+                    " and the card folders; nothing is packaged through it",
+                )
+            )
+        elif (
+            path.is_file()
+            and path.suffix not in (".yaml", ".yml")
+            and os.path.realpath(path) not in used
+        ):
+            found.append(
+                Problem(str(path), None, "warning: no card uses this file; it is not packaged")
+            )
+    return tuple(found)

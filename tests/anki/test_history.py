@@ -1,0 +1,446 @@
+"""The learner's own memory (issue 22): FSRS parameters fitted from a review history read
+from an Anki collection file or a .colpkg backup, checked against the parameters Anki
+itself fits from the same history. Histories are generated here, in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deckbuilder.anki.history import Review, fit_history, read_reviews, training_items
+from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, ladder
+from tests.conftest import Run
+
+CliRun = Callable[..., Run]
+
+
+def learner_parameters() -> tuple[float, ...]:
+    """A learner whose first memories last three times the defaults."""
+    w = list(DEFAULT_PARAMETERS)
+    w[0:4] = [x * 3 for x in w[0:4]]
+    return tuple(w)
+
+
+def make_history(folder: Path, cards: int = 400, per_day: int = 10, days: int = 365) -> Any:
+    """A collection in ``folder`` whose review log is that of a learner with
+    learner_parameters(), studying at retention 0.9: one learning answer a card, then
+    reviews at the FSRS intervals, recalled with the forgetting curve's probability.
+    Returns the open collection."""
+    import numpy as np
+    from anki.collection import Collection
+
+    from deckbuilder.schedule.memory import MemoryModel
+
+    folder.mkdir(parents=True, exist_ok=True)
+    col = Collection(str(folder / "collection.anki2"))
+    basic = col.models.by_name("Basic")
+    deck = col.decks.id("History")
+    for i in range(cards):
+        note = col.new_note(basic)
+        note["Front"], note["Back"] = f"q{i}", f"a{i}"
+        col.add_note(note, deck)
+    card_ids = col.db.list("select id from cards order by id")
+    rng = np.random.default_rng(7)
+    model = MemoryModel(learner_parameters(), 0.9)
+    noon = (int(time.time()) // 86400 - days - 2) * 86_400_000 + 12 * 3_600_000
+    rows = []
+    for k, cid in enumerate(card_ids):
+        day = k // per_day
+        first = int(rng.choice(4, p=[0.1, 0.1, 0.6, 0.2])) + 1
+        s, d = np.array([model.init_s_table[first]]), np.array([model.init_d_table[first]])
+        rows.append((noon + day * 86_400_000 + k, cid, first, 0, 0))
+        while (ivl := int(model.interval(s, 36500)[0])) + day < days:
+            r = model.retrievability(np.array([float(ivl)]), s)
+            day += ivl
+            if rng.random() < r[0]:
+                rating = int(rng.choice(3, p=[0.15, 0.7, 0.15])) + 2
+                new_s = model.recall_s(s, r, d, np.array([rating]))
+            else:
+                rating, new_s = 1, model.forget_s(s, r, d)
+            d, s = model.next_d(d, np.array([rating])), new_s
+            rows.append((noon + day * 86_400_000 + k, cid, rating, 1, ivl))
+    col.db.executemany(
+        "insert into revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
+        "values (?, ?, -1, ?, ?, 0, 0, 8000, ?)",
+        [(rid, cid, ease, ivl, kind) for rid, cid, ease, kind, ivl in rows],
+    )
+    return col
+
+
+def anki_fit(col: Any) -> tuple[list[float], int]:
+    result = col._backend.compute_fsrs_params(
+        search="",
+        current_params=[],
+        ignore_revlogs_before_ms=0,
+        num_of_relearning_steps=0,
+        health_check=False,
+    )
+    return list(result.params), result.fsrs_items
+
+
+def assert_ladders_agree(ours: tuple[float, ...], anki: list[float]) -> None:
+    """Every interval of each ladder row within 20% (issue 22), and the parameters
+    themselves alike: the same items in the same order, trained as Anki trains them,
+    give Anki's fit."""
+    mine = ladder(PreviewSettings(parameters=ours), 365)
+    theirs = ladder(PreviewSettings(parameters=tuple(anki)), 365)
+    default = ladder(PreviewSettings(), 365)
+    assert mine.good != default.good  # the learner's memory shows
+    assert theirs.good[0] > 2 * default.good[0]
+    for row in ("good", "hard", "easy", "again_good"):
+        assert len(getattr(mine, row)) == len(getattr(theirs, row)), row
+        for a, b in zip(getattr(mine, row), getattr(theirs, row), strict=True):
+            assert a == pytest.approx(b, rel=0.2), row
+    assert list(ours) == pytest.approx(anki, abs=1e-3)
+
+
+@pytest.mark.anki
+def test_fit_from_collection_file_agrees_with_ankis_fit(tmp_path: Path) -> None:
+    col = make_history(tmp_path / "profile")
+    anki, items = anki_fit(col)
+    col.close()
+    path = tmp_path / "profile" / "collection.anki2"
+    before = path.read_bytes()
+    fitted = fit_history(path)
+    assert path.read_bytes() == before  # read from a copy, never written
+    assert fitted.fitted and fitted.reviews == items
+    assert_ladders_agree(fitted.parameters, anki)
+
+
+def add_messy_entries(col: Any) -> None:
+    """Review-log entries a real collection holds besides plain answers, on some cards
+    of a generated history: cramming in a filtered deck, set due date, rescheduling,
+    same-day and relearning answers, an answer at the very second a day starts, a reset
+    to new and a second learning run, a reset with nothing after it, reviews of cards
+    whose learning is not in the log."""
+    day = 86_400_000
+    cards = col.db.list("select distinct cid from revlog order by cid")
+    rows = []
+    for n, cid in enumerate(cards):
+        # generated answers are at noon plus under a second; these entries are not
+        last = col.db.scalar("select max(id) from revlog where cid = ?", cid) + 1000 + n
+        kind = n % 8
+        if kind == 0:  # cramming in a filtered deck without rescheduling
+            rows.append((last - day, cid, 3, 0, 3))
+        elif kind == 1:  # set due date, then a rescheduling by the FSRS helper
+            rows += [(last - day, cid, 0, 2500, 4), (last - day + 5, cid, 0, 0, 5)]
+        elif kind == 2:  # a lapse: relearning the same day, a review two days on
+            rows += [(last, cid, 1, 2500, 1), (last + 1000, cid, 3, 2500, 2)]
+            rows.append((last + 2 * day, cid, 3, 2500, 1))
+        elif kind == 3:  # answered in the day's first second (rollover 4 am, UTC)
+            rows.append(((last // day + 3) * day + 4 * 3_600_000 + n, cid, 3, 2500, 1))
+        elif kind == 4:  # reset to new, learned again, reviewed
+            rows += [(last, cid, 0, 0, 4), (last + day, cid, 2, 0, 0)]
+            rows += [(last + day + 60_000, cid, 3, 0, 0), (last + 4 * day, cid, 3, 2500, 1)]
+        elif kind == 5:  # reset to new, not studied since
+            rows.append((last, cid, 0, 0, 4))
+        elif kind == 6:  # the learning answers lost (an import without them)
+            col.db.execute("delete from revlog where cid = ? and type = 0", cid)
+    col.db.executemany(
+        "insert into revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
+        "values (?, ?, -1, ?, 1, 0, ?, 8000, ?)",
+        rows,
+    )
+
+
+@pytest.mark.anki
+def test_training_items_are_ankis_own_in_content_and_order(tmp_path: Path) -> None:
+    """The optimizer weights later items more, so order counts as much as content. Anki's
+    evaluation of fixed parameters on its own items (order-dependent through those
+    weights) equals fsrs-rs's on ours."""
+    import fsrs_rs_python as fsrs_rs
+
+    col = make_history(tmp_path / "profile", cards=120)
+    add_messy_entries(col)
+    _, anki_items = anki_fit(col)
+    parameters = list(learner_parameters())
+    theirs = col._backend.evaluate_params_legacy(
+        params=parameters, search="", ignore_revlogs_before_ms=0
+    )
+    col.close()
+    reviews, rollover = read_reviews(tmp_path / "profile" / "collection.anki2")
+    items = training_items(reviews, rollover, utc_offset=0)  # Anki here runs in UTC
+    assert len(items) == anki_items
+    batch = [fsrs_rs.FSRSItem([fsrs_rs.FSRSReview(r, t) for r, t in item]) for item in items]
+    ours = fsrs_rs.FSRS(parameters).evaluate(batch)
+    assert ours.log_loss == pytest.approx(theirs.log_loss, rel=1e-6)
+    assert ours.rmse_bins == pytest.approx(theirs.rmse_bins, rel=1e-5)
+
+
+@pytest.mark.anki
+def test_fit_from_open_collection_reads_its_write_ahead_log(tmp_path: Path) -> None:
+    """Anki may have the collection open: the reviews still in its -wal file count."""
+    col = make_history(tmp_path / "profile", cards=60)
+    col.db.execute("pragma journal_mode = wal")
+    col.db.execute("insert into revlog values (1, 1, -1, 3, 1, 0, 0, 8000, 1)")
+    reviews, _ = read_reviews(tmp_path / "profile" / "collection.anki2")
+    assert any(r.millis == 1 for r in reviews)
+    col.close()
+
+
+@pytest.mark.anki
+def test_fit_from_colpkg_agrees_with_ankis_fit(tmp_path: Path) -> None:
+    col = make_history(tmp_path / "profile")
+    anki, items = anki_fit(col)
+    backup = tmp_path / "backup.colpkg"
+    col.export_collection_package(str(backup), include_media=False, legacy=False)
+    col.close()
+    fitted = fit_history(backup)
+    assert fitted.fitted and fitted.reviews == items
+    assert_ladders_agree(fitted.parameters, anki)
+
+
+@pytest.mark.anki
+def test_too_short_a_history_keeps_the_defaults_with_a_warning(
+    tmp_path: Path, cli: CliRun, project: Path
+) -> None:
+    col = make_history(tmp_path / "small", cards=3, per_day=1, days=40)
+    anki, _ = anki_fit(col)
+    col.close()
+    assert anki == []  # Anki keeps the defaults too
+    path = tmp_path / "small" / "collection.anki2"
+    fitted = fit_history(path)
+    assert not fitted.fitted and fitted.parameters == DEFAULT_PARAMETERS
+    run = cli("preview", "cards/", "--history", path, "--json", "--days", "30")
+    assert run.code == 0, run.err
+    assert f"Warning: {path}: only {fitted.reviews} long-term reviews" in run.err
+    data = json.loads(run.out)
+    assert data["parameters_from"] == {"history": str(path), "reviews": 4, "fitted": False}
+    assert data["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
+
+
+@pytest.mark.anki
+def test_preview_history_uses_the_fitted_parameters_and_params_wins(
+    tmp_path: Path, cli: CliRun, project: Path
+) -> None:
+    col = make_history(tmp_path / "profile", cards=200)
+    col.close()
+    path = tmp_path / "profile" / "collection.anki2"
+    data = json.loads(cli("preview", "cards/", "--history", path, "--json").out)
+    assert data["parameters_from"]["fitted"] is True
+    assert data["settings"]["parameters"] == list(fit_history(path).parameters)
+    assert "fitted from" in data["settings_from"]
+    given = ",".join(map(str, DEFAULT_PARAMETERS))
+    both = json.loads(cli("preview", "cards/", "--history", path, "--params", given, "--json").out)
+    assert both["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
+    assert both["parameters_from"] == {"option": "--params"}
+    told = cli("preview", "cards/", "--history", path, "--params", given, "--days", "30")
+    assert f"Note: --history {path} is not used: --params gives the parameters" in told.err
+
+
+DAY = 86_400_000
+MORNING = 5 * 3_600_000  # an hour after the day starts (4 am)
+
+
+def test_items_start_at_the_first_learning_answer_and_end_on_a_later_day() -> None:
+    reviews = [
+        Review(1, MORNING + 1000, 3, 1),  # before learning: an imported review, skipped
+        Review(1, MORNING + 2000, 1, 0),
+        Review(1, MORNING + 3000, 3, 0),  # same day: no item of its own
+        Review(1, MORNING + 2 * DAY, 3, 1),
+        Review(2, MORNING + 5 * DAY, 3, 1),  # no learning answer: no items
+    ]
+    assert training_items(reviews) == [[(1, 0), (3, 0), (3, 2)]]
+
+
+def test_items_come_in_the_order_they_were_answered_not_by_card() -> None:
+    """The optimizer gives later items more weight: card 2's review on day 3 comes
+    between card 1's reviews on days 2 and 9."""
+    reviews = [
+        Review(1, MORNING, 3, 0),
+        Review(1, MORNING + 2 * DAY, 3, 1),
+        Review(1, MORNING + 9 * DAY, 4, 1),
+        Review(2, MORNING + DAY, 2, 0),
+        Review(2, MORNING + 3 * DAY, 3, 1),
+    ]
+    assert training_items(reviews) == [
+        [(3, 0), (3, 2)],
+        [(2, 0), (3, 2)],
+        [(3, 0), (3, 2), (4, 7)],
+    ]
+
+
+def test_a_reset_card_starts_again_at_its_last_learning_and_cram_or_manual_entries_drop() -> None:
+    reviews = [
+        Review(1, MORNING, 3, 0),
+        Review(1, MORNING + DAY, 3, 1),
+        Review(1, MORNING + 2 * DAY, 0, 4, factor=0),  # reset to new
+        Review(1, MORNING + 3 * DAY, 1, 0),  # learned again
+        Review(1, MORNING + 4 * DAY, 3, 3, factor=0),  # cramming: no schedule change
+        Review(1, MORNING + 5 * DAY, 0, 4),  # set due date
+        Review(1, MORNING + 5 * DAY + 1, 0, 5),  # rescheduled
+        Review(1, MORNING + 6 * DAY, 3, 3),  # a filtered deck that reschedules: counts
+        Review(2, MORNING, 3, 0),
+        Review(2, MORNING + DAY, 3, 1),
+        Review(2, MORNING + 2 * DAY, 0, 4, factor=0),  # reset, not studied since
+    ]
+    assert training_items(reviews) == [[(1, 0), (3, 3)]]
+
+
+def test_an_answer_in_the_first_second_of_a_day_counts_for_the_day_before() -> None:
+    """Anki counts days back from the next day's start, so 04:00:00 is still the
+    previous day; 04:00:01 is the new one."""
+    start = 4 * 3_600_000
+    for millis, elapsed in [(start + 999, 1), (start + 1000, 2)]:
+        reviews = [Review(1, 12 * 3_600_000 - DAY, 3, 0), Review(1, millis + DAY, 3, 1)]
+        assert training_items(reviews) == [[(3, 0), (3, elapsed)]]
+
+
+@pytest.mark.parametrize(
+    ("utc_offset", "elapsed"),
+    [(0, 1), (9 * 3600, 0), (-6 * 3600, 0)],
+)
+def test_days_start_at_the_rollover_hour_in_the_given_time_zone(
+    utc_offset: int, elapsed: int
+) -> None:
+    """Answers at 03:00 and 05:00 UTC: a day apart where 4 am is 04:00 UTC; the same day
+    at 4 am in Tokyo (13:00 UTC) or Chicago (10:00 UTC), reviewed 3 days later."""
+    reviews = [
+        Review(1, 3 * 3_600_000, 3, 0),
+        Review(1, 5 * 3_600_000, 3, 1),
+        Review(1, 5 * 3_600_000 + 3 * DAY, 3, 1),
+    ]
+    items = training_items(reviews, rollover=4, utc_offset=utc_offset)
+    assert items[-1] == [(3, 0), (3, elapsed), (3, 3)]
+
+
+@pytest.mark.parametrize("content", [b"not a collection", b"PK\x03\x04 broken zip"])
+def test_a_file_that_is_not_a_history_is_one_message(
+    tmp_path: Path, cli: CliRun, project: Path, content: bytes
+) -> None:
+    path = tmp_path / "x.colpkg"
+    path.write_bytes(content)
+    run = cli("preview", "cards/", "--history", path)
+    assert run.code == 1
+    assert run.err.startswith("Error: --history:") or "--history:" in run.err
+    assert "Traceback" not in run.err
+
+
+@pytest.mark.anki
+def test_study_block_history_is_fitted_for_preview_and_build(tmp_path: Path, cli: CliRun) -> None:
+    """``history:`` in the study block, relative to the card file, gives the preview the
+    same fitted parameters as --history; --history on the command line wins."""
+    col = make_history(tmp_path / "profile", cards=200)
+    col.close()
+    path = tmp_path / "profile" / "collection.anki2"
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        "deck: D\nstudy:\n  history: profile/collection.anki2\n"
+        "notes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    fitted = fit_history(path)
+    data = json.loads(cli("preview", deck, "--json", "--days", "30").out)
+    assert data["settings"]["parameters"] == list(fitted.parameters)
+    assert data["parameters_from"] == {
+        "history": str(path),
+        "reviews": fitted.reviews,
+        "fitted": True,
+    }
+    other = make_history(tmp_path / "other", cards=3, per_day=1, days=40)
+    other.close()
+    given = tmp_path / "other" / "collection.anki2"
+    wins = json.loads(cli("preview", deck, "--json", "--history", given, "--days", "30").out)
+    assert wins["parameters_from"]["history"] == str(given)
+    assert wins["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
+    built = cli("build", deck, "--out", tmp_path / "out")
+    assert built.code == 0, built.err
+    assert f"(FSRS parameters fitted from {fitted.reviews} reviews in {path})" in built.out
+    assert "'history'" not in built.err
+
+
+@pytest.mark.anki
+def test_build_and_check_warn_about_a_study_block_history_too_short_to_fit(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """Below what FSRS's optimizer needs, the defaults are used, with a warning at the
+    history's line, and build's preview line says so."""
+    col = make_history(tmp_path / "small", cards=3, per_day=1, days=40)
+    col.close()
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        "deck: D\nstudy:\n  history: small/collection.anki2\nnotes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    warning = f"{deck}:3: warning: 'history' {tmp_path / 'small' / 'collection.anki2'}: only 4"
+    for command in ("build", "check", "preview"):
+        run = (
+            cli(command, deck, "--out", tmp_path / "out")
+            if command == "build"
+            else cli(command, deck)
+        )
+        assert run.code == 0, run.err
+        assert warning in run.err, command
+        assert "the default parameters are used" in run.err
+    built = cli("build", deck, "--out", tmp_path / "out")
+    assert "(default FSRS parameters: the study block's history cannot be used)" in built.out
+
+
+def test_a_study_block_history_that_is_not_one_is_an_error_at_its_line(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    (tmp_path / "backup.colpkg").write_bytes(b"not a collection")
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        "deck: D\nstudy:\n  new_per_day: 5\n  history: backup.colpkg\n"
+        "notes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    run = cli("preview", deck)
+    assert run.code == 1 and "Traceback" not in run.err
+    assert f"{deck}:4: 'history': " in run.err
+
+
+def test_build_and_check_warn_about_a_study_block_history_they_cannot_read(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """The history only shapes the preview: build writes the package with the default
+    parameters in its preview line, and says why on stderr; check says it too."""
+    (tmp_path / "backup.colpkg").write_bytes(b"not a collection")
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        "deck: D\nstudy:\n  new_per_day: 5\n  history: backup.colpkg\n"
+        "notes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    warning = f"{deck}:4: warning: 'history' cannot be used: {tmp_path / 'backup.colpkg'} is not"
+    built = cli("build", deck, "--out", tmp_path / "out")
+    assert built.code == 0, built.err
+    assert (tmp_path / "out" / "deck.apkg").is_file()
+    assert warning in built.err and "the preview uses the default parameters" in built.err
+    assert "(default FSRS parameters: the study block's history cannot be used)" in built.out
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(
+        "deck: D\nstudy:\n  new_per_day: 5\nnotes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    same = cli("build", plain, "--out", tmp_path / "out2")
+    assert built.out.splitlines()[0].split(" (default FSRS")[0] == same.out.splitlines()[0]
+    checked = cli("check", deck)
+    assert checked.code == 0 and warning in checked.err
+    as_json = cli("build", deck, "--out", tmp_path / "out3", "--json")
+    assert as_json.code == 0 and warning in as_json.err
+    json.loads(as_json.out)
+
+
+def test_an_apkg_without_scheduling_says_how_to_export_one_with_it(
+    tmp_path: Path, cli: CliRun, project: Path
+) -> None:
+    built = cli("build", "cards/", "--lang", "en", "--out", tmp_path / "out", "--no-preview")
+    assert built.code == 0, built.err
+    (package,) = (tmp_path / "out").glob("*.apkg")
+    run = cli("preview", "cards/", "--history", package, "--days", "30")
+    assert run.code == 0, run.err
+    assert "the package holds no review history" in run.err
+    assert '"Include scheduling information"' in run.err
+    assert "only 0 long-term reviews" not in run.err
+
+
+def test_a_history_that_is_a_folder_says_so(tmp_path: Path, cli: CliRun, project: Path) -> None:
+    run = cli("preview", "cards/", "--history", tmp_path)
+    assert run.code == 1 and f"--history: {tmp_path} is a folder" in run.err

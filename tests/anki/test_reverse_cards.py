@@ -1,0 +1,109 @@
+"""``reverse: true`` on a basic note makes a second card asking the back, as Anki's
+"Basic (and reversed card)" does, with a note type of its own: deckbuilder's Basic keeps
+its id, its one template and its notes' identities."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deckbuilder.anki.notetypes import note_type
+from deckbuilder.app.pipeline import build
+from deckbuilder.cardfile.reader import load_deck
+from deckbuilder.model import BasicNote, NoteKind
+from deckbuilder.render.deck import render_deck
+from tests.conftest import import_package
+
+CARD_FILE = """\
+deck: Words
+id: words
+notes:
+  - id: one
+    front: uno
+    back: one
+  - id: both
+    front: dos
+    back: two
+    reverse: true
+"""
+
+
+def _deck(tmp_path: Path) -> Path:
+    path = tmp_path / "words.yaml"
+    path.write_text(CARD_FILE, encoding="utf-8")
+    return path
+
+
+def test_reverse_makes_two_cards_with_their_own_note_type(tmp_path: Path) -> None:
+    deck = load_deck(_deck(tmp_path))
+    one, both = deck.notes
+    assert isinstance(both, BasicNote) and both.reverse and both.card_ordinals == (0, 1)
+    assert one.card_ordinals == (0,)
+    rd = render_deck(deck)
+    assert rd.notes[0].spec is note_type(NoteKind.BASIC)
+    assert rd.notes[1].spec.kind is NoteKind.BASIC_REVERSED
+    assert rd.notes[1].spec.id != note_type(NoteKind.BASIC).id
+    assert deck.card_count == 3
+
+
+def test_basic_note_type_keeps_its_id_and_one_template() -> None:
+    spec = note_type(NoteKind.BASIC)
+    assert spec.id == 2152878658763882 and spec.more_templates == ()
+
+
+def test_reverse_must_be_true_or_false(tmp_path: Path) -> None:
+    from deckbuilder.errors import DeckError
+
+    path = _deck(tmp_path)
+    path.write_text(CARD_FILE.replace("reverse: true", "reverse: sometimes"), encoding="utf-8")
+    with pytest.raises(DeckError, match="'reverse' must be true or false"):
+        load_deck(path)
+
+
+@pytest.mark.anki
+def test_anki_makes_both_cards(tmp_path: Path, collection: object) -> None:
+    (result,) = build([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
+    import_package(collection, result.path)
+    col = collection
+    (nid,) = col.find_notes("dos")  # type: ignore[attr-defined]
+    cards = col.get_note(nid).cards()  # type: ignore[attr-defined]
+    assert [card.ord for card in cards] == [0, 1]
+    assert "two" in cards[1].question() and "dos" not in cards[1].question()
+    assert len(col.find_cards("")) == 3  # type: ignore[attr-defined]
+
+
+@pytest.mark.anki
+def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: object) -> None:
+    """The page's side documents of every card hold what Anki renders for it: the
+    reversed card asks the back."""
+    from deckbuilder.preview import page
+
+    (result,) = build([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
+    import_package(collection, result.path)
+    col = collection
+    anki = {}
+    for cid in col.find_cards(""):  # type: ignore[attr-defined]
+        card = col.get_card(cid)  # type: ignore[attr-defined]
+        style = f"<style>{card.note_type()['css']}</style>"
+        anki[(card.note()["Front"], card.ord)] = (
+            card.question().removeprefix(style),
+            card.answer().removeprefix(style),
+        )
+    rd = render_deck(load_deck(_deck(tmp_path)))
+    _, sides = page._cards(rd, [])
+    documents = [
+        "".join(part if isinstance(part, str) else sides.shared[part] for part in parts)
+        for parts in sides.sides
+    ]
+    shown = {}
+    cards = [(rn.fields[0], o) for rn in rd.notes for o in rn.note.card_ordinals]
+    for (front, back), key in zip(
+        zip(documents[::2], documents[1::2], strict=True), cards, strict=True
+    ):
+        shown[key] = (front, back)
+    assert shown.keys() == anki.keys()
+    for key, (question, answer) in anki.items():
+        front, back = shown[key]
+        assert f'<div id="qa">\n{question}\n</div>' in front, key
+        assert f'<div id="qa">\n{answer}\n</div>' in back, key

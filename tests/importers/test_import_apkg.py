@@ -1,0 +1,195 @@
+"""Reading Anki packages: the current (zstd, schema 18) and legacy layouts and a
+collection package give the same notes; note types deckbuilder cannot build are counted
+in the report, never dropped silently; a bad package writes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from deckbuilder.anki.package_reader import package_notes, read_package
+from tests.conftest import Run
+
+pytestmark = pytest.mark.anki
+
+
+def _collection_with(tmp_path: Path) -> tuple[object, int]:
+    from anki.collection import Collection
+
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
+    did = col.decks.id("Verbs")
+    for type_name, fields in [
+        ("Basic", ["ser", "to be"]),
+        ("Basic (optional reversed card)", ["ir", "to go", "y"]),
+        ("Basic (optional reversed card)", ["ver", "to see", ""]),
+    ]:
+        note = col.new_note(col.models.by_name(type_name))  # type: ignore[arg-type]
+        for i, text in enumerate(fields):
+            note.fields[i] = text
+        col.add_note(note, did)
+    return col, did
+
+
+def _export(col: object, did: int, path: Path, legacy: bool) -> Path:
+    from anki.collection import DeckIdLimit, ExportAnkiPackageOptions
+
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=legacy)
+    col.export_anki_package(out_path=str(path), options=options, limit=DeckIdLimit(deck_id=did))  # type: ignore[attr-defined]
+    return path
+
+
+def test_current_legacy_and_collection_packages_read_alike(tmp_path: Path) -> None:
+    col, did = _collection_with(tmp_path)
+    current = _export(col, did, tmp_path / "current.apkg", legacy=False)
+    legacy = _export(col, did, tmp_path / "legacy.apkg", legacy=True)
+    colpkg = tmp_path / "all.colpkg"
+    col.export_collection_package(str(colpkg), True, False)  # type: ignore[attr-defined]
+    read = [read_package(path) for path in (current, legacy, colpkg)]
+    assert read[0].notes == read[1].notes == read[2].notes
+    assert [n.fields for n in read[0].notes] == [
+        ("ser", "to be"),
+        ("ir", "to go", "y"),
+        ("ver", "to see", ""),
+    ]
+    types = [
+        {k: v for k, v in r.note_types.items() if k in {n.type_id for n in r.notes}} for r in read
+    ]
+    assert types[0] == types[1] == types[2]
+
+
+def test_optional_reversed_notes_are_imported_with_their_add_reverse_field(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    col, did = _collection_with(tmp_path)
+    package = _export(col, did, tmp_path / "verbs.apkg", legacy=False)
+    col.close()  # type: ignore[attr-defined]
+    result = package_notes(read_package(package), str(package))
+    assert [(r.name, r.count, r.imported) for r in result.report] == [
+        ("Basic (optional reversed card)", 2, True),
+        ("Basic", 1, True),
+    ]
+    by_front = {n.fields["front"]: n for n in result.notes}
+    assert by_front["ir"].add_reverse == "y" and by_front["ver"].add_reverse == ""
+    assert by_front["ser"].add_reverse is None
+    monkeypatch.chdir(tmp_path)
+    run = cli("import", package)
+    assert run.code == 0, run.err
+    assert "3 notes imported" in run.out and "not imported" not in run.out
+
+
+def _media_collection(tmp_path: Path) -> Path:
+    """A deck whose fields hold what the card format reads differently from Anki: a
+    percent-encoded picture name, a list, a style attribute, and a typed-answer note."""
+    from anki.collection import Collection
+
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
+    picture = tmp_path / "café (1).png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(16))
+    assert col.media.add_file(str(picture)) == "café (1).png"
+    did = col.decks.id("Media")
+    for type_name, fields in [
+        # Anki's editor writes a picture's name percent-encoded; the export holds the
+        # file when some field names it as it is.
+        ("Basic", ['<img src="caf%C3%A9%20(1).png">', "a picture"]),
+        ("Basic", ['<img src="café (1).png">', "the same picture"]),
+        ("Basic", ["<ul><li>one</li><li>two</li></ul>", "list"]),
+        ("Basic", ["colour", '<span style="color: rgb(255, 0, 0);">red</span>']),
+        ("Basic (type in the answer)", ["Capital of Italy", "Rome"]),
+    ]:
+        note = col.new_note(col.models.by_name(type_name))  # type: ignore[arg-type]
+        note.fields[0], note.fields[1] = fields
+        col.add_note(note, did)
+    path = _export(col, did, tmp_path / "media.apkg", legacy=False)
+    col.close()
+    return path
+
+
+def test_field_html_becomes_card_file_text_or_a_plain_warning(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _media_collection(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "media").mkdir()
+    run = cli("import", package, "--out", "cards/media.yaml")
+    assert run.code == 0, run.err
+    text = (tmp_path / "cards" / "media.yaml").read_text(encoding="utf-8")
+    assert "# The notes' ids and guids identify them in Anki" in text
+    assert text.count("front: '![](<café (1).png>)'") == 2
+    assert (tmp_path / "media" / "café (1).png").is_file()
+    assert "    front: |-\n      - one\n      - two\n" in text  # builds <ul><li>... back
+    assert "style=" not in text  # build would drop it: not kept where nobody sees it go
+    assert "back: <span>red</span>" in text
+    assert (
+        'its back has markup the card format cannot hold: style="color: rgb(255, 0, 0);"' in run.err
+    )
+    assert "once you change this note in the card file (even only its tags)" in run.err
+    assert run.err.count("warning") == 1  # the picture and the list come back exactly
+    assert (
+        "Basic (type in the answer): 1 note -> not imported: its cards ask to type the answer"
+        in run.out
+    )
+
+
+def test_not_a_package_writes_nothing(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.apkg").write_bytes(b"not a zip")
+    run = cli("import", "x.apkg")
+    assert run.code == 1 and "x.apkg: cannot read the package" in run.err
+    assert not (tmp_path / "cards").exists()
+
+
+def test_source_package_is_never_written(tmp_path: Path) -> None:
+    col, did = _collection_with(tmp_path)
+    package = _export(col, did, tmp_path / "verbs.apkg", legacy=False)
+    before = package.read_bytes()
+    read_package(package)
+    assert package.read_bytes() == before
+
+
+def test_nothing_is_written_through_a_media_link_out_of_the_project(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared project whose media/ is a link to a folder elsewhere: importing a package
+    with pictures wrote them there (issue "Hostile input, round 3", 2)."""
+    package = _media_collection(tmp_path)
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "café (1).png").write_bytes(b"not the package's picture")
+    (project / "media").symlink_to(outside, target_is_directory=True)
+    monkeypatch.chdir(project)
+    run = cli("import", package, "--out", "cards/media.yaml")
+    assert run.code == 1, run.err
+    assert run.err.startswith(f"media: a link to '{outside}', outside the project;"), run.err
+    assert sorted(p.name for p in outside.iterdir()) == ["café (1).png"]
+    assert (outside / "café (1).png").read_bytes() == b"not the package's picture"
+    assert not (project / "cards").exists()
+
+
+def test_no_card_file_is_written_through_a_cards_link_unless_named(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    col, did = _collection_with(tmp_path)
+    package = _export(col, did, tmp_path / "verbs.apkg", legacy=False)
+    col.close()  # type: ignore[attr-defined]
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "cards").symlink_to(outside, target_is_directory=True)
+    (project / "quiz.txt").write_text("1. Two?\nA) 2\nB) 3\nAnswer: A\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    for source in (package, Path("quiz.txt")):
+        run = cli("import", source)
+        assert run.code == 1, run.err
+        assert run.err.startswith(f"cards: a link to '{outside}', outside the project;")
+        assert list(outside.iterdir()) == []
+    # Named on the command line, the same folder is the user's choice.
+    run = cli("import", "quiz.txt", "--out", "cards/quiz.yaml")
+    assert run.code == 0, run.err
+    assert (outside / "quiz.yaml").is_file()

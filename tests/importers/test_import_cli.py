@@ -1,0 +1,259 @@
+"""`deckbuilder import` as a user runs it: where it writes, what it refuses, what it says."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deckbuilder.cardfile.writer import format_scalar
+from deckbuilder.cardfile.yaml_tree import parse_yaml
+from tests.conftest import DATA, Run
+
+CliRun = Callable[..., Run]
+IMPORT = DATA / "import"
+SEED = IMPORT / "gradient-checkpointing-quiz.txt"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("gradient-checkpointing-quiz.txt", "moodle.gift", "moodle.aiken", "marked.txt"):
+        shutil.copy(IMPORT / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_seed_imports_into_cards_and_checks_clean(workdir: Path, cli: CliRun) -> None:
+    result = cli("import", "gradient-checkpointing-quiz.txt")
+    assert result.code == 0, result.err
+    target = Path("cards") / "gradient-checkpointing-quiz.yaml"
+    assert result.out.strip() == (
+        f"wrote {target}: 8 questions imported, 0 skipped "
+        "(quiz format, deck '그라데이션 체크포인트 퀴즈')"
+    )
+    assert result.err == ""
+    text = (workdir / target).read_text(encoding="utf-8")
+    assert "deck: 그라데이션 체크포인트 퀴즈\nid: gradient-checkpointing-quiz\n" in text
+    assert "\\u" not in text and "      - torch.cuda.empty_cache\n" in text
+    assert cli("check", target).out.strip() == "ok: 1 deck, 8 notes, 8 cards"
+
+
+def test_output_is_block_style_in_source_order(workdir: Path, cli: CliRun) -> None:
+    assert cli("import", "marked.txt", "--out", "cards/m.yaml").code == 0
+    text = (workdir / "cards" / "m.yaml").read_text(encoding="utf-8")
+    assert "{" not in text
+    assert text.index("closest") < text.index("prime") < text.index("서울은")
+    assert "    question: |-\n      Which planet is closest\n      to the Sun?\n" in text
+    assert "    answer: [A, C]\n" in text
+    data = yaml.safe_load(text)
+    assert data["deck"] == "Mixed markers" and data["id"] == "m"
+    ids = [n["id"] for n in data["notes"]]
+    assert re.fullmatch(r"which-planet-is-closest-to-the-sun-[0-9a-f]{6}", ids[0]), ids
+    assert re.fullmatch(r"which-of-these-are-prime-[0-9a-f]{6}", ids[1]), ids
+    assert re.fullmatch(r"q-[0-9a-f]{6}", ids[2]), ids  # Korean only: the hash alone
+
+
+def test_ids_are_stable_and_the_same_bytes_come_out_twice(workdir: Path, cli: CliRun) -> None:
+    assert cli("import", "marked.txt", "--out", "a.yaml").code == 0
+    assert cli("import", "marked.txt", "--out", "b.yaml").code == 0
+    a = (workdir / "a.yaml").read_text(encoding="utf-8")
+    b = (workdir / "b.yaml").read_text(encoding="utf-8")
+    assert a.replace("id: a\n", "id: b\n") == b
+    ids = re.findall(r"  - id: (\S+)", a)
+    assert len(ids) == 3 and len(set(ids)) == 3
+    assert ids[2].startswith("q-")  # Korean-only question: a hash-only id
+    # Editing a question changes only that question's id.
+    source = workdir / "marked.txt"
+    source.write_text(source.read_text(encoding="utf-8").replace("prime", "odd"), encoding="utf-8")
+    assert cli("import", "marked.txt", "--out", "c.yaml").code == 0
+    c_ids = re.findall(r"  - id: (\S+)", (workdir / "c.yaml").read_text(encoding="utf-8"))
+    assert c_ids[0] == ids[0] and c_ids[2] == ids[2] and c_ids[1] != ids[1]
+
+
+def test_duplicate_questions_get_distinct_ids(workdir: Path, cli: CliRun) -> None:
+    (workdir / "dup.txt").write_text(
+        "1. Same?\n- a ✓\n- b\n2. Same?\n- c ✓\n- d\n3. Same?\n- e ✓\n- f\n", encoding="utf-8"
+    )
+    assert cli("import", "dup.txt", "--out", "dup.yaml").code == 0
+    ids = re.findall(r"  - id: (\S+)", (workdir / "dup.yaml").read_text(encoding="utf-8"))
+    assert ids[1] == ids[0] + "-2" and ids[2] == ids[0] + "-3"
+
+
+def test_refuses_to_overwrite_without_force(workdir: Path, cli: CliRun) -> None:
+    target = workdir / "cards" / "quiz.yaml"
+    target.parent.mkdir()
+    target.write_text("keep me\n", encoding="utf-8")
+    result = cli("import", "marked.txt", "--out", target)
+    assert result.code == 1
+    assert result.err.strip() == f"Error: {target} already exists; use --force to replace it"
+    assert target.read_text(encoding="utf-8") == "keep me\n"
+    forced = cli("import", "marked.txt", "--out", target, "--force")
+    assert forced.code == 0, forced.err
+    assert target.read_text(encoding="utf-8").startswith("# Imported by 'deckbuilder import'")
+
+
+def test_missing_answers_fail_and_write_nothing(workdir: Path, cli: CliRun) -> None:
+    source = workdir / "open.txt"
+    source.write_text("Quiz\n\n1. One?\n- a\n- b\n\n2. Two?\n- c ✓\n- d\n\n3. Three?\n- e\n- f\n")
+    result = cli("import", source)
+    assert result.code == 1
+    lines = result.err.strip().splitlines()
+    assert lines[0].startswith(f"{source}:3: question 1 has no marked answer")
+    assert lines[1].startswith(f"{source}:11: question 3 has no marked answer")
+    assert lines[-1] == "2 problems found; nothing was written."
+    assert not (workdir / "cards").exists()
+
+
+def test_allow_missing_answers_leaves_them_for_check(workdir: Path, cli: CliRun) -> None:
+    source = workdir / "open.txt"
+    source.write_text("Quiz\n\n1. One?\n- a\n- b\n\n2. Two?\n- c ✓\n- d\n\n3. Three?\n- e\n- f\n")
+    result = cli("import", source, "--allow-missing-answers", "--out", "cards/open.yaml")
+    assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        f"{source}:3: warning: no answer marked; 'answer:' left empty",
+        f"{source}:11: warning: no answer marked; 'answer:' left empty",
+    ]
+    assert result.out.strip().endswith("; 2 without an answer")
+    written = (workdir / "cards" / "open.yaml").read_text(encoding="utf-8").splitlines()
+    answer_lines = [i for i, line in enumerate(written, start=1) if line.startswith("    answer:")]
+    assert (
+        "    answer:  # no answer is marked in open.txt (line 3); write the letter(s) here"
+        in written
+    )
+    check = cli("check", "cards/open.yaml")
+    assert check.code == 1
+    errors = check.err.strip().splitlines()
+    assert len(errors) == 3 and errors[-1] == "2 problems found; nothing was written."
+    # check points at the empty 'answer:' lines of questions 1 and 3
+    for answer_line, error in zip([answer_lines[0], answer_lines[2]], errors, strict=False):
+        assert re.fullmatch(
+            rf"cards/open\.yaml:{answer_line}: note '[a-z0-9-]+': 'answer' is required: .*", error
+        ), error
+
+
+def test_gift_warns_about_skipped_questions(workdir: Path, cli: CliRun) -> None:
+    result = cli("import", "moodle.gift", "--deck", "Quiz Bank")
+    assert result.code == 0, result.err
+    assert result.out.strip() == (
+        f"wrote {Path('cards') / 'quiz-bank.yaml'}: 16 questions imported, 2 skipped "
+        "(1 essay, 1 description) (gift format, deck 'Quiz Bank')"
+    )
+    assert result.err.splitlines() == [
+        "moodle.gift:50: warning: skipped an essay question (an essay has no answer to check)",
+        "moodle.gift:52: warning: skipped a description question (it is text without a question)",
+    ]
+    assert cli("check", "cards/quiz-bank.yaml").code == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "expected"),
+    [
+        ("moodle.aiken", "auto", "aiken"),
+        ("moodle.gift", "auto", "gift"),
+        ("marked.txt", "auto", "quiz"),
+        ("marked.txt", "quiz", "quiz"),
+    ],
+)
+def test_format_detection(workdir: Path, cli: CliRun, name: str, fmt: str, expected: str) -> None:
+    plain = workdir / f"renamed-{expected}.txt"  # no telling suffix: detected by content
+    shutil.copy(workdir / name, plain)
+    result = cli("import", plain, "--format", fmt, "--out", "x.yaml")
+    assert result.code == 0, result.err
+    assert f"({expected} format," in result.out
+
+
+def test_wrong_format_and_unknown_text_are_errors(workdir: Path, cli: CliRun) -> None:
+    (workdir / "notes.txt").write_text("just some notes\nnothing else\n", encoding="utf-8")
+    result = cli("import", "notes.txt")
+    assert result.code == 1
+    assert result.err.startswith("notes.txt: cannot tell the format")
+    bad = cli("import", "marked.txt", "--format", "csv")
+    assert bad.code == 1
+    assert bad.err.strip() == "Error: --format must be one of auto, quiz, aiken, gift, not 'csv'"
+    as_aiken = cli("import", "marked.txt", "--format", "aiken")
+    assert as_aiken.code == 1 and "marked.txt:" in as_aiken.err
+    assert not (workdir / "cards").exists()
+
+
+def test_help_ends_with_an_example(cli: CliRun) -> None:
+    result = cli("import", "--help")
+    assert result.code == 0
+    assert "Example: deckbuilder import quiz.csv --out cards/quiz.yaml" in result.out
+    for option in ("--format", "--out", "--deck", "--allow-missing-answers", "--force"):
+        assert option in result.out
+
+
+YAML_TRICKY = st.text(
+    alphabet=st.sampled_from(
+        list("yesnoYNtrufalsNU~019.:-#?! '\"&*[]{},|>%@`<=_\t\n\x85\u2028\ufeff")
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=500)
+@given(st.one_of(st.text(), YAML_TRICKY))
+def test_any_text_survives_the_yaml_writer(text: str) -> None:
+    """Whatever the text, the card file's reader gets back exactly that string."""
+    dumped = f"k: {format_scalar(text, 2)}\n"
+    assert yaml.safe_load(dumped) == {"k": text}
+    nested = f"a:\n  - k: {format_scalar(text, 6)}\n    z: 1\n"
+    assert yaml.safe_load(nested) == {"a": [{"k": text, "z": 1}]}
+    tree = parse_yaml(nested, "x.yaml")
+    value = tree.entries["a"].items[0].entries["k"]  # type: ignore[union-attr]
+    assert (value.raw, value.kind) == (text, "str")  # type: ignore[union-attr]
+
+
+def test_missing_input_and_bad_out_are_one_line_errors(workdir: Path, cli: CliRun) -> None:
+    missing = cli("import", "nope.txt")
+    assert missing.code == 1
+    assert missing.err.startswith("nope.txt: cannot read: No such file or directory")
+    folder = cli("import", ".")
+    assert folder.code == 1 and folder.err.startswith(".: cannot read")
+    txt = cli("import", "marked.txt", "--out", "cards/quiz.txt")
+    assert txt.code == 1
+    assert txt.err.strip() == (
+        "Error: --out must name a .yaml file (build and check look for *.yaml), not cards/quiz.txt"
+    )
+    shutil.copy(workdir / "marked.txt", workdir / "marked.yaml")
+    same = cli("import", "marked.yaml", "--format", "quiz", "--out", "marked.yaml", "--force")
+    assert same.code == 1
+    assert same.err.strip() == "Error: marked.yaml is the file being imported; choose another --out"
+    assert (workdir / "marked.yaml").read_bytes() == (workdir / "marked.txt").read_bytes()
+    assert not (workdir / "cards").exists()
+
+
+def test_gift_feedback_warnings_are_printed(workdir: Path, cli: CliRun) -> None:
+    (workdir / "q.gift").write_text("Q? {=a#Good ~b#No, 1 = 2 ~c}\n", encoding="utf-8")
+    result = cli("import", "q.gift")
+    assert result.code == 0, result.err
+    line, several = result.err.splitlines()
+    assert line.startswith("q.gift:1: warning: the '=' after the feedback")
+    assert line.endswith("write \\=")
+    assert several.startswith("q.gift:1: warning: 2 answers are marked '='")
+
+
+def test_import_reports_every_problem_at_once_media_included(workdir: Path, cli: CliRun) -> None:
+    """A missing image and an unmarked answer show in the same run, at their lines, and
+    the card file is written only when `check` would accept it."""
+    (workdir / "q.txt").write_text(
+        "1. What is shown in ![fig](missing.png)?\nA. a cat\nB. a dog\nAnswer: B\n\n"
+        "2. Second question\nA. x\nB. y\n",
+        encoding="utf-8",
+    )
+    result = cli("import", "q.txt", "--out", "cards/q.yaml")
+    assert result.code == 1
+    lines = result.err.splitlines()
+    assert lines[0] == "q.txt:1: question 1: media file 'missing.png' not found in media/ or cards/"
+    assert lines[1].startswith("q.txt:6: question 2 has no marked answer")
+    assert lines[2] == "2 problems found; nothing was written."
+    assert not (workdir / "cards" / "q.yaml").exists()
+    (workdir / "media").mkdir(exist_ok=True)
+    shutil.copyfile(DATA / "media" / "square.png", workdir / "media" / "missing.png")
+    assert cli("import", "q.txt", "--out", "cards/q.yaml", "--allow-missing-answers").code == 0

@@ -1,0 +1,183 @@
+"""The retention sweep on the preview page (issue 22): workload against retention, the
+current and optimal retention marked, drawn in headless Chromium day and night at a
+phone's 390 px."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deckbuilder.app.pipeline import check
+from deckbuilder.preview.page import preview_page
+from deckbuilder.preview.page_chart import sweep_svg
+from deckbuilder.preview.report import DeckPreview, Questions, deck_settings, preview_deck
+from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
+from tests.conftest import DATA, copied
+
+PHONE = {"width": 390, "height": 844}
+DAYS = 60
+
+
+def _preview(source: Path, sweep: bool, **overrides: Any) -> tuple[Any, DeckPreview]:
+    (rd,) = check([source], media_dir=DATA / "media")
+    settings, origin = deck_settings(rd.deck, overrides)
+    return rd, preview_deck(rd.deck, settings, DAYS, 42, origin, Questions(sweep=sweep))
+
+
+@pytest.fixture(scope="module")
+def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copied(DATA / "phone", tmp_path_factory.mktemp("sweep"))
+
+
+@pytest.fixture(scope="module")
+def page(deck: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rd, p = _preview(deck, sweep=True)
+    out = tmp_path_factory.mktemp("page") / "sweep.html"
+    out.write_text(preview_page(rd, p), encoding="utf-8")
+    return out
+
+
+def test_the_page_has_a_sweep_chart_only_when_the_sweep_is_asked_for(deck: Path) -> None:
+    rd, plain = _preview(deck, sweep=False)
+    assert sweep_svg(plain) == ""
+    assert 'class="forecast sweep"' not in preview_page(rd, plain)
+    _, swept = _preview(deck, sweep=True)
+    text = preview_page(rd, swept)
+    assert text.count('class="forecast sweep"') == 1
+    assert text == preview_page(rd, swept)  # deterministic
+
+
+def test_marks_sit_at_the_current_and_optimal_retention(deck: Path) -> None:
+    _, p = _preview(deck, sweep=True, desired_retention=0.85)
+    assert p.sweep is not None
+    svg = sweep_svg(p)
+    marks = dict(re.findall(r'data-mark="(\w+)" data-retention="([0-9.]+)"', svg))
+    assert marks == {"current": "0.85", "optimal": f"{p.sweep.optimal_retention:.2f}"}
+    line = re.search(r'data-series="minutes" points="([^"]+)"', svg)
+    assert line is not None
+    xs = [float(pt.split(",")[0]) for pt in line.group(1).split()]
+    assert len(xs) == len(SWEEP_RETENTIONS)
+    current_x = re.search(r'data-mark="current"[^>]*><line x1="([0-9.]+)"', svg)
+    assert current_x is not None
+    assert float(current_x.group(1)) == pytest.approx(xs[SWEEP_RETENTIONS.index(0.85)], abs=0.01)
+    optimal_x = re.search(r'data-mark="optimal"[^>]*><line x1="([0-9.]+)"', svg)
+    assert optimal_x is not None
+    optimal_index = SWEEP_RETENTIONS.index(round(p.sweep.optimal_retention, 2))
+    assert float(optimal_x.group(1)) == pytest.approx(xs[optimal_index], abs=0.01)
+
+
+def test_a_mark_at_the_first_retention_stands_clear_of_the_axis(deck: Path) -> None:
+    """The optimum is often 0.70, the first retention: drawn on the panel's left edge,
+    where the grid lines and value labels are, it could not be seen."""
+    from deckbuilder.preview.page_chart import LEFT
+
+    _, p = _preview(deck, sweep=True, desired_retention=0.7)
+    xs = re.findall(r'data-mark="\w+" data-retention="0.70"><line x1="([0-9.]+)"', sweep_svg(p))
+    assert xs and all(float(x) > LEFT + 5 for x in xs)
+
+
+def test_a_retention_between_two_steps_is_marked_where_it_lies(deck: Path) -> None:
+    _, p = _preview(deck, sweep=True, desired_retention=0.855)
+    svg = sweep_svg(p)
+    assert 'data-mark="current" data-retention="0.855"' in svg
+    assert "current 0.855</text>" in svg
+
+
+def test_a_what_if_retention_outside_the_sweep_has_no_mark(deck: Path) -> None:
+    _, p = _preview(deck, sweep=True, desired_retention=0.5)
+    assert 'data-mark="current"' not in sweep_svg(p)
+    assert 'data-mark="optimal"' in sweep_svg(p)
+
+
+@pytest.fixture(params=[False, True], ids=["day", "night"])
+def phone(request: pytest.FixtureRequest, browser: Any, page: Path) -> Iterator[Any]:
+    context = browser.new_context(viewport=PHONE)
+    errors: list[str] = []
+    tab = context.new_page()
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.goto(page.resolve().as_uri(), wait_until="load")
+    if request.param:
+        tab.click("#night")
+    yield tab
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.browser
+def test_sweep_chart_fits_a_phone_and_follows_night_mode(
+    phone: Any, request: pytest.FixtureRequest
+) -> None:
+    box = phone.locator("svg.sweep").bounding_box()
+    assert box is not None and box["width"] > 300
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    for series in ("minutes", "memorized"):
+        n = phone.eval_on_selector(
+            f'svg.sweep polyline[data-series="{series}"]', "e => e.points.numberOfItems"
+        )
+        assert n == len(SWEEP_RETENTIONS), series
+    assert phone.locator("svg.sweep g.mark").count() == 4  # two marks on two panels
+    night = "night" in (phone.get_attribute("body", "class") or "")
+    assert night == (request.node.callspec.id == "night")
+    # The page's one night rule for its charts: inverted, like the forecast beside it.
+    filters = phone.eval_on_selector_all(
+        "svg.forecast", "els => els.map(e => getComputedStyle(e).filter)"
+    )
+    assert len(filters) == 2 and filters[0] == filters[1]
+    assert (filters[1] != "none") == night
+
+
+# Every label of both charts, as drawn: its box against its chart's, and in the page.
+_LABEL_BOXES = """els => els.map(t => {
+  const own = t.getBoundingClientRect(), svg = t.closest('svg');
+  const chart = svg.getBoundingClientRect();
+  return {text: t.textContent, chart: svg.getAttribute('class'),
+          left: own.left - chart.left, right: chart.right - own.right,
+          top: own.top - chart.top, bottom: chart.bottom - own.bottom, height: own.height,
+          box: [own.left, own.top, own.right, own.bottom]};
+})"""
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("retention", [0.99, 0.7, 0.75])
+@pytest.mark.parametrize(("width", "smallest"), [(390, 8.0), (1200, 12.0)])
+def test_chart_labels_are_readable_inside_their_chart_and_apart(
+    browser: Any, deck: Path, tmp_path: Path, width: int, smallest: float, retention: float
+) -> None:
+    """A phone draws the charts at about 0.4 of their size, so their labels are larger
+    there; at any width none runs past its chart or over another, even a mark at the last
+    retention or the current retention at (or next to) the optimal one."""
+    rd, p = _preview(deck, sweep=True, desired_retention=retention)
+    page = tmp_path / "edge.html"
+    page.write_text(preview_page(rd, p), encoding="utf-8")
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    tab = context.new_page()
+    tab.goto(page.resolve().as_uri(), wait_until="load")
+    labels = tab.eval_on_selector_all("svg.forecast text", _LABEL_BOXES)
+    context.close()
+    assert len(labels) > 20 and any(label["text"] == f"current {retention:.2f}" for label in labels)
+    for label in labels:
+        assert label["height"] >= smallest, label
+        assert min(label["left"], label["right"], label["top"], label["bottom"]) >= 0, label
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            assert a["chart"] != b["chart"] or not _overlap(a["box"], b["box"]), (a, b)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0.5, "0.5"), (5, "5"), (2500, "2500"), (5000, "5000"), (10000, "10k"), (25000, "25k"),
+     (200000, "200k"), (5000000, "5000k"), (10000000, "10M"), (50000000, "50M")],
+)  # fmt: skip
+def test_axis_values_are_short_enough_for_a_phone(value: float, shown: str) -> None:
+    """Six digits at a phone's label size would run past the chart's left edge."""
+    from deckbuilder.preview.page_chart import _label
+
+    assert _label(value) == shown

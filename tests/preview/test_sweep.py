@@ -1,0 +1,192 @@
+"""The retention sweep (issue 22): the forecast at every retention Anki's workload graph
+shows, checked against Anki's simulate_fsrs_workload, and the optimal retention found by
+the same search fsrs-rs's optimal_retention runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings
+from deckbuilder.schedule.sweep import OPTIMAL_RANGE, SWEEP_RETENTIONS, brent_minimum, sweep
+from tests.conftest import Run
+
+CliRun = Callable[..., Run]
+
+
+def test_sweep_covers_ankis_retentions_and_reviews_grow_with_retention() -> None:
+    result = sweep(300, PreviewSettings(new_per_day=10), 365)
+    assert [p.retention for p in result.points] == list(SWEEP_RETENTIONS)
+    assert SWEEP_RETENTIONS[0] == 0.70 and SWEEP_RETENTIONS[-1] == 0.99
+    reviews = [p.reviews for p in result.points]
+    assert reviews == sorted(reviews)
+    memorized = [p.memorized for p in result.points]
+    assert memorized[-1] > memorized[0]
+
+
+@pytest.mark.parametrize("minimum", [0.75, 0.83, 0.9])
+def test_brent_finds_an_interior_minimum(minimum: float) -> None:
+    found = brent_minimum(lambda r: (r - minimum) ** 2 + 1.0, *OPTIMAL_RANGE)
+    assert found == pytest.approx(minimum, abs=0.01)
+
+
+def test_brent_stops_where_fsrs_rs_stops_on_a_target_that_never_rises() -> None:
+    """fsrs-rs stops short of 0.95 at its tolerance: 0.93673 (Anki 26.9.3 answers this)."""
+    assert brent_minimum(lambda r: -r, *OPTIMAL_RANGE) == pytest.approx(0.93673, abs=1e-4)
+    assert brent_minimum(lambda r: r, *OPTIMAL_RANGE) == pytest.approx(0.70)
+
+
+def test_optimal_retention_is_the_least_time_per_card_remembered() -> None:
+    result = sweep(1000, PreviewSettings(new_per_day=20, review_limit=None), 365)
+    searched = [p for p in result.points if p.retention <= OPTIMAL_RANGE[1] + 1e-9]
+    best = min(searched, key=lambda p: p.minutes_per_card)
+    assert result.optimal_retention == pytest.approx(best.retention, abs=0.02)
+
+
+def anki_workload(col: Any, cards: int, new_per_day: int, days: int = 365) -> Any:
+    from anki.scheduler_pb2 import SimulateFsrsReviewRequest
+
+    request = SimulateFsrsReviewRequest(
+        params=list(DEFAULT_PARAMETERS),
+        desired_retention=0.9,
+        deck_size=cards,
+        days_to_simulate=days,
+        new_limit=new_per_day,
+        review_limit=9_999_999,
+        max_interval=36500,
+        search="cid:1",  # matches no card: the deck is deck_size new cards
+        easy_days_percentages=[1.0] * 7,
+        historical_retention=0.9,
+        learning_step_count=2,
+        relearning_step_count=1,
+    )
+    return request, col._backend.simulate_fsrs_workload(request)
+
+
+@pytest.mark.anki
+@pytest.mark.parametrize(("cards", "new_per_day"), [(10_000, 100), (3000, 30)])
+def test_sweep_agrees_with_ankis_workload(collection: Any, cards: int, new_per_day: int) -> None:
+    """Each retention of Anki's graph is one random run; 1,000 cards draw reviews up to 8%
+    from their expectation at some retentions, so larger decks are compared."""
+    _, anki = anki_workload(collection, cards, new_per_day)
+    ours = sweep(cards, PreviewSettings(new_per_day=new_per_day, review_limit=None), 365)
+    for point in ours.points:
+        percent = round(point.retention * 100)
+        assert point.reviews == pytest.approx(anki.review_count[percent], rel=0.07), percent
+        assert point.memorized == pytest.approx(anki.memorized[percent], rel=0.02), percent
+        assert point.minutes * 60 == pytest.approx(anki.cost[percent], rel=0.07), percent
+
+
+@pytest.mark.anki
+def test_optimal_retention_is_ankis_least_cost_per_memorized(collection: Any) -> None:
+    """fsrs-rs's target (seconds per card memorized at the end) on Anki's own workload
+    figures has its least value where ours is found."""
+    _, anki = anki_workload(collection, 10_000, 100)
+    least = min(range(70, 96), key=lambda r: anki.cost[r] / anki.memorized[r]) / 100
+    ours = sweep(10_000, PreviewSettings(new_per_day=100, review_limit=None), 365)
+    assert ours.optimal_retention == pytest.approx(least, abs=0.02 + 1e-9)
+
+
+@pytest.mark.anki
+def test_ankis_compute_optimal_retention_is_brents_end_on_a_target_that_never_rises(
+    collection: Any,
+) -> None:
+    """Anki 26.9.3's compute_optimal_retention answers 0.9367321 for every fresh workload,
+    however fully the request is filled (measured: deck sizes 300 to 10,000, 30 to 3,650
+    days, review limits, parameters, review orders, easy days). Anki builds the new cards
+    with the request's desired retention on each card, and fsrs-rs simulates a card at its
+    own retention, so the retention the search tries never reaches the simulation: the
+    target is constant and Brent's method walks to where it stops. The preview's optimum
+    is checked against Anki's workload figures and fsrs-rs's own search instead."""
+    request, _ = anki_workload(collection, 1000, 20)
+    request.new_cards_ignore_review_limit = False
+    request.suspend_after_lapse_count = 8
+    anki = collection._backend.compute_optimal_retention(request)
+    assert brent_minimum(lambda r: 1.0, *OPTIMAL_RANGE) == pytest.approx(anki, abs=1e-6)
+    request.deck_size, request.days_to_simulate, request.review_limit = 300, 60, 50
+    assert collection._backend.compute_optimal_retention(request) == pytest.approx(anki)
+
+
+def _fsrs_rs_cards(fsrs_rs: Any, cards: int, per_day: int, retention: float) -> list[Any]:
+    """New cards as Anki's simulate_request_to_config builds them: each with its own
+    desired retention."""
+    out = []
+    for i in range(cards):
+        card = fsrs_rs.Card()
+        card.id, card.difficulty, card.stability = -i, float("-inf"), 1e-8
+        card.last_date, card.due, card.interval = float("-inf"), float(i // per_day), float("-inf")
+        card.lapses, card.desired_retention = 0, retention
+        card.parameters = list(DEFAULT_PARAMETERS)
+        out.append(card)
+    return out
+
+
+def test_fsrs_rs_optimal_retention_agrees_and_ignores_it_when_cards_carry_one() -> None:
+    """fsrs-rs's own search (the reference Anki calls) finds the same optimum as ours for
+    1,000 cards at 20 a day; handed cards that carry a retention, as Anki hands them, it
+    answers Brent's end on a constant target whatever retention they carry."""
+    fsrs_rs = pytest.importorskip("fsrs_rs_python")
+    config = fsrs_rs.default_simulator_config()
+    config.deck_size, config.learn_limit, config.learn_span = 1000, 20, 365
+    w = list(DEFAULT_PARAMETERS)
+    reference = fsrs_rs.optimal_retention(config, w)
+    ours = sweep(1000, PreviewSettings(new_per_day=20, review_limit=None), 365)
+    assert ours.optimal_retention == pytest.approx(reference, abs=0.02 + 1e-9)
+    constant_end = brent_minimum(lambda r: 1.0, *OPTIMAL_RANGE)
+    for carried in (0.8, 0.9):
+        cards = _fsrs_rs_cards(fsrs_rs, 1000, 20, carried)
+        assert fsrs_rs.optimal_retention(config, w, cards) == pytest.approx(constant_end, 1e-6)
+
+
+def test_preview_sweep_json_and_text(cli: CliRun, project: Any) -> None:
+    run = cli("preview", "cards/", "--sweep", "--json", "--days", "60")
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert [p["retention"] for p in data["sweep"]] == list(SWEEP_RETENTIONS)
+    assert set(data["sweep"][0]) == {"retention", "reviews", "minutes", "memorized"}
+    assert OPTIMAL_RANGE[0] <= data["optimal_retention"] <= OPTIMAL_RANGE[1]
+    text = cli("preview", "cards/", "--sweep", "--days", "60")
+    assert text.code == 0
+    assert "Retention sweep:" in text.out and "<- current" in text.out
+    assert "Optimal retention 0.70: the least study time per card remembered" in text.out
+
+
+def test_preview_without_questions_has_no_sweep(cli: CliRun, project: Any) -> None:
+    data = json.loads(cli("preview", "cards/", "--json", "--days", "30").out)
+    assert "sweep" not in data and "exam" not in data
+    assert data["parameters_from"] == {"defaults": True}
+
+
+def test_a_retention_between_two_steps_marks_the_nearest_row(cli: CliRun, project: Any) -> None:
+    run = cli("preview", "cards/", "--sweep", "--retention", "0.955", "--days", "30")
+    assert run.code == 0, run.err
+    marked = [line for line in run.out.splitlines() if "nearest to the current 0.955" in line]
+    assert len(marked) == 1 and marked[0].split()[0] in ("0.95", "0.96")
+    outside = cli("preview", "cards/", "--sweep", "--retention", "0.5", "--days", "30")
+    assert "current" not in outside.out.split("Retention sweep:")[1]
+
+
+def test_a_small_deck_is_swept_in_fewer_copies_than_a_forecast_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Thirty-odd forecasts of 10,000 simulated cards each made the sweep of a 21-card
+    deck slower than that of a 10,000-card deck; a large deck is still simulated whole."""
+    from deckbuilder.schedule import simulation
+    from deckbuilder.schedule.sweep import MIN_SWEEP_CARDS
+
+    simulated: list[int] = []
+    real = simulation.simulate
+
+    def counting(cards: int, copies: int, *rest: Any) -> Any:
+        simulated.append(cards * copies)
+        return real(cards, copies, *rest)
+
+    monkeypatch.setattr(simulation, "simulate", counting)
+    sweep(21, PreviewSettings(new_per_day=10), 30)
+    assert max(simulated) < MIN_SWEEP_CARDS + 21 <= 5_000
+    simulated.clear()
+    sweep(6000, PreviewSettings(new_per_day=100), 2)
+    assert set(simulated) == {6000}
