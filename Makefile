@@ -10,7 +10,7 @@ deps:
 	./scripts/install-test-deps.sh
 
 test: deps
-	$(PYTHON) -m pytest
+	$(PYTHON) -m pytest -n auto --dist loadscope
 
 build:
 	./scripts/make-venv.sh && $(PYTHON) -m pip install --quiet . && $(VENV)/bin/deckbuilder build

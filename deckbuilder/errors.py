@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DeckError", "OutputError", "Problem", "UsageError"]
+__all__ = ["DeckError", "OutputError", "Problem", "RequestError", "TargetExists", "UsageError"]
 
 
 @dataclass(frozen=True, order=True)
@@ -44,8 +44,30 @@ class DeckError(Exception):
         return cls([Problem(str(file), line, message)])
 
 
+class RequestError(Exception):
+    """Values of a request that cannot be used (exit status 1, one line): each names the
+    request field at fault (``days``, ``params``...) and what is wrong with its value.
+    Callers word the fields as they ask for them (the CLI: as its options)."""
+
+    def __init__(self, problems: Iterable[tuple[str, str]]) -> None:
+        self.problems: tuple[tuple[str, str], ...] = tuple(problems)
+        super().__init__("; ".join(f"{name}: {message}" for name, message in self.problems))
+
+    @classmethod
+    def single(cls, name: str, message: str) -> RequestError:
+        return cls([(name, message)])
+
+
+class TargetExists(Exception):
+    """A file would be replaced that the request did not allow to replace."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(f"{path} already exists")
+
+
 class UsageError(Exception):
-    """A command-line value outside its allowed range (exit status 1, one line)."""
+    """A command-line value the CLI itself refuses (exit status 1, one line)."""
 
 
 class OutputError(Exception):

@@ -10,8 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from deckbuilder.cli import main
+
+# No deadline per example: the suite runs in parallel on busy machines, and time is
+# measured in benchmarks/, never asserted in a property test.
+settings.register_profile("deckbuilder", deadline=None)
+settings.load_profile("deckbuilder")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

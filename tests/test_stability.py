@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from tests.conftest import DATA, ROOT
 
 # 2026-01-01T00:00:00Z: the clock of builds from scratch (SOURCE_DATE_EPOCH in the CLI).

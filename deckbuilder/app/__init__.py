@@ -1,1 +1,109 @@
-"""app"""
+"""The application layer: one call per command, each taking a request and returning a
+result (what was written, counts, warnings, preview numbers). The command line, and any
+other program, goes through these calls and nothing else.
+
+=================  ======================  ======================
+call               request                 result
+=================  ======================  ======================
+``check``          :class:`CheckRequest`   ``CheckResult``
+``build``          :class:`BuildRequest`   ``BuildResult``
+``preview``        :class:`PreviewRequest` ``PreviewResult``
+``import_file``    :class:`ImportRequest`  ``ImportResult``
+``lint``           :class:`LintRequest`    ``LintResult``
+``list_decks``     :class:`ListRequest`    ``ListResult``
+``init_project``   :class:`InitRequest`    ``InitResult``
+``schema``         (none)                  the JSON Schema
+=================  ======================  ======================
+
+Errors: :class:`deckbuilder.errors.DeckError` (problems in the input, located),
+``RequestError`` (a request value), ``TargetExists``, ``OutputError``.
+
+The calls are loaded when first used (module ``__getattr__``), so that importing this
+package, as the command line does for ``--help``, costs no YAML, Markdown or FSRS.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from deckbuilder.app.requests import (
+    ALL_LANGUAGES,
+    BuildRequest,
+    CheckRequest,
+    ImportRequest,
+    InitRequest,
+    LintRequest,
+    ListRequest,
+    PreviewRequest,
+    Selection,
+)
+from deckbuilder.model import Deck, NoteKind
+
+if TYPE_CHECKING:
+    from deckbuilder.app.building import BuildResult, build
+    from deckbuilder.app.checking import CheckResult, ListResult, check, list_decks
+    from deckbuilder.app.importing import ImportResult, import_file
+    from deckbuilder.app.linting import LintResult, lint
+    from deckbuilder.app.packages import PackageResult
+    from deckbuilder.app.previewing import PreviewResult, preview
+    from deckbuilder.app.project import InitResult, init_project, schema
+    from deckbuilder.render.deck import RenderedDeck
+
+__all__ = [
+    "ALL_LANGUAGES",
+    "BuildRequest",
+    "BuildResult",
+    "CheckRequest",
+    "CheckResult",
+    "Deck",
+    "ImportRequest",
+    "ImportResult",
+    "InitRequest",
+    "InitResult",
+    "LintRequest",
+    "LintResult",
+    "ListRequest",
+    "ListResult",
+    "NoteKind",
+    "PackageResult",
+    "PreviewRequest",
+    "PreviewResult",
+    "RenderedDeck",
+    "Selection",
+    "build",
+    "check",
+    "import_file",
+    "init_project",
+    "lint",
+    "list_decks",
+    "preview",
+    "schema",
+]
+
+_LAZY = {
+    "build": "building",
+    "BuildResult": "building",
+    "check": "checking",
+    "CheckResult": "checking",
+    "list_decks": "checking",
+    "ListResult": "checking",
+    "import_file": "importing",
+    "ImportResult": "importing",
+    "lint": "linting",
+    "LintResult": "linting",
+    "preview": "previewing",
+    "PreviewResult": "previewing",
+    "init_project": "project",
+    "InitResult": "project",
+    "schema": "project",
+    "PackageResult": "packages",
+    "RenderedDeck": "checking",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)

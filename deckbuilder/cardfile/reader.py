@@ -26,6 +26,7 @@ from deckbuilder.cardfile.fields import ID_RE, MAX_FIELD_BYTES, FieldReader
 from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
 from deckbuilder.cardfile.yaml_tree import YMap, YValue, parse_yaml
 from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import Deck
 
 __all__ = [
@@ -39,34 +40,15 @@ __all__ = [
     "SOURCE_SUFFIXES",
     "decks_from_tree",
     "find_sources",
-    "folder_link_outside",
     "load_deck",
     "load_deck_languages",
     "load_decks",
     "read_text",
-    "real_path_outside",
 ]
 
 SOURCE_SUFFIXES = (".yaml", ".yml")
 # Limit against absurd input (documented in README, "Limits").
 MAX_FILE_BYTES = 64 * 1024 * 1024
-
-
-def real_path_outside(path: Path, real_folders: Sequence[str]) -> Path | None:
-    """Where ``path`` really is when symbolic links take it outside every one of
-    ``real_folders`` (each already an ``os.path.realpath``); None: it is inside one.
-    A shared deck repository can carry ``media/x.png -> /etc/passwd``; nothing such a
-    link points at may be read into a package."""
-    real = Path(os.path.realpath(path))  # realpath, unlike Path.resolve, survives link loops
-    return None if any(real.is_relative_to(folder) for folder in real_folders) else real
-
-
-def folder_link_outside(folder: Path) -> Path | None:
-    """Where ``folder`` really is when it is a symbolic link out of the folder that holds
-    it (``media -> /etc``, ``cards -> ../../.ssh``); None otherwise. The folders above
-    it are where the user chose to work, and are not judged."""
-    holder = os.path.realpath(Path(os.path.abspath(folder)).parent)
-    return real_path_outside(folder, [holder])
 
 
 def find_sources(paths: Sequence[Path]) -> list[Path]:

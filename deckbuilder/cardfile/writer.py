@@ -9,12 +9,14 @@ written as is, not escaped.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from deckbuilder.importers.base import CardNote, Imported, assign_ids
 from deckbuilder.model import letter
+
+if TYPE_CHECKING:
+    from deckbuilder.importers.base import CardNote, Imported
 
 __all__ = ["format_scalar", "notes_yaml", "to_yaml"]
 
@@ -113,6 +115,10 @@ def to_yaml(result: Imported, deck_name: str, deck_id: str) -> str:
     if result.description.strip():
         out.append(f"description: {format_scalar(result.description, 2)}")
     out.append("notes:")
+    from deckbuilder.importers.base import (
+        assign_ids,
+    )  # the importers' records, until they write notes
+
     ids = assign_ids(result.questions)
     for i, (nid, q) in enumerate(zip(ids, result.questions, strict=True)):
         if i:

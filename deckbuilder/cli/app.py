@@ -21,7 +21,7 @@ from typer.core import TyperGroup
 from deckbuilder import __version__
 from deckbuilder.cli.options import session_of
 from deckbuilder.cli.output import Session, err, plural
-from deckbuilder.errors import DeckError, OutputError, UsageError
+from deckbuilder.errors import DeckError, OutputError, RequestError, TargetExists, UsageError
 
 __all__ = ["app", "main", "run"]
 
@@ -81,6 +81,33 @@ def _root(
 
 # Typer turns Ctrl-C (KeyboardInterrupt) into this exit status, as a shell would.
 _INTERRUPTED = 128 + signal.SIGINT
+
+# The option (or argument) that gives each request field, for messages about its value.
+OPTIONS = {
+    "days": "--days",
+    "deck": "--deck",
+    "exam": "--exam",
+    "format": "--format",
+    "history": "--history",
+    "html": "--html",
+    "html_out": "--html-out",
+    "lang": "--lang",
+    "lead": "--lead",
+    "new_per_day": "--new-per-day",
+    "out": "--out",
+    "params": "--params",
+    "plot": "--plot",
+    "retention": "--retention",
+    "review_limit": "--review-limit",
+    "seed": "--seed",
+    "start": "--start",
+    "timestamp": "SOURCE_DATE_EPOCH",
+}
+
+
+def worded(exc: RequestError) -> str:
+    """A request error as the command line words it: each field as its option."""
+    return "; ".join(f"{OPTIONS.get(name, name)}: {message}" for name, message in exc.problems)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,6 +174,12 @@ def _run(args: list[str], session: Session) -> int:
             err(str(problem), fg="red")
         n = len(exc.problems)
         err(f"{plural(n, 'problem')} found; nothing was written.", bold=True)
+        return 1
+    except RequestError as exc:
+        typer.echo(f"Error: {worded(exc)}", err=True)
+        return 1
+    except TargetExists as exc:
+        typer.echo(f"Error: {exc.path} already exists; use --force to replace it", err=True)
         return 1
     except (UsageError, OutputError) as exc:
         typer.echo(f"Error: {exc}", err=True)

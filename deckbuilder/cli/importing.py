@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
+from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import session_of
-from deckbuilder.cli.output import plural
-from deckbuilder.errors import UsageError
-
-if TYPE_CHECKING:
-    from deckbuilder.importers.notes_plan import NotesImport
 
 
 @app.command("import")
@@ -69,55 +65,19 @@ def import_(
 
     Example: deckbuilder import quiz.csv --out cards/quiz.yaml
     """
-    from deckbuilder.importers import FORMATS, plan_import, write_card_file
-    from deckbuilder.importers.base import skipped_summary
-    from deckbuilder.importers.notes_plan import read_notes_source
-
-    written = session_of(ctx).written  # for the message if it is interrupted
-    notes = read_notes_source(source) if fmt == "auto" else None
-    if notes is not None:
-        _import_notes(notes, source, out, deck, force, written)
-        return
-    if fmt not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if deck is not None and not deck.strip():
-        raise UsageError("--deck must not be empty")
-    plan = plan_import(source, fmt, out=out, deck=deck, allow_missing_answers=allow_missing_answers)
-    result = plan.result
-    for skipped in result.skipped:
-        typer.echo(
-            f"{source}:{skipped.line}: warning: skipped "
-            f"{'an' if skipped.kind[0] in 'aeiou' else 'a'} {skipped.kind} question "
-            f"({skipped.reason})",
-            err=True,
+    session = session_of(ctx)
+    result = library.import_file(
+        library.ImportRequest(
+            source=source,
+            format=fmt,
+            out=out,
+            deck=deck,
+            allow_missing_answers=allow_missing_answers,
+            force=force,
+            written=session.written,  # for the message if it is interrupted
         )
-    for q in result.missing_answers:
-        typer.echo(f"{source}:{q.line}: warning: no answer marked; 'answer:' left empty", err=True)
-    for warning in result.warnings:  # e.g. a GIFT mark inside feedback, read as Moodle does
-        typer.echo(str(warning), err=True)
-    path = write_card_file(plan, source, force=force, replaced=written)
-    missing = len(result.missing_answers)
-    typer.echo(
-        f"wrote {path}: {plural(len(result.questions), 'question')} imported, "
-        f"{skipped_summary(result.skipped)} ({result.format} format, deck '{plan.deck_name}')"
-        + (f"; {missing} without an answer" if missing else "")
     )
-
-
-def _import_notes(
-    result: NotesImport,
-    source: Path,
-    out: Path | None,
-    deck: str | None,
-    force: bool,
-    written: list[Path],
-) -> None:
-    """An Anki package, Anki's text export or a spreadsheet: plan, report, write."""
-    from deckbuilder.importers.notes_plan import notes_report, plan_notes, write_notes
-
-    plan = plan_notes(result, source, out, deck, Path("media"))
     for warning in result.warnings:
         typer.echo(str(warning), err=True)
-    write_notes(plan, source, force=force, replaced=written)
-    for line in notes_report(plan):
+    for line in result.report:
         typer.echo(line)

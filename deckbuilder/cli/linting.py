@@ -1,31 +1,17 @@
-"""``deckbuilder lint``: item-writing flaws, one line each; and the count that check and
-build print."""
+"""``deckbuilder lint``: item-writing flaws, one line each."""
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from deckbuilder import app as library
 from deckbuilder.cli.app import app
-from deckbuilder.cli.options import (
-    Fallback,
-    JsonFlag,
-    Lang,
-    Sources,
-    checked_lang,
-    session_of,
-    source_paths,
-)
-from deckbuilder.cli.output import Session, err, plural
+from deckbuilder.cli.options import Fallback, JsonFlag, Lang, Sources, selection, session_of
+from deckbuilder.cli.output import plural
 
-if TYPE_CHECKING:
-    from deckbuilder.model import Deck
-
-__all__ = ["lint", "lint_count", "lint_pointer"]
+__all__ = ["lint"]
 
 
 @app.command()
@@ -47,39 +33,16 @@ def lint(
 
     Example: deckbuilder lint cards/ --strict
     """
-    from deckbuilder.cardfile.reader import load_decks
-    from deckbuilder.lint import lint_decks, warnings_json
-
     session = session_of(ctx)
     session.json = as_json
-    decks = load_decks(source_paths(sources), lang=checked_lang(lang, "all"), fallback=fallback)
-    warnings = lint_decks(decks)
+    result = library.lint(library.LintRequest(selection(sources, lang, fallback)))
     if as_json:
-        session.emit_json(warnings_json(warnings, strict=strict))
+        session.emit_json(result.as_json(strict=strict))
     else:
-        for warning in warnings:
+        for warning in result.warnings:
             typer.echo(str(warning))
-        notes = len({(w.file, w.note) for w in warnings})
-        found = f"{plural(len(warnings), 'warning')} in {plural(notes, 'note')}"
-        session.say(found if warnings else f"no warnings in {plural(len(decks), 'deck')}")
-    return 1 if strict and warnings else 0
-
-
-def lint_count(decks: Sequence[Deck]) -> int:
-    """How many warnings ``deckbuilder lint`` gives for ``decks``."""
-    from deckbuilder.lint import lint_decks
-
-    return len(lint_decks(decks))
-
-
-def lint_pointer(session: Session, decks: Sequence[Deck], sources: list[Path] | None) -> None:
-    """What check and build say about lint (on stderr, beside the other warnings): the
-    count and the command that shows them; nothing when there are none. With --quiet
-    nothing would be said, so lint does not run."""
-    if session.quiet:
-        return
-    count = lint_count(decks)
-    if not count:
-        return
-    command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ())])
-    err(f"{plural(count, 'lint warning')}; see them with: {command}", fg="yellow")
+        found = f"{plural(len(result.warnings), 'warning')} in {plural(result.notes, 'note')}"
+        session.say(
+            found if result.warnings else f"no warnings in {plural(len(result.decks), 'deck')}"
+        )
+    return 1 if strict and result.warnings else 0

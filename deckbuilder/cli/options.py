@@ -10,8 +10,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from deckbuilder.app import ALL_LANGUAGES, Selection
 from deckbuilder.cli.output import Session
-from deckbuilder.errors import UsageError
+from deckbuilder.errors import RequestError
 
 __all__ = [
     "Fallback",
@@ -21,9 +22,8 @@ __all__ = [
     "MediaDir",
     "Sources",
     "build_timestamp",
-    "checked_lang",
+    "selection",
     "session_of",
-    "source_paths",
 ]
 
 Sources = Annotated[
@@ -65,16 +65,23 @@ Jobs = Annotated[
 ]
 
 
-def checked_lang(value: str | None, default: str | None) -> str | None:
-    """Check --lang; None means the deck's first language."""
-    from deckbuilder.cardfile.reader import ALL_LANGUAGES, LANG_RE
-
-    if value is None:
-        return default
-    value = value.strip()
-    if value != ALL_LANGUAGES and not LANG_RE.match(value):
-        raise UsageError(f"--lang must be a language code like ko or en, or 'all', not {value!r}")
-    return value
+def selection(
+    sources: list[Path] | None,
+    lang: str | None,
+    fallback: bool = False,
+    media: Path | None = None,
+    *,
+    every_language: bool = True,
+) -> Selection:
+    """The card files and language the options name. Without --lang: every language
+    (``every_language``), else each deck's first."""
+    chosen = lang.strip() if lang is not None else (ALL_LANGUAGES if every_language else None)
+    return Selection(
+        sources=tuple(sources) if sources else (Path("cards"),),
+        lang=chosen,
+        fallback=fallback,
+        media_dir=media,
+    )
 
 
 def session_of(ctx: typer.Context) -> Session:
@@ -85,23 +92,17 @@ def session_of(ctx: typer.Context) -> Session:
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object (errors too).")]
 
 
-def source_paths(sources: list[Path] | None) -> list[Path]:
-    return list(sources) if sources else [Path("cards")]
-
-
 def build_timestamp() -> int:
-    """Build time for note modification times; SOURCE_DATE_EPOCH wins (reproducible builds)."""
-    from deckbuilder.lock.manifest import LAST_SECOND
-
+    """Build time for note modification times; SOURCE_DATE_EPOCH wins (reproducible
+    builds). The library checks its range."""
     env = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if not env:
         return int(time.time())
     # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
-    digits = env.lstrip("0")
-    if not re.fullmatch(r"[0-9]+", env) or len(digits) > 12 or int(env) > LAST_SECOND:
+    if not re.fullmatch(r"[0-9]+", env) or len(env.lstrip("0")) > 12:
         shown = env if len(env) <= 30 else f"{env[:20]}..."
-        raise UsageError(
-            f"SOURCE_DATE_EPOCH must be whole seconds from 0 (1970) to {LAST_SECOND} "
-            f"(the end of year 9999, where lock file dates end), not {shown!r}"
+        raise RequestError.single(
+            "timestamp",
+            f"must be whole seconds from 0 (1970) to the end of year 9999, not {shown!r}",
         )
     return int(env)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -15,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from deckbuilder.model import Deck, NoteKind
+from deckbuilder.app import Deck, NoteKind
 
 if TYPE_CHECKING:
-    from deckbuilder.app.pipeline import BuildResult
-    from deckbuilder.render.deck import RenderedDeck
+    from deckbuilder.app import PackageResult
+    from deckbuilder.errors import Problem
 
 __all__ = [
     "Session",
@@ -30,6 +31,7 @@ __all__ = [
     "deck_table",
     "err",
     "human_size",
+    "lint_pointer",
     "plural",
     "print_warnings",
 ]
@@ -66,10 +68,18 @@ def err(text: str, **style: Any) -> None:
     typer.echo(typer.style(text, **style) if colour and style else text, err=True)
 
 
-def print_warnings(rendered: Sequence[RenderedDeck]) -> None:
-    # The languages of a deck share its file: a warning about the file shows once.
-    for warning in dict.fromkeys(w for rd in rendered for w in rd.warnings):
+def print_warnings(warnings: Sequence[Problem | str]) -> None:
+    for warning in warnings:
         err(str(warning), fg="yellow")
+
+
+def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | None) -> None:
+    """What check and build say about lint (on stderr, beside the other warnings): the
+    count and the command that shows them; nothing when there are none or with --quiet."""
+    if session.quiet or not count:
+        return
+    command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ())])
+    err(f"{plural(count, 'lint warning')}; see them with: {command}", fg="yellow")
 
 
 def plural(n: int, word: str) -> str:
@@ -141,7 +151,7 @@ def deck_table(decks: Sequence[Deck]) -> list[str]:
     return lines
 
 
-def build_lines(result: BuildResult) -> list[str]:
+def build_lines(result: PackageResult) -> list[str]:
     """What ``build`` says about one package: counts, the file, and what re-importing it
     will do (from the lock file)."""
     rd = result.rendered
@@ -153,7 +163,7 @@ def build_lines(result: BuildResult) -> list[str]:
     return lines + _change_lines(result)
 
 
-def _change_lines(result: BuildResult) -> list[str]:
+def _change_lines(result: PackageResult) -> list[str]:
     c = result.changes
     if result.first_build:
         lines = [f"  first build: {plural(len(c.added), 'note')} added"]
@@ -185,7 +195,7 @@ def _change_lines(result: BuildResult) -> list[str]:
     return lines
 
 
-def build_facts(result: BuildResult) -> dict[str, Any]:
+def build_facts(result: PackageResult) -> dict[str, Any]:
     """One package in the JSON output of build, beside its :func:`deck_summary`."""
     c = result.changes
     return {

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-from deckbuilder.cli.app import app
-from deckbuilder.cli.options import (
-    Fallback,
-    Jobs,
-    Lang,
-    MediaDir,
-    Sources,
-    checked_lang,
-    session_of,
-    source_paths,
-)
-from deckbuilder.errors import Problem, UsageError
-
-if TYPE_CHECKING:
-    from deckbuilder.render.deck import RenderedDeck
+from deckbuilder import app as library
+from deckbuilder.cli.app import OPTIONS, app
+from deckbuilder.cli.options import Fallback, Jobs, Lang, MediaDir, Sources, selection, session_of
+from deckbuilder.cli.output import err
+from deckbuilder.cli.progress import terminal_progress
+from deckbuilder.errors import UsageError
 
 
 @app.command()
@@ -144,108 +136,65 @@ def preview(
 
     Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --html
     """
-
-    from deckbuilder.app.pipeline import check as check_decks
-    from deckbuilder.cli.output import err
-    from deckbuilder.preview.chart import FORMATS, write_chart
-    from deckbuilder.preview.questions import history_parameters, questions_from_options
-    from deckbuilder.preview.report import preview_deck, report, to_json
-    from deckbuilder.preview.settings import retention_warning, settings_for, settings_from_options
-
     session = session_of(ctx)
     session.json = as_json
-    overrides = settings_from_options(retention, new_per_day, review_limit, params, days, seed)
-    questions = questions_from_options(sweep, exam, start, lead, new_per_day)
-    fitted = None  # --history's path and the parameters fitted from it
+    if exam is None:
+        given = [name for name, value in (("--start", start), ("--lead", lead != 7)) if value]
+        if given:
+            raise UsageError(f"{' and '.join(given)}: only with --exam YYYY-MM-DD")
     if history is not None and params is not None:
         err(f"Note: --history {history} is not used: --params gives the parameters")
-    elif history is not None:
-        fit, problem = history_parameters(history)
-        fitted = (history, fit)
-        if problem is not None:
-            err(f"Warning: {problem}", fg="yellow")
-    warning = retention_warning(retention)
-    if warning is not None:
-        err(f"Warning: {warning}", fg="yellow")
-    if plot is not None and plot.suffix.lower() not in FORMATS:
-        raise UsageError(f"--plot: the file name must end in .svg or .png, not {plot.name!r}")
-    if html_out is not None and html_out.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"--html-out: the file name must end in .html, not {html_out.name!r}")
-    # One language is enough to forecast (default: the deck's first); --lang all shows each.
-    rendered = check_decks(
-        source_paths(sources), media_dir=media, lang=checked_lang(lang, None), fallback=fallback
-    )
-    previews = []
-    warnings: dict[Problem, None] = {}  # the languages of a deck share its study block
-    for deck in [rd.deck for rd in rendered]:
-        # --params, then --history, then the study block's params or history.
-        chosen = settings_for(deck, overrides, fitted)
-        warnings.update(dict.fromkeys(chosen.warnings))
-        previews.append(
-            preview_deck(
-                deck, chosen.settings, days, seed, chosen.origin, questions, chosen.parameters_from
+        history = None
+    with terminal_progress(sys.stderr, enabled=not (session.quiet or as_json)) as bar:
+        result = library.preview(
+            library.PreviewRequest(
+                today=date.today(),
+                selection=selection(sources, lang, fallback, media, every_language=False),
+                retention=retention,
+                new_per_day=new_per_day,
+                review_limit=review_limit,
+                days=days,
+                params=params,
+                seed=seed,
+                plot=plot,
+                html=html,
+                html_out=html_out,
+                sweep=sweep,
+                exam=_date("--exam", exam),
+                start=_date("--start", start),
+                lead=lead,
+                history=history,
+                written=session.written,
+                progress=bar,
             )
         )
-    for told in warnings:
-        err(str(told), fg="yellow")
-    charts: list[Path] = []
-    if plot is not None:
-        for p in previews:
-            target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
-            write_chart(p, _file_target("--plot", target), replaced=session.written)
-            charts.append(target)
-    pages = (
-        _write_pages(rendered, previews, html_out, session.written)
-        if html or html_out is not None
-        else []
-    )
+    for told in result.request_warnings:
+        text = f"{OPTIONS[told[0]]} {told[1]}" if isinstance(told, tuple) else str(told)
+        err(f"Warning: {text}", fg="yellow")
+    for warning in result.warnings:
+        err(str(warning), fg="yellow")
     if as_json:
-        data = to_json(previews)
-        if pages:
-            data["pages" if len(pages) > 1 else "page"] = (
-                [str(x) for x in pages] if len(pages) > 1 else str(pages[0])
+        data = result.as_json()
+        if result.pages:
+            data["pages" if len(result.pages) > 1 else "page"] = (
+                [str(x) for x in result.pages] if len(result.pages) > 1 else str(result.pages[0])
             )
-        if charts:
-            data["charts"] = [str(x) for x in charts]
+        if result.charts:
+            data["charts"] = [str(x) for x in result.charts]
         session.emit_json(_printable(data))
         return
-    session.say(_printable("\n\n".join(report(p) for p in previews)))
-    for path in [*charts, *pages]:
+    session.say(_printable(result.report()))
+    for path in [*result.charts, *result.pages]:
         session.say(_printable(f"wrote {path}"))
 
 
-def _write_pages(
-    rendered: Sequence[RenderedDeck],
-    previews: Sequence[Any],
-    html_out: Path | None,
-    replaced: list[Path],
-) -> list[Path]:
-    """Write each deck's preview page: HTML_OUT (FILE-<deck id>.html for several decks)
-    or output/<deck id>.html. ``replaced`` gets each page as it is written."""
-    from deckbuilder.cli.output import err
-    from deckbuilder.errors import OutputError
-    from deckbuilder.files.atomic import atomic_write_bytes
-    from deckbuilder.preview.page import preview_page
-
-    written = []
-    for rd, p in zip(rendered, previews, strict=True):
-        if html_out is None:
-            target = Path("output") / f"{rd.deck.key}.html"
-        elif len(rendered) == 1:
-            target = html_out
-        else:
-            target = html_out.with_stem(f"{html_out.stem}-{rd.deck.key}")
-        option = "--html" if html_out is None else "--html-out"
-        found: list[Problem] = []  # what the page cannot show as Anki does (math)
-        data = preview_page(rd, p, found).encode("utf-8")
-        try:
-            atomic_write_bytes(_file_target(option, target), data, replaced=replaced)
-        except OutputError as exc:
-            raise UsageError(f"{option}: {exc}") from None
-        for warning in found:
-            err(str(warning), fg="yellow")
-        written.append(target)
-    return written
+def _date(option: str, value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        raise UsageError(f"{option}: {value!r} is not a date like 2025-06-30") from None
 
 
 def _printable(value: Any) -> Any:
@@ -259,14 +208,3 @@ def _printable(value: Any) -> Any:
     if isinstance(value, list):
         return [_printable(item) for item in value]
     return value
-
-
-def _file_target(option: str, target: Path) -> Path:
-    """``target``, unless a folder has that name: a file must not take a folder's place."""
-    try:
-        is_dir = target.is_dir()
-    except OSError as exc:  # a name too long for the file system, for one
-        raise UsageError(f"{option}: cannot write {target}: {exc.strerror or exc}") from None
-    if is_dir:
-        raise UsageError(f"{option}: {target} is a folder; give the name of a file to write")
-    return target

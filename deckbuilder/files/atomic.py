@@ -290,7 +290,7 @@ class Staging:
 
         A run killed outright (SIGKILL, power loss) between two renames leaves the earlier
         targets new and the later ones as they were: callers stage in an order that makes
-        that state heal on the next run (see :func:`deckbuilder.app.pipeline.write_packages`).
+        that state heal on the next run (see :func:`deckbuilder.app.packages.write_packages`).
         """
         done: list[tuple[_Temp, _Temp | None]] = []  # (staged file, previous target)
         new = [] if replaced is None else replaced

@@ -9,12 +9,12 @@ command line is theirs to choose.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from deckbuilder.errors import DeckError, Problem
 
-__all__ = ["link_out_of_project", "refuse_links_out"]
+__all__ = ["folder_link_outside", "link_out_of_project", "real_path_outside", "refuse_links_out"]
 
 
 def link_out_of_project(path: Path, root: Path | None = None) -> tuple[Path, Path] | None:
@@ -49,3 +49,20 @@ def refuse_links_out(paths: Iterable[Path], doing: str) -> None:
             Problem(str(link), None, f"a link to '{real}', outside the project; {doing}")
             for link, real in found.items()
         )
+
+
+def real_path_outside(path: Path, real_folders: Sequence[str]) -> Path | None:
+    """Where ``path`` really is when symbolic links take it outside every one of
+    ``real_folders`` (each already an ``os.path.realpath``); None: it is inside one.
+    A shared deck repository can carry ``media/x.png -> /etc/passwd``; nothing such a
+    link points at may be read into a package."""
+    real = Path(os.path.realpath(path))  # realpath, unlike Path.resolve, survives link loops
+    return None if any(real.is_relative_to(folder) for folder in real_folders) else real
+
+
+def folder_link_outside(folder: Path) -> Path | None:
+    """Where ``folder`` really is when it is a symbolic link out of the folder that holds
+    it (``media -> /etc``, ``cards -> ../../.ssh``); None otherwise. The folders above
+    it are where the user chose to work, and are not judged."""
+    holder = os.path.realpath(Path(os.path.abspath(folder)).parent)
+    return real_path_outside(folder, [holder])

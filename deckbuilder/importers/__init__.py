@@ -16,7 +16,7 @@ from pathlib import Path
 from deckbuilder.cardfile.fields import UNSTORABLE
 from deckbuilder.cardfile.reader import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
 from deckbuilder.cardfile.writer import to_yaml
-from deckbuilder.errors import DeckError, Problem, UsageError
+from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.importers.aiken import looks_like_aiken, parse_aiken
 from deckbuilder.importers.base import (
@@ -114,7 +114,7 @@ def import_text(
     if fmt == "auto":
         fmt = detect_format(text, file, suffix)
     if fmt not in PARSERS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise RequestError.single("format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
     result = PARSERS[fmt](text, file)
     _apply_categories(result, deck_given)
     _skip_refused(result)
@@ -238,8 +238,8 @@ def plan_import(
 ) -> ImportPlan:
     """Read ``source`` and prepare the card file; write nothing."""
     if out is not None and out.suffix not in SOURCE_SUFFIXES:
-        raise UsageError(
-            f"--out must name a .yaml file (build and check look for *.yaml), not {out}"
+        raise RequestError.single(
+            "out", f"must name a .yaml file (build and check look for *.yaml), not {out}"
         )
     result = import_file(source, fmt, deck_given=bool(deck), allow_missing_answers=True)
     result.source = source.name

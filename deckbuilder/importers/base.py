@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deckbuilder.cardfile.fields import MAX_FIELD_BYTES, unstorable_problem
-from deckbuilder.errors import DeckError, Problem, UsageError
+from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
 from deckbuilder.model import letter
 
 __all__ = [
@@ -250,11 +250,11 @@ def check_target(path: Path, source: Path, *, force: bool, example: str) -> None
     """Refuse to write ``path`` when it is the file being imported, a folder (``example``
     names a file to give instead), or, without ``force``, a file that exists."""
     if path.exists() and source.exists() and path.resolve() == source.resolve():
-        raise UsageError(f"{path} is the file being imported; choose another --out")
+        raise RequestError.single("out", f"{path} is the file being imported; choose another")
     if path.is_dir():
-        raise UsageError(f"{path} is a folder; give --out a file name such as {example}")
+        raise RequestError.single("out", f"{path} is a folder; give a file name such as {example}")
     if path.exists() and not force:
-        raise UsageError(f"{path} already exists; use --force to replace it")
+        raise TargetExists(path)
 
 
 def raise_if(problems: list[Problem]) -> None:

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deckbuilder.errors import OutputError, UsageError
+from deckbuilder.errors import OutputError, RequestError
 from deckbuilder.files.atomic import atomic_write
 from deckbuilder.preview.report import MEMORIZED_MEANS, figure
 
@@ -83,7 +83,7 @@ def write_chart(p: DeckPreview, path: Path, *, replaced: list[Path] | None = Non
     try:
         atomic_write(path, lambda tmp: tmp.write_bytes(data), replaced=replaced)
     except OutputError as exc:
-        raise UsageError(f"--plot: {exc}") from None
+        raise RequestError.single("plot", str(exc)) from None
     return path
 
 

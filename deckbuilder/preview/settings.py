@@ -1,7 +1,7 @@
 """Where the preview's settings come from: the command line's options, checked; the
 deck's ``study:`` block (its FSRS parameters or review history included); Anki's defaults.
 
-Library code: every wrong value is a one-line UsageError or a DeckError at its line.
+Library code: every wrong value is a RequestError naming its field, or a DeckError at its line.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deckbuilder.errors import DeckError, Problem, UsageError
+from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.model import Deck, StudySettings
 from deckbuilder.schedule import PreviewSettings, parse_parameters
 from deckbuilder.schedule.settings import ANKI_RETENTION_RANGE, ParameterSyntaxError
@@ -44,12 +44,19 @@ MAX_DAYS = 3650
 # A parameter file holds 21 numbers, a few hundred bytes; a larger file is not one.
 MAX_PARAMS_FILE_BYTES = 64 * 1024
 
-# The command-line option that sets each PreviewSettings field (for error messages).
-OPTION_NAMES = {
-    "desired_retention": "--retention",
-    "new_per_day": "--new-per-day",
-    "review_limit": "--review-limit",
-    "parameters": "--params",
+# The request field that sets each PreviewSettings field (for error messages), and how
+# the preview's origin sentence names what was set.
+FIELD_NAMES = {
+    "desired_retention": "retention",
+    "new_per_day": "new_per_day",
+    "review_limit": "review_limit",
+    "parameters": "params",
+}
+_SET_NAMES = {
+    "desired_retention": "the desired retention",
+    "new_per_day": "new cards a day",
+    "review_limit": "the review limit",
+    "parameters": "the FSRS parameters",
 }
 
 
@@ -63,8 +70,8 @@ def settings_from_options(
 ) -> dict[str, Any]:
     """The preview command's option values that were given, as settings overrides.
 
-    Every value out of range is named in one one-line UsageError, with the option and
-    the allowed range. ``params`` is the parameter list as text, or the name of a file
+    Every value out of range is named in one RequestError, with its field and the
+    allowed range. ``params`` is the parameter list as text, or the name of a file
     holding it; ``days`` and ``seed`` are checked too.
     """
     parameters, params_file = (None, None) if params is None else _parameters_option(params)
@@ -75,37 +82,39 @@ def settings_from_options(
         "parameters": parameters,
     }
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    names = (
-        {**OPTION_NAMES, "parameters": f"--params {params_file}"} if params_file else OPTION_NAMES
-    )
     problems = [
-        f"{names.get(p.name, p.name)}: {p.message}"
+        (
+            FIELD_NAMES.get(p.name, p.name),
+            f"{params_file}: {p.message}" if p.name == "parameters" and params_file else p.message,
+        )
         for p in PreviewSettings().with_values(**overrides).problems()
     ]
     problems += _run_problems(days, seed)
     if problems:
-        raise UsageError("; ".join(problems))
+        raise RequestError(problems)
     return overrides
 
 
-def retention_warning(retention: float | None) -> str | None:
-    """A sentence when ``--retention`` is usable for a forecast but outside what Anki's
-    deck options accept (a what-if the deck's study block could not carry)."""
+def retention_warning(retention: float | None) -> tuple[str, str] | None:
+    """The field and a sentence when a retention asked for is usable for a forecast but
+    outside what Anki's deck options accept (a what-if the deck's study block could not
+    carry)."""
     low, high = ANKI_RETENTION_RANGE
     if retention is None or low <= retention <= high:
         return None
     return (
-        f"--retention {retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's "
-        "deck options accept; Anki will not schedule with it"
+        "retention",
+        f"{retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's deck options "
+        "accept; Anki will not schedule with it",
     )
 
 
 def _parameters_option(value: str) -> tuple[tuple[float, ...], str | None]:
-    """The parameters ``--params`` gives, and the file they were read from (None: the
-    value itself). A value that names an existing path is read as a file."""
+    """The parameters a ``params`` value gives, and the file they were read from (None:
+    the value itself). A value that names an existing path is read as a file."""
     if not value.strip():
-        raise UsageError(
-            "--params: empty; expected 21 comma-separated numbers or a file holding them"
+        raise RequestError.single(
+            "params", "empty; expected 21 comma-separated numbers or a file holding them"
         )
     path = Path(value)
     try:
@@ -117,49 +126,51 @@ def _parameters_option(value: str) -> tuple[tuple[float, ...], str | None]:
         try:
             return parse_parameters(text), value
         except ParameterSyntaxError as exc:
-            raise UsageError(
-                f"--params {value}:{exc.line}: {exc}; expected 21 comma-separated numbers"
+            raise RequestError.single(
+                "params", f"{value}:{exc.line}: {exc}; expected 21 comma-separated numbers"
             ) from None
     try:
         return parse_parameters(value), None
     except ParameterSyntaxError as exc:
         if len(value.split()) == 1 and "," not in value:  # one word: meant as a file?
-            raise UsageError(
-                f"--params: {exc.entry!r} is neither a number nor a file; expected 21 "
-                "comma-separated numbers or a file holding them"
+            raise RequestError.single(
+                "params",
+                f"{exc.entry!r} is neither a number nor a file; expected 21 "
+                "comma-separated numbers or a file holding them",
             ) from None
-        raise UsageError(f"--params: {exc}; expected 21 comma-separated numbers") from None
+        raise RequestError.single("params", f"{exc}; expected 21 comma-separated numbers") from None
 
 
 def _read_parameter_file(path: Path) -> str:
     """The text of a parameter file; a folder, a device, an unreadable, binary or huge
-    file is a one-line UsageError. Reads no more than the size limit."""
+    file is a RequestError. Reads no more than the size limit."""
     if path.is_dir():
-        raise UsageError(f"--params: {path} is a folder, not a file of parameters")
+        raise RequestError.single("params", f"{path} is a folder, not a file of parameters")
     if not path.is_file():
-        raise UsageError(f"--params: {path} is not a regular file")
+        raise RequestError.single("params", f"{path} is not a regular file")
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_PARAMS_FILE_BYTES + 1)
     except OSError as exc:
-        raise UsageError(f"--params: cannot read {path}: {exc.strerror or exc}") from None
+        raise RequestError.single("params", f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > MAX_PARAMS_FILE_BYTES:
-        raise UsageError(
-            f"--params: {path} is larger than {MAX_PARAMS_FILE_BYTES // 1024} KB; "
-            "a parameter file holds 21 numbers"
+        raise RequestError.single(
+            "params",
+            f"{path} is larger than {MAX_PARAMS_FILE_BYTES // 1024} KB; "
+            "a parameter file holds 21 numbers",
         )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UsageError(f"--params: {path} is not a text file (UTF-8)") from None
+        raise RequestError.single("params", f"{path} is not a text file (UTF-8)") from None
 
 
-def _run_problems(days: int, seed: int) -> list[str]:
+def _run_problems(days: int, seed: int) -> list[tuple[str, str]]:
     problems = []
     if not 1 <= days <= MAX_DAYS:
-        problems.append(f"--days: must be between 1 and {MAX_DAYS}, not {days}")
+        problems.append(("days", f"must be between 1 and {MAX_DAYS}, not {days}"))
     if seed < 0:  # NumPy's generators take seeds of 0 or more
-        problems.append(f"--seed: must be 0 or more, not {seed}")
+        problems.append(("seed", f"must be 0 or more, not {seed}"))
     return problems
 
 
@@ -229,11 +240,11 @@ def settings_for(
         study = StudySettings()
         origin = "Anki's default deck options (the deck has no study block)"
     if overrides:
-        options = ", ".join(OPTION_NAMES.get(k, k) for k in overrides)
-        origin += f", with {options} from the command line"
+        given = ", ".join(_SET_NAMES.get(k, k) for k in overrides)
+        origin += f", with {given} set for this preview"
     settings = PreviewSettings.from_study(study, **overrides)
     if "parameters" in overrides:
-        return DeckSettings(settings, origin, {"option": "--params"})
+        return DeckSettings(settings, origin, {"given": "params"})
     if history is not None:
         path, fitted = history
         source = {"history": str(path), "reviews": fitted.reviews, "fitted": fitted.fitted}

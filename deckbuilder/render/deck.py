@@ -17,8 +17,8 @@ from pathlib import Path, PurePosixPath
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_for
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
-from deckbuilder.cardfile.reader import folder_link_outside, real_path_outside
 from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note, NoteKind, TypedNote, letter
 from deckbuilder.progress import step
 from deckbuilder.render.fast_path import fast_html

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import BuildResult, build
+from deckbuilder.app.packages import PackageResult, build
 from deckbuilder.errors import DeckError
 from tests.conftest import DATA, import_package
 
@@ -106,7 +106,7 @@ def _ords(cards: Any) -> tuple[int, ...]:
     return tuple(sorted(card.ord for card in cards))
 
 
-def _seen(col: Any, result: BuildResult) -> dict[str, Seen]:
+def _seen(col: Any, result: PackageResult) -> dict[str, Seen]:
     """The cards each imported note has, and those Anki makes when it adds a note with
     the same fields itself (into its default deck)."""
     notes = {col.get_note(nid).guid: col.get_note(nid) for nid in col.find_notes("")}
@@ -210,7 +210,7 @@ def test_numbers_above_500_are_refused(tmp_path: Path, text: str) -> None:
 def test_a_deletion_anki_would_not_see_as_written_is_an_error(tmp_path: Path) -> None:
     """Inside a link address Markdown percent-encodes the braces: Anki would see no c2, so
     the card count would be wrong; check refuses it with its line."""
-    from deckbuilder.app.pipeline import check
+    from deckbuilder.app.packages import check
     from deckbuilder.errors import DeckError
 
     path = tmp_path / "link.yaml"

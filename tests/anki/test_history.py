@@ -228,7 +228,7 @@ def test_preview_history_uses_the_fitted_parameters_and_params_wins(
     given = ",".join(map(str, DEFAULT_PARAMETERS))
     both = json.loads(cli("preview", "cards/", "--history", path, "--params", given, "--json").out)
     assert both["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
-    assert both["parameters_from"] == {"option": "--params"}
+    assert both["parameters_from"] == {"given": "params"}
     told = cli("preview", "cards/", "--history", path, "--params", given, "--days", "30")
     assert f"Note: --history {path} is not used: --params gives the parameters" in told.err
 

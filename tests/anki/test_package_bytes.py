@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from deckbuilder.anki.package import write_package
-from deckbuilder.app.pipeline import build, check
+from deckbuilder.app.packages import build, check
 from tests.conftest import DATA, copied
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.model import BasicNote, NoteKind
 from deckbuilder.render.deck import render_deck

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from tests.conftest import DATA, ROOT, copied, import_package
 
 pytestmark = pytest.mark.anki

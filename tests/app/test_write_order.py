@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.pipeline import check, write_packages
+from deckbuilder.app.packages import check, write_packages
 from deckbuilder.errors import OutputError
 from deckbuilder.files.atomic import Staging
 from tests.conftest import Run

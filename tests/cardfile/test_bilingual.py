@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.app.pipeline import check
+from deckbuilder.app.packages import check
 from deckbuilder.cardfile.reader import load_deck, load_deck_languages
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote
@@ -170,7 +170,7 @@ def test_cli_lang_options(tmp_path: Path, cli: CliRun) -> None:
     assert unknown.code == 1
     assert "no language 'de' in this deck; it declares en, ko, fr" in unknown.err
     bad = cli("check", WORDS, "--lang", "Korean!")
-    assert bad.code == 1 and "--lang must be a language code" in bad.err
+    assert bad.code == 1 and "--lang: must be a language code" in bad.err
     path = write(tmp_path, MISSING)
     warned = cli("check", path, "--fallback")
     assert warned.code == 0 and "warning: 'front' has no 'en' text" in warned.err

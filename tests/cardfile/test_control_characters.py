@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from deckbuilder import importers
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import build, check
+from deckbuilder.app.packages import build, check
 from deckbuilder.cardfile.fields import UNSTORABLE
 from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck
 from deckbuilder.errors import DeckError

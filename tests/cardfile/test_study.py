@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.deck_config import preset_id, preset_name
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
 from deckbuilder.model import StudySettings
@@ -261,7 +261,7 @@ def test_command_line_options_win_over_the_study_block(tmp_path: Path, cli: CliR
     deck = write(tmp_path, STUDY.format(new=7))
     data = json.loads(cli("preview", deck, "--json", "--new-per-day", "3", "--days", "30").out)
     assert data["settings"]["new_per_day"] == 3 and data["settings"]["review_limit"] == 77
-    assert data["settings_from"].endswith("with --new-per-day from the command line")
+    assert data["settings_from"].endswith("with new cards a day set for this preview")
     assert data["forecast"]["new"][:2] == [1, 0]  # one card: 1 new on day 1
 
 
@@ -389,7 +389,7 @@ def test_preview_and_build_use_the_study_blocks_params(tmp_path: Path, cli: CliR
     given = ",".join(map(str, plain["settings"]["parameters"]))
     wins = json.loads(cli("preview", deck, "--json", "--params", given, "--days", "60").out)
     assert wins["settings"]["parameters"] == plain["settings"]["parameters"]
-    assert wins["parameters_from"] == {"option": "--params"}
+    assert wins["parameters_from"] == {"given": "params"}
     built = json.loads(cli("build", deck, "--out", tmp_path / "out", "--json").out)
     built_plain = json.loads(
         cli("build", deck_with(tmp_path / "q", ""), "--out", tmp_path / "o2", "--json").out

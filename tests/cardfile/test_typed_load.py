@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from deckbuilder.anki.notetypes import OWN_KINDS, note_type
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_deck, load_decks
 from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError

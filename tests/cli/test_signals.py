@@ -278,7 +278,7 @@ def test_a_signal_whose_interrupt_was_lost_still_ends_the_command(
 ) -> None:
     """Python drops an exception raised in a weak reference callback; the build then runs
     to its end, and says so."""
-    from deckbuilder.app import pipeline
+    from deckbuilder.app import packages as pipeline
 
     real = pipeline.remove_stale
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from deckbuilder.importers import plan_import, write_card_file
 from tests.conftest import DATA, import_package
 

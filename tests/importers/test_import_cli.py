@@ -175,7 +175,7 @@ def test_wrong_format_and_unknown_text_are_errors(workdir: Path, cli: CliRun) ->
     assert result.err.startswith("notes.txt: cannot tell the format")
     bad = cli("import", "marked.txt", "--format", "csv")
     assert bad.code == 1
-    assert bad.err.strip() == "Error: --format must be one of auto, quiz, aiken, gift, not 'csv'"
+    assert bad.err.strip() == "Error: --format: must be one of auto, quiz, aiken, gift, not 'csv'"
     as_aiken = cli("import", "marked.txt", "--format", "aiken")
     assert as_aiken.code == 1 and "marked.txt:" in as_aiken.err
     assert not (workdir / "cards").exists()
@@ -219,12 +219,14 @@ def test_missing_input_and_bad_out_are_one_line_errors(workdir: Path, cli: CliRu
     txt = cli("import", "marked.txt", "--out", "cards/quiz.txt")
     assert txt.code == 1
     assert txt.err.strip() == (
-        "Error: --out must name a .yaml file (build and check look for *.yaml), not cards/quiz.txt"
+        "Error: --out: must name a .yaml file (build and check look for *.yaml), not cards/quiz.txt"
     )
     shutil.copy(workdir / "marked.txt", workdir / "marked.yaml")
     same = cli("import", "marked.yaml", "--format", "quiz", "--out", "marked.yaml", "--force")
     assert same.code == 1
-    assert same.err.strip() == "Error: marked.yaml is the file being imported; choose another --out"
+    assert (
+        same.err.strip() == "Error: --out: marked.yaml is the file being imported; choose another"
+    )
     assert (workdir / "marked.yaml").read_bytes() == (workdir / "marked.txt").read_bytes()
     assert not (workdir / "cards").exists()
 

@@ -231,7 +231,7 @@ def test_quiet_check_and_build_do_not_lint(
     def no_lint(decks: object) -> list[object]:
         raise AssertionError("lint ran")
 
-    monkeypatch.setattr("deckbuilder.lint.lint_decks", no_lint)
+    monkeypatch.setattr("deckbuilder.app.checking.lint_decks", no_lint)
     assert cli("-q", "check", planted).code == 0
     assert cli("-q", "build", planted, "--out", tmp_path / "out", "--no-preview").code == 0
     assert cli("check", planted).code == 3  # the stand-in is reached without --quiet
@@ -480,7 +480,7 @@ def test_questions_opening_alike_are_no_repeats_but_a_real_repeat_is(tmp_path: P
 
 
 def test_an_opt_out_changes_nothing_in_the_package(tmp_path: Path) -> None:
-    from deckbuilder.app.pipeline import build
+    from deckbuilder.app.packages import build
 
     with_opt_out = PLANTED.replace(
         "  - id: negative\n", "  - id: negative\n    lint: [negative-stem]\n"

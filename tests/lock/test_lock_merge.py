@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.pipeline import check
+from deckbuilder.app.packages import check
 from deckbuilder.errors import DeckError
 from deckbuilder.lock.manifest import (
     NoteEntry,

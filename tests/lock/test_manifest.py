@@ -559,7 +559,7 @@ def test_source_date_epoch_outside_1970_to_9999_is_refused(
     result = cli("build", "--no-preview")
     assert result.code == 1, result.err
     (line,) = result.err.splitlines()
-    assert line.startswith("Error: SOURCE_DATE_EPOCH must be whole seconds from 0 (1970) to ")
+    assert line.startswith("Error: SOURCE_DATE_EPOCH: must be whole seconds from 0 (1970) to ")
     assert len(line) < 200 and not (project / PACKAGE).exists()
 
 

@@ -15,7 +15,7 @@ import pytest
 import deckbuilder.anki.notetypes.carried
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
-from deckbuilder.app.pipeline import BuildResult, build
+from deckbuilder.app.packages import PackageResult, build
 from deckbuilder.errors import DeckError
 from deckbuilder.model import NoteKind
 from tests.conftest import DATA, Run, import_package
@@ -35,10 +35,10 @@ class Studied:
     src: Path
     out: Path
     col: object
-    first: BuildResult
+    first: PackageResult
     reviewed: dict[int, tuple[int, int, int, int, int]]  # card id -> card_state()
 
-    def rebuild(self, timestamp: int = T1) -> BuildResult:
+    def rebuild(self, timestamp: int = T1) -> PackageResult:
         (result,) = build([self.src], self.out, timestamp=timestamp)
         return result
 

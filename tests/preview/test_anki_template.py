@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from deckbuilder.cloze import cloze_numbers
 from deckbuilder.model import BasicNote, ClozeNote
 from deckbuilder.preview.anki_template import (

@@ -14,7 +14,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from deckbuilder.errors import UsageError
+from deckbuilder.errors import RequestError
 from deckbuilder.model import ClozeNote, Deck
 from deckbuilder.preview.chart import chart_image, font_families, write_chart
 from deckbuilder.preview.page_chart import forecast_svg
@@ -114,7 +114,7 @@ def test_writing_to_an_unwritable_place_is_a_one_line_error(
 ) -> None:
     (tmp_path / "blocker").write_text("a file, not a folder", encoding="utf-8")
     target = tmp_path / "blocker" / "chart.svg"
-    with pytest.raises(UsageError, match=rf"^--plot: cannot write {re.escape(str(target))}: "):
+    with pytest.raises(RequestError, match=rf"^plot: cannot write {re.escape(str(target))}: "):
         write_chart(preview, target)
     with pytest.raises(ValueError, match=r"use \.svg or \.png"):
         write_chart(preview, tmp_path / "chart.jpg")

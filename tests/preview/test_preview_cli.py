@@ -92,7 +92,7 @@ def test_retention_changes_the_ladder(project: Path, cli: CliRun) -> None:
 def without_origin(text: str) -> dict[str, object]:
     data: dict[str, object] = json.loads(text)
     data.pop("settings_from")
-    data.pop("parameters_from")  # {"defaults": true} or {"option": "--params"}
+    data.pop("parameters_from")  # {"defaults": true} or {"given": "params"}
     return data
 
 
@@ -103,7 +103,7 @@ def test_params_as_text_or_file(project: Path, cli: CliRun) -> None:
     (project / "params.txt").write_text(shown + "\n", encoding="utf-8")
     assert without_origin(cli("preview", "--json", "--params", "params.txt").out) == default
     given = json.loads(cli("preview", "--json", "--params", "params.txt").out)
-    assert given["parameters_from"] == {"option": "--params"}
+    assert given["parameters_from"] == {"given": "params"}
     assert json.loads(cli("preview", "--json").out)["parameters_from"] == {"defaults": True}
     slower = list(DEFAULT_PARAMETERS)
     slower[2] = 1.0  # initial stability after Good: 1 day
@@ -196,14 +196,14 @@ SHOWN_PARAMETERS = ", ".join(str(w) for w in DEFAULT_PARAMETERS)
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "--params params.txt: expected 21 FSRS-6 parameters, got 0"),
+        (b"", "--params: params.txt: expected 21 FSRS-6 parameters, got 0"),
         (
             ", ".join(SHOWN_PARAMETERS.split(", ")[:20]).encode(),
-            "--params params.txt: expected 21 FSRS-6 parameters, got 20",
+            "--params: params.txt: expected 21 FSRS-6 parameters, got 20",
         ),
         (
             SHOWN_PARAMETERS.replace(", 0.796, ", ",\n\n0.796x,\n").encode(),
-            "--params params.txt:3: '0.796x' is not a number; expected 21 comma-separated numbers",
+            "--params: params.txt:3: '0.796x' is not a number; expected 21 comma-separated numbers",
         ),
         (b"\x89PNG\r\n\x1a\n\x00\xff", "--params: params.txt is not a text file (UTF-8)"),
         (

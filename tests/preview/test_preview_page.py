@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.model import McqNote
 from deckbuilder.preview.mathml import typeset

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.pipeline import check
+from deckbuilder.app.packages import check
 from deckbuilder.errors import Problem
 from deckbuilder.preview.mathml import typeset
 from deckbuilder.preview.page import preview_page

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.app.pipeline import check
+from deckbuilder.app.packages import check
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.page_chart import sweep_svg
 from deckbuilder.preview.report import DeckPreview, Questions, deck_settings, preview_deck

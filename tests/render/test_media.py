@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.pipeline import build, check
+from deckbuilder.app.packages import build, check
 from deckbuilder.errors import DeckError
 from deckbuilder.render.deck import MAX_MEDIA_BYTES, media_name_problem
 from tests.conftest import DATA, Run, import_package

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.app.pipeline import build, check
+from deckbuilder.app.packages import build, check
 from deckbuilder.cardfile.reader import find_sources, read_text
 from deckbuilder.errors import DeckError
 from tests.conftest import DATA, Run

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from tests.browser import ARTIFACTS, CardSides, Player, card_sides, contrast, player
 from tests.conftest import import_package
 

@@ -16,7 +16,7 @@ import pytest
 
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.app.pipeline import build
+from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.model import McqNote, NoteKind
 from tests.browser import (

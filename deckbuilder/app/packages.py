@@ -1,4 +1,4 @@
-"""The whole path in one place: sources -> model -> rendered -> package.
+"""The build path: sources -> model -> rendered -> packages and lock files.
 
 Every deck is loaded and rendered before anything is written, so invalid input never
 writes or replaces a package; packages and lock files are replaced together or not at all.
@@ -28,11 +28,11 @@ from deckbuilder.render.deck import RenderedDeck, render_deck, unused_media
 if TYPE_CHECKING:
     from deckbuilder.anki.package import Stamps
 
-__all__ = ["BuildResult", "build", "check", "write_packages"]
+__all__ = ["PackageResult", "build", "check", "write_packages"]
 
 
 @dataclass(frozen=True)
-class BuildResult:
+class PackageResult:
     rendered: RenderedDeck
     path: Path
     size: int
@@ -96,7 +96,7 @@ def build(
     media_dir: Path | None = None,
     lang: str | None = None,
     fallback: bool = False,
-) -> list[BuildResult]:
+) -> list[PackageResult]:
     """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
     its lock file beside the card file (see :mod:`deckbuilder.lock.manifest`). A deck with
     ``languages:`` is ``<deck id>.<lang>.apkg`` with ``<deck id>.<lang>.lock``."""
@@ -110,7 +110,7 @@ def write_packages(
     *,
     timestamp: int,
     replaced: list[Path] | None = None,
-) -> list[BuildResult]:
+) -> list[PackageResult]:
     """Write checked decks (from :func:`check`) as packages, with their lock files.
 
     ``timestamp`` is the clock (seconds since 1970): it is given only to notes and note
@@ -149,7 +149,7 @@ def write_packages(
 
 def _stage_deck(
     staging: Staging, rd: RenderedDeck, update: Update, out_dir: Path, timestamp: int
-) -> BuildResult:
+) -> PackageResult:
     """Stage one deck's package and (if it changed) its lock file."""
     from deckbuilder.anki.package import stage_package
 
@@ -169,7 +169,7 @@ def _stage_deck(
     # What the lock file's update settled (shared ids after a merge...) is told with the
     # deck's other warnings.
     told = replace(rd, warnings=rd.warnings + update.warnings)
-    return BuildResult(
+    return PackageResult(
         told, info.path, info.size, update.changes, update.first_build, lock, lock_changed
     )
 

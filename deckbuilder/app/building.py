@@ -1,0 +1,69 @@
+"""``build``: check every deck, forecast its workload, write its package and lock file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from deckbuilder.app.checking import deck_warnings, lint_count, rendered_decks
+from deckbuilder.app.packages import PackageResult, write_packages
+from deckbuilder.app.requests import BuildRequest
+from deckbuilder.errors import Problem, RequestError
+from deckbuilder.lock.format import LAST_SECOND
+from deckbuilder.preview.report import build_previews
+from deckbuilder.progress import reporting
+
+__all__ = ["BuildResult", "DeckPreviewLine", "build"]
+
+
+@dataclass(frozen=True)
+class DeckPreviewLine:
+    """What build shows of a deck's forecast: one line, and its numbers for JSON."""
+
+    line: str
+    summary: dict[str, Any] = field(compare=False)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    packages: tuple[PackageResult, ...]
+    # What the preview says of the study blocks (a history it cannot use): not about the
+    # packages, which never depend on it.
+    study_warnings: tuple[Problem, ...]
+    previews: dict[str, DeckPreviewLine]  # by deck key; empty without a preview
+    warnings: tuple[Problem, ...]  # the decks' warnings and the lock files' updates, once
+    lint_warnings: int | None  # None: not counted
+
+
+def build(request: BuildRequest) -> BuildResult:
+    """Check everything, then write one package per deck (see
+    :func:`deckbuilder.app.packages.write_packages`). The forecast comes before writing,
+    so that writing is the build's last long step."""
+    if not 0 <= request.timestamp <= LAST_SECOND:
+        raise RequestError.single(
+            "timestamp",
+            f"must be whole seconds from 0 (1970) to {LAST_SECOND} (the end of year 9999, "
+            f"where lock file dates end), not {request.timestamp}",
+        )
+    with reporting(request.progress):
+        return _build(request)
+
+
+def _build(request: BuildRequest) -> BuildResult:
+    rendered = rendered_decks(request.selection)
+    decks = [rd.deck for rd in rendered]
+    previews: dict[str, DeckPreviewLine] = {}
+    study: list[Problem] = []
+    if request.preview:
+        lines, study = build_previews(decks)
+        previews = {key: DeckPreviewLine(line, data) for key, (line, data) in lines.items()}
+    results = write_packages(
+        rendered, request.out_dir, timestamp=request.timestamp, replaced=request.written
+    )
+    return BuildResult(
+        packages=tuple(results),
+        study_warnings=tuple(study),
+        previews=previews,
+        warnings=deck_warnings([r.rendered for r in results]),
+        lint_warnings=lint_count(decks) if request.lint else None,
+    )

@@ -1,0 +1,34 @@
+"""``lint``: item-writing flaws of the decks, one warning each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from deckbuilder.app.checking import checked
+from deckbuilder.app.requests import LintRequest
+from deckbuilder.cardfile.reader import load_decks
+from deckbuilder.lint import LintWarning, lint_decks, warnings_json
+from deckbuilder.model import Deck
+
+__all__ = ["LintResult", "lint"]
+
+
+@dataclass(frozen=True)
+class LintResult:
+    decks: tuple[Deck, ...]
+    warnings: tuple[LintWarning, ...]
+
+    @property
+    def notes(self) -> int:
+        """How many notes have a warning."""
+        return len({(w.file, w.note) for w in self.warnings})
+
+    def as_json(self, *, strict: bool = False) -> dict[str, Any]:
+        return warnings_json(self.warnings, strict=strict)
+
+
+def lint(request: LintRequest) -> LintResult:
+    selection = checked(request.selection)
+    decks = load_decks(list(selection.sources), lang=selection.lang, fallback=selection.fallback)
+    return LintResult(tuple(decks), tuple(lint_decks(decks)))

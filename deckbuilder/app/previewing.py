@@ -1,0 +1,156 @@
+"""``preview``: the FSRS workload of each deck, its chart and its preview page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deckbuilder.app.checking import rendered_decks
+from deckbuilder.app.requests import PreviewRequest
+from deckbuilder.errors import OutputError, Problem, RequestError
+from deckbuilder.files.atomic import atomic_write_bytes
+from deckbuilder.preview.chart import FORMATS, write_chart
+from deckbuilder.preview.page import preview_page
+from deckbuilder.preview.questions import history_parameters, questions_for
+from deckbuilder.preview.report import DeckPreview, preview_deck, report, to_json
+from deckbuilder.preview.settings import retention_warning, settings_for, settings_from_options
+from deckbuilder.progress import reporting
+from deckbuilder.render.deck import RenderedDeck
+
+__all__ = ["PreviewResult", "preview"]
+
+_PAGE_SUFFIXES = (".html", ".htm")
+
+
+@dataclass(frozen=True)
+class PreviewResult:
+    previews: tuple[DeckPreview, ...]
+    charts: tuple[Path, ...]  # written with ``plot``
+    pages: tuple[Path, ...]  # written with ``html`` or ``html_out``
+    # About the request: a history too short to fit from, a value Anki would not take
+    # (its field, and what is wrong with it).
+    request_warnings: tuple[Problem | tuple[str, str], ...]
+    # About the decks, in the order found: their study blocks, then what the pages cannot
+    # show as Anki does (math they cannot typeset).
+    warnings: tuple[Problem, ...]
+
+    def report(self) -> str:
+        """The text preview of every deck."""
+        return "\n\n".join(report(p) for p in self.previews)
+
+    def as_json(self) -> dict[str, Any]:
+        """One deck: its preview object. Several: ``{"decks": [...]}``."""
+        return to_json(self.previews)
+
+
+def preview(request: PreviewRequest) -> PreviewResult:
+    """Forecast each deck (one language is enough: by default each deck's first), and
+    write the charts and pages asked for."""
+    with reporting(request.progress):
+        return _preview(request)
+
+
+def _preview(request: PreviewRequest) -> PreviewResult:
+    overrides = settings_from_options(
+        request.retention,
+        request.new_per_day,
+        request.review_limit,
+        request.params,
+        request.days,
+        request.seed,
+    )
+    questions = questions_for(
+        request.sweep,
+        request.exam,
+        request.start or request.today,
+        request.lead,
+        request.new_per_day,
+    )
+    told: list[Problem | tuple[str, str]] = []
+    fitted = None  # the history and the parameters fitted from it
+    if request.history is not None and request.params is None:  # given parameters win
+        fit, problem = history_parameters(request.history)
+        fitted = (request.history, fit)
+        if problem is not None:
+            told.append(problem)
+    retention = retention_warning(request.retention)
+    if retention is not None:
+        told.append(retention)
+    if request.plot is not None and request.plot.suffix.lower() not in FORMATS:
+        raise RequestError.single(
+            "plot", f"the file name must end in .svg or .png, not {request.plot.name!r}"
+        )
+    if request.html_out is not None and request.html_out.suffix.lower() not in _PAGE_SUFFIXES:
+        raise RequestError.single(
+            "html_out", f"the file name must end in .html, not {request.html_out.name!r}"
+        )
+    rendered = rendered_decks(request.selection)
+    previews = []
+    study: dict[Problem, None] = {}  # the languages of a deck share its study block
+    for deck in [rd.deck for rd in rendered]:
+        chosen = settings_for(deck, overrides, fitted)
+        study.update(dict.fromkeys(chosen.warnings))
+        previews.append(
+            preview_deck(
+                deck,
+                chosen.settings,
+                request.days,
+                request.seed,
+                chosen.origin,
+                questions,
+                chosen.parameters_from,
+            )
+        )
+    warnings = list(study)
+    charts = []
+    if request.plot is not None:
+        for p in previews:
+            plot = request.plot
+            target = plot if len(previews) == 1 else plot.with_stem(f"{plot.stem}-{p.deck.key}")
+            write_chart(p, _file_target("plot", target), replaced=request.written)
+            charts.append(target)
+    pages: list[Path] = []
+    if request.html or request.html_out is not None:
+        pages = _write_pages(rendered, previews, request, warnings)
+    return PreviewResult(tuple(previews), tuple(charts), tuple(pages), tuple(told), tuple(warnings))
+
+
+def _write_pages(
+    rendered: Sequence[RenderedDeck],
+    previews: Sequence[DeckPreview],
+    request: PreviewRequest,
+    warnings: list[Problem],
+) -> list[Path]:
+    """Write each deck's preview page: html_out (FILE-<deck id>.html for several decks) or
+    <out_dir>/<deck id>.html; what a page cannot show as Anki does joins ``warnings``."""
+    written = []
+    field = "html_out" if request.html_out is not None else "html"
+    for rd, p in zip(rendered, previews, strict=True):
+        if request.html_out is None:
+            target = request.out_dir / f"{rd.deck.key}.html"
+        elif len(rendered) == 1:
+            target = request.html_out
+        else:
+            target = request.html_out.with_stem(f"{request.html_out.stem}-{rd.deck.key}")
+        found: list[Problem] = []  # what the page cannot show as Anki does (math)
+        data = preview_page(rd, p, found).encode("utf-8")
+        try:
+            atomic_write_bytes(_file_target(field, target), data, replaced=request.written)
+        except OutputError as exc:
+            raise RequestError.single(field, str(exc)) from None
+        warnings.extend(found)
+        written.append(target)
+    return written
+
+
+def _file_target(field: str, target: Path) -> Path:
+    """``target``, unless a folder has that name: a file must not take a folder's place."""
+    try:
+        is_dir = target.is_dir()
+    except OSError as exc:  # a name too long for the file system, for one
+        raise RequestError.single(field, f"cannot write {target}: {exc.strerror or exc}") from None
+    if is_dir:
+        raise RequestError.single(field, f"{target} is a folder; give the name of a file to write")
+    return target

@@ -1,0 +1,113 @@
+"""What each command asks of the library: one request per application call.
+
+Requests are plain values (paths, numbers, dates), cheap to import: the CLI builds one
+from its options and hands it to :mod:`deckbuilder.app`. Clocks are fields, so a test
+or a reproducible build says what time it is. ``written`` lists are filled by the call
+as each file is replaced, so that an interrupt can say which files are already new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+# Told of long work as it goes: (stage, units done, units in all; 0 when not known).
+Progress = Callable[[str, int, int], None]
+
+__all__ = [
+    "ALL_LANGUAGES",
+    "BuildRequest",
+    "CheckRequest",
+    "ImportRequest",
+    "InitRequest",
+    "LintRequest",
+    "ListRequest",
+    "PreviewRequest",
+    "Progress",
+    "Selection",
+]
+
+ALL_LANGUAGES = "all"  # a Selection's lang: every language of a bilingual deck
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which card files to read, and which language of a bilingual deck.
+
+    ``lang``: a language code, ALL_LANGUAGES, or None for each deck's first language.
+    ``fallback``: a text missing in that language uses the deck's default language."""
+
+    sources: tuple[Path, ...] = (Path("cards"),)
+    lang: str | None = ALL_LANGUAGES
+    fallback: bool = False
+    media_dir: Path | None = Path("media")
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    selection: Selection = Selection()
+    lint: bool = True  # count lint warnings (check says how many)
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    timestamp: int  # seconds since 1970: the time given to notes whose content changed
+    selection: Selection = Selection()
+    out_dir: Path = Path("output")
+    preview: bool = True  # forecast each deck's workload for its summary line
+    lint: bool = True
+    written: list[Path] = field(default_factory=list, compare=False)
+    progress: Progress | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class PreviewRequest:
+    today: date  # the first study day when ``start`` is not given
+    selection: Selection = Selection(lang=None)
+    retention: float | None = None
+    new_per_day: int | None = None
+    review_limit: int | None = None
+    days: int = 365
+    params: str | None = None  # 21 numbers, comma-separated, or a file holding them
+    seed: int = 42
+    plot: Path | None = None  # also draw the forecast (.svg or .png)
+    html: bool = False  # also write each deck's preview page
+    html_out: Path | None = None  # the page's file (several decks: FILE-<deck id>.html)
+    sweep: bool = False
+    exam: date | None = None
+    start: date | None = None
+    lead: int = 7
+    history: Path | None = None  # fit the FSRS parameters from this review history
+    out_dir: Path = Path("output")  # where pages go when html_out is not given
+    written: list[Path] = field(default_factory=list, compare=False)
+    progress: Progress | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    source: Path
+    format: str = "auto"
+    out: Path | None = None  # the card file (None: cards/<deck name>.yaml)
+    deck: str | None = None
+    allow_missing_answers: bool = False
+    force: bool = False  # replace an existing card file
+    media_dir: Path = Path("media")
+    written: list[Path] = field(default_factory=list, compare=False)
+
+
+@dataclass(frozen=True)
+class LintRequest:
+    selection: Selection = Selection()
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    selection: Selection = Selection()
+
+
+@dataclass(frozen=True)
+class InitRequest:
+    folder: Path = Path(".")
+    written: list[Path] = field(default_factory=list, compare=False)
