@@ -320,7 +320,8 @@ def read_notes_source(source: Path) -> NotesImport | None:
     None when it is none of these (a quiz, Aiken or GIFT file)."""
     suffix = source.suffix.lower()
     if suffix in PACKAGE_SUFFIXES:
-        from deckbuilder.anki.package_reader import package_notes, read_package
+        from deckbuilder.anki.package_reader import read_package
+        from deckbuilder.importers.anki_package import package_notes
 
         return package_notes(read_package(source), str(source))
     if suffix in SPREADSHEET_SUFFIXES:

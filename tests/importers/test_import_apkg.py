@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.anki.package_reader import package_notes, read_package
+from deckbuilder.anki.package_reader import read_package
+from deckbuilder.importers.anki_package import package_notes
 from tests.conftest import Run
 
 pytestmark = pytest.mark.anki
