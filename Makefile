@@ -16,4 +16,4 @@ build:
 	./scripts/make-venv.sh && $(PYTHON) -m pip install --quiet . && $(VENV)/bin/deckbuilder build
 
 lint:
-	$(PYTHON) -m ruff check deckbuilder tests && $(PYTHON) -m ruff format --check deckbuilder tests && $(PYTHON) -m mypy
+	$(PYTHON) -m ruff check deckbuilder tests && $(PYTHON) -m ruff format --check deckbuilder tests && $(PYTHON) -m mypy && $(VENV)/bin/lint-imports

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from deckbuilder.app.checking import deck_warnings, lint_count, rendered_decks
 from deckbuilder.app.packages import PackageResult, write_packages
 from deckbuilder.app.requests import BuildRequest
 from deckbuilder.errors import Problem, RequestError
+from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.preview.report import build_previews
 from deckbuilder.progress import reporting
 
-__all__ = ["BuildResult", "DeckPreviewLine", "build"]
+__all__ = ["DEFAULT_OUT", "BuildResult", "DeckPreviewLine", "build"]
+
+DEFAULT_OUT = Path("output")
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,12 @@ def _build(request: BuildRequest) -> BuildResult:
     if request.preview:
         lines, study = build_previews(decks)
         previews = {key: DeckPreviewLine(line, data) for key, (line, data) in lines.items()}
+    out_dir = request.out_dir
+    if out_dir is None:
+        out_dir = DEFAULT_OUT
+        refuse_links_out([out_dir / "-"], "no package is written through it")
     results = write_packages(
-        rendered, request.out_dir, timestamp=request.timestamp, replaced=request.written
+        rendered, out_dir, timestamp=request.timestamp, replaced=request.written
     )
     return BuildResult(
         packages=tuple(results),

@@ -55,7 +55,9 @@ class CheckRequest:
 class BuildRequest:
     timestamp: int  # seconds since 1970: the time given to notes whose content changed
     selection: Selection = Selection()
-    out_dir: Path = Path("output")
+    # The folder for packages; None: the project's output/, which must not be a link out
+    # of the project (a folder named here is the caller's choice).
+    out_dir: Path | None = None
     preview: bool = True  # forecast each deck's workload for its summary line
     lint: bool = True
     written: list[Path] = field(default_factory=list, compare=False)

@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Annotated, Any
 
 import typer
@@ -20,8 +20,15 @@ from typer.core import TyperGroup
 
 from deckbuilder import __version__
 from deckbuilder.cli.options import session_of
-from deckbuilder.cli.output import Session, err, plural
-from deckbuilder.errors import DeckError, OutputError, RequestError, TargetExists, UsageError
+from deckbuilder.cli.output import Session, StreamError, echo, err, plural
+from deckbuilder.errors import (
+    DeckError,
+    OutputError,
+    Problem,
+    RequestError,
+    TargetExists,
+    UsageError,
+)
 
 __all__ = ["app", "main", "run"]
 
@@ -51,7 +58,7 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"deckbuilder {__version__}")
+        echo(f"deckbuilder {__version__}")
         raise typer.Exit()
 
 
@@ -124,9 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == _INTERRUPTED:
         if session.written:
             written = ", ".join(str(path) for path in session.written)
-            typer.echo(f"Interrupted; already written: {written}.", err=True)
+            echo(f"Interrupted; already written: {written}.", err=True)
         else:
-            typer.echo("Interrupted; nothing was replaced.", err=True)
+            echo("Interrupted; nothing was replaced.", err=True)
         if received:  # the exit status a shell expects of a command a signal ended
             return 128 + received[0]
     return code
@@ -163,33 +170,40 @@ def _run(args: list[str], session: Session) -> int:
         result = app(args=args, prog_name="deckbuilder", standalone_mode=False, obj=session)
         return result if isinstance(result, int) else 0
     except DeckError as exc:
+        shown, unshown = _capped(exc.problems)
         if session.json:
             problems = [
                 {"file": p.file, "line": p.line, "note": p.note, "message": p.message}
-                for p in exc.problems
+                for p in shown
             ]
-            session.emit_json({"ok": False, "problems": problems})
+            more = [{"file": file, "more_problems": n} for file, n in unshown.items()]
+            session.emit_json({"ok": False, "problems": problems + more})
             return 1
-        for problem in exc.problems:
+        for problem in shown:
             err(str(problem), fg="red")
+        for file, n in unshown.items():
+            err(f"{file}: {plural(n, 'more problem')} not shown", fg="red")
         n = len(exc.problems)
         err(f"{plural(n, 'problem')} found; nothing was written.", bold=True)
         return 1
+    except StreamError as exc:
+        echo(f"Error: {exc}", err=True)
+        return 1
     except RequestError as exc:
-        typer.echo(f"Error: {worded(exc)}", err=True)
+        echo(f"Error: {worded(exc)}", err=True)
         return 1
     except TargetExists as exc:
-        typer.echo(f"Error: {exc.path} already exists; use --force to replace it", err=True)
+        echo(f"Error: {exc.path} already exists; use --force to replace it", err=True)
         return 1
     except (UsageError, OutputError) as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        echo(f"Error: {exc}", err=True)
         return 1
     except typer.TyperException as exc:  # usage errors from the argument parser
         show = getattr(exc, "show", None)
         if show is not None:
             show()
         else:
-            typer.echo(f"Error: {exc}", err=True)
+            echo(f"Error: {exc}", err=True)
         return 2
     except (typer.Abort, KeyboardInterrupt):
         return _INTERRUPTED
@@ -198,16 +212,35 @@ def _run(args: list[str], session: Session) -> int:
             return _internal_error(exc, session, args)
         # A path the file system refuses wherever the library met it (a name too long, a
         # loop of links, no permission) is the user's to fix, not a bug.
-        typer.echo(f"Error: cannot use {exc.filename}: {exc.strerror or exc}", err=True)
+        echo(f"Error: cannot use {exc.filename}: {exc.strerror or exc}", err=True)
         return 1
     except Exception as exc:
         return _internal_error(exc, session, args)
 
 
+# Problems listed per file; a file with more (a generated file, a format misread) says
+# how many were left out, so that the first ones are not lost in the flood.
+MAX_PROBLEMS_PER_FILE = 100
+
+
+def _capped(problems: Sequence[Problem]) -> tuple[list[Problem], dict[str, int]]:
+    """The problems to list, and per file how many are left out."""
+    shown: list[Problem] = []
+    per_file: dict[str, int] = {}
+    unshown: dict[str, int] = {}
+    for problem in problems:
+        count = per_file[problem.file] = per_file.get(problem.file, 0) + 1
+        if count <= MAX_PROBLEMS_PER_FILE:
+            shown.append(problem)
+        else:
+            unshown[problem.file] = unshown.get(problem.file, 0) + 1
+    return shown, unshown
+
+
 def _internal_error(exc: Exception, session: Session, args: list[str]) -> int:
     if session.debug or "--debug" in args:
         raise exc
-    typer.echo(
+    echo(
         f"Internal error: {type(exc).__name__}: {exc}. This is a bug in deckbuilder; "
         "please report it with the output of the same command run with --debug.",
         err=True,
@@ -217,10 +250,23 @@ def _internal_error(exc: Exception, session: Session, args: list[str]) -> int:
 
 def run() -> None:  # console script
     code = main()
+    stdout = sys.stdout
     try:
-        sys.stdout.flush()
+        if stdout is not None:
+            stdout.flush()
     except BrokenPipeError:
-        # The reader has gone (deckbuilder schema | head -1): nothing is left to tell it,
-        # and Python would complain about the unflushed output at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader has gone (deckbuilder schema | head -1): nothing is left to tell it.
+        _silence_stdout()
+    except OSError as exc:  # a full disk under a redirection, for one
+        echo(f"Error: cannot write to standard output: {exc.strerror or exc}", err=True)
+        _silence_stdout()
+        code = code or 1
     sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at nothing, so that Python's own flush at exit has nothing
+    left to fail on."""
+    with suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.stdout = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -40,9 +40,10 @@ from deckbuilder.cli.progress import terminal_progress
 def build(
     ctx: typer.Context,
     sources: Sources = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write packages to.")] = Path(
-        "output"
-    ),
+    out: Annotated[
+        Optional[Path],  # noqa: UP045 - typer needs Optional on Python 3.10
+        typer.Option("--out", "-o", help="Folder to write packages to. Default: output/"),
+    ] = None,
     media: MediaDir = Path("media"),
     no_preview: Annotated[
         bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")

@@ -10,6 +10,7 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import session_of
+from deckbuilder.cli.output import echo
 
 
 @app.command("import")
@@ -78,6 +79,6 @@ def import_(
         )
     )
     for warning in result.warnings:
-        typer.echo(str(warning), err=True)
+        echo(str(warning), err=True)
     for line in result.report:
-        typer.echo(line)
+        echo(line)

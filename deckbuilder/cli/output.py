@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 import unicodedata
@@ -29,11 +30,13 @@ __all__ = [
     "counts_text",
     "deck_summary",
     "deck_table",
+    "echo",
     "err",
     "human_size",
     "lint_pointer",
     "plural",
     "print_warnings",
+    "printable",
 ]
 
 
@@ -51,21 +54,85 @@ class Session:
     def say(self, text: str = "") -> None:
         """Normal output (stdout), silenced by --quiet."""
         if not self.quiet:
-            typer.echo(text)
+            echo(text)
 
     def detail(self, text: str) -> None:
         """Extra output shown only with --verbose."""
         if self.verbose and not self.quiet:
-            typer.echo(text)
+            echo(text)
 
     def emit_json(self, data: Any) -> None:
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        text = json.dumps(data, ensure_ascii=False, indent=2)
+        # JSON escapes the C0 controls itself; the C1 ones too, here, for the terminal.
+        echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), escape=False)
+
+
+class StreamError(Exception):
+    """Standard output cannot take what the command prints: closed, full, or in an
+    encoding that cannot write the text."""
+
+
+# Characters that would drive the terminal rather than show (escape sequences can retitle
+# a window or clear the screen): C0 controls but tab and line feed, DEL and C1 controls.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C1 = re.compile(r"[\x7f-\x9f]")
+# A line longer than this is cut (a value pasted whole into a message, say).
+MAX_LINE = 2000
+
+
+def printable(text: str) -> str:
+    """``text`` as a terminal should get it: control characters written as ``\\x1b``, lone
+    surrogates (file names that are not UTF-8) as '?', and each line at most MAX_LINE
+    characters."""
+    if _CONTROLS.search(text):
+        text = _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    if len(text) > MAX_LINE:
+        text = "\n".join(
+            line
+            if len(line) <= MAX_LINE
+            else f"{line[:MAX_LINE]}... ({len(line) - MAX_LINE:,} more characters)"
+            for line in text.split("\n")
+        )
+    return text
+
+
+def echo(
+    text: str, *, err: bool = False, style: dict[str, Any] | None = None, escape: bool = True
+) -> None:
+    """One line of output (stdout, or stderr with ``err``), made printable, then styled.
+    Standard output that cannot take it is a StreamError; standard error that cannot is
+    left alone: there is nowhere else to say anything."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        if err:
+            return
+        raise StreamError("standard output is closed")
+    line = printable(text) if escape else text.encode("utf-8", "replace").decode("utf-8")
+    if style:
+        line = typer.style(line, **style)
+    try:
+        stream.write(line + "\n")
+        if err:
+            stream.flush()
+    except UnicodeEncodeError:
+        if err:
+            return
+        encoding = getattr(stream, "encoding", None) or "unknown"
+        raise StreamError(
+            f"standard output's encoding ({encoding}) cannot write this text; use a UTF-8 "
+            "terminal or set PYTHONIOENCODING=utf-8"
+        ) from None
+    except OSError as exc:
+        if err:
+            return
+        raise StreamError(f"cannot write to standard output: {exc.strerror or exc}") from None
 
 
 def err(text: str, **style: Any) -> None:
     """A line on stderr, coloured only on a terminal (and never with NO_COLOR set)."""
-    colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-    typer.echo(typer.style(text, **style) if colour and style else text, err=True)
+    colour = sys.stderr is not None and sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    echo(text, err=True, style=style if colour else None)
 
 
 def print_warnings(warnings: Sequence[Problem | str]) -> None:
