@@ -12,6 +12,8 @@ call               request                 result
 ``lint``           :class:`LintRequest`    ``LintResult``
 ``list_decks``     :class:`ListRequest`    ``ListResult``
 ``init_project``   :class:`InitRequest`    ``InitResult``
+``watch``          :class:`WatchRequest`   ``Rebuild``, one per deck built
+``open_packages``  the packages            ``Opened``
 ``schema``         (none)                  the JSON Schema
 =================  ======================  ======================
 
@@ -37,6 +39,7 @@ from deckbuilder.app.requests import (
     ListRequest,
     PreviewRequest,
     Selection,
+    WatchRequest,
 )
 from deckbuilder.model import Deck, NoteKind
 
@@ -45,9 +48,11 @@ if TYPE_CHECKING:
     from deckbuilder.app.checking import CheckResult, ListResult, check, list_decks
     from deckbuilder.app.importing import ImportResult, import_file
     from deckbuilder.app.linting import LintResult, lint
+    from deckbuilder.app.opening import Opened, open_packages
     from deckbuilder.app.packages import PackageResult
     from deckbuilder.app.previewing import PreviewResult, preview
     from deckbuilder.app.project import InitResult, init_project, schema
+    from deckbuilder.app.watching import Rebuild, watch
     from deckbuilder.render.deck import RenderedDeck
 
 __all__ = [
@@ -66,19 +71,24 @@ __all__ = [
     "ListRequest",
     "ListResult",
     "NoteKind",
+    "Opened",
     "PackageResult",
     "PreviewRequest",
     "PreviewResult",
+    "Rebuild",
     "RenderedDeck",
     "Selection",
+    "WatchRequest",
     "build",
     "check",
     "import_file",
     "init_project",
     "lint",
     "list_decks",
+    "open_packages",
     "preview",
     "schema",
+    "watch",
 ]
 
 _LAZY = {
@@ -99,6 +109,10 @@ _LAZY = {
     "schema": "project",
     "PackageResult": "packages",
     "RenderedDeck": "checking",
+    "open_packages": "opening",
+    "Opened": "opening",
+    "watch": "watching",
+    "Rebuild": "watching",
 }
 
 

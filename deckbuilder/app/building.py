@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,7 +11,8 @@ from typing import Any
 from deckbuilder.app.checking import deck_warnings, lint_count, rendered_decks
 from deckbuilder.app.packages import PackageResult, write_packages
 from deckbuilder.app.requests import BuildRequest
-from deckbuilder.errors import Problem, RequestError
+from deckbuilder.cardfile.reader import find_sources
+from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.preview.report import build_previews
@@ -39,6 +42,43 @@ class BuildResult:
     lint_warnings: int | None  # None: not counted
 
 
+@dataclass(frozen=True)
+class SourceSnapshot:
+    """The card files as they were when a build began: an editor that saves by writing
+    the file in place can be caught halfway, and a build of half a file would drop the
+    other half's notes from the lock file."""
+
+    digests: dict[Path, bytes]
+
+    @classmethod
+    def take(cls, sources: Sequence[Path]) -> SourceSnapshot:
+        try:
+            files = find_sources(list(sources))
+        except DeckError:
+            return cls({})  # the loader says what is wrong with them
+        return cls({path: _digest(path) for path in files})
+
+    def changes(self) -> list[Problem]:
+        """A problem for each card file that is no longer what it was."""
+        return [
+            Problem(
+                str(path),
+                None,
+                "changed while it was being read (saved meanwhile?); "
+                "nothing was written: build again",
+            )
+            for path, digest in self.digests.items()
+            if _digest(path) != digest
+        ]
+
+
+def _digest(path: Path) -> bytes:
+    try:
+        return hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
+    except OSError:
+        return b""
+
+
 def build(request: BuildRequest) -> BuildResult:
     """Check everything, then write one package per deck (see
     :func:`deckbuilder.app.packages.write_packages`). The forecast comes before writing,
@@ -54,7 +94,8 @@ def build(request: BuildRequest) -> BuildResult:
 
 
 def _build(request: BuildRequest) -> BuildResult:
-    rendered = rendered_decks(request.selection)
+    read = SourceSnapshot.take(request.selection.sources)
+    rendered = rendered_decks(request.selection, unused_media=request.unused_media)
     decks = [rd.deck for rd in rendered]
     previews: dict[str, DeckPreviewLine] = {}
     study: list[Problem] = []
@@ -66,7 +107,11 @@ def _build(request: BuildRequest) -> BuildResult:
         out_dir = DEFAULT_OUT
         refuse_links_out([out_dir / "-"], "no package is written through it")
     results = write_packages(
-        rendered, out_dir, timestamp=request.timestamp, replaced=request.written
+        rendered,
+        out_dir,
+        timestamp=request.timestamp,
+        replaced=request.written,
+        still_current=read.changes,
     )
     return BuildResult(
         packages=tuple(results),

@@ -57,15 +57,17 @@ def checked(selection: Selection) -> Selection:
     return selection
 
 
-def rendered_decks(selection: Selection) -> list[RenderedDeck]:
+def rendered_decks(selection: Selection, *, unused_media: bool = True) -> list[RenderedDeck]:
     """Every deck ``selection`` names, loaded, validated and rendered (DeckError with
-    every problem otherwise)."""
+    every problem otherwise); with ``unused_media``, a warning for each file in the media
+    folder that none of them uses."""
     selection = checked(selection)
     return check_decks(
         list(selection.sources),
         media_dir=selection.media_dir,
         lang=selection.lang,
         fallback=selection.fallback,
+        unused=unused_media,
     )
 
 

@@ -6,7 +6,7 @@ writes or replaces a package; packages and lock files are replaced together or n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,9 +48,11 @@ def check(
     *,
     lang: str | None = None,
     fallback: bool = False,
+    unused: bool = True,
 ) -> list[RenderedDeck]:
     """Load, validate and render every deck; raise one DeckError with all problems.
-    Media files no deck uses are reported once, in the first deck's ``warnings``.
+    Media files no deck uses are reported once (``unused``), in the first deck's
+    ``warnings``.
     ``lang`` and ``fallback``: see :func:`deckbuilder.cardfile.reader.load_deck_languages`.
     """
     problems: list[Problem] = []
@@ -69,9 +71,9 @@ def check(
             problems.extend(exc.problems)
     if problems:
         raise DeckError(_in_reading_order(problems))
-    unused = unused_media(rendered, media_dir)
-    if unused and rendered:
-        rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + unused)
+    found = unused_media(rendered, media_dir) if unused else ()
+    if found and rendered:
+        rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + found)
     return rendered
 
 
@@ -110,6 +112,7 @@ def write_packages(
     *,
     timestamp: int,
     replaced: list[Path] | None = None,
+    still_current: Callable[[], Sequence[Problem]] | None = None,
 ) -> list[PackageResult]:
     """Write checked decks (from :func:`check`) as packages, with their lock files.
 
@@ -121,7 +124,8 @@ def write_packages(
     or an interrupt leaves every package and lock file as it was, or the error names the
     files that are new. ``replaced`` gets each file as it is replaced, so that an
     interrupt, even one that comes after the last rename, is told with the files it left
-    new.
+    new. ``still_current`` is asked, once everything is staged and before anything is
+    replaced, whether the sources are still what was read; what it finds stops the write.
     """
     updates = []
     problems: list[Problem] = []
@@ -139,6 +143,9 @@ def write_packages(
                 _stage_deck(staging, rd, update, out_dir, timestamp)
                 for rd, update in zip(rendered, updates, strict=True)
             ]
+            stale = still_current() if still_current is not None else ()
+            if stale:
+                raise DeckError(stale)
             staging.commit(replaced)
     except PartlyReplaced:
         raise  # it names the files that are new

@@ -8,6 +8,7 @@ as each file is replaced, so that an interrupt can say which files are already n
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -27,6 +28,7 @@ __all__ = [
     "PreviewRequest",
     "Progress",
     "Selection",
+    "WatchRequest",
 ]
 
 ALL_LANGUAGES = "all"  # a Selection's lang: every language of a bilingual deck
@@ -60,6 +62,9 @@ class BuildRequest:
     out_dir: Path | None = None
     preview: bool = True  # forecast each deck's workload for its summary line
     lint: bool = True
+    # Warn of files in the media folder that no deck uses (only right when every deck
+    # of the project is built).
+    unused_media: bool = True
     written: list[Path] = field(default_factory=list, compare=False)
     progress: Progress | None = field(default=None, compare=False)
 
@@ -113,3 +118,13 @@ class ListRequest:
 class InitRequest:
     folder: Path = Path(".")
     written: list[Path] = field(default_factory=list, compare=False)
+
+
+@dataclass(frozen=True)
+class WatchRequest:
+    clock: Callable[[], int]  # seconds since 1970, asked at each rebuild
+    selection: Selection = field(default_factory=Selection)
+    out_dir: Path | None = None
+    lint: bool = True
+    # Set to end the watch (the command line ends it with Ctrl-C instead).
+    stop: threading.Event | None = field(default=None, compare=False)

@@ -36,7 +36,7 @@ __all__ = ["app", "main", "run"]
 class _Commands(TyperGroup):
     """Lists the commands in the order of an author's day, not of their definition."""
 
-    ORDER = ("init", "import", "check", "lint", "build", "preview", "list", "schema")
+    ORDER = ("init", "import", "check", "lint", "build", "watch", "preview", "list", "schema")
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = super().list_commands(ctx)
@@ -122,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     session = Session()
     with _signals_interrupt() as received:
+        session.signals = received
         code = _run(args, session)
     # Python drops an exception raised where it cannot propagate (a weak reference
     # callback, for one), so a signal's interrupt can be lost and the command run to its

@@ -23,6 +23,7 @@ from deckbuilder.cli.options import (
     session_of,
 )
 from deckbuilder.cli.output import (
+    Session,
     build_facts,
     build_lines,
     counts_text,
@@ -34,6 +35,7 @@ from deckbuilder.cli.output import (
     print_warnings,
 )
 from deckbuilder.cli.progress import terminal_progress
+from deckbuilder.errors import OutputError
 
 
 @app.command()
@@ -52,6 +54,13 @@ def build(
     lang: Lang = None,
     fallback: Fallback = False,
     jobs: Jobs = None,
+    open_in_anki: Annotated[
+        bool,
+        typer.Option(
+            "--open",
+            help="Then open the packages in Anki desktop, as a double-click on them would.",
+        ),
+    ] = False,
 ) -> None:
     """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
 
@@ -95,6 +104,25 @@ def build(
     for package in result.packages:
         for line in build_lines(package):
             session.say(line)
+    if open_in_anki:
+        _open(session, [package.path for package in result.packages])
+
+
+def _open(session: Session, paths: list[Path]) -> None:
+    """Hand the packages to Anki; say what Anki will ask, or what to do without it."""
+    opened = library.open_packages(paths)
+    for path in opened.opened:
+        session.say(f"opened {path} in Anki")
+    if opened.opened:
+        session.say(
+            '  In Anki\'s import dialog, keep "Update notes" on; tick "Merge note types" '
+            "when the build said a note type changed its fields (docs/updating.md)."
+        )
+    if opened.problem is not None:
+        raise OutputError(
+            f"{opened.problem} Install it from https://apps.ankiweb.net, or import the "
+            "package in Anki with File > Import."
+        )
 
 
 @app.command()

@@ -37,6 +37,7 @@ __all__ = [
     "plural",
     "print_warnings",
     "printable",
+    "removed_lines",
 ]
 
 
@@ -50,6 +51,8 @@ class Session:
     json: bool = False  # a command asked for machine-readable output, errors included
     # Files the command has replaced so far, for the message if it is interrupted.
     written: list[Path] = field(default_factory=list)
+    # Signals received (SIGTERM, SIGHUP) that interrupt the command like Ctrl-C.
+    signals: list[int] = field(default_factory=list)
 
     def say(self, text: str = "") -> None:
         """Normal output (stdout), silenced by --quiet."""
@@ -251,15 +254,23 @@ def _change_lines(result: PackageResult) -> list[str]:
             '    Import with "Merge note types" ticked, or existing notes will not update '
             "(README, 'Updating a shared deck')."
         )
-    if c.removed:
-        lines.append(f"  removed: {', '.join(e.id for e in c.removed)}")
-        lines.append(
-            "    A package cannot delete notes. To delete them in Anki, search the browser for:"
-        )
-        lines.append(f"    nid:{','.join(str(e.anki_id) for e in c.removed)}")
+    lines += removed_lines(result)
     state = "updated; commit it with the card file" if result.lock_written else "unchanged"
     lines.append(f"  lock  {result.lock} ({state})")
     return lines
+
+
+def removed_lines(result: PackageResult) -> list[str]:
+    """What to do about notes the card file no longer has: Anki's import never deletes,
+    so the learner deletes them in Anki's browser, found by their note ids."""
+    removed = result.changes.removed
+    if not removed:
+        return []
+    return [
+        f"  removed: {', '.join(e.id for e in removed)}",
+        "    A package cannot delete notes. To delete them in Anki, search the browser for:",
+        f"    nid:{','.join(str(e.anki_id) for e in removed)}",
+    ]
 
 
 def build_facts(result: PackageResult) -> dict[str, Any]:

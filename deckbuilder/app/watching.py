@@ -1,0 +1,155 @@
+"""``watch``: rebuild a deck each time one of its files is saved.
+
+Card files, the media folder and lock files are watched with watchfiles (the operating
+system's change notifications, grouped: an editor that writes a temporary file and
+renames it, or saves in several writes, gives one rebuild). Each deck is checked and
+built on its own, so one broken file holds back only its own deck, and a deck whose
+files did not change is not rebuilt. A deck that fails keeps its last good package: the
+build writes nothing unless every check passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from watchfiles import Change
+from watchfiles import watch as watch_changes
+
+from deckbuilder.app.building import BuildResult, build
+from deckbuilder.app.requests import BuildRequest, WatchRequest
+from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
+from deckbuilder.errors import DeckError, OutputError, Problem
+from deckbuilder.lock.format import lock_path
+
+__all__ = ["Rebuild", "watch"]
+
+# Changes that come together are one save; a burst ends after this long without another.
+QUIET_MS = 100
+# However busy the files, a rebuild comes at least this often.
+LONGEST_WAIT_MS = 1500
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """One card file checked and, when it passed, built."""
+
+    source: Path
+    changed: tuple[Path, ...]  # the saved files that made it (empty: the first build)
+    result: BuildResult | None  # None: the checks failed, and nothing was written
+    problems: tuple[Problem, ...] = ()  # what check says when they failed
+
+
+def watch(request: WatchRequest) -> Iterator[Rebuild]:
+    """Build every deck, then rebuild each deck whose card file, lock file or media
+    changes, until ``request.stop`` is set. Yields one Rebuild per card file built."""
+    watched = _Watched(request)
+    yield from watched.rebuild(watched.card_files(), ())
+    for changes in watch_changes(
+        *watched.roots(),
+        watch_filter=watched.relevant,
+        debounce=LONGEST_WAIT_MS,
+        step=QUIET_MS,
+        stop_event=request.stop,
+        rust_timeout=1000,
+        yield_on_timeout=False,
+    ):
+        paths = {Path(path) for _, path in changes}
+        yield from watched.rebuild(watched.affected(paths), tuple(sorted(paths)))
+
+
+class _Watched:
+    """What the watch knows between saves: each deck's files, and what it last wrote."""
+
+    def __init__(self, request: WatchRequest) -> None:
+        self.request = request
+        self.media: dict[Path, set[str]] = {}  # card file -> the media files it uses
+        self.failing: set[Path] = set()  # card files whose last check failed
+        # Lock file -> the card file it belongs to, and the bytes the last build left.
+        self.locks: dict[Path, tuple[Path, bytes]] = {}
+
+    def roots(self) -> list[Path]:
+        selection = self.request.selection
+        roots = [p if p.is_dir() else p.parent for p in selection.sources]
+        if selection.media_dir is not None and selection.media_dir.is_dir():
+            roots.append(selection.media_dir)
+        return list(dict.fromkeys(Path(p.resolve()) for p in roots))
+
+    def card_files(self) -> list[Path]:
+        try:
+            return find_sources(list(self.request.selection.sources))
+        except DeckError:
+            return []
+
+    def relevant(self, change: Change, path: str) -> bool:
+        """Whether a change to ``path`` can matter: not our own temporary files, not a
+        lock file that holds what the last build wrote."""
+        name = Path(path).name
+        if name.startswith(".") or name.endswith("~"):
+            return False  # temporary files: ours (.x.deckbuilder-123.tmp), editors'
+        lock = Path(path).resolve()
+        if lock in self.locks:
+            try:
+                return lock.read_bytes() != self.locks[lock][1]
+            except OSError:
+                return True
+        return True
+
+    def affected(self, paths: Iterable[Path]) -> list[Path]:
+        """The card files to rebuild for these saved files."""
+        cards = {p.resolve(): p for p in self.card_files()}
+        out: dict[Path, Path] = {}
+        for path in paths:
+            real = path.resolve()
+            if real.suffix in SOURCE_SUFFIXES:
+                if real in cards:
+                    out[real] = cards[real]
+            elif real.suffix == ".lock":
+                owner = self.locks.get(real)
+                for key, card in cards.items():
+                    if key == (owner[0] if owner else None) or (
+                        owner is None and real.parent == key.parent and key in self.failing
+                    ):
+                        out[key] = card
+            else:  # a media file: the decks that used it, and those that could not build
+                for key, card in cards.items():
+                    uses = self.media.get(key)
+                    if uses is None or real.name in uses or key in self.failing:
+                        out[key] = card
+        return list(out.values())
+
+    def rebuild(self, cards: list[Path], changed: tuple[Path, ...]) -> Iterator[Rebuild]:
+        request = self.request
+        for card in cards:
+            build_request = BuildRequest(
+                timestamp=request.clock(),
+                selection=replace(request.selection, sources=(card,)),
+                out_dir=request.out_dir,
+                preview=False,
+                lint=request.lint,
+                unused_media=False,  # one deck alone cannot tell what no deck uses
+            )
+            real = card.resolve()
+            try:
+                result = build(build_request)
+            except (DeckError, OutputError) as exc:
+                self.failing.add(real)
+                problems = (
+                    exc.problems
+                    if isinstance(exc, DeckError)
+                    else (Problem(str(card), None, str(exc)),)
+                )
+                yield Rebuild(card, changed, None, tuple(problems))
+                continue
+            self.failing.discard(real)
+            self.media[real] = {
+                name for package in result.packages for name in package.rendered.media
+            }
+            for package in result.packages:
+                lock = lock_path(package.rendered.deck).resolve()
+                try:
+                    self.locks[lock] = (real, lock.read_bytes())
+                except OSError:
+                    self.locks.pop(lock, None)
+            yield Rebuild(card, changed, result)

@@ -1,0 +1,81 @@
+"""``deckbuilder watch``: rebuild each deck when one of its files is saved."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from deckbuilder import app as library
+from deckbuilder.cli.app import app
+from deckbuilder.cli.options import (
+    Fallback,
+    Lang,
+    MediaDir,
+    Sources,
+    build_timestamp,
+    selection,
+    session_of,
+)
+from deckbuilder.cli.output import Session, err, plural, removed_lines
+
+__all__ = ["watch"]
+
+
+@app.command()
+def watch(
+    ctx: typer.Context,
+    sources: Sources = None,
+    out: Annotated[
+        Optional[Path],  # noqa: UP045 - typer needs Optional on Python 3.10
+        typer.Option("--out", "-o", help="Folder to write packages to. Default: output/"),
+    ] = None,
+    media: MediaDir = Path("media"),
+    lang: Lang = None,
+    fallback: Fallback = False,
+) -> None:
+    """Build every deck, then rebuild a deck each time its card file, lock file or media
+    is saved, until Ctrl-C. A deck with problems keeps its last good package.
+
+    Example: deckbuilder watch cards/
+    """
+    session = session_of(ctx)
+    chosen = selection(sources, lang, fallback, media)
+    roots = [*chosen.sources, *([media] if media.is_dir() else [])]
+    session.say(f"watching {', '.join(str(p) for p in roots)} (Ctrl-C to stop)")
+    request = library.WatchRequest(
+        clock=build_timestamp, selection=chosen, out_dir=out, lint=not session.quiet
+    )
+    try:
+        for rebuild in library.watch(request):
+            _tell(session, rebuild)
+    except KeyboardInterrupt:
+        if session.signals:
+            raise  # SIGTERM or SIGHUP: the exit status says which
+        # Ctrl-C is how a watch ends; every package is whole (see deckbuilder.files.atomic).
+        err("stopped watching")
+
+
+def _tell(session: Session, rebuild: library.Rebuild) -> None:
+    now = time.strftime("%H:%M:%S")
+    if rebuild.result is None:
+        for problem in rebuild.problems:
+            err(str(problem), fg="red")
+        err(
+            f"{now} {rebuild.source}: {plural(len(rebuild.problems), 'problem')}; nothing "
+            "was written (its last package stays as it was)",
+            bold=True,
+        )
+        return
+    for warning in rebuild.result.warnings:
+        err(str(warning), fg="yellow")
+    for package in rebuild.result.packages:
+        c = package.changes
+        session.say(
+            f"{now} wrote {package.path}: {len(c.added)} added, {len(c.changed)} changed, "
+            f"{len(c.removed)} removed"
+        )
+        for line in removed_lines(package):
+            session.say(line)
