@@ -64,6 +64,15 @@ def package_notes(package: AnkiPackage, source: str) -> NotesImport:
     others = sum(1 for note in package.notes if note.deck and note.deck != result.deck)
     if others:
         result.warnings.append(subdeck_warning(source, others, result.deck))
+    unreadable: dict[str, list[str]] = {}  # the reader leaves these notes out, saying why
+    for left_out in package.unreadable:
+        unreadable.setdefault(left_out.reason, []).append(str(left_out.id or "?"))
+    for reason, ids in unreadable.items():
+        which = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        text = f"note {which} is" if len(ids) == 1 else f"notes {which} are"
+        result.warnings.append(
+            Problem(source, None, f"warning: {text} not imported: {reason}; Anki keeps them")
+        )
     return result
 
 

@@ -329,6 +329,12 @@ def read_notes_source(source: Path) -> NotesImport | None:
 
         return read_spreadsheet(source)
     if suffix in (".anki2", ".anki21", ".anki21b") or _starts_with(source, b"SQLite format 3\0"):
+        from deckbuilder.anki.package_reader import is_anki_collection
+
+        if not is_anki_collection(source):
+            raise DeckError.single(
+                source, "a database, but not an Anki collection: it has no notes"
+            )
         raise DeckError.single(
             source,
             "this is an Anki collection, not an export: in Anki, export the deck with File > "

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.anki.history import Review, fit_history, read_reviews, training_items
+from deckbuilder.anki.history import fit_history, read_reviews
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, ladder
+from deckbuilder.schedule.fit import Review, ReviewLog, training_items
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]
@@ -163,8 +164,8 @@ def test_training_items_are_ankis_own_in_content_and_order(tmp_path: Path) -> No
         params=parameters, search="", ignore_revlogs_before_ms=0
     )
     col.close()
-    reviews, rollover = read_reviews(tmp_path / "profile" / "collection.anki2")
-    items = training_items(reviews, rollover, utc_offset=0)  # Anki here runs in UTC
+    log, rollover = read_reviews(tmp_path / "profile" / "collection.anki2")
+    items = training_items(log, rollover, utc_offset=0)  # Anki here runs in UTC
     assert len(items) == anki_items
     batch = [fsrs_rs.FSRSItem([fsrs_rs.FSRSReview(r, t) for r, t in item]) for item in items]
     ours = fsrs_rs.FSRS(parameters).evaluate(batch)
@@ -178,8 +179,8 @@ def test_fit_from_open_collection_reads_its_write_ahead_log(tmp_path: Path) -> N
     col = make_history(tmp_path / "profile", cards=60)
     col.db.execute("pragma journal_mode = wal")
     col.db.execute("insert into revlog values (1, 1, -1, 3, 1, 0, 0, 8000, 1)")
-    reviews, _ = read_reviews(tmp_path / "profile" / "collection.anki2")
-    assert any(r.millis == 1 for r in reviews)
+    log, _ = read_reviews(tmp_path / "profile" / "collection.anki2")
+    assert 1 in log.millis
     col.close()
 
 
@@ -245,7 +246,7 @@ def test_items_start_at_the_first_learning_answer_and_end_on_a_later_day() -> No
         Review(1, MORNING + 2 * DAY, 3, 1),
         Review(2, MORNING + 5 * DAY, 3, 1),  # no learning answer: no items
     ]
-    assert training_items(reviews) == [[(1, 0), (3, 0), (3, 2)]]
+    assert training_items(ReviewLog.of(reviews)) == [[(1, 0), (3, 0), (3, 2)]]
 
 
 def test_items_come_in_the_order_they_were_answered_not_by_card() -> None:
@@ -258,7 +259,7 @@ def test_items_come_in_the_order_they_were_answered_not_by_card() -> None:
         Review(2, MORNING + DAY, 2, 0),
         Review(2, MORNING + 3 * DAY, 3, 1),
     ]
-    assert training_items(reviews) == [
+    assert training_items(ReviewLog.of(reviews)) == [
         [(3, 0), (3, 2)],
         [(2, 0), (3, 2)],
         [(3, 0), (3, 2), (4, 7)],
@@ -279,7 +280,7 @@ def test_a_reset_card_starts_again_at_its_last_learning_and_cram_or_manual_entri
         Review(2, MORNING + DAY, 3, 1),
         Review(2, MORNING + 2 * DAY, 0, 4, factor=0),  # reset, not studied since
     ]
-    assert training_items(reviews) == [[(1, 0), (3, 3)]]
+    assert training_items(ReviewLog.of(reviews)) == [[(1, 0), (3, 3)]]
 
 
 def test_an_answer_in_the_first_second_of_a_day_counts_for_the_day_before() -> None:
@@ -288,7 +289,7 @@ def test_an_answer_in_the_first_second_of_a_day_counts_for_the_day_before() -> N
     start = 4 * 3_600_000
     for millis, elapsed in [(start + 999, 1), (start + 1000, 2)]:
         reviews = [Review(1, 12 * 3_600_000 - DAY, 3, 0), Review(1, millis + DAY, 3, 1)]
-        assert training_items(reviews) == [[(3, 0), (3, elapsed)]]
+        assert training_items(ReviewLog.of(reviews)) == [[(3, 0), (3, elapsed)]]
 
 
 @pytest.mark.parametrize(
@@ -305,7 +306,7 @@ def test_days_start_at_the_rollover_hour_in_the_given_time_zone(
         Review(1, 5 * 3_600_000, 3, 1),
         Review(1, 5 * 3_600_000 + 3 * DAY, 3, 1),
     ]
-    items = training_items(reviews, rollover=4, utc_offset=utc_offset)
+    items = training_items(ReviewLog.of(reviews), rollover=4, utc_offset=utc_offset)
     assert items[-1] == [(3, 0), (3, elapsed), (3, 3)]
 
 
@@ -408,7 +409,10 @@ def test_build_and_check_warn_about_a_study_block_history_they_cannot_read(
         "notes: [{id: a, front: f, back: b}]\n",
         encoding="utf-8",
     )
-    warning = f"{deck}:4: warning: 'history' cannot be used: {tmp_path / 'backup.colpkg'} is not"
+    warning = (
+        f"{deck}:4: warning: 'history' cannot be used: {tmp_path / 'backup.colpkg'}: "
+        "not an Anki collection or package"
+    )
     built = cli("build", deck, "--out", tmp_path / "out")
     assert built.code == 0, built.err
     assert (tmp_path / "out" / "deck.apkg").is_file()
