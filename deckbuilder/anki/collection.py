@@ -33,6 +33,7 @@ are read.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import sys
 from array import array
@@ -65,6 +66,7 @@ BASE_STEPS = 10_000_000
 MAX_EXPRESSION_DEPTH = 100
 _STEPS_BETWEEN_CHECKS = 10_000
 _INT64 = range(-(2**63), 2**63)
+_DECIMAL = re.compile(r"-?[0-9]{1,19}")
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,10 @@ class UnreadableNote:
 
 def shown(value: object, width: int = 60) -> str:
     """``value`` quoted for a message: characters a terminal would act on (escapes,
-    line breaks, lone surrogates) written as escapes, cut to ``width`` characters."""
+    line breaks, lone surrogates) written as escapes, cut to ``width`` characters;
+    bytes shown as the text they hold."""
+    if isinstance(value, bytes):  # text as the database gives it
+        value = value.decode("utf-8", "replace")
     text = value if isinstance(value, str) else repr(value)
     if len(text) > width:
         text = text[: width - 3] + "..."
@@ -156,70 +161,89 @@ class CollectionReader:
         return "notes" in self._tables
 
     def note_types(self) -> dict[int, AnkiNoteType]:
-        if "notetypes" in self._tables:
-            return self._note_types_18()
-        models = self._col_json("models", "note types")
-        if not isinstance(models, dict):
-            raise self.fault("its note types (col.models) are not a JSON object")
-        found = (self._note_type_11(key, model) for key, model in models.items())
-        return {note_type.id: note_type for note_type in found}
+        """Note types by id."""
+        with self._reading():
+            if "notetypes" in self._tables:
+                return self._note_types_18()
+            models = self._col_json("models", "note types")
+            if not isinstance(models, dict):
+                raise self.fault("its note types (col.models) are not a JSON object")
+            found = (self._note_type_11(key, model) for key, model in models.items())
+            return {note_type.id: note_type for note_type in found}
 
     def decks(self) -> dict[int, str]:
         """Deck names by id, with "::" between the parts of a subdeck's name."""
-        if "decks" in self._tables:
-            rows = self._rows("decks", "SELECT id, name FROM decks")
-            # Schema 18 separates a deck name's parts with U+001F where the name shows "::".
-            return {
-                self._integer(did, "a deck's id"): self._name(name, "a deck's name").replace(
-                    "\x1f", "::"
-                )
-                for did, name in rows
-            }
-        decks = self._col_json("decks", "decks")
-        if not isinstance(decks, dict):
-            raise self.fault("its decks (col.decks) are not a JSON object")
-        found: dict[int, str] = {}
-        for key, deck in decks.items():
-            if not isinstance(deck, dict):
-                raise self.fault(f"deck {shown(key)} is not a JSON object")
-            name = deck.get("name")
-            if not isinstance(name, str):
-                raise self.fault(f"deck {shown(key)}: its name is not text")
-            found[self._integer(deck.get("id"), f"deck {shown(name)}: its id")] = name
-        return found
+        with self._reading():
+            if "decks" in self._tables:
+                rows = self._rows("decks", "SELECT id, name FROM decks")
+                # Schema 18 separates a deck name's parts with U+001F where the name shows "::".
+                return {
+                    self._integer(did, "a deck's id"): self._name(name, "a deck's name").replace(
+                        "\x1f", "::"
+                    )
+                    for did, name in rows
+                }
+            decks = self._col_json("decks", "decks")
+            if not isinstance(decks, dict):
+                raise self.fault("its decks (col.decks) are not a JSON object")
+            found: dict[int, str] = {}
+            for key, deck in decks.items():
+                if not isinstance(deck, dict):
+                    raise self.fault(f"deck {shown(key)} is not a JSON object")
+                name = deck.get("name")
+                if not isinstance(name, str):
+                    raise self.fault(f"deck {shown(key)}: its name is not text")
+                found[self._integer(deck.get("id"), f"deck {shown(name)}: its id")] = name
+            return found
 
     def notes(self, decks: dict[int, str]) -> tuple[list[AnkiNote], list[UnreadableNote]]:
         """Every note, by id, with the deck of its first card; and the notes that cannot
         be read, each with the reason."""
-        first_deck = dict(self._rows("cards", "SELECT nid, did FROM cards ORDER BY nid, ord DESC"))
-        notes: list[AnkiNote] = []
-        unreadable: list[UnreadableNote] = []
-        query = "SELECT id, guid, mid, mod, tags, flds FROM notes ORDER BY id"
-        for nid, guid, mid, mod, tags, flds in self._rows("notes", query):
-            note = _note(nid, guid, mid, mod, tags, flds)
-            if isinstance(note, UnreadableNote):
-                unreadable.append(note)
-                continue
-            deck_id = first_deck.get(nid, 0)
-            deck = decks.get(deck_id, "") if isinstance(deck_id, int) else ""
-            notes.append(AnkiNote(nid, note[0], mid, mod, note[1], note[2], deck))
-        return notes, unreadable
+        with self._reading():
+            first_deck = dict(
+                self._rows("cards", "SELECT nid, did FROM cards ORDER BY nid, ord DESC")
+            )
+            notes: list[AnkiNote] = []
+            unreadable: list[UnreadableNote] = []
+            query = "SELECT id, guid, mid, mod, tags, flds FROM notes ORDER BY id"
+            for nid, guid, mid, mod, tags, flds in self._rows("notes", query):
+                try:  # text comes as bytes (see text_factory); anything else fails here
+                    if not (type(nid) is int and type(mid) is int and type(mod) is int):
+                        raise TypeError
+                    note = AnkiNote(
+                        id=nid,
+                        guid=guid.decode("utf-8"),
+                        type_id=mid,
+                        mod=mod,
+                        tags=tuple(tags.decode("utf-8").split()),
+                        fields=tuple(flds.decode("utf-8").split("\x1f")),
+                        deck=decks.get(first_deck.get(nid, 0), ""),
+                    )
+                except (AttributeError, TypeError, UnicodeDecodeError):
+                    unreadable.append(_unreadable(nid, guid, mid, mod, tags, flds))
+                    continue
+                notes.append(note)
+            return notes, unreadable
 
     def review_log(self) -> ReviewLog:
         """Every entry of the review log, by card and then time, as columns."""
-        cards, millis, ratings, kinds, factors = (array("q") for _ in range(5))
-        query = "SELECT cid, id, ease, type, factor FROM revlog ORDER BY cid, id"
-        for cid, rid, ease, kind, factor in self._rows("revlog", query):
-            if not (
-                type(cid) is int and type(rid) is int and type(ease) is int and type(kind) is int
-            ):
-                self._refuse_entry(cid, rid, ease, kind)
-            cards.append(cid)
-            millis.append(rid)
-            ratings.append(ease)
-            kinds.append(kind)
-            factors.append(factor if type(factor) is int else 0)
-        return ReviewLog(cards, millis, ratings, kinds, factors)
+        with self._reading():
+            cards, millis, ratings, kinds, factors = (array("q") for _ in range(5))
+            query = "SELECT cid, id, ease, type, factor FROM revlog ORDER BY cid, id"
+            for cid, rid, ease, kind, factor in self._rows("revlog", query):
+                if not (
+                    type(cid) is int
+                    and type(rid) is int
+                    and type(ease) is int
+                    and type(kind) is int
+                ):
+                    self._refuse_entry(cid, rid, ease, kind)
+                cards.append(cid)
+                millis.append(rid)
+                ratings.append(ease)
+                kinds.append(kind)
+                factors.append(factor if type(factor) is int else 0)
+            return ReviewLog(cards, millis, ratings, kinds, factors)
 
     def _refuse_entry(self, cid: object, rid: object, ease: object, kind: object) -> None:
         where = f" {rid}" if type(rid) is int else ""
@@ -235,18 +259,20 @@ class CollectionReader:
         or the col row's JSON (older), else Anki's default."""
         found: object = None
         try:
-            if "config" in self._tables:
-                rows = self._rows("config", "SELECT val FROM config WHERE key = 'rollover'")
-                found = next((_json(val) for (val,) in rows), None)
-            if found is None and "col" in self._tables:
-                conf = next(iter(self._rows("col", "SELECT conf FROM col")), (None,))[0]
-                parsed = _json(conf)
-                found = parsed.get("rollover") if isinstance(parsed, dict) else None
+            with self._reading():
+                if "config" in self._tables:
+                    rows = self._rows("config", "SELECT val FROM config WHERE key = 'rollover'")
+                    found = next((_json(val) for (val,) in rows), None)
+                if found is None and "col" in self._tables:
+                    conf = next(iter(self._rows("col", "SELECT conf FROM col")), (None,))[0]
+                    parsed = _json(conf)
+                    found = parsed.get("rollover") if isinstance(parsed, dict) else None
         except DeckError:  # the hour is worth no refusal: Anki's default stands in
             found = None
         return found if isinstance(found, int) and 0 <= found <= 23 else DEFAULT_ROLLOVER
 
     # -- schema 11 ------------------------------------------------------------------------
+
     def _col_json(self, column: str, what: str) -> Any:
         row = next(iter(self._rows("col", f"SELECT {column} FROM col")), None)
         if row is None:
@@ -344,6 +370,10 @@ class CollectionReader:
 
     # -- values ---------------------------------------------------------------------------
     def _integer(self, value: object, what: str) -> int:
+        """``value`` as a 64-bit integer; JSON may hold one as decimal text (genanki writes
+        note type ids so)."""
+        if isinstance(value, str) and _DECIMAL.fullmatch(value):
+            value = int(value)
         if not _is_int64(value):
             raise self.fault(f"{what} is {shown(value)}, not a number")
         assert isinstance(value, int)
@@ -356,11 +386,12 @@ class CollectionReader:
         return text
 
     # -- reading with limits --------------------------------------------------------------
-    def _rows(self, table: str, query: str) -> Iterator[tuple[Any, ...]]:
-        """The rows of ``query``, which reads ``table`` (checked to be a plain table)."""
+    def _rows(self, table: str, query: str) -> sqlite3.Cursor:
+        """The rows of ``query``, which reads ``table`` (checked to be a plain table); to
+        be read within :meth:`_reading`, which turns SQLite's errors into DeckErrors."""
         self._check_table(table)
         with self._reading():
-            yield from self._conn.execute(query)
+            return self._conn.execute(query)
 
     def _check_table(self, table: str) -> None:
         kind, sql = self._tables.get(table, ("", ""))
@@ -400,29 +431,19 @@ class CollectionReader:
             raise self.fault(f"cannot read the collection: {exc}") from None
 
 
-def _note(
+def _unreadable(
     nid: object, guid: object, mid: object, mod: object, tags: object, flds: object
-) -> tuple[str, tuple[str, ...], tuple[str, ...]] | UnreadableNote:
-    """A note row's guid, tags and fields; or why it cannot be read."""
-    if not _is_int64(nid):
+) -> UnreadableNote:
+    """Why a note row cannot be read."""
+    if type(nid) is not int:
         return UnreadableNote(None, "its id is not a number")
-    assert isinstance(nid, int)
-    reason = None
-    guid_text, tags_text, fields_text = _text(guid), _text(tags), _text(flds)
-    if not _is_int64(mid):
-        reason = "its note type id is not a number"
-    elif not _is_int64(mod):
-        reason = "its modification time is not a number"
-    elif guid_text is None:
-        reason = "its guid is not text"
-    elif tags_text is None:
-        reason = "its tags are not text"
-    elif fields_text is None:
-        reason = "its fields are not text (binary data, or not UTF-8)"
-    if reason is not None:
-        return UnreadableNote(nid, reason)
-    assert guid_text is not None and tags_text is not None and fields_text is not None
-    return guid_text, tuple(tags_text.split()), tuple(fields_text.split("\x1f"))
+    for value, what in ((mid, "note type id"), (mod, "modification time")):
+        if type(value) is not int:
+            return UnreadableNote(nid, f"its {what} is not a number")
+    for value, what in ((guid, "guid is"), (tags, "tags are")):
+        if _text(value) is None:
+            return UnreadableNote(nid, f"its {what} not text")
+    return UnreadableNote(nid, "its fields are not text (binary data, or not UTF-8)")
 
 
 def _is_int64(value: object) -> bool:

@@ -10,7 +10,6 @@ limit, so data that unpacks to gigabytes costs a chunk of memory, not gigabytes.
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 from pathlib import Path
@@ -74,6 +73,11 @@ def copy_limited(source: IO[bytes], target: IO[bytes], limit: int) -> int:
 def read_limited(source: IO[bytes], limit: int) -> bytes:
     """All of ``source``, read in chunks; LimitExceeded once more than ``limit`` bytes
     have come."""
-    out = io.BytesIO()
-    copy_limited(source, out, limit)
-    return out.getvalue()
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := source.read(CHUNK_BYTES):
+        total += len(chunk)
+        if total > limit:
+            raise LimitExceeded(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
