@@ -11,8 +11,9 @@ protobuf media list, its legacy export, and a genanki package, the layout deckbu
 and most add-ons write; it needs the `anki` package of the bench extra), then times
 reading each package alone (`read_package`), and all `deckbuilder import` does with it
 but write (read the package, plan the card file, its lock file and media), in fresh
-processes, alternating this checkout and the other one, and prints the best time of
-each and their ratio.
+processes, alternating this checkout and the other one, and prints the best CPU time
+of each (on a machine shared with other work, CPU time varies less than wall time) and
+their ratio.
 """
 
 from __future__ import annotations
@@ -66,12 +67,12 @@ import sys, time
 from pathlib import Path
 from deckbuilder.anki.package_reader import read_package
 from deckbuilder.importers.notes_plan import plan_notes, read_notes_source
-start = time.perf_counter()
+start = time.process_time()
 read_package(Path(sys.argv[1]))
-read = time.perf_counter()
+read = time.process_time()
 notes = read_notes_source(Path(sys.argv[1]))
 plan = plan_notes(notes, Path(sys.argv[1]), Path(sys.argv[2]), None, Path("media"))
-print(read - start, time.perf_counter() - read, len(plan.result.notes))
+print(read - start, time.process_time() - read, len(plan.result.notes))
 """
 
 

@@ -127,25 +127,35 @@ class CollectionReader:
 
     def __init__(self, db: Path, source: Path) -> None:
         self.source = source
-        size = sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
+        wal = db.with_name(db.name + "-wal")
+        size = sum(p.stat().st_size for p in (db, wal) if p.exists())
         self._budget = BASE_STEPS + STEPS_PER_BYTE * size
         self._steps = 0
+        # A private copy changes under nobody: immutable spares SQLite its locks, unless a
+        # write-ahead log is to be read with it.
+        mode = "ro" if wal.exists() else "ro&immutable=1"
         with self._reading():
-            self._conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, isolation_level=None)
+            self._conn = sqlite3.connect(
+                f"{db.as_uri()}?mode={mode}", uri=True, isolation_level=None
+            )
         self._conn.text_factory = bytes  # text is decoded here, note by note
         if sys.version_info >= (3, 11):
             self._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
             self._conn.setlimit(sqlite3.SQLITE_LIMIT_EXPR_DEPTH, MAX_EXPRESSION_DEPTH)
         self._conn.set_progress_handler(self._progress, _STEPS_BETWEEN_CHECKS)
-        with self._reading():
-            for pragma in ("trusted_schema = OFF", "query_only = ON", "cell_size_check = ON"):
-                self._conn.execute(f"PRAGMA {pragma}")
-            self._tables = {
-                _label(name).lower(): (_label(kind), _label(sql))
-                for kind, name, sql in self._conn.execute(
-                    "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')"
-                )
-            }
+        try:
+            with self._reading():
+                for pragma in ("trusted_schema = OFF", "query_only = ON", "cell_size_check = ON"):
+                    self._conn.execute(f"PRAGMA {pragma}")
+                self._tables = {
+                    _label(name).lower(): (_label(kind), _label(sql))
+                    for kind, name, sql in self._conn.execute(
+                        "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')"
+                    )
+                }
+        except DeckError:
+            self._conn.close()
+            raise
 
     def close(self) -> None:
         self._conn.close()

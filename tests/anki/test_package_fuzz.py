@@ -208,7 +208,7 @@ def write(parts: dict[str, Any], folder: Path) -> Path:
 
 
 @settings(
-    max_examples=80,
+    max_examples=50,
     deadline=None,
     suppress_health_check=[
         HealthCheck.function_scoped_fixture,
