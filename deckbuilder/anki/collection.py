@@ -41,20 +41,21 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from deckbuilder.anki.messages import DecodeError, notetype_config, template_formats
 from deckbuilder.errors import DeckError
-from deckbuilder.schedule.fit import DEFAULT_ROLLOVER, ReviewLog
 
 __all__ = [
     "BASE_STEPS",
+    "DEFAULT_ROLLOVER",
     "MAX_EXPRESSION_DEPTH",
     "MAX_VALUE_BYTES",
     "STEPS_PER_BYTE",
     "AnkiNote",
     "AnkiNoteType",
     "CollectionReader",
+    "Revlog",
     "UnreadableNote",
     "open_collection",
     "shown",
@@ -64,6 +65,7 @@ MAX_VALUE_BYTES = 100 * 1024 * 1024
 STEPS_PER_BYTE = 10
 BASE_STEPS = 10_000_000
 MAX_EXPRESSION_DEPTH = 100
+DEFAULT_ROLLOVER = 4  # the hour Anki starts a new day at, unless the collection says
 _STEPS_BETWEEN_CHECKS = 10_000
 _INT64 = range(-(2**63), 2**63)
 _DECIMAL = re.compile(r"-?[0-9]{1,19}")
@@ -89,6 +91,16 @@ class AnkiNote:
     tags: tuple[str, ...]
     fields: tuple[str, ...]
     deck: str  # the deck of its first card ('' if it has none)
+
+
+class Revlog(NamedTuple):
+    """The review log's columns, entry i at position i of each, by card and then time."""
+
+    cards: array[int]  # cid
+    millis: array[int]  # id: when it was answered
+    ratings: array[int]  # ease: 1..4, 0 for an entry no button made
+    kinds: array[int]  # type: 0 learning, 1 review, 2 relearning, 3 filtered, 4 manual, 5 rescheduled
+    factors: array[int]  # factor: ease in permille, 0 where Anki stores none
 
 
 @dataclass(frozen=True)
@@ -235,7 +247,7 @@ class CollectionReader:
                 notes.append(note)
             return notes, unreadable
 
-    def review_log(self) -> ReviewLog:
+    def review_log(self) -> Revlog:
         """Every entry of the review log, by card and then time, as columns."""
         with self._reading():
             cards, millis, ratings, kinds, factors = (array("q") for _ in range(5))
@@ -253,7 +265,7 @@ class CollectionReader:
                 ratings.append(ease)
                 kinds.append(kind)
                 factors.append(factor if type(factor) is int else 0)
-            return ReviewLog(cards, millis, ratings, kinds, factors)
+            return Revlog(cards, millis, ratings, kinds, factors)
 
     def _refuse_entry(self, cid: object, rid: object, ease: object, kind: object) -> None:
         where = f" {rid}" if type(rid) is int else ""

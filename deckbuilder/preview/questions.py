@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from deckbuilder.errors import Problem, RequestError
 
 if TYPE_CHECKING:
-    from deckbuilder.anki.history import FittedParameters
     from deckbuilder.preview.report import Questions
+    from deckbuilder.schedule.fit import FittedParameters
 
 __all__ = ["MAX_EXAM_DAYS", "history_parameters", "questions_for"]
 
@@ -51,7 +51,8 @@ def questions_for(
 def history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
     """The parameters fitted from the review history at ``path``, and a warning when it
     holds too few reviews to fit (the defaults are used then)."""
-    from deckbuilder.anki.history import HistoryError, fit_history, too_few_reviews
+    from deckbuilder.anki.history import HistoryError
+    from deckbuilder.preview.settings import fit_history, too_few_reviews
 
     try:
         fitted = fit_history(path)

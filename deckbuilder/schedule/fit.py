@@ -31,7 +31,6 @@ from typing import Any, NamedTuple
 from deckbuilder.schedule.settings import DEFAULT_PARAMETERS
 
 __all__ = [
-    "DEFAULT_ROLLOVER",
     "MIN_REVIEWS",
     "FittedParameters",
     "Review",
@@ -46,7 +45,6 @@ __all__ = [
 # Anki's deck options keep the defaults then. A fit is told apart by its result, and no
 # fit is tried on fewer reviews than this.
 MIN_REVIEWS = 8
-DEFAULT_ROLLOVER = 4  # hour a new day starts, Anki's default
 # revlog types
 _LEARNING, _FILTERED, _MANUAL, _RESCHEDULED = 0, 3, 4, 5
 # Anki trains eight passes over the items (its compute_params); fsrs-rs-python's default is five.
@@ -100,9 +98,7 @@ class FittedParameters:
 Item = list[tuple[int, int]]  # (rating, days since the previous answer), oldest first
 
 
-def training_items(
-    log: ReviewLog, rollover: int = DEFAULT_ROLLOVER, utc_offset: int = 0
-) -> list[Item]:
+def training_items(log: ReviewLog, rollover: int, utc_offset: int = 0) -> list[Item]:
     """Training items in the order their last answers were given: per card, from its
     last run of learning answers, one item per long-term review with all answers up to
     it (a stand-in for one longer than the optimizer trains on). Days start at

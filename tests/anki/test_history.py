@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.anki.history import fit_history, read_reviews
+from deckbuilder.anki.history import read_reviews
+from deckbuilder.preview.settings import fit_history
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, ladder
-from deckbuilder.schedule.fit import training_items
+from deckbuilder.schedule.fit import ReviewLog, training_items
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]
@@ -164,8 +165,8 @@ def test_training_items_are_ankis_own_in_content_and_order(tmp_path: Path) -> No
         params=parameters, search="", ignore_revlogs_before_ms=0
     )
     col.close()
-    log, rollover = read_reviews(tmp_path / "profile" / "collection.anki2")
-    items = training_items(log, rollover, utc_offset=0)  # Anki here runs in UTC
+    revlog, rollover = read_reviews(tmp_path / "profile" / "collection.anki2")
+    items = training_items(ReviewLog(*revlog), rollover, utc_offset=0)  # Anki here runs in UTC
     assert len(items) == anki_items
     batch = [fsrs_rs.FSRSItem([fsrs_rs.FSRSReview(r, t) for r, t in item]) for item in items]
     ours = fsrs_rs.FSRS(parameters).evaluate(batch)
@@ -179,8 +180,8 @@ def test_fit_from_open_collection_reads_its_write_ahead_log(tmp_path: Path) -> N
     col = make_history(tmp_path / "profile", cards=60)
     col.db.execute("pragma journal_mode = wal")
     col.db.execute("insert into revlog values (1, 1, -1, 3, 1, 0, 0, 8000, 1)")
-    log, _ = read_reviews(tmp_path / "profile" / "collection.anki2")
-    assert 1 in log.millis
+    revlog, _ = read_reviews(tmp_path / "profile" / "collection.anki2")
+    assert 1 in revlog.millis
     col.close()
 
 

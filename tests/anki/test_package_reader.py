@@ -218,18 +218,18 @@ def test_reading_stops_at_its_step_allowance(
 def test_a_card_reviewed_12000_times_is_read_and_fitted_in_linear_memory(tmp_path: Path) -> None:
     """It took 48 s and 1.8 GB in preview --history: every item held the card's whole
     history up to it. Now an item longer than the optimizer trains on is a stand-in."""
-    from deckbuilder.anki.history import fit_history
-    from deckbuilder.schedule.fit import training_items
+    from deckbuilder.preview.settings import fit_history
+    from deckbuilder.schedule.fit import ReviewLog, training_items
 
     day, start = 86_400_000, 1_600_000_000_000
     log = [(start, 5, 3, 0, 0)]
     log += [(start + k * day, 5, 1 if k % 7 == 0 else 3, 1, 2500) for k in range(1, 12_000)]
     path = collection(tmp_path / "long.anki2", revlog=log)
     with time_limit(60), peak_memory(100):
-        reviews, rollover = read_reviews(path)
-        items = training_items(reviews, rollover)
+        revlog, rollover = read_reviews(path)
+        items = training_items(ReviewLog(*revlog), rollover)
         assert len(items) == 11_999
-        assert sum(map(len, items)) <= 258 * len(reviews)
+        assert sum(map(len, items)) <= 258 * len(revlog.cards)
         assert fit_history(path).reviews == 11_999
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from deckbuilder.schedule.fit import Review, ReviewLog, fit_items, training_items
 
+ROLLOVER = 4  # days start at 4 am, Anki's default
 DAY = 86_400_000
 MORNING = 5 * 3_600_000  # an hour after the day starts (4 am)
 
@@ -22,7 +23,7 @@ def test_items_start_at_the_first_learning_answer_and_end_on_a_later_day() -> No
         Review(1, MORNING + 2 * DAY, 3, 1),
         Review(2, MORNING + 5 * DAY, 3, 1),  # no learning answer: no items
     ]
-    assert training_items(ReviewLog.of(reviews)) == [[(1, 0), (3, 0), (3, 2)]]
+    assert training_items(ReviewLog.of(reviews), ROLLOVER) == [[(1, 0), (3, 0), (3, 2)]]
 
 
 def test_items_come_in_the_order_they_were_answered_not_by_card() -> None:
@@ -35,7 +36,7 @@ def test_items_come_in_the_order_they_were_answered_not_by_card() -> None:
         Review(2, MORNING + DAY, 2, 0),
         Review(2, MORNING + 3 * DAY, 3, 1),
     ]
-    assert training_items(ReviewLog.of(reviews)) == [
+    assert training_items(ReviewLog.of(reviews), ROLLOVER) == [
         [(3, 0), (3, 2)],
         [(2, 0), (3, 2)],
         [(3, 0), (3, 2), (4, 7)],
@@ -56,7 +57,7 @@ def test_a_reset_card_starts_again_at_its_last_learning_and_cram_or_manual_entri
         Review(2, MORNING + DAY, 3, 1),
         Review(2, MORNING + 2 * DAY, 0, 4, factor=0),  # reset, not studied since
     ]
-    assert training_items(ReviewLog.of(reviews)) == [[(1, 0), (3, 3)]]
+    assert training_items(ReviewLog.of(reviews), ROLLOVER) == [[(1, 0), (3, 3)]]
 
 
 def test_an_answer_in_the_first_second_of_a_day_counts_for_the_day_before() -> None:
@@ -65,7 +66,7 @@ def test_an_answer_in_the_first_second_of_a_day_counts_for_the_day_before() -> N
     start = 4 * 3_600_000
     for millis, elapsed in [(start + 999, 1), (start + 1000, 2)]:
         reviews = [Review(1, 12 * 3_600_000 - DAY, 3, 0), Review(1, millis + DAY, 3, 1)]
-        assert training_items(ReviewLog.of(reviews)) == [[(3, 0), (3, elapsed)]]
+        assert training_items(ReviewLog.of(reviews), ROLLOVER) == [[(3, 0), (3, elapsed)]]
 
 
 @pytest.mark.parametrize(
@@ -82,7 +83,7 @@ def test_days_start_at_the_rollover_hour_in_the_given_time_zone(
         Review(1, 5 * 3_600_000, 3, 1),
         Review(1, 5 * 3_600_000 + 3 * DAY, 3, 1),
     ]
-    items = training_items(ReviewLog.of(reviews), rollover=4, utc_offset=utc_offset)
+    items = training_items(ReviewLog.of(reviews), ROLLOVER, utc_offset=utc_offset)
     assert items[-1] == [(3, 0), (3, elapsed), (3, 3)]
 
 
@@ -120,7 +121,7 @@ def test_a_long_history_gives_the_optimizer_stand_ins_it_fits_exactly_as_the_who
             reviews.append(Review(card, millis, rating, 1))
         histories[card] = answers
     full, cards = _full_items(histories)
-    items = training_items(ReviewLog.of(reviews), rollover=4, utc_offset=0)
+    items = training_items(ReviewLog.of(reviews), ROLLOVER)
     assert len(items) == len(full) and max(map(len, full)) == 301
     assert max(map(len, items)) == 257
     assert [item for item in items if len(item) <= 256] == [f for f in full if len(f) <= 256]
@@ -136,10 +137,10 @@ def test_a_stand_in_keeps_a_first_long_term_review_that_comes_late() -> None:
     the same first interval."""
     reviews = [Review(1, MORNING + k, 1, 0) for k in range(300)]
     reviews += [Review(1, MORNING + 2 * DAY, 3, 1), Review(1, MORNING + 5 * DAY, 3, 1)]
-    first, second = training_items(ReviewLog.of(reviews))
+    first, second = training_items(ReviewLog.of(reviews), ROLLOVER)
     assert len(first) == 257 and first[-1] == (3, 2)
     assert len(second) == 258 and second[-2:] == [(3, 2), (3, 3)]
 
 
 def test_an_empty_log_gives_no_items() -> None:
-    assert training_items(ReviewLog.of([])) == []
+    assert training_items(ReviewLog.of([]), ROLLOVER) == []
