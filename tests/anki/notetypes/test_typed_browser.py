@@ -14,6 +14,7 @@ import dataclasses
 import re
 from collections.abc import Iterator
 from html import escape
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -444,3 +445,47 @@ def test_page_plays_typed_cards() -> None:
     html = preview_page(rd, preview_deck(deck, settings, 30, 0, origin))
     assert 'data-kind="typed"' in html and "typed answer" in html
     assert re.search(r'data-kind="typed".*?<button type="button" class="flip"', html, re.S)
+
+
+def test_the_preview_page_judges_every_play(tmp_path: Path, browser: Any) -> None:
+    """On the preview page (its own client: the in-card box that anki_template makes for
+    {{type:}}, Enter asking the page for the answer), every play gives today's verdict."""
+    from deckbuilder.preview.page import preview_page
+    from deckbuilder.preview.report import deck_settings, preview_deck
+    from deckbuilder.render.deck import render_deck
+
+    page = tmp_path / "typed.html"
+    for deck in load_decks([SOURCE / "typed-english.yaml"]):
+        settings, origin = deck_settings(deck)
+        page.write_text(
+            preview_page(render_deck(deck), preview_deck(deck, settings, 30, 0, origin)),
+            encoding="utf-8",
+        )
+    context = browser.new_context(viewport=DESKTOP)
+    errors: list[str] = []
+    try:
+        tab = context.new_page()
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.goto(page.resolve().as_uri(), wait_until="load")
+        tab.wait_for_selector("html[data-cards-loaded=true]", state="attached")
+        for name, cases in CASES.items():
+            deck_key, note_id = name.split("/")
+            if deck_key != "typed-english":
+                continue
+            card = f'.pv-card[data-note="{note_id}"]'
+            front = tab.frame_locator(f"{card} .front iframe")
+            back = tab.frame_locator(f"{card} .back iframe")
+            assert front.locator("input").count() == 1, name
+            for typed, expected in cases:
+                # The back shown so far is marked, so that the wait is for the new one.
+                back.locator("body").evaluate("(b) => b.setAttribute('data-seen', '')")
+                box = front.locator("input#typeans")
+                box.fill(typed)
+                box.press("Enter")
+                shown = back.locator(f'body:not([data-seen]) [data-verdict="{expected}"]')
+                shown.wait_for(timeout=5000)
+                if expected != "unanswered":
+                    assert back.locator("[data-typed-text]").inner_text() == typed, name
+        assert errors == []
+    finally:
+        context.close()
