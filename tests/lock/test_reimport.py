@@ -18,7 +18,7 @@ from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
 from deckbuilder.app.packages import PackageResult, build
 from deckbuilder.errors import DeckError
 from deckbuilder.model import NoteKind
-from tests.conftest import DATA, Run, import_package
+from tests.conftest import DATA, ROOT, Run, import_package
 
 pytestmark = pytest.mark.anki
 
@@ -315,6 +315,13 @@ def test_a_note_that_changes_type_warns_and_updates_only_with_merge(
         'old note unless "Merge note types" is ticked' in built.err
     )
     assert "or give the note a new id to replace it" in built.err
+    # docs/updating.md shows this warning as it is printed.
+    (documented,) = [
+        line
+        for line in (ROOT / "docs" / "updating.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("cards/deck.yaml:6: note 'capital': warning:")
+    ]
+    assert documented.replace("cards/deck.yaml", str(studied.src)) in built.err.splitlines()
     package = studied.out / "reimport.apkg"
 
     log = import_package(col, package, merge_notetypes=False)  # the import dialog's default
@@ -341,6 +348,30 @@ def test_a_note_that_changes_type_warns_and_updates_only_with_merge(
     # Told once: the next build has the typed note type in its lock file.
     again = cli("build", studied.src, "--out", studied.out)
     assert again.code == 0 and "changed its note type" not in again.err
+
+
+def test_a_note_made_reversed_keeps_its_card_with_merge(
+    studied: Studied, cli: Callable[..., Run]
+) -> None:
+    """`reverse: true` moves a basic note to another note type (two templates): the same
+    warning; with "Merge note types" its first card keeps its template name, "Card 1",
+    and so its reviews, and the reverse card is added."""
+    col = studied.col
+    capital_cards = [c.id for c in studied.note("capital").cards()]  # type: ignore[attr-defined]
+    studied.edit("    back: Paris\n", "    back: Paris\n    reverse: true\n")
+    built = cli("build", studied.src, "--out", studied.out)
+    assert built.code == 0, built.err
+    assert "note 'capital': warning: this note changed its note type (now " in built.err
+    package = studied.out / "reimport.apkg"
+    log = import_package(col, package, merge_notetypes=False)
+    assert len(log.conflicting) == 1 and not log.updated  # type: ignore[attr-defined]
+    log = import_package(col, package, merge_notetypes=True)
+    assert len(log.updated) == 1 and not log.new  # type: ignore[attr-defined]
+    cards = {c.template()["name"]: c for c in studied.note("capital").cards()}  # type: ignore[attr-defined]
+    assert sorted(cards) == ["Card 1", "Card 2"] and cards["Card 1"].id in capital_cards
+    assert "The front of this card is blank" not in cards["Card 1"].question()
+    assert not col.get_empty_cards().notes  # type: ignore[attr-defined]
+    studied.assert_reviews_kept()
 
 
 def test_changed_media_file_updates_the_note(studied: Studied) -> None:
