@@ -347,7 +347,7 @@ OTHER_BACKS = [
 
 @pytest.mark.parametrize(("shown", "expected"), OTHER_BACKS)
 def test_a_back_that_cannot_judge_shows_answers_and_what_was_typed(
-    shown: str, expected: str, browser: Any, cards: dict[str, CardSides]
+    shown: str, expected: str, browser: Any, cards: dict[str, CardSides], request: Any
 ) -> None:
     """Where the card cannot read what was typed, it says so ("unjudged") and shows the
     client's own comparison (which holds what was typed) beside the accepted answers;
@@ -367,6 +367,7 @@ def test_a_back_that_cannot_judge_shows_answers_and_what_was_typed(
                 assert p.page.locator("#typeans").is_visible()
         else:
             assert p.page.locator("#typeans").is_hidden()
+        p.screenshot(f"typed/other-back-{request.node.callspec.id}")
         assert_clean(p)
 
 
