@@ -18,13 +18,13 @@ from deckbuilder.cardfile.keys import (
     NOTE_TYPES,
     NUMBER,
     NUMBER_PATTERN,
+    PARAM_BOUNDS,
     STUDY,
     Key,
     NoteType,
     Shape,
     note_keys,
 )
-from deckbuilder.schedule.settings import LOWER_BOUNDS, UPPER_BOUNDS
 
 __all__ = ["EXAMPLES", "card_schema"]
 
@@ -255,10 +255,7 @@ def _steps(key: Key) -> dict[str, Any]:
 
 
 def _params(key: Key) -> dict[str, Any]:
-    bounds = [
-        {"type": "number", "minimum": low, "maximum": high}
-        for low, high in zip(LOWER_BOUNDS, UPPER_BOUNDS, strict=True)
-    ]
+    bounds = [{"type": "number", "minimum": low, "maximum": high} for low, high in PARAM_BOUNDS]
     listed = {"type": "array", "items": bounds, "minItems": len(bounds), "maxItems": len(bounds)}
     return {"oneOf": [listed, {"type": "string"}, {"type": "null"}]}
 
