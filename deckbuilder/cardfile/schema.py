@@ -234,7 +234,11 @@ def _letters() -> dict[str, Any]:
     return {
         "oneOf": [
             {"type": "string", "pattern": rf"^[\s,]*{letter}(?:[\s,]+{letter})*[\s,]*$"},
-            {"type": "array", "items": {"type": "string", "pattern": rf"^\s*{letter}\s*$"}},
+            {
+                "type": "array",
+                "items": {"type": "string", "pattern": rf"^\s*{letter}\s*$"},
+                "minItems": 1,
+            },
         ]
     }
 
