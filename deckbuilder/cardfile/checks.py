@@ -29,7 +29,7 @@ from deckbuilder.cardfile.keys import (
     MAX_ANSWERS,
     MAX_CHOICES,
     NOTE_LAST,
-    note_type,
+    NOTE_TYPES,
 )
 from deckbuilder.errors import Problem
 from deckbuilder.model import (
@@ -46,6 +46,8 @@ from deckbuilder.model import (
 __all__ = ["check_deck", "note_problems", "tag_problem", "text_problem"]
 
 GUID_RE = re.compile(f"(?:{GUID_PATTERN})\\Z")
+# The keys of each note type whose text must not be empty.
+_REQUIRED = {t.kind: frozenset(k.name for k in t.keys if k.required) for t in NOTE_TYPES}
 _LINT_CODES = next(key for key in NOTE_LAST if key.name == "lint").values
 # A well-formed deletion, removed before looking for malformed ones.
 _OPENING = re.compile(r"\{\{c\d+::")
@@ -95,13 +97,17 @@ def note_problems(
 def text_problem(what: str, text: str, *, required: bool = False) -> str | None:
     """What is wrong with the text of field ``what``: too long, characters Anki cannot
     store, or (``required``) nothing but white space; None when nothing is."""
-    size = len(text.encode("utf-8", "surrogatepass"))
+    short = len(text) * 4 <= MAX_FIELD_BYTES  # a character is at most 4 bytes
+    filled = not required or (text and not text.isspace())
+    if short and filled and UNSTORABLE.search(text) is None:
+        return None  # most text, told apart at the cost of one search
+    size = 0 if short else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FIELD_BYTES:
         return f"'{what}' is {size:,} bytes; the limit is {MAX_FIELD_BYTES:,}"
     unstorable = unstorable_problem(text)
     if unstorable:
         return f"'{what}' {unstorable}"
-    if required and not text.strip():
+    if not filled:
         return f"'{what}' is empty"
     return None
 
@@ -117,6 +123,8 @@ def tag_problem(tag: str) -> str | None:
 class _NoteCheck:
     """The checks of one note, collecting its problems."""
 
+    __slots__ = ("failed", "file", "note", "problems", "unread", "who")
+
     def __init__(self, file: str, note: Note, unread: Collection[str]) -> None:
         self.file = file
         self.note = note
@@ -126,7 +134,7 @@ class _NoteCheck:
         # character to the terminal.
         self.who = note.id if note.id and UNSTORABLE.search(note.id) is None else None
         # Fields with a problem of their own: their content is not judged further.
-        self.failed: set[str] = set(unread)
+        self.failed: set[str] = set()
 
     def problem(self, key: str, message: str) -> None:
         self.problems.append(Problem(self.file, self.note.field_line(key), message, self.who))
@@ -174,13 +182,14 @@ class _NoteCheck:
 
     def texts(self) -> None:
         """Every text field: its size, its characters, and not empty where required."""
-        required = {key.name for key in note_type(self.note.kind).keys if key.required}
+        required = _REQUIRED[self.note.kind]
         for key, text in self.note.texts().items():
             what = self.name(key)
-            if key in self.unread or what in self.unread:
+            if self.unread and (key in self.unread or what in self.unread):
                 continue
-            base = key.split("[")[0]
-            wrong = text_problem(what, text, required=base in required and "." not in key)
+            # 'choices[2]' is required as choices are; 'choices[2].feedback' is not.
+            base = key if key[-1] != "]" else key[: key.index("[")]
+            wrong = text_problem(what, text, required=base in required)
             if wrong:
                 self.problem(key, wrong)
                 self.failed.add(key)
@@ -188,8 +197,8 @@ class _NoteCheck:
     def name(self, key: str) -> str:
         """How a message names the field ``key`` of :meth:`Note.texts`: a typed-answer
         note's only answer is 'answer', as it is written."""
-        if isinstance(self.note, TypedNote) and len(self.note.answers) == 1:
-            return re.sub(r"^answer\[0\]", "answer", key)
+        if key == "answer[0]" and isinstance(self.note, TypedNote) and len(self.note.answers) == 1:
+            return "answer"
         return key
 
     def mcq(self, note: McqNote) -> None:
@@ -204,6 +213,7 @@ class _NoteCheck:
             for i, text in enumerate(note.choices):
                 loose = " ".join(text.split()).casefold()
                 if loose and loose in first and f"choices[{i}]" not in self.failed:
+                    # (a choice the loader could not read is '', never a repeat)
                     shown = letter(i) if i < MAX_CHOICES else str(i + 1)
                     self.problem(
                         f"choices[{i}]", f"choice {shown} repeats choice {letter(first[loose])}"
@@ -230,7 +240,7 @@ class _NoteCheck:
                 self.problem(key, f"answer '{letter(index)}' is given twice")
 
     def cloze(self, note: ClozeNote) -> None:
-        if "text" in self.failed:
+        if "text" in self.failed or "text" in self.unread:
             return
         text = note.text
         deletions = cloze.read_deletions(text)
@@ -252,7 +262,7 @@ class _NoteCheck:
                 )
         # Anki makes cards from the deletions of every field, the extra one too.
         for key, found in (("text", deletions), ("extra", cloze.read_deletions(note.extra))):
-            if key not in self.failed:
+            if key not in self.failed and key not in self.unread:
                 for message in found.problems:
                     self.problem(key, message)
 
@@ -283,7 +293,7 @@ class _NoteCheck:
         seen: dict[str, int] = {}
         for i, answer in enumerate(note.answers):
             key = f"answer[{i}]"
-            if key in self.failed or self.name(key) in self.unread:
+            if key in self.failed or self.name(key) in self.unread or key in self.unread:
                 continue
             wrong = _typed_answer_problem(self.name(key), answer)
             if wrong:

@@ -12,7 +12,7 @@ from typing import TypedDict, TypeGuard
 
 from deckbuilder import cloze
 from deckbuilder.cardfile.checks import note_problems, text_problem
-from deckbuilder.cardfile.fields import FieldReader, is_null, suggest, trimmed, visible
+from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, suggest, trimmed, visible
 from deckbuilder.cardfile.imported import read_guid, read_reverse
 from deckbuilder.cardfile.keys import (
     CHOICE,
@@ -81,14 +81,14 @@ def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
         )
         return []
     notes: list[Note] = []
-    unread: list[frozenset[str]] = []
+    unread: list[set[str]] = []
     misread: list[bool] = []  # whether the note's structure had a problem
     for item in value.items:
         before = len(fields.problems)
         note = _read_note(fields, item)
         if note is not None:
             notes.append(note)
-            unread.append(frozenset(fields.unread))
+            unread.append(fields.unread)  # a new set for each note
             misread.append(len(fields.problems) > before)
     kept: list[Note] = []
     for note, wrong, problems in zip(
@@ -111,7 +111,7 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
         )
         return None
     note_id = trimmed(fields.text(item, "id", required=True))
-    if note_id and text_problem("id", note_id) is None:
+    if note_id and UNSTORABLE.search(note_id) is None:  # never a control character in a message
         fields.note_id = note_id
     kind = _note_kind(fields, item)
     if kind is None:
@@ -122,8 +122,8 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
     tags = fields.tags(item)
     lint = read_lint_opt_outs(fields, item)
     lines = _field_lines(item)
-    lines.update((f"tags[{i}]", line) for i, (_, line) in enumerate(tags))
-    lines.update((f"lint[{i}]", line) for i, (_, line) in enumerate(lint))
+    for name, found in (("tags", tags), ("lint", lint)):
+        lines.update((f"{name}[{i}]", line) for i, (_, line) in enumerate(found))
     common = _CommonFields(
         id=note_id,
         line=item.line,
