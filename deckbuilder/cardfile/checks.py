@@ -69,15 +69,18 @@ def _line_order(problem: Problem) -> int:
     return problem.line or 0
 
 
+_NONE: tuple[Problem, ...] = ()
+
+
 def note_problems(
     notes: Sequence[Note], file: str, unread: Sequence[Collection[str]] = ()
-) -> list[list[Problem]]:
+) -> list[Sequence[Problem]]:
     """The problems of each note, in the order of ``notes``. ``unread``: for each note,
     the keys the loader could not read (a problem already said why), whose content is
     not checked again."""
     first_id: dict[str, Note] = {}
     first_guid: dict[str, Note] = {}
-    out: list[list[Problem]] = []
+    out: list[Sequence[Problem]] = []
     for i, note in enumerate(notes):
         check = _NoteCheck(file, note, unread[i] if unread else ())
         check.identity(first_id, first_guid)
@@ -90,7 +93,7 @@ def note_problems(
             check.typed(note)
         elif isinstance(note, BasicNote):
             check.basic(note)
-        out.append(check.problems)
+        out.append(check.problems or _NONE)
     return out
 
 
@@ -123,21 +126,22 @@ def tag_problem(tag: str) -> str | None:
 class _NoteCheck:
     """The checks of one note, collecting its problems."""
 
-    __slots__ = ("failed", "file", "note", "problems", "unread", "who")
+    __slots__ = ("failed", "file", "note", "problems", "unread")
 
     def __init__(self, file: str, note: Note, unread: Collection[str]) -> None:
         self.file = file
         self.note = note
         self.unread = unread
         self.problems: list[Problem] = []
-        # Messages name the note by its id, unless that id could carry a control
-        # character to the terminal.
-        self.who = note.id if note.id and UNSTORABLE.search(note.id) is None else None
         # Fields with a problem of their own: their content is not judged further.
         self.failed: set[str] = set()
 
     def problem(self, key: str, message: str) -> None:
-        self.problems.append(Problem(self.file, self.note.field_line(key), message, self.who))
+        # Messages name the note by its id, unless that id could carry a control
+        # character to the terminal.
+        note_id = self.note.id
+        who = note_id if note_id and UNSTORABLE.search(note_id) is None else None
+        self.problems.append(Problem(self.file, self.note.field_line(key), message, who))
 
     def identity(self, first_id: dict[str, Note], first_guid: dict[str, Note]) -> None:
         note = self.note
@@ -183,8 +187,9 @@ class _NoteCheck:
     def texts(self) -> None:
         """Every text field: its size, its characters, and not empty where required."""
         required = _REQUIRED[self.note.kind]
+        only_answer = isinstance(self.note, TypedNote) and len(self.note.answers) == 1
         for key, text in self.note.texts().items():
-            what = self.name(key)
+            what = "answer" if only_answer and key == "answer[0]" else key
             if self.unread and (key in self.unread or what in self.unread):
                 continue
             # 'choices[2]' is required as choices are; 'choices[2].feedback' is not.

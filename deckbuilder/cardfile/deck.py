@@ -10,7 +10,6 @@ the file can be read in; :func:`detected_label_language` which language a deck w
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from pathlib import Path
 
 from deckbuilder.cardfile.checks import tag_problem, text_problem
@@ -91,12 +90,12 @@ def read_deck(
     languages: tuple[str, ...] = (),
     lang: str = "",
     fallback: bool = False,
-    lines: Sequence[str] = (),
+    source: str = "",
 ) -> Deck:
     """The deck in the card file ``path``, parsed into ``tree``, read in ``lang`` (one of
     the declared ``languages``; '' for a file without them). Raises a DeckError listing
-    every problem, in order of line. ``lines``: the file's lines, for advice that shows
-    the line rewritten."""
+    every problem, in order of line. ``source``: the file's text, for advice that shows
+    a line rewritten."""
     file = str(path)
     if tree is None:
         raise DeckError.single(file, "the file is empty; expected a deck (deck:, notes:)")
@@ -106,7 +105,7 @@ def read_deck(
             f"the top level must be a mapping (deck:, notes:), not {describe(tree)}",
             tree.line,
         )
-    fields = FieldReader(path, languages, lang, fallback, lines)
+    fields = FieldReader(path, languages, lang, fallback, source)
     fields.unknown_keys(tree, DECK_KEYS, "the deck")
     name = _deck_name(fields, tree)
     key = _deck_key(fields, tree)

@@ -10,6 +10,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
 
 from deckbuilder.cardfile.keys import CHOICE, DECK, ID_PATTERN, LANG_PATTERN, NOTE_TYPES, Shape
@@ -124,14 +125,14 @@ class FieldReader:
         languages: tuple[str, ...] = (),
         lang: str = "",
         fallback: bool = False,
-        lines: Sequence[str] = (),
+        source: str = "",
     ) -> None:
         self.path = path
         self.file = str(path)
         self.languages = languages  # declared, default first; () for a one-language file
         self.lang = lang  # the language being read
         self.fallback = fallback  # a field without `lang` takes the default language's text
-        self.lines = lines  # the file's lines, when known: advice can then show the fix
+        self.source = source  # the file's text, when known: advice can then show the fix
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
         self.note_id: str | None = None  # the note being read, for messages
@@ -171,6 +172,11 @@ class FieldReader:
             )
             return ""
         return unicodedata.normalize("NFC", value.raw)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The file's lines, split when advice first shows one."""
+        return self.source.splitlines()
 
     def is_language_map(self, value: YMap) -> bool:
         """Whether a mapping where text belongs is text per language: it names a declared

@@ -8,6 +8,7 @@ Multiple-choice (``question``, ``choices``, ``answer``), cloze (``text`` with
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import TypedDict, TypeGuard
 
 from deckbuilder import cloze
@@ -81,14 +82,14 @@ def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
         )
         return []
     notes: list[Note] = []
-    unread: list[set[str]] = []
+    unread: list[Collection[str]] = []
     misread: list[bool] = []  # whether the note's structure had a problem
     for item in value.items:
         before = len(fields.problems)
         note = _read_note(fields, item)
         if note is not None:
             notes.append(note)
-            unread.append(fields.unread)  # a new set for each note
+            unread.append(fields.unread or ())
             misread.append(len(fields.problems) > before)
     kept: list[Note] = []
     for note, wrong, problems in zip(
@@ -122,7 +123,7 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
     tags = fields.tags(item)
     lint = read_lint_opt_outs(fields, item)
     lines = _field_lines(item)
-    for name, found in (("tags", tags), ("lint", lint)):
+    for name, found in (("tags", tags), ("lint", lint)) if tags or lint else ():
         lines.update((f"{name}[{i}]", line) for i, (_, line) in enumerate(found))
     common = _CommonFields(
         id=note_id,

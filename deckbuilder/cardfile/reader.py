@@ -211,7 +211,7 @@ def load_deck_languages(
     default language's text and the Deck carries a warning; without it that is an error."""
     text = read_text(path)
     tree = parse_yaml(text, str(path))
-    return decks_from_tree(path, tree, media_dir, lang, fallback, lines=text.splitlines())
+    return decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
 
 
 def decks_from_tree(
@@ -221,16 +221,16 @@ def decks_from_tree(
     lang: str | None = None,
     fallback: bool = False,
     *,
-    lines: Sequence[str] = (),
+    source: str = "",
 ) -> list[Deck]:
     """:func:`load_deck_languages` of the file ``path`` already parsed into ``tree``;
-    ``lines``, the file's lines, let advice show a line rewritten."""
+    ``source``, the file's text, lets advice show a line rewritten."""
     header = FieldReader(path)
     languages = declared_languages(header, tree) if isinstance(tree, YMap) else ()
     if header.problems:
         raise DeckError(header.problems)
     if not languages:
-        return [read_deck(path, tree, media_dir, lines=lines)]
+        return [read_deck(path, tree, media_dir, source=source)]
     assert isinstance(tree, YMap)
     if lang is None:
         wanted = languages[:1]
@@ -249,7 +249,7 @@ def decks_from_tree(
     problems: list[Problem] = []
     for code in wanted:
         try:
-            decks.append(read_deck(path, tree, media_dir, languages, code, fallback, lines))
+            decks.append(read_deck(path, tree, media_dir, languages, code, fallback, source))
         except DeckError as exc:
             problems.extend(exc.problems)
             decks.extend(exc.partial)
