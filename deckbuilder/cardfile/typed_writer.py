@@ -1,8 +1,6 @@
-"""An imported typed-answer question -> its note in the card file (``type: typed``).
-
-Written in the shape :mod:`.yamlout` gives multiple-choice notes: block style, keys in
-the documented order, each text formatted by :func:`.yamlout.format_scalar`.
-"""
+"""An imported typed-answer question -> its note in the card file (``type: typed``), for
+the importers' own writer (:mod:`.records_writer`), which goes with it once the importers
+write model notes with :func:`.writer.card_file_text`."""
 
 from __future__ import annotations
 
