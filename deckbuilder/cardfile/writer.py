@@ -106,7 +106,7 @@ _Representer.add_representer(str, _Representer.represent_str)
 _Representer.add_representer(_Number, _Representer.represent_number)
 
 _RESOLVER_1_1 = yaml.resolver.Resolver()
-_EMITTER = yaml.emitter.Emitter(io.StringIO())  # type: ignore[no-untyped-call]
+_EMITTER = yaml.emitter.Emitter(io.StringIO())
 # Text that is plain in both YAML versions and every context: a letter first, no
 # indicator inside, no space at either end.
 _PLAIN_SAFE = re.compile(r"[^\W\d_](?:[^\x00-\x1f:#,\[\]{}\x7f-\x9f\u2028\u2029\ufeff]*[^\s:,])?")
@@ -128,10 +128,10 @@ def _plain_reads_back(text: str, *, in_flow: bool = False) -> bool:
     allows more plain text than the YAML 1.1 the loader reads (`yes`, `=`, `[:x]`)."""
     if _PLAIN_SAFE.fullmatch(text):
         return True  # most text: checked here instead of by the emitter, character by character
-    analysis = _EMITTER.analyze_scalar(text)  # type: ignore[no-untyped-call]
+    analysis = _EMITTER.analyze_scalar(text)
     if not (analysis.allow_flow_plain if in_flow else analysis.allow_block_plain):
         return False
-    tag = _RESOLVER_1_1.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    tag: str = _RESOLVER_1_1.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return tag == "tag:yaml.org,2002:str"
 
 

@@ -187,7 +187,7 @@ def decks(draw: Any, source: Path) -> Deck:
     """A valid deck of one language, as loading ``source`` would give it."""
     parts = draw(
         st.lists(
-            one_line().filter(lambda t: "::" not in t and ":" != t[-1] and t[0] != ":"),
+            one_line().filter(lambda t: "::" not in t and t[-1] != ":" and t[0] != ":"),
             min_size=1,
             max_size=3,
         )
