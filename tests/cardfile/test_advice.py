@@ -110,8 +110,8 @@ def test_a_misspelt_note_type_gets_the_type_meant(tmp_path: Path, written: str, 
     ("line", "advice"),
     [
         (
-            "    explanaton: x",
-            "unknown key 'explanaton' in a basic note; did you mean 'explanation'?",
+            "    revrese: true",
+            "unknown key 'revrese' in a basic note; did you mean 'reverse'?",
         ),
         ("    Back: x", "unknown key 'Back' in a basic note; did you mean 'back'?"),
     ],
