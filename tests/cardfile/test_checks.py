@@ -104,7 +104,7 @@ def test_lines_come_from_the_note_and_default_to_its_first_line() -> None:
         ),
         (
             TypedNote(
-                id="t", line=10, question="q", answers=(TypedAnswer(low=5, high=3, shown="5 – 3"),)
+                id="t", line=10, question="q", answers=(TypedAnswer(low=5, high=3, shown="5 \u2013 3"),)
             ),
             "'answer': 'min' (5) is above 'max' (3)",
         ),
