@@ -15,7 +15,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.fields import UNSTORABLE
 from deckbuilder.cardfile.reader import ID_RE, MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES, read_text
-from deckbuilder.cardfile.writer import to_yaml
+from deckbuilder.cardfile.records_writer import to_yaml
 from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.importers.aiken import looks_like_aiken, parse_aiken

@@ -31,7 +31,7 @@ from deckbuilder.model import NoteKind
 
 if TYPE_CHECKING:
     from deckbuilder.render.deck import RenderedDeck
-from deckbuilder.cardfile.writer import notes_yaml
+from deckbuilder.cardfile.records_writer import notes_yaml
 
 __all__ = [
     "NotesImport",
