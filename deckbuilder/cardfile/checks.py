@@ -175,6 +175,9 @@ class _NoteCheck:
     def texts(self) -> None:
         """Every text field: its size, its characters, and not empty where required."""
         required = {key.name for key in note_type(self.note.kind).keys if key.required}
+        # Anki builds a card from a Basic note whose Back is empty: only the front must
+        # have text.
+        required.discard("back")
         for key, text in self.note.texts().items():
             what = self.name(key)
             if key in self.unread or what in self.unread:

@@ -75,6 +75,7 @@ class ImportPlan:
     decks: tuple[PlannedDeck, ...]
     files: dict[Path, bytes]  # everything to write
     media: tuple[Path, ...]  # the media files among them
+    skipped: tuple[Skipped, ...]  # what was left out, and why, in source order
     warnings: tuple[Problem, ...]
     report: tuple[str, ...]
 
@@ -309,8 +310,8 @@ def _answered(planner: _Planner, notes: list[Note]) -> tuple[list[Note], set[int
                 continue
             hint = MISSING_HINT.get(read.format, "give its answer")
             reason = (
-                f"no marked answer; {hint} (or import with --allow-missing-answers and fill "
-                "it in later)"
+                f"question has no marked answer; {hint} (or import with "
+                "--allow-missing-answers and fill it in later)"
             )
             planner.skipped.append(Skipped(note.line, reason))
     return kept, unanswered
@@ -502,7 +503,10 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
     if planner.problems:
         raise DeckError(planner.problems)
     if not any(deck.notes for deck in planned):
-        reasons = [replace(p, message=p.message.removeprefix("warning: ")) for p in refused]
+        reasons = [
+            Problem(planner.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
+            for s in skipped
+        ]
         more = "".join(f"; {line}" for line in read.report if "not imported" in line)
         raise DeckError([Problem(planner.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
@@ -542,6 +546,7 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         tuple(planned),
         dict(planner.files),
         tuple(planner.media),
+        tuple(skipped),
         tuple(dict.fromkeys(warnings)),
         tuple(report),
     )

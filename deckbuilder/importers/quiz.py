@@ -258,7 +258,7 @@ class _QuizReader:
         if q.answer_value is not None and q.answer_value.strip():
             answer, problems = parse_answer(q.answer_value, len(choices), self.file, q.answer_line)
             for problem in problems:
-                self.problem(problem.line or q.line, f"{what}: {problem.message}")
+                self.problem(problem.line or q.line, problem.message)
             if not problems and q.checked and answer != q.checked:
                 self.problem(
                     q.answer_line,
@@ -368,7 +368,14 @@ def parse_quiz(text: str, source: Path) -> Read:
         problems = reader.of_draft.get(draft.line)
         if problems:
             reason = "; ".join(p.message for p in problems)
-            result.skipped.append(Skipped(draft.line, reason))
+            result.skipped.append(Skipped(problems[0].line, reason))
         else:
             deck.notes.append(note)
+            result.unanswered[draft.line] = Problem(
+                file,
+                draft.line,
+                f"question {draft.number} has no marked answer; put ✓ after the right choice "
+                "or add a line 'ANSWER: B' (or import with --allow-missing-answers and fill it "
+                "in later)",
+            )
     return result
