@@ -56,6 +56,10 @@ _LETTER = re.compile(r"[a-z]\Z")
 _NUMBERED = re.compile(r"(?:choice|option|보기|선택지?)\s*(\d{1,2})\Z")
 # A flashcard sheet's usual header: the question and its answer, no choice columns.
 _BASIC_NAMES = {"question": "front", "answer": "back"}
+# Names that make the first row a header row (one that names no layout is refused).
+_KNOWN_NAMES = frozenset(
+    {name for required, optional in _LAYOUTS.values() for name in required | optional}
+)
 # Workbooks that must be saved as CSV first.
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 # A sheet without a header row is read as Anki reads it when it has at most this many
@@ -96,7 +100,8 @@ def read_spreadsheet(path: Path) -> Read:
         columns = [_BASIC_NAMES.get(name, name) for name in columns]
     kind = _layout(columns)
     if kind is None:
-        if max((len(row) for _, row in table), default=0) <= _HEADERLESS_COLUMNS:
+        named = _KNOWN_NAMES.intersection(columns)
+        if not named and max((len(row) for _, row in table), default=0) <= _HEADERLESS_COLUMNS:
             result = anki_text_notes(lines, Metadata(), path, delimiter)
             result.format = "spreadsheet"
             result.warnings[:0] = warnings
