@@ -12,7 +12,7 @@ from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
 from deckbuilder.errors import Problem
-from deckbuilder.importers.base import AnkiIdentity, PackageParts, Read, SourceDeck
+from deckbuilder.importers.base import AnkiIdentity, PackageParts, Read, decks_of
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
 from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
 from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
@@ -66,15 +66,10 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
         result.report.append(_reported(anki_type.name, len(notes), f"{_shown(kind)} notes"))
         kept += [(anki_note, _note(anki_note, kind, result)) for anki_note in notes]
     kept.sort(key=lambda pair: pair[0].id)
-    decks: dict[str, SourceDeck] = {}
-    for anki_note, kept_note in kept:
+    for anki_note, _ in kept:
         parts.identities[anki_note.guid] = AnkiIdentity(anki_note.id, anki_note.mod)
-        top = anki_note.deck.split("::")[0]
-        into = decks.setdefault(top, SourceDeck(top))
-        if anki_note.deck != top:
-            into.subdecks[anki_note.deck] = into.subdecks.get(anki_note.deck, 0) + 1
-        into.notes.append(kept_note)
-    result.decks = sorted(decks.values(), key=lambda deck: (-len(deck.notes), deck.name))
+    decks = decks_of([(anki_note.deck, note) for anki_note, note in kept])
+    result.decks = sorted(decks, key=lambda deck: (-len(deck.notes), deck.name))
     return result
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deckbuilder.errors import Problem
-from deckbuilder.importers.base import Read, Skipped, SourceDeck
+from deckbuilder.importers.base import Read, Skipped, SourceDeck, decks_of
 from deckbuilder.importers.delimited import (
     Metadata,
     guess_delimiter,
@@ -96,7 +96,7 @@ def anki_text_notes(lines: list[str], meta: Metadata, source: Path, delimiter: s
     if "guid" not in special:
         result.strict_refusals.append(Problem(str(source), None, NO_GUID))
     outcomes: dict[str, list[str]] = {}  # note type name -> what became of each note
-    decks: dict[str, SourceDeck] = {}
+    in_deck: list[tuple[str, Note]] = []  # each note with its deck's name
     for line, row in table:
 
         def cell(key: str, row: list[str] = row) -> str:
@@ -112,13 +112,8 @@ def anki_text_notes(lines: list[str], meta: Metadata, source: Path, delimiter: s
         tags = [*meta.tags, *cell("tags").split()] if "tags" in special else [*meta.tags]
         tags.extend(by_column.tags(row))
         note = replace(note, tags=tuple(dict.fromkeys(tags)), guid=cell("guid").strip())
-        deck = cell("deck") if "deck" in special else meta.deck
-        top = deck.split("::")[0].strip()
-        into = decks.setdefault(top, SourceDeck(top))
-        if deck != top:
-            into.subdecks[deck] = into.subdecks.get(deck, 0) + 1
-        into.notes.append(note)
-    result.decks = list(decks.values()) or [SourceDeck(meta.deck)]
+        in_deck.append((cell("deck") if "deck" in special else meta.deck, note))
+    result.decks = decks_of(in_deck) or [SourceDeck(meta.deck)]
     for name, said in outcomes.items():
         for outcome in dict.fromkeys(said):
             n = said.count(outcome)

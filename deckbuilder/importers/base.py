@@ -25,6 +25,7 @@ __all__ = [
     "Read",
     "Skipped",
     "SourceDeck",
+    "decks_of",
     "distinct_ids",
     "id_text",
     "note_id_for",
@@ -117,6 +118,31 @@ class Read:
     @property
     def notes(self) -> list[Note]:
         return [note for deck in self.decks for note in deck.notes]
+
+
+def decks_of(notes: list[tuple[str, Note]]) -> list[SourceDeck]:
+    """Notes with the names of the decks they are in -> one deck per top-level deck, in
+    order of first note. Each is named by the deepest deck all its notes share (every
+    note in 'A::B' makes the deck 'A::B'); notes in decks below that are its subdecks'."""
+    groups: dict[str, list[tuple[str, Note]]] = {}
+    for path_name, note in notes:
+        groups.setdefault(path_name.split("::")[0].strip(), []).append((path_name, note))
+    out: list[SourceDeck] = []
+    for group in groups.values():
+        paths = [path_name.split("::") for path_name, _ in group]
+        shared = paths[0]
+        for path in paths[1:]:
+            n = 0
+            while n < min(len(shared), len(path)) and shared[n] == path[n]:
+                n += 1
+            shared = shared[:n]
+        name = "::".join(shared)
+        source_deck = SourceDeck(name, [note for _, note in group])
+        for path_name, _ in group:
+            if path_name != name:
+                source_deck.subdecks[path_name] = source_deck.subdecks.get(path_name, 0) + 1
+        out.append(source_deck)
+    return out
 
 
 def slugify(text: str, limit: int = SLUG_LENGTH) -> str:

@@ -11,6 +11,7 @@ import pytest
 
 from deckbuilder.anki.package_reader import read_package
 from deckbuilder.importers.anki_package import package_notes
+from deckbuilder.model import BasicNote
 from tests.conftest import Run
 
 pytestmark = pytest.mark.anki
@@ -67,12 +68,12 @@ def test_optional_reversed_notes_are_imported_with_their_add_reverse_field(
     col, did = _collection_with(tmp_path)
     package = _export(col, did, tmp_path / "verbs.apkg", legacy=False)
     col.close()  # type: ignore[attr-defined]
-    result = package_notes(read_package(package), str(package))
-    assert [(r.name, r.count, r.imported) for r in result.report] == [
-        ("Basic (optional reversed card)", 2, True),
-        ("Basic", 1, True),
+    result = package_notes(read_package(package), package)
+    assert result.report == [
+        "Basic (optional reversed card): 2 notes -> basic (optional reversed card) notes",
+        "Basic: 1 note -> basic notes",
     ]
-    by_front = {n.fields["front"]: n for n in result.notes}
+    by_front = {n.front: n for n in result.notes if isinstance(n, BasicNote)}
     assert by_front["ir"].add_reverse == "y" and by_front["ver"].add_reverse == ""
     assert by_front["ser"].add_reverse is None
     monkeypatch.chdir(tmp_path)
