@@ -16,9 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.test_sweep import anki_workload
+
 from deckbuilder.schedule import PreviewSettings
 from deckbuilder.schedule.sweep import sweep
-from tests.test_sweep import anki_workload
 
 
 def main() -> None:
