@@ -521,11 +521,18 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
     for i, deck in enumerate(planned):
         n = len(deck.notes)
         count = deck.skipped + (parse_skips if i == 0 else 0)
-        line = (
-            f"wrote {deck.out}: {n} {noun}{'' if n == 1 else 's'} imported, "
-            f"{_summary(skipped) if len(planned) == 1 else f'{count} skipped'} "
-            f"({read.format} format, deck '{deck.name}')"
-        )
+        summary = _summary(skipped) if len(planned) == 1 else f"{count} skipped"
+        if noun == "question":
+            line = (
+                f"wrote {deck.out}: {n} question{'' if n == 1 else 's'} imported, {summary} "
+                f"({read.format} format, deck '{deck.name}')"
+            )
+        else:
+            left = f", {summary}" if count or (len(planned) == 1 and skipped) else ""
+            line = (
+                f"wrote {deck.out}: {n} note{'' if n == 1 else 's'} imported{left} "
+                f"({read.format}, deck '{deck.name}')"
+            )
         if deck.unanswered:
             line += f"; {deck.unanswered} without an answer"
         report.append(line)
