@@ -38,6 +38,7 @@ from deckbuilder.model import (
     Deck,
     McqNote,
     Note,
+    NoteKind,
     TypedAnswer,
     TypedNote,
     letter,
@@ -47,7 +48,12 @@ __all__ = ["check_deck", "note_problems", "tag_problem", "text_problem"]
 
 GUID_RE = re.compile(f"(?:{GUID_PATTERN})\\Z")
 # The keys of each note type whose text must not be empty.
-_REQUIRED = {t.kind: frozenset(k.name for k in t.keys if k.required) for t in NOTE_TYPES}
+# Anki builds a card from a Basic note whose Back is empty: only its front must have text.
+_REQUIRED = {
+    t.kind: frozenset(k.name for k in t.keys if k.required)
+    - ({"back"} if t.kind is NoteKind.BASIC else set())
+    for t in NOTE_TYPES
+}
 _LINT_CODES = next(key for key in NOTE_LAST if key.name == "lint").values
 # A well-formed deletion, removed before looking for malformed ones.
 _OPENING = re.compile(r"\{\{c\d+::")

@@ -3,30 +3,19 @@
 The file reads like one written by hand: keys in the order the format declares them
 (:mod:`.keys`), values equal to their default left out, notes in order with a blank line
 between them, multi-line text as ``|`` blocks, quotes only where YAML needs them, Unicode
-as is. ruamel.yaml writes it.
-
-:func:`format_scalar` is the one-value formatter of the importers' own writer
-(:mod:`.records_writer`), which goes when the importers give model notes to
-:func:`card_file_text`.
+as is. PyYAML writes it, with libyaml's emitter where installed: the same YAML 1.1 the
+loader reads, so what needs quotes for one needs them for the other, and an import of
+thousands of notes is written in a fraction of a second.
 """
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import yaml
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import (
-    DoubleQuotedScalarString,
-    LiteralScalarString,
-    SingleQuotedScalarString,
-)
 
 from deckbuilder.cardfile.keys import (
     CHOICE,
@@ -50,7 +39,7 @@ from deckbuilder.model import (
     letter,
 )
 
-__all__ = ["card_file_text", "format_scalar"]
+__all__ = ["card_file_text"]
 
 
 def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
@@ -65,74 +54,102 @@ def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
         "description": _text(deck.description),
         "tags": _flow(deck.tags),
         "study": _study(deck.study, deck),
-        "notes": _notes(deck.notes),
+        "notes": [],  # written below, one note at a time
     }
     document = _mapping(DECK, values)
-    # Written as comment lines here: ruamel.yaml leaves a line of white space uncommented.
+    del document["notes"]
     comment = "".join(
         f"# {_NOT_IN_COMMENT.sub(chr(0xFFFD), line)}".rstrip() + "\n"
         for entry in header
         for line in entry.splitlines() or [""]
     )
-    out = io.StringIO()
-    _yaml().dump(document, out)
-    return comment + out.getvalue()
+    # Each note is dumped as a list of one and indented under 'notes:', so that a blank
+    # line can stand between notes (the emitter writes none).
+    notes = "\n".join(_indented(_dump([_note(note)])) for note in deck.notes)
+    return comment + _dump(document) + "notes:\n" + notes
 
 
-def _yaml() -> YAML:
-    writer = YAML(typ="rt")
-    writer.width = 1 << 30  # never fold a long line
-    writer.indent(mapping=2, sequence=4, offset=2)
-    writer.Representer = _Representer
-    return writer
+def _dump(data: Any) -> str:
+    text: str = yaml.dump(
+        data,
+        Dumper=_Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=1 << 30,  # never fold a long line
+    )
+    return text.removesuffix("...\n")  # libyaml ends a document after a kept '|+' block
+
+
+def _indented(text: str) -> str:
+    """``text`` two spaces further in (block scalars included, which keep their relative
+    indentation), empty lines left empty."""
+    return "".join(f"  {line}" if line != "\n" else line for line in text.splitlines(True))
+
+
+_Base: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_Base):  # type: ignore[misc]
+    pass
 
 
 class _Number(str):
     """A number as written in the card file ("3.1416"), written without quotes."""
 
 
-class _Representer(RoundTripRepresenter):
-    def represent_str(self, data: str) -> Any:
-        if not _plain_reads_back(data):
-            return self.represent_scalar("tag:yaml.org,2002:str", data, style="'")
-        return super().represent_str(data)
-
-    def represent_number(self, data: _Number) -> Any:
-        tag = "int" if data.lstrip("+-").isdigit() else "float"
-        return self.represent_scalar(f"tag:yaml.org,2002:{tag}", str(data))
+class _Literal(str):
+    """Text written as a ``|`` block."""
 
 
-_Representer.add_representer(str, _Representer.represent_str)
-_Representer.add_representer(_Number, _Representer.represent_number)
+class _Quoted(str):
+    """Text written in double quotes, escaped: the form that keeps any character."""
 
-_RESOLVER_1_1 = yaml.resolver.Resolver()
-_EMITTER = yaml.emitter.Emitter(io.StringIO())
-# Text that is plain in both YAML versions and every context: a letter first, no
-# indicator inside, no space at either end.
-_PLAIN_SAFE = re.compile(r"[^\W\d_](?:[^\x00-\x1f:#,\[\]{}\x7f-\x9f\u2028\u2029\ufeff]*[^\s:,])?")
+
+class _FlowList(list[Any]):
+    """A list written ``[a, b]``."""
+
+
+class _FlowMap(dict[str, Any]):
+    """A mapping written ``{a: 1}``."""
+
+
+def _represent_number(dumper: yaml.SafeDumper, data: _Number) -> yaml.ScalarNode:
+    tag = "int" if data.lstrip("+-").isdigit() else "float"
+    return dumper.represent_scalar(f"tag:yaml.org,2002:{tag}", str(data))
+
+
+def _represent_literal(dumper: yaml.SafeDumper, data: _Literal) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style="|")
+
+
+def _represent_quoted(dumper: yaml.SafeDumper, data: _Quoted) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
+
+
+def _represent_flow_list(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+
+def _represent_flow_map(dumper: yaml.SafeDumper, data: _FlowMap) -> yaml.MappingNode:
+    node = dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
+    return node
+
+
+_Dumper.add_representer(_Number, _represent_number)
+_Dumper.add_representer(_Literal, _represent_literal)
+_Dumper.add_representer(_Quoted, _represent_quoted)
+_Dumper.add_representer(_FlowList, _represent_flow_list)
+_Dumper.add_representer(_FlowMap, _represent_flow_map)
+
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
 # Characters a block scalar cannot keep: YAML reads the line breaks NEL, LS and PS (and a
 # carriage return) as line feeds; the others are not printable in YAML.
 _NOT_IN_BLOCK = re.compile(
     r"[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029\ufeff]"
 )
-
-
 # Characters a YAML file cannot hold (a comment is no place to escape them).
 _NOT_IN_COMMENT = re.compile(r"[^\t\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _plain_reads_back(text: str, *, in_flow: bool = False) -> bool:
-    """Whether the loader reads ``text`` written without quotes (as a mapping's value, or
-    ``in_flow``, an item of ``[a, b]``) as this text. ruamel.yaml writes YAML 1.2, which
-    allows more plain text than the YAML 1.1 the loader reads (`yes`, `=`, `[:x]`)."""
-    if _PLAIN_SAFE.fullmatch(text):
-        return True  # most text: checked here instead of by the emitter, character by character
-    analysis = _EMITTER.analyze_scalar(text)
-    if not (analysis.allow_flow_plain if in_flow else analysis.allow_block_plain):
-        return False
-    tag: str = _RESOLVER_1_1.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
-    return tag == "tag:yaml.org,2002:str"
 
 
 def _text(text: str) -> str | None:
@@ -141,43 +158,32 @@ def _text(text: str) -> str | None:
         return None
     if _NOT_IN_BLOCK.search(text) or text.lstrip(" \n").startswith("\t"):
         # A block cannot start with a tab either: YAML takes it for its indentation.
-        return cast(str, DoubleQuotedScalarString(text))  # escaped: the only form that keeps them
+        return _Quoted(text)  # escaped: the only form that keeps them
     if "\n" in text.rstrip("\n") or (text.endswith("\n") and text.strip()):
-        return cast(str, LiteralScalarString(text))
+        return _Literal(text)
     return text
 
 
 def _required(text: str) -> str:
     """A required text's value: written even when empty."""
-    return _text(text) or SingleQuotedScalarString(text)
+    return _text(text) or text
 
 
 def _in_language(deck: Deck, text: str) -> Any:
     if not deck.lang:
         return _required(text)
-    named = CommentedMap()
-    named[deck.lang] = _required(text)
-    return named
+    return {deck.lang: _required(text)}
 
 
-def _flow(items: Sequence[Any]) -> CommentedSeq | None:
+def _flow(items: Sequence[Any]) -> _FlowList | None:
     """``items`` as ``[a, b]`` (None when there are none)."""
-    if not items:
-        return None
-    seq = CommentedSeq(
-        SingleQuotedScalarString(item)
-        if isinstance(item, str) and not _plain_reads_back(item, in_flow=True)
-        else item
-        for item in items
-    )
-    seq.fa.set_flow_style()
-    return seq
+    return _FlowList(items) if items else None
 
 
-def _mapping(keys: Sequence[Key], values: dict[str, Any]) -> CommentedMap:
+def _mapping(keys: Sequence[Key], values: dict[str, Any]) -> dict[str, Any]:
     """``values`` in the declared order of ``keys``, less those None or equal to the key's
     default."""
-    out = CommentedMap()
+    out: dict[str, Any] = {}
     for key in keys:
         value = values.get(key.name)
         if value is None or (key.default is not None and value == key.default):
@@ -186,7 +192,7 @@ def _mapping(keys: Sequence[Key], values: dict[str, Any]) -> CommentedMap:
     return out
 
 
-def _study(study: StudySettings | None, deck: Deck) -> CommentedMap | None:
+def _study(study: StudySettings | None, deck: Deck) -> dict[str, Any] | None:
     if study is None:
         return None
     history = None
@@ -206,26 +212,15 @@ def _study(study: StudySettings | None, deck: Deck) -> CommentedMap | None:
     for name in ("learning_steps", "relearning_steps"):
         if getattr(study, name) == defaults[name]:
             values[name] = None
-    study_map = _mapping(STUDY, values)
-    if not study_map:
-        study_map.fa.set_flow_style()  # 'study: {}': Anki's defaults, said on purpose
-    return study_map
+    # 'study: {}' when empty: Anki's defaults, said on purpose.
+    return _mapping(STUDY, values)
 
 
-def _steps(steps: tuple[float, ...]) -> CommentedSeq:
-    seq = CommentedSeq(step_text(step) for step in steps)
-    seq.fa.set_flow_style()
-    return seq
+def _steps(steps: tuple[float, ...]) -> _FlowList:
+    return _FlowList(step_text(step) for step in steps)
 
 
-def _notes(notes: Sequence[Note]) -> CommentedSeq:
-    seq = CommentedSeq(_note(note) for note in notes)
-    for i in range(1, len(notes)):
-        seq.yaml_set_comment_before_after_key(i, before="\n")  # a blank line between notes
-    return seq
-
-
-def _note(note: Note) -> CommentedMap:
+def _note(note: Note) -> dict[str, Any]:
     values: dict[str, Any] = {
         "id": note.id,
         "guid": note.guid or None,
@@ -237,7 +232,7 @@ def _note(note: Note) -> CommentedMap:
         letters = [letter(i) for i in note.answer]
         values |= {
             "question": _required(note.question),
-            "choices": CommentedSeq(_choice(note, i) for i in range(len(note.choices))),
+            "choices": [_choice(note, i) for i in range(len(note.choices))],
             "answer": letters[0] if len(letters) == 1 else _flow(letters) or [],
             "explanation": _text(note.explanation),
             "shuffle": note.shuffle,
@@ -255,7 +250,7 @@ def _note(note: Note) -> CommentedMap:
         answers = [_typed_answer(answer) for answer in note.answers]
         values |= {
             "question": _required(note.question),
-            "answer": answers[0] if len(answers) == 1 else CommentedSeq(answers),
+            "answer": answers[0] if len(answers) == 1 else answers,
             "explanation": _text(note.explanation),
             "match_case": note.match_case,
         }
@@ -289,81 +284,4 @@ def _typed_answer(answer: TypedAnswer) -> Any:
         written = {number: _Number(repr(answer.low))}
     else:
         written = {low: _Number(repr(answer.low)), high: _Number(repr(answer.high))}
-    mapping = CommentedMap((k, v) for k, v in written.items() if v is not None)
-    mapping.fa.set_flow_style()
-    return mapping
-
-
-_LINE_BREAKS_YAML_ALTERS = ("\x85", "\u2028", "\u2029")  # plain or block: read back altered
-
-
-_Base: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's emitter: faster
-
-
-class _Dumper(_Base):  # type: ignore[misc]
-    pass
-
-
-def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
-    if any(ch in text for ch in _LINE_BREAKS_YAML_ALTERS):
-        style: str | None = '"'  # escaped as \N, \L, \P: the only form that keeps them
-    else:
-        style = "|" if "\n" in text else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
-
-
-_Dumper.add_representer(str, _represent_str)
-
-
-_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
-_RESOLVER = yaml.resolver.Resolver()
-
-
-def _printable(ch: str) -> bool:
-    # What PyYAML writes unescaped with allow_unicode, less tab and the line breaks
-    # NEL, LS and PS.
-    return (
-        " " <= ch <= "~"
-        or ("\xa0" <= ch <= "\ud7ff" and ch not in "\u2028\u2029")
-        or ("\ue000" <= ch <= "\ufffd" and ch != "\ufeff")
-        or ch >= "\U00010000"
-    )
-
-
-def _plain_is_safe(text: str) -> bool:
-    """Whether ``text`` can be written as a plain scalar as is: the common case, checked
-    cheaply so that large imports need not run the YAML emitter for every value."""
-    return (
-        text != ""
-        and text == text.strip(" ")
-        and text[0] not in _INDICATORS
-        and ": " not in text
-        and " #" not in text
-        and not text.endswith(":")
-        and all(map(_printable, text))
-        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
-        == "tag:yaml.org,2002:str"
-    )
-
-
-def format_scalar(text: str, indent: int) -> str:
-    """``text`` as the value part of ``key: value`` whose continuation lines are indented
-    by ``indent`` spaces (no trailing newline)."""
-    if _plain_is_safe(text):
-        return text
-    # A sentinel key after the value marks where the value ends.
-    dumped: Any = yaml.dump(
-        {"k": text, "z": 0},
-        Dumper=_Dumper,
-        allow_unicode=True,
-        width=2**30,  # never fold long lines
-        sort_keys=False,
-    )
-    assert isinstance(dumped, str)
-    dumped = dumped.removesuffix("...\n")  # libyaml still ends the document after '|+'
-    assert dumped.endswith("z: 0\n")
-    body = dumped[len("k: ") : -len("z: 0\n")].removesuffix("\n")
-    first, *rest = body.split("\n")
-    # PyYAML indents block content by 2 under the top-level key; shift it to ``indent``.
-    pad = " " * (indent - 2)
-    return "\n".join([first, *((pad + line) if line else "" for line in rest)])
+    return _FlowMap((k, v) for k, v in written.items() if v is not None)

@@ -443,7 +443,7 @@ def test_a_note_that_cannot_be_read_is_left_out_with_a_warning(
     assert run.code == 0, run.err
     assert "2 notes imported" in run.out
     who = "note ?" if bad[0] == "x" else "note 102"
-    assert f"warning: {who} is not imported: {reason}" in run.err
+    assert f"warning: skipped {who}: {reason}" in run.err
 
 
 def test_a_package_deckbuilder_built_reads_back_whole(

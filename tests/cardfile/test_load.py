@@ -146,8 +146,8 @@ def test_deck_id_defaults_to_file_stem(tmp_path: Path) -> None:
             ":5: note 'a': unknown key 'bakc' in a basic note; did you mean 'back'?",
         ),
         (
-            "deck: D\nnotes:\n  - id: a\n    front: f\n    back: ''\n",
-            ":5: note 'a': 'back' is empty",
+            "deck: D\nnotes:\n  - id: a\n    front: ''\n    back: b\n",
+            ":4: note 'a': 'front' is empty",
         ),
         (
             "deck: D\nnotes:\n  - id: a\n    front: [x]\n    back: b\n",
