@@ -462,3 +462,40 @@ def test_text_with_a_hash_shows_whole_in_anki_once_quoted(
     ((card, ours),) = _built_cards(tmp_path / "fixed", collection, fixed)
     assert '<div class="db-back">줄 앞에 # 을 붙입니다</div>' in card.answer()
     assert card.answer().endswith(ours.answer)
+
+
+def test_the_preview_page_shows_a_picture_whose_name_has_spaces(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As Anki does: the page carries the picture, not the Markdown that names it."""
+    import base64
+
+    monkeypatch.chdir(tmp_path)
+    _project(
+        tmp_path,
+        "  - id: p\n    front: 그림\n    back: '![그림](<내 그림.png>)'\n",
+        {"내 그림.png": PNG},
+    )
+    result = cli("preview", "--html", "--days", "10")
+    assert result.code == 0, result.err
+    (page,) = (tmp_path / "output").glob("*.html")
+    html = page.read_text(encoding="utf-8")
+    assert base64.b64encode(PNG).decode("ascii") in html
+    assert "![그림]" not in html
+
+
+@pytest.mark.anki
+def test_what_the_html_warnings_name_is_what_anki_shows(tmp_path: Path, collection: Any) -> None:
+    """A tag named 'shown as text' reaches Anki's card as text; an attribute named as
+    lost is not on Anki's card."""
+    notes = (
+        "  - id: h\n    front: <div>상자</div>\n    back: '<span style=\"color:red\">빨강</span>'\n"
+    )
+    source = _project(tmp_path, notes)
+    (rendered,) = check([source], media_dir=tmp_path / "media")
+    warnings = [w.message for w in rendered.warnings]
+    assert any(w.startswith("warning: '<div>' is shown as text") for w in warnings), warnings
+    assert any("loses its style" in w for w in warnings), warnings
+    ((card, _),) = _built_cards(tmp_path, collection, notes)
+    assert "&lt;div&gt;상자&lt;/div&gt;" in card.question()
+    assert "<span>빨강</span>" in card.answer() and "color:red" not in card.answer()
