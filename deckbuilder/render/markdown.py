@@ -271,6 +271,8 @@ def _escaped_cloze_syntax(state: Any) -> None:
 
 def _links_left_as_text(state: Any) -> None:
     """Name each picture or link written in Markdown that stayed text."""
+    if "problems" not in state.env:  # reading a rewrite (_reads_as_link): nothing to name
+        return
     for token in state.tokens:
         if token.type != "inline" or not token.children or "](" not in token.content:
             continue
@@ -287,8 +289,7 @@ def _links_left_as_text(state: Any) -> None:
 
 def _reads_as_link(markdown: str) -> bool:
     """Whether ``markdown`` is read as one picture or link."""
-    env: dict[str, Any] = {"cloze": False, "problems": []}
-    tokens = _parser().parseInline(markdown, env)
+    tokens = _parser().parseInline(markdown, {"cloze": False})
     children = tokens[0].children or [] if tokens else []
     return any(child.type in ("image", "link_open") for child in children)
 
