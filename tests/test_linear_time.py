@@ -382,6 +382,7 @@ FIDELITY_RUNS = {
     "escaped braces": run_of("\\{{c1::\\}"),
     "code openings": run_of("<code>{{c1::{"),
     "math openings": run_of("\\({{c1::{"),
+    "deletions whose braces never close": run_of("{{c1::{{}}"),
 }
 
 
@@ -398,6 +399,8 @@ LINK_RUNS = {
     "address openings": run_of("]("),
     "nested parentheses": run_of("[a](b (c "),
     "pictures left as text": run_of("![a](b c.png) "),
+    "spaces in an address": lambda size: "![a](x" + " " * size + "b.png)",
+    "quotes in an address": lambda size: "![a](x" + run_of(' "')(size) + ")",
 }
 
 

@@ -40,6 +40,11 @@ _TAG = re.compile(r"<[^>]*>")
 _MAX_NUMBER = 0xFFFF
 _MAX_NESTING = 10
 _SHOWN = 40  # characters of hidden text shown in a message
+_SHOWN_FIX = 100  # characters of a rewrite shown in a message
+# How far, in all, the ends authors meant are looked for ahead of the deletions of a
+# field, in times its length: each look stops where the deletion's braces close, but a
+# hostile field could make every one read to its end.
+_LOOK_AHEAD = 4
 
 
 def deletions_ended_early(html: str) -> list[str]:
@@ -53,6 +58,7 @@ def deletions_ended_early(html: str) -> list[str]:
     code = 0  # <code> and <pre> elements open (MathJax reads no math in them)
     math = ""  # the closing delimiter of the open formula, ")" or "]"
     escaped = -1  # where a character escaped by a backslash run stands
+    ahead = [_LOOK_AHEAD * len(html)]  # characters left to look ahead
     for m in _CLOZE_READ.finditer(html):
         token = m.group()
         if m.group(1) is not None:  # an opening, as Anki reads it
@@ -64,7 +70,7 @@ def deletions_ended_early(html: str) -> list[str]:
             # escaped (\{x\}}}): the author's text goes on.
             if depth > depth_then or m.start() == escaped:
                 where = "code" if code else "math" if math else "text"
-                problem = _ended_early(html, number, start, m.start(), where)
+                problem = _ended_early(html, number, start, m.start(), where, ahead)
                 problems += [problem] if problem else []
             depth = depth_then
         elif token[0] == "\\":
@@ -88,12 +94,17 @@ def deletions_ended_early(html: str) -> list[str]:
     return problems
 
 
-def _ended_early(html: str, number: int, start: int, anki_end: int, where: str) -> str | None:
+def _ended_early(
+    html: str, number: int, start: int, anki_end: int, where: str, ahead: list[int]
+) -> str | None:
     """The message for deletion ``c{number}``, whose content starts at ``start`` and which
     Anki ends at ``anki_end`` (in code, math or text) with a brace of it still open; None
     when the author's text does not go on to close that brace and then the deletion
-    (``{{c1::{}}`` hides a brace, as written)."""
-    end = _meant_end(html, start, kept_braces=where != "text", escapes=where != "code")
+    (``{{c1::{}}`` hides a brace, as written). ``ahead[0]``: characters left to look
+    ahead for where the author ended it; past them, the end is taken as Anki's."""
+    stop = min(len(html), start + max(ahead[0], 0))
+    end = _meant_end(html, start, stop, kept_braces=where != "text", escapes=where != "code")
+    ahead[0] -= (end if end >= 0 else stop) - start
     if end < 0:
         return None
     hidden = _shown(unescape(_TAG.sub("", html[start:anki_end])))
@@ -105,29 +116,33 @@ def _ended_early(html: str, number: int, start: int, anki_end: int, where: str) 
     if "<" in content:  # markup in it: no rewrite to show
         return f"{message}; write a space between its closing braces and before its '}}}}'"
     spaced = f"{{{{c{number}::{_spaced(unescape(content))}}}}}"
+    spaced = f", {spaced}" if len(spaced) <= _SHOWN_FIX else " and before its '}}'"
     if where == "math":
         return (
-            f"{message}; write a space between its closing braces, {spaced} (the spaces "
+            f"{message}; write a space between its closing braces{spaced} (the spaces "
             "change nothing in the formula), or put the deletion around the whole formula"
         )
     if where == "code":
         around = _around_code(html, number, start, end)
-        instead = f" ({around})" if around else ""
+        instead = f" ({around})" if around and len(around) <= _SHOWN_FIX else ""
         return (
             f"{message}; put the deletion around the whole code{instead}, where its braces "
-            f"are kept, or write a space between its closing braces, {spaced}"
+            f"are kept, or write a space between its closing braces{spaced}"
         )
-    return f"{message}; write a space before its closing '}}}}', {spaced}"
+    if spaced.startswith(","):
+        return f"{message}; write a space before its closing '}}}}'{spaced}"
+    return f"{message}; write a space between its closing braces{spaced}"
 
 
-def _meant_end(html: str, start: int, *, kept_braces: bool, escapes: bool) -> int:
+def _meant_end(html: str, start: int, stop: int, *, kept_braces: bool, escapes: bool) -> int:
     """Where the deletion whose content starts at ``start`` was meant to end: at the first
-    ``}}`` after all braces opened in it are closed; -1 if there is none. ``kept_braces``:
-    the braces written as character references count (in code and math, the renderer
-    writes them); ``escapes``: a backslash escapes the brace after it (not in code)."""
+    ``}}`` after all braces opened in it are closed; -1 if there is none before ``stop``.
+    ``kept_braces``: the braces written as character references count
+    (in code and math, the renderer writes them); ``escapes``: a backslash escapes the
+    brace after it (not in code)."""
     depth = 0
     escaped = -1
-    for m in _BRACES.finditer(html, start):
+    for m in _BRACES.finditer(html, start, stop):
         token, at = m.group(), m.start()
         if token[0] == "\\":
             escaped = m.end() if len(token) % 2 and escapes else -1
@@ -176,7 +191,6 @@ def _shown(text: str) -> str:
 _LINK_AS_TEXT = re.compile(
     r"(!?)\[([^\[\]\x00\n]*)\]\(([^()\x00\n]*(?:\([^()\x00\n]*\)[^()\x00\n]*)*)\)"
 )
-_TITLE = re.compile(r"(.*?)[ \t]+(\"[^\"]*\"|'[^']*')[ \t]*\Z", re.DOTALL)
 # An address that names a file or a place (a dot, a slash or a colon in it): text like
 # f[x](a, b) is not taken for a link.
 _FILE_OR_PLACE = re.compile(r"[./:]")
@@ -196,26 +210,37 @@ def links_left_as_text(text: str, is_link: Callable[[str], bool]) -> list[str]:
             continue
         what = "a picture" if picture else "a link"
         message = f"'{_shown(m.group())}' is shown as text, not as {what}"
-        titled = _TITLE.match(address)
-        target, title = (titled[1], f" {titled[2]}") if titled else (address, "")
-        target = target.strip()
+        target, title = _split_title(address)
         if " " in target or "\t" in target:
             bracketed = f"{bang}[{label}](<{target}>{title})"
             encoded = re.sub(r"[ \t]", "%20", target)
             escaped = f"{bang}[{label}]({encoded}{title})"
-            if is_link(bracketed) and is_link(escaped):
-                message += (
-                    f": CommonMark ends a link's address at a space, so write {bracketed} "
-                    f"or {escaped}"
-                )
-                problems.append(message)
+            message += ": CommonMark ends a link's address at a space, so write"
+            if len(escaped) > _SHOWN_FIX:  # too long to read as a fix
+                problems.append(f"{message} the address in <...>, or %20 for each space")
                 continue
+            if is_link(bracketed) and is_link(escaped):
+                problems.append(f"{message} {bracketed} or {escaped}")
+                continue
+            message = message.rsplit(": CommonMark", 1)[0]
         problems.append(
             f"{message}: CommonMark does not read its address ({_shown(address)}); write "
             "the address in <...> if it has spaces, or %20 for each space, and check its "
             "parentheses"
         )
     return problems
+
+
+def _split_title(address: str) -> tuple[str, str]:
+    """A link's address and its title (``"Title"`` after a space, with that space), as
+    CommonMark reads them; the title is '' when there is none."""
+    written = address.strip(" \t")
+    quote = written[-1:]
+    if len(written) > 1 and quote in "\"'":
+        opening = written.rfind(quote, 0, len(written) - 1)
+        if opening > 0 and written[opening - 1] in " \t":
+            return written[:opening].rstrip(" \t"), " " + written[opening:]
+    return written, ""
 
 
 # -- raw HTML --------------------------------------------------------------------------------
