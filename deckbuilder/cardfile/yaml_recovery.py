@@ -79,12 +79,10 @@ def read_yaml(
         if too_deep(exc):
             return None, [marked_problem(text, file, exc)]
         mending = _Mending(text, file)
-        # The parts before the one the parser stopped in read in the file; a mistake in
-        # one of them that runs on (a quote never closed) is found if the file still
-        # does not read once the parts after it do (read_again).
+        # The part the parser stopped in is mended, then the file read again: most files
+        # have one mistake (see read_again for the others).
         first = syntax_hint(mending.lines, exc, parser_words(exc)).index
-        start = 0 if first is None else mending.part_of(first)
-        mending.mend_parts(range(start, len(mending.parts)))
+        mending.mend_parts([0] if first is None else [mending.part_of(first)])
     except yaml.YAMLError as exc:
         return None, [Problem(file, None, f"YAML error: {exc}")]
     else:
@@ -148,6 +146,7 @@ class _Mending:
         self.problems: list[Problem] = []
         self.unread: set[int] = set()  # parts not read as written
         self.checked: set[int] = set()  # parts read on their own
+        self.rounds = 0  # times the mended file was read again and did not read
         self.mended: dict[int, int] = {}  # line -> how far it was mended
         self.budget = _BUDGET_FACTOR * len(text) + _BUDGET_SLACK
         self.stopped = False  # reading stopped short: no tree
@@ -276,7 +275,15 @@ class _Mending:
         except yaml.MarkedYAMLError as exc:
             unchecked = [k for k in range(len(self.parts)) if k not in self.checked]
             if unchecked and not too_deep(exc):
-                self.mend_parts(unchecked)  # a mistake before the first the parser met
+                # Another mistake: the parts from it on are read on their own, in one pass,
+                # so that a file of many mistakes is read a few times, not once for each.
+                # Once, a mistake may lie before the first the parser met, and run on into
+                # it (a quote never closed): then every part left is read on its own.
+                at = syntax_hint(self.lines, exc, parser_words(exc)).index
+                self.rounds += 1
+                if at is not None and self.rounds == 1:
+                    unchecked = [k for k in unchecked if k >= self.part_of(at)] or unchecked
+                self.mend_parts(unchecked)
                 return self.read_again(text_keys)
             # A mistake no part shows on its own (a quote that runs on into the next one).
             found = marked_problem(text, self.file, exc)
