@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.pipeline import build, check
+from deckbuilder.app.packages import build, check
 from deckbuilder.cloze import parse_clozes
 from deckbuilder.errors import DeckError
 from deckbuilder.preview.anki_template import render_card
