@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from deckbuilder.schedule import PreviewSettings
 from deckbuilder.schedule.sweep import sweep
-from tests.test_sweep import anki_workload
+from tests.preview.test_sweep import anki_workload
 
 
 def main() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from deckbuilder.schedule.exam import ExamPlan
-from deckbuilder.schedule.forecast import DECIMALS, shown
 from deckbuilder.schedule.settings import ANKI_PER_DAY_MAX
 from deckbuilder.schedule.sweep import OPTIMAL_RANGE, Sweep, SweepPoint
+from deckbuilder.schedule.workload import DECIMALS, shown
 
 __all__ = ["exam_lines", "impossible_reason", "recommendation", "sweep_lines"]
 

@@ -4,6 +4,7 @@ field."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,11 +13,23 @@ from deckbuilder.errors import Problem, RequestError
 
 if TYPE_CHECKING:
     from deckbuilder.anki.history import FittedParameters
-    from deckbuilder.preview.report import Questions
 
-__all__ = ["MAX_EXAM_DAYS", "history_parameters", "questions_for"]
+__all__ = ["MAX_EXAM_DAYS", "Questions", "history_parameters", "questions_for"]
 
 MAX_EXAM_DAYS = 3650  # as the forecast's days: Anki's simulator offers up to ten years
+
+
+@dataclass(frozen=True)
+class Questions:
+    """What else the preview answers: the retention sweep, and an exam plan (exam date,
+    start date, lead days, and the new cards a day to forecast it with: None, the
+    fewest that are enough)."""
+
+    sweep: bool = False
+    exam: date | None = None
+    start: date | None = None
+    lead: int = 7
+    exam_new_per_day: int | None = None
 
 
 def questions_for(
@@ -29,8 +42,6 @@ def questions_for(
     """The questions asked: a sweep, and an exam on ``exam`` studied from ``start``
     (None: no exam plan). The exam must come after the start, within MAX_EXAM_DAYS
     days, and every card be introduced ``lead`` days before it."""
-    from deckbuilder.preview.report import Questions
-
     if exam is None:
         return Questions(sweep=sweep)
     problems = []

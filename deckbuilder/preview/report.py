@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deckbuilder.errors import Problem
 from deckbuilder.model import Deck
+from deckbuilder.preview.plan_report import exam_lines, sweep_lines
+from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
     DEFAULT_SEED,
@@ -33,11 +35,9 @@ from deckbuilder.schedule import (
     ladder,
     summarize,
 )
-from deckbuilder.schedule.forecast import DECIMALS, peak, shown
-
-if TYPE_CHECKING:
-    from deckbuilder.schedule.exam import ExamPlan
-    from deckbuilder.schedule.sweep import Sweep
+from deckbuilder.schedule.exam import ExamPlan, plan_exam
+from deckbuilder.schedule.sweep import Sweep, sweep
+from deckbuilder.schedule.workload import DECIMALS, peak, shown
 
 __all__ = [
     "DeckPreview",
@@ -90,19 +90,6 @@ def build_previews(
             )
         out[deck.key] = (line, summaries[key].as_dict())
     return out, list(dict.fromkeys(warnings))
-
-
-@dataclass(frozen=True)
-class Questions:
-    """What else the preview answers: the retention sweep, and an exam plan (exam date,
-    start date, lead days, and the new cards a day to forecast it with: None, the
-    fewest that are enough)."""
-
-    sweep: bool = False
-    exam: date | None = None
-    start: date | None = None
-    lead: int = 7
-    exam_new_per_day: int | None = None
 
 
 @dataclass(frozen=True)
@@ -171,12 +158,8 @@ def preview_deck(
     asked = questions or Questions()
     swept = exam = None
     if asked.sweep:
-        from deckbuilder.schedule.sweep import sweep
-
         swept = sweep(deck.card_count, settings, days, seed)
     if asked.exam is not None:
-        from deckbuilder.schedule.exam import plan_exam
-
         start = asked.start or date.today()
         exam = plan_exam(
             deck.card_count, settings, start, asked.exam, asked.lead, asked.exam_new_per_day, seed
@@ -372,11 +355,8 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lines += ["", "Summary"]
     lines += [f"  {label:<21} {value}" for label, value in summary_rows(sm)]
     lines += [f"  {note}" for note in summary_notes()]
-    if p.sweep is not None or p.exam is not None:
-        from deckbuilder.preview.plan_report import exam_lines, sweep_lines
-
-        if p.sweep is not None:
-            lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
-        if p.exam is not None:
-            lines += ["", *exam_lines(p.exam)]
+    if p.sweep is not None:
+        lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
+    if p.exam is not None:
+        lines += ["", *exam_lines(p.exam)]
     return "\n".join(lines)
