@@ -7,6 +7,7 @@ its functions are named here too, for the callers that preview a deck.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -14,7 +15,7 @@ from typing import Any
 
 from deckbuilder.errors import Problem
 from deckbuilder.model import Deck
-from deckbuilder.preview.plan_report import exam_lines, sweep_lines
+from deckbuilder.preview.plan_report import exam_lines, sweep_agreement, sweep_lines
 from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
@@ -50,6 +51,7 @@ __all__ = [
     "report",
     "retention_warning",
     "settings_from_options",
+    "shown_forecast",
     "sparkline",
     "summary_line",
     "summary_notes",
@@ -325,11 +327,19 @@ def summary_line(sm: Summary) -> str:
     return "; ".join(parts)
 
 
+def shown_forecast(p: DeckPreview) -> tuple[Forecast, Summary]:
+    """The forecast every view shows, and its summary: with an exam plan, the plan's
+    forecast from the start to exam day; otherwise the preview's."""
+    if p.exam is None:
+        return p.forecast, p.summary
+    return p.exam.forecast, p.exam.summary
+
+
 def report(p: DeckPreview, width: int = 60) -> str:
     """The full text preview of one deck: ladder, forecast chart, summary. With an exam
     plan, the chart and summary are those of its forecast, from the start to exam day."""
     lad = p.ladder
-    sm, fc = (p.summary, p.forecast) if p.exam is None else (p.exam.summary, p.exam.forecast)
+    fc, sm = shown_forecast(p)
     lines = [
         f"{p.deck.name}  ({p.deck.source})  {sm.cards} cards",
         f"  {_settings_line(p)}",
@@ -357,6 +367,8 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lines += [f"  {note}" for note in summary_notes()]
     if p.sweep is not None:
         lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
+        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.new_per_day):
+            lines += textwrap.wrap(line, 88, initial_indent="  ", subsequent_indent="  ")
     if p.exam is not None:
         lines += ["", *exam_lines(p.exam)]
     return "\n".join(lines)

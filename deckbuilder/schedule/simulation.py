@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from deckbuilder.progress import step
 from deckbuilder.schedule.answers import SessionPool, apply_steps, ratings, step_ratings
 from deckbuilder.schedule.balancer import LoadBalancer
 from deckbuilder.schedule.draws import CardDraws
@@ -42,6 +43,7 @@ def simulate(
     seed: int,
     retentions: Sequence[float] | None = None,
     memorized_every_day: bool = True,
+    stage: str = "forecast",
 ) -> DailyTotals:
     """Study ``copies`` copies of a deck of ``cards`` new cards for ``days`` days, at each
     of ``retentions`` (default: the settings' desired retention).
@@ -49,7 +51,8 @@ def simulate(
     Each day, due cards are reviewed first (with a review limit, each copy reviews the
     earliest scheduled first and the rest wait a day), then new cards are learned. Cards
     memorized are summed every day, or with ``memorized_every_day=False`` on the last
-    day only (what a sweep compares).
+    day only (what a sweep compares). Each day simulated is reported as a step of
+    ``stage`` (see :mod:`deckbuilder.progress`).
     """
     retentions = (settings.desired_retention,) if retentions is None else tuple(retentions)
     groups = len(retentions)
@@ -170,6 +173,7 @@ def simulate(
                 memorized[:, day] = np.bincount(group, curve, minlength=groups) - np.bincount(
                     copy_group, unseen, minlength=groups
                 )
+        step(stage, day + 1, days)
 
     return DailyTotals(reviews=reviews, new=new, seconds=seconds, memorized=memorized)
 

@@ -83,7 +83,14 @@ def sweep(cards: int, settings: PreviewSettings, days: int, seed: int = 42) -> S
     new cards studied ``days`` days with ``settings`` (its retention aside)."""
     copies = max(1, -(-MIN_SWEEP_CARDS // cards)) if cards else 1
     totals = simulate(
-        cards, copies, settings, days, seed, SWEEP_RETENTIONS, memorized_every_day=False
+        cards,
+        copies,
+        settings,
+        days,
+        seed,
+        SWEEP_RETENTIONS,
+        memorized_every_day=False,
+        stage="sweep",
     )
     points = tuple(
         SweepPoint(

@@ -30,6 +30,7 @@ __all__ = [
     "load",
     "peak",
     "shown",
+    "simulated_cards",
     "summarize",
 ]
 
@@ -86,6 +87,16 @@ class Forecast:
 MIN_SIMULATED_CARDS = 10_000
 
 
+def simulated_cards(cards: int) -> int:
+    """How many cards the forecast of a deck of ``cards`` simulates: the deck in as many
+    copies as reach MIN_SIMULATED_CARDS."""
+    return cards * _copies(cards)
+
+
+def _copies(cards: int) -> int:
+    return max(1, -(-MIN_SIMULATED_CARDS // cards)) if cards else 1
+
+
 def forecast(
     cards: int, settings: PreviewSettings, days: int, seed: int = 42, replicas: int | None = None
 ) -> Forecast:
@@ -104,7 +115,7 @@ def forecast(
     if cards < 0 or days < 0:
         raise ValueError("cards and days must be 0 or more")
     if replicas is None:
-        replicas = max(1, -(-MIN_SIMULATED_CARDS // cards)) if cards else 1
+        replicas = _copies(cards)
     totals = simulate(cards, replicas, settings, days, seed)
     return Forecast(
         cards=cards,
