@@ -206,13 +206,13 @@ def _cards(
     low = np.asarray(reviews, dtype=float)
     high = low + np.asarray(new, dtype=float)
     axes.set_title(title, loc="left")
-    axes.stairs(low, edges, fill=True, color=REVIEW_COLOUR, label="reviews", gid=f"reviews{gid}")
+    axes.stairs(low, edges, fill=True, color=REVIEW_COLOUR, label="reviews", gid=f"{gid}reviews")
     axes.stairs(
-        high, edges, baseline=low, fill=True, color=NEW_COLOUR, label="new cards", gid=f"new{gid}"
+        high, edges, baseline=low, fill=True, color=NEW_COLOUR, label="new cards", gid=f"{gid}new"
     )
     axes.legend(loc="upper right", frameon=False)
     _days_axis(axes, days)
-    _mark_peak(axes, top, "reviews", days)
+    _mark_peak(axes, top, "reviews", days, gid)
 
 
 def _days_axis(axes: Axes, days: int) -> None:
@@ -291,11 +291,11 @@ def peak_label(top: Peak, unit: str) -> str:
     return f"peak {figure(top.value)} {unit} on day {top.day}"
 
 
-def _mark_peak(axes: Axes, top: Peak, unit: str, days: int) -> None:
+def _mark_peak(axes: Axes, top: Peak, unit: str, days: int, gid: str = "") -> None:
     """A dot on the peak day and the summary's figure beside it, on the side with room."""
     if not top.day:
         return
-    axes.plot([top.day], [top.value], "o", color=TEXT_COLOUR, markersize=4, gid=f"peak-{unit}")
+    axes.plot([top.day], [top.value], "o", color=TEXT_COLOUR, markersize=4, gid=f"{gid}peak-{unit}")
     left = top.day > days / 2
     axes.annotate(
         peak_label(top, unit),

@@ -55,7 +55,14 @@
        frame's current height): the card's content and the body's margins. */
     var h = doc.documentElement.getBoundingClientRect().height;
     frame.style.height = Math.max(60, Math.ceil(h)) + "px";
+    if (pinned && pinned.isConnected) { pinned.scrollIntoView({ block: "start" }); }
   }
+  /* The card jumped to stays in view while the cards above it grow to their sides'
+     heights, until the reader scrolls. */
+  var pinned = null;
+  ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (name) {
+    window.addEventListener(name, function () { pinned = null; }, { passive: true });
+  });
   function applyMode(frame) {
     var doc = cardDocument(frame);
     if (!doc || !doc.body) { return; }
@@ -298,6 +305,7 @@
     section.classList.add("target");
     section.scrollIntoView({ block: "start" });
     section.focus({ preventScroll: true });
+    pinned = section;
   }
   document.getElementById("finder").addEventListener("submit", function (event) {
     event.preventDefault();
