@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deckbuilder.anki.history import FittedParameters, HistoryError, fit_history, too_few_reviews
 from deckbuilder.app.checking import rendered_decks
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import OutputError, Problem, RequestError
@@ -14,7 +15,7 @@ from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.lint import lint_decks
 from deckbuilder.preview.chart import FORMATS, write_chart
 from deckbuilder.preview.page import LintNotes, preview_page
-from deckbuilder.preview.questions import history_parameters, questions_for
+from deckbuilder.preview.questions import questions_for
 from deckbuilder.preview.report import DeckPreview, preview_deck, report, to_json
 from deckbuilder.preview.settings import retention_warning, settings_for, settings_from_options
 from deckbuilder.progress import reporting
@@ -72,7 +73,7 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     told: list[Problem | tuple[str, str]] = []
     fitted = None  # the history and the parameters fitted from it
     if request.history is not None and request.params is None:  # given parameters win
-        fit, problem = history_parameters(request.history)
+        fit, problem = _history_parameters(request.history)
         fitted = (request.history, fit)
         if problem is not None:
             told.append(problem)
@@ -145,6 +146,18 @@ def _write_pages(
         warnings.extend(found)
         written.append(target)
     return written
+
+
+def _history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
+    """The parameters fitted from the review history at ``path``, and a warning when it
+    holds too few reviews to fit (the defaults are used then)."""
+    try:
+        fitted = fit_history(path)
+    except HistoryError as exc:
+        raise RequestError.single("history", str(exc)) from None
+    if fitted.fitted:
+        return fitted, None
+    return fitted, Problem(str(path), None, too_few_reviews(fitted, path))
 
 
 def _lint_by_note(rendered: Sequence[RenderedDeck]) -> dict[str, LintNotes]:

@@ -22,6 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from deckbuilder.errors import OutputError, RequestError
 from deckbuilder.files.atomic import atomic_write
 from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, figure, shown_forecast
@@ -199,8 +201,6 @@ def _cards(
 ) -> None:
     """Reviews a day as bars, the new cards stacked on them, the peak marked; ``gid``
     prefixes the ids of the bars in an SVG."""
-    import numpy as np
-
     days = len(reviews)
     edges = np.arange(days + 1) + 0.5  # day d's bar spans d - 0.5 .. d + 0.5
     low = np.asarray(reviews, dtype=float)

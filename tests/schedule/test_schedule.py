@@ -441,6 +441,21 @@ def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
     assert tuple(UPPER_BOUNDS_PARAMETERS) == UPPER_BOUNDS
 
 
+def test_defaults_and_bounds_are_py_fsrs_own_not_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Copies of py-fsrs's constants drift when py-fsrs changes them (issue 31): the
+    settings read them from py-fsrs, so a change there is a change here."""
+    from fsrs import scheduler
+
+    from deckbuilder.schedule import settings
+
+    shifted = (*scheduler.DEFAULT_PARAMETERS[:20], 0.2)
+    monkeypatch.setattr(scheduler, "DEFAULT_PARAMETERS", shifted)
+    monkeypatch.setattr(scheduler, "UPPER_BOUNDS_PARAMETERS", (*UPPER_BOUNDS[:20], 0.1))
+    assert settings.DEFAULT_PARAMETERS == PreviewSettings().parameters == shifted
+    problems = PreviewSettings().problems()
+    assert [p.message for p in problems] == ["w[20]=0.2 is outside 0.1..0.1"]
+
+
 @pytest.mark.parametrize(
     ("values", "name", "text"),
     [
