@@ -41,7 +41,8 @@ class CardDraws:
     """Uniform numbers in [0, 1), in steps of 2**-16, for a card's n-th answer."""
 
     def __init__(self, seed: int) -> None:
-        self.key = _mix(np.asarray([seed], dtype=np.uint64) * _GOLDEN)[0]
+        # A seed of any size (NumPy's generators take them), mixed into 64 bits.
+        self.key = np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)[0]
 
     def uniform(self, card: IntArray, answer: IntArray) -> tuple[FloatArray, ...]:
         """Four numbers for each card's ``answer``-th answer (0: its first): SplitMix64's
