@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from deckbuilder.anki.history import fit_history
-from tests.test_history import anki_fit, make_history
+from deckbuilder.preview.settings import fit_history
+from tests.anki.test_history import anki_fit, make_history
 
 
 def main() -> None:

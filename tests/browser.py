@@ -2,14 +2,23 @@
 
 Two client models, both fed the HTML that the real Anki backend renders for a card:
 
-* :class:`AnkiDroidPlayer`: every side is a whole new document in the same tab, shaped
-  like AnkiDroid's ``card_template.html`` (``<html class="mobile android linux js">``,
-  ``<body class="card cardN">``, the side inside ``<div id="content">``). ``window``
-  globals die between sides; ``sessionStorage`` survives.
+* :class:`AnkiDroidPlayer`: AnkiDroid's classic reviewer (its default study screen): every
+  side is a whole new document in the same tab, shaped like AnkiDroid's
+  ``card_template.html`` (``<html class="mobile android linux js">``, ``<body class="card
+  cardN">``, the side inside ``<div id="content" dir="auto"><div id="qa">``, as
+  ``AndroidCardRenderContext.renderCard`` wraps it). ``window`` globals die between sides;
+  ``sessionStorage`` survives. :class:`AnkiDroidInCardPlayer` is the same with Settings >
+  Advanced > "Type answer into the card" on.
 * :class:`DesktopPlayer`: Anki desktop's own reviewer page code (``reviewer.js`` and its CSS
   from the ``aqt`` wheel of the installed ``anki`` version), on one long-lived page with
   ``<div id="qa">``. ``_showQuestion`` / ``_showAnswer`` swap each side in and re-create its
   scripts, so globals persist from card to card, as on desktop.
+
+Both handle Anki's type-answer field, ``{{type:Field}}``, which the backend leaves in a
+side as ``[[type:Field]]`` for the client to fill, as the real clients do (see
+:class:`TypeAnswerField`, :meth:`Player.type_answer` and each player's ``show_*``): the
+front gets the client's answer box, and the back the backend's own comparison
+(``col.compare_answer``) of the field with what the learner typed.
 
 Pages are served from a made-up origin through Playwright's request routing, so nothing
 listens on a port. Any request that leaves that origin is refused and recorded in
@@ -22,17 +31,19 @@ from __future__ import annotations
 import html
 import mimetypes
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote_plus
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page, Route
@@ -57,15 +68,45 @@ __all__ = [
     "DESKTOP",
     "PHONE",
     "PLAYERS",
+    "AnkiDroidInCardPlayer",
     "AnkiDroidPlayer",
     "CardSides",
     "DesktopPlayer",
     "Player",
+    "TypeAnswerField",
     "card_sides",
     "chromium",
     "desktop_web_dir",
     "player",
 ]
+
+
+# What the backend leaves for the client to fill (both clients search for it with this
+# pattern: aqt/reviewer.py Reviewer.typeAnsPat; AnkiDroid cardviewer/TypeAnswer.kt PATTERN).
+TYPE_ANSWER = re.compile(r"\[\[type:(.+?)\]\]")
+
+
+@dataclass(frozen=True)
+class TypeAnswerField:
+    """The field a card's ``[[type:...]]`` compares with, looked up as both clients look it
+    up when they show the question (Anki desktop: ``Reviewer.typeAnsQuestionFilter`` in
+    ankitects/anki qt/aqt/reviewer.py at c32cb29, lines 706-751; AnkiDroid:
+    ``TypeAnswer.updateInfo`` in ankidroid/Anki-Android
+    AnkiDroid/src/main/java/com/ichi2/anki/cardviewer/TypeAnswer.kt at a644cf7, lines
+    83-138): the first ``[[type:...]]`` in the question names it, after an optional
+    ``cloze:`` (the card's deletion of that field) and ``nc:`` (ignore combining marks)."""
+
+    name: str
+    expected: str | None  # the field's content; None when the note type has no such field
+    font: str  # the field's editor font and size, which both clients give the box
+    size: int
+    combining: bool
+    # The backend's compare_answer(expected, provided, combining), which both clients call
+    # (desktop: Reviewer.typeAnsAnswerFilter; AnkiDroid: TypeAnswer.filterAnswer).
+    compare: Callable[[str, str, bool], str] = field(compare=False, repr=False)
+
+    def comparison(self, typed: str) -> str:
+        return self.compare(self.expected or "", typed, self.combining)
 
 
 @dataclass(frozen=True)
@@ -79,20 +120,42 @@ class CardSides:
     question_text: str  # the same without the <style> (AnkiDroid puts the CSS in <head>)
     answer_text: str
     css: str
+    type_answer: TypeAnswerField | None = None  # where the question has a [[type:...]]
+
+
+def _type_answer_field(col: Any, card: Any, spec: str) -> TypeAnswerField:
+    name, cloze, combining = spec, False, True
+    if name.startswith("cloze:"):
+        name, cloze = name.split(":")[1], True
+    if name.startswith("nc:"):
+        name, combining = name.split(":")[1], False
+    for fld in card.note_type()["flds"]:
+        if fld["name"] == name:
+            expected = card.note()[name]
+            if cloze:
+                expected = col.extract_cloze_for_typing(expected, card.ord + 1) or None
+            return TypeAnswerField(
+                name, expected, fld["font"], fld["size"], combining, col.compare_answer
+            )
+    return TypeAnswerField(name, None, "", 0, combining, col.compare_answer)
 
 
 def card_sides(col: Any, card_id: int) -> CardSides:
-    """Render one card with the real backend (``col`` is an ``anki.collection.Collection``)."""
+    """Render one card with the real backend (``col`` is an ``anki.collection.Collection``,
+    which must stay open while a player compares a typed answer for this card)."""
     card = col.get_card(card_id)
     out = card.render_output(reload=True)
+    question = card.question()
+    typed = TYPE_ANSWER.search(question)
     return CardSides(
         card_id=card_id,
         ord=card.ord,
-        question=card.question(),
+        question=question,
         answer=card.answer(),
         question_text=out.question_text,
         answer_text=out.answer_text,
         css=out.css,
+        type_answer=_type_answer_field(col, card, typed.group(1)) if typed else None,
     )
 
 
@@ -233,6 +296,11 @@ class Player:
     def show_answer(self, card: CardSides) -> None:
         raise NotImplementedError
 
+    def type_answer(self, text: str) -> None:
+        """Type ``text`` where this client takes the answer to a ``{{type:...}}`` card (the
+        question must be showing): by default the in-card box, ``#typeans``."""
+        self.page.fill("#typeans", text)
+
     def screenshot(self, name: str) -> Path:
         """Save the whole page as ``test-artifacts/<name>.png``."""
         path = ARTIFACTS / f"{name}.png"
@@ -250,34 +318,139 @@ class Player:
         self.close()
 
 
+# AnkiDroid's card page functions for its in-card box (AnkiDroid/src/main/assets/scripts/
+# card.js at a644cf7: taFocus line 74, taChange line 103, taKey line 110, showAnswer line
+# 81) send the app a URL, which AbstractFlashcardViewer.shouldOverrideUrlLoading reads.
+# Here the URL goes to the player through a binding instead of a navigation.
+_ANKIDROID_CARD_JS = """<script>
+function taFocus() {}
+function taChange(itag) { window.__ankidroidUrl("typechangetext:" + encodeURI(itag.value)); }
+function taKey(itag, e) {
+  if (e.keyCode !== 13) { return true; }
+  window.__ankidroidUrl("typeentertext:" + encodeURI(itag.value));
+  return false;
+}
+function showAnswer() { window.__ankidroidUrl("signal:show_answer"); }
+</script>"""
+
+
 class AnkiDroidPlayer(Player):
-    """Each side is a new document in the same tab, like AnkiDroid's classic reviewer."""
+    """Each side is a new document in the same tab, like AnkiDroid's classic reviewer.
+
+    ``{{type:...}}`` as AnkiDroid handles it, from ankidroid/Anki-Android at a644cf7:
+    AbstractFlashcardViewer.kt (displayCardQuestion lines 1328-1356, displayCardAnswer
+    1358-1397, the in-card box's URLs 2481-2491, decodeUrl 2670) and cardviewer/
+    TypeAnswer.kt (updateInfo 83-138, filterQuestion 148-181, filterAnswer 192-223). With
+    the default settings the question shows ``<span id="typeans" class="typePrompt">``
+    and the learner types into the native box under the card (:meth:`type_answer`); with
+    "Type answer into the card" on (:class:`AnkiDroidInCardPlayer`), into an ``<input
+    id="typeans">`` whose every change the page sends the app, URL-encoded (``+`` comes
+    back a space). The back has the backend's comparison of the field with that text.
+    """
 
     client = "ankidroid"
+    in_card = False  # the "useInputTag" preference: "Type answer into the card"
+
+    def __init__(self, browser: Browser, **options: Any) -> None:
+        super().__init__(browser, **options)
+        self.typed = ""  # TypeAnswer.input: the text the back is compared with
+        self.native_box = False  # whether the native answer box shows under the card
+        self.native_text = ""  # what is in it
+        self.asked: list[str] = []  # what the card page asked the app to do
+        self._correct: str | None = None  # TypeAnswer.correct
+        self._field: TypeAnswerField | None = None
+        self.context.expose_binding("__ankidroidUrl", lambda _source, url: self._url(url))
+
+    def _url(self, url: str) -> None:
+        for prefix in ("typechangetext:", "typeentertext:"):
+            if url.startswith(prefix):
+                self.typed = unquote_plus(url[len(prefix) :])  # java.net.URLDecoder
+                if prefix == "typeentertext:":
+                    self.asked.append("show_answer")
+        if url == "signal:show_answer":
+            self.asked.append("show_answer")
 
     def _document(self, card: CardSides, content: str) -> str:
         html_class = "mobile android linux js"
         return (
             f'<!doctype html>\n<html class="{html_class}">\n<head>\n'
             '<title>AnkiDroid Flashcard</title>\n<meta charset="utf-8">\n'
-            f"<style>\n{card.css}\n</style>\n</head>\n"
+            f"<style>\n{card.css}\n</style>\n{_ANKIDROID_CARD_JS}\n</head>\n"
             f'<body class="{html.escape(self.body_class(card))}">\n'
-            f'<div id="content">\n{content}\n</div>\n</body>\n</html>\n'
+            f'<div id="content" dir="auto">\n<div id="qa">{content}</div>\n</div>\n'
+            "</body>\n</html>\n"
         )
 
     def _load(self, path: str, document: str) -> None:
         self.site.pages[path] = document
         self.page.goto(ORIGIN + path, wait_until="load")
 
+    def _question_box(self, field: TypeAnswerField) -> str:
+        if not self.in_card:
+            return '<span id="typeans" class="typePrompt">........</span>'
+        style = ""
+        if field.font and field.size > 0:
+            style = f"style=\"font-family: '{field.font}'; font-size: {field.size}px;\" "
+        return (
+            '<center>\n<input type="text" name="typed" id="typeans" data-focus="true" '
+            "onfocus=\"taFocus();\" oninput='taChange(this);' "
+            'onKeyPress="return taKey(this, event)" autocomplete="off" '
+            f"{style}>\n</center>\n"
+        )
+
     def show_question(self, card: CardSides) -> None:
-        self._load(f"/card/{card.card_id}/question.html", self._document(card, card.question_text))
+        self.typed = ""
+        self.native_text = ""
+        field = self._field = card.type_answer
+        self._correct = field.expected or None if field else None
+        content = card.question_text
+        if field is not None:
+            if field.expected is None:
+                warning = f"Type answer: unknown field {field.name}"
+                content = TYPE_ANSWER.sub(lambda _: warning, content, count=1)
+            else:
+                box = self._question_box(field)
+                content = TYPE_ANSWER.sub(lambda _: box, content)
+        self.native_box = not self.in_card and self._correct is not None
+        self._load(f"/card/{card.card_id}/question.html", self._document(card, content))
+
+    def type_answer(self, text: str) -> None:
+        if self.in_card:
+            super().type_answer(text)
+            return
+        assert self.native_box, "AnkiDroid shows no answer box for this card"
+        self.native_text = text
 
     def show_answer(self, card: CardSides) -> None:
-        self._load(f"/card/{card.card_id}/answer.html", self._document(card, card.answer_text))
+        if not self.in_card:
+            self.typed = self.native_text
+        else:  # every URL the question page sent has reached _url once this returns
+            self.page.evaluate("() => window.__ankidroidUrl('')")
+        content = card.answer_text
+        field = self._field
+        if field is not None:
+            compared = field.compare(self._correct or "", self.typed, field.combining)
+            content = TYPE_ANSWER.sub(lambda _: compared, content)
+        self._load(f"/card/{card.card_id}/answer.html", self._document(card, content))
+
+
+class AnkiDroidInCardPlayer(AnkiDroidPlayer):
+    """AnkiDroid with Settings > Advanced > "Type answer into the card" on."""
+
+    client = "ankidroid-in-card"
+    in_card = True
 
 
 class DesktopPlayer(Player):
-    """One long-lived page running Anki desktop's reviewer.js; sides swapped into #qa."""
+    """One long-lived page running Anki desktop's reviewer.js; sides swapped into #qa.
+
+    ``{{type:...}}`` as Anki desktop handles it, from ankitects/anki at c32cb29,
+    qt/aqt/reviewer.py: the question gets an ``<input id=typeans>`` (typeAnsQuestionFilter,
+    lines 706-751); Enter in it sends "ans" over the bridge (reviewer.js _typeAnsPress);
+    the answer side asks the page for the box's value (getTypedAnswer, _getTypedAnswer and
+    _onTypedAnswer, lines 800-805) and puts the backend's comparison of the field with it
+    in place of the back's ``[[type:...]]`` (typeAnsAnswerFilter, lines 753-795).
+    """
 
     client = "desktop"
 
@@ -285,6 +458,7 @@ class DesktopPlayer(Player):
         super().__init__(browser, **options)
         self.site.folders.insert(0, ("/_anki/", desktop_web_dir()))
         night = " nightMode night_mode" if self.night else ""
+        self._field: TypeAnswerField | None = None  # Reviewer.typeCorrect and its field
         # The shape of aqt's AnkiWebView.stdHtml() + Reviewer.revHtml(); bridgeCommand is
         # the Python side, stubbed as the notes in shared/ANKI-NOTES.md describe.
         self.site.pages["/_anki/reviewer.html"] = (
@@ -314,21 +488,57 @@ class DesktopPlayer(Player):
             [call, list(args)],
         )
 
+    def _question(self, card: CardSides) -> str:
+        self._field = None
+        field = card.type_answer
+        if field is None:
+            return card.question
+        if field.expected is None:
+            warning = f"Type answer: unknown field {field.name}"
+            return TYPE_ANSWER.sub(lambda _: warning, card.question)
+        if not field.expected:
+            return TYPE_ANSWER.sub("", card.question)
+        self._field = field
+        box = (
+            '\n<center>\n<input type=text id=typeans onkeypress="_typeAnsPress();"\n'
+            f"   style=\"font-family: '{field.font}'; font-size: {field.size}px;\">\n"
+            "</center>\n"
+        )
+        return TYPE_ANSWER.sub(lambda _: box, card.question)
+
+    def _answer(self, card: CardSides) -> str:
+        field = self._field
+        if field is None:
+            return TYPE_ANSWER.sub("", card.answer)
+        typed = self.page.evaluate("() => getTypedAnswer()") or ""
+        buf = card.answer.replace("<hr id=answer>", "")
+        had_hr = len(buf) != len(card.answer)
+        if had_hr and not TYPE_ANSWER.search(buf):
+            return card.answer
+        shown = (
+            f"\n<div style=\"font-family: '{field.font}'; font-size: {field.size}px\">"
+            f"{field.comparison(typed)}</div>"
+        )
+        if had_hr:  # the separator stays before the comparison
+            shown = "<hr id=answer>" + shown
+        return TYPE_ANSWER.sub(lambda _: shown, buf)
+
     def show_question(self, card: CardSides) -> None:
-        self._run("_showQuestion", card.question, card.answer, self.body_class(card))
+        self._run("_showQuestion", self._question(card), card.answer, self.body_class(card))
 
     def show_answer(self, card: CardSides) -> None:
-        self._run("_showAnswer", card.answer)
+        self._run("_showAnswer", self._answer(card))
 
 
 PLAYERS: dict[str, type[Player]] = {
     AnkiDroidPlayer.client: AnkiDroidPlayer,
+    AnkiDroidInCardPlayer.client: AnkiDroidInCardPlayer,
     DesktopPlayer.client: DesktopPlayer,
 }
 
 
 def player(client: str, browser: Browser, **options: Any) -> Player:
-    """A player by client name: ``"ankidroid"`` or ``"desktop"``."""
+    """A player by client name: ``"ankidroid"``, ``"ankidroid-in-card"`` or ``"desktop"``."""
     return PLAYERS[client](browser, **options)
 
 

@@ -17,6 +17,7 @@ import gc
 import re
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -334,7 +335,10 @@ def test_math_ends_where_mathjax_ends_it(src: str) -> None:
 def test_importing_long_runs_of_spaces_takes_linear_time(fmt: str) -> None:
     """Each line's pattern reads a run of spaces once, not once per space."""
     from deckbuilder.errors import DeckError
-    from deckbuilder.importers import import_text
+    from deckbuilder.importers import ImportOptions, plan_import, read_text_source
+
+    def import_text(text: str, file: str, fmt: str) -> None:
+        plan_import(read_text_source(text, Path(file), fmt), ImportOptions(out=Path("q.yaml")))
 
     def seconds(n: int) -> float:
         spaces = " " * n

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deckbuilder.anki.history import FittedParameters, HistoryError, fit_history, too_few_reviews
+from deckbuilder.anki.history import HistoryError
 from deckbuilder.app.checking import rendered_decks
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import OutputError, Problem, RequestError
@@ -17,9 +17,16 @@ from deckbuilder.preview.chart import FORMATS, write_chart
 from deckbuilder.preview.page import LintNotes, preview_page
 from deckbuilder.preview.questions import questions_for
 from deckbuilder.preview.report import DeckPreview, preview_deck, report, to_json
-from deckbuilder.preview.settings import retention_warning, settings_for, settings_from_options
+from deckbuilder.preview.settings import (
+    fit_history,
+    retention_warning,
+    settings_for,
+    settings_from_options,
+    too_few_reviews,
+)
 from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
+from deckbuilder.schedule.fit import FittedParameters
 
 __all__ = ["PreviewResult", "preview"]
 

@@ -95,10 +95,14 @@ class PreviewRequest:
 @dataclass(frozen=True)
 class ImportRequest:
     source: Path
-    format: str = "auto"
-    out: Path | None = None  # the card file (None: cards/<deck name>.yaml)
+    format: str = "auto"  # or quiz, aiken, gift, anki-text
+    out: Path | None = None  # the card file of one deck (None: cards/<deck name>.yaml)
+    # The deck to import from a source with several (a package), else the deck's name.
     deck: str | None = None
     allow_missing_answers: bool = False
+    # Refuse the import when any note is left out, or its identity is not the source's
+    # (text without GUIDs), instead of warning.
+    strict: bool = False
     force: bool = False  # replace an existing card file
     media_dir: Path = Path("media")
     written: list[Path] = field(default_factory=list, compare=False)

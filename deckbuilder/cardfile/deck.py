@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deckbuilder.cardfile.fields import ID_RE, FieldReader, id_problem, is_null
+from deckbuilder.cardfile.checks import tag_problem, text_problem
+from deckbuilder.cardfile.fields import ID_RE, LANG_RE, FieldReader, id_problem, is_null, trimmed
+from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, key_names
 from deckbuilder.cardfile.notes import read_notes
 from deckbuilder.cardfile.study import STUDY_KEYS, quoted, read_study
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.errors import DeckError
+from deckbuilder.errors import DeckError, Problem
 from deckbuilder.model import Deck, Note
 
 __all__ = [
@@ -30,11 +32,7 @@ __all__ = [
     "read_deck",
 ]
 
-DECK_KEYS = ("deck", "id", "languages", "label_language", "description", "tags", "study", "notes")
-# The languages the multiple-choice template has labels in (LABELS in notetypes/mcq/mcq.js).
-LABEL_LANGUAGES = {"en": "English", "ko": "Korean"}
-# A language code (BCP 47 shape, lowercase primary subtag): ko, en, pt-BR, zh-Hant.
-LANG_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*\Z")
+DECK_KEYS = key_names(DECK)
 ALL_LANGUAGES = "all"  # load_decks(lang=...): one Deck per declared language
 
 
@@ -92,10 +90,12 @@ def read_deck(
     languages: tuple[str, ...] = (),
     lang: str = "",
     fallback: bool = False,
+    source: str = "",
 ) -> Deck:
     """The deck in the card file ``path``, parsed into ``tree``, read in ``lang`` (one of
     the declared ``languages``; '' for a file without them). Raises a DeckError listing
-    every problem."""
+    every problem, in order of line. ``source``: the file's text, for advice that shows
+    a line rewritten."""
     file = str(path)
     if tree is None:
         raise DeckError.single(file, "the file is empty; expected a deck (deck:, notes:)")
@@ -105,14 +105,20 @@ def read_deck(
             f"the top level must be a mapping (deck:, notes:), not {describe(tree)}",
             tree.line,
         )
-    fields = FieldReader(path, languages, lang, fallback)
+    fields = FieldReader(path, languages, lang, fallback, source)
     fields.unknown_keys(tree, DECK_KEYS, "the deck")
     name = _deck_name(fields, tree)
     key = _deck_key(fields, tree)
     if lang and key:
         key = f"{key}.{lang}"
-    description = fields.text(tree, "description")
-    tags = fields.tags(tree)
+    description = _checked(fields, tree, "description")
+    tags = []
+    for tag, line in fields.tags(tree):
+        wrong = tag_problem(tag)
+        if wrong:
+            fields.problem(line, wrong)
+        else:
+            tags.append(tag)
     study = read_study(fields, tree)
     notes = read_notes(fields, tree)
     label_language = _label_language(fields, tree, notes)
@@ -122,7 +128,7 @@ def read_deck(
         source=path,
         notes=tuple(notes),
         description=description,
-        tags=tags,
+        tags=tuple(tags),
         media_dirs=tuple(d for d in (media_dir, path.parent) if d is not None),
         study=study,
         lang=lang,
@@ -132,12 +138,45 @@ def read_deck(
     )
     if fields.problems:
         # The notes without problems go on, to be checked further (their media).
-        raise DeckError(fields.problems, partial=[deck])
+        raise DeckError(sorted(fields.problems, key=_line_order), partial=[deck])
     return deck
 
 
+def _line_order(problem: Problem) -> int:
+    return problem.line or 0
+
+
+def _checked(fields: FieldReader, tree: YMap, key: str, *, required: bool = False) -> str:
+    """The text of the header's ``key``, judged by the rules of a note's text ('' when it
+    breaks one, with a problem)."""
+    text = fields.text(tree, key, required=required)
+    if key in fields.unread:
+        return ""
+    wrong = text_problem(key, text, required=required)
+    if wrong is None and key == "deck" and any(ch in text.strip() for ch in "\t\n"):
+        wrong = (
+            "'deck' must be one line without tabs (Anki removes line breaks and tabs from "
+            "deck names)"
+        )
+    if wrong:
+        value = tree.get(key)
+        fields.problem(tree.key_line(key) if value is None else _text_line(value, fields), wrong)
+        return ""
+    return text
+
+
+def _text_line(value: YValue, fields: FieldReader) -> int:
+    """The line of the text read from ``value`` (a language map's entry, when it is one)."""
+    if isinstance(value, YMap):
+        picked = value.get(fields.lang) or value.get(
+            fields.languages[0] if fields.languages else ""
+        )
+        return picked.line if picked is not None else value.line
+    return value.line
+
+
 def _deck_name(fields: FieldReader, tree: YMap) -> str:
-    name = fields.text(tree, "deck", required=True).strip()
+    name = trimmed(_checked(fields, tree, "deck", required=True))
     written = tree.get("deck")
     if fields.lang and not (isinstance(written, YMap) and written.get(fields.lang) is not None):
         # One name for several languages: suffix it, so the decks differ in Anki.
@@ -150,7 +189,7 @@ def _deck_name(fields: FieldReader, tree: YMap) -> str:
 def _deck_key(fields: FieldReader, tree: YMap) -> str:
     """The deck's ``id:``, or the file name when it has none."""
     if "id" in tree.entries:
-        key = fields.text(tree, "id", required=True).strip()
+        key = trimmed(_checked(fields, tree, "id", required=True))
         if key and not ID_RE.match(key):
             fields.problem(tree.key_line("id"), id_problem("deck id", key))
         return key
@@ -206,9 +245,8 @@ def _label_language(fields: FieldReader, tree: YMap, notes: list[Note]) -> str:
     value = tree.get("label_language")
     if value is None or is_null(value):
         return "" if fields.languages else detected_label_language(notes)
-    before = len(fields.problems)
     written = fields.as_text(value, "label_language").strip()
-    if len(fields.problems) > before:
+    if "label_language" in fields.unread:
         return ""
     if fields.languages:
         fields.problem(

@@ -10,31 +10,40 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
 
+from deckbuilder.cardfile.keys import CHOICE, DECK, ID_PATTERN, LANG_PATTERN, NOTE_TYPES, Shape
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import Problem
 
 __all__ = [
     "ID_RE",
+    "LANG_RE",
     "LOCALIZED_KEYS",
     "MAX_FIELD_BYTES",
     "UNSTORABLE",
     "FieldReader",
     "id_problem",
     "is_null",
+    "plural",
     "suggest",
+    "trimmed",
     "unstorable_problem",
     "visible",
 ]
 
 # What a deck or note id may be: it names the package and keeps notes' identities.
-ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
+ID_RE = re.compile(f"(?:{ID_PATTERN})\\Z")
+LANG_RE = re.compile(f"(?:{LANG_PATTERN})\\Z")
 # Limit against absurd input (documented in README, "Limits").
 MAX_FIELD_BYTES = 64 * 1024  # Markdown, sanitising and highlighting stay near a second per field
 # Fields that may be a map from language code to text (choices: each entry).
 LOCALIZED_KEYS = frozenset(
-    ("deck", "description", "question", "choices", "explanation", "text", "extra", "front", "back")
+    key.name
+    for keys in (DECK, CHOICE, *(note.keys for note in NOTE_TYPES))
+    for key in keys
+    if key.localized
 )
 # Characters Anki cannot store: the C0 controls but tab and line feed, DEL, and halves of
 # surrogate pairs. U+001F separates the fields of a note in Anki's database, so one in
@@ -46,8 +55,6 @@ _CHARACTER_NOTES = {
     "\x1f": " (Anki's field separator)",
     "\r": " (a carriage return; write \\n for a line break)",
 }
-# Keys whose text Anki keeps on one line: it removes line breaks and tabs from deck names.
-_ONE_LINE_KEYS = frozenset(("deck",))
 
 
 def unstorable_problem(text: str) -> str | None:
@@ -70,6 +77,13 @@ def visible(text: str) -> str:
     return UNSTORABLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
+def trimmed(text: str) -> str:
+    """``text`` without the white space around it, unless it holds characters Anki cannot
+    store: Python counts some of those as white space (U+001F), and the checks must see
+    them to refuse them."""
+    return text if UNSTORABLE.search(text) else text.strip()
+
+
 def is_null(value: YValue) -> bool:
     """Nothing written after a key (``key:``, ``key: ~``)."""
     return isinstance(value, YScalar) and value.is_null
@@ -84,13 +98,26 @@ def id_problem(what: str, written: str) -> str:
 
 
 def suggest(key: str, allowed: Iterable[str]) -> str:
-    """``; did you mean 'x'?`` for the allowed word closest to a misspelt ``key``, or ''."""
-    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    """``; did you mean 'x'?`` for the allowed word closest to a misspelt ``key`` (the same
+    word in other case first: 'EN' is 'en'), or ''."""
+    words = list(allowed)
+    same = [word for word in words if word.casefold() == key.casefold()]
+    close = same or difflib.get_close_matches(key, words, n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
+def plural(count: int, one: str, many: str = "") -> str:
+    """'1 entry', '2 entries': ``count`` and the word that fits it."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 class FieldReader:
-    """Reads the fields of one card file in one language, collecting problems."""
+    """Reads the fields of one card file in one language, collecting problems.
+
+    It reads shapes (text, a list, true or false...) and reports a value of the wrong
+    one; what the text says is judged afterwards, on the model (:mod:`.checks`). The keys
+    it could not read are kept in :attr:`unread` (by the name messages give them), so that
+    their content is not judged again."""
 
     def __init__(
         self,
@@ -98,18 +125,23 @@ class FieldReader:
         languages: tuple[str, ...] = (),
         lang: str = "",
         fallback: bool = False,
+        source: str = "",
     ) -> None:
         self.path = path
         self.file = str(path)
         self.languages = languages  # declared, default first; () for a one-language file
         self.lang = lang  # the language being read
         self.fallback = fallback  # a field without `lang` takes the default language's text
+        self.source = source  # the file's text, when known: advice can then show the fix
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
         self.note_id: str | None = None  # the note being read, for messages
+        self.unread: set[str] = set()  # keys of the note being read that had a problem
 
-    def problem(self, line: int | None, message: str) -> None:
+    def problem(self, line: int | None, message: str, what: str = "") -> None:
         self.problems.append(Problem(self.file, line, message, self.note_id))
+        if what:
+            self.unread.add(what)
 
     def text(self, ymap: YMap, key: str, *, required: bool = False) -> str:
         """The text of ``key`` in ``ymap``; '' when it is absent or a problem."""
@@ -117,43 +149,64 @@ class FieldReader:
         if value is None or is_null(value):
             if required:
                 line = ymap.key_line(key) if key in ymap.entries else ymap.line
-                self.problem(line, f"'{key}' is required")
+                self.problem(line, f"'{key}' is required", key)
             return ""
-        return self.as_text(value, key, required=required)
+        return self.as_text(value, key)
 
-    def as_text(self, value: YValue, what: str, *, required: bool = False) -> str:
+    def as_text(self, value: YValue, what: str) -> str:
         """``value`` as NFC text, picking the language of a language map; '' on a problem.
 
         ``what`` names the field in messages (``question``, ``choices[2]``)."""
-        if isinstance(value, YMap) and what.split("[")[0] in LOCALIZED_KEYS:
+        localized = what.split("[")[0] in LOCALIZED_KEYS
+        if isinstance(value, YMap) and localized and self.is_language_map(value):
             picked = self.pick_language(value, what)
             if picked is None:
+                self.unread.add(what)
                 return ""
             value = picked
         if not isinstance(value, YScalar) or value.is_null:
-            self.problem(value.line, f"'{what}' must be text, not {describe(value)}")
-            return ""
-        size = len(value.raw.encode("utf-8", "surrogatepass"))
-        if size > MAX_FIELD_BYTES:
-            self.problem(
-                value.line, f"'{what}' is {size:,} bytes; the limit is {MAX_FIELD_BYTES:,}"
-            )
-            return ""
-        unstorable = unstorable_problem(value.raw)
-        if unstorable:
-            self.problem(value.line, f"'{what}' {unstorable}")
-            return ""
-        out = unicodedata.normalize("NFC", value.raw)
-        if what in _ONE_LINE_KEYS and any(ch in out.strip() for ch in "\t\n"):
             self.problem(
                 value.line,
-                f"'{what}' must be one line without tabs (Anki removes line breaks and tabs "
-                "from deck names)",
+                f"'{what}' must be text, not {describe(value)}{self.quoting(value)}",
+                what,
             )
             return ""
-        if required and not out.strip():
-            self.problem(value.line, f"'{what}' is empty")
-        return out
+        return unicodedata.normalize("NFC", value.raw)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The file's lines, split when advice first shows one."""
+        return self.source.splitlines()
+
+    def is_language_map(self, value: YMap) -> bool:
+        """Whether a mapping where text belongs is text per language: it names a declared
+        language, or every key looks like a language code (``{ko: ..., EN: ...}``).
+        Anything else is most likely text that YAML read as a mapping."""
+        declared = {code.casefold() for code in self.languages}
+        keys = [key.casefold() for key in value.entries]
+        return any(key in declared for key in keys) or all(
+            LANG_RE.match(key.partition("-")[0]) for key in keys
+        )
+
+    def quoting(self, value: YValue) -> str:
+        """For a list or mapping written where text belongs (``back: {"a": 1}``, ``front:
+        [x]``): that text starting with ``{`` or ``[`` needs quotes, with the line
+        rewritten when the file's lines are known; '' for other values."""
+        if not isinstance(value, (YMap, YSeq)):
+            return ""
+        source = self.lines[value.line - 1] if 0 < value.line <= len(self.lines) else ""
+        written = _FLOW_VALUE.match(source)
+        if written is None:
+            if self.lines:  # a list or mapping in block style: no text on its own line
+                return ""
+            return "; text starting with '{' or '[' needs quotes"
+        flow = written["value"].rstrip()
+        opening = flow[0]
+        fix = ""
+        if flow[-1] == {"{": "}", "[": "]"}[opening] and " #" not in flow:
+            quoted = "'" + flow.replace("'", "''") + "'"
+            fix = f": write {written['lead'].lstrip()}{quoted}"
+        return f"; text starting with '{opening}' needs quotes{fix}"
 
     def pick_language(self, value: YMap, what: str) -> YValue | None:
         """The text of ``self.lang`` in a language map (``{ko: ..., en: ...}``)."""
@@ -198,24 +251,21 @@ class FieldReader:
             return None
         return hit
 
-    def tags(self, ymap: YMap) -> tuple[str, ...]:
-        """The ``tags:`` of a deck or note (one tag or a list), without repeats."""
+    def tags(self, ymap: YMap) -> list[tuple[str, int]]:
+        """The ``tags:`` of a deck or note (one tag or a list), without repeats, each with
+        its line. Whether each is a tag Anki takes is for :func:`.checks.tag_problem`."""
         value = ymap.get("tags")
         if value is None or is_null(value):
-            return ()
+            return []
         items = value.items if isinstance(value, YSeq) else [value]
-        out: list[str] = []
+        out: dict[str, int] = {}
         for item in items:
-            tag = self.as_text(item, "tags", required=True).strip()
-            if not tag:
-                continue
-            if any(ch.isspace() for ch in tag):
-                self.problem(
-                    item.line, f"tag '{tag}' contains a space; Anki tags cannot (use '_' or '-')"
-                )
-            elif tag not in out:
-                out.append(tag)
-        return tuple(out)
+            before = len(self.problems)
+            tag = trimmed(self.as_text(item, "tags"))
+            if len(self.problems) == before:
+                out.setdefault(tag, item.line)
+        self.unread.discard("tags")  # the tags that could be read are judged
+        return list(out.items())
 
     def flag(self, ymap: YMap, key: str, *, default: bool, what: str = "") -> bool:
         """The true/false value of ``key`` in ``ymap``: ``default`` when it is absent, or
@@ -226,7 +276,9 @@ class FieldReader:
             return default
         if isinstance(value, YScalar) and value.kind == "bool":
             return value.raw.lower() in ("true", "yes", "on", "y")
-        self.problem(value.line, f"'{what or key}' must be true or false, not {describe(value)}")
+        self.problem(
+            value.line, f"'{what or key}' must be {Shape.FLAG.phrase}, not {describe(value)}"
+        )
         return default
 
     def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
@@ -235,3 +287,8 @@ class FieldReader:
                 self.problem(
                     line, f"unknown key '{visible(key)}' in {where}{suggest(key, allowed)}"
                 )
+
+
+# A source line whose value is a list or mapping in flow style: the line up to the value
+# (indentation, list dashes, the key), and the value.
+_FLOW_VALUE = re.compile(r"(?P<lead>\s*(?:-\s+)*(?:[^\s\-\[{'\"#][^:#]*:\s+)?)(?P<value>[\[{].*)")

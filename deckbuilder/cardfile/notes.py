@@ -8,13 +8,26 @@ Multiple-choice (``question``, ``choices``, ``answer``), cloze (``text`` with
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import TypedDict, TypeGuard
 
 from deckbuilder import cloze
-from deckbuilder.cardfile.fields import ID_RE, FieldReader, id_problem, is_null, suggest, visible
-from deckbuilder.cardfile.imported import read_guid, read_reverse, repeated_guids
+from deckbuilder.cardfile.checks import note_problems, text_problem
+from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, suggest, trimmed, visible
+from deckbuilder.cardfile.imported import read_guid, read_reverse
+from deckbuilder.cardfile.keys import (
+    CHOICE,
+    MAX_CHOICES,
+    MAX_NOTES,
+    NOTE_FIRST,
+    NOTE_LAST,
+    NOTE_TYPES,
+    key_names,
+    note_keys,
+    note_type_named,
+)
 from deckbuilder.cardfile.optouts import read_lint_opt_outs, read_pins
-from deckbuilder.cardfile.typed import TYPED_KEYS, read_typed
+from deckbuilder.cardfile.typed import read_typed
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
 
@@ -28,24 +41,13 @@ __all__ = [
     "read_notes",
 ]
 
-MAX_CHOICES = 26  # one letter each
-# Limit against absurd input (documented in README, "Limits").
-MAX_NOTES = 100_000
-COMMON_NOTE_KEYS = ("id", "type", "tags", "guid", "lint")
-NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {
-    NoteKind.MCQ: ("question", "choices", "answer", "explanation", "shuffle"),
-    NoteKind.CLOZE: ("text", "extra"),
-    NoteKind.BASIC: ("front", "back", "reverse", "add_reverse"),
-    NoteKind.TYPED: TYPED_KEYS,  # needs 'type: typed': its keys are also a question's
-}
-ALL_NOTE_KEYS = COMMON_NOTE_KEYS + tuple(k for keys in NOTE_KEYS.values() for k in keys)
+COMMON_NOTE_KEYS = key_names(NOTE_FIRST + NOTE_LAST)
+NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {t.kind: key_names(t.keys) for t in NOTE_TYPES}
+ALL_NOTE_KEYS = tuple(dict.fromkeys(k for t in NOTE_TYPES for k in key_names(note_keys(t.kind))))
 _KIND_NAMES = {kind.value: kind for kind in NOTE_KEYS}  # what `type:` may say
-CHOICE_KEYS = ("text", "feedback", "pin")  # a choice written as a mapping
+CHOICE_KEYS = key_names(CHOICE)  # a choice written as a mapping
 
 _ANSWER_SPLIT = re.compile(r"[\s,]+")
-# A well-formed deletion, removed before looking for malformed ones.
-_OPENING = re.compile(r"\{\{c\d+::")
-_BAD_CLOZE = re.compile(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::")
 
 
 class _CommonFields(TypedDict):
@@ -60,7 +62,8 @@ class _CommonFields(TypedDict):
 
 
 def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
-    """The deck's ``notes:`` list; a note with a problem is left out (and reported)."""
+    """The deck's ``notes:`` list, each note checked (:mod:`.checks`); a note with a
+    problem is left out (and reported)."""
     value = tree.get("notes")
     if value is None or is_null(value):
         line = tree.key_line("notes") if "notes" in tree.entries else tree.line
@@ -79,53 +82,67 @@ def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
         )
         return []
     notes: list[Note] = []
-    first_line: dict[str, int] = {}  # note id -> line of its note
+    unread: list[Collection[str]] = []
+    misread: list[bool] = []  # whether the note's structure had a problem
     for item in value.items:
-        note = _read_note(fields, item, first_line)
+        before = len(fields.problems)
+        note = _read_note(fields, item)
         if note is not None:
             notes.append(note)
-    repeated_guids(fields, notes)
-    return notes
+            unread.append(fields.unread or ())
+            misread.append(len(fields.problems) > before)
+    kept: list[Note] = []
+    for note, wrong, problems in zip(
+        notes, misread, note_problems(notes, fields.file, unread), strict=True
+    ):
+        fields.problems.extend(problems)
+        if not wrong and not problems:
+            kept.append(note)
+    return kept
 
 
-def _read_note(fields: FieldReader, item: YValue, first_line: dict[str, int]) -> Note | None:
+def _read_note(fields: FieldReader, item: YValue) -> Note | None:
+    """The note ``item`` describes, as well as it can be read (its problems reported);
+    None when not even its type can be told."""
     fields.note_id = None
+    fields.unread = set()
     if not isinstance(item, YMap):
         fields.problem(
             item.line, f"each note must be a mapping (id:, type:, ...), not {describe(item)}"
         )
         return None
-    before = len(fields.problems)
-    note_id = fields.text(item, "id", required=True).strip()
-    if note_id:
+    note_id = trimmed(fields.text(item, "id", required=True))
+    if note_id and UNSTORABLE.search(note_id) is None:  # never a control character in a message
         fields.note_id = note_id
-        if not ID_RE.match(note_id):
-            fields.problem(item.key_line("id"), id_problem("note id", note_id))
-        elif note_id in first_line:
-            fields.problem(
-                item.key_line("id"), f"duplicate note id (first at line {first_line[note_id]})"
-            )
-        else:
-            first_line[note_id] = item.line
     kind = _note_kind(fields, item)
     if kind is None:
         fields.unknown_keys(item, ALL_NOTE_KEYS, "a note")
         fields.note_id = None
         return None
     fields.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind.value} note")
+    tags = fields.tags(item)
+    lint = read_lint_opt_outs(fields, item)
+    lines = _field_lines(item)
+    for name, found in (("tags", tags), ("lint", lint)) if tags or lint else ():
+        lines.update((f"{name}[{i}]", line) for i, (_, line) in enumerate(found))
     common = _CommonFields(
         id=note_id,
         line=item.line,
-        tags=fields.tags(item),
-        field_lines=_field_lines(item),
+        tags=tuple(tag for tag, _ in tags),
+        field_lines=lines,
         guid=read_guid(fields, item),
-        lint_ignored=read_lint_opt_outs(fields, item),
+        lint_ignored=tuple(code for code, _ in lint),
     )
     note: Note
     if kind is NoteKind.MCQ:
         note = _read_mcq(fields, item, common)
     elif kind is NoteKind.CLOZE:
-        note = _read_cloze(fields, item, common)
+        note = ClozeNote(
+            **common,
+            text=fields.text(item, "text", required=True),
+            extra=fields.text(item, "extra"),
+        )
+        _check_same_deletions(fields, item.get("text"))
     elif kind is NoteKind.TYPED:
         note = read_typed(fields, item, common)
     else:
@@ -138,7 +155,7 @@ def _read_note(fields: FieldReader, item: YValue, first_line: dict[str, int]) ->
             add_reverse=add_reverse,
         )
     fields.note_id = None
-    return note if len(fields.problems) == before else None
+    return note
 
 
 def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
@@ -146,14 +163,18 @@ def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
     value = item.get("type")
     if value is not None:
         before = len(fields.problems)
-        written = fields.as_text(value, "type").strip()
+        written = trimmed(fields.as_text(value, "type"))
+        wrong = text_problem("type", written)
+        if wrong:
+            fields.problem(value.line, wrong)
         kind = _KIND_NAMES.get(written)
         if kind is None and len(fields.problems) == before:
             names = list(_KIND_NAMES)
+            meant = note_type_named(written)
+            hint = f"; did you mean '{meant.kind}'?" if meant else suggest(written, names)
             fields.problem(
                 value.line,
-                f"unknown note type '{written}'; expected one of {', '.join(names)}"
-                f"{suggest(written, names)}",
+                f"unknown note type '{visible(written)}'; expected one of {', '.join(names)}{hint}",
             )
         return kind
     for kind, keys in NOTE_KEYS.items():
@@ -183,13 +204,14 @@ def _field_lines(item: YMap) -> dict[str, int]:
 def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote:
     question = fields.text(item, "question", required=True)
     choices, feedback = _read_choices(fields, item)
-    answer = _read_answer(fields, item, len(choices))
+    answer = _read_answer(fields, item, choices)
+    common["field_lines"].update((f"answer[{i}]", line) for i, (_, line) in enumerate(answer))
     shuffle = fields.flag(item, "shuffle", default=True)
     return McqNote(
         **common,
         question=question,
         choices=tuple(choices),
-        answer=answer,
+        answer=tuple(index for index, _ in answer),
         explanation=fields.text(item, "explanation"),
         shuffle=shuffle,
         feedback=tuple(feedback) if any(feedback) else (),
@@ -208,15 +230,15 @@ def _read_choice(fields: FieldReader, entry: YValue, i: int) -> tuple[str, str]:
     ``text:`` and ``feedback:`` (each of them plain text or a language map)."""
     what = f"choices[{i}]"
     if not _is_choice_map(entry):
-        return fields.as_text(entry, what, required=True), ""
+        return fields.as_text(entry, what), ""
     fields.unknown_keys(entry, CHOICE_KEYS, f"'{what}'")
     text = entry.get("text")
     if text is None:
         given = "'feedback'" if "feedback" in entry.entries else "'pin'"
-        fields.problem(entry.line, f"'{what}' has {given} but no 'text' (the choice itself)")
+        fields.problem(entry.line, f"'{what}' has {given} but no 'text' (the choice itself)", what)
         choice = ""
     else:
-        choice = fields.as_text(text, what, required=True)
+        choice = fields.as_text(text, what)
     feedback = entry.get("feedback")
     if feedback is None or is_null(feedback):
         return choice, ""
@@ -228,100 +250,79 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
     value = item.get("choices")
     if value is None or is_null(value):
         line = item.key_line("choices") if "choices" in item.entries else item.line
-        fields.problem(line, "'choices' is required: a list of 2 to 26 answers")
+        fields.problem(line, "'choices' is required: a list of 2 to 26 answers", "choices")
         return [], []
     if not isinstance(value, YSeq):
-        fields.problem(value.line, f"'choices' must be a list, not {describe(value)}")
+        fields.problem(value.line, f"'choices' must be a list, not {describe(value)}", "choices")
         return [], []
-    if not 2 <= len(value.items) <= MAX_CHOICES:
-        fields.problem(
-            value.line, f"'choices' has {len(value.items)} entries; give 2 to {MAX_CHOICES}"
-        )
-    out: list[str] = []
+    texts: list[str] = []
     feedback: list[str] = []
-    first: dict[str, int] = {}  # a choice compared loosely -> its index
     for i, entry in enumerate(value.items):
         text, said = _read_choice(fields, entry, i)
+        texts.append(text)
         feedback.append(said)
-        loose = " ".join(text.split()).casefold()
-        if loose and loose in first:
-            fields.problem(
-                entry.line,
-                f"choice {letter(i) if i < MAX_CHOICES else i + 1} repeats choice "
-                f"{letter(first[loose])}",
-            )
-        elif loose:
-            first[loose] = i
-        out.append(text)
-    return out, feedback
+    return texts, feedback
 
 
-def _read_answer(fields: FieldReader, item: YMap, n_choices: int) -> tuple[int, ...]:
-    """The right choices' indexes, sorted: ``answer: B``, ``answer: [A, C]`` or ``'A, C'``."""
+def _read_answer(fields: FieldReader, item: YMap, choices: list[str]) -> list[tuple[int, int]]:
+    """The right choices' indexes, each with its line, sorted: ``answer: B``, ``answer:
+    [A, C]`` or ``'A, C'``. A letter given twice is kept twice (the checks say so)."""
     value = item.get("answer")
     if value is None or is_null(value):
         line = item.key_line("answer") if "answer" in item.entries else item.line
-        fields.problem(line, "'answer' is required: a letter (A) or a list of letters ([A, C])")
-        return ()
+        fields.problem(
+            line, "'answer' is required: a letter (A) or a list of letters ([A, C])", "answer"
+        )
+        return []
     entries = value.items if isinstance(value, YSeq) else [value]
-    if not entries:
-        fields.problem(value.line, "'answer' is empty; give at least one letter")
-    valid = f"A-{letter(min(n_choices, MAX_CHOICES) - 1)}" if n_choices >= 2 else "a choice letter"
-    picked: list[int] = []
+    count = len(choices)
+    valid = f"A-{letter(min(count, MAX_CHOICES) - 1)}" if count >= 2 else "a choice letter"
+    picked: list[tuple[int, int]] = []
     for entry in entries:
         if not isinstance(entry, YScalar) or entry.is_null:
             fields.problem(
                 entry.line,
                 f"'answer' must be a letter or a list of letters, not {describe(entry)}",
+                "answer",
             )
             continue
         raw = entry.raw.strip()
+        meant = _choice_named(raw, choices)
+        if meant is not None:
+            fields.problem(
+                entry.line,
+                f"answer '{visible(raw)}' is not a choice letter ({valid}); it is the text "
+                f"of choice {letter(meant)}: did you mean {letter(meant)}?",
+                "answer",
+            )
+            continue
         parts = [p for p in _ANSWER_SPLIT.split(raw) if p] if len(entries) == 1 else [raw]
         for part in parts:
             up = part.upper()
             if len(up) != 1 or not "A" <= up <= "Z":
                 fields.problem(
-                    entry.line, f"answer '{visible(part)}' is not a choice letter ({valid})"
+                    entry.line,
+                    f"answer '{visible(part)}' is not a choice letter ({valid})",
+                    "answer",
                 )
                 continue
-            index = ord(up) - ord("A")
-            if n_choices and index >= n_choices:
-                fields.problem(entry.line, f"answer '{up}' is not one of the choices ({valid})")
-            elif index in picked:
-                fields.problem(entry.line, f"answer '{up}' is given twice")
-            else:
-                picked.append(index)
-    return tuple(sorted(picked))
+            picked.append((ord(up) - ord("A"), entry.line))
+    return sorted(picked)
+
+
+def _choice_named(written: str, choices: list[str]) -> int | None:
+    """The index of the choice whose text an answer gives instead of its letter (compared
+    as the choices are: white space joined, case ignored), or None."""
+    loose = " ".join(written.split()).casefold()
+    if len(loose) <= 1:
+        return None  # a letter, or nothing
+    for i, choice in enumerate(choices[:MAX_CHOICES]):
+        if " ".join(choice.split()).casefold() == loose:
+            return i
+    return None
 
 
 # -- cloze -------------------------------------------------------------------------------------
-def _read_cloze(fields: FieldReader, item: YMap, common: _CommonFields) -> ClozeNote:
-    text = fields.text(item, "text", required=True)
-    _check_same_deletions(fields, item.get("text"))
-    deletions = cloze.read_deletions(text)
-    if text.strip():
-        if not deletions.numbers:
-            fields.problem(
-                item.key_line("text"),
-                "cloze text has no deletion; mark answers as {{c1::answer}} or {{c1::answer::hint}}",
-            )
-        # Anki would show a broken '{{c1:' literally; catch the common slips.
-        stripped = _without_deletions(text)
-        bad = _BAD_CLOZE.search(stripped)
-        if bad:
-            fields.problem(
-                item.key_line("text"),
-                f"malformed cloze near '{stripped[bad.start() : bad.start() + 20]}'; "
-                "write {{c1::answer}} with two colons and closing '}}'",
-            )
-    extra = fields.text(item, "extra")
-    # Anki makes cards from the deletions of every field, the extra one too.
-    for key, found in (("text", deletions), ("extra", cloze.read_deletions(extra))):
-        for message in found.problems:
-            fields.problem(item.key_line(key), message)
-    return ClozeNote(**common, text=text, extra=extra)
-
-
 def _check_same_deletions(fields: FieldReader, value: YValue | None) -> None:
     """Every language of a cloze text must number its deletions alike, so that each
     language's deck has the same cards (a translation slip otherwise goes unnoticed)."""
@@ -342,18 +343,3 @@ def _check_same_deletions(fields: FieldReader, value: YValue | None) -> None:
             f"the languages of 'text' number their deletions differently ({shown}); "
             "give every language the same {{cN::...}} numbers",
         )
-
-
-def _without_deletions(text: str) -> str:
-    """``text`` less its well-formed deletions (``{{cN::...}}``), so that what remains shows
-    the malformed ones. One pass: each opening's closing ``}}`` is searched once."""
-    out: list[str] = []
-    kept = 0
-    while (opening := _OPENING.search(text, kept)) is not None:
-        close = text.find("}}", opening.end())
-        if close < 0:
-            break  # no later opening has a '}}' after it either
-        out.append(text[kept : opening.start()])
-        kept = close + 2
-    out.append(text[kept:])
-    return "".join(out)

@@ -4,9 +4,9 @@ a note's opt-outs from lint rules (``lint: [longest-correct]``)."""
 
 from __future__ import annotations
 
-from deckbuilder.cardfile.fields import FieldReader, is_null, suggest, visible
+from deckbuilder.cardfile.fields import FieldReader, is_null
+from deckbuilder.cardfile.keys import Shape
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, describe
-from deckbuilder.lint.codes import RULES
 
 __all__ = ["read_lint_opt_outs", "read_pins"]
 
@@ -25,27 +25,19 @@ def read_pins(fields: FieldReader, item: YMap) -> tuple[int, ...]:
     return tuple(pinned)
 
 
-def read_lint_opt_outs(fields: FieldReader, item: YMap) -> tuple[str, ...]:
-    """The rule codes of the note's ``lint:`` (one code or a list); an unknown code is a
-    problem at its line."""
+def read_lint_opt_outs(fields: FieldReader, item: YMap) -> list[tuple[str, int]]:
+    """The rule codes of the note's ``lint:`` (one code or a list), each once, with its
+    line; whether each is a rule is for :mod:`.checks`."""
     value = item.get("lint")
     if value is None or is_null(value):
-        return ()
+        return []
     entries = value.items if isinstance(value, YSeq) else [value]
-    codes: list[str] = []
+    codes: dict[str, int] = {}
     for entry in entries:
         if not isinstance(entry, YScalar) or entry.is_null:
             fields.problem(
-                entry.line, f"'lint' must be a rule code or a list of them, not {describe(entry)}"
+                entry.line, f"'lint' must be {Shape.LINT.phrase}, not {describe(entry)}", "lint"
             )
             continue
-        code = entry.raw.strip()
-        if code not in RULES:
-            fields.problem(
-                entry.line,
-                f"unknown lint rule '{visible(code)}' in 'lint'{suggest(code, RULES)}; "
-                f"the rules are {', '.join(RULES)}",
-            )
-        elif code not in codes:
-            codes.append(code)
-    return tuple(codes)
+        codes.setdefault(entry.raw.strip(), entry.line)
+    return list(codes.items())

@@ -15,14 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from deckbuilder.cardfile.deck import (
-    ALL_LANGUAGES,
-    DECK_KEYS,
-    LANG_RE,
-    declared_languages,
-    read_deck,
-)
-from deckbuilder.cardfile.fields import ID_RE, MAX_FIELD_BYTES, FieldReader
+from deckbuilder.cardfile.deck import ALL_LANGUAGES, DECK_KEYS, declared_languages, read_deck
+from deckbuilder.cardfile.fields import ID_RE, LANG_RE, MAX_FIELD_BYTES, FieldReader
 from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
 from deckbuilder.cardfile.yaml_tree import YMap, YValue, parse_yaml
 from deckbuilder.errors import DeckError, Problem
@@ -215,7 +209,9 @@ def load_deck_languages(
     language, or a code the file declares. A file without ``languages:`` gives one Deck
     whatever ``lang`` says. With ``fallback``, a field missing the language uses the
     default language's text and the Deck carries a warning; without it that is an error."""
-    return decks_from_tree(path, parse_yaml(read_text(path), str(path)), media_dir, lang, fallback)
+    text = read_text(path)
+    tree = parse_yaml(text, str(path))
+    return decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
 
 
 def decks_from_tree(
@@ -224,14 +220,17 @@ def decks_from_tree(
     media_dir: Path | None = None,
     lang: str | None = None,
     fallback: bool = False,
+    *,
+    source: str = "",
 ) -> list[Deck]:
-    """:func:`load_deck_languages` of the file ``path`` already parsed into ``tree``."""
+    """:func:`load_deck_languages` of the file ``path`` already parsed into ``tree``;
+    ``source``, the file's text, lets advice show a line rewritten."""
     header = FieldReader(path)
     languages = declared_languages(header, tree) if isinstance(tree, YMap) else ()
     if header.problems:
         raise DeckError(header.problems)
     if not languages:
-        return [read_deck(path, tree, media_dir)]
+        return [read_deck(path, tree, media_dir, source=source)]
     assert isinstance(tree, YMap)
     if lang is None:
         wanted = languages[:1]
@@ -250,7 +249,7 @@ def decks_from_tree(
     problems: list[Problem] = []
     for code in wanted:
         try:
-            decks.append(read_deck(path, tree, media_dir, languages, code, fallback))
+            decks.append(read_deck(path, tree, media_dir, languages, code, fallback, source))
         except DeckError as exc:
             problems.extend(exc.problems)
             decks.extend(exc.partial)

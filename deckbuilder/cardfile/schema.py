@@ -1,18 +1,33 @@
 """The JSON Schema of the card format, for editors (completion, inline errors) and tools.
 
-The loader (:mod:`deckbuilder.cardfile.reader`) is the authority; this schema describes the same
-contract and the tests hold the two together (same keys, and the schema's own examples
-pass both). Draft-07, which yaml-language-server and most editors understand best.
+Built from the declaration of every key (:mod:`.keys`): each key's shape, range, pattern,
+default and documentation. The loader is the authority on what loads; a property test
+holds the two together (what this schema accepts loads, what loads this schema accepts),
+and lists what JSON Schema cannot say (an answer letter beyond the choices, two notes
+with one id...). Draft-07, which yaml-language-server and most editors understand best.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from deckbuilder.cardfile.keys import (
+    CHOICE,
+    DECK,
+    LANG_PATTERN,
+    NOTE_TYPES,
+    NUMBER,
+    NUMBER_PATTERN,
+    STUDY,
+    Key,
+    NoteType,
+    Shape,
+    note_keys,
+)
+from deckbuilder.schedule import settings as fsrs_settings
+
 __all__ = ["EXAMPLES", "card_schema"]
 
-ID_PATTERN = "^[a-z0-9][a-z0-9_-]*$"
-LANG_PATTERN = "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"  # load.LANG_RE
 SCHEMA_ID = "https://deckbuilder.invalid/card-file.schema.json"
 
 EXAMPLES: list[dict[str, Any]] = [
@@ -93,340 +108,266 @@ EXAMPLES: list[dict[str, Any]] = [
 ]
 
 
-def _localized(plain: dict[str, Any]) -> dict[str, Any]:
-    """``plain``, or a map from language code to ``plain`` (needs the deck's ``languages``)."""
+def _anchored(pattern: str) -> str:
+    return f"^(?:{pattern})$"
+
+
+# Scalars the loader reads as text: YAML writes numbers and true/false without quotes, and
+# the loader keeps what was typed ("1.10" stays "1.10").
+_SCALAR = ["string", "number", "boolean"]
+_NON_BLANK = r"\S"
+
+
+def _described(key: Key, fragment: dict[str, Any]) -> dict[str, Any]:
+    out = {"description": _description(key), **fragment}
+    if key.default is not None:
+        out["default"] = list(key.default) if isinstance(key.default, tuple) else key.default
+    return out
+
+
+def _description(key: Key) -> str:
+    default = f" Default: {key.default_text}." if key.default_text else ""
+    return f"{key.doc}{default}"
+
+
+def _language_map(plain: dict[str, Any], reserved: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A map from language code to ``plain`` (needs the deck's ``languages``)."""
+    names: dict[str, Any] = {"pattern": _anchored(LANG_PATTERN)}
+    if reserved:  # the keys of a choice mapping, which are no language
+        names["not"] = {"enum": list(reserved)}
     return {
         "type": "object",
         "description": "The text per language (codes from the deck's 'languages').",
-        "propertyNames": {"pattern": LANG_PATTERN},
+        "propertyNames": names,
         "additionalProperties": plain,
         "minProperties": 1,
     }
 
 
-def _text(description: str, **plain_extra: Any) -> dict[str, Any]:
-    plain = {"type": ["string", "number", "boolean"], **plain_extra}
+def _text(key: Key, reserved: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Markdown text (or one line of it), or the same per language."""
+    plain: dict[str, Any] = {"type": _SCALAR}
+    if key.pattern:
+        plain = {"type": "string", "pattern": key.pattern}
+    elif key.required:
+        plain["pattern"] = _NON_BLANK
+    either = [plain, _language_map(plain, reserved)]
+    if not key.required:
+        either.append({"type": "null"})
+    return {"oneOf": either}
+
+
+def _deck_name() -> dict[str, Any]:
+    # One line of parts joined by '::', none of them blank (white space around the whole
+    # name is dropped).
+    char, seen = r"(?:[^:\t\n]|:(?!:))", r"(?:[^:\s]|:(?!:))"
+    part = f"{char}*{seen}{char}*"
+    plain = {"type": _SCALAR, "pattern": rf"^\s*{part}(?:::{part})*\s*$"}
+    return {"oneOf": [plain, _language_map(plain)]}
+
+
+def _one_or_list(item: dict[str, Any], key: Key) -> dict[str, Any]:
+    many: dict[str, Any] = {"type": "array", "items": item}
+    if key.low is not None:
+        many["minItems"] = int(key.low)
+    if key.high is not None:
+        many["maxItems"] = int(key.high)
+    return {"oneOf": [item, many]}
+
+
+def _choices(key: Key) -> dict[str, Any]:
+    reserved = tuple(k.name for k in CHOICE)
+    mapping = _mapping(CHOICE, "A choice with feedback: {text: Mars, feedback: ...}.")
+    one = {"description": "One choice.", "oneOf": [*_text(key, reserved)["oneOf"], mapping]}
     return {
-        "description": description + " Markdown; or a map from language code to text "
-        "({ko: ..., en: ...}) in a deck with 'languages'.",
-        "oneOf": [plain, _localized(plain)],
+        "type": "array",
+        "minItems": int(key.low or 0),
+        "maxItems": int(key.high or 0),
+        "items": one,
     }
 
 
-def _tags(description: str) -> dict[str, Any]:
-    tag = {"type": "string", "pattern": r"^\S+$", "description": "One Anki tag: no spaces."}
-    return {
-        "description": description,
-        "oneOf": [{"type": "array", "items": tag, "uniqueItems": True}, tag],
-    }
-
-
-def _note(
-    kind: str, description: str, props: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    common = {
-        "id": {
-            "description": "Stable key of the note, unique in the file. Never change it once "
-            "the deck is shared: Anki recognises the note by it.",
-            "type": "string",
-            "pattern": ID_PATTERN,
-        },
-        "type": {
-            "description": "Note type; may be omitted when the keys make it obvious.",
-            "const": kind,
-        },
-        "tags": _tags("Tags for this note, added to the deck's tags."),
-        "lint": _lint_opt_outs(),
-        "guid": {
-            "description": "The GUID Anki knows this note by, written by 'deckbuilder import' "
-            "for a note from an Anki collection; keep it as imported.",
-            "type": "string",
-            "pattern": r"^[!-~]{1,100}$",
-        },
-    }
-    return {
-        "title": f"{kind} note",
-        "description": description,
+def _number_mapping() -> dict[str, Any]:
+    """A typed answer's number: ``{number:, tolerance:}`` or ``{min:, max:}``."""
+    number, tolerance, low, high = NUMBER
+    with_tolerance = {
         "type": "object",
-        "properties": {**common, **props},
-        "required": ["id", *required],
-        "additionalProperties": False,
-    }
-
-
-def _lint_opt_outs() -> dict[str, Any]:
-    from deckbuilder.lint.codes import RULES
-
-    code = {"enum": list(RULES), "description": "A lint rule's code (docs/lint.md)."}
-    return {
-        "description": "Lint rules this note opts out of, for a flaw that is intended "
-        "(deckbuilder lint then says nothing of it).",
-        "oneOf": [{"type": "array", "items": code, "uniqueItems": True}, code],
-    }
-
-
-def _choice_with_feedback() -> dict[str, Any]:
-    # 'text' (required) does not match LANG_PATTERN, so this never overlaps a language map.
-    return {
-        "type": "object",
-        "description": "A choice with feedback, e.g. {text: Mars, feedback: Mars is the "
-        "fourth planet.}",
+        "description": "A number, maybe with a tolerance: {number: 4, tolerance: 0.5}.",
         "properties": {
-            "text": _text("The choice."),
-            "feedback": _text(
-                "Shown on the back of the card under this choice when it was picked, and "
-                "under the right choices."
-            ),
-            "pin": {
-                "description": "Keep this choice in its place while the others shuffle "
-                '(for "None of the above"); default false.',
-                "type": "boolean",
-            },
+            number.name: _described(number, _typed_number(number)),
+            tolerance.name: _described(tolerance, _typed_number(tolerance)),
         },
-        "required": ["text"],
+        "required": [number.name],
         "additionalProperties": False,
     }
-
-
-def _study() -> dict[str, Any]:
-    step = {
-        "type": "string",
-        "pattern": r"^[0-9]+(\.[0-9]+)?\s*[smhd]$",
-        "description": "A step in Anki's notation: 30s, 10m, 1h, 1d.",
-    }
-    return {
-        "description": "The study preset that travels with the deck (Anki's deck options). "
-        'Anki applies it when "Import deck presets" is ticked. Defaults are Anki\'s.',
+    a_range = {
         "type": "object",
+        "description": "A range of numbers: {min: 3.141, max: 3.142}.",
+        "properties": {k.name: _described(k, _typed_number(k)) for k in (low, high)},
+        "required": [low.name, high.name],
         "additionalProperties": False,
-        "properties": {
-            "new_per_day": {
-                "description": "New cards per day (default 20).",
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 9999,
-            },
-            "review_limit": {
-                "description": "Maximum reviews per day (default 200).",
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 9999,
-            },
-            "desired_retention": {
-                "description": "FSRS desired retention, 0.70 to 0.99 (default 0.9).",
-                "type": "number",
-                "minimum": 0.7,
-                "maximum": 0.99,
-            },
-            "learning_steps": {
-                "description": "Learning steps (default [1m, 10m]).",
-                "type": "array",
-                "items": step,
-            },
-            "relearning_steps": {
-                "description": "Relearning steps (default [10m]).",
-                "type": "array",
-                "items": step,
-            },
-            "maximum_interval": {
-                "description": "Maximum interval in days (default 36500).",
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 36500,
-            },
-            "params": {
-                "description": "The 21 FSRS-6 parameters the preview uses (default: FSRS-6's), "
-                "a list or comma-separated as Anki's deck options show them. Preview only.",
-                "oneOf": [
-                    {"type": "array", "items": {"type": "number"}, "minItems": 21, "maxItems": 21},
-                    {"type": "string"},
-                ],
-            },
-            "history": {
-                "description": "A review history (collection.anki2, .colpkg, or .apkg with "
-                "scheduling), relative to the card file, to fit the preview's FSRS parameters "
-                "from; params wins over it. Preview only.",
-                "type": "string",
-            },
-        },
     }
+    return {"oneOf": [with_tolerance, a_range]}
 
 
-def _typed_note() -> dict[str, Any]:
-    number = {"type": "number", "description": "The number."}
-    low = {"type": "number", "description": "The smallest accepted number."}
-    high = {"type": "number", "description": "The largest accepted number."}
-    accepted = {
+def _typed_number(key: Key) -> dict[str, Any]:
+    # Written as a number; a quoted one is read as the number it spells.
+    sign = "[+]?" if key.low == 0 else "[-+]?"
+    spelled = NUMBER_PATTERN.removeprefix("[-+]?")
+    number: dict[str, Any] = {"type": "number"}
+    if key.low is not None:
+        number["minimum"] = key.low
+    return {"oneOf": [number, {"type": "string", "pattern": rf"^\s*{sign}{spelled}\s*$"}]}
+
+
+def _typed_answers(key: Key) -> dict[str, Any]:
+    text = {
+        "type": _SCALAR,
+        "description": "An accepted text, on one line.",
+        "pattern": r"^\s*\S(?:[^\n]*\S)?\s*$",
+    }
+    return _one_or_list({"oneOf": [text, _number_mapping()]}, key)
+
+
+def _letters() -> dict[str, Any]:
+    letter = r"[A-Za-z]"
+    return {
         "oneOf": [
-            {"type": ["string", "number"], "description": "An accepted text, on one line."},
+            {"type": "string", "pattern": rf"^[\s,]*{letter}(?:[\s,]+{letter})*[\s,]*$"},
             {
-                "type": "object",
-                "description": "A number, with an optional tolerance: {number: 4, tolerance: 0.5}.",
-                "properties": {
-                    "number": number,
-                    "tolerance": {
-                        "type": "number",
-                        "minimum": 0,
-                        "description": "How far from the number an answer may be (default 0).",
-                    },
-                },
-                "required": ["number"],
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "description": "A range of numbers: {min: 3.141, max: 3.142}.",
-                "properties": {"min": low, "max": high},
-                "required": ["min", "max"],
-                "additionalProperties": False,
+                "type": "array",
+                "items": {"type": "string", "pattern": rf"^\s*{letter}\s*$"},
+                "minItems": 1,
             },
         ]
     }
-    note = _note(
-        "typed",
-        "The learner types the answer; the card judges it. One card.",
-        {
-            "question": _text("The question."),
-            "answer": {
-                "description": "The accepted answer, or a list of them: texts (compared "
-                "ignoring surrounding space and, unless match_case, case) or numbers.",
-                "oneOf": [
-                    accepted,
-                    {"type": "array", "items": accepted, "minItems": 1, "maxItems": 100},
-                ],
-            },
-            "explanation": _text("Shown on the back."),
-            "match_case": {
-                "description": "Compare texts with their case (default false).",
-                "type": "boolean",
-            },
-        },
-        ["type", "question", "answer"],
-    )
-    note["properties"]["type"]["description"] = "Note type: 'typed' is required here."
-    return note
+
+
+def _tags(key: Key) -> dict[str, Any]:
+    tag = {"type": _SCALAR, "pattern": r"^\s*\S+\s*$", "description": "One tag: no spaces."}
+    return {"oneOf": [*_one_or_list(tag, key)["oneOf"], {"type": "null"}]}
+
+
+def _codes(key: Key) -> dict[str, Any]:
+    code = {"enum": list(key.values), "description": "A lint rule's code (docs/lint.md)."}
+    return {"oneOf": [*_one_or_list(code, key)["oneOf"], {"type": "null"}]}
+
+
+def _steps(key: Key) -> dict[str, Any]:
+    step = {"type": "string", "pattern": _anchored(key.pattern or "")}
+    return _one_or_list(step, key)
+
+
+def _params(key: Key) -> dict[str, Any]:
+    # py-fsrs's bounds, read when a schema is asked for (see schedule.settings)
+    param_bounds = zip(fsrs_settings.LOWER_BOUNDS, fsrs_settings.UPPER_BOUNDS, strict=True)
+    bounds = [{"type": "number", "minimum": low, "maximum": high} for low, high in param_bounds]
+    listed = {"type": "array", "items": bounds, "minItems": len(bounds), "maxItems": len(bounds)}
+    return {"oneOf": [listed, {"type": "string"}, {"type": "null"}]}
+
+
+def _value(key: Key) -> dict[str, Any]:
+    """The JSON Schema of ``key``'s value, without its description."""
+    shape = key.shape
+    if shape is Shape.TEXT:
+        return _text(key)
+    if shape is Shape.DECK_NAME:
+        return _deck_name()
+    if shape is Shape.PLAIN:
+        return {"type": [*_SCALAR, "null"]}
+    if shape is Shape.ID:
+        return {"type": ["string", "integer", "boolean"], "pattern": _anchored(key.pattern or "")}
+    if shape is Shape.GUID:
+        return {"type": _SCALAR, "pattern": _anchored(key.pattern or "")}
+    if shape is Shape.LABEL:
+        return {"oneOf": [{"enum": list(key.values)}, {"type": "null"}]}
+    if shape is Shape.NOTE_TYPE:
+        return {"enum": [t.kind.value for t in NOTE_TYPES]}  # each note's own: see _note
+    if shape is Shape.FLAG:
+        return {"type": "boolean"}
+    if shape in (Shape.WHOLE, Shape.NUMBER):
+        kind = "integer" if shape is Shape.WHOLE else "number"
+        return {"type": kind, "minimum": key.low, "maximum": key.high}
+    if shape is Shape.STEPS:
+        return _steps(key)
+    if shape is Shape.PARAMS:
+        return _params(key)
+    if shape is Shape.PATH:
+        return {"oneOf": [{"type": "string", "pattern": _NON_BLANK}, {"type": "null"}]}
+    if shape is Shape.TAGS:
+        return _tags(key)
+    if shape is Shape.LINT:
+        return _codes(key)
+    if shape is Shape.LANGUAGES:
+        code = {"type": "string", "pattern": _anchored(key.pattern or ""), "not": {"const": "all"}}
+        return {"type": "array", "minItems": 1, "uniqueItems": True, "items": code}
+    if shape is Shape.LETTERS:
+        return _letters()
+    if shape is Shape.CHOICES:
+        return _choices(key)
+    if shape is Shape.ANSWERS:
+        return _typed_answers(key)
+    if shape is Shape.STUDY:
+        return {"oneOf": [_mapping(STUDY, ""), {"type": "null"}]}
+    if shape is Shape.NOTES:
+        return {
+            "type": "array",
+            "minItems": int(key.low or 0),
+            "maxItems": int(key.high or 0),
+            "items": {"oneOf": [_note(t) for t in NOTE_TYPES]},
+        }
+    raise AssertionError(f"no schema for {shape}")  # pragma: no cover - every shape is above
+
+
+def _mapping(keys: tuple[Key, ...], description: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": {key.name: _described(key, _value(key)) for key in keys},
+        "additionalProperties": False,
+    }
+    if description:
+        out["description"] = description
+    required = [key.name for key in keys if key.required]
+    if required:
+        out["required"] = required
+    return out
+
+
+def _note(note_type: NoteType) -> dict[str, Any]:
+    kind = note_type.kind.value
+    schema = _mapping(note_keys(note_type.kind), note_type.doc)
+    schema["title"] = f"{kind} note"
+    schema["properties"]["type"] = {
+        "description": "The note type"
+        + ("; may be left out when the keys make it obvious." if note_type.inferred else "."),
+        "const": kind,
+    }
+    if not note_type.inferred:
+        schema["required"].append("type")
+    if kind == "basic":
+        # 'add_reverse' is what Anki's optional reversed card keeps; 'reverse' is ours.
+        schema["not"] = {"required": ["reverse", "add_reverse"]}
+    return schema
 
 
 def card_schema() -> dict[str, Any]:
     """The JSON Schema (draft-07) of a deckbuilder card file."""
-    letter = {"type": "string", "pattern": "^[A-Za-z]$"}
-    deck_name = {
-        "type": "string",
-        "minLength": 1,
-        "pattern": r"^(?!.*::\s*::)(?!\s*::)(?!.*::\s*$).*\S.*$",
-    }
-    mcq = _note(
-        "mcq",
-        "A multiple-choice question: one card.",
-        {
-            "question": _text("The question."),
-            "choices": {
-                "description": "2 to 26 distinct answers; the first is A. Shuffled on the "
-                "card unless shuffle is false.",
-                "type": "array",
-                "minItems": 2,
-                "maxItems": 26,
-                "items": {
-                    "description": "One choice: its text, or a mapping of its text and "
-                    "its feedback.",
-                    "oneOf": [_text("One choice."), _choice_with_feedback()],
-                },
-            },
-            "answer": {
-                "description": "The right choice's letter (A = first), or a list of letters "
-                'for "choose all that apply".',
-                "oneOf": [
-                    {"type": "string", "pattern": r"^\s*[A-Za-z](\s*[,\s]\s*[A-Za-z])*\s*$"},
-                    {"type": "array", "items": letter, "minItems": 1, "uniqueItems": True},
-                ],
-            },
-            "explanation": _text("Shown on the back."),
-            "shuffle": {
-                "description": "Shuffle the choices on each review (default true).",
-                "type": "boolean",
-            },
-        },
-        ["question", "choices", "answer"],
-    )
-    cloze = _note(
-        "cloze",
-        "A cloze deletion: one card per {{cN::...}} number.",
-        {
-            "text": _text(
-                "The text with deletions: {{c1::answer}} or {{c1::answer::hint}}.",
-                type="string",
-                pattern=r"\{\{c[0-9]+::",
-            ),
-            "extra": _text("Shown on the back."),
-        },
-        ["text"],
-    )
-    basic = _note(
-        "basic",
-        "A plain question and answer: one card (two with reverse: true).",
-        {
-            "front": _text("The question side."),
-            "back": _text("The answer side."),
-            "reverse": {
-                "description": "Also make a second card that shows the back and asks for "
-                'the front (Anki\'s "Basic (and reversed card)"). Default false.',
-                "type": "boolean",
-            },
-            "add_reverse": {
-                "description": 'The "Add Reverse" field of Anki\'s "Basic (optional reversed '
-                'card)", written by deckbuilder import: the reversed card exists when it is '
-                "not empty. Not together with reverse.",
-                "type": "string",
-            },
-        },
-        ["front", "back"],
-    )
+    schema = _mapping(DECK, "One Anki deck of quiz cards, built with `deckbuilder build`.")
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": SCHEMA_ID,
         "title": "deckbuilder card file",
-        "description": "One Anki deck of quiz cards, built with `deckbuilder build`.",
-        "type": "object",
-        "properties": {
-            "deck": {
-                "description": 'Anki deck name; "::" nests decks, e.g. "ML Systems::Checkpointing". '
-                "In a deck with 'languages', a map from language code to name, or one name "
-                'that each language\'s deck gets with " (<code>)" appended.',
-                "oneOf": [deck_name, _localized(deck_name)],
-            },
-            "id": {
-                "description": "Stable deck key (the package is output/<id>.apkg). Default: "
-                "the file name without .yaml.",
-                "type": "string",
-                "pattern": ID_PATTERN,
-            },
+        **schema,
+        # The cards of a deck with 'languages' show each language's own labels.
+        "dependencies": {
             "languages": {
-                "description": "The languages of a bilingual deck, default first, e.g. "
-                "[ko, en]. Any text may then be a map from language code to text; each "
-                "language builds its own package, <id>.<code>.apkg.",
-                "type": "array",
-                "minItems": 1,
-                "uniqueItems": True,
-                "items": {"type": "string", "pattern": LANG_PATTERN, "not": {"const": "all"}},
-            },
-            "label_language": {
-                "description": "The language of the words multiple-choice cards add "
-                "(Correct, Explanation) in a deck without 'languages': en or ko. Default: "
-                "Korean when most notes are written in Korean, else English; every card "
-                "of the deck uses the same.",
-                "enum": ["en", "ko"],
-            },
-            "description": _text("Shown in Anki's deck overview."),
-            "tags": _tags("Tags added to every note of the deck."),
-            "study": _study(),
-            "notes": {
-                "description": "The notes of the deck, in order.",
-                "type": "array",
-                "minItems": 1,
-                "items": {"oneOf": [mcq, cloze, basic, _typed_note()]},
-            },
+                "properties": {
+                    "label_language": {
+                        "description": "Not in a deck with 'languages'.",
+                        "const": None,
+                    }
+                }
+            }
         },
-        "required": ["deck", "notes"],
-        "additionalProperties": False,
         "examples": EXAMPLES,
     }

@@ -12,13 +12,11 @@ from decimal import Decimal
 from pathlib import Path
 
 from deckbuilder.cardfile.fields import FieldReader, is_null
+from deckbuilder.cardfile.keys import STUDY, Shape, key_names
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.model import StudySettings
 from deckbuilder.schedule import settings as fsrs_settings
 from deckbuilder.schedule.settings import (
-    ANKI_MAX_INTERVAL,
-    ANKI_PER_DAY_MAX,
-    ANKI_RETENTION_RANGE,
     ANKI_STEP_MAX_SECONDS,
     ParameterSyntaxError,
     PreviewSettings,
@@ -28,16 +26,8 @@ from deckbuilder.schedule.settings import (
 
 __all__ = ["STUDY_KEYS", "quoted", "read_study"]
 
-STUDY_KEYS = (
-    "new_per_day",
-    "review_limit",
-    "desired_retention",
-    "learning_steps",
-    "relearning_steps",
-    "maximum_interval",
-    "params",
-    "history",
-)
+STUDY_KEYS = key_names(STUDY)
+_KEYS = {key.name: key for key in STUDY}
 _STEP_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd])\Z")
 _STEP_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 # YAML's spellings of the floats that are not finite numbers.
@@ -55,21 +45,18 @@ def read_study(fields: FieldReader, tree: YMap) -> StudySettings | None:
     if value is None or is_null(value):
         return None
     if not isinstance(value, YMap):
-        fields.problem(
-            value.line, f"'study' must be a mapping (new_per_day:, ...), not {describe(value)}"
-        )
+        fields.problem(value.line, f"'study' must be {Shape.STUDY.phrase}, not {describe(value)}")
         return None
     fields.unknown_keys(value, STUDY_KEYS, "'study'")
     defaults = StudySettings()
-    new = _whole(fields, value, "new_per_day", defaults.new_per_day, 0, ANKI_PER_DAY_MAX)
-    reviews = _whole(fields, value, "review_limit", defaults.review_limit, 0, ANKI_PER_DAY_MAX)
-    interval = _whole(
-        fields, value, "maximum_interval", defaults.maximum_interval, 1, ANKI_MAX_INTERVAL
-    )
+    new = _whole(fields, value, "new_per_day")
+    reviews = _whole(fields, value, "review_limit")
+    interval = _whole(fields, value, "maximum_interval")
     retention = defaults.desired_retention
     written = value.get("desired_retention")
     if written is not None:
-        low, high = ANKI_RETENTION_RANGE
+        low, high = _KEYS["desired_retention"].low, _KEYS["desired_retention"].high
+        assert low is not None and high is not None
         number = _number(fields, written, "desired_retention")
         if number is not None and not low <= number <= high:  # also refuses NaN
             fields.problem(
@@ -196,18 +183,21 @@ def _number(fields: FieldReader, value: YValue, key: str) -> float | None:
             return float(_NOT_FINITE.get(text.lower(), text))
         except ValueError:  # YAML 1.1 forms such as 0x1 or 1:30.5
             pass
-    fields.problem(value.line, f"'{key}' must be a number like 0.9, not {_shown(value)}")
+    fields.problem(value.line, f"'{key}' must be {Shape.NUMBER.phrase}, not {_shown(value)}")
     return None
 
 
-def _whole(fields: FieldReader, ymap: YMap, key: str, default: int, low: int, high: int) -> int:
-    """The whole number at ``key`` within ``low``-``high``; ``default`` if absent or wrong."""
+def _whole(fields: FieldReader, ymap: YMap, key: str) -> int:
+    """The whole number at ``key`` within the range its declaration gives; its default
+    if absent or wrong."""
+    declared = _KEYS[key]
+    default, low, high = int(declared.default), int(declared.low or 0), int(declared.high or 0)
     value = ymap.get(key)
     if value is None:
         return default
     number = _yaml_int(value.raw) if isinstance(value, YScalar) and value.kind == "int" else None
     if number is None:
-        fields.problem(value.line, f"'{key}' must be a whole number like 20, not {_shown(value)}")
+        fields.problem(value.line, f"'{key}' must be {Shape.WHOLE.phrase}, not {_shown(value)}")
         return default
     if not low <= number <= high:
         fields.problem(value.line, f"'{key}' is {_raw(value)}; allowed: {low} to {high}")

@@ -21,36 +21,39 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from deckbuilder.cardfile.fields import FieldReader, is_null, visible
+from deckbuilder.cardfile.fields import FieldReader, is_null, trimmed, visible
+from deckbuilder.cardfile.keys import MAX_ANSWERS, NUMBER, NUMBER_PATTERN, NoteType, key_names
+from deckbuilder.cardfile.keys import note_type as _note_type
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.model import TypedAnswer, TypedNote
+from deckbuilder.model import NoteKind, TypedAnswer, TypedNote
 
 if TYPE_CHECKING:
     from deckbuilder.cardfile.notes import _CommonFields
 
-__all__ = ["NUMBER_KEYS", "TYPED_KEYS", "read_typed"]
+__all__ = ["MAX_ANSWERS", "NUMBER_KEYS", "TYPED_KEYS", "read_typed"]
 
-TYPED_KEYS = ("question", "answer", "explanation", "match_case")
-NUMBER_KEYS = ("number", "tolerance", "min", "max")
-MAX_ANSWERS = 100
-# What a number in the card file may look like (YAML's own number forms, less hex/octal).
-_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\Z")
+_TYPED: NoteType = _note_type(NoteKind.TYPED)
+TYPED_KEYS = key_names(_TYPED.keys)
+NUMBER_KEYS = key_names(NUMBER)
+_NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
 
 
 def read_typed(fields: FieldReader, item: YMap, common: _CommonFields) -> TypedNote:
     question = fields.text(item, "question", required=True)
     answers = _read_answers(fields, item)
+    common["field_lines"].update((f"answer[{i}]", line) for i, (_, line) in enumerate(answers))
     match_case = fields.flag(item, "match_case", default=False)
     return TypedNote(
         **common,
         question=question,
-        answers=tuple(answers),
+        answers=tuple(answer for answer, _ in answers),
         explanation=fields.text(item, "explanation"),
         match_case=match_case,
     )
 
 
-def _read_answers(fields: FieldReader, item: YMap) -> list[TypedAnswer]:
+def _read_answers(fields: FieldReader, item: YMap) -> list[tuple[TypedAnswer, int]]:
+    """The accepted answers that could be read, each with its line."""
     value = item.get("answer")
     if value is None or is_null(value):
         line = item.key_line("answer") if "answer" in item.entries else item.line
@@ -58,18 +61,11 @@ def _read_answers(fields: FieldReader, item: YMap) -> list[TypedAnswer]:
             line,
             "'answer' is required: the accepted answer, a list of them, or a number "
             "({number: 4, tolerance: 0.5} or {min: 3, max: 5})",
+            "answer",
         )
         return []
     entries = value.items if isinstance(value, YSeq) else [value]
-    if not entries:
-        fields.problem(value.line, "'answer' is empty; give at least one accepted answer")
-    if len(entries) > MAX_ANSWERS:
-        fields.problem(
-            value.line, f"'answer' has {len(entries)} entries; the limit is {MAX_ANSWERS}"
-        )
-        return []
-    out: list[TypedAnswer] = []
-    seen: dict[str, int] = {}
+    out: list[tuple[TypedAnswer, int]] = []
     for i, entry in enumerate(entries):
         what = f"answer[{i}]" if isinstance(value, YSeq) else "answer"
         answer = (
@@ -77,28 +73,18 @@ def _read_answers(fields: FieldReader, item: YMap) -> list[TypedAnswer]:
             if isinstance(entry, YMap)
             else _read_text(fields, entry, what)
         )
-        if answer is None:
-            continue
-        key = answer.shown if answer.is_number else " ".join(answer.text.split()).casefold()
-        if key in seen:
-            fields.problem(entry.line, f"{what} repeats answer[{seen[key]}]")
-            continue
-        seen[key] = i
-        out.append(answer)
+        if answer is not None:
+            out.append((answer, entry.line))
     return out
 
 
 def _read_text(fields: FieldReader, entry: YValue, what: str) -> TypedAnswer | None:
     if isinstance(entry, YSeq):
-        fields.problem(entry.line, f"'{what}' must be text or a number mapping, not a list")
+        fields.problem(entry.line, f"'{what}' must be text or a number mapping, not a list", what)
         return None
-    text = fields.as_text(entry, what, required=True).strip()
-    if not text:
-        return None
-    if "\n" in text:
-        fields.problem(entry.line, f"'{what}' must be one line: the learner types it in one box")
-        return None
-    return TypedAnswer(text=text, shown=text)
+    before = len(fields.problems)
+    text = trimmed(fields.as_text(entry, what))
+    return TypedAnswer(text=text, shown=text) if len(fields.problems) == before else None
 
 
 def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | None:
@@ -114,33 +100,32 @@ def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | N
             fields.problem(
                 value.line,
                 f"'{what}.{key}' must be a number, not {visible(raw) or describe(value)}",
+                what,
             )
             return None
         got[key] = (number, raw)
     if "number" in got and ("min" in got or "max" in got):
         fields.problem(
-            entry.line, f"'{what}' gives 'number' and 'min'/'max'; give one or the other"
+            entry.line, f"'{what}' gives 'number' and 'min'/'max'; give one or the other", what
         )
         return None
     if "number" in got:
         number, raw = got["number"]
         tolerance, tol_raw = got.get("tolerance", (0.0, "0"))
         if tolerance < 0:
-            fields.problem(entry.line, f"'{what}.tolerance' must not be negative")
+            fields.problem(entry.line, f"'{what}.tolerance' must not be negative", what)
             return None
         shown = raw if tolerance == 0 else f"{raw} ± {tol_raw}"
         return TypedAnswer(low=number - tolerance, high=number + tolerance, shown=shown)
     if "min" in got and "max" in got:
         if "tolerance" in got:
-            fields.problem(entry.line, f"'{what}' gives a range; 'tolerance' belongs with 'number'")
+            fields.problem(
+                entry.line, f"'{what}' gives a range; 'tolerance' belongs with 'number'", what
+            )
             return None
         (low, low_raw), (high, high_raw) = got["min"], got["max"]
-        if low > high:
-            fields.problem(entry.line, f"'{what}': 'min' ({low_raw}) is above 'max' ({high_raw})")
-            return None
         return TypedAnswer(low=low, high=high, shown=f"{low_raw} \u2013 {high_raw}")
     fields.problem(
-        entry.line,
-        f"'{what}' must give 'number' (and 'tolerance'), or 'min' and 'max'",
+        entry.line, f"'{what}' must give 'number' (and 'tolerance'), or 'min' and 'max'", what
     )
     return None

@@ -1,242 +1,287 @@
-"""An :class:`~deckbuilder.importers.base.Imported` -> card-file YAML.
+"""A model :class:`~deckbuilder.model.Deck` -> card-file YAML: :func:`card_file_text`.
 
-The structure is written here, line by line, so that the file reads like one written
-by hand: block style, keys in the documented order, notes in source order, a blank line
-between notes, comments where an answer is missing. Each scalar is formatted by PyYAML
-(so quoting is always right); multi-line text becomes a ``|`` block and Unicode is
-written as is, not escaped.
+The file reads like one written by hand: keys in the order the format declares them
+(:mod:`.keys`), values equal to their default left out, notes in order with a blank line
+between them, multi-line text as ``|`` blocks, quotes only where YAML needs them, Unicode
+as is. PyYAML writes it, with libyaml's emitter where installed: the same YAML 1.1 the
+loader reads, so what needs quotes for one needs them for the other, and an import of
+thousands of notes is written in a fraction of a second.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
 
 import yaml
 
-from deckbuilder.model import letter
+from deckbuilder.cardfile.keys import (
+    CHOICE,
+    DECK,
+    NUMBER,
+    NUMBER_PATTERN,
+    STUDY,
+    Key,
+    note_keys,
+    step_text,
+)
+from deckbuilder.model import (
+    BasicNote,
+    ClozeNote,
+    Deck,
+    McqNote,
+    Note,
+    StudySettings,
+    TypedAnswer,
+    TypedNote,
+    letter,
+)
 
-if TYPE_CHECKING:
-    from deckbuilder.importers.base import CardNote, Imported
-
-__all__ = ["format_scalar", "notes_yaml", "to_yaml"]
-
-_LINE_BREAKS_YAML_ALTERS = ("\x85", "\u2028", "\u2029")  # plain or block: read back altered
+__all__ = ["card_file_text"]
 
 
-_Base: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's emitter: faster
+def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
+    """The card file of ``deck`` (one language: a deck read in one language of a
+    bilingual file is written with ``languages: [<it>]``), with ``header`` as comment
+    lines at the top. Loading the text gives the deck back (its lines aside)."""
+    values: dict[str, Any] = {
+        "deck": _in_language(deck, deck.name),
+        "id": deck.key.removesuffix(f".{deck.lang}") if deck.lang else deck.key,
+        "languages": _flow([deck.lang]) if deck.lang else None,
+        "label_language": None if deck.lang else deck.label_language or None,
+        "description": _text(deck.description),
+        "tags": _flow(deck.tags),
+        "study": _study(deck.study, deck),
+        "notes": [],  # written below, one note at a time
+    }
+    document = _mapping(DECK, values)
+    del document["notes"]
+    comment = "".join(
+        f"# {_NOT_IN_COMMENT.sub(chr(0xFFFD), line)}".rstrip() + "\n"
+        for entry in header
+        for line in entry.splitlines() or [""]
+    )
+    # Each note is dumped as a list of one and indented under 'notes:', so that a blank
+    # line can stand between notes (the emitter writes none).
+    notes = "\n".join(_indented(_dump([_note(note)])) for note in deck.notes)
+    return comment + _dump(document) + "notes:\n" + notes
+
+
+def _dump(data: Any) -> str:
+    text: str = yaml.dump(
+        data,
+        Dumper=_Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=1 << 30,  # never fold a long line
+    )
+    return text.removesuffix("...\n")  # libyaml ends a document after a kept '|+' block
+
+
+def _indented(text: str) -> str:
+    """``text`` two spaces further in (block scalars included, which keep their relative
+    indentation), empty lines left empty."""
+    return "".join(f"  {line}" if line != "\n" else line for line in text.splitlines(True))
+
+
+_Base: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 class _Dumper(_Base):  # type: ignore[misc]
     pass
 
 
-def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
-    if any(ch in text for ch in _LINE_BREAKS_YAML_ALTERS):
-        style: str | None = '"'  # escaped as \N, \L, \P: the only form that keeps them
-    else:
-        style = "|" if "\n" in text else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+class _Number(str):
+    """A number as written in the card file ("3.1416"), written without quotes."""
 
 
-_Dumper.add_representer(str, _represent_str)
+class _Literal(str):
+    """Text written as a ``|`` block."""
 
 
-_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
-_RESOLVER = yaml.resolver.Resolver()
+class _Quoted(str):
+    """Text written in double quotes, escaped: the form that keeps any character."""
 
 
-def _printable(ch: str) -> bool:
-    # What PyYAML writes unescaped with allow_unicode, less tab and the line breaks
-    # NEL, LS and PS.
-    return (
-        " " <= ch <= "~"
-        or ("\xa0" <= ch <= "\ud7ff" and ch not in "\u2028\u2029")
-        or ("\ue000" <= ch <= "\ufffd" and ch != "\ufeff")
-        or ch >= "\U00010000"
-    )
+class _FlowList(list[Any]):
+    """A list written ``[a, b]``."""
 
 
-def _plain_is_safe(text: str) -> bool:
-    """Whether ``text`` can be written as a plain scalar as is: the common case, checked
-    cheaply so that large imports need not run the YAML emitter for every value."""
-    return (
-        text != ""
-        and text == text.strip(" ")
-        and text[0] not in _INDICATORS
-        and ": " not in text
-        and " #" not in text
-        and not text.endswith(":")
-        and all(map(_printable, text))
-        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
-        == "tag:yaml.org,2002:str"
-    )
+class _FlowMap(dict[str, Any]):
+    """A mapping written ``{a: 1}``."""
 
 
-def format_scalar(text: str, indent: int) -> str:
-    """``text`` as the value part of ``key: value`` whose continuation lines are indented
-    by ``indent`` spaces (no trailing newline)."""
-    if _plain_is_safe(text):
-        return text
-    # A sentinel key after the value marks where the value ends.
-    dumped: Any = yaml.dump(
-        {"k": text, "z": 0},
-        Dumper=_Dumper,
-        allow_unicode=True,
-        width=2**30,  # never fold long lines
-        sort_keys=False,
-    )
-    assert isinstance(dumped, str)
-    dumped = dumped.removesuffix("...\n")  # libyaml still ends the document after '|+'
-    assert dumped.endswith("z: 0\n")
-    body = dumped[len("k: ") : -len("z: 0\n")].removesuffix("\n")
-    first, *rest = body.split("\n")
-    # PyYAML indents block content by 2 under the top-level key; shift it to ``indent``.
-    pad = " " * (indent - 2)
-    return "\n".join([first, *((pad + line) if line else "" for line in rest)])
+def _represent_number(dumper: yaml.SafeDumper, data: _Number) -> yaml.ScalarNode:
+    tag = "int" if data.lstrip("+-").isdigit() else "float"
+    return dumper.represent_scalar(f"tag:yaml.org,2002:{tag}", str(data))
 
 
-def _comment(text: str) -> str:
-    return " ".join(text.split())
+def _represent_literal(dumper: yaml.SafeDumper, data: _Literal) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style="|")
 
 
-def to_yaml(result: Imported, deck_name: str, deck_id: str) -> str:
-    """The card file for ``result``, with deck name ``deck_name`` and ``id: deck_id``."""
-    from deckbuilder.cardfile.typed_writer import (
-        typed_note_lines,  # it writes its scalars with this module's
-    )
+def _represent_quoted(dumper: yaml.SafeDumper, data: _Quoted) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
 
-    out: list[str] = [
-        f"# Imported by 'deckbuilder import' from {_comment(result.source)} "
-        f"({result.format} format).",
-        "# The notes' ids identify them in Anki: keep them when you edit the text.",
-        f"deck: {format_scalar(deck_name, 2)}",
-        f"id: {format_scalar(deck_id, 2)}",
-    ]
-    if result.description.strip():
-        out.append(f"description: {format_scalar(result.description, 2)}")
-    out.append("notes:")
-    from deckbuilder.importers.base import (
-        assign_ids,
-    )  # the importers' records, until they write notes
 
-    ids = assign_ids(result.questions)
-    for i, (nid, q) in enumerate(zip(ids, result.questions, strict=True)):
-        if i:
-            out.append("")
-        if q.typed is not None:
-            out.extend(typed_note_lines(q, nid, result.source))
+def _represent_flow_list(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+
+def _represent_flow_map(dumper: yaml.SafeDumper, data: _FlowMap) -> yaml.MappingNode:
+    node = dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
+    return node
+
+
+_Dumper.add_representer(_Number, _represent_number)
+_Dumper.add_representer(_Literal, _represent_literal)
+_Dumper.add_representer(_Quoted, _represent_quoted)
+_Dumper.add_representer(_FlowList, _represent_flow_list)
+_Dumper.add_representer(_FlowMap, _represent_flow_map)
+
+_NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
+# Characters a block scalar cannot keep: YAML reads the line breaks NEL, LS and PS (and a
+# carriage return) as line feeds; the others are not printable in YAML.
+_NOT_IN_BLOCK = re.compile(
+    r"[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029\ufeff]"
+)
+# Characters a YAML file cannot hold (a comment is no place to escape them).
+_NOT_IN_COMMENT = re.compile(r"[^\t\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(text: str) -> str | None:
+    """A text field's value: None (left out) when empty; a ``|`` block when it has lines."""
+    if not text:
+        return None
+    if _NOT_IN_BLOCK.search(text) or text.lstrip(" \n").startswith("\t"):
+        # A block cannot start with a tab either: YAML takes it for its indentation.
+        return _Quoted(text)  # escaped: the only form that keeps them
+    if "\n" in text.rstrip("\n") or (text.endswith("\n") and text.strip()):
+        return _Literal(text)
+    return text
+
+
+def _required(text: str) -> str:
+    """A required text's value: written even when empty."""
+    return _text(text) or text
+
+
+def _in_language(deck: Deck, text: str) -> Any:
+    if not deck.lang:
+        return _required(text)
+    return {deck.lang: _required(text)}
+
+
+def _flow(items: Sequence[Any]) -> _FlowList | None:
+    """``items`` as ``[a, b]`` (None when there are none)."""
+    return _FlowList(items) if items else None
+
+
+def _mapping(keys: Sequence[Key], values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` in the declared order of ``keys``, less those None or equal to the key's
+    default."""
+    out: dict[str, Any] = {}
+    for key in keys:
+        value = values.get(key.name)
+        if value is None or (key.default is not None and value == key.default):
             continue
-        out.append(f"  - id: {format_scalar(nid, 6)}")
-        out.append("    type: mcq")
-        out.append(f"    question: {format_scalar(q.question, 6)}")
-        out.append("    choices:")
-        for i, choice in enumerate(q.choices):
-            said = q.feedback[i] if i < len(q.feedback) else ""
-            if said:
-                out.append(f"      - text: {format_scalar(choice, 10)}")
-                out.append(f"        feedback: {format_scalar(said, 10)}")
-            else:
-                out.append(f"      - {format_scalar(choice, 8)}")
-        if not q.answer:
-            out.append(
-                f"    answer:  # no answer is marked in {_comment(result.source)} "
-                f"(line {q.line}); write the letter(s) here"
-            )
-        elif len(q.answer) == 1:
-            out.append(f"    answer: {letter(q.answer[0])}")
-        else:
-            out.append(f"    answer: [{', '.join(letter(a) for a in q.answer)}]")
-        if q.explanation.strip():
-            out.append(f"    explanation: {format_scalar(q.explanation, 6)}")
-        if not q.shuffle:
-            out.append("    shuffle: false")
-        if q.tags:
-            out.append("    tags:")
-            out.extend(f"      - {format_scalar(t, 8)}" for t in q.tags)
-    return "\n".join(out) + "\n"
-
-
-def notes_yaml(
-    header: list[str],
-    deck_name: str,
-    deck_id: str,
-    notes: list[tuple[str, CardNote]],
-    *,
-    language: str = "",
-    label_language: str = "",
-) -> str:
-    """A card file of basic, cloze, multiple-choice and typed-answer notes (from an Anki
-    package, Anki's text export or a spreadsheet), each under its id; ``header``: comment
-    lines. ``language``: the one language of a deck built from a bilingual card file
-    (``languages: [en]``, so that its fields build as they were); ``label_language``: the
-    multiple-choice labels of a deck without languages."""
-    from deckbuilder.cardfile.typed_writer import answer_lines
-
-    out = [f"# {_comment(line)}" for line in header]
-    if language:
-        out += ["deck:", f"  {language}: {format_scalar(deck_name, 4)}"]
-    else:
-        out.append(f"deck: {format_scalar(deck_name, 2)}")
-    out.append(f"id: {format_scalar(deck_id, 2)}")
-    if language:
-        out.append(f"languages: [{language}]")
-    elif label_language:
-        out.append(f"label_language: {format_scalar(label_language, 2)}")
-    out.append("notes:")
-    for i, (nid, note) in enumerate(notes):
-        if i:
-            out.append("")
-        out.append(f"  - id: {format_scalar(nid, 6)}")
-        if note.guid:
-            out.append(f"    guid: {format_scalar(note.guid, 6)}")
-        out.append(f"    type: {note.kind}")
-        keys: tuple[str, ...]
-        if note.kind == "mcq":
-            out.append(f"    question: {format_scalar(note.fields['question'], 6)}")
-            out.append("    choices:")
-            out.extend(_choice_lines(note))
-            letters = [letter(a) for a in note.answer]
-            out.append(
-                f"    answer: {letters[0]}"
-                if len(letters) == 1
-                else f"    answer: [{', '.join(letters)}]"
-            )
-            keys = ("explanation",)
-        elif note.kind == "typed":
-            out.append(f"    question: {format_scalar(note.fields['question'], 6)}")
-            out.extend(answer_lines(note.typed or []))
-            keys = ("explanation",)
-        else:
-            keys = ("front", "back") if note.kind == "basic" else ("text", "extra")
-            keys = tuple(k for k in keys if k in ("front", "back", "text") or note.fields.get(k))
-        for key in keys:
-            if note.fields.get(key, "") or key in ("front", "back", "text"):
-                out.append(f"    {key}: {format_scalar(note.fields.get(key, ''), 6)}")
-        if note.kind == "mcq" and not note.shuffle:
-            out.append("    shuffle: false")
-        if note.kind == "typed" and note.match_case:
-            out.append("    match_case: true")
-        if note.add_reverse is not None:
-            out.append(f"    add_reverse: {format_scalar(note.add_reverse, 6)}")
-        elif note.reverse:
-            out.append("    reverse: true")
-        if note.tags:
-            out.append("    tags:")
-            out.extend(f"      - {format_scalar(t, 8)}" for t in note.tags)
-    return "\n".join(out) + "\n"
-
-
-def _choice_lines(note: CardNote) -> list[str]:
-    """A choice is plain text, or ``text:`` with its ``feedback:`` and ``pin: true``."""
-    out = []
-    for i, choice in enumerate(note.choices):
-        said = note.feedback[i] if i < len(note.feedback) else ""
-        if not said and i not in note.pinned:
-            out.append(f"      - {format_scalar(choice, 8)}")
-            continue
-        out.append(f"      - text: {format_scalar(choice, 10)}")
-        if said:
-            out.append(f"        feedback: {format_scalar(said, 10)}")
-        if i in note.pinned:
-            out.append("        pin: true")
+        out[key.name] = value
     return out
+
+
+def _study(study: StudySettings | None, deck: Deck) -> dict[str, Any] | None:
+    if study is None:
+        return None
+    history = None
+    if study.history is not None:
+        history = os.path.relpath(study.history, deck.source.parent)
+    values: dict[str, Any] = {
+        "new_per_day": study.new_per_day,
+        "review_limit": study.review_limit,
+        "desired_retention": study.desired_retention,
+        "learning_steps": _steps(study.learning_steps),
+        "relearning_steps": _steps(study.relearning_steps),
+        "maximum_interval": study.maximum_interval,
+        "params": _flow(study.parameters) if study.parameters is not None else None,
+        "history": history,
+    }
+    defaults = {key.name: key.default for key in STUDY}
+    for name in ("learning_steps", "relearning_steps"):
+        if getattr(study, name) == defaults[name]:
+            values[name] = None
+    # 'study: {}' when empty: Anki's defaults, said on purpose.
+    return _mapping(STUDY, values)
+
+
+def _steps(steps: tuple[float, ...]) -> _FlowList:
+    return _FlowList(step_text(step) for step in steps)
+
+
+def _note(note: Note) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "id": note.id,
+        "guid": note.guid or None,
+        "type": note.kind.value,
+        "tags": _flow(note.tags),
+        "lint": _flow(note.lint_ignored),
+    }
+    if isinstance(note, McqNote):
+        letters = [letter(i) for i in note.answer]
+        values |= {
+            "question": _required(note.question),
+            "choices": [_choice(note, i) for i in range(len(note.choices))],
+            "answer": letters[0] if len(letters) == 1 else _flow(letters) or [],
+            "explanation": _text(note.explanation),
+            "shuffle": note.shuffle,
+        }
+    elif isinstance(note, ClozeNote):
+        values |= {"text": _required(note.text), "extra": _text(note.extra)}
+    elif isinstance(note, BasicNote):
+        values |= {
+            "front": _required(note.front),
+            "back": _required(note.back),
+            "reverse": note.reverse if note.add_reverse is None else None,
+            "add_reverse": None if note.add_reverse is None else _required(note.add_reverse),
+        }
+    elif isinstance(note, TypedNote):
+        answers = [_typed_answer(answer) for answer in note.answers]
+        values |= {
+            "question": _required(note.question),
+            "answer": answers[0] if len(answers) == 1 else answers,
+            "explanation": _text(note.explanation),
+            "match_case": note.match_case,
+        }
+    return _mapping(note_keys(note.kind), values)
+
+
+def _choice(note: McqNote, index: int) -> Any:
+    """A choice: its text, or ``{text:, feedback:, pin:}`` when it has more."""
+    text = _required(note.choices[index])
+    feedback = note.choice_feedback(index)
+    pinned = index in note.pinned
+    if not feedback and not pinned:
+        return text
+    return _mapping(CHOICE, {"text": text, "feedback": _text(feedback), "pin": pinned})
+
+
+def _typed_answer(answer: TypedAnswer) -> Any:
+    """A text, or the number mapping the answer's shown form was read from (a number
+    shown otherwise is written from its bounds)."""
+    if not answer.is_number:
+        return _required(answer.text)
+    assert answer.low is not None and answer.high is not None
+    number, tolerance, low, high = (key.name for key in NUMBER)
+    value, _, around = answer.shown.partition(" \u00b1 ")
+    start, _, end = answer.shown.partition(" \u2013 ")
+    if _NUMBER.match(value) and (not around or _NUMBER.match(around)):
+        written = {number: _Number(value), tolerance: _Number(around) if around else None}
+    elif _NUMBER.match(start) and _NUMBER.match(end):
+        written = {low: _Number(start), high: _Number(end)}
+    elif answer.low == answer.high:
+        written = {number: _Number(repr(answer.low))}
+    else:
+        written = {low: _Number(repr(answer.low)), high: _Number(repr(answer.high))}
+    return _FlowMap((k, v) for k, v in written.items() if v is not None)

@@ -108,6 +108,7 @@ OPTIONS = {
     "review_limit": "--review-limit",
     "seed": "--seed",
     "start": "--start",
+    "strict": "--strict",
     "timestamp": "SOURCE_DATE_EPOCH",
 }
 
@@ -194,7 +195,11 @@ def _run(args: list[str], session: Session) -> int:
         echo(f"Error: {worded(exc)}", err=True)
         return 1
     except TargetExists as exc:
-        echo(f"Error: {exc.path} already exists; use --force to replace it", err=True)
+        echo(
+            f"Error: {exc.path} already exists; use --force to replace it, or --out to "
+            "write another file",
+            err=True,
+        )
         return 1
     except (UsageError, OutputError) as exc:
         echo(f"Error: {exc}", err=True)

@@ -20,7 +20,7 @@ def import_(
         Path,
         typer.Argument(
             help="Quiz text, Aiken or GIFT file; an Anki package (.apkg, .colpkg) or text "
-            "export (.txt); or a spreadsheet (.csv, .tsv) with a header row.",
+            "file (.txt); or a spreadsheet (.csv, .tsv).",
             show_default=False,
         ),
     ],
@@ -29,8 +29,8 @@ def import_(
         typer.Option(
             "--format",
             "-f",
-            help="Input format: auto, quiz, aiken or gift. auto: .gift/.aiken by suffix, "
-            "else by content.",
+            help="Input format: auto, quiz, aiken, gift or anki-text. auto: packages and "
+            "spreadsheets by suffix, .gift/.aiken by suffix, else by content.",
         ),
     ] = "auto",
     out: Annotated[
@@ -38,7 +38,8 @@ def import_(
         typer.Option(
             "--out",
             "-o",
-            help="Card file to write. Default: cards/<deck name or input name>.yaml",
+            help="Card file to write (one deck). Default: cards/<deck name or input name>.yaml, "
+            "one per deck.",
             show_default=False,
         ),
     ] = None,
@@ -46,7 +47,8 @@ def import_(
         Optional[str],  # noqa: UP045
         typer.Option(
             "--deck",
-            help="Deck name (default: the title or category in the file).",
+            help="The deck to import from a package with several; else the deck's name "
+            "(default: the title or category in the file).",
             show_default=False,
         ),
     ] = None,
@@ -57,12 +59,21 @@ def import_(
             help="Write questions without a marked answer with 'answer:' left empty.",
         ),
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Fail (exit 1, nothing written) when any note is left out, or when notes "
+            "have no GUIDs from the source.",
+        ),
+    ] = False,
     force: Annotated[
         bool, typer.Option("--force", help="Replace the card file if it exists.")
     ] = False,
 ) -> None:
-    """Turn questions you have into a card file for build: a quiz (numbered text, Aiken or
-    GIFT), a spreadsheet (.csv, .tsv), or an Anki deck (.apkg, .colpkg, text export).
+    """Turn questions you have into card files for build: a quiz (numbered text, Aiken or
+    GIFT), a spreadsheet (.csv, .tsv), or Anki decks (.apkg, .colpkg, text files). Notes
+    that cannot be carried are listed with their line and left out; the rest come in.
 
     Example: deckbuilder import quiz.csv --out cards/quiz.yaml
     """
@@ -74,6 +85,7 @@ def import_(
             out=out,
             deck=deck,
             allow_missing_answers=allow_missing_answers,
+            strict=strict,
             force=force,
             written=session.written,  # for the message if it is interrupted
         )

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from deckbuilder.errors import Problem
-from deckbuilder.importers.base import Imported, Question, parse_answer, question_problems, raise_if
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.importers.base import Read, Skipped, SourceDeck, parse_answer
 from deckbuilder.importers.markup import escape_markdown
+from deckbuilder.model import McqNote
 
 __all__ = ["looks_like_aiken", "parse_aiken"]
 
@@ -47,6 +49,8 @@ class _Draft:
     choices: list[str] = field(default_factory=list)
     answer: list[int] = field(default_factory=list)
     answer_line: int = 0  # 0: no 'ANSWER:' line
+    problems: list[Problem] = field(default_factory=list)
+    incomplete: Problem | None = None  # no 'ANSWER:' line, said as Moodle says it
 
 
 def _not_completed(file: str, draft: _Draft, next_line: int | None) -> Problem:
@@ -60,18 +64,20 @@ def _not_completed(file: str, draft: _Draft, next_line: int | None) -> Problem:
     )
 
 
-def parse_aiken(text: str, file: str) -> Imported:
-    """Read Aiken questions; raise DeckError listing every problem."""
-    problems: list[Problem] = []
-    incomplete: list[Problem] = []  # questions with choices but no 'ANSWER:' line
+def parse_aiken(text: str, source: Path) -> Read:
+    """Read Aiken questions as Moodle does: each question that can be read becomes a
+    note; the others, and lines that are no part of a question, are skipped and said why."""
+    file = str(source)
+    problems: list[Problem] = []  # lines that belong to no question
     drafts: list[_Draft] = []
     cur: _Draft | None = None  # the question being read; None between questions
 
     def _unfinished(draft: _Draft, next_line: int | None) -> None:
         # Only a question that could be a card may go on without its answer.
-        (incomplete if len(draft.choices) >= 2 else problems).append(
-            _not_completed(file, draft, next_line)
-        )
+        if len(draft.choices) >= 2:
+            draft.incomplete = _not_completed(file, draft, next_line)
+        else:
+            draft.problems.append(_not_completed(file, draft, next_line))
 
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
@@ -91,7 +97,7 @@ def parse_aiken(text: str, file: str) -> Imported:
                 cur = None
                 continue
             if len(cur.choices) < 2:
-                problems.append(
+                cur.problems.append(
                     Problem(
                         file,
                         lineno,
@@ -104,9 +110,9 @@ def parse_aiken(text: str, file: str) -> Imported:
             picked, found = parse_answer(
                 answer.group(1), len(cur.choices), file, lineno, numbers=False
             )
-            problems.extend(found)
+            cur.problems.extend(found)
             if not answer.group(1):
-                problems.append(
+                cur.problems.append(
                     Problem(file, lineno, "'ANSWER:' has no letter; write e.g. 'ANSWER: B'")
                 )
             cur.answer = picked
@@ -115,7 +121,7 @@ def parse_aiken(text: str, file: str) -> Imported:
         elif choice and cur is not None:
             expected = chr(ord("A") + len(cur.choices)) if len(cur.choices) < 26 else ""
             if choice.group(1) != expected:
-                problems.append(
+                cur.problems.append(
                     Problem(
                         file,
                         lineno,
@@ -138,27 +144,34 @@ def parse_aiken(text: str, file: str) -> Imported:
             drafts.append(cur)
     if cur is not None and cur.choices:
         _unfinished(cur, None)
-    questions: list[Question] = []
+    result = Read("aiken", source, [SourceDeck("")])
     for d in drafts:
         while d.text and not d.text[-1]:
             d.text.pop()
-        if not d.answer_line and len(d.choices) < 2:
-            continue  # a question text alone, or too few choices (reported above)
-        q = Question(
-            d.line,
-            escape_markdown("\n".join(d.text)),
-            [escape_markdown(choice) for choice in d.choices],
-            d.answer,
-        )
-        problems.extend(question_problems(file, q, "question"))
-        questions.append(q)
-    if not drafts and not problems:
-        problems.append(
-            Problem(
-                file, 1, "no Aiken questions found (a question line, choices 'A. ...', 'ANSWER: A')"
+        question = escape_markdown("\n".join(d.text))
+        if not d.answer_line and not d.choices:
+            # A question text alone: Moodle reads it as a question without choices.
+            d.problems.append(
+                Problem(file, d.line, f"the question at line {d.line} has no choices")
             )
+        if d.problems:
+            reason = "; ".join(p.message for p in d.problems)
+            result.skipped.append(Skipped(d.problems[0].line, reason))
+            continue
+        note = McqNote(
+            id="",
+            line=d.line,
+            question=question,
+            choices=tuple(escape_markdown(choice) for choice in d.choices),
+            answer=tuple(d.answer),
         )
-    # With other problems, the missing answers are told in the same pass; alone, they
-    # are the import's to refuse or (--allow-missing-answers) to let through.
-    raise_if(sorted(problems + incomplete, key=lambda p: p.line or 0) if problems else [])
-    return Imported("aiken", file, questions=questions, missing_answer_messages=incomplete)
+        if d.incomplete is not None:
+            result.unanswered[d.line] = d.incomplete
+        result.decks[0].notes.append(note)
+    if not drafts and not problems:
+        raise DeckError.single(
+            file, "no Aiken questions found (a question line, choices 'A. ...', 'ANSWER: A')", 1
+        )
+    result.skipped += [Skipped(p.line, p.message) for p in problems]
+    result.skipped.sort(key=lambda s: s.line or 0)
+    return result

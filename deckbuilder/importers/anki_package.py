@@ -1,27 +1,34 @@
-"""An Anki package's notes as card-file notes: each note of a note type this tool can
-build as it was; every other note counted in the report under its note type."""
+"""An Anki package's notes as the model's notes: each note of a note type this tool can
+build as it was, with its GUID, and its Anki note id and modification time for the lock
+file; every other note counted in the report under its note type. The notes are grouped
+by their top-level deck (a subdeck's notes go with it)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
+from deckbuilder.cardfile.checks import ANKI_EMPTY
 from deckbuilder.errors import Problem
-from deckbuilder.importers.base import CardNote
+from deckbuilder.importers.base import AnkiIdentity, PackageParts, Read, Skipped, decks_of
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
-from deckbuilder.importers.notes_plan import NotesImport, TypeReport, subdeck_warning
-from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_card_note, own_language
-from deckbuilder.model import NoteKind
+from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
+from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
 
 __all__ = ["package_notes"]
 
 
-def package_notes(package: AnkiPackage, source: str) -> NotesImport:
-    """The package's notes as card-file notes, each of a note type this tool can build as
-    it was; every other note is counted in the report under its note type."""
+def package_notes(package: AnkiPackage, source: Path) -> Read:
+    """The package's notes as the model's notes, each of a note type this tool can build
+    as it was; every other note is counted in the report under its note type."""
     used: dict[int, list[AnkiNote]] = {}
-    for note in package.notes:
-        used.setdefault(note.type_id, []).append(note)
-    result = NotesImport("Anki package", source, _main_deck(package.notes), in_place=True)
+    for anki_note in package.notes:
+        used.setdefault(anki_note.type_id, []).append(anki_note)
+    parts = PackageParts(media=package.media)
+    result = Read("Anki package", source, named_decks=True, package=parts)
+    kept: list[tuple[AnkiNote, Note]] = []
     kinds: dict[NoteKind, int] = {}  # kind -> the note type id that takes it
     taken: list[tuple[AnkiNoteType, NoteKind, list[AnkiNote]]] = []
     # The note type with the most notes takes a kind first.
@@ -30,10 +37,10 @@ def package_notes(package: AnkiPackage, source: str) -> NotesImport:
         name = anki_type.name if anki_type else f"note type {type_id}"
         kind = OWN_TYPE_IDS.get(type_id) or (_stock_kind(anki_type) if anki_type else None)
         if anki_type is not None and type_id not in OWN_TYPE_IDS and _types_answer(anki_type):
-            result.report.append(TypeReport(name, len(notes), _TYPED_ANSWER, False))
+            result.report.append(_reported(name, len(notes), _TYPED_ANSWER))
             continue
         if kind is None:
-            result.report.append(TypeReport(name, len(notes), _OTHER_TYPE, False))
+            result.report.append(_reported(name, len(notes), _OTHER_TYPE))
             continue
         if kind in kinds:
             why = (
@@ -42,7 +49,7 @@ def package_notes(package: AnkiPackage, source: str) -> NotesImport:
                 f"the {_shown(kind)} notes; export these notes from Anki as a package of "
                 "their own and import that into another card file"
             )
-            result.report.append(TypeReport(name, len(notes), why, False))
+            result.report.append(_reported(name, len(notes), why))
             continue
         kinds[kind] = type_id
         assert anki_type is not None
@@ -50,21 +57,29 @@ def package_notes(package: AnkiPackage, source: str) -> NotesImport:
     language = own_language(
         [(kind, n.fields) for t, kind, notes in taken if t.id in OWN_TYPE_IDS for n in notes]
     )
-    result.language, result.label_language = language.lang, language.label
+    parts.language, parts.label_language = language.lang, language.label
     for anki_type, kind, notes in taken:
         if anki_type.id in OWN_TYPE_IDS:
-            _add_own(result, anki_type, kind, notes, language)
+            kept += _own(result, anki_type, kind, notes, language)
             continue
-        result.carried[kind] = (_spec(anki_type, kind), anki_type.mod)
-        result.report.append(TypeReport(anki_type.name, len(notes), f"{_shown(kind)} notes", True))
-        for note in notes:
-            result.notes.append(_card_note(note, kind, result))
-    result.notes.sort(key=lambda n: n.anki_id)
-    result.media = package.media
-    others = sum(1 for note in package.notes if note.deck and note.deck != result.deck)
-    if others:
-        result.warnings.append(subdeck_warning(source, others, result.deck))
+        parts.carried[kind] = (_spec(anki_type, kind), anki_type.mod)
+        result.report.append(_reported(anki_type.name, len(notes), f"{_shown(kind)} notes"))
+        kept += [(anki_note, _note(anki_note, kind, result)) for anki_note in notes]
+    kept.sort(key=lambda pair: pair[0].id)
+    for anki_note, _ in kept:
+        parts.identities[anki_note.guid] = AnkiIdentity(anki_note.id, anki_note.mod)
+    decks = decks_of([(anki_note.deck, note) for anki_note, note in kept])
+    result.decks = sorted(decks, key=lambda deck: (-len(deck.notes), deck.name))
+    # Notes the reader could not read (fields stored as a blob, an id not a number...).
+    result.skipped += [
+        Skipped(None, left_out.reason, who=f"note {left_out.id or '?'}")
+        for left_out in package.unreadable
+    ]
     return result
+
+
+def _reported(name: str, count: int, outcome: str) -> str:
+    return f"{name}: {count} {'note' if count == 1 else 'notes'} -> {outcome}"
 
 
 def _shown(kind: NoteKind) -> str:
@@ -74,38 +89,30 @@ def _shown(kind: NoteKind) -> str:
     }.get(kind, str(kind))
 
 
-def _add_own(
-    result: NotesImport,
+def _own(
+    result: Read,
     anki_type: AnkiNoteType,
     kind: NoteKind,
     notes: list[AnkiNote],
     language: OwnLanguage,
-) -> None:
+) -> list[tuple[AnkiNote, Note]]:
     """Notes of one of deckbuilder's own note types: they keep its id, so the lock file
     records only the note type's modification time in the collection."""
-    result.own_type_mods[kind] = anki_type.mod
-    read = 0
-    for note in notes:
-        card_note = own_card_note(kind, note.guid, note.fields, language)
-        if card_note is None:
+    assert result.package is not None
+    result.package.own_type_mods[kind] = anki_type.mod
+    read: list[tuple[AnkiNote, Note]] = []
+    for anki_note in notes:
+        note = own_note(kind, anki_note.guid, anki_note.fields, language)
+        if note is None:
             continue
-        card_note.tags, card_note.anki_id, card_note.mod = list(note.tags), note.id, note.mod
-        result.notes.append(card_note)
-        result.source_fields[note.id] = note.fields
-        read += 1
+        read.append((anki_note, replace(note, tags=anki_note.tags)))
+        result.package.source_fields[anki_note.guid] = anki_note.fields
     if read:
-        result.report.append(TypeReport(anki_type.name, read, f"{_shown(kind)} notes", True))
-    if read < len(notes):
+        result.report.append(_reported(anki_type.name, len(read), f"{_shown(kind)} notes"))
+    if len(read) < len(notes):
         why = "not imported: their fields are not as deckbuilder writes them"
-        result.report.append(TypeReport(anki_type.name, len(notes) - read, why, False))
-
-
-def _main_deck(notes: list[AnkiNote]) -> str:
-    counts: dict[str, int] = {}
-    for note in notes:
-        if note.deck:
-            counts[note.deck] = counts.get(note.deck, 0) + 1
-    return max(sorted(counts), key=lambda deck: counts[deck], default="")
+        result.report.append(_reported(anki_type.name, len(notes) - len(read), why))
+    return read
 
 
 _OTHER_TYPE = (
@@ -153,38 +160,37 @@ def _spec(anki_type: AnkiNoteType, kind: NoteKind) -> NoteTypeSpec:
     )
 
 
-def _card_note(note: AnkiNote, kind: NoteKind, result: NotesImport) -> CardNote:
+def _note(anki_note: AnkiNote, kind: NoteKind, result: Read) -> Note:
     cloze = kind is NoteKind.CLOZE
     keys = ("text", "extra") if cloze else ("front", "back")
-    fields: dict[str, str] = {}
-    label = f"note {note.guid!r}"
-    for key, html in zip(keys, note.fields, strict=False):
+    texts = dict.fromkeys(keys, "")
+    label = f"note {anki_note.guid!r}"
+    for key, html in zip(keys, anki_note.fields, strict=False):
         converted = field_markdown(html, cloze=cloze)
-        fields[key] = converted.markdown
+        texts[key] = converted.markdown
         if not converted.exact:
             lost = "; ".join(markup_losses(html)) or "markup"
             result.warnings.append(
                 Problem(
-                    result.source,
+                    str(result.source),
                     None,
-                    f'warning: {label} ("{shown_text(note.fields[0])[:40]}"): its {key} has '
+                    f'warning: {label} ("{shown_text(anki_note.fields[0])[:40]}"): its {key} has '
                     f"markup the card format cannot hold: {lost}. Anki keeps showing it as it "
                     "is now; once you change this note in the card file (even only its "
                     "tags) and build, Anki's copy loses that markup",
                 )
             )
+    common = {"id": "", "line": 0, "tags": anki_note.tags, "guid": anki_note.guid}
+    if cloze:
+        return ClozeNote(**common, text=texts["text"], extra=texts["extra"])  # type: ignore[arg-type]
     optional = kind is NoteKind.BASIC_OPTIONAL_REVERSED
     # "Add Reverse" is kept as Anki has it: built again, the field is the same.
-    add_reverse = (note.fields[2] if len(note.fields) > 2 else "") if optional else None
-    return CardNote(
-        kind="cloze" if cloze else "basic",
-        line=0,
-        label=label,
-        fields=fields,
-        tags=list(note.tags),
-        guid=note.guid,
-        reverse=kind is NoteKind.BASIC_REVERSED,
-        anki_id=note.id,
-        mod=note.mod,
+    add_reverse = (anki_note.fields[2] if len(anki_note.fields) > 2 else "") if optional else None
+    return BasicNote(
+        **common,  # type: ignore[arg-type]
+        front=texts["front"],
+        back=texts["back"],
+        reverse=kind is NoteKind.BASIC_REVERSED
+        or (optional and not ANKI_EMPTY.match(add_reverse or "")),
         add_reverse=add_reverse,
     )

@@ -1,179 +1,201 @@
-"""Anki's "Notes in Plain Text" export -> card-file notes.
+"""Anki's text files (its "Notes in Plain Text" export, and any text Anki imports) ->
+the model's notes, with the columns Anki would give each field.
 
-The file starts with ``#key:value`` headers (``#separator:tab``, ``#html:true``,
-``#guid column:1``, ``#notetype column:2``, ``#deck column:3``, ``#tags column:6``);
-each row is then one note, its columns separated by the separator and quoted as CSV.
-The columns the headers do not name are the note's fields, in order.
+The headers (:mod:`.delimited`) may name the column of each note's GUID, note type, deck
+and tags; the other columns are its fields. Without a note type column, every row is a
+note of the type ``#notetype:`` names (Anki's Basic when it names none, or one this tool
+does not build): its fields take the first columns, by ``#columns:`` name where those name
+them, and the first column after them is the tags, as Anki maps a header-less file
+(``front<TAB>back<TAB>tags``).
 
 The export names each note's note type but does not carry it, so the notes become notes
-of deckbuilder's own types and keep their GUIDs: built and re-imported into the
-collection they came from, Anki reports them as conflicting and changes nothing (see
-:data:`deckbuilder.importers.notes_plan.IN_PLACE_HINT`).
+of deckbuilder's own types. With a GUID column they keep their GUIDs: built and imported
+into the collection they came from, Anki reports them as conflicting and changes nothing.
+Without one, each note's id (and so its GUID) comes from its first field as it shows;
+importing the built deck into that collection adds the notes again.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.cardfile.reader import read_text
-from deckbuilder.errors import DeckError, Problem
-from deckbuilder.importers.base import CardNote
-from deckbuilder.importers.html_markdown import field_markdown, plain_html
-from deckbuilder.importers.notes_plan import NotesImport, TypeReport, subdeck_warning
-
-__all__ = ["looks_like_anki_text", "read_anki_text"]
-
-_HEADER = re.compile(r"#([a-z ]+):(.*)\Z")
-_SEPARATORS = {
-    "tab": "\t",
-    "comma": ",",
-    "semicolon": ";",
-    "space": " ",
-    "pipe": "|",
-    "colon": ":",
-}
-_KNOWN_HEADERS = frozenset(
-    {"separator", "html", "guid column", "notetype column", "deck column", "tags column"}
-    | {"columns", "notetype", "deck", "tags", "if matches"}
+from deckbuilder.errors import Problem
+from deckbuilder.importers.base import Read, Skipped, SourceDeck, decks_of
+from deckbuilder.importers.delimited import (
+    Metadata,
+    guess_delimiter,
+    looks_like_html,
+    read_metadata,
+    rows,
 )
-_NO_GUID = (
-    "the export has no '#guid column' header, so its notes cannot be told apart from "
-    "the ones already in Anki: importing the built deck back would add every note a "
-    "second time. In Anki, export the deck again as Notes in Plain Text with 'Include "
-    "unique identifier' ticked (or export it as an .apkg), and import that file"
+from deckbuilder.importers.html_markdown import field_markdown, plain_html
+from deckbuilder.model import BasicNote, ClozeNote, Note
+
+__all__ = ["IN_PLACE_HINT", "KNOWN_HEADERS", "NO_GUID", "anki_text_notes", "read_anki_text"]
+
+KNOWN_HEADERS = frozenset(
+    {"separator", "html", "tags", "columns", "notetype", "deck"}
+    | {"guid column", "notetype column", "deck column", "tags column"}
+    | {"match scope", "if matches"}
+)
+IN_PLACE_HINT = (
+    "Anki's text export does not carry its note types, so re-importing the built package "
+    "into the collection it came from reports these notes as conflicting and leaves them "
+    "as they are (no duplicates, review history untouched). To get edits updated in place, "
+    "export the deck as an .apkg and import that instead"
+)
+NO_GUID = (
+    "warning: no GUID column, so each note's identity comes from its first field: "
+    "importing the built deck into a collection that already has these notes (the one "
+    "this file came from) adds them again. Export from Anki with 'Include unique "
+    "identifier' ticked (or as an .apkg) to update those notes instead"
 )
 _CLOZE = re.compile(r"\{\{c\d+::")
-# Note type names as Anki (in English) and deckbuilder write them -> (kind, reverse rule).
-_BASIC_NAMES = {"basic", "deckbuilder basic"}
-_REVERSED_NAMES = {"basic (and reversed card)", "deckbuilder basic (and reversed card)"}
-_OPTIONAL_NAMES = {"basic (optional reversed card)"}
-_CLOZE_NAMES = {"cloze", "deckbuilder cloze"}
 
 
-def looks_like_anki_text(path: Path) -> bool:
-    """Whether ``path`` starts with Anki's ``#separator:`` or ``#html:`` header."""
-    try:
-        with path.open("rb") as stream:
-            start = stream.read(64).removeprefix(b"\xef\xbb\xbf")
-    except OSError:
-        return False
-    return start.startswith((b"#separator:", b"#html:"))
+@dataclass(frozen=True)
+class _Type:
+    """A note type this tool builds, as Anki (in English) and deckbuilder name it."""
+
+    fields: tuple[str, ...]
+    cloze: bool = False
+    reverse: bool = False
+    optional: bool = False  # "Basic (optional reversed card)": the third field decides
 
 
-def read_anki_text(path: Path) -> NotesImport:
-    """Read the export at ``path``; raise DeckError listing every row it cannot import."""
-    text = read_text(path).removeprefix("\ufeff").replace("\r\n", "\n")
+_TYPES = {
+    "basic": _Type(("Front", "Back")),
+    "deckbuilder basic": _Type(("Front", "Back")),
+    "basic (and reversed card)": _Type(("Front", "Back"), reverse=True),
+    "deckbuilder basic (and reversed card)": _Type(("Front", "Back"), reverse=True),
+    "basic (optional reversed card)": _Type(("Front", "Back", "Add Reverse"), optional=True),
+    "cloze": _Type(("Text", "Back Extra"), cloze=True),
+    "deckbuilder cloze": _Type(("Text", "Back Extra"), cloze=True),
+}
+_BASIC = _TYPES["basic"]
+
+
+def read_anki_text(text: str, source: Path) -> Read:
+    """The notes of an Anki text file's ``text`` (decoded, line ends ``\\n``)."""
     lines = text.split("\n")
-    headers: dict[str, str] = {}
-    problems: list[Problem] = []
-    start = 0
-    while start < len(lines) and lines[start].startswith("#"):
-        match = _HEADER.match(lines[start])
-        if match and match[1] in _KNOWN_HEADERS:
-            headers[match[1]] = match[2].strip()
-        start += 1
-    separator = headers.get("separator", "tab")
-    delimiter = _SEPARATORS.get(separator.lower(), separator)
-    if len(delimiter) != 1:
-        raise DeckError.single(path, f"unknown #separator '{separator}'", 1)
-    html = headers.get("html", "false").lower() == "true"
-    special = {}
-    for key in ("guid", "notetype", "deck", "tags"):
-        value = headers.get(f"{key} column")
-        if value is not None:
-            if not value.isdigit() or int(value) < 1:
-                problems.append(
-                    Problem(str(path), None, f"#{key} column:{value} is not a column number")
-                )
-            else:
-                special[key] = int(value) - 1
+    return anki_text_notes(lines, read_metadata(lines), source)
+
+
+def anki_text_notes(lines: list[str], meta: Metadata, source: Path, delimiter: str = "") -> Read:
+    """The notes of an Anki text file split into ``lines``, whose headers are ``meta``.
+    ``delimiter``: the one to use when the headers name none (else Anki's guess)."""
+    start = meta.lines
+    delimiter = meta.delimiter or delimiter or guess_delimiter("\n".join(lines[start:]))
+    table = [(line, row) for line, row in rows(lines, start, delimiter) if any(row)]
+    html = meta.html if meta.html is not None else looks_like_html([row for _, row in table])
+    result = Read("Anki text", source, named_decks="deck" in meta.column)
+    special = {key: n for key, n in meta.column.items() if n > 0}
+    by_column = _FieldColumns(meta, table[0][1] if table else [], set(special.values()))
     if "guid" not in special:
-        problems.append(Problem(str(path), None, _NO_GUID))
-    result = NotesImport("Anki text export", str(path), "")
-    counts: dict[str, list[str]] = {}  # note type name -> [outcome, count...]
-    decks: dict[str, int] = {}
-    for line, row in _rows(lines, start, delimiter):
-        if not any(cell.strip() for cell in row):
+        result.strict_refusals.append(Problem(str(source), None, NO_GUID))
+    outcomes: dict[str, list[str]] = {}  # note type name -> what became of each note
+    in_deck: list[tuple[str, Note]] = []  # each note with its deck's name
+    for line, row in table:
+
+        def cell(key: str, row: list[str] = row) -> str:
+            n = special.get(key, 0)
+            return row[n - 1] if 0 < n <= len(row) else ""
+
+        type_name = cell("notetype") if "notetype" in special else meta.notetype
+        note, outcome = _note(row, by_column, type_name, html, line)
+        outcomes.setdefault(type_name or "Basic", []).append(outcome)
+        if note is None:
+            result.skipped.append(Skipped(line, outcome))
             continue
-        cell = {key: row[i] if i < len(row) else "" for key, i in special.items()}
-        fields = [value for i, value in enumerate(row) if i not in special.values()]
-        type_name = cell.get("notetype", "")
-        outcome = _note(result, line, fields, cell, type_name, html, problems)
-        counts.setdefault(type_name or "(no note type column)", []).append(outcome)
-        if cell.get("deck"):
-            decks[cell["deck"]] = decks.get(cell["deck"], 0) + 1
-    if problems:
-        raise DeckError(problems)
-    result.deck = max(sorted(decks), key=lambda d: decks[d], default="")
-    others = sum(n for deck, n in decks.items() if deck != result.deck)
-    if others:
-        result.warnings.append(subdeck_warning(str(path), others, result.deck))
-    for name, outcomes in counts.items():
-        for outcome in dict.fromkeys(outcomes):
-            n = outcomes.count(outcome)
-            result.report.append(
-                TypeReport(name, n, outcome, not outcome.startswith("not imported"))
-            )
+        tags = [*meta.tags, *cell("tags").split()] if "tags" in special else [*meta.tags]
+        tags.extend(by_column.tags(row))
+        note = replace(note, tags=tuple(dict.fromkeys(tags)), guid=cell("guid").strip())
+        in_deck.append((cell("deck") if "deck" in special else meta.deck, note))
+    result.decks = decks_of(in_deck) or [SourceDeck(meta.deck)]
+    for name, said in outcomes.items():
+        for outcome in dict.fromkeys(said):
+            n = said.count(outcome)
+            if not outcome.startswith("not imported"):
+                result.report.append(f"{name}: {n} {'note' if n == 1 else 'notes'} -> {outcome}")
+    if "guid" in special and result.notes:
+        result.notes_after.append(f"note: {IN_PLACE_HINT}.")
     return result
 
 
-def _rows(lines: list[str], start: int, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    """Each row after the headers with the line it starts on: a quoted field may hold
-    line breaks, which stay in the field."""
-    body = io.StringIO("\n".join(lines[start:]), newline="")
-    reader = csv.reader(body, delimiter=delimiter, quotechar='"', strict=False)
-    first = start + 1
-    for row in reader:
-        yield first, row
-        first = start + reader.line_num + 1
+class _FieldColumns:
+    """Which columns of a row are the fields of a note of a global note type, and which
+    the tags, as Anki maps them."""
+
+    def __init__(self, meta: Metadata, first_row: list[str], special: set[int]) -> None:
+        self.special = special
+        self.labels = meta.columns or [""] * len(first_row)
+        self.by_row_type = "notetype" in meta.column and meta.column["notetype"] > 0
+        self.tags_column = 0
+        self.cache: dict[tuple[str, ...], list[int]] = {}
+        if not self.by_row_type and "tags" not in meta.column:
+            fields = self.columns(_TYPES.get(meta.notetype.casefold(), _BASIC).fields)
+            after = max(fields, default=0) + 1
+            free = [i for i in range(after, len(self.labels) + 1) if i not in special]
+            self.tags_column = free[0] if free else 0
+
+    def columns(self, fields: tuple[str, ...]) -> list[int]:
+        """The 1-based column of each field (0: none)."""
+        if fields in self.cache:
+            return self.cache[fields]
+        free = [i for i in range(1, len(self.labels) + 1) if i not in self.special]
+        if all(not label for label in self.labels):
+            mapped = free[: len(fields)] + [0] * (len(fields) - len(free))
+        else:
+            by_name = {self.labels[i - 1]: i for i in reversed(free)}
+            mapped = [by_name.get(name, 0) for name in fields]
+        if mapped and not mapped[0] and free:
+            mapped[0] = free[0]
+        self.cache[fields] = mapped
+        return mapped
+
+    def fields(self, row: list[str], kind: _Type | None) -> list[str]:
+        if kind is None or self.by_row_type:
+            # A row naming its note type: every other column is a field, in order.
+            return [value for i, value in enumerate(row, start=1) if i not in self.special]
+        return [row[i - 1] if 0 < i <= len(row) else "" for i in self.columns(kind.fields)]
+
+    def tags(self, row: list[str]) -> list[str]:
+        n = self.tags_column
+        return row[n - 1].split() if 0 < n <= len(row) else []
 
 
 def _note(
-    result: NotesImport,
-    line: int,
-    fields: list[str],
-    cell: dict[str, str],
-    type_name: str,
-    html: bool,
-    problems: list[Problem],
-) -> str:
-    """Add the row's note to ``result``; say what became of it."""
+    row: list[str], columns: _FieldColumns, type_name: str, html: bool, line: int
+) -> tuple[Note | None, str]:
+    """The row's note, or None, and what became of it."""
     name = type_name.casefold()
-    reverse = name in _REVERSED_NAMES
-    if name in _OPTIONAL_NAMES and len(fields) >= 3:
+    known = _TYPES.get(name)
+    if known is None and not columns.by_row_type:
+        known = _BASIC  # Anki falls back to its default note type
+    fields = columns.fields(row, known)
+    reverse = known is not None and known.reverse
+    if known is not None and known.optional:
+        fields += [""] * (3 - len(fields))
         reverse = bool(fields[2].strip())
         fields = fields[:2] + [f for f in fields[3:] if f.strip()]
-    # Anki pads each row to the widest note type's fields.
+    # Anki pads each row of an export to the widest note type's fields.
     while len(fields) > 2 and not fields[-1].strip():
         fields = fields[:-1]
+    fields += [""] * (2 - len(fields))
     if len(fields) != 2:
-        return f"not imported: {len(fields)} fields (deckbuilder reads notes of two fields)"
-    cloze = name in _CLOZE_NAMES or (
-        name not in _BASIC_NAMES | _REVERSED_NAMES | _OPTIONAL_NAMES
-        and bool(_CLOZE.search(fields[0]))
-    )
-    keys = ("text", "extra") if cloze else ("front", "back")
-    markdown: dict[str, str] = {}
-    for key, value in zip(keys, fields, strict=True):
-        converted = field_markdown(value if html else plain_html(value), cloze=cloze)
-        markdown[key] = converted.markdown
-    if not markdown[keys[0]].strip():
-        problems.append(Problem(result.source, line, f"row {line}: the {keys[0]} is empty"))
-    result.notes.append(
-        CardNote(
-            kind="cloze" if cloze else "basic",
-            line=line,
-            label=f"row {line}",
-            fields=markdown,
-            tags=cell.get("tags", "").split(),
-            guid=cell.get("guid", "").strip(),
-            reverse=reverse and not cloze,
-        )
-    )
-    known = name in _BASIC_NAMES | _REVERSED_NAMES | _OPTIONAL_NAMES | _CLOZE_NAMES
+        return None, f"not imported: {len(fields)} fields (deckbuilder reads notes of two fields)"
+    cloze = known.cloze if known is not None else bool(_CLOZE.search(fields[0]))
+    texts = [field_markdown(v if html else plain_html(v), cloze=cloze).markdown for v in fields]
+    if not fields[0].strip():
+        return None, "not imported: its first field is empty (Anki skips such a row too)"
     kind = "cloze" if cloze else ("reversed basic" if reverse else "basic")
-    return f"{kind} notes" if known or not type_name else f"{kind} notes (read by their two fields)"
+    outcome = (
+        f"{kind} notes"
+        if known is not None or not type_name
+        else f"{kind} notes (read by their two fields)"
+    )
+    if cloze:
+        return ClozeNote(id="", line=line, text=texts[0], extra=texts[1]), outcome
+    return BasicNote(id="", line=line, front=texts[0], back=texts[1], reverse=reverse), outcome

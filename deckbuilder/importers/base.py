@@ -1,9 +1,9 @@
-"""What every importer shares: the intermediate result, stable ids, and the checks
-that make an imported file load cleanly.
+"""What every importer gives: :class:`Read`, the model's notes found in one source file
+(each with its source line), grouped by the deck they belong to, with what could not be
+carried and why. Helpers shared by the readers: stable note ids, answer letters.
 
-An importer turns source text into an :class:`Imported`: questions with their source
-line numbers, the questions it had to skip, and what the deck should be called. It
-never prints; every problem is a :class:`~deckbuilder.errors.Problem` with its line.
+An importer never prints and never writes; :mod:`deckbuilder.importers.plan` checks the
+notes in memory and turns them into files.
 """
 
 from __future__ import annotations
@@ -11,25 +11,28 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from deckbuilder.cardfile.fields import MAX_FIELD_BYTES, unstorable_problem
-from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
-from deckbuilder.model import letter
+from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.errors import Problem
+from deckbuilder.model import ClozeNote, Note, NoteKind, TypedAnswer, letter
 
 __all__ = [
     "MAX_CHOICES",
-    "Imported",
-    "Question",
+    "AnkiIdentity",
+    "PackageParts",
+    "Read",
     "Skipped",
-    "assign_ids",
-    "check_target",
-    "choice_problems",
-    "field_problem",
-    "field_refusal",
-    "size_problem",
+    "SourceDeck",
+    "decks_of",
+    "distinct_ids",
+    "id_text",
+    "note_id_for",
+    "parse_answer",
     "slugify",
+    "typed_answer",
+    "with_ids",
 ]
 
 MAX_CHOICES = 26
@@ -37,97 +40,109 @@ SLUG_LENGTH = 40
 HASH_LENGTH = 6
 
 
-@dataclass
-class Question:
-    """One multiple-choice question as found in the source."""
+@dataclass(frozen=True)
+class Skipped:
+    """Something in the source that does not become a note, and why. ``kind`` groups it
+    in the summary ('essay', 'description'; '' for a note with a problem)."""
 
-    line: int
-    question: str
-    choices: list[str]
-    answer: list[int] = field(default_factory=list)  # 0-based, sorted; empty: none marked
-    explanation: str = ""
-    tags: list[str] = field(default_factory=list)
-    shuffle: bool = True
-    category: tuple[str, ...] = ()  # GIFT $CATEGORY path, e.g. ("Physics", "Week 1")
-    label: str = "question"  # how messages name it: 'question 3'
-    # Each choice's feedback, '' where it has none; empty when no choice has any.
-    feedback: list[str] = field(default_factory=list)
-    # A typed-answer question (no choices): its accepted answers as the card file writes
-    # them, {"text": ...}, {"number": ..., "tolerance": ...} or {"min": ..., "max": ...}
-    # (numbers as written in the source); None for a multiple-choice question.
-    typed: list[dict[str, str]] | None = None
-    name: str = ""  # the source's own name for the question (GIFT ::name::), for its id
+    line: int | None
+    reason: str
+    kind: str = ""
+    who: str = ""  # how a note without a line is named: "note 'Ab1Cd2'"
 
 
 @dataclass
-class CardNote:
-    """One note read from an Anki package, Anki's text export or a spreadsheet, before it
-    becomes a card-file note: its kind ('basic', 'cloze', 'mcq') and Markdown fields by
-    card-file key (front/back, text/extra, question/explanation)."""
+class SourceDeck:
+    """The notes of one deck of the source, in source order. ``name`` is the deck's name
+    as the source gives it ('' when it gives none)."""
 
-    kind: str
-    line: int  # where the source has it (its row; 0 for a package)
-    label: str  # how messages name it: "row 4", "note 'hola'"
-    fields: dict[str, str]
-    choices: list[str] = field(default_factory=list)
-    answer: list[int] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    guid: str = ""  # kept from Anki: the note's identity there
-    reverse: bool = False
-    anki_id: int = 0  # from a package: the note's id and modification time there
-    mod: int = 0
-    # A note of deckbuilder's own multiple-choice or typed-answer type (from a package):
-    # per-choice feedback ('' where none; [] when no choice has any), pinned choices,
-    # shuffle; a typed note's answers as the card file writes them (see
-    # Question.typed) and match_case.
-    feedback: list[str] = field(default_factory=list)
-    pinned: list[int] = field(default_factory=list)
-    shuffle: bool = True
-    typed: list[dict[str, str]] | None = None
-    match_case: bool = False
-    # A note of Anki's "Basic (optional reversed card)": its "Add Reverse" field as Anki
-    # has it (None for other notes).
-    add_reverse: str | None = None
+    name: str
+    notes: list[Note] = field(default_factory=list)
+    description: str = ""
+    # Names of the decks the notes came from, beside the main one (subdecks): each held
+    # in this deck's card file.
+    subdecks: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class Skipped:
-    """A question the card format cannot hold (numeric, matching, essay...)."""
+class AnkiIdentity:
+    """What keeps a note from a package the note Anki has: its note id and modification
+    time there (written to the lock file)."""
 
-    line: int
-    kind: str
-    reason: str
+    note_id: int
+    mod: int
 
 
 @dataclass
-class Imported:
-    """The result of reading one source file, before it becomes a card file."""
+class PackageParts:
+    """What an Anki package brings beside its notes."""
 
-    format: str
-    source: str  # the file name, for messages and the header comment
-    questions: list[Question] = field(default_factory=list)
+    # Note types kept as they were (with their modification time), and the modification
+    # times of deckbuilder's own note types in the collection.
+    carried: dict[NoteKind, tuple[NoteTypeSpec, int]] = field(default_factory=dict)
+    own_type_mods: dict[NoteKind, int] = field(default_factory=dict)
+    media: dict[str, bytes] = field(default_factory=dict)
+    missing_media: tuple[str, ...] = ()  # named in the media list, absent from the zip
+    identities: dict[str, AnkiIdentity] = field(default_factory=dict)  # by GUID
+    # Fields of own-type notes as the package has them, by GUID: the card file must
+    # build them back the same.
+    source_fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Own-type notes built for one language of a bilingual card file ('' for none), else
+    # the multiple-choice labels' language.
+    language: str = ""
+    label_language: str = ""
+
+
+@dataclass
+class Read:
+    """Everything one importer read from one source file."""
+
+    format: str  # "quiz", "aiken", "gift", "spreadsheet", "Anki text", "Anki package"
+    source: Path
+    decks: list[SourceDeck] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    deck: str = ""  # deck name found in the source (title line, $CATEGORY); may be empty
-    description: str = ""
-    # Worth telling the author, not worth refusing the import ("warning: ..." messages).
     warnings: list[Problem] = field(default_factory=list)
-    # The format's own words for questions without an answer (Aiken reports them where
-    # the next question starts, as Moodle does); none: the general message.
-    missing_answer_messages: list[Problem] = field(default_factory=list)
+    # Whether the source names its decks (a package, Anki text with a deck column): then
+    # a requested deck name chooses among them instead of naming the one deck.
+    named_decks: bool = False
+    # What became of each source note type's notes ("Basic: 3 notes -> basic notes").
+    report: list[str] = field(default_factory=list)
+    # Lines after the files written ("note: ..."), and warnings that --strict refuses.
+    notes_after: list[str] = field(default_factory=list)
+    strict_refusals: list[Problem] = field(default_factory=list)
+    # Note lines whose answer is missing -> the format's own words for it, where it says
+    # them (Aiken: where the next question starts, as Moodle does).
+    unanswered: dict[int, Problem] = field(default_factory=dict)
+    package: PackageParts | None = None
 
     @property
-    def missing_answers(self) -> list[Question]:
-        return [q for q in self.questions if not (q.typed if q.typed is not None else q.answer)]
+    def notes(self) -> list[Note]:
+        return [note for deck in self.decks for note in deck.notes]
 
 
-def skipped_summary(skipped: list[Skipped]) -> str:
-    """'0 skipped', or '3 skipped (2 essay, 1 description)': how many of each kind."""
-    if not skipped:
-        return "0 skipped"
-    kinds: dict[str, int] = {}
-    for s in skipped:
-        kinds[s.kind] = kinds.get(s.kind, 0) + 1
-    return f"{len(skipped)} skipped ({', '.join(f'{n} {kind}' for kind, n in kinds.items())})"
+def decks_of(notes: list[tuple[str, Note]]) -> list[SourceDeck]:
+    """Notes with the names of the decks they are in -> one deck per top-level deck, in
+    order of first note. Each is named by the deepest deck all its notes share (every
+    note in 'A::B' makes the deck 'A::B'); notes in decks below that are its subdecks'."""
+    groups: dict[str, list[tuple[str, Note]]] = {}
+    for path_name, note in notes:
+        groups.setdefault(path_name.split("::")[0].strip(), []).append((path_name, note))
+    out: list[SourceDeck] = []
+    for group in groups.values():
+        paths = [path_name.split("::") for path_name, _ in group]
+        shared = paths[0]
+        for path in paths[1:]:
+            n = 0
+            while n < min(len(shared), len(path)) and shared[n] == path[n]:
+                n += 1
+            shared = shared[:n]
+        name = "::".join(shared)
+        source_deck = SourceDeck(name, [note for _, note in group])
+        for path_name, _ in group:
+            if path_name != name:
+                source_deck.subdecks[path_name] = source_deck.subdecks.get(path_name, 0) + 1
+        out.append(source_deck)
+    return out
 
 
 def slugify(text: str, limit: int = SLUG_LENGTH) -> str:
@@ -148,22 +163,34 @@ def slugify(text: str, limit: int = SLUG_LENGTH) -> str:
     return out
 
 
-def _hash(text: str) -> str:
-    # Whitespace is normalised so that re-wrapping a question keeps its id.
+def short_hash(text: str, length: int = HASH_LENGTH) -> str:
+    """A short hex hash of ``text`` with its white space normalised (re-wrapping a line
+    keeps it)."""
     norm = " ".join(unicodedata.normalize("NFC", text).split())
-    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:HASH_LENGTH]
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:length]
 
 
 def note_id_for(text: str) -> str:
     """A stable note id from a question's text: readable slug plus a short hash of the
     whole text, so questions without ASCII words (Korean-only) get distinct ids too."""
     slug = slugify(text)
-    return f"{slug}-{_hash(text)}" if slug else f"q-{_hash(text)}"
+    return f"{slug}-{short_hash(text)}" if slug else f"q-{short_hash(text)}"
 
 
-def assign_ids(questions: list[Question]) -> list[str]:
-    """Ids for ``questions`` in source order; repeated texts get -2, -3, ..."""
-    return distinct_ids([slugify(q.name) or note_id_for(q.question) for q in questions])
+# What a note shows, less its markup: HTML tags, pictures and sounds, cloze marks (the
+# hidden text stays, a hint goes), Markdown emphasis and escapes.
+_TAGS = re.compile(r"<[^>]*>|!\[[^\]]*\]\([^)]*\)|\[sound:[^\]]*\]")
+_CLOZE = re.compile(r"\{\{c\d+::(.*?)(?:::[^}]*)?\}\}", re.DOTALL)
+_MARKS = re.compile(r"\\(?=[^\w\s])|[*_`]+")
+
+
+def id_text(note: Note) -> str:
+    """The text a note's id is made from: its first field as it shows, so that the id
+    (and the GUID derived from it) does not change with markup."""
+    text = next(iter(note.texts().values()), "")
+    if isinstance(note, ClozeNote):
+        text = _CLOZE.sub(r"\1", text)
+    return _MARKS.sub("", _TAGS.sub(" ", text))
 
 
 def distinct_ids(bases: list[str]) -> list[str]:
@@ -180,86 +207,11 @@ def distinct_ids(bases: list[str]) -> list[str]:
     return ids
 
 
-def choice_problems(file: str, line: int, what: str, choices: list[str]) -> list[Problem]:
-    """The checks the card loader makes on choices, reported at the source line."""
-    problems: list[Problem] = []
-    if not 2 <= len(choices) <= MAX_CHOICES:
-        problems.append(
-            Problem(
-                file, line, f"{what} has {len(choices)} choices; a card needs 2 to {MAX_CHOICES}"
-            )
-        )
-    first: dict[str, int] = {}
-    for i, choice in enumerate(choices):
-        norm = " ".join(unicodedata.normalize("NFC", choice).split()).casefold()
-        label = letter(i) if i < MAX_CHOICES else str(i + 1)
-        if not norm:
-            problems.append(Problem(file, line, f"{what}: choice {label} is empty"))
-        elif norm in first:
-            problems.append(
-                Problem(file, line, f"{what}: choice {label} repeats choice {letter(first[norm])}")
-            )
-        else:
-            first[norm] = i
-    return problems
-
-
-def question_problems(file: str, q: Question, what: str) -> list[Problem]:
-    problems: list[Problem] = []
-    if not q.question.strip():
-        problems.append(Problem(file, q.line, f"{what} has no text"))
-    if q.typed is None:
-        problems.extend(choice_problems(file, q.line, what, q.choices))
-    return problems
-
-
-def size_problem(text: str) -> str | None:
-    """Why the card loader would refuse ``text`` as too long, in words that follow the
-    field's name; None if its size is fine."""
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_FIELD_BYTES:
-        return f"is {size:,} bytes; a card field holds at most {MAX_FIELD_BYTES:,}"
-    return None
-
-
-def field_problem(text: str) -> str | None:
-    """Why the card loader would refuse ``text`` as a field (too long, or holding
-    characters Anki cannot store), in words that follow the field's name; None if it
-    takes it."""
-    return size_problem(text) or unstorable_problem(text)
-
-
-def field_refusal(q: Question) -> str | None:
-    """Why ``q`` cannot become a note the card loader takes, or None when it can."""
-    parts = [
-        ("the question", q.question),
-        *((f"choice {letter(i)}", choice) for i, choice in enumerate(q.choices)),
-        *((f"the feedback of choice {letter(i)}", said) for i, said in enumerate(q.feedback)),
-        ("the explanation", q.explanation),
-        *((f"tag {i + 1}", tag) for i, tag in enumerate(q.tags)),
-        *((f"accepted answer {i + 1}", a.get("text", "")) for i, a in enumerate(q.typed or [])),
-    ]
-    for what, text in parts:
-        problem = field_problem(text)
-        if problem:
-            return f"{what} {problem}"
-    return None
-
-
-def check_target(path: Path, source: Path, *, force: bool, example: str) -> None:
-    """Refuse to write ``path`` when it is the file being imported, a folder (``example``
-    names a file to give instead), or, without ``force``, a file that exists."""
-    if path.exists() and source.exists() and path.resolve() == source.resolve():
-        raise RequestError.single("out", f"{path} is the file being imported; choose another")
-    if path.is_dir():
-        raise RequestError.single("out", f"{path} is a folder; give a file name such as {example}")
-    if path.exists() and not force:
-        raise TargetExists(path)
-
-
-def raise_if(problems: list[Problem]) -> None:
-    if problems:
-        raise DeckError(sorted(problems, key=lambda p: (p.line or 0, p.message)))
+def with_ids(notes: list[Note]) -> list[Note]:
+    """``notes`` with their ids: a name the source gave (already in ``id``, made an id),
+    else one from the text; repeated ones get -2, -3, ..."""
+    bases = [slugify(note.id) or note_id_for(id_text(note)) for note in notes]
+    return [replace(note, id=nid) for note, nid in zip(notes, distinct_ids(bases), strict=True)]
 
 
 _ANSWER_ITEM_WITH_TEXT = re.compile(r"([A-Za-z]|\d{1,3})[.)]\s+\S")
@@ -297,3 +249,19 @@ def parse_answer(
         else:
             picked.append(index)
     return sorted(picked), problems
+
+
+def typed_answer(entry: dict[str, str]) -> TypedAnswer:
+    """An accepted answer as a reader writes it (``{"text": ...}``, ``{"number": ...,
+    "tolerance": ...}`` or ``{"min": ..., "max": ...}``, numbers as the source wrote them,
+    checked to be numbers) as the card loader reads the same in a card file."""
+    if "text" in entry:
+        text = entry["text"].strip()
+        return TypedAnswer(text=text, shown=text)
+    if "number" in entry:
+        raw, tolerance_raw = entry["number"], entry.get("tolerance", "0")
+        number, tolerance = float(raw), float(tolerance_raw)
+        shown = raw if tolerance == 0 else f"{raw} \u00b1 {tolerance_raw}"
+        return TypedAnswer(low=number - tolerance, high=number + tolerance, shown=shown)
+    low, high = entry["min"], entry["max"]
+    return TypedAnswer(low=float(low), high=float(high), shown=f"{low} \u2013 {high}")

@@ -30,16 +30,13 @@ skipped.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from pathlib import Path
 
+from deckbuilder.cardfile.checks import text_problem
+from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.errors import Problem
-from deckbuilder.importers.base import (
-    Imported,
-    Question,
-    Skipped,
-    question_problems,
-    raise_if,
-    size_problem,
-)
+from deckbuilder.importers.base import Read, Skipped, SourceDeck, typed_answer
 from deckbuilder.importers.gift_answers import (
     Weighted,
     full_credit,
@@ -51,11 +48,14 @@ from deckbuilder.importers.gift_answers import (
 )
 from deckbuilder.importers.gift_source import Block, Escapes, blocks, category, markers_in_feedback
 from deckbuilder.importers.markup import escape_markdown, html_to_markdown, moodle_to_markdown
+from deckbuilder.model import McqNote, Note, TypedNote
 
 __all__ = ["looks_like_gift", "parse_gift"]
 
 FORMAT_RE = re.compile(r"^\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
+# The choices of a true/false question, in the language of the deck's labels.
+TRUE_FALSE_LABELS = {"en": ("True", "False"), "ko": ("참", "거짓")}
 SKIP_REASONS = {
     "description": "it is text without a question",
     "essay": "an essay has no answer to check",
@@ -91,13 +91,15 @@ def _joined(*texts: str) -> str:
 
 
 class _GiftReader:
-    def __init__(self, file: str, esc: Escapes) -> None:
-        self.file = file
+    def __init__(self, source: Path, esc: Escapes) -> None:
+        self.file = str(source)
         self.esc = esc
-        self.problems: list[Problem] = []
-        self.result = Imported("gift", file)
+        self.problems: list[Problem] = []  # of the question being read
+        self.result = Read("gift", source)
+        self.notes: list[Note] = []
         self.category: tuple[str, ...] = ()
-        self.categories: list[tuple[str, ...]] = []  # per question
+        self.categories: list[tuple[str, ...]] = []  # per note
+        self.true_false_notes: list[int] = []  # indexes of true/false notes, choices to come
         self.name = ""  # the ::name:: of the question being read
 
     def problem(self, line: int, message: str) -> None:
@@ -126,9 +128,11 @@ class _GiftReader:
             end = b.text.find("\n")
             end = len(b.text) if end < 0 else end
             self.category = category(self.esc.restore(b.text[len("$CATEGORY:") : end]))
-            too_long = size_problem("::".join(self.category))
+            too_long = text_problem("the category", "::".join(self.category))
             if too_long:
-                self.problem(b.line_at(0), f"the category {too_long}")
+                self.result.warnings.append(
+                    Problem(self.file, b.line_at(0), f"warning: {too_long}; it is left out")
+                )
                 self.category = ()
             if end >= len(b.text):
                 return
@@ -201,7 +205,7 @@ class _GiftReader:
                 self.typed(line, question, fmt, short_answers(answers), explanation)
 
     def skip(self, line: int, kind: str) -> None:
-        self.result.skipped.append(Skipped(line, kind, SKIP_REASONS[kind]))
+        self.result.skipped.append(Skipped(line, SKIP_REASONS[kind], kind))
 
     def warnmarkers_in_feedback(self, b: Block, start: int, answers: str) -> None:
         """Warn of each '=' or '~' that ends a feedback although it looks like part of it
@@ -276,7 +280,8 @@ class _GiftReader:
         accepted: list[dict[str, str]] = []
         said: list[str] = []
         for answer in answers:
-            entry = {k: self.esc.restore(v).strip() for k, v in answer.entry.items()}
+            # An answer over several lines is typed on one: the learner has one box.
+            entry = {k: _one_line(self.esc.restore(v)) for k, v in answer.entry.items()}
             text = _entry_text(entry)
             if full_credit(answer.weight):
                 if entry not in accepted:
@@ -290,8 +295,14 @@ class _GiftReader:
         if wrong.strip():
             said.append(f"- Any other answer: {_one_line(self.text(wrong, fmt)[0])}")
         explanation = _joined(general, "\n".join(said))
-        q = Question(line, question, [], [], explanation, typed=accepted, name=self.name)
-        self.keep(q)
+        typed_note = TypedNote(
+            id=self.name,
+            line=line,
+            question=question,
+            answers=tuple(map(typed_answer, accepted)),
+            explanation=explanation,
+        )
+        self.keep(typed_note)
 
     def numerical(self, line: int, question: str, fmt: str, block: str, general: str) -> None:
         answers, wrong, bad = numerical_answers(block)
@@ -328,8 +339,15 @@ class _GiftReader:
             left = self.text(pair.left, fmt)[0]
             right = rights.index(self.esc.restore(pair.right).strip())
             name = f"{self.name} {_one_line(left)}" if self.name else ""
-            q = Question(line, f"{question}\n\n{left}", choices, [right], general, name=name)
-            self.keep(q)
+            note = McqNote(
+                id=name,
+                line=line,
+                question=f"{question}\n\n{left}",
+                choices=tuple(choices),
+                answer=(right,),
+                explanation=general,
+            )
+            self.keep(note)
 
     def true_false(
         self, line: int, question: str, fmt: str, answers: str, truth: bool, general: str
@@ -340,7 +358,9 @@ class _GiftReader:
         right_fb = self.text(bits[2], fmt)[0] if len(bits) > 2 else ""
         feedback = [right_fb, wrong_fb] if truth else [wrong_fb, right_fb]
         right = 0 if truth else 1
-        self.add(line, question, ["True", "False"], [right], general, feedback, shuffle=False)
+        # The choices are written once the deck's language is known.
+        self.true_false_notes.append(len(self.notes))
+        self.add(line, question, [], [right], general, feedback, shuffle=False)
 
     def add(
         self,
@@ -352,34 +372,65 @@ class _GiftReader:
         feedback: list[str],
         shuffle: bool = True,
     ) -> None:
-        q = Question(
-            line,
-            question,
-            choices,
-            right,
-            explanation,
+        note = McqNote(
+            id=self.name,
+            line=line,
+            question=question,
+            choices=tuple(choices),
+            answer=tuple(right),
+            explanation=explanation,
             shuffle=shuffle,
-            feedback=feedback if any(feedback) else [],
-            name=self.name,
+            feedback=tuple(feedback) if any(feedback) else (),
         )
-        self.keep(q)
+        self.keep(note)
 
-    def keep(self, q: Question) -> None:
-        found = question_problems(self.file, q, "question")
-        self.problems.extend(found)
-        if not found:
-            self.result.questions.append(q)
-            self.categories.append(self.category)
+    def keep(self, note: Note) -> None:
+        self.notes.append(note)
+        self.categories.append(self.category)
+
+    def read(self, b: Block) -> None:
+        """One block: its notes, or, when it has problems, none and why."""
+        kept = len(self.notes)
+        self.problems = []
+        self.block(b)
+        if self.problems:
+            self.true_false_notes = [i for i in self.true_false_notes if i < kept]
+            del self.notes[kept:], self.categories[kept:]
+            reason = "; ".join(p.message for p in self.problems)
+            self.result.skipped.append(Skipped(self.problems[0].line, reason))
 
 
-def parse_gift(text: str, file: str) -> Imported:
-    """Read GIFT questions; raise DeckError listing every problem."""
+def parse_gift(text: str, source: Path) -> Read:
+    """Read GIFT questions as Moodle does: each question that can be read becomes a note
+    (a matching question one per pair); each that cannot is skipped, and said why.
+
+    The category path all questions share names the deck; what differs between questions
+    becomes a tag ('Week_1::Basics'). True/false choices are written in the language of
+    the deck's labels."""
     esc = Escapes(text)
-    reader = _GiftReader(file, esc)
+    reader = _GiftReader(source, esc)
     for block in blocks(text, esc):
-        reader.block(block)
-    raise_if(reader.problems)
+        reader.read(block)
     result = reader.result
-    for q, path in zip(result.questions, reader.categories, strict=True):
-        q.category = path
+    notes = reader.notes
+    labels = TRUE_FALSE_LABELS[detected_label_language(notes)] if reader.true_false_notes else ()
+    for i in reader.true_false_notes:
+        true_false = notes[i]
+        assert isinstance(true_false, McqNote)
+        notes[i] = replace(true_false, choices=labels)
+    paths = reader.categories
+    prefix: tuple[str, ...] = ()
+    if any(paths):
+        first = paths[0]
+        n = 0
+        while n < len(first) and all(len(p) > n and p[n] == first[n] for p in paths):
+            n += 1
+        prefix = first[:n]
+    for i, path in enumerate(paths):
+        rest = path[len(prefix) :]
+        if rest:
+            tag = "::".join(re.sub(r"\s+", "_", part) for part in rest)
+            notes[i] = replace(notes[i], tags=(tag,))
+    result.decks = [SourceDeck("::".join(prefix), notes)]
+    result.skipped.sort(key=lambda s: s.line or 0)
     return result

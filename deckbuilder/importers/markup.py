@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
+from deckbuilder.importers.html_markdown import hard_breaks
 from deckbuilder.render.markdown import MATH_CLOSER
 
 __all__ = ["escape_line_starts", "escape_markdown", "html_to_markdown", "moodle_to_markdown"]
@@ -56,10 +57,6 @@ def moodle_to_markdown(text: str) -> str:
     does: line by line, each line break a break, no line opening a heading, list or
     quote; formulas and code as written (a formula over several lines on one line, as TeX
     reads it anyway; code between two fence lines a code block)."""
-    from deckbuilder.importers.html_markdown import (
-        hard_breaks,  # it renders, with the importers' settings
-    )
-
     lines = [line.rstrip() for line in text.split("\n")]
     parts = []
     for start, end, fenced in _fenced_blocks(lines):

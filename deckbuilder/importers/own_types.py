@@ -7,7 +7,7 @@ letters, the Shuffle and Match case flags, a typed note's accepted answers
 bilingual card file, the ``<div lang="..">`` each field is wrapped in. A package holds
 one language, so such a deck comes back as a card file with that one language
 (``languages: [en]``): built again, every field is as it was. Whether it is, note by
-note, is checked once the card file is planned (:mod:`.notes_plan`).
+note, is checked once the card file is planned (:mod:`.plan`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from html import unescape
 
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.importers.base import CardNote
+from deckbuilder.importers.base import typed_answer
 from deckbuilder.importers.html_markdown import field_markdown
-from deckbuilder.model import NoteKind, letter
+from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, TypedNote, letter
 
-__all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_card_note", "own_language"]
+__all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_language", "own_note"]
 
 OWN_KINDS = (
     NoteKind.MCQ,
@@ -180,10 +180,10 @@ def _typed_answers(html: str, attributes: str) -> list[dict[str, str]] | None:
     return out or None
 
 
-def own_card_note(
+def own_note(
     kind: NoteKind, guid: str, fields: Sequence[str], language: OwnLanguage
-) -> CardNote | None:
-    """The card-file note for an own-type note's ``fields`` (None: they are not as
+) -> Note | None:
+    """The model note for an own-type note's ``fields`` (None: they are not as
     deckbuilder writes them). Its fields are Markdown where that renders back exactly."""
     spec = note_type(kind)
     if len(fields) != len(spec.fields):
@@ -194,15 +194,24 @@ def own_card_note(
         if unwrapped is None:
             return None
         texts[i] = unwrapped
-    label = f"note {guid!r}"
-    note = CardNote(kind=str(kind), line=0, label=label, fields={}, guid=guid)
     if kind in (NoteKind.BASIC, NoteKind.BASIC_REVERSED):
-        note.kind = "basic"
-        note.reverse = kind is NoteKind.BASIC_REVERSED
-        note.fields = {"front": _md(texts[0]), "back": _md(texts[1])}
-    elif kind is NoteKind.CLOZE:
-        note.fields = {"text": _md(texts[0], cloze=True), "extra": _md(texts[1], cloze=True)}
-    elif kind is NoteKind.MCQ:
+        return BasicNote(
+            id="",
+            line=0,
+            guid=guid,
+            front=_md(texts[0]),
+            back=_md(texts[1]),
+            reverse=kind is NoteKind.BASIC_REVERSED,
+        )
+    if kind is NoteKind.CLOZE:
+        return ClozeNote(
+            id="",
+            line=0,
+            guid=guid,
+            text=_md(texts[0], cloze=True),
+            extra=_md(texts[1], cloze=True),
+        )
+    if kind is NoteKind.MCQ:
         question, choices_html, answer, explanation, shuffle = texts
         choices = _choices(choices_html, language.choice_attributes)
         if choices is None or shuffle not in ("yes", "no"):
@@ -210,22 +219,32 @@ def own_card_note(
         picked = _answer_letters(answer, len(choices))
         if picked is None:
             return None
-        note.fields = {"question": _md(question), "explanation": _md(explanation)}
-        note.choices = [_md(text) for text, _, _ in choices]
-        feedback = [_md(said) for _, said, _ in choices]
-        note.feedback = feedback if any(feedback) else []
-        note.pinned = [i for i, (_, _, pinned) in enumerate(choices) if pinned]
-        note.answer = picked
-        note.shuffle = shuffle == "yes"
-    else:
-        question, answers_html, explanation, match_case = texts
-        typed = _typed_answers(answers_html, language.choice_attributes)
-        if typed is None or match_case not in ("yes", "no"):
-            return None
-        note.fields = {"question": _md(question), "explanation": _md(explanation)}
-        note.typed = typed
-        note.match_case = match_case == "yes"
-    return note
+        feedback = tuple(_md(said) for _, said, _ in choices)
+        return McqNote(
+            id="",
+            line=0,
+            guid=guid,
+            question=_md(question),
+            choices=tuple(_md(text) for text, _, _ in choices),
+            answer=tuple(picked),
+            explanation=_md(explanation),
+            shuffle=shuffle == "yes",
+            feedback=feedback if any(feedback) else (),
+            pinned=tuple(i for i, (_, _, pinned) in enumerate(choices) if pinned),
+        )
+    question, answers_html, explanation, match_case = texts
+    typed = _typed_answers(answers_html, language.choice_attributes)
+    if typed is None or match_case not in ("yes", "no"):
+        return None
+    return TypedNote(
+        id="",
+        line=0,
+        guid=guid,
+        question=_md(question),
+        answers=tuple(map(typed_answer, typed)),
+        explanation=_md(explanation),
+        match_case=match_case == "yes",
+    )
 
 
 def _md(html: str, *, cloze: bool = False) -> str:

@@ -25,18 +25,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from deckbuilder.cardfile.typed import MAX_ANSWERS
-from deckbuilder.errors import Problem
-from deckbuilder.importers.base import (
-    Imported,
-    Question,
-    field_problem,
-    parse_answer,
-    question_problems,
-    raise_if,
-    size_problem,
-)
+from deckbuilder.cardfile.checks import text_problem
+from deckbuilder.cardfile.keys import MAX_ANSWERS
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.importers.base import Read, Skipped, SourceDeck, parse_answer, typed_answer
+from deckbuilder.model import McqNote, Note, TypedNote
 
 __all__ = ["looks_like_quiz", "parse_quiz"]
 
@@ -98,7 +93,9 @@ def _join(lines: list[str]) -> str:
 class _QuizReader:
     def __init__(self, file: str) -> None:
         self.file = file
-        self.problems: list[Problem] = []
+        self.problems: list[Problem] = []  # of no question: the file's own
+        self.of_draft: dict[int, list[Problem]] = {}  # by the question's line
+        self.current: _Draft | None = None
         self.drafts: list[_Draft] = []
         self.title = ""
         self.title_line = 0
@@ -106,7 +103,11 @@ class _QuizReader:
         self.intro_line = 0
 
     def problem(self, line: int, message: str) -> None:
-        self.problems.append(Problem(self.file, line, message))
+        found = Problem(self.file, line, message)
+        if self.current is None:
+            self.problems.append(found)
+        else:
+            self.of_draft.setdefault(self.current.line, []).append(found)
 
     def starts_question(self, number: int, current: _Draft | None, prev_blank: bool) -> bool:
         if current is None:
@@ -126,6 +127,7 @@ class _QuizReader:
             if m and self.starts_question(int(m.group(1)), cur, prev_blank):
                 cur = _Draft(int(m.group(1)), lineno, [m.group(2) or ""])
                 self.drafts.append(cur)
+                self.current = cur
             elif cur is None:
                 if not line:
                     pass
@@ -236,32 +238,40 @@ class _QuizReader:
         if q.state != "explanation":
             q.state = "after"
 
-    def finish(self, q: _Draft) -> Question:
+    def finish(self, q: _Draft) -> Note:
+        self.current = q
         choices = [_join(lines) for lines in q.choices]
         what = f"question {q.number}"
-        question = Question(
-            line=q.line,
-            question=_join(q.text),
-            choices=choices,
-            explanation=_join(q.explanation),
-            label=what,
-        )
+        question, explanation = _join(q.text), _join(q.explanation)
+        if not question.strip():
+            self.problem(q.line, f"{what} has no text")
         if q.answer_first and q.answer_value is not None:
-            question.typed = self.typed_answers(q.answer_value, q.answer_line, what)
-        self.problems.extend(question_problems(self.file, question, what))
-        if question.typed is not None:
-            return question
+            answers = self.typed_answers(q.answer_value, q.answer_line, what)
+            return TypedNote(
+                id="",
+                line=q.line,
+                question=question,
+                answers=tuple(map(typed_answer, answers)),
+                explanation=explanation,
+            )
         answer: list[int] = []
         if q.answer_value is not None and q.answer_value.strip():
             answer, problems = parse_answer(q.answer_value, len(choices), self.file, q.answer_line)
-            self.problems.extend(problems)
+            for problem in problems:
+                self.problem(problem.line or q.line, problem.message)
             if not problems and q.checked and answer != q.checked:
                 self.problem(
                     q.answer_line,
                     f"{what}: the answer line disagrees with the choices marked ✓",
                 )
-        question.answer = answer or sorted(q.checked)
-        return question
+        return McqNote(
+            id="",
+            line=q.line,
+            question=question,
+            choices=tuple(choices),
+            answer=tuple(answer or sorted(q.checked)),
+            explanation=explanation,
+        )
 
     def typed_answers(self, value: str, lineno: int, what: str) -> list[dict[str, str]]:
         """'four | 4 | 3.14 ± 0.01' -> the accepted answers, as the card file writes them."""
@@ -332,22 +342,40 @@ def _answer_key(entry: dict[str, str]) -> str:
     return " ± ".join(entry[key] for key in ("number", "tolerance") if key in entry)
 
 
-def parse_quiz(text: str, file: str) -> Imported:
-    """Read the numbered quiz format; raise DeckError listing every problem."""
+def parse_quiz(text: str, source: Path) -> Read:
+    """Read the numbered quiz format: every question that can be read becomes a note;
+    each that cannot is skipped with its problems. DeckError when nothing is a question."""
+    file = str(source)
     reader = _QuizReader(file)
     reader.read(text.split("\n"))
-    result = Imported("quiz", file, deck=reader.title, description=_join(reader.intro))
-    # The title names the deck (control characters dropped); the introduction describes it.
-    too_long = size_problem(result.deck)
-    if too_long:
-        reader.problem(reader.title_line, f"the title {too_long}")
-    refused = field_problem(result.description)
-    if refused:
-        reader.problem(reader.intro_line, f"the introduction (the deck's description) {refused}")
-    result.questions = [reader.finish(d) for d in reader.drafts]
     if not reader.drafts:
         reader.problem(
             1, "no numbered questions found (expected lines like '1. What is ...?' or '1) ...')"
         )
-    raise_if(reader.problems)
+    if reader.problems:
+        raise DeckError(reader.problems)
+    # The title names the deck (control characters dropped); the introduction describes it.
+    deck = SourceDeck(reader.title, description=_join(reader.intro))
+    result = Read("quiz", source, [deck])
+    refused = text_problem("the introduction", deck.description)
+    if refused:
+        deck.description = ""
+        result.warnings.append(
+            Problem(file, reader.intro_line, f"warning: {refused}; the deck has no description")
+        )
+    for draft in reader.drafts:
+        note = reader.finish(draft)
+        problems = reader.of_draft.get(draft.line)
+        if problems:
+            reason = "; ".join(p.message for p in problems)
+            result.skipped.append(Skipped(problems[0].line, reason))
+        else:
+            deck.notes.append(note)
+            result.unanswered[draft.line] = Problem(
+                file,
+                draft.line,
+                f"question {draft.number} has no marked answer; put ✓ after the right choice "
+                "or add a line 'ANSWER: B' (or import with --allow-missing-answers and fill it "
+                "in later)",
+            )
     return result

@@ -1,78 +1,87 @@
-"""Spreadsheets (``.csv``, ``.tsv``) with a header row -> card-file notes.
+"""Spreadsheets (``.csv``, ``.tsv``) -> the model's notes.
 
-The header says what the rows are: ``front, back[, tags]`` (basic notes);
+A header row says what the rows are: ``front, back[, tags]`` (basic notes);
 ``question, A, B, ...[, answer][, explanation][, tags]`` (multiple choice, one column per
-choice); ``text[, extra][, tags]`` (cloze). Column names are matched ignoring case and
-spaces; ``question, answer`` with no choice columns is ``front, back``. The encoding is
-read from a byte order mark (UTF-8, UTF-16), else UTF-8, else CP949 where that reads as
-Korean (what Korean Excel writes on Windows), else Windows-1252 (what Excel writes
-elsewhere on Windows); the delimiter from the file (``csv.Sniffer``), a tab for ``.tsv``.
+choice); ``text[, extra][, tags]`` (cloze); an ``id`` column gives each note its id (and
+so its GUID), a ``guid`` column the GUID Anki knows it by. Column names are matched
+ignoring case and spaces, in English or Korean (질문 or 문제, 보기1 ..., 정답, 해설, 태그;
+앞면, 뒷면); choice columns are letters or numbered (``choice 1``, ``option 1``, 보기1).
+``question, answer`` with no choice columns is ``front, back``.
+
+A sheet without such a header is read as Anki reads a text file (:mod:`.anki_text`): two
+or three columns are front, back and tags. So are files with Anki's ``#`` headers.
+The delimiter is a tab for ``.tsv``, else guessed from the file (``csv.Sniffer``).
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import re
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
-from deckbuilder.cardfile.reader import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem
-from deckbuilder.importers.base import CardNote, choice_problems, parse_answer
+from deckbuilder.importers.anki_text import anki_text_notes
+from deckbuilder.importers.base import Read, Skipped, SourceDeck, parse_answer
+from deckbuilder.importers.delimited import Metadata, read_metadata, rows
 from deckbuilder.importers.html_markdown import hard_breaks
-from deckbuilder.importers.notes_plan import NotesImport, TypeReport
-from deckbuilder.model import letter
+from deckbuilder.importers.text_input import read_source_text
+from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, letter
 
 __all__ = ["WORKBOOK_SUFFIXES", "read_spreadsheet"]
 
 _LAYOUTS = {
-    "basic": ({"front", "back"}, {"tags"}),
-    "cloze": ({"text"}, {"extra", "tags"}),
-    "mcq": ({"question", "answer"}, {"explanation", "tags"}),
+    "basic": ({"front", "back"}, {"tags", "id", "guid"}),
+    "cloze": ({"text"}, {"extra", "tags", "id", "guid"}),
+    "mcq": ({"question", "answer"}, {"explanation", "tags", "id", "guid"}),
 }
 _EXPECTED = (
     "front, back[, tags]; question, A, B, ...[, explanation][, tags] with answer; "
     "or text[, extra][, tags]"
 )
-_CHOICE = re.compile(r"[a-z]\Z")
+# Column names in other words (Korean), by the English name they mean.
+_NAMES = {
+    "질문": "question",
+    "문제": "question",
+    "정답": "answer",
+    "답": "answer",
+    "해설": "explanation",
+    "설명": "explanation",
+    "태그": "tags",
+    "앞면": "front",
+    "뒷면": "back",
+    "본문": "text",
+    "추가": "extra",
+}
+_LETTER = re.compile(r"[a-z]\Z")
+_NUMBERED = re.compile(r"(?:choice|option|보기|선택지?)\s*(\d{1,2})\Z")
 # A flashcard sheet's usual header: the question and its answer, no choice columns.
 _BASIC_NAMES = {"question": "front", "answer": "back"}
-_HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
+# Names that make the first row a header row (one that names no layout is refused).
+_KNOWN_NAMES = frozenset(
+    {name for required, optional in _LAYOUTS.values() for name in required | optional}
+)
 # Workbooks that must be saved as CSV first.
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
+# A sheet without a header row is read as Anki reads it when it has at most this many
+# columns: front, back, tags.
+_HEADERLESS_COLUMNS = 3
 
 
-def _decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16"), []
-    try:
-        return data.decode("utf-8-sig"), []
-    except UnicodeDecodeError:
-        pass
-    try:
-        korean = data.decode("cp949")
-    except UnicodeDecodeError:
-        korean = ""
-    # Western text is seldom valid CP949, and then reads as Chinese characters, not Hangul.
-    if _HANGUL_SYLLABLE.search(korean):
-        warning = "warning: not UTF-8; read as CP949 (Korean Excel's); check the Korean text"
-        return korean, [Problem(str(path), None, warning)]
-    warning = "warning: not UTF-8; read as Windows-1252 (Excel's)"
-    return data.decode("cp1252", errors="replace"), [Problem(str(path), None, warning)]
+def _column(name: str) -> str:
+    """A header cell as the layouts name it: 'choice 2' and '보기2' are 'b'."""
+    name = " ".join(name.split()).casefold()
+    numbered = _NUMBERED.match(name)
+    if numbered and 1 <= int(numbered.group(1)) <= 26:
+        return letter(int(numbered.group(1)) - 1).lower()
+    return _NAMES.get(name, name)
 
 
-def read_spreadsheet(path: Path) -> NotesImport:
-    """Read the spreadsheet at ``path``; raise DeckError listing every bad row."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DeckError.single(path, f"cannot read the file: {exc.strerror or exc}") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise DeckError.single(path, f"the file is over {MAX_FILE_BYTES:,} bytes; split it")
-    text, warnings = _decode(data, path)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+def read_spreadsheet(path: Path) -> Read:
+    """Read the spreadsheet at ``path``: every row that can be a note is one; each that
+    cannot is skipped and said why."""
+    text, warnings = read_source_text(path)
+    lines = text.split("\n")
+    meta = read_metadata(lines)
     if path.suffix.lower() == ".tsv":
         delimiter = "\t"
     else:
@@ -80,66 +89,73 @@ def read_spreadsheet(path: Path) -> NotesImport:
             delimiter = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|").delimiter
         except csv.Error:
             delimiter = ","
-    rows = _rows(text, delimiter)
-    _, header = next(rows, (1, []))
-    columns = [" ".join(name.split()).casefold() for name in header]
-    if not any(_CHOICE.match(name) for name in columns):
+    if meta.lines:  # Anki's headers: Anki's rules
+        result = anki_text_notes(lines, meta, path, delimiter)
+        result.warnings[:0] = warnings
+        return result
+    table = [(line, row) for line, row in rows(lines, 0, delimiter) if any(c.strip() for c in row)]
+    header = table[0][1] if table else []
+    columns = [_column(name) for name in header]
+    if not any(_LETTER.match(name) for name in columns):
         columns = [_BASIC_NAMES.get(name, name) for name in columns]
     kind = _layout(columns)
     if kind is None:
+        named = _KNOWN_NAMES.intersection(columns)
+        if not named and max((len(row) for _, row in table), default=0) <= _HEADERLESS_COLUMNS:
+            result = anki_text_notes(lines, Metadata(), path, delimiter)
+            result.format = "spreadsheet"
+            result.warnings[:0] = warnings
+            return result
         shown = ", ".join(name for name in header if name.strip()) or "nothing"
         raise DeckError.single(
             path, f"the header row names {shown}; expected the columns {_EXPECTED}", 1
         )
-    result = NotesImport("spreadsheet", str(path), path.stem, warnings=warnings)
-    problems: list[Problem] = []
-    choices = [i for i, name in enumerate(columns) if kind == "mcq" and _CHOICE.match(name)]
-    for number, (line, row) in enumerate(rows, start=2):  # the header is row 1
-        if not any(cell.strip() for cell in row):
-            continue
+    result = Read("spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings)
+    choices = [i for i, name in enumerate(columns) if kind == "mcq" and _LETTER.match(name)]
+    for line, row in table[1:]:
         cell = {
             name: hard_breaks(row[i].strip()) if i < len(row) else ""
             for i, name in enumerate(columns)
         }
-        note = CardNote(
-            kind, line, f"row {number}", {}, tags=re.split(r"[\s,;]+", cell.get("tags", ""))
+        tags = tuple(
+            dict.fromkeys(tag for tag in re.split(r"[\s,;]+", cell.get("tags", "")) if tag)
         )
-        note.tags = [tag for tag in note.tags if tag]
+        common = {
+            "id": cell.get("id", ""),
+            "line": line,
+            "tags": tags,
+            "guid": cell.get("guid", ""),
+        }
+        note: Note
         if kind == "mcq":
-            note.fields = {"question": cell["question"], "explanation": cell.get("explanation", "")}
             cells = [row[i].strip() if i < len(row) else "" for i in choices]
-            problems += _choice_problems(note, cells, cell["answer"], str(path), line, number)
+            found, answer = _choices(cells, cell["answer"], str(path), line)
+            if found:
+                result.skipped.append(Skipped(line, "; ".join(p.message for p in found)))
+                continue
+            note = McqNote(
+                **common,  # type: ignore[arg-type]
+                question=cell["question"],
+                choices=tuple(hard_breaks(text) for text in cells if text),
+                answer=tuple(answer),
+                explanation=cell.get("explanation", ""),
+            )
+        elif kind == "basic":
+            note = BasicNote(**common, front=cell["front"], back=cell.get("back", ""))  # type: ignore[arg-type]
         else:
-            keys = ("front", "back") if kind == "basic" else ("text", "extra")
-            note.fields = {key: cell.get(key, "") for key in keys}
-        first = next(iter(note.fields))
-        if not note.fields[first]:
-            problems.append(Problem(str(path), line, f"row {number}: the {first} is empty"))
-        result.notes.append(note)
-    if problems:
-        raise DeckError(problems)
+            note = ClozeNote(**common, text=cell["text"], extra=cell.get("extra", ""))  # type: ignore[arg-type]
+        result.decks[0].notes.append(note)
     what = {"basic": "basic notes", "cloze": "cloze notes", "mcq": "multiple-choice notes"}[kind]
-    result.report.append(TypeReport(f"{path.name} rows", len(result.notes), what, True))
+    n = len(result.decks[0].notes)
+    result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> {what}")
     return result
 
 
-def _rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    """Each row with the line it starts on: a quoted cell may hold line breaks."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    start = 1
-    for row in reader:
-        yield start, row
-        start = reader.line_num + 1
-
-
-def _choice_problems(
-    note: CardNote, cells: list[str], answer: str, file: str, line: int, number: int
-) -> list[Problem]:
-    """Set ``note``'s choices (from the choice columns' ``cells``) and answer, and say
-    everything wrong with them, as the card loader would find it, in one pass. ``line``:
-    where the row starts in the file; ``number``: its row in the spreadsheet. The answer is
-    a letter or number, or the text of one choice."""
-    row = f"row {number}"
+def _choices(
+    cells: list[str], answer: str, file: str, line: int
+) -> tuple[list[Problem], list[int]]:
+    """What is wrong with a row's choices (the choice columns' ``cells``) and answer (a
+    letter or number, or the text of one choice), and the answer's indexes."""
     problems = []
     # The letters name the columns: an empty cell before a filled one would shift them.
     filled = [k for k, text in enumerate(cells) if text]
@@ -149,35 +165,32 @@ def _choice_problems(
                 Problem(
                     file,
                     line,
-                    f"{row}: choice {letter(k)} is empty but a later choice is not (the answer's "
+                    f"choice {letter(k)} is empty but a later choice is not (the answer's "
                     "letters name the columns); fill it, or move the later choices left",
                 )
             )
-    note.choices = [hard_breaks(text) for text in cells if text]
+    picked: list[int] = []
     if not answer:
-        problems.append(Problem(file, line, f"{row}: the answer is empty"))
+        problems.append(Problem(file, line, "the answer is empty"))
     else:
         loose = " ".join(answer.split()).casefold()
         same_text = [
-            i for i, c in enumerate(note.choices) if " ".join(c.split()).casefold() == loose
+            i for i, c in enumerate(cells) if c and " ".join(c.split()).casefold() == loose
         ]
         # Read against the columns: with no empty cell before a filled one (refused above),
         # a column's letter is its choice's.
         picked, found = parse_answer(answer, len(cells), file, line)
         if found and len(same_text) == 1:
             picked, found = same_text, []  # the right choice's text, written out
-        note.answer = [i for i in picked if cells[i]]
         problems += [
-            Problem(file, line, f"{row}: choice {letter(i)}, the answer, is empty")
+            Problem(file, line, f"choice {letter(i)}, the answer, is empty")
             for i in picked
             if not cells[i]
         ]
-        problems += [replace(p, message=f"{row}: {p.message}") for p in found]
-    if len(note.choices) < 2:
-        problems.append(Problem(file, line, f"{row}: give at least 2 choices"))
-    else:
-        problems += choice_problems(file, line, row, note.choices)
-    return problems
+        problems += found
+    if len(filled) < 2:
+        problems.append(Problem(file, line, "give at least 2 choices"))
+    return problems, [i for i in picked if cells[i]]
 
 
 def _layout(columns: list[str]) -> str | None:
@@ -189,8 +202,8 @@ def _layout(columns: list[str]) -> str | None:
             continue
         rest = named - required - optional
         if kind == "mcq":
-            rest = {name for name in rest if not _CHOICE.match(name)}
-            if not any(_CHOICE.match(name) for name in named):
+            rest = {name for name in rest if not _LETTER.match(name)}
+            if not any(_LETTER.match(name) for name in named):
                 continue
         if not rest:
             return kind

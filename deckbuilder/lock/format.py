@@ -9,6 +9,7 @@ own reading refuses. What the entries mean and how a build updates them is
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -18,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.reading import LimitExceeded, open_regular, read_limited
 from deckbuilder.model import Deck, NoteKind
 
 __all__ = [
@@ -40,6 +42,9 @@ VERSION = 1
 # Anki's clients (the browser, AnkiDroid) handle ids as JavaScript numbers, exact only up
 # to 2**53 - 1; SQLite's own limit, 2**63 - 1, is far above.
 MAX_ANKI_ID = 2**53 - 1
+# One line per note: a lock file of 100,000 notes (the most a card file holds) is some
+# 15 MB; more is not a lock file deckbuilder wrote.
+MAX_LOCK_BYTES = 64 * 1024 * 1024
 LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: the lock file writes 4-digit years
 # The hash of an entry whose two lines (both sides of a merge) changed in the same second
 # and disagree: it matches no content, so the next build gives a time after both.
@@ -324,11 +329,23 @@ def parse_manifest(text: str, file: str) -> Manifest:
 
 
 def read_manifest(path: Path) -> Manifest | None:
-    """The lock file at ``path``, or None when there is none yet."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The lock file at ``path``, or None when there is none yet. Only a regular file is
+    read (a named pipe there would block the build), and no more than MAX_LOCK_BYTES; a
+    byte order mark, as some editors save, is read past."""
+    if not os.path.lexists(path):
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        with open_regular(path) as stream:
+            data = read_limited(stream, MAX_LOCK_BYTES)
+    except LimitExceeded:
+        raise DeckError.single(
+            path,
+            f"the lock file is larger than {MAX_LOCK_BYTES:,} bytes; restore it from version control",
+        ) from None
+    except OSError as exc:
+        raise DeckError.single(path, f"cannot read the lock file: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise DeckError.single(path, f"cannot read the lock file: {exc}") from exc
     return parse_manifest(text, str(path))

@@ -9,6 +9,13 @@ the same bytes and changes nothing in Anki, and an edit moves exactly the edited
 ``cards/<deck id>.lock`` records, per note, the Anki note id given when the note was first
 built, a hash of everything that ends up in the note, and the time that hash last changed;
 per note type, its id, its fields, a hash of its templates and CSS, and their change time.
+
+Anki's import updates a note only under the note type it already has: a note that now
+comes with another note type (a new note type id for its kind, or a note whose type
+changed, basic to typed say) is reported as conflicting and left as it was, unless the
+learner ticks "Merge note types". A build warns of both (docs/updating.md). The lock file
+does not record each note's type, so a note's change of type is known for certain only
+when no note of its new type was in the deck before; that is when the warning comes.
 It is plain text, one line per entry, sorted, so it reads and merges well in version
 control: what two branches disagree on (the same note listed twice, two notes with one
 Anki note id) is settled on the next build, with a warning. Only ``deckbuilder build``
@@ -182,6 +189,7 @@ def _update_note_types(
             note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, plan.now)
         elif before.anki_id != spec.id:
             replaced.append(NoteTypeReplaced(before, spec))
+            plan.warnings.append(_replaced_warning(plan.lock, before, spec))
             when = plan.later(before.changed, before.line, None, what)
             note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, when)
         elif before.fields != spec.fields:
@@ -194,7 +202,7 @@ def _update_note_types(
                     f"{', '.join(before.fields)}; Anki would import it as a second note type "
                     f"'{spec.name}+' and leave the existing notes on the old one. A note type's "
                     "fields may change only together with a new note type id and name "
-                    "(see README, 'Updating a shared deck').",
+                    "(see docs/updating.md).",
                 )
             )
         elif before.templates != digest:
@@ -276,6 +284,8 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
             when = plan.later(was.changed, was.line, note_id)
             notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
             changed.append(note_id)
+            if prev.note_types and rn.spec.kind not in prev.note_types:
+                plan.warnings.append(_retyped_warning(rd, rn))
     if (added or moved) and next_anki_id - 1 > MAX_ANKI_ID:
         plan.problems.append(_no_id_left(prev, lock))
     gone = [prev.notes[note_id] for note_id in sorted(prev.notes.keys() - notes.keys())]
@@ -302,6 +312,38 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
     manifest = Manifest(note_types, notes, high_water)
     warnings = prev.warnings + tuple(plan.warnings)
     return Update(manifest, changes, first_build=old is None, warnings=warnings)
+
+
+# What a learner must do for a note Anki's import would leave alone (see the module docstring).
+_MERGE = (
+    "Anki's import reports it as conflicting and keeps the old note unless \"Merge note "
+    'types" is ticked in its import dialog'
+)
+
+
+def _retyped_warning(rd: RenderedDeck, rn: RenderedNote) -> Problem:
+    """A note now of a type no note of the deck had before: its type changed."""
+    return Problem(
+        str(rd.deck.source),
+        rn.note.line,
+        f"warning: this note changed its note type (now '{rn.spec.name}'): {_MERGE}. Ask "
+        'learners to import with "Merge note types" (the old card keeps its reviews but may '
+        "show a blank front, which Tools > Empty Cards removes), or give the note a new id to "
+        "replace it (the old note stays until learners delete it); see docs/updating.md",
+        rn.note.id,
+    )
+
+
+def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> Problem:
+    """The note type of a kind has a new id: every note of that kind changes type."""
+    return Problem(
+        lock,
+        before.line,
+        f"warning: the {spec.kind.value} notes now have note type '{spec.name}' (id {spec.id}, "
+        f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
+        f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
+        '"Merge note types" (see docs/updating.md)',
+    )
 
 
 def _moved(entry: NoteEntry, keeper: NoteEntry, new_id: int) -> str:

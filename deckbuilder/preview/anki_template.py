@@ -9,10 +9,21 @@ follow Anki's parser: nested deletions, ``::hint``, the active deletion as
 others as ``<span class="cloze-inactive" data-ordinal=N>``. Sounds become
 ``[anki:play:q:N]`` / ``[anki:play:a:N]`` references, as in ``card.question()``.
 
+The type-answer field, ``{{type:Field}}`` (and ``{{type:nc:Field}}``), the backend leaves
+as ``[[type:Field]]`` for the client to fill; :func:`render_card` fills it as the preview
+page's client, the way Anki desktop's reviewer does (aqt/reviewer.py, typeAnsFilter): the
+question gets an in-card box, ``<input id="typeans">``, whose Enter asks the page for the
+answer with ``showAnswer()`` (the call AnkiDroid's card page has, which the page gives each
+front); the back gets what the reviewer shows when nothing was handed over to it, Anki's
+comparison for an empty answer, ``<code id=typeans>`` holding the field's text. The page
+renders each back once, so it cannot hand the typed text to it: a note type that judges
+the answer reads its own box on the front (deckbuilder's typed answer does, through
+sessionStorage).
+
 Not supported (deckbuilder's templates do not use them; :class:`TemplateError` says so):
-other filters (``type:``, ``hint:``, ``furigana:``, ``tts``...), the legacy ``<% %>``
-syntax, image occlusion, TTS tags.
-tests/test_anki_template.py compares this renderer with the real backend.
+other filters (``type:cloze:``, ``hint:``, ``furigana:``, ``tts``...), the legacy
+``<% %>`` syntax, image occlusion, TTS tags.
+tests/preview/test_anki_template.py compares this renderer with the real backend.
 """
 
 from __future__ import annotations
@@ -259,6 +270,18 @@ def _parse(template: str) -> list[object]:
     return stack[0][1]
 
 
+def _type_filter(key: str, filters: Sequence[str]) -> str:
+    """Anki's ``type:`` filter (rslib template_filters.rs, apply_filters): written first,
+    it takes the place of every filter after it, and gives the marker a client fills."""
+    if list(filters) == ["cloze", "type"]:
+        raise TemplateError(
+            f"the template filter 'type:cloze:' ({{{{type:cloze:{key}}}}}) is not supported"
+        )
+    if list(filters) == ["nc", "type"]:
+        return f"[[type:nc:{key}]]"
+    return f"[[type:{key}]]"
+
+
 def _apply_filter(name: str, text: str, key: str, ctx: _Context) -> str:
     if name == "text":
         return strip_html(text)
@@ -285,6 +308,9 @@ def _render_nodes(nodes: Sequence[object], ctx: _Context, out: list[str]) -> Non
             if key not in ctx.fields:
                 raise TemplateError(f"the template refers to an unknown field '{key}'")
             text = ctx.fields[key]
+            if extra and extra[-1] == "type":
+                out.append(_type_filter(key, extra))
+                continue
             for name in extra:
                 text = _apply_filter(name, text, key, ctx)
             out.append(text)
@@ -332,12 +358,72 @@ def _extract_sounds(text: str, side: str) -> tuple[str, tuple[str, ...]]:
     return "".join(out), tuple(sounds)
 
 
-def render_card(front: str, back: str, fields: Mapping[str, str], ordinal: int) -> RenderedCard:
-    """Render card ``ordinal`` (0-based) of a note with these field values."""
+# -- the type-answer field, as the preview page's client fills it ------------------------
+
+# The marker the backend leaves (the pattern both Anki desktop and AnkiDroid search for).
+_TYPE_ANSWER = re.compile(r"\[\[type:(.+?)\]\]")
+# What Anki's comparison leaves out of the expected text (rslib typeanswer.rs
+# strip_expected): sound and TTS tags, and line breaks, which become one space.
+_AV_TAGS = re.compile(r"\[sound:.+?\]|\[anki:tts[^\]]*\].*?\[/anki:tts\]", re.DOTALL)
+_LINE_BREAKS = re.compile(r"(?:\n|<br\s?/?>|</?div>)+", re.IGNORECASE)
+# The box on the question. Enter (not one that ends an IME composition) asks for the
+# answer as a card asks AnkiDroid's card page, with showAnswer().
+_TYPE_ANSWER_BOX = (
+    '<center><input type="text" id="typeans" autocomplete="off" onkeydown="'
+    "if (event.key === 'Enter' &amp;&amp; !event.isComposing &amp;&amp; "
+    "typeof showAnswer === 'function') { event.preventDefault(); showAnswer(); }"
+    '"></center>'
+)
+
+
+def _type_answer_field(marker: str, fields: Mapping[str, str]) -> str:
+    """The content of the field a ``[[type:...]]`` names (the renderer has already
+    refused a template that names an unknown field)."""
+    name = marker.split(":", 1)[1] if marker.startswith("nc:") else marker
+    return fields.get(name, "")
+
+
+def _type_answer_question(text: str, fields: Mapping[str, str]) -> str:
+    """Every ``[[type:...]]`` of the question as Anki desktop's reviewer fills it: the
+    box, or nothing where the field is empty."""
+    match = _TYPE_ANSWER.search(text)
+    if match is None:
+        return text
+    shown = _TYPE_ANSWER_BOX if _type_answer_field(match.group(1), fields) else ""
+    return _TYPE_ANSWER.sub(lambda _: shown, text)
+
+
+def _type_answer_back(text: str, question: str, fields: Mapping[str, str]) -> str:
+    """Every ``[[type:...]]`` of the answer as Anki desktop's reviewer fills it when
+    nothing was typed: Anki's comparison of the field's text with an empty answer (rslib
+    typeanswer.rs compare_answer), and nothing where the question had no box."""
+    match = _TYPE_ANSWER.search(question)
+    expected = _type_answer_field(match.group(1), fields) if match else ""
+    if not expected:
+        return _TYPE_ANSWER.sub("", text)
+    stripped = strip_html(_LINE_BREAKS.sub(" ", _AV_TAGS.sub("", expected))).strip()
+    shown = "<code id=typeans>" + "".join(_MINIMAL.get(ch, ch) for ch in stripped) + "</code>"
+    # As the reviewer does, a separator before the box stays before the comparison.
+    without_hr = text.replace("<hr id=answer>", "")
+    if without_hr == text:
+        return _TYPE_ANSWER.sub(lambda _: shown, text)
+    if not _TYPE_ANSWER.search(without_hr):
+        return text
+    return _TYPE_ANSWER.sub(lambda _: "<hr id=answer>" + shown, without_hr)
+
+
+def render_card(
+    front: str, back: str, fields: Mapping[str, str], ordinal: int, *, as_client: bool = True
+) -> RenderedCard:
+    """Render card ``ordinal`` (0-based) of a note with these field values, as the preview
+    page shows it; with ``as_client=False``, as the backend leaves it for a client
+    (``[[type:...]]`` unfilled, as in ``card.question()``)."""
     q, q_sounds = _extract_sounds("".join(_render(front, _Context(fields, ordinal, None))), "q")
     # {{FrontSide}} is the question after its sounds became [anki:play:q:N] references:
     # they keep playing the question's sounds; the answer's own are numbered from 0.
     a, a_sounds = _extract_sounds("".join(_render(back, _Context(fields, ordinal, q))), "a")
+    if as_client:
+        q, a = _type_answer_question(q, fields), _type_answer_back(a, q, fields)
     return RenderedCard(ordinal, q, a, q_sounds, a_sounds)
 
 

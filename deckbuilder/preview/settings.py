@@ -6,6 +6,7 @@ Library code: every wrong value is a RequestError naming its field, or a DeckErr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,7 +24,7 @@ from deckbuilder.schedule.settings import (
 )
 
 if TYPE_CHECKING:
-    from deckbuilder.anki.history import FittedParameters
+    from deckbuilder.schedule.fit import FittedParameters
 
 __all__ = [
     "DEFAULT_DAYS",
@@ -32,12 +33,14 @@ __all__ = [
     "DeckSettings",
     "StudyParameters",
     "deck_settings",
+    "fit_history",
     "fitted_text",
     "retention_warning",
     "settings_for",
     "settings_from_options",
     "study_block_parameters",
     "study_warnings",
+    "too_few_reviews",
 ]
 
 DEFAULT_DAYS = 365
@@ -275,7 +278,7 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
         return StudyParameters(study.parameters, "from the study block", {"study_block": where})
     if study.history is None:
         return None
-    from deckbuilder.anki.history import HistoryError, too_few_reviews
+    from deckbuilder.anki.history import HistoryError
 
     path = study.history
 
@@ -318,6 +321,37 @@ def fitted_text(fitted: FittedParameters, history: Path) -> str:
 @lru_cache(maxsize=8)
 def _fit(history: Path) -> FittedParameters:
     """One fit per history file in a run, however many decks (or languages) name it."""
-    from deckbuilder.anki.history import fit_history
-
     return fit_history(history)
+
+
+def fit_history(path: Path) -> FittedParameters:
+    """FSRS parameters fitted to the review log at ``path`` (a collection file or a
+    package), days counted in this computer's time zone as Anki counts them on the
+    computer it runs on; the defaults (``fitted=False``) when it holds too few reviews.
+    Raises HistoryError when it cannot be read."""
+    from deckbuilder.anki.history import read_reviews
+    from deckbuilder.schedule.fit import ReviewLog, fit_log
+
+    revlog, rollover = read_reviews(path)
+    return fit_log(ReviewLog(*revlog), rollover, time.localtime().tm_gmtoff)
+
+
+def too_few_reviews(fitted: FittedParameters, path: Path) -> str:
+    """Why no parameters were fitted from the history at ``path``, and what is used
+    instead, in words (the caller names the file). A package exported without
+    scheduling holds no review log at all; Anki's export dialog names the box that
+    puts it in."""
+    if fitted.logged == 0:
+        if path.suffix.lower() == ".apkg":
+            text = (
+                "the package holds no review history; export the deck again with "
+                '"Include scheduling information" checked'
+            )
+        else:
+            text = "no review history in it"
+    else:
+        text = (
+            f"only {fitted.reviews} long-term reviews, too few for FSRS's optimizer to fit "
+            "parameters (Anki keeps the defaults too)"
+        )
+    return text + "; the default parameters are used"

@@ -19,6 +19,7 @@ __all__ = [
     "ANKI_STEP_MAX_SECONDS",
     "DEFAULT_PARAMETERS",
     "LOWER_BOUNDS",
+    "PARAMETER_COUNT",
     "RETENTION_RANGE",
     "UPPER_BOUNDS",
     "ParameterSyntaxError",
@@ -48,6 +49,8 @@ ANKI_STEP_MAX_SECONDS = 2**31
 # about 1e-30 the FSRS interval formula overflows a float; this range leaves a wide margin,
 # and retentions closer to 0 or 1 tell a learner nothing more.
 RETENTION_RANGE = (0.01, 0.999)
+
+PARAMETER_COUNT = 21  # FSRS-6's parameters, w[0] to w[20]
 
 # FSRS-6's default parameters and their bounds are py-fsrs's own
 # (fsrs.scheduler), read when first used: ``check`` reads card files without loading

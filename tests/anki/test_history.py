@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.anki.history import Review, fit_history, read_reviews, training_items
+from deckbuilder.anki.history import read_reviews
+from deckbuilder.preview.settings import fit_history
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, ladder
+from deckbuilder.schedule.fit import ReviewLog, training_items
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]
@@ -163,8 +165,8 @@ def test_training_items_are_ankis_own_in_content_and_order(tmp_path: Path) -> No
         params=parameters, search="", ignore_revlogs_before_ms=0
     )
     col.close()
-    reviews, rollover = read_reviews(tmp_path / "profile" / "collection.anki2")
-    items = training_items(reviews, rollover, utc_offset=0)  # Anki here runs in UTC
+    revlog, rollover = read_reviews(tmp_path / "profile" / "collection.anki2")
+    items = training_items(ReviewLog(*revlog), rollover, utc_offset=0)  # Anki here runs in UTC
     assert len(items) == anki_items
     batch = [fsrs_rs.FSRSItem([fsrs_rs.FSRSReview(r, t) for r, t in item]) for item in items]
     ours = fsrs_rs.FSRS(parameters).evaluate(batch)
@@ -178,8 +180,8 @@ def test_fit_from_open_collection_reads_its_write_ahead_log(tmp_path: Path) -> N
     col = make_history(tmp_path / "profile", cards=60)
     col.db.execute("pragma journal_mode = wal")
     col.db.execute("insert into revlog values (1, 1, -1, 3, 1, 0, 0, 8000, 1)")
-    reviews, _ = read_reviews(tmp_path / "profile" / "collection.anki2")
-    assert any(r.millis == 1 for r in reviews)
+    revlog, _ = read_reviews(tmp_path / "profile" / "collection.anki2")
+    assert 1 in revlog.millis
     col.close()
 
 
@@ -231,82 +233,6 @@ def test_preview_history_uses_the_fitted_parameters_and_params_wins(
     assert both["parameters_from"] == {"given": "params"}
     told = cli("preview", "cards/", "--history", path, "--params", given, "--days", "30")
     assert f"Note: --history {path} is not used: --params gives the parameters" in told.err
-
-
-DAY = 86_400_000
-MORNING = 5 * 3_600_000  # an hour after the day starts (4 am)
-
-
-def test_items_start_at_the_first_learning_answer_and_end_on_a_later_day() -> None:
-    reviews = [
-        Review(1, MORNING + 1000, 3, 1),  # before learning: an imported review, skipped
-        Review(1, MORNING + 2000, 1, 0),
-        Review(1, MORNING + 3000, 3, 0),  # same day: no item of its own
-        Review(1, MORNING + 2 * DAY, 3, 1),
-        Review(2, MORNING + 5 * DAY, 3, 1),  # no learning answer: no items
-    ]
-    assert training_items(reviews) == [[(1, 0), (3, 0), (3, 2)]]
-
-
-def test_items_come_in_the_order_they_were_answered_not_by_card() -> None:
-    """The optimizer gives later items more weight: card 2's review on day 3 comes
-    between card 1's reviews on days 2 and 9."""
-    reviews = [
-        Review(1, MORNING, 3, 0),
-        Review(1, MORNING + 2 * DAY, 3, 1),
-        Review(1, MORNING + 9 * DAY, 4, 1),
-        Review(2, MORNING + DAY, 2, 0),
-        Review(2, MORNING + 3 * DAY, 3, 1),
-    ]
-    assert training_items(reviews) == [
-        [(3, 0), (3, 2)],
-        [(2, 0), (3, 2)],
-        [(3, 0), (3, 2), (4, 7)],
-    ]
-
-
-def test_a_reset_card_starts_again_at_its_last_learning_and_cram_or_manual_entries_drop() -> None:
-    reviews = [
-        Review(1, MORNING, 3, 0),
-        Review(1, MORNING + DAY, 3, 1),
-        Review(1, MORNING + 2 * DAY, 0, 4, factor=0),  # reset to new
-        Review(1, MORNING + 3 * DAY, 1, 0),  # learned again
-        Review(1, MORNING + 4 * DAY, 3, 3, factor=0),  # cramming: no schedule change
-        Review(1, MORNING + 5 * DAY, 0, 4),  # set due date
-        Review(1, MORNING + 5 * DAY + 1, 0, 5),  # rescheduled
-        Review(1, MORNING + 6 * DAY, 3, 3),  # a filtered deck that reschedules: counts
-        Review(2, MORNING, 3, 0),
-        Review(2, MORNING + DAY, 3, 1),
-        Review(2, MORNING + 2 * DAY, 0, 4, factor=0),  # reset, not studied since
-    ]
-    assert training_items(reviews) == [[(1, 0), (3, 3)]]
-
-
-def test_an_answer_in_the_first_second_of_a_day_counts_for_the_day_before() -> None:
-    """Anki counts days back from the next day's start, so 04:00:00 is still the
-    previous day; 04:00:01 is the new one."""
-    start = 4 * 3_600_000
-    for millis, elapsed in [(start + 999, 1), (start + 1000, 2)]:
-        reviews = [Review(1, 12 * 3_600_000 - DAY, 3, 0), Review(1, millis + DAY, 3, 1)]
-        assert training_items(reviews) == [[(3, 0), (3, elapsed)]]
-
-
-@pytest.mark.parametrize(
-    ("utc_offset", "elapsed"),
-    [(0, 1), (9 * 3600, 0), (-6 * 3600, 0)],
-)
-def test_days_start_at_the_rollover_hour_in_the_given_time_zone(
-    utc_offset: int, elapsed: int
-) -> None:
-    """Answers at 03:00 and 05:00 UTC: a day apart where 4 am is 04:00 UTC; the same day
-    at 4 am in Tokyo (13:00 UTC) or Chicago (10:00 UTC), reviewed 3 days later."""
-    reviews = [
-        Review(1, 3 * 3_600_000, 3, 0),
-        Review(1, 5 * 3_600_000, 3, 1),
-        Review(1, 5 * 3_600_000 + 3 * DAY, 3, 1),
-    ]
-    items = training_items(reviews, rollover=4, utc_offset=utc_offset)
-    assert items[-1] == [(3, 0), (3, elapsed), (3, 3)]
 
 
 @pytest.mark.parametrize("content", [b"not a collection", b"PK\x03\x04 broken zip"])
@@ -408,7 +334,10 @@ def test_build_and_check_warn_about_a_study_block_history_they_cannot_read(
         "notes: [{id: a, front: f, back: b}]\n",
         encoding="utf-8",
     )
-    warning = f"{deck}:4: warning: 'history' cannot be used: {tmp_path / 'backup.colpkg'} is not"
+    warning = (
+        f"{deck}:4: warning: 'history' cannot be used: {tmp_path / 'backup.colpkg'}: "
+        "not an Anki collection or package"
+    )
     built = cli("build", deck, "--out", tmp_path / "out")
     assert built.code == 0, built.err
     assert (tmp_path / "out" / "deck.apkg").is_file()

@@ -19,14 +19,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder import importers
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.app.packages import build, check
 from deckbuilder.cardfile.fields import UNSTORABLE
 from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import import_text, plan_import, write_card_file
+from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
+from deckbuilder.importers import plan as import_plan
 from tests.conftest import Run, import_package
+from tests.importers.reading import import_text
 
 CliRun = Callable[..., Run]
 
@@ -314,8 +315,8 @@ def test_importer_skips_a_question_anki_cannot_store(
     result = cli("import", source, "--format", fmt, "--out", "cards/out.yaml")
     assert result.code == 0, result.err
     assert result.err.splitlines() == [
-        f"{source}:{line}: warning: skipped a multiple-choice question (choice B contains "
-        f"the control character {FIELD_SEPARATOR})"
+        f"{source}:{line}: warning: skipped: 'choices[1]' contains the control character "
+        f"{FIELD_SEPARATOR}"
     ]
     assert f"{kept} imported, 1 skipped" in result.out
     assert cli("check", "cards/out.yaml").code == 0
@@ -323,13 +324,14 @@ def test_importer_skips_a_question_anki_cannot_store(
 
 def test_importer_skips_a_question_too_big_for_a_field(tmp_path: Path) -> None:
     big = "x" * (MAX_FIELD_BYTES + 1)
-    result = import_text(QUIZ.format(bad="").replace("Second?", big), "in.txt", "quiz")
-    assert [q.question for q in result.questions] == ["First?", "Third?"]
-    (skipped,) = result.skipped
+    source = tmp_path / "in.txt"
+    source.write_text(QUIZ.format(bad="").replace("Second?", big), encoding="utf-8")
+    plan = plan_import(read_source(source, "quiz"), ImportOptions(out=tmp_path / "o.yaml"))
+    assert [note.question for note in plan.decks[0].notes] == ["First?", "Third?"]  # type: ignore[attr-defined]
+    (skipped,) = plan.skipped
     assert (skipped.line, skipped.reason) == (
         5,
-        f"the question is {MAX_FIELD_BYTES + 1:,} bytes; a card field holds at most "
-        f"{MAX_FIELD_BYTES:,}",
+        f"'question' is {MAX_FIELD_BYTES + 1:,} bytes; the limit is {MAX_FIELD_BYTES:,}",
     )
 
 
@@ -337,7 +339,9 @@ def test_only_unstorable_questions_is_an_error_naming_them() -> None:
     with pytest.raises(DeckError) as info:
         import_text("1. Q\x07?\n- a ✓\n- b\n", "in.txt", "quiz")
     assert [str(p) for p in info.value.problems] == [
-        "in.txt:1: no questions to import (skipped: multiple-choice at line 1)"
+        "in.txt: no notes to import",
+        "in.txt:1: 'question' contains the control character U+0007, which Anki cannot "
+        "store; delete it",
     ]
 
 
@@ -345,34 +349,35 @@ def test_control_characters_leave_deck_names_and_category_tags(tmp_path: Path) -
     """Anki drops them from deck names and tags itself: removing them is safe."""
     quiz = tmp_path / "in.txt"
     quiz.write_text("Title\x07 one\x1f two\n\n" + QUIZ.format(bad=""), encoding="utf-8")
-    assert plan_import(quiz, out=tmp_path / "a.yaml").deck_name == "Title one two"
+    options = ImportOptions(out=tmp_path / "a.yaml")
+    assert plan_import(read_source(quiz), options).decks[0].name == "Title one two"
     gift = tmp_path / "in.gift"
     gift.write_text(
         "$CATEGORY: top/Sci\x1bence/Week\x01 1\n\nQ? {=a ~b}\n\n"
         "$CATEGORY: top/Sci\x1bence/Week 2\n\nR? {=c ~d}\n",
         encoding="utf-8",
     )
-    plan = plan_import(gift, out=tmp_path / "b.yaml")
-    assert plan.deck_name == "Sci ence"
-    assert [q.tags for q in plan.result.questions] == [["Week_1"], ["Week_2"]]
+    plan = plan_import(read_source(gift), ImportOptions(out=tmp_path / "b.yaml"))
+    assert plan.decks[0].name == "Sci ence"
+    assert [note.tags for note in plan.decks[0].notes] == [("Week_1",), ("Week_2",)]
 
 
-def test_quiz_introduction_with_a_control_character_is_located() -> None:
-    with pytest.raises(DeckError) as info:
-        import_text("Title\n\nIntro\nmore \x1b[1m\n\n" + QUIZ.format(bad=""), "in.txt", "quiz")
-    assert [str(p) for p in info.value.problems] == [
-        "in.txt:3: the introduction (the deck's description) contains the control character "
-        "U+001B, which Anki cannot store; delete it"
+def test_quiz_introduction_with_a_control_character_is_left_out_with_a_warning() -> None:
+    result = import_text("Title\n\nIntro\nmore \x1b[1m\n\n" + QUIZ.format(bad=""), "in.txt", "quiz")
+    assert result.description == ""
+    assert [str(p) for p in result.warnings] == [
+        "in.txt:3: warning: 'the introduction' contains the control character U+001B, which "
+        "Anki cannot store; delete it; the deck has no description"
     ]
 
 
 def test_more_questions_than_a_card_file_holds_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(importers, "MAX_NOTES", 2)
+    monkeypatch.setattr(import_plan, "MAX_NOTES", 2)
     with pytest.raises(DeckError) as info:
         import_text(QUIZ.format(bad=""), "in.txt", "quiz")
     assert [str(p) for p in info.value.problems] == [
-        "in.txt:9: more than 2 questions; a card file holds at most 2 notes (split the file, "
-        "and import each part)"
+        "in.txt:9: more than 2 notes; a card file holds at most 2 (split the file, and import "
+        "each part)"
     ]
 
 
@@ -449,11 +454,14 @@ def test_any_import_gives_a_card_file_check_accepts(
     path.write_bytes(text.encode("utf-8"))
     out = tmp_path / "cards" / "out.yaml"
     try:
-        plan = plan_import(path, fmt, out=out)
+        plan = plan_import(read_source(path, fmt), ImportOptions(out=out))
     except DeckError as exc:
         assert exc.problems and all(p.file == str(path) for p in exc.problems)
-        assert all(p.line or "binary file" in p.message for p in exc.problems), exc
+        assert all(
+            p.line or "binary file" in p.message or "no notes" in p.message for p in exc.problems
+        ), exc
         return
-    write_card_file(plan, path, force=True)
+    assert all(skipped.line for skipped in plan.skipped)  # each left out at its line
+    write_import(plan, force=True)
     (deck,) = [rendered.deck for rendered in check([out])]
-    assert len(deck.notes) == len(plan.result.questions)
+    assert len(deck.notes) == len(plan.decks[0].notes)

@@ -89,6 +89,7 @@ def test_answer_letters_field_lines_and_normalisation(tmp_path: Path) -> None:
         "choices": 3,
         "answer": 3,
         "explanation": 3,
+        "answer[0]": 3,
         **{f"choices[{i}]": 3 for i in range(9)},
     }
 
@@ -145,8 +146,8 @@ def test_deck_id_defaults_to_file_stem(tmp_path: Path) -> None:
             ":5: note 'a': unknown key 'bakc' in a basic note; did you mean 'back'?",
         ),
         (
-            "deck: D\nnotes:\n  - id: a\n    front: f\n    back: ''\n",
-            ":5: note 'a': 'back' is empty",
+            "deck: D\nnotes:\n  - id: a\n    front: ''\n    back: b\n",
+            ":4: note 'a': 'front' is empty",
         ),
         (
             "deck: D\nnotes:\n  - id: a\n    front: [x]\n    back: b\n",
@@ -158,7 +159,7 @@ def test_deck_id_defaults_to_file_stem(tmp_path: Path) -> None:
         ),
         (
             "deck: D\nnotes:\n  - id: a\n    question: q\n    choices: [x]\n    answer: A\n",
-            ":5: note 'a': 'choices' has 1 entries; give 2 to 26",
+            ":5: note 'a': 'choices' has 1 entry; give 2 to 26",
         ),
         (
             "deck: D\nnotes:\n  - id: a\n    question: q\n    choices: [x, ' X ']\n    answer: A\n",

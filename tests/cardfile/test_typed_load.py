@@ -101,7 +101,7 @@ def test_anki_receives_the_typed_note_type(tmp_path: Path) -> None:
         assert len(cids) == 8  # one card per note
         card = col.get_card(cids[0])
         question: Any = card.question()
-        assert "data-typed" in question and 'class="db-accept"' not in question
+        assert "[[type:Answers]]" in question and 'class="db-accept"' not in question
         assert 'class="db-accept"' in card.answer()
         assert col.fix_integrity()[1]
     finally:

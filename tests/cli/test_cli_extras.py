@@ -368,7 +368,17 @@ def test_list_columns_line_up_with_korean_deck_names(project: Path, cli: CliRun)
 def test_help_lists_commands_in_the_order_of_an_authors_day(cli: CliRun) -> None:
     out = cli("--help").out
     listed = re.findall(r"^  (\w+)\s{2,}", out.split("Commands:")[1], re.M)
-    assert listed == ["init", "import", "check", "lint", "build", "preview", "list", "schema"]
+    assert listed == [
+        "init",
+        "import",
+        "check",
+        "lint",
+        "build",
+        "watch",
+        "preview",
+        "list",
+        "schema",
+    ]
 
 
 def test_build_outside_a_project_says_where_to_run_it(

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import import_file, import_text
 from tests.conftest import DATA, assert_imports_or_fails_cleanly
+from tests.importers.reading import card_text, import_file, import_text
 
 AIKEN = DATA / "import" / "moodle.aiken"
 # Moodle's own test file, question/format/aiken/tests/fixtures/aiken_errors.txt (GPL v3+,
@@ -153,12 +153,11 @@ def test_html_characters_show_as_moodle_shows_them(tmp_path: Path) -> None:
     """Moodle's test expects the choice 'Correct (&lt; &gt; &amp;)': the characters are
     text on the card, not markup."""
     from deckbuilder.cardfile.reader import load_deck
-    from deckbuilder.importers import card_file_text
     from deckbuilder.render.deck import render_deck
 
     result = import_text(MOODLE_THIRD_QUESTION + "\n", "q.txt", "aiken")
     target = tmp_path / "third.yaml"
-    target.write_text(card_file_text(result, "Third", "third"), encoding="utf-8")
+    target.write_text(card_text(result), encoding="utf-8")
     (note,) = render_deck(load_deck(target)).notes
     assert "Correct (&lt; &gt; &amp;)<" in note.fields[1]
     assert "Incorrect (&lt; &gt; &amp;)<" in note.fields[1]
@@ -167,12 +166,11 @@ def test_html_characters_show_as_moodle_shows_them(tmp_path: Path) -> None:
 def _rendered_note(tmp_path: Path, text: str) -> tuple[str, str]:
     """The question and choices fields Anki gets from importing ``text`` as Aiken."""
     from deckbuilder.cardfile.reader import load_deck
-    from deckbuilder.importers import card_file_text
     from deckbuilder.render.deck import render_deck
 
     target = tmp_path / "aiken.yaml"
     result = import_text(text, "q.txt", "aiken")
-    target.write_text(card_file_text(result, "Aiken", "aiken"), encoding="utf-8")
+    target.write_text(card_text(result), encoding="utf-8")
     (note,) = render_deck(load_deck(target)).notes
     return note.fields[0], note.fields[1]
 
@@ -251,9 +249,9 @@ def test_missing_answers_can_be_let_through_and_filled_in_later() -> None:
 
 def test_a_format_suffix_in_the_file_name_is_no_part_of_the_deck_name(tmp_path: Path) -> None:
     """Moodle's own fixtures are named like questions.aiken.txt."""
-    from deckbuilder.importers import plan_import
+    from deckbuilder.importers import ImportOptions, plan_import, read_source
 
     source = tmp_path / "unit2.aiken.txt"
     source.write_text("Q?\nA. a\nB. b\nANSWER: A\n", encoding="utf-8")
-    plan = plan_import(source, "aiken")
-    assert (plan.deck_name, plan.out.name) == ("unit2", "unit2.yaml")
+    (deck,) = plan_import(read_source(source, "aiken"), ImportOptions()).decks
+    assert (deck.name, deck.out.name) == ("unit2", "unit2.yaml")

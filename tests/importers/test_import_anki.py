@@ -8,7 +8,7 @@ import pytest
 
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.app.packages import build
-from deckbuilder.importers import plan_import, write_card_file
+from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
 from tests.conftest import DATA, import_package
 
 pytestmark = pytest.mark.anki
@@ -17,24 +17,21 @@ IMPORT = DATA / "import"
 
 def imported_notes(tmp_path: Path, collection: object, source: Path) -> dict[str, object]:
     """Import ``source``, build its card file, import the package; notes by question text."""
-    plan = plan_import(source, out=tmp_path / "cards" / "deck.yaml")
-    write_card_file(plan, source)
-    (result,) = build([plan.out], tmp_path / "out", timestamp=1_700_000_000)
+    plan = plan_import(read_source(source), ImportOptions(out=tmp_path / "cards" / "deck.yaml"))
+    write_import(plan)
+    (deck,) = plan.decks
+    (result,) = build([deck.out], tmp_path / "out", timestamp=1_700_000_000)
     col: object = collection
     log = import_package(col, result.path)
-    assert len(log.new) == len(plan.result.questions)  # type: ignore[attr-defined]
+    assert len(log.new) == len(deck.notes)  # type: ignore[attr-defined]
     assert col.fix_integrity() == ("Database rebuilt and optimized.", True)  # type: ignore[attr-defined]
-    assert plan.deck_name in [d.name for d in col.decks.all_names_and_ids()]  # type: ignore[attr-defined]
+    assert deck.name in [d.name for d in col.decks.all_names_and_ids()]  # type: ignore[attr-defined]
     notes = [col.get_note(nid) for nid in col.find_notes("")]  # type: ignore[attr-defined]
     kinds = {"deckbuilder Multiple Choice", "deckbuilder Typed Answer"}
     assert all(n.note_type()["name"] in kinds for n in notes)  # type: ignore[attr-defined]
-    guids = {note_guid("deck", nid) for nid in _ids(plan.text)}
+    guids = {note_guid("deck", note.id) for note in deck.notes}
     assert {n.guid for n in notes} == guids  # type: ignore[attr-defined]
     return {n["Question"]: n for n in notes}  # type: ignore[index]
-
-
-def _ids(text: str) -> list[str]:
-    return [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("  - id: ")]
 
 
 def test_seed_quiz_in_anki(tmp_path: Path, collection: object) -> None:

@@ -1,5 +1,6 @@
-"""Anki's "Notes in Plain Text" export: its # headers are read, notes keep their GUIDs,
-note types are mapped by name, and bad rows are reported at their lines."""
+"""Anki's text files as Anki reads them: the # headers of its "Notes in Plain Text"
+export, notes that keep their GUIDs, note types mapped by name, header-less text, and
+bad rows listed at their lines while the rest come in."""
 
 from __future__ import annotations
 
@@ -8,8 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.importers.anki_text import looks_like_anki_text, read_anki_text
+from deckbuilder.importers import Read, detect_format, read_source
+from deckbuilder.model import BasicNote, ClozeNote, Note
 from tests.conftest import Run
+
+
+def read_anki_text(path: Path) -> Read:
+    return read_source(path, "anki-text")
+
+
+def shape(note: Note) -> tuple[object, ...]:
+    if isinstance(note, ClozeNote):
+        return (note.guid, "cloze", False, {"text": note.text, "extra": note.extra})
+    assert isinstance(note, BasicNote)
+    return (note.guid, "basic", note.reverse, {"front": note.front, "back": note.back})
+
 
 EXPORT = (
     "#separator:tab\n#html:true\n#guid column:1\n#notetype column:2\n#deck column:3\n"
@@ -25,18 +39,19 @@ EXPORT = (
 def test_headers_guids_and_note_types(tmp_path: Path) -> None:
     path = tmp_path / "Spanish.txt"
     path.write_text(EXPORT, encoding="utf-8")
-    assert looks_like_anki_text(path)
+    assert detect_format(EXPORT, str(path), ".txt") == "anki-text"
     result = read_anki_text(path)
-    assert result.deck == "Spanish"
-    got = [(n.guid, n.kind, n.reverse, n.fields, n.tags, n.line) for n in result.notes]
+    assert [deck.name for deck in result.decks] == ["Spanish"]
+    got = [(*shape(n), n.tags, n.line) for n in result.notes]
     assert got == [
-        ("a1", "basic", False, {"front": "hola <b>amigo</b>", "back": "hello"}, ["greet"], 7),
-        ("b2", "basic", True, {"front": "gato", "back": "cat"}, [], 8),
-        ("c3", "cloze", False, {"text": "Madrid is the {{c1::capital}}", "extra": ""}, [], 9),
-        ("d4", "basic", True, {"front": 'dos "2"', "back": "two"}, [], 10),
+        ("a1", "basic", False, {"front": "hola <b>amigo</b>", "back": "hello"}, ("greet",), 7),
+        ("b2", "basic", True, {"front": "gato", "back": "cat"}, (), 8),
+        ("c3", "cloze", False, {"text": "Madrid is the {{c1::capital}}", "extra": ""}, (), 9),
+        ("d4", "basic", True, {"front": 'dos "2"', "back": "two"}, (), 10),
     ]
-    skipped = [r for r in result.report if not r.imported]
-    assert [(r.name, r.count) for r in skipped] == [("Image Occlusion", 1)]
+    assert [(s.line, s.reason) for s in result.skipped] == [
+        (11, "not imported: 3 fields (deckbuilder reads notes of two fields)")
+    ]
 
 
 def test_plain_text_export_is_escaped(tmp_path: Path) -> None:
@@ -46,9 +61,9 @@ def test_plain_text_export_is_escaped(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     first, second = read_anki_text(path).notes
-    assert first.fields == {"front": "x \\< y", "back": "a & b"}
+    assert shape(first)[3] == {"front": "x \\< y", "back": "a & b"}
     # Anki's own import of such a file makes the line break <br>.
-    assert second.fields == {"front": "one<br>two", "back": "b"} and second.line == 5
+    assert shape(second)[3] == {"front": "one<br>two", "back": "b"} and second.line == 5
 
 
 @pytest.mark.anki
@@ -74,46 +89,61 @@ def test_line_breaks_in_fields_arrive_as_anki_exported_them(tmp_path: Path) -> N
     col.close()
     assert '"line one\nline two"' in path.read_text(encoding="utf-8")
     (read,) = read_anki_text(path).notes
-    assert read.fields == {"front": "line one\nline two", "back": "a<br>b"}
+    assert shape(read)[3] == {"front": "line one\nline two", "back": "a<br>b"}
 
 
-def test_export_without_guids_is_refused(
+def test_export_without_guids_is_a_warning_and_strict_refuses_it(
     tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without the GUID column, the built deck imported back into Anki would duplicate
-    every note."""
+    """Without the GUID column, the built deck imported back into the collection the file
+    came from adds the notes again: said, not refused (issue 33, 2)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "t.txt").write_text("#separator:tab\n#html:true\nhola\thello\n", encoding="utf-8")
-    run = cli("import", "t.txt")
-    assert run.code == 1
-    assert "t.txt: the export has no '#guid column' header" in run.err
-    assert "'Include unique identifier' ticked (or export it as an .apkg)" in run.err
+    strict = cli("import", "t.txt", "--strict")
+    assert strict.code == 1 and "t.txt: no GUID column" in strict.err
     assert not (tmp_path / "cards").exists()
+    run = cli("import", "t.txt")
+    assert run.code == 0, run.err
+    assert "t.txt: warning: no GUID column" in run.err
+    assert "'Include unique identifier' ticked" in run.err
+    assert cli("check", "cards").code == 0
 
 
-def test_subdecks_are_warned_of(tmp_path: Path) -> None:
-    path = tmp_path / "t.txt"
-    path.write_text(
-        "#separator:tab\n#html:true\n#guid column:1\n#deck column:2\n"
-        "a\tBio\tx\ty\nb\tBio\tx2\ty\nc\tBio::Cells\tz\tw\n",
-        encoding="utf-8",
-    )
-    result = read_anki_text(path)
-    assert result.deck == "Bio"
-    assert [w.message for w in result.warnings] == [
-        "warning: 1 note is in other decks than 'Bio' (subdecks); the card file holds them "
-        "all in 'Bio'"
-    ]
-
-
-def test_empty_front_is_reported_at_its_row(
+def test_subdecks_go_into_their_top_level_decks_card_file(
     tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "t.txt").write_text(
-        "#separator:tab\n#html:true\n#guid column:1\ng1\tok\tfine\ng2\t\tempty front\n",
+        "#separator:tab\n#html:true\n#guid column:1\n#deck column:2\n"
+        "a\tBio\tx\ty\nb\tBio\tx2\ty\nc\tBio::Cells\tz\tw\nd\tChem\tq\tr\n",
         encoding="utf-8",
     )
     run = cli("import", "t.txt")
-    assert run.code == 1 and "t.txt:5: row 5: the front is empty" in run.err
-    assert not (tmp_path / "cards").exists()
+    assert run.code == 0, run.err
+    assert "wrote cards/bio.yaml: 3 notes imported" in run.out
+    assert "wrote cards/chem.yaml: 1 note imported" in run.out
+    assert "1 note is in subdecks of 'Bio' (Bio::Cells)" in run.err
+    chosen = cli("import", "t.txt", "--deck", "Chem", "--out", "cards/c.yaml")
+    assert chosen.code == 0, chosen.err
+    assert "wrote cards/c.yaml: 1 note imported" in chosen.out
+    wrong = cli("import", "t.txt", "--deck", "Physics")
+    assert wrong.code == 1
+    assert "--deck: t.txt has no top-level deck 'Physics'; its decks are 'Bio', 'Chem'" in wrong.err
+
+
+def test_an_empty_front_is_skipped_at_its_row_and_an_empty_back_comes_in(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anki skips a row whose first field is empty, and imports a Basic note with an
+    empty Back; so does import, and check takes what it wrote."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.txt").write_text(
+        "#separator:tab\n#html:true\n#guid column:1\ng1\tok\tfine\ng2\t\tempty front\n"
+        "g3\tno back\t\n",
+        encoding="utf-8",
+    )
+    run = cli("import", "t.txt")
+    assert run.code == 0, run.err
+    assert "t.txt:5: warning: skipped: not imported: its first field is empty" in run.err
+    assert "2 notes imported, 1 skipped" in run.out
+    assert cli("check", "cards").code == 0

@@ -11,7 +11,8 @@ import pytest
 
 from deckbuilder.anki.package_reader import read_package
 from deckbuilder.importers.anki_package import package_notes
-from tests.conftest import Run
+from deckbuilder.model import BasicNote
+from tests.conftest import Run, import_package
 
 pytestmark = pytest.mark.anki
 
@@ -67,12 +68,12 @@ def test_optional_reversed_notes_are_imported_with_their_add_reverse_field(
     col, did = _collection_with(tmp_path)
     package = _export(col, did, tmp_path / "verbs.apkg", legacy=False)
     col.close()  # type: ignore[attr-defined]
-    result = package_notes(read_package(package), str(package))
-    assert [(r.name, r.count, r.imported) for r in result.report] == [
-        ("Basic (optional reversed card)", 2, True),
-        ("Basic", 1, True),
+    result = package_notes(read_package(package), package)
+    assert result.report == [
+        "Basic (optional reversed card): 2 notes -> basic (optional reversed card) notes",
+        "Basic: 1 note -> basic notes",
     ]
-    by_front = {n.fields["front"]: n for n in result.notes}
+    by_front = {n.front: n for n in result.notes if isinstance(n, BasicNote)}
     assert by_front["ir"].add_reverse == "y" and by_front["ver"].add_reverse == ""
     assert by_front["ser"].add_reverse is None
     monkeypatch.chdir(tmp_path)
@@ -194,3 +195,35 @@ def test_no_card_file_is_written_through_a_cards_link_unless_named(
     run = cli("import", "quiz.txt", "--out", "cards/quiz.yaml")
     assert run.code == 0, run.err
     assert (outside / "quiz.yaml").is_file()
+
+
+def test_a_collection_package_gives_one_card_file_per_top_level_deck(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole-collection .colpkg went into one card file under the deck with the most
+    notes, and --deck renamed it; now each top-level deck is a card file (its subdecks
+    inside), --deck chooses one, and built and imported back nothing is new."""
+    from anki.collection import Collection
+
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
+    for deck, front in [("Verbs", "ser"), ("Verbs::Irregular", "ir"), ("Nouns", "casa")]:
+        note = col.new_note(col.models.by_name("Basic"))  # type: ignore[arg-type]
+        note.fields[0], note.fields[1] = front, "x"
+        col.add_note(note, col.decks.id(deck))
+    colpkg = tmp_path / "all.colpkg"
+    col.export_collection_package(str(colpkg), True, False)  # closes the collection
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
+    monkeypatch.chdir(tmp_path)
+    run = cli("import", colpkg)
+    assert run.code == 0, run.err
+    assert "wrote cards/verbs.yaml: 2 notes imported" in run.out
+    assert "wrote cards/nouns.yaml: 1 note imported" in run.out
+    assert "1 note is in subdecks of 'Verbs' (Verbs::Irregular)" in run.err
+    chosen = cli("import", colpkg, "--deck", "Nouns", "--out", "cards/n.yaml")
+    assert chosen.code == 0 and "wrote cards/n.yaml: 1 note imported" in chosen.out
+    assert cli("build", "cards/verbs.yaml", "cards/nouns.yaml", "--out", "out").code == 0
+    for name in ("verbs", "nouns"):
+        log = import_package(col, tmp_path / "out" / f"{name}.apkg", merge_notetypes=False)
+        assert len(log.new) == 0  # type: ignore[attr-defined]
+    col.close()

@@ -14,12 +14,11 @@ from hypothesis import strategies as st
 
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import import_file, import_text, plan_import
-from deckbuilder.importers.base import Question
 from deckbuilder.importers.markup import escape_line_starts, escape_markdown, html_to_markdown
 from deckbuilder.model import McqNote
 from deckbuilder.render.markdown import render_markdown
 from tests.conftest import DATA, assert_imports_or_fails_cleanly
+from tests.importers.reading import Question, card_text, import_file, import_text
 
 GIFT = DATA / "import" / "moodle.gift"
 
@@ -112,9 +111,9 @@ def test_category_names_the_deck_and_subcategories_become_tags() -> None:
     result = import_file(GIFT)
     assert result.deck == "Physics"
     assert [q.tags for q in result.questions] == [[]] * 6 + [["Escapes"]] * 10
-    with_deck = import_file(GIFT, deck_given=True)
-    assert with_deck.deck == ""
-    assert [q.tags for q in with_deck.questions] == [["Physics"]] * 6 + [["Physics::Escapes"]] * 10
+    named = import_file(GIFT, deck="Quiz Bank")
+    assert named.deck == "Quiz Bank"
+    assert [q.tags for q in named.questions] == [[]] * 6 + [["Escapes"]] * 10
 
 
 def test_category_tags_have_no_spaces_and_moodle_prefixes_are_dropped() -> None:
@@ -167,9 +166,9 @@ def test_question_shapes(text: str, expected: tuple[str, list[str], list[int], s
         ("Q? =a ~b}", "q.gift:1: '}' without an opening '{'"),
         ("Q? {=a ~b}\nQ2? {=c ~d}", "q.gift:2: a second answer block in the same question"),
         ("::name Q? {=a ~b}", "q.gift:1: question name opened with '::' is not closed"),
-        ("Q? {~a}", "q.gift:1: question has 1 choices; a card needs 2 to 26"),
-        ("Q? {=a ~a}", "q.gift:1: question: choice B repeats choice A"),
-        ("Q? {=a ~#feedback only}", "q.gift:1: question: choice B is empty"),
+        ("Q? {~a}", "q.gift:1: question has no marked answer"),
+        ("Q? {=a ~a}", "q.gift:1: choice B repeats choice A"),
+        ("Q? {=a ~#feedback only}", "q.gift:1: 'choices[1]' is empty"),
     ],
 )
 def test_malformed_gift_is_located(text: str, expected: str) -> None:
@@ -197,7 +196,9 @@ def test_only_skipped_questions_is_an_error_naming_them() -> None:
     with pytest.raises(DeckError) as info:
         gift("Essay? {}\n\nJust text.\n")
     assert [str(p) for p in info.value.problems] == [
-        "q.gift:1: no questions to import (skipped: essay at line 1, description at line 3)"
+        "q.gift: no notes to import",
+        "q.gift:1: an essay has no answer to check",
+        "q.gift:3: it is text without a question",
     ]
 
 
@@ -322,8 +323,7 @@ def test_only_what_opens_a_block_is_escaped(line: str, shown: str) -> None:
 def test_a_gift_choice_opening_with_a_hash_shows_as_typed_on_the_card(tmp_path: Path) -> None:
     source = tmp_path / "q.gift"
     source.write_text("Which starts a Python comment? {=\\# (hash) ~- (dash) ~//}\n")
-    plan = plan_import(source, "gift", out=tmp_path / "q.yaml")
-    (tmp_path / "q.yaml").write_text(plan.text, encoding="utf-8")
+    (tmp_path / "q.yaml").write_text(card_text(import_file(source, "gift")), encoding="utf-8")
     (note,) = load_deck(tmp_path / "q.yaml").notes
     assert isinstance(note, McqNote)
     assert [_shown(choice) for choice in note.choices] == ["# (hash)", "- (dash)", "//"]
@@ -467,14 +467,14 @@ def test_feedback_comes_back_from_the_card_file(tmp_path: Path, text: str) -> No
     source = tmp_path / "in.gift"
     source.write_text(text, encoding="utf-8")
     try:
-        plan = plan_import(source, "gift", out=tmp_path / "out.yaml")
+        result = import_file(source, "gift")
     except DeckError:
         return
-    (tmp_path / "out.yaml").write_text(plan.text, encoding="utf-8")
+    (tmp_path / "out.yaml").write_text(card_text(result), encoding="utf-8")
     deck = load_deck(tmp_path / "out.yaml")
     expected = [
         tuple(unicodedata.normalize("NFC", f) for f in q.feedback)
-        for q in plan.result.questions
+        for q in result.questions
         if q.typed is None  # a typed-answer question has no choices to give feedback
     ]
     assert [n.feedback for n in deck.notes if isinstance(n, McqNote)] == expected
@@ -501,7 +501,7 @@ def test_partial_credit_keeps_the_single_right_answer() -> None:
     (jesus,) = by_line(117)
     assert jesus.choices[jesus.answer[0]] == "Nazareth" and len(jesus.answer) == 1
     assert jesus.explanation == "Weights in Moodle: Bethlehem 25%, Galilee 50%."
-    assert jesus.name == "Jesus' hometown"
+    assert jesus.id == "jesus-hometown"
     (difficult,) = by_line(115)
     assert [difficult.choices[i] for i in difficult.answer] == ["full credit answer"]
     # No '=' answer, positive weights adding up to 100%: choose all that apply.
@@ -551,10 +551,8 @@ def test_every_matching_pair_is_asked() -> None:
 
 
 def test_question_names_become_note_ids() -> None:
-    from deckbuilder.importers.base import assign_ids
-
     questions = import_file(MOODLE_EXAMPLES).questions
-    ids = dict(zip(assign_ids(questions), questions, strict=True))
+    ids = {q.id: q for q in questions}
     assert ids["kanji-origins"].line == 90
     assert ids["jesus-hometown"].line == 117 and ids["jesus-hometown-2"].line == 123
     assert ids["numerical-example"].typed == [{"number": "1822"}]
@@ -576,38 +574,31 @@ def test_malformed_new_kinds_are_located(text: str, expected: str) -> None:
 
 
 def test_typed_questions_become_typed_notes_in_the_card_file(tmp_path: Path) -> None:
-    """What deckbuilder.cardfile.typed_writer writes loads back as the same answers."""
-    from deckbuilder.cardfile.typed_writer import typed_note_lines
-    from deckbuilder.importers.base import assign_ids
+    """The short-answer and numerical questions load back from the card file as the same
+    accepted answers."""
     from deckbuilder.model import TypedNote
 
-    questions = [q for q in import_file(MOODLE_EXAMPLES).questions if q.typed is not None]
-    lines = ["deck: Typed", "id: typed", "notes:"]
-    for nid, q in zip(assign_ids(questions), questions, strict=True):
-        lines += typed_note_lines(q, nid, "examples.txt")
-    path = tmp_path / "typed.yaml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    notes = load_deck(path).notes
-    assert all(isinstance(n, TypedNote) for n in notes) and len(notes) == 17
-    pi = [n for n in notes if isinstance(n, TypedNote) and "pi" in n.question]
+    path = tmp_path / "examples.yaml"
+    path.write_text(card_text(import_file(MOODLE_EXAMPLES)), encoding="utf-8")
+    notes = [n for n in load_deck(path).notes if isinstance(n, TypedNote)]
+    assert len(notes) == 17
+    pi = [n for n in notes if "pi" in n.question]
     assert [(a.low, a.high) for n in pi for a in n.answers] == [
         (3.1415 - 0.0005, 3.1415 + 0.0005),
         (3.141, 3.142),
     ]
-    tomb = [n for n in notes if isinstance(n, TypedNote) and "tomb" in n.question]
+    tomb = [n for n in notes if "tomb" in n.question]
     assert {tuple(a.text for a in n.answers) for n in tomb} == {("no one", "nobody")}
 
 
 def test_moodles_examples_import_on_the_command_line(tmp_path: Path) -> None:
-    plan = plan_import(MOODLE_EXAMPLES, "auto", out=tmp_path / "examples.yaml")
-    (tmp_path / "examples.yaml").write_text(plan.text, encoding="utf-8")
+    text = card_text(import_file(MOODLE_EXAMPLES))
+    (tmp_path / "examples.yaml").write_text(text, encoding="utf-8")
     deck = load_deck(tmp_path / "examples.yaml")
     assert len(deck.notes) == 50
 
 
 def test_skipped_kinds_are_counted() -> None:
-    from deckbuilder.importers.base import skipped_summary
-
     result = import_file(GIFT)
-    assert skipped_summary(result.skipped) == "2 skipped (1 essay, 1 description)"
-    assert skipped_summary([]) == "0 skipped"
+    assert result.plan is not None
+    assert "16 questions imported, 2 skipped (1 essay, 1 description)" in result.plan.report[0]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.importers.own_types import own_card_note, own_language
-from deckbuilder.model import NoteKind
+from deckbuilder.importers.own_types import own_language, own_note
+from deckbuilder.model import McqNote, NoteKind
 from tests.conftest import ROOT, Run, answer_good, import_package
 
 T0 = 1_800_000_000  # the first build, before the learner studies
@@ -167,10 +167,10 @@ def test_bundled_deck_comes_back_and_goes_back_unchanged(
     assert (len(log.new), len(log.conflicting), len(log.updated)) == (0, 0, 0)  # type: ignore[attr-defined]
     assert _state(col) == before  # notes, cards, reviews, note types and what the cards show
 
-    # The second choice of the first note, as the card file writes it: '      - text'.
+    # The second choice of the first note, as the card file writes it: '    - text'.
     lines = text.split("\n")
     at = lines.index("    choices:") + 2
-    choice = lines[at].removeprefix("      - ")
+    choice = lines[at].removeprefix("    - ")
     lines[at] += " (edited)"
     card_file.write_text("\n".join(lines), encoding="utf-8")
     run = cli("build", "cards", "--out", "output", "--no-preview")
@@ -235,13 +235,13 @@ def test_choices_feedback_and_pins_read_back() -> None:
     fields = ("Q?", choices, "A", "", "no")
     language = own_language([(NoteKind.MCQ, fields)])
     assert language.label == "en" and not language.lang
-    note = own_card_note(NoteKind.MCQ, "g", fields, language)
-    assert note is not None
+    note = own_note(NoteKind.MCQ, "g", fields, language)
+    assert isinstance(note, McqNote)
     assert (note.choices, note.feedback, note.pinned, note.answer, note.shuffle) == (
-        ["Paris", "None of the above"],
-        ["Yes", ""],
-        [1],
-        [0],
+        ("Paris", "None of the above"),
+        ("Yes", ""),
+        (1,),
+        (0,),
         False,
     )
 
@@ -256,7 +256,7 @@ def test_choices_feedback_and_pins_read_back() -> None:
     ],
 )
 def test_own_notes_deckbuilder_did_not_write_are_not_read(fields: tuple[str, ...]) -> None:
-    assert own_card_note(NoteKind.MCQ, "g", fields, own_language([])) is None
+    assert own_note(NoteKind.MCQ, "g", fields, own_language([])) is None
 
 
 def test_a_language_wraps_every_field_or_none() -> None:
@@ -270,5 +270,6 @@ def test_a_language_wraps_every_field_or_none() -> None:
     assert own_language([(NoteKind.MCQ, wrapped)]).lang == "ko"
     cloze = (NoteKind.CLOZE, ("{{c1::x}}", ""))  # not wrapped: not one language's deck
     assert own_language([(NoteKind.MCQ, wrapped), cloze]).lang == ""
-    note = own_card_note(NoteKind.MCQ, "g", wrapped, own_language([(NoteKind.MCQ, wrapped)]))
-    assert note is not None and note.fields == {"question": "질문", "explanation": "설명"}
+    note = own_note(NoteKind.MCQ, "g", wrapped, own_language([(NoteKind.MCQ, wrapped)]))
+    assert isinstance(note, McqNote)
+    assert (note.question, note.explanation) == ("질문", "설명")

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
-from deckbuilder.importers import card_file_text, import_file, import_text
 from deckbuilder.model import McqNote, TypedNote
 from tests.conftest import DATA, assert_imports_or_fails_cleanly
+from tests.importers.reading import card_text, import_file, import_text
 
 IMPORT = DATA / "import"
 SEED = IMPORT / "gradient-checkpointing-quiz.txt"
@@ -55,9 +55,9 @@ def test_seed_with_answer_lines_gives_its_eight_questions() -> None:
 def test_seed_card_file_loads_back(tmp_path: Path) -> None:
     result = import_file(SEED)
     target = tmp_path / "seed.yaml"
-    target.write_text(card_file_text(result, result.deck, "seed"), encoding="utf-8")
+    target.write_text(card_text(result), encoding="utf-8")
     deck = load_deck(target)
-    assert deck.name == "그라데이션 체크포인트 퀴즈" and deck.key == "seed"
+    assert deck.name == "그라데이션 체크포인트 퀴즈" and deck.key == "out"
     notes = [n for n in deck.notes if isinstance(n, McqNote)]
     assert [n.answer_letters for n in notes] == [(x,) for x in "ABCDABCD"]
     assert notes[4].choices[3] == "torch.cuda.empty_cache"
@@ -175,8 +175,8 @@ def test_missing_answers_are_all_listed_with_their_lines() -> None:
             "1. Q?\n- a\n- b\nANSWER: maybe\n",
             "q.txt:4: cannot read answer 'maybe'; write letters (B) or numbers from 1",
         ),
-        ("1. Q?\n- a\nANSWER: A\n", "q.txt:1: question 1 has 1 choices; a card needs 2 to 26"),
-        ("1. Q?\n- a\n- A\nANSWER: A\n", "q.txt:1: question 1: choice B repeats choice A"),
+        ("1. Q?\n- a\nANSWER: A\n", "q.txt:1: 'choices' has 1 entry; give 2 to 26"),
+        ("1. Q?\n- a\n- A\nANSWER: A\n", "q.txt:1: choice B repeats choice A"),
         (
             "1. Q?\n- a ✓\n- b\nANSWER: B\n",
             "q.txt:4: question 1: the answer line disagrees with the choices marked ✓",
@@ -254,7 +254,7 @@ def test_typed_and_multiple_choice_questions_mix_and_load_back(tmp_path: Path) -
         "Close enough.",
     ]
     target = tmp_path / "typed.yaml"
-    target.write_text(card_file_text(result, result.deck, "typed"), encoding="utf-8")
+    target.write_text(card_text(result), encoding="utf-8")
     spider, prime, pi = load_deck(target).notes
     assert isinstance(spider, TypedNote) and isinstance(pi, TypedNote)
     assert [a.text for a in spider.answers] == ["eight", "8"]

@@ -24,7 +24,7 @@ from deckbuilder.lock.manifest import (
     parse_manifest,
     update_manifest,
 )
-from deckbuilder.model import BasicNote, Deck, NoteKind
+from deckbuilder.model import BasicNote, Deck, NoteKind, TypedAnswer, TypedNote
 from deckbuilder.render.deck import RenderedDeck, RenderedNote, render_deck
 from tests.conftest import ROOT, Run
 
@@ -359,6 +359,50 @@ def test_deck_tags_and_note_type_are_content() -> None:
     other_type = dataclasses.replace(rn, spec=dataclasses.replace(rn.spec, id=rn.spec.id + 1))
     retyped = update_manifest(first.manifest, dataclasses.replace(rd, notes=(other_type,)), 2_000)
     assert retyped.changes.changed == ("a",)
+
+
+def test_a_note_whose_type_changes_is_warned_once() -> None:
+    """Issue 32: Anki's normal import keeps a note whose note type changed under the same
+    id (tests/lock/test_reimport.py shows it); the build says so where the note is. The
+    lock file does not record each note's type: a note whose type no note had before is
+    the change it can know."""
+    first = update_manifest(None, deck_of(basic("a"), basic("b")), 1_000)
+    retyped = TypedNote(id="a", line=7, question="q", answers=(TypedAnswer(text="x"),))
+    rd = render_deck(Deck("d", "D", Path("cards/d.yaml"), (retyped, basic("b"))))
+    second = update_manifest(first.manifest, rd, 2_000)
+    assert second.changes.changed == ("a",)
+    (warning,) = second.warnings
+    assert (warning.file, warning.line, warning.note) == ("cards/d.yaml", 7, "a")
+    assert "changed its note type (now 'deckbuilder Typed Answer')" in warning.message
+    assert '"Merge note types"' in warning.message and "a new id" in warning.message
+    edited = dataclasses.replace(retyped, question="q2")
+    rd = render_deck(Deck("d", "D", Path("cards/d.yaml"), (edited, basic("b"))))
+    third = update_manifest(second.manifest, rd, 3_000)
+    assert third.changes.changed == ("a",) and third.warnings == ()
+
+
+def test_a_content_change_is_no_type_change() -> None:
+    first = update_manifest(None, deck_of(basic("a")), 1_000)
+    second = update_manifest(first.manifest, deck_of(basic("a", back="new")), 2_000)
+    assert second.changes.changed == ("a",) and second.warnings == ()
+
+
+def test_a_note_type_with_a_new_id_is_warned_at_its_lock_line() -> None:
+    """A new id for a kind's note type (fields renamed, as a new version) moves every note
+    of that kind to another note type: each is conflicting on a normal import."""
+    rd = deck_of(basic("a"))
+    first = update_manifest(None, rd, 1_000)
+    text = format_manifest(rd.deck, first.manifest)
+    old = parse_manifest(text, "cards/d.lock")
+    (rn,) = rd.notes
+    spec = dataclasses.replace(rn.spec, id=rn.spec.id + 1, fields=("Prompt", "Response"))
+    moved = dataclasses.replace(rd, notes=(dataclasses.replace(rn, spec=spec),))
+    second = update_manifest(old, moved, 2_000)
+    (warning,) = second.warnings
+    line = text.splitlines().index(next(t for t in text.splitlines() if t.startswith("notetype")))
+    assert (warning.file, warning.line) == ("cards/d.lock", line + 1)
+    assert f"now have note type 'deckbuilder Basic' (id {spec.id}" in warning.message
+    assert f"not id {rn.spec.id} (fields Front, Back)" in warning.message
 
 
 @pytest.mark.parametrize(("now", "expected"), [(1_000, 1_001), (999, 1_001), (5_000, 5_000)])

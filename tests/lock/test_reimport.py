@@ -18,7 +18,7 @@ from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
 from deckbuilder.app.packages import PackageResult, build
 from deckbuilder.errors import DeckError
 from deckbuilder.model import NoteKind
-from tests.conftest import DATA, Run, import_package
+from tests.conftest import DATA, ROOT, Run, import_package
 
 pytestmark = pytest.mark.anki
 
@@ -261,12 +261,18 @@ def test_a_new_note_type_version_merges_and_keeps_reviews(
         name="deckbuilder Basic v2",
         fields=("Prompt", "Response"),
     )
+    old_lines = (studied.src.parent / "reimport.lock").read_text(encoding="utf-8").splitlines()
+    old_line = 1 + next(i for i, t in enumerate(old_lines) if t.startswith("notetype basic "))
     built = cli("build", studied.src, "--out", studied.out)
     assert built.code == 0, built.err
     assert (
         "note type for basic notes has new fields (Front, Back -> Prompt, Response): "
         f"now 'deckbuilder Basic v2' (id {new.id})\n" in built.out
     )
+    # ... and a warning, with the other build warnings, at the note type's lock file line.
+    lock = studied.src.parent / "reimport.lock"
+    assert f"{lock}:{old_line}: warning: the basic notes now have note type" in built.err
+    assert '"Merge note types"' in built.err and f"not id {old.id}" in built.err
     assert 'Import with "Merge note types" ticked' in built.out
     assert "0 added, 3 changed, 0 removed, 2 unchanged" in built.out
     package = studied.out / "reimport.apkg"
@@ -282,6 +288,89 @@ def test_a_new_note_type_version_merges_and_keeps_reviews(
     # The old fields stay behind, empty (README: remove them in Manage Note Types).
     assert capital.keys() == ["Prompt", "Response", "Front", "Back"]  # type: ignore[attr-defined]
     assert capital["Front"] == "" and capital["Back"] == ""  # type: ignore[index]
+    studied.assert_reviews_kept()
+
+
+def test_a_note_that_changes_type_warns_and_updates_only_with_merge(
+    studied: Studied, cli: Callable[..., Run]
+) -> None:
+    """Issue 32: a basic note turned typed under the same id built as "1 changed" and no
+    more, but Anki's normal import reports it as conflicting and keeps the old note; only
+    "Merge note types" updates it (in place, cards and reviews kept). The build says so,
+    with what to do."""
+    col = studied.col
+    capital = studied.note("capital")
+    capital_cards = sorted(c.id for c in capital.cards())  # type: ignore[attr-defined]
+    studied.edit(
+        "  - id: capital\n    front: What is the capital of France?\n    back: Paris\n",
+        "  - id: capital\n    type: typed\n    question: What is the capital of France?\n"
+        "    answer: Paris\n",
+    )
+    built = cli("build", studied.src, "--out", studied.out)
+    assert built.code == 0, built.err
+    assert "since last build: 0 added, 1 changed, 0 removed, 4 unchanged" in built.out
+    assert (
+        f"{studied.src}:6: note 'capital': warning: this note changed its note type (now "
+        "'deckbuilder Typed Answer'): Anki's import reports it as conflicting and keeps the "
+        'old note unless "Merge note types" is ticked' in built.err
+    )
+    assert "or give the note a new id to replace it" in built.err
+    # docs/updating.md shows this warning as it is printed.
+    (documented,) = [
+        line
+        for line in (ROOT / "docs" / "updating.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("cards/deck.yaml:6: note 'capital': warning:")
+    ]
+    assert documented.replace("cards/deck.yaml", str(studied.src)) in built.err.splitlines()
+    package = studied.out / "reimport.apkg"
+
+    log = import_package(col, package, merge_notetypes=False)  # the import dialog's default
+    assert len(log.conflicting) == 1 and not log.updated and not log.new  # type: ignore[attr-defined]
+    assert studied.note("capital")["Back"] == "Paris"  # type: ignore[index]
+    log = import_package(col, package, merge_notetypes=True)
+    assert len(log.updated) == 1 and not log.new  # type: ignore[attr-defined]
+    capital = studied.note("capital")
+    assert capital.note_type()["name"] == "deckbuilder Typed Answer"  # type: ignore[attr-defined]
+    assert capital["Question"] == "What is the capital of France?"  # type: ignore[index]
+    # The merged note type keeps the old template beside the new one: the old card, with
+    # its reviews, now shows a blank front (Tools > Empty Cards lists it), and the typed
+    # card is new.
+    (old_card,) = [c for c in capital.cards() if c.id in capital_cards]  # type: ignore[attr-defined]
+    assert old_card.template()["name"] == "Card 1" and old_card.reps == 1
+    assert "The front of this card is blank" in old_card.question()
+    (empty,) = col.get_empty_cards().notes  # type: ignore[attr-defined]
+    assert list(empty.card_ids) == [old_card.id]
+    (new_card,) = [c for c in capital.cards() if c.id not in capital_cards]  # type: ignore[attr-defined]
+    assert new_card.template()["name"] == "Typed answer" and new_card.reps == 0
+    assert counts(col) == (5, 7)
+    studied.assert_reviews_kept()
+
+    # Told once: the next build has the typed note type in its lock file.
+    again = cli("build", studied.src, "--out", studied.out)
+    assert again.code == 0 and "changed its note type" not in again.err
+
+
+def test_a_note_made_reversed_keeps_its_card_with_merge(
+    studied: Studied, cli: Callable[..., Run]
+) -> None:
+    """`reverse: true` moves a basic note to another note type (two templates): the same
+    warning; with "Merge note types" its first card keeps its template name, "Card 1",
+    and so its reviews, and the reverse card is added."""
+    col = studied.col
+    capital_cards = [c.id for c in studied.note("capital").cards()]  # type: ignore[attr-defined]
+    studied.edit("    back: Paris\n", "    back: Paris\n    reverse: true\n")
+    built = cli("build", studied.src, "--out", studied.out)
+    assert built.code == 0, built.err
+    assert "note 'capital': warning: this note changed its note type (now " in built.err
+    package = studied.out / "reimport.apkg"
+    log = import_package(col, package, merge_notetypes=False)
+    assert len(log.conflicting) == 1 and not log.updated  # type: ignore[attr-defined]
+    log = import_package(col, package, merge_notetypes=True)
+    assert len(log.updated) == 1 and not log.new  # type: ignore[attr-defined]
+    cards = {c.template()["name"]: c for c in studied.note("capital").cards()}  # type: ignore[attr-defined]
+    assert sorted(cards) == ["Card 1", "Card 2"] and cards["Card 1"].id in capital_cards
+    assert "The front of this card is blank" not in cards["Card 1"].question()
+    assert not col.get_empty_cards().notes  # type: ignore[attr-defined]
     studied.assert_reviews_kept()
 
 

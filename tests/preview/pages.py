@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["every_card_shown", "page_data"]
+__all__ = ["every_card_shown", "page_data", "side_contents"]
 
 _DATA = re.compile(r'<script type="application/json" id="pv-data">(.*?)</script>', re.DOTALL)
 
@@ -18,6 +18,25 @@ def page_data(text: str) -> dict[str, Any]:
     assert match is not None, "no card data in the page"
     data: dict[str, Any] = json.loads(match.group(1))
     return data
+
+
+def side_contents(text: str) -> list[tuple[str, int, str, str]]:
+    """(note id, ordinal, front, back) of every card in a page's data: the content of
+    each side, joined from its parts as the page script joins them."""
+    data = page_data(text)
+
+    def content(card: list[Any], side: int) -> str:
+        return "".join(
+            content(card, 3)
+            if part == -1
+            else (data["shared"][part] if isinstance(part, int) else part)
+            for part in card[side]
+        )
+
+    return [
+        (data["notes"][card[0]][0], card[1], content(card, 3), content(card, 4))
+        for card in data["cards"]
+    ]
 
 
 # Every card a reader reaches with the Next button, from the first page on, as

@@ -209,3 +209,46 @@ def test_random_fields_render_as_in_anki(anki_col: Any, front_text: str, back_te
         card = note.ephemeral_card(ordinal, custom_template=template)
         ours = render_card(template["qfmt"], template["afmt"], fields, ordinal)
         assert _anki_sides(card) == (ours.question, ours.answer)
+
+
+@pytest.mark.anki
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=4)
+    .map("".join)
+    .filter(lambda text: not field_is_empty(text)),
+    st.lists(st.sampled_from(_PIECES), max_size=10).map("".join),
+)
+def test_type_answer_fields_render_as_in_anki_then_as_a_client(
+    anki_col: Any, front_text: str, back_text: str
+) -> None:
+    """{{type:Back}} as in Anki's stock "Basic (type in the answer)": the backend leaves
+    [[type:Back]]; the page fills it as Anki desktop's reviewer does when nothing is typed,
+    a box on the question (none for an empty field) and the backend's own comparison
+    for an empty answer (col.compare_answer) on the back, after the <hr id=answer>."""
+    template = dict(anki_col.models.by_name("Basic")["tmpls"][0])
+    template["qfmt"] = "{{Front}}\n\n{{type:Back}}"
+    template["afmt"] = "{{Front}}\n\n<hr id=answer>\n\n{{type:Back}}"
+    note = anki_col.new_note(anki_col.models.by_name("Basic"))
+    note["Front"], note["Back"] = front_text, back_text
+    fields = {"Front": front_text, "Back": back_text}
+    question, answer = _anki_sides(note.ephemeral_card(0, custom_template=template))
+    backend = render_card(template["qfmt"], template["afmt"], fields, 0, as_client=False)
+    assert (backend.question, backend.answer) == (question, answer)
+    ours = render_card(template["qfmt"], template["afmt"], fields, 0)
+    assert ("<input" in ours.question) is (back_text != "")
+    if back_text:
+        compared = "<hr id=answer>" + anki_col.compare_answer(back_text, "", True)
+        expected = answer.replace("<hr id=answer>", "").replace("[[type:Back]]", compared)
+    else:  # no box was shown: the marker goes, the rest stays
+        expected = answer.replace("[[type:Back]]", "")
+    assert ours.answer == expected
+
+
+def test_type_answer_filters() -> None:
+    assert render_card("{{type:nc:F}}", "", {"F": "x"}, 0, as_client=False).question == (
+        "[[type:nc:F]]"
+    )
+    assert "<input" in render_card("{{type:nc:F}}", "", {"F": "x"}, 0).question
+    with pytest.raises(TemplateError):
+        render_card("{{type:cloze:F}}", "", {"F": "{{c1::x}}"}, 0)

@@ -398,7 +398,7 @@ def test_enter_in_a_typed_card_flips_it(
         card = '.pv-card[data-note="capital"]'
         back = o.frame(card, "back")
         assert back.locator("[data-verdict]").get_attribute("data-verdict") == "unanswered"
-        box = o.frame(card, "front").locator("input[data-typed]")
+        box = o.frame(card, "front").locator("input#typeans")
         box.fill(typed)
         box.press("Enter")
         back.locator(f'[data-verdict="{verdict}"]').wait_for(timeout=5000)

@@ -2,7 +2,7 @@
 
 Note type ids are fixed forever: Anki matches note types by id on import, so a new id
 would give every user a second copy of the note type. Changing a note type's *fields*
-needs a new id and name (see README, "Updating a shared deck"; a build whose lock file
+needs a new id and name (see docs/updating.md; a build whose lock file
 records other fields for the same id fails); templates and CSS can change freely and
 update in place.
 """

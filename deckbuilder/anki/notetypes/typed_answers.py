@@ -2,7 +2,8 @@
 
 Each accepted answer is one element of the field, which only the back of the card holds
 (the front's HTML is the question Anki's browser lists, so it must not give the answers
-away); typed.js on the back reads them there and judges what the front stored:
+away); typed.js on the back reads them there and judges what the learner typed into the
+field's ``{{type:Answers}}`` box:
 
     <div class="db-accept">no one</div>
     <div class="db-accept" data-min="3.141" data-max="3.142">3.141 to 3.142</div>

@@ -1,9 +1,31 @@
 /* deckbuilder typed answer, inlined into both sides of the template.
 
+   The learner types into Anki's own type-answer box, {{type:Answers}}, the one box every
+   client gives a keyboard: Anki desktop puts an <input id="typeans"> in the card;
+   AnkiDroid shows its native answer box under the card (or, with "Type answer into the
+   card" on, an <input id="typeans"> in it), because a plain <input> of the card's own gets
+   no keyboard while reviewing there. On the back each client replaces {{type:Answers}}
+   with Anki's comparison of what was typed with the field's text, a <code id="typeans">
+   made by the backend's compare_answer: nothing typed, the field's text alone; typed
+   equal to it, one span.typeGood; otherwise the typed line (span.typeGood and
+   span.typeBad hold what was typed, span.typeMissed a dash per missing character), a
+   <br>, span#typearrow, a <br>, and the expected line.
+
+   That comparison is made against all the accepted answers run together, so the back
+   hides it and judges for itself. What was typed comes from, in order:
+   1. the card's own input, where the front had one (desktop, AnkiDroid's in-card box, the
+      preview page), read here as it changes and kept in sessionStorage: the client's
+      hand-over may alter it (AnkiDroid's in-card box sends it through a URL, which turns
+      "+" into a space);
+   2. the typed line of the client's comparison (AnkiDroid's native box; any client when
+      storage is refused);
+   3. nothing: the back shows the client's own comparison, if any, and the accepted
+      answers, with the verdict "unjudged", never a guess.
+
    Where it runs (as mcq.js): Anki desktop keeps one page and re-runs each side's scripts,
    so everything lives in this function, declared with var; AnkiDroid loads the back as a
-   new document, so what was typed crosses over in sessionStorage only. Without storage
-   the back shows the accepted answers and "not answered".
+   new document, so only sessionStorage crosses over. The script never looks up #qa or
+   #content and loads nothing.
 
    Only the back holds the accepted answers: the front's HTML is what Anki's browser
    shows as the card's question, and what a learner could read in the page source.
@@ -34,9 +56,11 @@
   var LABELS = {
     en: { placeholder: "Type your answer", typed: "Your answer", accepted: "Accepted answers",
           correct: "Correct", incorrect: "Incorrect", unanswered: "Not answered",
+          unjudged: "Compare your answer with the accepted answers",
           explanation: "Explanation", nothing: "(nothing typed)" },
     ko: { placeholder: "답을 입력하세요", typed: "내 답", accepted: "정답",
           correct: "정답입니다", incorrect: "오답입니다", unanswered: "답하지 않음",
+          unjudged: "내 답을 정답과 비교해 보세요",
           explanation: "해설", nothing: "(입력 없음)" }
   };
   /* The labels' language, found as mcq.js finds it: data-db-lang in the fields, else
@@ -68,8 +92,53 @@
     try { var raw = window.sessionStorage.getItem(key); return raw ? JSON.parse(raw) : null; }
     catch (e) { return null; }
   }
+  /* typed: the text in the card's own input, or null when the front had none (AnkiDroid's
+     native box): the back then reads the client's comparison. */
   function save(typed) {
     try { window.sessionStorage.setItem(key, JSON.stringify({ typed: typed })); } catch (e) { /* none */ }
+  }
+
+  /* The client's type-answer element in this side, found inside this card only. */
+  function typeans() {
+    var found = root.querySelector("#typeans");
+    return found && found.closest(".db-typed") === root ? found : null;
+  }
+
+  /* The backend puts a no-break space before a span that starts with a combining mark
+     (rslib typeanswer.rs, isolate_leading_mark); it is not part of what was typed. */
+  var leadingMark;
+  try { leadingMark = new RegExp("^\u00a0(?=\\p{M})", "u"); }
+  catch (e) { leadingMark = /^\u00a0(?=[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f])/; }
+  function spanText(el) { return el.textContent.replace(leadingMark, ""); }
+  function hasClass(el, name) { return el.nodeType === 1 && (" " + el.className + " ").indexOf(" " + name + " ") >= 0; }
+
+  /* What the learner typed, read back from the client's comparison; null when there is
+     none, or when it is not in the shape described at the top (nothing is guessed). */
+  function fromComparison() {
+    var code = typeans();
+    if (!code || code.tagName === "INPUT") { return null; }
+    var arrow = code.querySelector("#typearrow");
+    var node, parts = [];
+    if (!arrow) {
+      /* One line: the expected text alone (nothing typed; old AnkiDroid wraps it in
+         span.typeMissed), or one span.typeGood when what was typed equals it (old
+         AnkiDroid adds span#typecheckmark). */
+      var good = [];
+      for (node = code.firstChild; node; node = node.nextSibling) {
+        if (hasClass(node, "typeGood")) { good.push(node); }
+        else if (node.nodeType !== 3 && !hasClass(node, "typeMissed") && node.id !== "typecheckmark") { return null; }
+      }
+      if (good.length > 1) { return null; }
+      return good.length ? spanText(good[0]) : "";
+    }
+    for (node = code.firstChild; node && node.nodeName !== "BR"; node = node.nextSibling) {
+      if (node.nodeType === 3 && !node.nodeValue.trim()) { continue; }
+      if (hasClass(node, "typeGood") || hasClass(node, "typeBad")) { parts.push(spanText(node)); }
+      else if (!hasClass(node, "typeMissed")) { return null; }
+    }
+    var next = node ? node.nextSibling : null;
+    while (next && next.nodeType === 3 && !next.nodeValue.trim()) { next = next.nextSibling; }
+    return next === arrow ? parts.join("") : null;
   }
 
   function normal(text) {
@@ -111,39 +180,34 @@
   if (explanation) { say(explanation, L.explanation); }
 
   if (side === "front") {
-    var input = root.querySelector("input[data-typed]");
+    var box = typeans();
+    var input = box && box.tagName === "INPUT" ? box : null;
+    save(input ? input.value : null);
     if (!input) { return; }
-    save("");
-    input.setAttribute("placeholder", L.placeholder);
+    if (!input.hasAttribute("placeholder")) { input.setAttribute("placeholder", L.placeholder); }
     input.setAttribute("aria-label", L.placeholder);
+    input.setAttribute("autocomplete", "off");
+    input.setAttribute("autocapitalize", "off");
+    input.setAttribute("spellcheck", "false");
     input.addEventListener("input", function () { save(input.value); });
-    input.addEventListener("keydown", function (e) {
-      if (e.key !== "Enter" || e.isComposing) { return; }
-      e.preventDefault();
-      e.stopPropagation();
-      save(input.value);
-      /* Show the answer as the client's own type-in box does: Anki desktop's reviewer
-         sends "ans" over its bridge, AnkiDroid's card page has showAnswer(). */
-      if (typeof window.bridgeCommand === "function") { window.bridgeCommand("ans"); }
-      else if (typeof window.pycmd === "function") { window.pycmd("ans"); }
-      else if (typeof window.showAnswer === "function") { window.showAnswer(); }
-    });
-    /* On a phone, focusing would pop the keyboard up over the card before it is read. */
-    if (!document.documentElement.classList.contains("mobile")) {
-      try { input.focus({ preventScroll: true }); } catch (e) { /* not focusable here */ }
-    }
   } else {
     var saved = load();
-    var typed = saved && typeof saved.typed === "string" ? saved.typed : "";
-    var verdict = judge(typed);
-    var given = root.querySelector("[data-typed-text]");
-    if (given) {
-      if (normal(typed)) {
-        given.textContent = typed;
-      } else {
-        say(given, L.nothing).classList.add("db-typed-nothing");
+    var typed = saved && typeof saved.typed === "string" ? saved.typed : fromComparison();
+    var verdict = typed === null ? "unjudged" : judge(typed);
+    var compare = root.querySelector(".db-typed-compare");
+    var given = root.querySelector(".db-typed-given");
+    var givenText = root.querySelector("[data-typed-text]");
+    if (typed !== null) {
+      if (compare) { compare.hidden = true; }
+      if (given) { given.hidden = false; }
+      if (givenText) {
+        if (normal(typed)) {
+          givenText.textContent = typed;
+        } else {
+          say(givenText, L.nothing).classList.add("db-typed-nothing");
+        }
+        givenText.setAttribute("data-verdict-of", verdict);
       }
-      given.setAttribute("data-verdict-of", verdict);
     }
     var typedLabel = root.querySelector("[data-db-label=typed]");
     if (typedLabel) { say(typedLabel, L.typed); }

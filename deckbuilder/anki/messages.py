@@ -1,0 +1,86 @@
+"""The protobuf messages an Anki package holds, decoded by the ``protobuf`` library.
+
+A current package (Anki 2.1.50 and later) lists its media as a ``MediaEntries`` message,
+and a schema 18 collection keeps each note type's and card template's settings as a
+``Notetype.Config`` and ``Notetype.Template.Config`` message. The declarations below are
+the parts of Anki's own ``proto/anki/import_export.proto`` and ``proto/anki/notetypes.proto``
+that this tool reads, with Anki's field numbers; fields left out are kept by the
+library as unknown fields and never looked at. They live in a pool of their own, apart
+from the ``anki`` package's descriptors when both are loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+from google.protobuf.message import DecodeError, Message
+
+__all__ = ["DecodeError", "media_names", "notetype_config", "template_formats"]
+
+_DECLARATION = """
+name: "deckbuilder/anki_package.proto"
+package: "deckbuilder.anki"
+syntax: "proto3"
+message_type {
+  name: "MediaEntries"
+  field { name: "entries" number: 1 label: LABEL_REPEATED type: TYPE_MESSAGE
+          type_name: ".deckbuilder.anki.MediaEntries.MediaEntry" }
+  nested_type {
+    name: "MediaEntry"
+    field { name: "name" number: 1 label: LABEL_OPTIONAL type: TYPE_STRING }
+    field { name: "size" number: 2 label: LABEL_OPTIONAL type: TYPE_UINT32 }
+    field { name: "sha1" number: 3 label: LABEL_OPTIONAL type: TYPE_BYTES }
+  }
+}
+message_type {
+  name: "NotetypeConfig"
+  field { name: "kind" number: 1 label: LABEL_OPTIONAL type: TYPE_ENUM
+          type_name: ".deckbuilder.anki.NotetypeConfig.Kind" }
+  field { name: "css" number: 3 label: LABEL_OPTIONAL type: TYPE_STRING }
+  enum_type {
+    name: "Kind"
+    value { name: "KIND_NORMAL" number: 0 }
+    value { name: "KIND_CLOZE" number: 1 }
+  }
+}
+message_type {
+  name: "TemplateConfig"
+  field { name: "q_format" number: 1 label: LABEL_OPTIONAL type: TYPE_STRING }
+  field { name: "a_format" number: 2 label: LABEL_OPTIONAL type: TYPE_STRING }
+}
+"""
+
+_POOL = descriptor_pool.DescriptorPool()
+_POOL.Add(text_format.Parse(_DECLARATION, descriptor_pb2.FileDescriptorProto()))
+
+
+def _message(name: str) -> type[Message]:
+    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(f"deckbuilder.anki.{name}"))
+
+
+_MEDIA_ENTRIES = _message("MediaEntries")
+_NOTETYPE_CONFIG = _message("NotetypeConfig")
+_TEMPLATE_CONFIG = _message("TemplateConfig")
+_KIND_CLOZE = 1
+
+
+def media_names(data: bytes) -> list[str]:
+    """The file names a ``MediaEntries`` message lists, in order: zip member ``"0"``
+    holds the first. Raises DecodeError when ``data`` is not such a message."""
+    entries: Any = _MEDIA_ENTRIES.FromString(data)
+    return [str(entry.name) for entry in entries.entries]
+
+
+def notetype_config(data: bytes) -> tuple[bool, str]:
+    """Whether a ``Notetype.Config`` is a cloze note type's, and its CSS. Raises
+    DecodeError when ``data`` is not such a message."""
+    config: Any = _NOTETYPE_CONFIG.FromString(data)
+    return int(config.kind) == _KIND_CLOZE, str(config.css)
+
+
+def template_formats(data: bytes) -> tuple[str, str]:
+    """The front and back templates of a ``Notetype.Template.Config``. Raises
+    DecodeError when ``data`` is not such a message."""
+    config: Any = _TEMPLATE_CONFIG.FromString(data)
+    return str(config.q_format), str(config.a_format)

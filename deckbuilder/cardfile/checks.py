@@ -1,0 +1,345 @@
+"""The content rules of notes, as one function over the model: :func:`check_deck`.
+
+The loader reads a card file's structure (known keys, the shape of each value) and then
+runs these checks on the notes it built; an importer runs the same checks on the notes
+it builds in memory. Each problem is located by the note's lines (``note.line``,
+``note.field_lines``) in ``deck.source``, so that it points into whatever file the
+notes came from.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Sequence
+
+from deckbuilder import cloze
+from deckbuilder.cardfile.fields import (
+    ID_RE,
+    MAX_FIELD_BYTES,
+    UNSTORABLE,
+    id_problem,
+    plural,
+    suggest,
+    unstorable_problem,
+    visible,
+)
+from deckbuilder.cardfile.keys import (
+    GUID_PATTERN,
+    MAX_ANSWERS,
+    MAX_CHOICES,
+    NOTE_LAST,
+    NOTE_TYPES,
+)
+from deckbuilder.errors import Problem
+from deckbuilder.model import (
+    BasicNote,
+    ClozeNote,
+    Deck,
+    McqNote,
+    Note,
+    NoteKind,
+    TypedAnswer,
+    TypedNote,
+    letter,
+)
+
+__all__ = ["check_deck", "note_problems", "tag_problem", "text_problem"]
+
+GUID_RE = re.compile(f"(?:{GUID_PATTERN})\\Z")
+# The keys of each note type whose text must not be empty.
+# Anki builds a card from a Basic note whose Back is empty: only its front must have text.
+_REQUIRED = {
+    t.kind: frozenset(k.name for k in t.keys if k.required)
+    - ({"back"} if t.kind is NoteKind.BASIC else set())
+    for t in NOTE_TYPES
+}
+_LINT_CODES = next(key for key in NOTE_LAST if key.name == "lint").values
+# A well-formed deletion, removed before looking for malformed ones.
+_OPENING = re.compile(r"\{\{c\d+::")
+_BAD_CLOZE = re.compile(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::")
+# A field Anki counts as empty when it decides which cards a note has (rslib's
+# field_is_empty): nothing but white space and line-break or div tags.
+ANKI_EMPTY = re.compile(r"(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
+
+
+def check_deck(deck: Deck) -> list[Problem]:
+    """Every problem of the deck's notes, in order of line: ids well-formed and unique,
+    text sizes and characters Anki can store, required texts not empty, choices and
+    answers, cloze deletions, typed answers, tags, GUIDs, pins and lint opt-outs."""
+    found = note_problems(deck.notes, str(deck.source))
+    return sorted((p for problems in found for p in problems), key=_line_order)
+
+
+def _line_order(problem: Problem) -> int:
+    return problem.line or 0
+
+
+_NONE: tuple[Problem, ...] = ()
+
+
+def note_problems(
+    notes: Sequence[Note], file: str, unread: Sequence[Collection[str]] = ()
+) -> list[Sequence[Problem]]:
+    """The problems of each note, in the order of ``notes``. ``unread``: for each note,
+    the keys the loader could not read (a problem already said why), whose content is
+    not checked again."""
+    first_id: dict[str, Note] = {}
+    first_guid: dict[str, Note] = {}
+    out: list[Sequence[Problem]] = []
+    for i, note in enumerate(notes):
+        check = _NoteCheck(file, note, unread[i] if unread else ())
+        check.identity(first_id, first_guid)
+        check.texts()
+        if isinstance(note, McqNote):
+            check.mcq(note)
+        elif isinstance(note, ClozeNote):
+            check.cloze(note)
+        elif isinstance(note, TypedNote):
+            check.typed(note)
+        elif isinstance(note, BasicNote):
+            check.basic(note)
+        out.append(check.problems or _NONE)
+    return out
+
+
+def text_problem(what: str, text: str, *, required: bool = False) -> str | None:
+    """What is wrong with the text of field ``what``: too long, characters Anki cannot
+    store, or (``required``) nothing but white space; None when nothing is."""
+    short = len(text) * 4 <= MAX_FIELD_BYTES  # a character is at most 4 bytes
+    filled = not required or (text and not text.isspace())
+    if short and filled and UNSTORABLE.search(text) is None:
+        return None  # most text, told apart at the cost of one search
+    size = 0 if short else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FIELD_BYTES:
+        return f"'{what}' is {size:,} bytes; the limit is {MAX_FIELD_BYTES:,}"
+    unstorable = unstorable_problem(text)
+    if unstorable:
+        return f"'{what}' {unstorable}"
+    if not filled:
+        return f"'{what}' is empty"
+    return None
+
+
+def tag_problem(tag: str) -> str | None:
+    """What is wrong with one tag of a deck or note, None when nothing is."""
+    problem = text_problem("tags", tag, required=True)
+    if problem is None and any(ch.isspace() for ch in tag):
+        return f"tag '{tag}' contains a space; Anki tags cannot (use '_' or '-')"
+    return problem
+
+
+class _NoteCheck:
+    """The checks of one note, collecting its problems."""
+
+    __slots__ = ("failed", "file", "note", "problems", "unread")
+
+    def __init__(self, file: str, note: Note, unread: Collection[str]) -> None:
+        self.file = file
+        self.note = note
+        self.unread = unread
+        self.problems: list[Problem] = []
+        # Fields with a problem of their own: their content is not judged further.
+        self.failed: set[str] = set()
+
+    def problem(self, key: str, message: str) -> None:
+        # Messages name the note by its id, unless that id could carry a control
+        # character to the terminal.
+        note_id = self.note.id
+        who = note_id if note_id and UNSTORABLE.search(note_id) is None else None
+        self.problems.append(Problem(self.file, self.note.field_line(key), message, who))
+
+    def identity(self, first_id: dict[str, Note], first_guid: dict[str, Note]) -> None:
+        note = self.note
+        if "id" not in self.unread:
+            wrong = text_problem("id", note.id, required=True)
+            if wrong is None and not ID_RE.match(note.id):
+                wrong = id_problem("note id", note.id)
+            elif wrong is None and note.id in first_id:
+                wrong = f"duplicate note id (first at line {first_id[note.id].line})"
+            if wrong:
+                self.problem("id", wrong)
+            else:
+                first_id[note.id] = note
+        for i, tag in enumerate(note.tags):
+            wrong = tag_problem(tag)
+            if wrong:
+                self.problem(f"tags[{i}]", wrong)
+        for i, code in enumerate(note.lint_ignored):
+            if code not in _LINT_CODES:
+                self.problem(
+                    f"lint[{i}]",
+                    f"unknown lint rule '{visible(code)}' in 'lint'{suggest(code, _LINT_CODES)}; "
+                    f"the rules are {', '.join(_LINT_CODES)}",
+                )
+        if not note.guid:
+            return
+        if not GUID_RE.match(note.guid):
+            self.problem(
+                "guid",
+                "'guid' must be 1 to 100 printable ASCII characters without spaces, as "
+                "'deckbuilder import' writes it from Anki; keep it as imported",
+            )
+            return
+        was = first_guid.setdefault(note.guid, note)
+        if was is not note:
+            self.problem(
+                "guid",
+                f"guid '{note.guid}' is also the guid of note '{was.id}' (line {was.line}); "
+                "Anki would take them for one note. A copied note needs no guid: delete "
+                "this line",
+            )
+
+    def texts(self) -> None:
+        """Every text field: its size, its characters, and not empty where required."""
+        required = _REQUIRED[self.note.kind]
+        only_answer = isinstance(self.note, TypedNote) and len(self.note.answers) == 1
+        for key, text in self.note.texts().items():
+            what = "answer" if only_answer and key == "answer[0]" else key
+            if self.unread and (key in self.unread or what in self.unread):
+                continue
+            # 'choices[2]' is required as choices are; 'choices[2].feedback' is not.
+            base = key if key[-1] != "]" else key[: key.index("[")]
+            wrong = text_problem(what, text, required=base in required)
+            if wrong:
+                self.problem(key, wrong)
+                self.failed.add(key)
+
+    def name(self, key: str) -> str:
+        """How a message names the field ``key`` of :meth:`Note.texts`: a typed-answer
+        note's only answer is 'answer', as it is written."""
+        if key == "answer[0]" and isinstance(self.note, TypedNote) and len(self.note.answers) == 1:
+            return "answer"
+        return key
+
+    def mcq(self, note: McqNote) -> None:
+        count = len(note.choices)
+        if "choices" not in self.unread:
+            if not 2 <= count <= MAX_CHOICES:
+                self.problem(
+                    "choices",
+                    f"'choices' has {plural(count, 'entry', 'entries')}; give 2 to {MAX_CHOICES}",
+                )
+            first: dict[str, int] = {}  # a choice compared loosely -> its index
+            for i, text in enumerate(note.choices):
+                loose = " ".join(text.split()).casefold()
+                if loose and loose in first and f"choices[{i}]" not in self.failed:
+                    # (a choice the loader could not read is '', never a repeat)
+                    shown = letter(i) if i < MAX_CHOICES else str(i + 1)
+                    self.problem(
+                        f"choices[{i}]", f"choice {shown} repeats choice {letter(first[loose])}"
+                    )
+                elif loose:
+                    first.setdefault(loose, i)
+            for pin in note.pinned:
+                if not 0 <= pin < count:
+                    self.problem(
+                        "choices", f"a pinned choice ({pin + 1}) is not one of the choices"
+                    )
+            if len(note.feedback) > count:
+                self.problem("choices", "there is more feedback than choices")
+        if "answer" in self.unread:
+            return
+        if not note.answer:
+            self.problem("answer", "'answer' is empty; give at least one letter")
+        valid = f"A-{letter(min(count, MAX_CHOICES) - 1)}" if count >= 2 else "a choice letter"
+        for position, index in enumerate(note.answer):
+            key = f"answer[{position}]"
+            if index < 0 or (count and "choices" not in self.unread and index >= count):
+                self.problem(key, f"answer '{letter(index)}' is not one of the choices ({valid})")
+            elif index in note.answer[:position]:
+                self.problem(key, f"answer '{letter(index)}' is given twice")
+
+    def cloze(self, note: ClozeNote) -> None:
+        if "text" in self.failed or "text" in self.unread:
+            return
+        text = note.text
+        deletions = cloze.read_deletions(text)
+        if text.strip():
+            if not deletions.numbers:
+                self.problem(
+                    "text",
+                    "cloze text has no deletion; mark answers as {{c1::answer}} or "
+                    "{{c1::answer::hint}}",
+                )
+            # Anki would show a broken '{{c1:' literally; catch the common slips.
+            stripped = _without_deletions(text)
+            bad = _BAD_CLOZE.search(stripped)
+            if bad:
+                self.problem(
+                    "text",
+                    f"malformed cloze near '{stripped[bad.start() : bad.start() + 20]}'; "
+                    "write {{c1::answer}} with two colons and closing '}}'",
+                )
+        # Anki makes cards from the deletions of every field, the extra one too.
+        for key, found in (("text", deletions), ("extra", cloze.read_deletions(note.extra))):
+            if key not in self.failed and key not in self.unread:
+                for message in found.problems:
+                    self.problem(key, message)
+
+    def basic(self, note: BasicNote) -> None:
+        if note.add_reverse is None or "add_reverse" in self.unread:
+            return
+        wrong = text_problem("add_reverse", note.add_reverse)
+        if wrong:
+            self.problem("add_reverse", wrong)
+        elif note.reverse == bool(ANKI_EMPTY.match(note.add_reverse)):
+            self.problem(
+                "add_reverse",
+                "'reverse' must be whether 'add_reverse' has text: Anki makes the second "
+                "card exactly then",
+            )
+
+    def typed(self, note: TypedNote) -> None:
+        if "answer" in self.unread:
+            return
+        count = len(note.answers)
+        if not count:
+            if not any(key.startswith("answer[") for key in self.unread):
+                self.problem("answer", "'answer' is empty; give at least one accepted answer")
+            return
+        if count > MAX_ANSWERS:
+            self.problem("answer", f"'answer' has {count} entries; the limit is {MAX_ANSWERS}")
+            return
+        seen: dict[str, int] = {}
+        for i, answer in enumerate(note.answers):
+            key = f"answer[{i}]"
+            if key in self.failed or self.name(key) in self.unread or key in self.unread:
+                continue
+            wrong = _typed_answer_problem(self.name(key), answer)
+            if wrong:
+                self.problem(key, wrong)
+                continue
+            loose = answer.shown if answer.is_number else " ".join(answer.text.split()).casefold()
+            if loose in seen:
+                self.problem(key, f"{self.name(key)} repeats answer[{seen[loose]}]")
+            else:
+                seen[loose] = i
+
+
+def _typed_answer_problem(what: str, answer: TypedAnswer) -> str | None:
+    if not answer.is_number:
+        if "\n" in answer.text.strip():
+            return f"'{what}' must be one line: the learner types it in one box"
+        return None
+    low, high = answer.low, answer.high
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return f"'{what}' must be a number or a range of two numbers"
+    if low > high:
+        return f"'{what}': 'min' ({low:g}) is above 'max' ({high:g})"
+    return None
+
+
+def _without_deletions(text: str) -> str:
+    """``text`` less its well-formed deletions (``{{cN::...}}``), so that what remains shows
+    the malformed ones. One pass: each opening's closing ``}}`` is searched once."""
+    out: list[str] = []
+    kept = 0
+    while (opening := _OPENING.search(text, kept)) is not None:
+        close = text.find("}}", opening.end())
+        if close < 0:
+            break  # no later opening has a '}}' after it either
+        out.append(text[kept : opening.start()])
+        kept = close + 2
+    out.append(text[kept:])
+    return "".join(out)

@@ -1,0 +1,530 @@
+"""The card format, declared once: every key a card file may hold, where, of what shape,
+with its range or pattern, default, one line of documentation and an example.
+
+Everything else that knows the format is derived from this module: the loader's known
+keys and the words of its "must be ..." messages, the JSON Schema (:mod:`.schema`), the
+order in which the writer (:mod:`.writer`) puts keys, and the keys table of the README
+and docs/card-format.md (:mod:`.keys_table`). A new key is one entry here (and the code
+that reads its value into the model).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from deckbuilder.lint.codes import RULES
+from deckbuilder.model import NoteKind, StudySettings
+from deckbuilder.schedule.settings import (
+    ANKI_MAX_INTERVAL,
+    ANKI_PER_DAY_MAX,
+    ANKI_RETENTION_RANGE,
+    PARAMETER_COUNT,
+)
+
+__all__ = [
+    "CHOICE",
+    "DECK",
+    "GUID_PATTERN",
+    "ID_PATTERN",
+    "LABEL_LANGUAGES",
+    "LANG_PATTERN",
+    "MAX_ANSWERS",
+    "MAX_CHOICES",
+    "MAX_NOTES",
+    "NOTE_FIRST",
+    "NOTE_LAST",
+    "NOTE_TYPES",
+    "NUMBER",
+    "NUMBER_PATTERN",
+    "STEP_PATTERN",
+    "STUDY",
+    "Key",
+    "NoteType",
+    "Shape",
+    "key_names",
+    "note_keys",
+    "note_type_named",
+    "step_text",
+]
+
+# Patterns, without anchors (the loader matches them whole, the schema anchors them).
+ID_PATTERN = "[a-z0-9][a-z0-9_-]*"  # deck and note ids: they name packages and keep notes
+LANG_PATTERN = "[a-z]{2,3}(-[A-Za-z0-9]{2,8})*"  # BCP 47 shape: ko, en, pt-BR, zh-Hant
+# What Anki writes as a GUID (base-91 text, ten characters or so): printable, no spaces.
+# Anki accepts longer ones from other tools; 100 characters leave room for those.
+GUID_PATTERN = "[!-~]{1,100}"
+STEP_PATTERN = r"[0-9]+(\.[0-9]+)?\s*[smhd]"  # Anki's notation: 30s, 10m, 1h, 1d
+# A typed answer's number: YAML's own number forms, less hex and octal.
+NUMBER_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+# The languages the multiple-choice template has labels in (LABELS in notetypes/mcq/mcq.js).
+LABEL_LANGUAGES = {"en": "English", "ko": "Korean"}
+MAX_CHOICES = 26  # one letter each
+MAX_ANSWERS = 100  # accepted answers of a typed-answer note
+# Limit against absurd input (documented in README, "Limits").
+MAX_NOTES = 100_000
+
+
+class Shape(str, Enum):
+    """What a key's value is. :attr:`phrase` is how messages and the docs say it: a wrong
+    value gets "'KEY' must be PHRASE, not ..."."""
+
+    TEXT = "text"  # Markdown; a map from language code to text in a deck with 'languages'
+    PLAIN = "plain"  # text as Anki has it, in no language map
+    DECK_NAME = "deck-name"
+    ID = "id"
+    GUID = "guid"
+    NOTE_TYPE = "note-type"
+    LABEL = "label"
+    FLAG = "flag"
+    WHOLE = "whole"
+    NUMBER = "number"
+    STEPS = "steps"
+    PARAMS = "params"
+    PATH = "path"
+    TAGS = "tags"
+    LINT = "lint"
+    LANGUAGES = "languages"
+    LETTERS = "letters"
+    CHOICES = "choices"
+    ANSWERS = "answers"
+    STUDY = "study"
+    NOTES = "notes"
+
+    @property
+    def phrase(self) -> str:
+        return _PHRASES.get(self, "text")
+
+
+_PHRASES = {
+    Shape.FLAG: "true or false",
+    Shape.WHOLE: "a whole number like 20",
+    Shape.NUMBER: "a number like 0.9",
+    Shape.STEPS: "a list of steps like [1m, 10m]",
+    Shape.PARAMS: "a list of 21 numbers",
+    Shape.PATH: "the path of a review history (collection.anki2, .colpkg or .apkg)",
+    Shape.TAGS: "a tag or a list of tags",
+    Shape.LINT: "a rule code or a list of them",
+    Shape.LANGUAGES: "a list of language codes, e.g. [ko, en] (the first is the default)",
+    Shape.LETTERS: "a letter or a list of letters",
+    Shape.CHOICES: "a list",
+    Shape.ANSWERS: "an accepted answer, a list of them, or a number mapping",
+    Shape.STUDY: "a mapping (new_per_day:, ...)",
+    Shape.NOTES: "a list",
+}
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of the card format."""
+
+    name: str
+    shape: Shape
+    doc: str  # one line, for authors
+    example: str  # the value as written after 'name: '
+    required: bool = False
+    # The value a missing key takes, as the model holds it (None: none, or one the loader
+    # works out, which ``default_doc`` then says).
+    default: Any = None
+    default_doc: str = ""
+    low: float | None = None  # a number's range, or a list's length
+    high: float | None = None
+    pattern: str | None = None  # what a text must match (unanchored)
+    values: tuple[str, ...] = ()  # the only texts allowed, when there is such a list
+
+    @property
+    def localized(self) -> bool:
+        """Whether a deck with 'languages' may give the value per language."""
+        return self.shape in (Shape.TEXT, Shape.DECK_NAME, Shape.CHOICES)
+
+    @property
+    def default_text(self) -> str:
+        """The default as the card file would write it ('' when there is none)."""
+        if self.default_doc:
+            return self.default_doc
+        if self.default is None:
+            return ""
+        if isinstance(self.default, bool):
+            return "true" if self.default else "false"
+        if self.shape is Shape.STEPS:
+            return "[" + ", ".join(step_text(s) for s in self.default) + "]"
+        return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
+
+
+@dataclass(frozen=True)
+class NoteType:
+    """One note type of the card format: what 'type:' says, and its own keys."""
+
+    kind: NoteKind
+    doc: str
+    keys: tuple[Key, ...]
+    # Whether a note without 'type:' is taken to be of this type when it uses its keys
+    # (a typed-answer note's keys are also a question's, so it needs 'type: typed').
+    inferred: bool = True
+    # What authors write when they mean this type, for "did you mean" (compared in
+    # lowercase, with '_' and ' ' read as '-').
+    aliases: tuple[str, ...] = ()
+
+
+def step_text(seconds: float) -> str:
+    """A step in seconds as Anki's deck options write it: 60 -> '1m', 90 -> '90s'."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
+
+
+_STUDY = StudySettings()
+_RETENTION_LOW, _RETENTION_HIGH = ANKI_RETENTION_RANGE
+
+DECK: tuple[Key, ...] = (
+    Key(
+        "deck",
+        Shape.DECK_NAME,
+        "The Anki deck name; \"::\" nests decks. In a deck with 'languages', one name per "
+        'language, or one name that each language\'s deck gets with " (<code>)" appended.',
+        "ML Systems::Gradient Checkpointing",
+        required=True,
+    ),
+    Key(
+        "id",
+        Shape.ID,
+        "The stable deck key: the package is output/<id>.apkg. Never change it once shared.",
+        "gradient-checkpointing",
+        default_doc="the file name without .yaml",
+        pattern=ID_PATTERN,
+    ),
+    Key(
+        "languages",
+        Shape.LANGUAGES,
+        "The languages of a bilingual deck, default first. Any text may then be a map from "
+        "language code to text; each language builds its own package, <id>.<code>.apkg.",
+        "[ko, en]",
+        low=1,
+        pattern=LANG_PATTERN,
+    ),
+    Key(
+        "label_language",
+        Shape.LABEL,
+        "The language of the words multiple-choice cards add (Correct, Explanation) in a "
+        "deck without 'languages'; every card of the deck uses the same.",
+        "ko",
+        default_doc="ko when most notes are written in Korean, else en",
+        values=tuple(LABEL_LANGUAGES),
+    ),
+    Key("description", Shape.TEXT, "Shown in Anki's deck overview.", "Trading compute for memory."),
+    Key("tags", Shape.TAGS, "Tags added to every note of the deck.", "[ml-systems]"),
+    Key(
+        "study",
+        Shape.STUDY,
+        "The study preset that travels with the deck (Anki's deck options, applied when "
+        '"Import deck presets" is ticked), and what the preview studies with.',
+        "{new_per_day: 10, desired_retention: 0.9}",
+        default_doc="Anki's default preset",
+    ),
+    Key(
+        "notes",
+        Shape.NOTES,
+        "The notes of the deck, in order.",
+        "[{id: term, front: Activation, back: A layer's output.}]",
+        required=True,
+        low=1,
+        high=MAX_NOTES,
+    ),
+)
+
+STUDY: tuple[Key, ...] = (
+    Key(
+        "new_per_day",
+        Shape.WHOLE,
+        "New cards a day.",
+        "10",
+        default=_STUDY.new_per_day,
+        low=0,
+        high=ANKI_PER_DAY_MAX,
+    ),
+    Key(
+        "review_limit",
+        Shape.WHOLE,
+        "Reviews a day at most.",
+        "100",
+        default=_STUDY.review_limit,
+        low=0,
+        high=ANKI_PER_DAY_MAX,
+    ),
+    Key(
+        "desired_retention",
+        Shape.NUMBER,
+        "FSRS desired retention: the chance of recalling a card when it is due.",
+        "0.9",
+        default=_STUDY.desired_retention,
+        low=_RETENTION_LOW,
+        high=_RETENTION_HIGH,
+    ),
+    Key(
+        "learning_steps",
+        Shape.STEPS,
+        "Learning steps of new cards, in Anki's notation (30s, 10m, 1h, 1d).",
+        "[1m, 10m]",
+        default=_STUDY.learning_steps,
+        pattern=STEP_PATTERN,
+    ),
+    Key(
+        "relearning_steps",
+        Shape.STEPS,
+        "Relearning steps of forgotten cards.",
+        "[10m]",
+        default=_STUDY.relearning_steps,
+        pattern=STEP_PATTERN,
+    ),
+    Key(
+        "maximum_interval",
+        Shape.WHOLE,
+        "The longest interval, in days.",
+        "36500",
+        default=_STUDY.maximum_interval,
+        low=1,
+        high=ANKI_MAX_INTERVAL,
+    ),
+    Key(
+        "params",
+        Shape.PARAMS,
+        "The 21 FSRS-6 parameters the preview studies with, as a list or as Anki's deck "
+        "options show them (comma-separated). Preview only.",
+        "[0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, "
+        "0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, "
+        "0.1542]",
+        default_doc="FSRS-6's defaults",
+        low=PARAMETER_COUNT,
+        high=PARAMETER_COUNT,
+    ),
+    Key(
+        "history",
+        Shape.PATH,
+        "A review history (collection.anki2, .colpkg, or .apkg with scheduling), relative "
+        "to the card file, to fit the preview's FSRS parameters from; params wins over it. "
+        "Preview only.",
+        "../collection.anki2",
+    ),
+)
+
+NOTE_FIRST: tuple[Key, ...] = (
+    Key(
+        "id",
+        Shape.ID,
+        "The note's stable key, unique in the file: Anki recognises the note by it, so "
+        "never change it once the deck is shared.",
+        "tradeoff",
+        required=True,
+        pattern=ID_PATTERN,
+    ),
+    Key(
+        "guid",
+        Shape.GUID,
+        "The GUID Anki knows the note by, written by 'deckbuilder import' for a note from "
+        "an Anki collection; keep it as imported.",
+        "bX7q9kL2mz",
+        default_doc="derived from the deck and note ids",
+        pattern=GUID_PATTERN,
+    ),
+    Key(
+        "type",
+        Shape.NOTE_TYPE,
+        "The note type; may be left out when the keys make it obvious (not for typed).",
+        "mcq",
+        default_doc="the type whose keys the note uses",
+    ),
+)
+NOTE_LAST: tuple[Key, ...] = (
+    Key("tags", Shape.TAGS, "Tags of this note, besides the deck's.", "[basics]"),
+    Key(
+        "lint",
+        Shape.LINT,
+        "Lint rules this note opts out of, for a flaw that is intended (docs/lint.md).",
+        "[longest-correct]",
+        values=tuple(RULES),
+    ),
+)
+
+
+def _explanation(where: str = "the back") -> Key:
+    return Key("explanation", Shape.TEXT, f"Shown on {where}.", "Activations are recomputed.")
+
+
+def _question() -> Key:
+    return Key("question", Shape.TEXT, "The question.", "What is traded for memory?", required=True)
+
+
+NOTE_TYPES: tuple[NoteType, ...] = (
+    NoteType(
+        NoteKind.MCQ,
+        "A multiple-choice question: one card.",
+        (
+            _question(),
+            Key(
+                "choices",
+                Shape.CHOICES,
+                "The answers to choose from, A first: each a text, or {text:, feedback:, "
+                "pin:}. Shuffled on the card unless shuffle is false.",
+                "[Extra computation, Accuracy, Disk space]",
+                required=True,
+                low=2,
+                high=MAX_CHOICES,
+            ),
+            Key(
+                "answer",
+                Shape.LETTERS,
+                'The right choice\'s letter, or a list of letters for "choose all that apply".',
+                "A",
+                required=True,
+                low=1,
+            ),
+            _explanation(),
+            Key(
+                "shuffle",
+                Shape.FLAG,
+                "Shuffle the choices on each review.",
+                "false",
+                default=True,
+            ),
+        ),
+        aliases=(
+            "multiple-choice",
+            "multiplechoice",
+            "multi-choice",
+            "choice",
+            "choices",
+            "quiz",
+            "mc",
+            "mcqs",
+        ),
+    ),
+    NoteType(
+        NoteKind.CLOZE,
+        "A cloze deletion: one card per {{cN::...}} number.",
+        (
+            Key(
+                "text",
+                Shape.TEXT,
+                "The text with deletions: {{c1::answer}} or {{c1::answer::hint}}.",
+                "Checkpoints every {{c1::√N}} layers.",
+                required=True,
+                pattern=r"\{\{c[0-9]+::",
+            ),
+            Key("extra", Shape.TEXT, "Shown on the back.", "From Chen et al., 2016."),
+        ),
+        aliases=("fill-in", "fill-in-the-blank", "blank", "blanks", "gap", "deletion"),
+    ),
+    NoteType(
+        NoteKind.BASIC,
+        "A question and its answer: one card (two with reverse: true).",
+        (
+            Key("front", Shape.TEXT, "The question side.", "Activation", required=True),
+            Key("back", Shape.TEXT, "The answer side.", "A layer's output.", required=True),
+            Key(
+                "reverse",
+                Shape.FLAG,
+                "Also make a card that shows the back and asks for the front (Anki's "
+                '"Basic (and reversed card)").',
+                "true",
+                default=False,
+            ),
+            Key(
+                "add_reverse",
+                Shape.PLAIN,
+                'The "Add Reverse" field of Anki\'s "Basic (optional reversed card)", '
+                "written by 'deckbuilder import': the reversed card exists when it is not "
+                "empty. Not together with reverse.",
+                "y",
+            ),
+        ),
+        aliases=("flashcard", "card", "front-back", "qa", "simple", "reversed"),
+    ),
+    NoteType(
+        NoteKind.TYPED,
+        "The learner types the answer and the card judges it: one card.",
+        (
+            _question(),
+            Key(
+                "answer",
+                Shape.ANSWERS,
+                "The accepted answer or a list of them: texts on one line, or numbers "
+                "({number: 4, tolerance: 0.5} or {min: 3, max: 5}).",
+                "[no one, nobody]",
+                required=True,
+                low=1,
+                high=MAX_ANSWERS,
+            ),
+            _explanation(),
+            Key(
+                "match_case",
+                Shape.FLAG,
+                "Compare texts with their case (texts are always compared without the "
+                "spaces around them).",
+                "true",
+                default=False,
+            ),
+        ),
+        inferred=False,
+        aliases=("type", "typing", "type-in", "input", "short-answer", "text-input", "answer"),
+    ),
+)
+
+# A choice written as a mapping. Neither key can be a language code, so such a choice
+# is never taken for a language map.
+CHOICE: tuple[Key, ...] = (
+    Key("text", Shape.TEXT, "The choice.", "Mars", required=True),
+    Key(
+        "feedback",
+        Shape.TEXT,
+        "Shown on the back under this choice when it was picked, and under the right ones.",
+        "Mars is the fourth planet.",
+    ),
+    Key(
+        "pin",
+        Shape.FLAG,
+        'Keep this choice in its place while the others shuffle (for "None of the above").',
+        "true",
+        default=False,
+    ),
+)
+
+# A typed-answer note's number: 'number' (with 'tolerance'), or 'min' and 'max'.
+NUMBER: tuple[Key, ...] = (
+    Key("number", Shape.NUMBER, "The number.", "3.1416"),
+    Key(
+        "tolerance",
+        Shape.NUMBER,
+        "How far from the number an answer may be.",
+        "0.0005",
+        default=0.0,
+        low=0,
+    ),
+    Key("min", Shape.NUMBER, "The smallest accepted number.", "3.141"),
+    Key("max", Shape.NUMBER, "The largest accepted number.", "3.142"),
+)
+
+
+def key_names(keys: tuple[Key, ...]) -> tuple[str, ...]:
+    return tuple(key.name for key in keys)
+
+
+def note_keys(kind: NoteKind) -> tuple[Key, ...]:
+    """Every key a note of ``kind`` may have, in the order the writer puts them."""
+    return NOTE_FIRST + note_type(kind).keys + NOTE_LAST
+
+
+def note_type(kind: NoteKind) -> NoteType:
+    return next(t for t in NOTE_TYPES if t.kind is kind)
+
+
+def note_type_named(written: str) -> NoteType | None:
+    """The note type an author most likely meant by ``written`` (``MCQ``, ``cloze``,
+    ``multiple-choice``), or None; the caller tells "is" from "did you mean"."""
+    loose = re.sub(r"[\s_]+", "-", written.strip().lower())
+    for note in NOTE_TYPES:
+        if loose == note.kind.value or loose in note.aliases:
+            return note
+    return None

@@ -1,0 +1,83 @@
+"""Reading files that may be hostile: regular files only, and never more than a limit.
+
+A path named as a package or a review history may be a FIFO (a read blocks until a
+writer comes), a device (``/dev/zero`` never ends) or a folder. Only regular files are
+read, and the check is made on the opened file itself, so nothing can be swapped in
+between; the file is opened without blocking, so even opening a FIFO cannot hang.
+Streams are copied in chunks, counted as they come, and refused once they pass their
+limit, so data that unpacks to gigabytes costs a chunk of memory, not gigabytes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import IO
+
+from deckbuilder.errors import DeckError
+
+__all__ = ["CHUNK_BYTES", "LimitExceeded", "copy_limited", "open_regular", "read_limited"]
+
+CHUNK_BYTES = 1 << 20
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class LimitExceeded(ValueError):
+    """A stream held more than it was allowed to."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"more than {limit:,} bytes")
+        self.limit = limit
+
+
+def open_regular(path: Path) -> IO[bytes]:
+    """``path`` opened for reading in binary; DeckError when it cannot be opened or is
+    not a regular file (a folder, FIFO, device or socket)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise DeckError.single(path, f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:  # pragma: no cover - fstat of an open descriptor
+        os.close(fd)
+        raise DeckError.single(path, f"cannot be read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise DeckError.single(path, f"is {kind}, not a file; only regular files are read")
+    return os.fdopen(fd, "rb")
+
+
+def copy_limited(source: IO[bytes], target: IO[bytes], limit: int) -> int:
+    """Copy ``source`` to its end into ``target``, in chunks; the number of bytes copied.
+    Raises LimitExceeded as soon as more than ``limit`` bytes have come."""
+    copied = 0
+    while chunk := source.read(CHUNK_BYTES):
+        copied += len(chunk)
+        if copied > limit:
+            raise LimitExceeded(limit)
+        target.write(chunk)
+    return copied
+
+
+def read_limited(source: IO[bytes], limit: int) -> bytes:
+    """All of ``source``, read in chunks; LimitExceeded once more than ``limit`` bytes
+    have come."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := source.read(CHUNK_BYTES):
+        total += len(chunk)
+        if total > limit:
+            raise LimitExceeded(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)

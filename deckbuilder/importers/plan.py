@@ -1,0 +1,582 @@
+"""The model's notes read from a source -> the files ``deckbuilder import`` writes.
+
+Every note is checked in memory with the checks ``check`` runs
+(:func:`deckbuilder.cardfile.checks.note_problems`) and rendered as ``build`` renders it
+(:func:`deckbuilder.render.deck.render_deck`), note by note: a note that cannot be
+carried is left out, with its source line and the reason, and the rest come in. Each
+deck becomes one card file (:func:`deckbuilder.cardfile.writer.card_file_text`); notes
+from an Anki package also bring what keeps them Anki's notes: the note types beside the
+card file, the lock file with each note's Anki note id and modification time, and the
+media files. A media file that neither the package nor media/ has is a warning per
+file: the note keeps its reference, and ``check`` asks for the file until it is there.
+
+Everything is planned before anything is written, and then written together or not at
+all (:func:`write_import`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path, PurePosixPath
+
+from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
+from deckbuilder.cardfile.checks import note_problems
+from deckbuilder.cardfile.deck import detected_label_language
+from deckbuilder.cardfile.reader import MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES
+from deckbuilder.cardfile.writer import card_file_text
+from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
+from deckbuilder.files.atomic import Staging
+from deckbuilder.files.bounds import refuse_links_out
+from deckbuilder.importers.base import Read, Skipped, SourceDeck, with_ids
+from deckbuilder.importers.naming import clean_deck_name, deck_id, file_stem
+from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
+from deckbuilder.lock.manifest import note_hashes, templates_hash
+from deckbuilder.model import Deck, McqNote, Note, NoteKind, TypedAnswer, TypedNote
+from deckbuilder.render.deck import RenderedDeck, render_deck
+from deckbuilder.render.markdown import render_markdown
+
+__all__ = ["ImportOptions", "ImportPlan", "PlannedDeck", "plan_import", "write_import"]
+
+QUIZ_FORMATS = ("quiz", "aiken", "gift")
+MISSING_HINT = {
+    "quiz": "put ✓ after the right choice or add a line 'ANSWER: B'",
+    "aiken": "add a line 'ANSWER: B' after the choices",
+    "gift": "mark the right choice with '=' (or a positive weight '~%50%')",
+}
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    out: Path | None = None  # the card file (one deck); None: cards/<deck name>.yaml
+    deck: str | None = None  # the deck to import (a source with decks), else its name
+    allow_missing_answers: bool = False
+    strict: bool = False  # refuse the import when anything is left out or unsure
+    media_dir: Path = Path("media")
+    cards_dir: Path = Path("cards")
+
+
+@dataclass(frozen=True)
+class PlannedDeck:
+    out: Path
+    name: str
+    id: str
+    notes: tuple[Note, ...]
+    skipped: int  # notes of this deck left out
+    unanswered: int  # notes written without an answer (--allow-missing-answers)
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    read: Read
+    decks: tuple[PlannedDeck, ...]
+    files: dict[Path, bytes]  # everything to write
+    media: tuple[Path, ...]  # the media files among them
+    skipped: tuple[Skipped, ...]  # what was left out, and why, in source order
+    warnings: tuple[Problem, ...]
+    report: tuple[str, ...]
+
+
+@dataclass
+class _Planner:
+    read: Read
+    options: ImportOptions
+    scratch: Path  # package media, and stand-ins for media files nobody has
+    files: dict[Path, bytes] = field(default_factory=dict)
+    media: list[Path] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # refuse the whole import
+    skipped: list[Skipped] = field(default_factory=list)
+    missing_media: dict[str, tuple[int | None, str]] = field(default_factory=dict)
+
+    @property
+    def file(self) -> str:
+        return str(self.read.source)
+
+
+def plan_import(read: Read, options: ImportOptions) -> ImportPlan:
+    """Check the notes of ``read`` and prepare every file; raise DeckError when nothing
+    can be imported (or, ``strict``, when anything is left out), RequestError for
+    options that cannot be followed."""
+    if options.out is not None and options.out.suffix not in SOURCE_SUFFIXES:
+        raise RequestError.single(
+            "out", f"must name a .yaml file (build and check look for *.yaml), not {options.out}"
+        )
+    decks = _chosen_decks(read, options)
+    with tempfile.TemporaryDirectory(prefix="deckbuilder-import-") as folder:
+        planner = _Planner(read, options, Path(folder))
+        package = read.package
+        if package is not None and package.media:
+            refuse_links_out(
+                [options.media_dir / "-"], "nothing is read or written through it; make it a folder"
+            )
+            _stage_media(planner)
+        targets = _targets(read, decks, options)
+        if options.out is None:  # cards/ is not the user's choice; a file named with --out is
+            refuse_links_out(targets, "nothing is written through it; make it a folder")
+        planned = [
+            _plan_deck(planner, deck, name, target)
+            for (deck, name), target in zip(decks, targets, strict=True)
+        ]
+    return _finish(planner, planned)
+
+
+def _chosen_decks(read: Read, options: ImportOptions) -> list[tuple[SourceDeck, str]]:
+    """The decks to import, each with its name."""
+    decks = [deck for deck in read.decks if deck.notes] or read.decks[:1] or [SourceDeck("")]
+    fallback = clean_deck_name(_file_name(read.source)) or "Imported"
+    if options.deck is not None:
+        wanted = clean_deck_name(options.deck)
+        if not read.named_decks:
+            return [(decks[0], wanted or fallback)]
+        chosen = [deck for deck in decks if clean_deck_name(deck.name) == wanted]
+        if not chosen:
+            names = ", ".join(f"'{clean_deck_name(d.name)}'" for d in decks if d.name)
+            raise RequestError.single(
+                "deck",
+                f"{read.source.name} has no top-level deck '{wanted}'"
+                + (f"; its decks are {names}" if names else ""),
+            )
+        decks = chosen
+    if len(decks) > 1 and options.out is not None:
+        names = ", ".join(f"'{clean_deck_name(d.name)}'" for d in decks)
+        raise RequestError.single(
+            "out",
+            f"{read.source.name} has {len(decks)} decks ({names}), one card file each: name "
+            "one of them with deck to write it to this file, or leave out the file name",
+        )
+    return [(deck, clean_deck_name(deck.name) or fallback) for deck in decks]
+
+
+def _file_name(source: Path) -> str:
+    """The input file's name for a deck: ``unit2.aiken.txt`` is unit2, as ``unit2.txt``."""
+    stem = Path(source.stem)
+    return stem.stem if stem.suffix.lower() in (".aiken", ".gift", ".quiz") else stem.name
+
+
+def _targets(read: Read, decks: list[tuple[SourceDeck, str]], options: ImportOptions) -> list[Path]:
+    if options.out is not None:
+        return [options.out]
+    out: list[Path] = []
+    for _, name in decks:
+        stem = file_stem(name) or file_stem(_file_name(read.source)) or "imported"
+        target, n = options.cards_dir / f"{stem}.yaml", 1
+        while target in out:  # two decks whose names make the same file name
+            n += 1
+            target = options.cards_dir / f"{stem}-{n}.yaml"
+        out.append(target)
+    return out
+
+
+def _stage_media(planner: _Planner) -> None:
+    """The package's media files in the scratch folder (where the renderer finds them
+    first), and each one to write into media/ unless it is there with the same bytes."""
+    package = planner.read.package
+    assert package is not None
+    media_dir = planner.options.media_dir
+    for name, data in package.media.items():
+        existing = media_dir / name
+        if existing.is_file():
+            if existing.read_bytes() != data:
+                planner.problems.append(
+                    Problem(
+                        str(existing),
+                        None,
+                        f"already exists with other contents than the package's '{name}'; "
+                        "rename or move it, and import again",
+                    )
+                )
+        else:
+            planner.files[existing] = data
+            planner.media.append(existing)
+        (planner.scratch / name).write_bytes(data)
+
+
+def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Path) -> PlannedDeck:
+    read, options = planner.read, planner.options
+    package = read.package
+    key = deck_id(target.stem) or "imported"
+    notes = [_nfc(note) for note in with_ids(source_deck.notes)]
+    before = len(planner.skipped)
+    notes, unanswered = _answered(planner, notes)
+    notes = _checked(planner, notes, unanswered)
+    lang = package.language if package is not None else ""
+    label = package.label_language if package is not None else ""
+    deck = Deck(
+        key=f"{key}.{lang}" if lang else key,
+        name=name,
+        source=target,
+        notes=tuple(notes),
+        description=source_deck.description,
+        media_dirs=(planner.scratch, options.media_dir, target.parent),
+        lang=lang,
+        languages=(lang,) if lang else (),
+        label_language="" if lang else label or detected_label_language(notes),
+    )
+    carried = {} if package is None else {k: spec for k, (spec, _) in package.carried.items()}
+    rendered = _rendered(planner, deck, carried)
+    deck = rendered.deck
+    if len(deck.notes) > MAX_NOTES:
+        planner.problems.append(
+            Problem(
+                planner.file,
+                deck.notes[MAX_NOTES].line or None,
+                f"more than {MAX_NOTES:,} notes; a card file holds at most {MAX_NOTES:,} "
+                "(split the file, and import each part)",
+            )
+        )
+    written = replace(deck, label_language="" if lang else label)
+    unanswered_kept = sum(1 for note in deck.notes if id(note) in unanswered)
+    text = card_file_text(written, _header(read, deck.notes, unanswered_kept))
+    data = text.encode("utf-8")
+    if len(data) > MAX_FILE_BYTES:
+        planner.problems.append(
+            Problem(
+                planner.file,
+                None,
+                f"the card file would be {len(data):,} bytes; the limit is {MAX_FILE_BYTES:,} "
+                "(split the file, and import each part)",
+            )
+        )
+    planner.files[target] = data
+    if source_deck.subdecks and deck.notes:
+        others = sum(source_deck.subdecks.values())
+        planner.warnings.append(
+            Problem(
+                planner.file,
+                None,
+                f"warning: {others} {'note is' if others == 1 else 'notes are'} in subdecks of "
+                f"'{name}' ({', '.join(sorted(source_deck.subdecks))}); the card file "
+                f"{target} holds them all in '{name}'",
+            )
+        )
+    if package is not None and deck.notes:
+        _package_files(planner, rendered, carried, target)
+    skipped = len(planner.skipped) - before
+    return PlannedDeck(target, name, key, deck.notes, skipped, unanswered_kept)
+
+
+def _nfc(note: Note) -> Note:
+    """``note`` with its texts in NFC, as the card loader reads them."""
+    changes: dict[str, object] = {}
+    for f in fields(note):
+        value = getattr(note, f.name)
+        if f.name in ("id", "guid", "add_reverse"):
+            continue
+        if isinstance(value, str):
+            changes[f.name] = unicodedata.normalize("NFC", value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], str):
+            changes[f.name] = tuple(unicodedata.normalize("NFC", v) for v in value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], TypedAnswer):
+            changes[f.name] = tuple(
+                replace(
+                    a,
+                    text=unicodedata.normalize("NFC", a.text),
+                    shown=unicodedata.normalize("NFC", a.shown),
+                )
+                for a in value
+            )
+    return replace(note, **changes)  # type: ignore[arg-type]
+
+
+def _unanswered(note: Note) -> bool:
+    if isinstance(note, McqNote):
+        return not note.answer
+    return isinstance(note, TypedNote) and not note.answers
+
+
+def _answered(planner: _Planner, notes: list[Note]) -> tuple[list[Note], set[int]]:
+    """The notes to keep, and (by ``id()``) those kept without an answer: only with
+    ``allow_missing_answers``; otherwise each is skipped, with the format's hint."""
+    read = planner.read
+    kept: list[Note] = []
+    unanswered: set[int] = set()
+    for note in notes:
+        if not _unanswered(note):
+            kept.append(note)
+        elif planner.options.allow_missing_answers:
+            kept.append(note)
+            unanswered.add(id(note))
+            planner.warnings.append(
+                Problem(planner.file, note.line, "warning: no answer marked; 'answer:' left empty")
+            )
+        else:
+            own = read.unanswered.get(note.line)
+            if own is not None:
+                planner.skipped.append(Skipped(own.line, own.message))
+                continue
+            hint = MISSING_HINT.get(read.format, "give its answer")
+            reason = (
+                f"question has no marked answer; {hint} (or import with "
+                "--allow-missing-answers and fill it in later)"
+            )
+            planner.skipped.append(Skipped(note.line, reason))
+    return kept, unanswered
+
+
+def _stand_in(note: Note) -> Note:
+    """A note without an answer, with one: to check everything else about it."""
+    if isinstance(note, McqNote):
+        return replace(note, answer=(0,))
+    assert isinstance(note, TypedNote)
+    return replace(note, answers=(TypedAnswer(text="-", shown="-"),))
+
+
+def _checked(planner: _Planner, notes: list[Note], unanswered: set[int]) -> list[Note]:
+    """The notes that pass ``check``'s checks; each other one is skipped with its
+    problems."""
+    checked = [_stand_in(note) if id(note) in unanswered else note for note in notes]
+    kept: list[Note] = []
+    for note, problems in zip(notes, note_problems(checked, planner.file), strict=True):
+        if problems:
+            _skip(planner, note, [p.message for p in problems])
+        else:
+            kept.append(note)
+    return kept
+
+
+def _skip(planner: _Planner, note: Note, messages: Sequence[str]) -> None:
+    who = "" if note.line else f"note '{note.guid or note.id}'"
+    planner.skipped.append(Skipped(note.line or None, "; ".join(dict.fromkeys(messages)), who=who))
+
+
+def _rendered(
+    planner: _Planner, deck: Deck, carried: Mapping[NoteKind, NoteTypeSpec]
+) -> RenderedDeck:
+    """``deck`` rendered as build renders it. A media file nobody has gets a stand-in
+    (and a warning); every other note that does not render is left out, with why."""
+    stand_ins = False
+    for _ in range(3):
+        try:
+            return render_deck(deck, carried)
+        except DeckError as exc:
+            by_note: dict[str, list[str]] = {}
+            for problem in exc.problems:
+                if problem.note is None:  # the deck's description
+                    planner.problems.append(replace(problem, file=planner.file))
+                else:
+                    by_note.setdefault(problem.note, []).append(problem.message)
+            if planner.problems:
+                raise DeckError(planner.problems) from None
+            failing = [note for note in deck.notes if note.id in by_note]
+            if not stand_ins and _stand_in_media(planner, deck, failing):
+                stand_ins = True
+                continue
+            for note in failing:
+                _skip(planner, note, by_note[note.id])
+            deck = replace(deck, notes=tuple(n for n in deck.notes if n.id not in by_note))
+    return render_deck(deck, carried)
+
+
+def _stand_in_media(planner: _Planner, deck: Deck, notes: list[Note]) -> bool:
+    """Put an empty stand-in in the scratch folder for each media file that ``notes``
+    name and no media folder has; say so once per file. Whether there was any."""
+    added = False
+    for note in notes:
+        for key, text in note.texts().items():
+            rendered = render_markdown(text, cloze=key in ("text", "extra"))
+            for src in [*rendered.images, *rendered.sounds]:
+                path = PurePosixPath(src.replace("\\", "/"))
+                if path.is_absolute() or ".." in path.parts or ":" in src or not path.parts:
+                    continue
+                if any((folder / path).exists() for folder in deck.media_dirs):
+                    continue
+                stand_in = planner.scratch / path
+                stand_in.parent.mkdir(parents=True, exist_ok=True)
+                stand_in.write_bytes(b"")
+                planner.missing_media.setdefault(src, (note.line or None, note.id))
+                added = True
+    return added
+
+
+def _package_files(
+    planner: _Planner,
+    rendered: RenderedDeck,
+    carried: Mapping[NoteKind, NoteTypeSpec],
+    target: Path,
+) -> None:
+    """What keeps the package's notes Anki's notes: the note types, the lock file."""
+    package = planner.read.package
+    assert package is not None
+    planner.warnings += _built_differently(planner, rendered)
+    used = {rn.spec.kind for rn in rendered.notes}
+    kept = {kind: spec for kind, spec in carried.items() if kind in used}
+    if kept:
+        planner.files[sidecar_path(target)] = carried_json(kept).encode("utf-8")
+    mods = {**package.own_type_mods, **{k: mod for k, (_, mod) in package.carried.items()}}
+    note_types = {
+        spec.kind: NoteTypeEntry(
+            spec.kind, spec.id, spec.fields, templates_hash(spec), mods.get(spec.kind, 0)
+        )
+        for spec in rendered.note_types
+    }
+    entries = {}
+    for rn, digest in zip(rendered.notes, note_hashes(rendered), strict=True):
+        identity = package.identities[rn.note.guid]
+        entries[rn.note.id] = NoteEntry(rn.note.id, identity.note_id, digest, identity.mod)
+    top = max((package.identities[rn.note.guid].note_id for rn in rendered.notes), default=0)
+    manifest = Manifest(note_types, entries, top + 1)
+    path = lock_path(rendered.deck)
+    planner.files[path] = format_manifest(rendered.deck, manifest).encode("utf-8")
+
+
+def _built_differently(planner: _Planner, rendered: RenderedDeck) -> list[Problem]:
+    """A warning for each own-type note whose card-file note would build other fields
+    than the package has: Anki keeps such a note as it is until it is edited."""
+    package = planner.read.package
+    assert package is not None
+    warnings = []
+    for rn in rendered.notes:
+        was = package.source_fields.get(rn.note.guid)
+        if was is None or tuple(rn.fields) == was:
+            continue
+        names = [
+            n for n, new, old in zip(rn.spec.fields, rn.fields, was, strict=False) if new != old
+        ]
+        warnings.append(
+            Problem(
+                planner.file,
+                None,
+                f"warning: note '{rn.note.guid}': built from the card file, its "
+                f"{', '.join(names) or 'fields'} would not be exactly as in the package "
+                "(markup the card format cannot hold); Anki keeps the note as it is until "
+                "you edit it",
+            )
+        )
+    return warnings
+
+
+def _header(read: Read, notes: Sequence[Note], unanswered: int) -> list[str]:
+    lines = [
+        f"Imported by 'deckbuilder import' from {read.source.name} ({read.format}).",
+        "The notes' ids"
+        + (" and guids" if any(note.guid for note in notes) else "")
+        + " identify them in Anki: keep them when you edit the text.",
+    ]
+    if unanswered:
+        lines.append(
+            f"{unanswered} {'note has' if unanswered == 1 else 'notes have'} no answer yet "
+            "('answer: []'): write it in before you build."
+        )
+    return lines
+
+
+def _skipped_warning(read: Read, skipped: Skipped) -> Problem:
+    if skipped.kind:
+        article = "an" if skipped.kind[0] in "aeiou" else "a"
+        message = f"warning: skipped {article} {skipped.kind} question ({skipped.reason})"
+    else:
+        who = f" {skipped.who}" if skipped.who else ""
+        message = f"warning: skipped{who}: {skipped.reason}"
+    return Problem(str(read.source), skipped.line, message)
+
+
+def _summary(skipped: Sequence[Skipped]) -> str:
+    """'0 skipped', or '3 skipped (2 essay, 1 description)'."""
+    if not skipped:
+        return "0 skipped"
+    kinds: dict[str, int] = {}
+    for s in skipped:
+        kinds[s.kind or "with a problem"] = kinds.get(s.kind or "with a problem", 0) + 1
+    if list(kinds) == ["with a problem"]:
+        return f"{len(skipped)} skipped"
+    return f"{len(skipped)} skipped ({', '.join(f'{n} {kind}' for kind, n in kinds.items())})"
+
+
+def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
+    read, options = planner.read, planner.options
+    skipped = sorted([*read.skipped, *planner.skipped], key=lambda s: s.line or 0)
+    refused = [_skipped_warning(read, s) for s in skipped]
+    missing = [
+        Problem(
+            planner.file,
+            line,
+            f"warning: media file '{src}' is in neither the source nor {options.media_dir}/; "
+            f"note '{note}' keeps its reference: put the file in {options.media_dir}/ "
+            "(check and build ask for it until then)",
+        )
+        for src, (line, note) in planner.missing_media.items()
+    ]
+    if planner.problems:
+        raise DeckError(planner.problems)
+    if not any(deck.notes for deck in planned):
+        reasons = [
+            Problem(planner.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
+            for s in skipped
+        ]
+        more = "".join(f"; {line}" for line in read.report if "not imported" in line)
+        raise DeckError([Problem(planner.file, None, f"no notes to import{more}"), *reasons])
+    if options.strict and (refused or read.strict_refusals):
+        raise DeckError(
+            replace(p, message=p.message.removeprefix("warning: "))
+            for p in [*read.strict_refusals, *refused]
+        )
+    warnings = [*read.warnings, *read.strict_refusals, *refused, *missing, *planner.warnings]
+    noun = "question" if read.format in QUIZ_FORMATS else "note"
+    report = list(read.report)
+    parse_skips = len(read.skipped)
+    for i, deck in enumerate(planned):
+        n = len(deck.notes)
+        count = deck.skipped + (parse_skips if i == 0 else 0)
+        summary = _summary(skipped) if len(planned) == 1 else f"{count} skipped"
+        if noun == "question":
+            line = (
+                f"wrote {deck.out}: {n} question{'' if n == 1 else 's'} imported, {summary} "
+                f"({read.format} format, deck '{deck.name}')"
+            )
+        else:
+            left = f", {summary}" if count or (len(planned) == 1 and skipped) else ""
+            line = (
+                f"wrote {deck.out}: {n} note{'' if n == 1 else 's'} imported{left} "
+                f"({read.format}, deck '{deck.name}')"
+            )
+        if deck.unanswered:
+            line += f"; {deck.unanswered} without an answer"
+        report.append(line)
+    outs = {deck.out for deck in planned}
+    report += [
+        f"wrote {path}" for path in planner.files if path not in outs and path not in planner.media
+    ]
+    if planner.media:
+        count = len(planner.media)
+        report.append(
+            f"wrote {count} media {'file' if count == 1 else 'files'} into {options.media_dir}/"
+        )
+    if any("not imported" in line for line in read.report):
+        report.append("notes of the note types marked 'not imported' stay in Anki as they are")
+    report += read.notes_after
+    return ImportPlan(
+        read,
+        tuple(planned),
+        dict(planner.files),
+        tuple(planner.media),
+        tuple(skipped),
+        tuple(dict.fromkeys(warnings)),
+        tuple(report),
+    )
+
+
+def write_import(
+    plan: ImportPlan, *, force: bool = False, replaced: list[Path] | None = None
+) -> None:
+    """Write every planned file together; refuse to replace a card file (or its lock file
+    or note types) unless ``force``; media files are never replaced (one with other bytes
+    stopped the plan). ``replaced``: see :meth:`deckbuilder.files.atomic.Staging.commit`."""
+    source = plan.read.source
+    for path in plan.files:
+        if path.exists() and source.exists() and path.resolve() == source.resolve():
+            raise RequestError.single("out", f"{path} is the file being imported; choose another")
+        if path.is_dir():
+            raise RequestError.single(
+                "out", f"{path} is a folder; give a file name such as {path}/deck.yaml"
+            )
+        if path.exists() and not force:
+            raise TargetExists(path)
+    with Staging() as staging:
+        for path, data in plan.files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            staging.stage_bytes(path, data)
+        staging.commit(replaced)

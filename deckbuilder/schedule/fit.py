@@ -1,0 +1,214 @@
+"""A learner's own FSRS parameters, fitted to their review log as Anki fits them.
+
+Pure: a review log (columns of numbers) in, parameters out; no files, no text. Reading
+the log out of an Anki collection is :mod:`deckbuilder.anki.history`'s job.
+
+Reviews become training items as Anki's optimizer builds them (rslib
+``scheduler/fsrs/params.rs``): each card's answers from the first of its last run of
+learning answers on (a card reset to new starts again there), without manual, rescheduled
+and cram entries, grouped into days that start at the collection's rollover hour in the
+learner's time zone; one item per answer on a later day than the one before (a
+long-term review), holding every answer up to it. The items go to the optimizer in the
+order they were answered, because it weights recent items more, and with the training
+settings Anki uses. The fit itself is fsrs-rs's (``fsrs-rs-python``), the optimizer Anki
+runs.
+
+An item holds a card's whole history up to it, so a card answered n times gives items of
+n(n+1)/2 answers in all. The optimizer trains only on items of at most ``max_seq_len``
+answers (256), after weighting them by their place in the list; a longer item counts
+for its place, its first answer, its first long-term review and its last answer, and
+for nothing else. Such an item is built as a stand-in holding just those and enough
+answers to stay longer than the limit, which the optimizer treats exactly as the whole
+one, so the items of a card cost time and memory linear in its answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from deckbuilder.schedule.settings import DEFAULT_PARAMETERS
+
+__all__ = [
+    "MIN_REVIEWS",
+    "FittedParameters",
+    "Review",
+    "ReviewLog",
+    "fit_items",
+    "fit_log",
+    "training_items",
+]
+
+# Below some amount of history the fsrs-rs optimizer gives back the default parameters
+# unchanged (about 20 long-term reviews; where exactly depends on which reviews), and
+# Anki's deck options keep the defaults then. A fit is told apart by its result, and no
+# fit is tried on fewer reviews than this.
+MIN_REVIEWS = 8
+# revlog types
+_LEARNING, _FILTERED, _MANUAL, _RESCHEDULED = 0, 3, 4, 5
+# Anki trains eight passes over the items (its compute_params); fsrs-rs-python's default is five.
+_TRAINING_EPOCHS = 8
+# fsrs-rs's TrainingConfig.max_seq_len, the default Anki trains with.
+_MAX_SEQ_LEN = 256
+
+
+class Review(NamedTuple):
+    """One answer in the review log."""
+
+    card: int
+    millis: int  # when it was answered (the revlog id)
+    rating: int  # 1..4: Again, Hard, Good, Easy; 0 for an entry no button made
+    kind: int  # 0 learning, 1 review, 2 relearning, 3 filtered, 4 manual, 5 rescheduled
+    factor: int = 2500  # ease factor in permille; 0 on a filtered entry: cramming
+
+
+@dataclass(frozen=True)
+class ReviewLog:
+    """A review log as columns, entry i in position i of each, ordered by card and then
+    by time (the revlog table sorted by cid, id)."""
+
+    cards: Sequence[int]
+    millis: Sequence[int]
+    ratings: Sequence[int]
+    kinds: Sequence[int]
+    factors: Sequence[int]
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    @classmethod
+    def of(cls, reviews: Iterable[Review]) -> ReviewLog:
+        """The log of ``reviews``, given in card and time order."""
+        rows = list(reviews)
+        return cls(*(tuple(column) for column in zip(*rows, strict=True))) if rows else _EMPTY
+
+
+_EMPTY = ReviewLog((), (), (), (), ())
+
+
+@dataclass(frozen=True)
+class FittedParameters:
+    parameters: tuple[float, ...]
+    reviews: int  # long-term reviews the fit used
+    fitted: bool  # False: too few reviews, the defaults are kept
+    logged: int = 0  # entries in the review log, whether they could be used or not
+
+
+Item = list[tuple[int, int]]  # (rating, days since the previous answer), oldest first
+
+
+def training_items(log: ReviewLog, rollover: int, utc_offset: int = 0) -> list[Item]:
+    """Training items in the order their last answers were given: per card, from its
+    last run of learning answers, one item per long-term review with all answers up to
+    it (a stand-in for one longer than the optimizer trains on). Days start at
+    ``rollover`` o'clock in the time zone ``utc_offset`` seconds east of UTC."""
+    return _training_set(log, rollover, utc_offset)[0]
+
+
+def fit_log(log: ReviewLog, rollover: int, utc_offset: int) -> FittedParameters:
+    """FSRS parameters fitted to ``log``; the defaults (with ``fitted=False``) when it
+    holds too few long-term reviews for the optimizer. Days start at ``rollover``
+    o'clock in the time zone ``utc_offset`` seconds east of UTC."""
+    items, cards = _training_set(log, rollover, utc_offset)
+    parameters = fit_items(items, cards) if len(items) >= MIN_REVIEWS else DEFAULT_PARAMETERS
+    fitted = any(abs(a - b) > 1e-4 for a, b in zip(parameters, DEFAULT_PARAMETERS, strict=True))
+    return FittedParameters(
+        parameters if fitted else DEFAULT_PARAMETERS, len(items), fitted, len(log)
+    )
+
+
+def fit_items(items: Sequence[Item], cards: Sequence[int] | None = None) -> tuple[float, ...]:
+    """The fsrs-rs optimizer's parameters for training ``items`` (from ``cards``), given
+    in the order they were answered, trained as Anki trains them."""
+    import fsrs_rs_python as fsrs_rs  # a compiled extension, loaded only to fit
+
+    model = fsrs_rs.FSRS(list(DEFAULT_PARAMETERS))
+    config = fsrs_rs.TrainingConfig(num_epochs=_TRAINING_EPOCHS, max_seq_len=_MAX_SEQ_LEN)
+    reviews: dict[tuple[int, int], Any] = {}  # one object per distinct answer
+    batch = [
+        fsrs_rs.FSRSItem([reviews.setdefault(r, fsrs_rs.FSRSReview(*r)) for r in item])
+        for item in items
+    ]
+    fitted = model.compute_parameters(
+        batch, card_ids=list(cards) if cards else None, training_config=config
+    )
+    return tuple(round(float(w), 4) for w in fitted)
+
+
+def _training_set(log: ReviewLog, rollover: int, utc_offset: int) -> tuple[list[Item], list[int]]:
+    """The training items in answer order and the card each comes from (the optimizer
+    weights later items more, and keeps a card's items together)."""
+    day_start = rollover * 3600 - utc_offset
+    found: list[tuple[int, int, Item]] = []
+    start, total = 0, len(log)
+    while start < total:
+        end = start
+        while end < total and log.cards[end] == log.cards[start]:
+            end += 1
+        found.extend(_card_items(log, start, end, day_start))
+        start = end
+    found.sort(key=lambda item: item[0])
+    return [item for _, _, item in found], [card for _, card, _ in found]
+
+
+def _card_items(
+    log: ReviewLog, start: int, end: int, day_start: int
+) -> list[tuple[int, int, Item]]:
+    """The items of the card whose entries are ``start:end`` in ``log``, each with the
+    time of its last answer and the card."""
+    first = _last_learning_start(log, start, end)
+    if first is None:  # no learning in the log: the card's first rating is unknown
+        return []
+    answers = [i for i in range(first, end) if _is_graded_answer(log, i)]
+    # Anki counts days back from the next day's start: an answer at the very second a
+    # day starts belongs to the day before.
+    days = [-((day_start - log.millis[i] // 1000) // 86400) for i in answers]
+    history: Item = []
+    first_long_term = 0  # where the card's first long-term review is in history
+    out: list[tuple[int, int, Item]] = []
+    for n, i in enumerate(answers):
+        elapsed = days[n] - days[n - 1] if n else 0
+        history.append((log.ratings[i], elapsed))
+        if not n or elapsed <= 0:
+            continue
+        first_long_term = first_long_term or n
+        if n < _MAX_SEQ_LEN:
+            item = history[:]
+        else:  # a stand-in: see the module's docstring
+            item = history[:_MAX_SEQ_LEN]
+            if _MAX_SEQ_LEN <= first_long_term < n:
+                item.append(history[first_long_term])
+            item.append(history[n])
+        out.append((log.millis[i], log.cards[i], item))
+    return out
+
+
+def _last_learning_start(log: ReviewLog, start: int, end: int) -> int | None:
+    """Where the card's last run of learning answers begins; None when it has none, or
+    when it was reset to new after them (its history then starts over unseen)."""
+    first = None
+    for i in range(end - 1, start - 1, -1):
+        if _is_cramming(log, i):
+            continue
+        if log.kinds[i] == _LEARNING and 1 <= log.ratings[i] <= 4:
+            first = i
+        elif first is not None:
+            break
+        elif log.kinds[i] == _MANUAL and log.factors[i] == 0:  # "reset" / "forget"
+            return None
+    return first
+
+
+def _is_cramming(log: ReviewLog, i: int) -> bool:
+    return log.kinds[i] == _FILTERED and log.factors[i] == 0
+
+
+def _is_graded_answer(log: ReviewLog, i: int) -> bool:
+    """An answer that moved the card's schedule: not a manual change (set due date,
+    reset), a rescheduling or cramming in a filtered deck."""
+    return (
+        1 <= log.ratings[i] <= 4
+        and log.kinds[i] not in (_MANUAL, _RESCHEDULED)
+        and not _is_cramming(log, i)
+    )

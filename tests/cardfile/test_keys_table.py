@@ -1,0 +1,59 @@
+"""The keys table of the documentation is made from the declaration of the card format,
+and every example of docs/card-format.md loads."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from deckbuilder.cardfile.keys import CHOICE, DECK, NOTE_TYPES, NUMBER, STUDY
+from deckbuilder.cardfile.keys_table import MARKERS, keys_table
+from deckbuilder.cardfile.reader import load_deck_languages
+from tests.conftest import ROOT
+
+PAGE = ROOT / "docs" / "card-format.md"
+
+
+def table_in(text: str) -> str | None:
+    """The text between the keys table's markers, or None when there are none."""
+    start, end = MARKERS
+    if start not in text:
+        return None
+    return text.split(start, 1)[1].split(end, 1)[0].strip("\n") + "\n"
+
+
+@pytest.mark.parametrize("page", [PAGE, ROOT / "README.md"], ids=lambda p: p.name)
+def test_the_keys_table_is_the_one_made_from_the_declaration(page: Path) -> None:
+    """Requirement (issue 31, item 5): a key added to the declaration shows in the docs.
+    The card-format page must hold the table; the README once it has the markers."""
+    found = table_in(page.read_text(encoding="utf-8"))
+    if found is None and page != PAGE:
+        return  # the README has no keys table yet
+    assert found == keys_table(), (
+        "run: python -c 'from deckbuilder.cardfile.keys_table import keys_table; print(keys_table())'"
+    )
+
+
+def test_the_table_names_every_declared_key() -> None:
+    table = keys_table()
+    groups = (DECK, STUDY, CHOICE, NUMBER, *(t.keys for t in NOTE_TYPES))
+    for key in (key for keys in groups for key in keys):
+        assert f"`{key.name}`" in table
+
+
+@pytest.mark.parametrize(
+    "example",
+    [
+        m.group(1)
+        for m in re.finditer(
+            r"```yaml\n(deck:.*?)\n```\n", PAGE.read_text(encoding="utf-8"), re.DOTALL
+        )
+    ],
+)
+def test_every_card_file_on_the_page_loads(tmp_path: Path, example: str) -> None:
+    """The page's examples are card files that check passes."""
+    path = tmp_path / "example.yaml"
+    path.write_text(example + "\n", encoding="utf-8")
+    assert load_deck_languages(path, lang="all")
