@@ -198,7 +198,9 @@ class _Media:
                 f'<audio preload="none" src="{url}"></audio>'
             )
 
-        return _PLAY.sub(play, _SRC.sub(src, html))
+        if "src=" in html:
+            html = _SRC.sub(src, html)
+        return _PLAY.sub(play, html) if "[anki:play:" in html else html
 
 
 def _searched(rn: RenderedNote) -> str:

@@ -202,3 +202,10 @@ def test_an_address_with_a_note_opens_at_its_card(browser: Any, large: Path) -> 
         assert opened.errors == []
     finally:
         opened.context.close()
+    # An address naming no note opens at the first page, and says so.
+    opened = Tab(browser, large, "#note-nothing")
+    try:
+        assert opened.shown()[0] == "q0"
+        assert opened.status().startswith("No note has the id \u201cnothing\u201d. Cards 1")
+    finally:
+        opened.context.close()

@@ -283,7 +283,7 @@
     select.addEventListener("change", refilter);
   });
   /* Jump to a note: its first card, on the page that holds it (every card, when the
-     filters hide it). */
+     filters hide it). Whether the note was found. */
   function goTo(id) {
     var target = -1;
     for (var i = 0; i < cards.length && target < 0; i += 1) {
@@ -291,7 +291,7 @@
     }
     if (target < 0) {
       found.textContent = "No note has the id \u201c" + id + "\u201d.";
-      return;
+      return false;
     }
     var at = matching.indexOf(target);
     if (at < 0) {
@@ -306,6 +306,7 @@
     section.scrollIntoView({ block: "start" });
     section.focus({ preventScroll: true });
     pinned = section;
+    return true;
   }
   document.getElementById("finder").addEventListener("submit", function (event) {
     event.preventDefault();
@@ -314,8 +315,7 @@
   });
   function fromAddress() {
     var hash = decodeURIComponent(window.location.hash.slice(1));
-    if (hash.indexOf("note-") === 0) { goTo(hash.slice(5)); return true; }
-    return false;
+    return hash.indexOf("note-") === 0 && goTo(hash.slice(5));
   }
   window.addEventListener("hashchange", fromAddress);
 
@@ -362,5 +362,9 @@
     scrolling.forEach(cue);
   });
 
-  if (!fromAddress()) { show(0); }
+  if (!fromAddress()) {
+    var said = found.textContent;  /* an address naming no note says so */
+    show(0);
+    if (said) { found.textContent = said + " " + found.textContent; }
+  }
 })();
