@@ -212,6 +212,7 @@ def test_console_example_is_what_the_commands_print(
         elif words[0] == "cd":
             (folder,) = words[1:]
             monkeypatch.chdir(folder)
+            assert project in [Path.cwd(), *Path.cwd().parents], f"{example}: cd out of it"
         else:
             assert words[0] == "deckbuilder", f"{example}: cannot run '{command}'"
             stdout_to = None
@@ -229,6 +230,17 @@ def test_every_page_has_its_examples_found() -> None:
     pages = {example.page for example in examples()}
     assert ROOT / "README.md" in pages
     assert ROOT / "docs" / "preview.md" in pages
+
+
+def test_ci_runs_the_test_command_the_readme_gives() -> None:
+    """The README's contributor command is the one CI runs (.ci/run), so what a newcomer
+    runs on a fresh machine is what CI proves works."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Developing\n")[1]
+    blocks, _ = fenced_blocks(section)
+    (command,) = next(block.lines for block in blocks if block.info == "sh")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    commands = [line for line in ci if line.strip() and not line.startswith(("#", "set ", "cd "))]
+    assert commands == [command]
 
 
 # Links: [text](target) outside code, and <a href="target">.
