@@ -171,12 +171,12 @@ def test_a_retention_between_two_steps_marks_the_nearest_row(cli: CliRun, projec
     assert "current" not in outside.out.split("Retention sweep:")[1]
 
 
-def test_a_sweep_is_one_run_of_a_few_thousand_cards_per_retention(
+def test_a_sweep_is_one_run_of_ten_thousand_cards_per_retention(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Thirty-odd forecasts of 10,000 simulated cards each made the sweep of a 21-card
-    deck take 10 seconds; the sweep is one run of every retention, a small deck in a few
-    thousand simulated cards per retention, a large deck whole."""
+    deck take 10 seconds; the sweep is one run of every retention, a small deck in about
+    10,000 simulated cards per retention, a large deck whole."""
     from deckbuilder.schedule import sweep as sweeping
     from deckbuilder.schedule.sweep import MIN_SWEEP_CARDS
 
@@ -193,8 +193,8 @@ def test_a_sweep_is_one_run_of_a_few_thousand_cards_per_retention(
     assert len(runs) == 1 and MIN_SWEEP_CARDS <= runs[0][0] < MIN_SWEEP_CARDS + 21
     assert runs[0][1] == len(SWEEP_RETENTIONS)
     runs.clear()
-    sweep(6000, PreviewSettings(new_per_day=100), 2)
-    assert runs == [(6000, len(SWEEP_RETENTIONS))]
+    sweep(12_000, PreviewSettings(new_per_day=100), 2)
+    assert runs == [(12_000, len(SWEEP_RETENTIONS))]
 
 
 def test_reviews_and_memorized_grow_with_retention_for_a_small_deck() -> None:
