@@ -6,8 +6,10 @@ stay, and the server answers only this machine, and only with its own pages."""
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import queue
+import re
 import signal
 import socket
 import subprocess
@@ -92,6 +94,12 @@ def serving(project: Path) -> Iterator[Serving]:
     watcher.stop.set()
     watcher.thread.join(timeout=10)
     assert not watcher.thread.is_alive()
+    with pytest.raises(OSError):  # the watch's end closed the server
+        socket.create_connection(("127.0.0.1", _port(watcher.url)), timeout=2).close()
+
+
+def _port(url: str) -> int:
+    return int(url.rstrip("/").rsplit(":", 1)[1])
 
 
 @pytest.fixture
@@ -194,6 +202,72 @@ def test_removed_notes_are_listed_with_their_search(
     assert page.evaluate("window.stillTheSamePage") is True
 
 
+def test_a_content_error_is_told_to_the_page(project: Path, serving: Serving) -> None:
+    """Not only YAML mistakes: a note the checks refuse (two notes with one id) is told to
+    the open page with its file and line, and the page and package stay as they were."""
+    site = f"127.0.0.1:{_port(serving.url)}"
+    deadline = time.monotonic() + 30
+    while (got := _get_url(serving.url, "/deck/one.html", site))[0] != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    page = got[1]
+    package = (project / "output" / "one.apkg").read_bytes()
+    live = re.search(rb'name="deckbuilder-live" content="(\d+)"', page)
+    assert live is not None
+    version = int(live[1])
+    _save(project / "cards" / "one.yaml", "  - id: n9\n", "  - id: n8\n")
+    assert serving.next().result is None
+    status, answer = _get_url(serving.url, f"/_changes?after={version}", site)
+    assert status == 200
+    (problem,) = json.loads(answer)["decks"]["one"]["problems"]
+    assert "one.yaml:31" in problem and "n8" in problem
+    assert _get_url(serving.url, "/deck/one.html", site) == (200, page)
+    assert (project / "output" / "one.apkg").read_bytes() == package
+
+
+def test_ctrl_c_during_a_rebuild_leaves_nothing_half_written(project: Path) -> None:
+    """SIGINT right after a save, while the deck is being rebuilt: the watch and its
+    server stop, no temporary file is left, and the package is whole (old or new)."""
+    card = project / "cards" / "one.yaml"
+    big = "deck: One\nid: one\nnotes:\n" + "".join(
+        f"  - id: n{i}\n    front: Question {i}\n    back: Answer {i}\n" for i in range(2000)
+    )
+    card.write_text(big, "utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deckbuilder", "watch", "--serve"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "SOURCE_DATE_EPOCH": "1800000000"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = _read_url(proc)
+        assert proc.stdout is not None
+        assert "wrote output/one.apkg" in proc.stdout.readline()
+        old = (project / "output" / "one.apkg").read_bytes()
+        _save(card, "Question 5\n", "Question five\n")
+        time.sleep(0.5)  # the rebuild is under way (2,000 notes take longer)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert err.strip().endswith("stopped watching")
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", _port(url)), timeout=2).close()
+    assert [p.name for p in project.rglob("*") if ".tmp" in p.name] == []
+    package = (project / "output" / "one.apkg").read_bytes()
+    with zipfile.ZipFile(project / "output" / "one.apkg") as whole:
+        assert whole.testzip() is None
+    assert package == old or b"Question five" in _collection(project / "output" / "one.apkg")
+
+
+def _collection(package: Path) -> bytes:
+    with zipfile.ZipFile(package) as whole:
+        return whole.read("collection.anki2")
+
+
 def _read_url(proc: subprocess.Popen[str]) -> str:
     assert proc.stdout is not None
     for _ in range(5):
@@ -248,9 +322,8 @@ def test_a_broken_save_shows_on_the_page_and_in_the_terminal(project: Path, brow
     assert proc.returncode == 0, err
     assert "one.yaml:14" in err and "nothing was written" in err
     assert err.strip().endswith("stopped watching")
-    port = int(url.rstrip("/").rsplit(":", 1)[1])
     with pytest.raises(OSError):
-        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        socket.create_connection(("127.0.0.1", _port(url)), timeout=2).close()
     left = [p.name for p in project.rglob("*") if ".tmp" in p.name or p.name.startswith(".")]
     assert left == []
     with zipfile.ZipFile(package) as whole:
@@ -269,8 +342,12 @@ def site() -> Iterator[LiveSite]:
 
 
 def _get(site: LiveSite, path: str, host: str | None = None) -> tuple[int, bytes]:
+    return _get_url(site.url, path, host)
+
+
+def _get_url(url: str, path: str, host: str | None = None) -> tuple[int, bytes]:
     """A GET of ``path`` exactly as written (no client tidies it), naming ``host``."""
-    conn = http.client.HTTPConnection(site.host, site.port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", _port(url), timeout=30)
     try:
         conn.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
         if host is not None:
