@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from deckbuilder.app.building import BuildResult
+from deckbuilder.app.packages import PackageResult
 from deckbuilder.app.previewing import deck_preview, lint_by_note
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import Problem
@@ -227,6 +228,7 @@ class LivePages:
         )
         self.keys: dict[Path, list[str]] = {}  # card file -> the keys of its decks
         self.forecasts: dict[str, DeckPreview] = {}  # deck key -> its last forecast
+        self.removed: dict[str, dict[str, int]] = {}  # deck key -> note id -> Anki note id
 
     def show(self, source: Path, result: BuildResult | None, problems: Sequence[Problem]) -> None:
         """Publish a card file's rebuild: its decks' new pages, or its problems."""
@@ -243,10 +245,20 @@ class LivePages:
         for package in result.packages:
             rd, changes = package.rendered, package.changes
             notes = lint.get(str(rd.deck.source), {})
-            removed = [(entry.id, entry.anki_id) for entry in changes.removed]
-            page = partial(_live_page, rd, self._forecast(rd.deck), notes, removed)
+            page = partial(_live_page, rd, self._forecast(rd.deck), notes, self._removed(package))
             self.site.publish(rd.deck.key, rd.deck.name, page, [*changes.added, *changes.changed])
         self.keys[source] = [package.rendered.deck.key for package in result.packages]
+
+    def _removed(self, package: PackageResult) -> list[Removed]:
+        """The notes the deck's builds dropped since the watch began (each build's lock
+        file forgets the notes it dropped), but those added back."""
+        deck = package.rendered.deck
+        removed = self.removed.setdefault(deck.key, {})
+        for entry in package.changes.removed:
+            removed[entry.id] = entry.anki_id
+        for note in deck.notes:
+            removed.pop(note.id, None)
+        return list(removed.items())
 
     def _forecast(self, deck: Deck) -> DeckPreview:
         """The deck's forecast: the last one while its card count and settings hold

@@ -22,7 +22,7 @@ from watchfiles import watch as watch_changes
 
 from deckbuilder.app.building import BuildResult, build
 from deckbuilder.app.requests import BuildRequest, WatchRequest
-from deckbuilder.app.serving import LivePages, LiveSite
+from deckbuilder.app.serving import LOCAL, LivePages, LiveSite
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.lock.format import lock_path
@@ -62,7 +62,10 @@ def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
     if not request.serve:
         yield from _rebuilds(request)
         return
-    site = LiveSite()
+    try:
+        site = LiveSite()
+    except OSError as exc:  # no loopback network, say
+        raise OutputError(f"cannot serve the pages on {LOCAL}: {exc.strerror or exc}") from exc
     try:
         pages = LivePages(site, request.lint)
         yield Serving(site.url)

@@ -487,9 +487,9 @@ def _removed(removed: Sequence[Removed]) -> str:
     search = "nid:" + ",".join(str(anki_id) for _, anki_id in removed)
     return (
         '<div id="removed-notes"><section class="removed" aria-labelledby="removed-heading">'
-        f'<h2 id="removed-heading">Removed notes</h2><p>The card file no longer has '
-        f"{len(removed)} {'note' if len(removed) == 1 else 'notes'} of the last build: "
-        f"{ids}. A package cannot delete notes: to delete them, search Anki's browser for</p>"
+        f'<h2 id="removed-heading">Removed notes</h2><p>No longer in the card file, '
+        f"but in Anki for those who imported an earlier build: {ids}. A package cannot "
+        "delete notes: to delete them, search Anki's browser for:</p>"
         f"<pre><code>{search}</code></pre></section></div>"
     )
 
