@@ -70,7 +70,10 @@ class LiveSite:
         self.server = _Server((host, port), _handler(self))
         address = self.server.server_address
         self.host, self.port = str(address[0]), int(address[1])
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # Asked every 0.1 s whether to stop, so that the watch ends at once.
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+        )
         self.thread.start()
 
     @property

@@ -444,3 +444,16 @@ def test_a_failed_rebuild_is_answered_to_the_waiting_page(site: LiveSite) -> Non
     assert (
         _get(site, "/deck/one.html", f"localhost:{site.port}")[1] == b"<!doctype html><p>page 1</p>"
     )
+
+
+def test_a_card_file_never_built_is_listed_with_its_problems(site: LiveSite) -> None:
+    """The index names a card file none of whose decks has a page yet, with its problems
+    as text (a problem quotes the card file, which may hold markup)."""
+    site.unbuilt_file("cards/two.yaml", ["cards/two.yaml:2: '<script>alert(1)</script>'"])
+    status, index = _get(site, "/", f"127.0.0.1:{site.port}")
+    assert status == 200
+    assert b'<a href="/deck/one.html">One</a>' in index
+    assert b"cards/two.yaml (not built yet)" in index
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in index and b"<script>" not in index
+    site.unbuilt_file("cards/two.yaml", [])
+    assert b"two.yaml" not in _get(site, "/", f"127.0.0.1:{site.port}")[1]
