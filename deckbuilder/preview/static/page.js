@@ -406,9 +406,12 @@
     everyCard = cards.map(function (card, i) { return i; });
     matching = filtered();
     frames = frames.filter(function (frame) { return frame.isConnected; });
+    var wanted = {};  /* the changed notes' ids (a whole deck's, after a big edit) */
+    (changed || []).forEach(function (id) { wanted["#" + id] = true; });
+    function isChanged(id) { return !changed || wanted["#" + id] === true; }
     var first = -1;
     for (var i = 0; changed && i < cards.length && first < 0; i += 1) {
-      if (changed.indexOf(notes[cards[i][0]][0]) >= 0) { first = i; }
+      if (isChanged(notes[cards[i][0]][0])) { first = i; }
     }
     var shown = matching.slice(page * size, (page + 1) * size);
     var sections = Array.prototype.slice.call(list.children);
@@ -417,8 +420,7 @@
     });
     if (same) {
       sections = sections.map(function (section, at) {
-        var note = section.getAttribute("data-note");
-        return !changed || changed.indexOf(note) >= 0 ? redrawCard(section, shown[at]) : section;
+        return isChanged(section.getAttribute("data-note")) ? redrawCard(section, shown[at]) : section;
       });
       found.textContent = status();
       pagers.forEach(drawPager);
