@@ -82,14 +82,6 @@ def fenced_blocks(text: str) -> tuple[list[Fenced], list[tuple[int, str]]]:
     return blocks, prose
 
 
-# Examples known not to run yet, on a page another change is rewriting: each must fail
-# (strict), so that the entry goes as soon as the page's examples run.
-NOT_YET = {
-    "docs/updating.md": "output fragments in console blocks, and a build whose output "
-    "needs an earlier build (issue 32: to be written as runnable examples)",
-}
-
-
 def examples() -> list[Example]:
     found = []
     for page in PAGES:
@@ -99,13 +91,7 @@ def examples() -> list[Example]:
 
 
 def example_params() -> list[object]:
-    """Each example as a test case; those of a page in NOT_YET are expected to fail."""
-    params: list[object] = []
-    for example in examples():
-        reason = NOT_YET.get(str(example.page.relative_to(ROOT)))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        params.append(pytest.param(example, marks=marks, id=str(example)))
-    return params
+    return [pytest.param(example, id=str(example)) for example in examples()]
 
 
 def steps(example: Example) -> list[tuple[str, list[str]]]:
