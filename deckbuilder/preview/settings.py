@@ -13,15 +13,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deckbuilder.errors import DeckError, Problem, RequestError
-from deckbuilder.model import Deck, StudySettings
-from deckbuilder.schedule.settings import (
+from deckbuilder.deck_options import (
     ANKI_RETENTION_RANGE,
     ParameterSyntaxError,
-    PreviewSettings,
     default_parameters,
     parse_parameters,
 )
+from deckbuilder.errors import DeckError, Problem, RequestError
+from deckbuilder.model import Deck, StudySettings
+from deckbuilder.schedule.settings import PreviewSettings
 
 if TYPE_CHECKING:
     from deckbuilder.schedule.fit import FittedParameters
@@ -45,7 +45,7 @@ __all__ = [
 
 DEFAULT_DAYS = 365
 DEFAULT_SEED = 42
-# Anki's simulator offers 1 to 3650 days (see schedule.settings for the source). The
+# Anki's simulator offers 1 to 3650 days (see deckbuilder.deck_options for the source). The
 # forecast's memory grows with days times simulated cards: a longer horizon for a small
 # deck could exhaust a laptop's memory, for a plan no learner makes.
 MAX_DAYS = 3650

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from deckbuilder.schedule.settings import DEFAULT_PARAMETERS
+from deckbuilder.deck_options import DEFAULT_PARAMETERS
 
 __all__ = [
     "MIN_REVIEWS",
