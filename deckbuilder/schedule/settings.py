@@ -164,27 +164,3 @@ class PreviewSettings:
             SettingProblem("parameters", message) for message in parameter_problems(self.parameters)
         )
         return out
-
-
-# Moved to the core (deckbuilder.deck_options); named here until the card loader takes them
-# from there.
-from deckbuilder.deck_options import (  # noqa: E402
-    ANKI_MAX_INTERVAL,
-    ANKI_RETENTION_RANGE,
-    PARAMETER_COUNT,
-    ParameterSyntaxError,
-    __getattr__,
-    parse_parameters,
-)
-
-__all__ += [
-    "ANKI_MAX_INTERVAL",
-    "ANKI_PER_DAY_MAX",
-    "ANKI_RETENTION_RANGE",
-    "ANKI_STEP_MAX_SECONDS",
-    "PARAMETER_COUNT",
-    "ParameterSyntaxError",
-    "__getattr__",
-    "parse_parameters",
-    "percent_hint",
-]
