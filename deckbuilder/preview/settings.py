@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from deckbuilder.anki.history import HistoryError, read_reviews
 from deckbuilder.deck_options import (
     ANKI_RETENTION_RANGE,
     ParameterSyntaxError,
@@ -21,10 +22,8 @@ from deckbuilder.deck_options import (
 )
 from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.model import Deck, StudySettings
+from deckbuilder.schedule.fit import FittedParameters, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
-
-if TYPE_CHECKING:
-    from deckbuilder.schedule.fit import FittedParameters
 
 __all__ = [
     "DEFAULT_DAYS",
@@ -278,8 +277,6 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
         return StudyParameters(study.parameters, "from the study block", {"study_block": where})
     if study.history is None:
         return None
-    from deckbuilder.anki.history import HistoryError
-
     path = study.history
 
     def warning(text: str) -> Problem:
@@ -329,9 +326,6 @@ def fit_history(path: Path) -> FittedParameters:
     package), days counted in this computer's time zone as Anki counts them on the
     computer it runs on; the defaults (``fitted=False``) when it holds too few reviews.
     Raises HistoryError when it cannot be read."""
-    from deckbuilder.anki.history import read_reviews
-    from deckbuilder.schedule.fit import ReviewLog, fit_log
-
     revlog, rollover = read_reviews(path)
     return fit_log(ReviewLog(*revlog), rollover, time.localtime().tm_gmtoff)
 
