@@ -355,6 +355,148 @@ def test_empty_deletion_is_refused_for_the_card_anki_makes_of_it(
     ]
 
 
+# --- every problem in one run (issue 32) ------------------------------------------------------
+# A 15-note Korean/English deck with the mistakes a new teacher makes, each kind at least
+# once: (line, what its message says).
+FIFTEEN_NOTES = r"""deck: "한국어와 영어::실수 열다섯"
+notes:
+  - id: capital
+    question: 한국의 수도는?
+    choices: [서울, 부산, 대구]
+    answer: A
+  - id: hash
+    front: 주석은 어떻게 씁니까?
+    back: 줄 앞에 # 을 붙입니다
+  - id: hit
+    question: 가장 많이 팔린 곡은 #1 히트곡이다?
+    choices: [맞다, 틀리다]
+    answer: A
+  - id: colon-one
+    front: 정답: 서울
+    back: Seoul
+  - id: colon-two
+    question: Note: which planet is the largest?
+    choices: [목성, 토성]
+    answer: C
+  - id: colon-three
+    front: 참고: 물의 화학식은?
+    back: H2O
+  - id: tabbed
+	front: 탭으로 들여 쓴 줄
+    back: tab
+  - id: softmax
+    text: '\(\sigma(z)_i = {{c1::\frac{e^{z_i}}{\sum_j e^{z_j}}}}\)'
+  - id: picture
+    front: 그림의 이름은?
+    back: '![그림](내 그림.png)'
+  - id: typo-key
+    front: What is 2 + 2?
+    back: four
+    explantion: basic arithmetic
+  - id: english
+    front: What does "apple" mean?
+    back: 사과
+  - id: code
+    text: '`{{c1::d = {"a": {"b": 1}}}}`'
+  - id: missing-picture
+    front: 지도
+    back: '![지도](없는-지도.png)'
+  - id: twice
+    front: 중복
+    back: 하나
+    back: 둘
+  - id: fine
+    front: 마지막
+    back: last
+"""
+FIFTEEN_MISTAKES = [
+    (9, "text after ' #' would be left out", 'write back: "줄 앞에 # 을 붙입니다"'),
+    (
+        11,
+        "text after ' #' would be left out",
+        'write question: "가장 많이 팔린 곡은 #1 히트곡이다?"',
+    ),
+    (15, "text containing ': ' needs quotes", 'write front: "정답: 서울"'),
+    (18, "text containing ': ' needs quotes", 'write question: "Note: which planet'),
+    # Read as its fix writes it, the note is checked further in the same run.
+    (20, "note 'colon-two': answer 'C' is not one of the choices (A-B)", ""),
+    (22, "text containing ': ' needs quotes", 'write front: "참고: 물의 화학식은?"'),
+    (25, "YAML indents with spaces, not tabs", ""),
+    (
+        28,
+        "note 'softmax': Anki ends cloze deletion c1",
+        r"{{c1::\frac{e^{z_i} }{\sum_j e^{z_j} } }}",
+    ),
+    (31, "note 'picture': '![그림](내 그림.png)' is shown as text", "![그림](<내 그림.png>)"),
+    (35, "note 'typo-key': unknown key 'explantion'", ""),
+    (40, "note 'code': Anki ends cloze deletion c1", '{{c1::`d = {"a": {"b": 1}}`}}'),
+    (43, "note 'missing-picture': media file '없는-지도.png' not found", ""),
+    (47, "duplicate key 'back' (first at line 46)", ""),
+]
+# A file indented with tabs on several lines: each is named.
+TABBED = "deck: Tabs\nnotes:\n\t- id: a\n\t\tfront: 하나\n\t\tback: one\n  - id: b\n    front: 둘\n\tback: two\n"
+TABBED_LINES = [3, 4, 5, 8]
+
+
+def test_a_file_with_n_mistakes_lists_all_n_in_one_check(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: a file indented with tabs needed one run per tabbed line, three unquoted
+    colons three runs, five deliberate mistakes four runs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "내 그림.png").write_bytes((DATA / "media" / "square.png").read_bytes())
+    (tmp_path / "cards" / "mistakes.yaml").write_text(FIFTEEN_NOTES, encoding="utf-8")
+    (tmp_path / "cards" / "tabs.yaml").write_text(TABBED, encoding="utf-8")
+    assert FIFTEEN_NOTES.count("  - id: ") == 15
+    result = cli("check")
+    assert result.code == 1
+    # Each problem is one line, then (for YAML's) the source line it is about.
+    located = [line for line in result.err.splitlines() if line.startswith("cards/")]
+    expected = [("cards/mistakes.yaml", n, says, fix) for n, says, fix in FIFTEEN_MISTAKES]
+    expected += [
+        ("cards/tabs.yaml", n, "YAML indents with spaces, not tabs", "") for n in TABBED_LINES
+    ]
+    assert len(located) == len(expected), result.err
+    for line, (file, number, says, fix) in zip(located, expected, strict=True):
+        assert line.startswith(f"{file}:{number}: "), (line, number)
+        assert says in line and fix in line, line
+    assert result.err.rstrip().endswith(f"{len(expected)} problems found; nothing was written.")
+
+
+def test_the_mistakes_fixed_as_their_messages_say_build(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fixes the messages give (and the two content fixes), applied: the deck checks."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "media").mkdir()
+    for name in ("내 그림.png", "없는-지도.png"):
+        (tmp_path / "media" / name).write_bytes((DATA / "media" / "square.png").read_bytes())
+    replacements = {
+        "    back: 줄 앞에 # 을 붙입니다": '    back: "줄 앞에 # 을 붙입니다"',
+        "    question: 가장 많이 팔린 곡은 #1 히트곡이다?": '    question: "가장 많이 팔린 곡은 #1 히트곡이다?"',
+        "    front: 정답: 서울": '    front: "정답: 서울"',
+        "    question: Note: which planet is the largest?": '    question: "Note: which planet is the largest?"',
+        "    answer: C": "    answer: A",
+        "    front: 참고: 물의 화학식은?": '    front: "참고: 물의 화학식은?"',
+        "\tfront: 탭으로 들여 쓴 줄": "    front: 탭으로 들여 쓴 줄",
+        r"{{c1::\frac{e^{z_i}}{\sum_j e^{z_j}}}}": r"{{c1::\frac{e^{z_i} }{\sum_j e^{z_j} } }}",
+        "'![그림](내 그림.png)'": "'![그림](<내 그림.png>)'",
+        "    explantion: basic arithmetic\n": "",
+        """'`{{c1::d = {"a": {"b": 1}}}}`'""": """'{{c1::`d = {"a": {"b": 1}}`}}'""",
+        "    back: 하나\n    back: 둘": "    back: 하나",
+    }
+    fixed = FIFTEEN_NOTES
+    for old, new in replacements.items():
+        assert old in fixed, old
+        fixed = fixed.replace(old, new)
+    (tmp_path / "cards" / "mistakes.yaml").write_text(fixed, encoding="utf-8")
+    result = cli("check")
+    assert result.code == 0, result.err
+
+
 @pytest.mark.parametrize("command", [("build",), ("preview", "--html")])
 def test_output_that_is_a_file_is_one_clear_line(
     project: Path, cli: CliRun, command: tuple[str, ...]

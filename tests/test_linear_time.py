@@ -26,12 +26,14 @@ from hypothesis import strategies as st
 
 from deckbuilder import cloze
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.cardfile.fields import MAX_FIELD_BYTES
+from deckbuilder.cardfile.fields import LOCALIZED_KEYS, MAX_FIELD_BYTES
+from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.model import NoteKind
 from deckbuilder.preview import anki_template
 from deckbuilder.preview.anki_template import render_card, strip_html
 from deckbuilder.render import markdown as text
 from deckbuilder.render.fast_path import fast_html
+from deckbuilder.render.fidelity import deletions_ended_early, links_left_as_text
 from deckbuilder.render.highlight import highlighted_code
 from deckbuilder.render.markdown import render_markdown
 
@@ -373,3 +375,73 @@ def test_reading_moodle_text_takes_linear_time(make: Callable[[int], str]) -> No
     from deckbuilder.importers.markup import moodle_to_markdown
 
     assert_linear(moodle_to_markdown, make)
+
+
+# -- what the checks of issue 32 read ------------------------------------------------------
+FIDELITY_RUNS = {
+    "deletion openings with braces": run_of("{{c1::{"),
+    "brace runs": run_of("}}}"),
+    "deletions ended early": run_of("{{c1::{a}}}"),
+    "nested deletions with braces": nested("{{c1::{", "}}}"),
+    "escaped braces": run_of("\\{{c1::\\}"),
+    "code openings": run_of("<code>{{c1::{"),
+    "math openings": run_of("\\({{c1::{"),
+    "deletions whose braces never close": run_of("{{c1::{{}}"),
+}
+
+
+@pytest.mark.parametrize("make", FIDELITY_RUNS.values(), ids=FIDELITY_RUNS.keys())
+def test_finding_deletions_anki_ends_early_takes_linear_time(make: Callable[[int], str]) -> None:
+    """Each deletion Anki ends early looks ahead for where its author ended it: once per
+    deletion, not once per brace."""
+    assert_linear(deletions_ended_early, make)
+
+
+LINK_RUNS = {
+    "picture openings": run_of("![a](b c"),
+    "label openings": run_of("["),
+    "address openings": run_of("]("),
+    "nested parentheses": run_of("[a](b (c "),
+    "pictures left as text": run_of("![a](b c.png) "),
+    "spaces in an address": lambda size: "![a](x" + " " * size + "b.png)",
+    "quotes in an address": lambda size: "![a](x" + run_of(' "')(size) + ")",
+}
+
+
+@pytest.mark.parametrize("make", LINK_RUNS.values(), ids=LINK_RUNS.keys())
+def test_finding_links_left_as_text_takes_linear_time(make: Callable[[int], str]) -> None:
+    assert_linear(lambda t: links_left_as_text(t, lambda _: False), make)
+    assert_linear(lambda t: render_markdown(t, cloze=True), make)
+
+
+def _notes(note: Callable[[int], str]) -> Callable[[int], str]:
+    """Card files of ``size`` characters, their notes written by ``note``."""
+
+    def make(size: int) -> str:
+        lines = ["deck: D", "notes:"]
+        total, i = 0, 0
+        while total < size:
+            lines.append(note(i))
+            total += len(lines[-1]) + 1
+            i += 1
+        return "\n".join(lines) + "\n"
+
+    return make
+
+
+CARD_FILE_MISTAKES = {
+    "tabs": _notes(lambda i: f"  - id: n{i}\n\tfront: 앞\n\tback: 뒤"),
+    "colons": _notes(lambda i: f"  - id: n{i}\n    front: 정답: 서울\n    back: Note: x"),
+    "comments": _notes(lambda i: f"  - id: n{i}\n    front: 앞 # 뒤\n    back: b"),
+    "open quotes": _notes(lambda i: f'  - id: n{i}\n    front: "앞\n    back: b'),
+    "one note of tabs": lambda size: "deck: D\nnotes:\n  - id: a\n" + "\tx: y\n" * (size // 6),
+    "one line": lambda size: "deck: " + "a: " * (size // 3) + "\n",
+}
+
+
+@pytest.mark.parametrize("make", CARD_FILE_MISTAKES.values(), ids=CARD_FILE_MISTAKES.keys())
+def test_reading_past_yaml_mistakes_takes_linear_time(make: Callable[[int], str]) -> None:
+    """Every mistake of a file is reported in one run: its parts are read again, each
+    as often as it has mistakes, and a file of mistakes in one part is cut short."""
+    assert read_yaml(make(1000), "f.yaml", LOCALIZED_KEYS)[1]
+    assert_linear(lambda t: read_yaml(t, "f.yaml", LOCALIZED_KEYS), make)

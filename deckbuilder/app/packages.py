@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.cardfile.reader import find_sources, load_decks
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
@@ -24,9 +24,6 @@ from deckbuilder.lock.manifest import (
     update_manifest,
 )
 from deckbuilder.render.deck import RenderedDeck, render_deck, unused_media
-
-if TYPE_CHECKING:
-    from deckbuilder.anki.package import Stamps
 
 __all__ = ["PackageResult", "build", "check", "write_packages"]
 
@@ -158,8 +155,6 @@ def _stage_deck(
     staging: Staging, rd: RenderedDeck, update: Update, out_dir: Path, timestamp: int
 ) -> PackageResult:
     """Stage one deck's package and (if it changed) its lock file."""
-    from deckbuilder.anki.package import stage_package
-
     package, lock = package_path(out_dir, rd), lock_path(rd.deck)
     remove_stale(package)
     remove_stale(lock)
@@ -183,8 +178,6 @@ def _stage_deck(
 
 def _stamps(manifest: Manifest) -> Stamps:
     """The ids and times a lock file gives a package."""
-    from deckbuilder.anki.package import Stamps
-
     return Stamps(
         note_ids={key: entry.anki_id for key, entry in manifest.notes.items()},
         note_mod={key: entry.changed for key, entry in manifest.notes.items()},

@@ -7,17 +7,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deckbuilder.anki.history import HistoryError
 from deckbuilder.app.checking import rendered_decks
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import OutputError, Problem, RequestError
 from deckbuilder.files.atomic import atomic_write_bytes
+from deckbuilder.lint import lint_decks
 from deckbuilder.preview.chart import FORMATS, write_chart
-from deckbuilder.preview.page import preview_page
-from deckbuilder.preview.questions import history_parameters, questions_for
+from deckbuilder.preview.page import LintNotes, preview_page
+from deckbuilder.preview.questions import questions_for
 from deckbuilder.preview.report import DeckPreview, preview_deck, report, to_json
-from deckbuilder.preview.settings import retention_warning, settings_for, settings_from_options
+from deckbuilder.preview.settings import (
+    fit_history,
+    retention_warning,
+    settings_for,
+    settings_from_options,
+    too_few_reviews,
+)
 from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
+from deckbuilder.schedule.fit import FittedParameters
 
 __all__ = ["PreviewResult", "preview"]
 
@@ -71,7 +80,7 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     told: list[Problem | tuple[str, str]] = []
     fitted = None  # the history and the parameters fitted from it
     if request.history is not None and request.params is None:  # given parameters win
-        fit, problem = history_parameters(request.history)
+        fit, problem = _history_parameters(request.history)
         fitted = (request.history, fit)
         if problem is not None:
             told.append(problem)
@@ -127,6 +136,7 @@ def _write_pages(
     <out_dir>/<deck id>.html; what a page cannot show as Anki does joins ``warnings``."""
     written = []
     field = "html_out" if request.html_out is not None else "html"
+    lint = _lint_by_note(rendered)
     for rd, p in zip(rendered, previews, strict=True):
         if request.html_out is None:
             target = request.out_dir / f"{rd.deck.key}.html"
@@ -135,7 +145,7 @@ def _write_pages(
         else:
             target = request.html_out.with_stem(f"{request.html_out.stem}-{rd.deck.key}")
         found: list[Problem] = []  # what the page cannot show as Anki does (math)
-        data = preview_page(rd, p, found).encode("utf-8")
+        data = preview_page(rd, p, found, lint.get(str(rd.deck.source), {})).encode("utf-8")
         try:
             atomic_write_bytes(_file_target(field, target), data, replaced=request.written)
         except OutputError as exc:
@@ -143,6 +153,29 @@ def _write_pages(
         warnings.extend(found)
         written.append(target)
     return written
+
+
+def _history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
+    """The parameters fitted from the review history at ``path``, and a warning when it
+    holds too few reviews to fit (the defaults are used then)."""
+    try:
+        fitted = fit_history(path)
+    except HistoryError as exc:
+        raise RequestError.single("history", str(exc)) from None
+    if fitted.fitted:
+        return fitted, None
+    return fitted, Problem(str(path), None, too_few_reviews(fitted, path))
+
+
+def _lint_by_note(rendered: Sequence[RenderedDeck]) -> dict[str, LintNotes]:
+    """Each card file's lint warnings, by note id, as the pages show them."""
+    found: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for warning in lint_decks([rd.deck for rd in rendered]):
+        notes = found.setdefault(warning.file, {})
+        notes.setdefault(warning.note, []).append(
+            (warning.code, f"{warning.problem}; {warning.fix}")
+        )
+    return dict(found)
 
 
 def _file_target(field: str, target: Path) -> Path:

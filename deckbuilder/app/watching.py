@@ -29,6 +29,8 @@ __all__ = ["Rebuild", "watch"]
 QUIET_MS = 100
 # However busy the files, a rebuild comes at least this often.
 LONGEST_WAIT_MS = 1500
+# How long the watcher waits before saying that nothing changed (it has started).
+STARTED_MS = 200
 
 
 @dataclass(frozen=True)
@@ -45,18 +47,24 @@ def watch(request: WatchRequest) -> Iterator[Rebuild]:
     """Build every deck, then rebuild each deck whose card file, lock file or media
     changes, until ``request.stop`` is set. Yields one Rebuild per card file built."""
     watched = _Watched(request)
-    yield from watched.rebuild(watched.card_files(), ())
+    started = False
+    # The watcher starts before the first build, so that a save made while the first
+    # build runs (or just after it) is seen; it says so with an empty first batch.
     for changes in watch_changes(
         *watched.roots(),
         watch_filter=watched.relevant,
         debounce=LONGEST_WAIT_MS,
         step=QUIET_MS,
         stop_event=request.stop,
-        rust_timeout=1000,
-        yield_on_timeout=False,
+        rust_timeout=STARTED_MS,
+        yield_on_timeout=True,
     ):
-        paths = {Path(path) for _, path in changes}
-        yield from watched.rebuild(watched.affected(paths), tuple(sorted(paths)))
+        if not started:
+            started = True
+            yield from watched.rebuild(watched.card_files(), ())
+        if changes:
+            paths = {Path(path) for _, path in changes}
+            yield from watched.rebuild(watched.affected(paths), tuple(sorted(paths)))
 
 
 class _Watched:

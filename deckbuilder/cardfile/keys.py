@@ -21,8 +21,7 @@ from deckbuilder.schedule.settings import (
     ANKI_MAX_INTERVAL,
     ANKI_PER_DAY_MAX,
     ANKI_RETENTION_RANGE,
-    LOWER_BOUNDS,
-    UPPER_BOUNDS,
+    PARAMETER_COUNT,
 )
 
 __all__ = [
@@ -40,7 +39,6 @@ __all__ = [
     "NOTE_TYPES",
     "NUMBER",
     "NUMBER_PATTERN",
-    "PARAM_BOUNDS",
     "STEP_PATTERN",
     "STUDY",
     "Key",
@@ -67,8 +65,6 @@ MAX_CHOICES = 26  # one letter each
 MAX_ANSWERS = 100  # accepted answers of a typed-answer note
 # Limit against absurd input (documented in README, "Limits").
 MAX_NOTES = 100_000
-# Each FSRS parameter's (lowest, highest) value, as Anki and FSRS take them.
-PARAM_BOUNDS = tuple(zip(LOWER_BOUNDS, UPPER_BOUNDS, strict=True))
 
 
 class Shape(str, Enum):
@@ -301,8 +297,8 @@ STUDY: tuple[Key, ...] = (
         "0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, "
         "0.1542]",
         default_doc="FSRS-6's defaults",
-        low=len(PARAM_BOUNDS),
-        high=len(PARAM_BOUNDS),
+        low=PARAMETER_COUNT,
+        high=PARAMETER_COUNT,
     ),
     Key(
         "history",

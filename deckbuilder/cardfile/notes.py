@@ -72,7 +72,7 @@ def read_notes(fields: FieldReader, tree: YMap, tags: Spellings | None = None) -
     if not isinstance(value, YSeq):
         fields.problem(value.line, f"'notes' must be a list, not {describe(value)}")
         return []
-    if not value.items:
+    if not value.items and not value.unread:
         fields.problem(value.line, "'notes' is empty; add at least one note")
     if len(value.items) > MAX_NOTES:
         fields.problem(

@@ -17,9 +17,17 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import Spellings
 from deckbuilder.cardfile.deck import ALL_LANGUAGES, DECK_KEYS, declared_languages, read_deck
-from deckbuilder.cardfile.fields import ID_RE, LANG_RE, MAX_FIELD_BYTES, FieldReader, plural
+from deckbuilder.cardfile.fields import (
+    ID_RE,
+    LANG_RE,
+    LOCALIZED_KEYS,
+    MAX_FIELD_BYTES,
+    FieldReader,
+    plural,
+)
 from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
-from deckbuilder.cardfile.yaml_tree import YMap, YValue, parse_yaml
+from deckbuilder.cardfile.yaml_recovery import read_yaml
+from deckbuilder.cardfile.yaml_tree import YMap, YValue
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.files.reading import read_regular
@@ -220,10 +228,21 @@ def load_deck_languages(
     ``lang``: None for the default (first declared) language, ``"all"`` for every declared
     language, or a code the file declares. A file without ``languages:`` gives one Deck
     whatever ``lang`` says. With ``fallback``, a field missing the language uses the
-    default language's text and the Deck carries a warning; without it that is an error."""
+    default language's text and the Deck carries a warning; without it that is an error.
+
+    A YAML mistake does not stop the checks: every one is reported with the problems of
+    the notes that could still be read (see :mod:`.yaml_recovery`)."""
     text = read_text(path)
-    tree = parse_yaml(text, str(path))
-    return decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
+    tree, problems = read_yaml(text, str(path), LOCALIZED_KEYS)
+    if not problems:
+        return decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
+    decks: list[Deck] = []
+    if tree is not None:
+        try:
+            decks = decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
+        except DeckError as exc:
+            raise DeckError([*problems, *exc.problems], partial=exc.partial) from None
+    raise DeckError(problems, partial=decks)
 
 
 def decks_from_tree(

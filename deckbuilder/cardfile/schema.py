@@ -18,13 +18,13 @@ from deckbuilder.cardfile.keys import (
     NOTE_TYPES,
     NUMBER,
     NUMBER_PATTERN,
-    PARAM_BOUNDS,
     STUDY,
     Key,
     NoteType,
     Shape,
     note_keys,
 )
+from deckbuilder.schedule import settings as fsrs_settings
 
 __all__ = ["EXAMPLES", "card_schema"]
 
@@ -259,7 +259,9 @@ def _steps(key: Key) -> dict[str, Any]:
 
 
 def _params(key: Key) -> dict[str, Any]:
-    bounds = [{"type": "number", "minimum": low, "maximum": high} for low, high in PARAM_BOUNDS]
+    # py-fsrs's bounds, read when a schema is asked for (see schedule.settings)
+    param_bounds = zip(fsrs_settings.LOWER_BOUNDS, fsrs_settings.UPPER_BOUNDS, strict=True)
+    bounds = [{"type": "number", "minimum": low, "maximum": high} for low, high in param_bounds]
     listed = {"type": "array", "items": bounds, "minItems": len(bounds), "maxItems": len(bounds)}
     return {"oneOf": [listed, {"type": "string"}, {"type": "null"}]}
 

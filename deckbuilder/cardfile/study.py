@@ -19,10 +19,9 @@ from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.files.bounds import link_out_of_project, project_folder
 from deckbuilder.files.reading import file_kind
 from deckbuilder.model import StudySettings
+from deckbuilder.schedule import settings as fsrs_settings
 from deckbuilder.schedule.settings import (
     ANKI_STEP_MAX_SECONDS,
-    LOWER_BOUNDS,
-    UPPER_BOUNDS,
     ParameterSyntaxError,
     PreviewSettings,
     parse_parameters,
@@ -104,17 +103,19 @@ def _parameters(fields: FieldReader, value: YValue | None) -> tuple[float, ...] 
     else:
         fields.problem(value.line, f"'params' must be a list of 21 numbers, not {_shown(value)}")
         return None
-    if isinstance(value, YSeq) and len(parameters) == len(LOWER_BOUNDS):
+    # py-fsrs's bounds, asked for only when a deck gives parameters (see schedule.settings)
+    lower, upper = fsrs_settings.LOWER_BOUNDS, fsrs_settings.UPPER_BOUNDS
+    if isinstance(value, YSeq) and len(parameters) == len(lower):
         # Each value out of bounds at its own line (a list may span several).
         bad = [
             (item, i, number)
             for i, (item, number) in enumerate(zip(value.items, parameters, strict=True))
-            if not LOWER_BOUNDS[i] <= number <= UPPER_BOUNDS[i]  # also refuses NaN
+            if not lower[i] <= number <= upper[i]  # also refuses NaN
         ]
         for item, i, number in bad:
             fields.problem(
                 item.line,
-                f"'params': w[{i}]={number:g} is outside {LOWER_BOUNDS[i]:g}..{UPPER_BOUNDS[i]:g}",
+                f"'params': w[{i}]={number:g} is outside {lower[i]:g}..{upper[i]:g}",
             )
         return None if bad else parameters
     problems = PreviewSettings(parameters=parameters).problems()

@@ -78,7 +78,8 @@ def _dump(data: Any) -> str:
         default_flow_style=False,
         width=1 << 30,  # never fold a long line
     )
-    return text.removesuffix("...\n")  # libyaml ends a document after a kept '|+' block
+    # libyaml ends a document after a kept '|+' block: a line of its own, unindented.
+    return text[: -len("...\n")] if text.endswith("\n...\n") else text
 
 
 def _indented(text: str) -> str:

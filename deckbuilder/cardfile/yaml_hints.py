@@ -1,20 +1,38 @@
-"""What the card-file reader says about text YAML refuses: which line, why, and what to
-write instead (quotes around text that starts with ``!`` or holds ``: ``, spaces for tabs),
-in words a teacher can act on."""
+"""What the card-file reader says about text YAML refuses or cuts short: which line, why,
+and what to write instead (quotes around text that starts with ``!`` or holds ``: `` or
+`` #``, spaces for tabs), in words a teacher can act on.
+
+A hint also tells the reader how to read on past the line (:class:`LineHint`): the line as
+the message says to write it, when that is sure, so that one run can report every mistake
+of a file (see :mod:`deckbuilder.cardfile.yaml_recovery`).
+"""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import yaml
 
 from deckbuilder.errors import Problem
 
-__all__ = ["not_allowed", "quoting_advice_at", "syntax_problem"]
+__all__ = [
+    "LineHint",
+    "comment_hint",
+    "disallowed_characters",
+    "not_allowed",
+    "quoting_advice_at",
+    "syntax_hint",
+    "syntax_problem",
+    "yaml_lines",
+]
 
 # The characters YAML does not allow in a file (its "printable" set, inverted).
 _NOT_ALLOWED = re.compile(r"[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# YAML's line breaks, which its parser counts lines by (str.splitlines knows more).
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
 # Lines named one by one when a file is full of them (a binary file saved as .yaml).
 _LINES_NAMED = 10
 # Characters that make YAML read what follows as something other than text (a tag, an
@@ -40,26 +58,51 @@ _KNOWN_ESCAPE = re.compile(
 _QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"")
 # Characters of a source line (and of a suggested fix) shown in a message.
 _SHOWN_CHARS = 100
+# Characters of the text a comment cuts short, shown in its message.
+_KEPT_SHOWN = 40
+
+
+@dataclass(frozen=True)
+class LineHint:
+    """What to say about a line YAML refuses, and how a reader may read on past it."""
+
+    index: int | None  # the line (0-based) the message is about; None: no line
+    message: str  # the message, with the line shown below it
+    fixed: str | None  # the whole line as the message says to write it, when that is sure
+    tabs: bool = False  # the line is indented with tabs
+
+
+def yaml_lines(text: str) -> list[str]:
+    """``text`` split at YAML's line breaks, as its parser numbers lines."""
+    return _LINE_BREAK.split(text.removesuffix("\n")) if text else []
+
+
+def disallowed_characters(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each line (0-based, counted as YAML counts) holding a character YAML does not allow
+    in a file, with the first such character and its column (1-based)."""
+    line, line_start = 0, 0  # the line of text[line_start], where that line starts
+    found = _NOT_ALLOWED.search(text)
+    while found is not None:
+        index = found.start()
+        for before in _LINE_BREAK.finditer(text, line_start, index):
+            line, line_start = line + 1, before.end()
+        yield line, index - line_start + 1, text[index]
+        after = _LINE_BREAK.search(text, index)
+        if after is None:
+            return
+        line, line_start = line + 1, after.end()
+        found = _NOT_ALLOWED.search(text, line_start)
 
 
 def not_allowed(text: str, file: str, reported: str) -> list[Problem]:
     """One problem per line holding a character YAML does not allow in a file (at most
     :data:`_LINES_NAMED` of them), naming the first one on the line and its column."""
     problems: list[Problem] = []
-    line, counted = 1, 0  # the line number of text[counted]
-    found = _NOT_ALLOWED.search(text)
-    while found is not None:
+    for line, column, char in disallowed_characters(text):
         if len(problems) == _LINES_NAMED:
             problems.append(Problem(file, None, "...and more lines with such characters"))
             break
-        index = found.start()
-        line += text.count("\n", counted, index)
-        start = text.rfind("\n", 0, index) + 1
-        problems.append(_character_problem(file, line, text[index], index - start + 1))
-        counted = text.find("\n", index)
-        if counted < 0:
-            break
-        found = _NOT_ALLOWED.search(text, counted)
+        problems.append(_character_problem(file, line + 1, char, column))
     if not problems:  # the parser refused a character this module lets through
         index = max(text.find(reported), 0)
         line = text.count("\n", 0, index) + 1
@@ -70,31 +113,53 @@ def not_allowed(text: str, file: str, reported: str) -> list[Problem]:
 
 
 def syntax_problem(text: str, file: str, exc: yaml.MarkedYAMLError, what: str) -> Problem:
+    """The parser's complaint about ``text`` with what to do about it (see
+    :func:`syntax_hint`)."""
+    hint = syntax_hint(yaml_lines(text), exc, what)
+    return Problem(file, None if hint.index is None else hint.index + 1, hint.message)
+
+
+def syntax_hint(
+    lines: Sequence[str],
+    exc: yaml.MarkedYAMLError,
+    what: str,
+    shift: int = 0,
+    part: tuple[int, int] | None = None,
+) -> LineHint:
     """The parser's complaint with what to do about it, at the first line with text that
-    the parser names (for the end of the file, the last one before it), shown below."""
-    lines = text.splitlines()  # YAML's line breaks: the reader refused the others
-    marks = [m for m in (exc.problem_mark, exc.context_mark) if m is not None]
+    the parser names (for the end of the file, the last one before it), shown below.
+
+    ``lines`` are the file's; the parser read them from line ``shift`` on (its marks count
+    from there): the lines ``part`` spans (start, stop), or all of them."""
+    first, stop = part or (0, len(lines))
+    marks = [
+        (m.line + shift, m.column) for m in (exc.problem_mark, exc.context_mark) if m is not None
+    ]
     if exc.context in ("while parsing a flow sequence", "while parsing a flow mapping"):
         marks.reverse()  # where the list or mapping that does not close opens
-    at = [(m.line, m.column) for m in marks if m.line < len(lines) and lines[m.line].strip()]
-    end = min(marks[0].line if marks else 0, len(lines))
-    at += [(i, len(lines[i])) for i in range(end - 1, -1, -1) if lines[i].strip()]
+    at = [(i, c) for i, c in marks if first <= i < stop and lines[i].strip()]
+    if not at:  # the last line with text before the first mark
+        end = min(marks[0][0] if marks else first, stop)
+        before = (i for i in range(end - 1, first - 1, -1) if lines[i].strip())
+        last = next(before, None)
+        at = [] if last is None else [(last, len(lines[last]))]
     if not at:
-        return Problem(file, None, f"YAML syntax error: {what}")
+        return LineHint(None, f"YAML syntax error: {what}", None)
     index, column = at[0]
+    line = lines[index]
     bad_escape = exc.context == "while parsing a quoted scalar" and any(
         word in (exc.problem or "") for word in ("escape", "hexdecimal")
     )
-    hint = (
-        _escape_hint(lines[index], "Unicode" in (exc.problem or ""))
-        if bad_escape
-        else _hint(lines, index, column)
-    )
-    message = f"YAML syntax error: {hint} (YAML parser: {what})"
-    return Problem(file, index + 1, _with_source(message, lines[index], column))
+    tabs = False
+    if bad_escape:
+        advice, fixed = _escape_hint(line, "Unicode" in (exc.problem or ""))
+    else:
+        advice, fixed, tabs = _hint(lines, index, column)
+    message = f"YAML syntax error: {advice} (YAML parser: {what})"
+    return LineHint(index, _with_source(message, line, column), fixed, tabs)
 
 
-def _escape_hint(line: str, half_character: bool) -> str:
+def _escape_hint(line: str, half_character: bool) -> tuple[str, str | None]:
     """For a backslash in double quotes that starts no escape YAML knows (a Windows path,
     LaTeX, ``\\ud83d``, half of a character): how to write it, with the line as it should
     be where single quotes keep the text as meant (no escape in it that YAML knows)."""
@@ -111,55 +176,72 @@ def _escape_hint(line: str, half_character: bool) -> str:
     assert shape is not None
     value = shape["value"].rstrip()
     if shape["key"] is None or not _QUOTED.fullmatch(value) or value[0] != '"':
-        return advice
+        return advice, None
     if _KNOWN_ESCAPE.search(value[1:-1]):
-        return advice  # single quotes would show that escape as typed
+        return advice, None  # single quotes would show that escape as typed
+    quoted = "'" + value[1:-1].replace("'", "''") + "'"
     dash = "- " if "-" in shape["lead"] else ""
-    fixed = f"{dash}{shape['key']}: '" + value[1:-1].replace("'", "''") + "'"
-    return f"{advice}; write {fixed}" if len(fixed) <= _SHOWN_CHARS else advice
+    shown = f"{dash}{shape['key']}: {quoted}"
+    fixed = line[: shape.start("value")] + quoted
+    return (f"{advice}; write {shown}" if len(shown) <= _SHOWN_CHARS else advice), fixed
 
 
-def _hint(lines: list[str], index: int, column: int) -> str:
-    """What a teacher can do about a syntax error at ``column`` of ``lines[index]``."""
+def _hint(lines: Sequence[str], index: int, column: int) -> tuple[str, str | None, bool]:
+    """What a teacher can do about a syntax error at ``column`` of ``lines[index]``; the
+    line as it should be, when that is sure; whether it is indented with tabs."""
     shape = _SOURCE_LINE.fullmatch(lines[index])
     assert shape is not None  # every part of the pattern may be empty
     value, closer = shape["value"], {"[": "]", "{": "}"}.get(shape["value"][:1])
     if "\t" in shape["lead"]:
-        return "YAML indents with spaces, not tabs: replace the tabs at the start of this line"
-    if quoting := _quoting_advice(lines, index):
-        return quoting
+        return (
+            "YAML indents with spaces, not tabs: replace the tabs at the start of this line",
+            None,
+            True,
+        )
+    why, fixed = _quoting_advice(lines, index)
+    if why:
+        return why, fixed, False
     if closer and closer not in value:
         return (
-            f"the {value[0]} here is never closed with {closer}; if this is text, put it in quotes"
+            f"the {value[0]} here is never closed with {closer}; if this is text, put it in quotes",
+            None,
+            False,
         )
     if shape["key"] is not None and column < shape.start("value"):
         return (
             "check this line's indentation: its key must line up with the keys above it; "
-            "if the line continues the text above it, put that whole text in quotes"
+            "if the line continues the text above it, put that whole text in quotes",
+            None,
+            False,
         )
-    return _GENERAL_HINT
+    return _GENERAL_HINT, None, False
 
 
-def _quoting_advice(lines: list[str], index: int) -> str | None:
-    """Why the text on ``lines[index]`` needs quotes (None: it does not), with the line as
-    it should be where that is clear: not when the text may end at a comment or go on in
-    the lines below (indented deeper than its key, or than the dash of a list entry)."""
+def _quoting_advice(lines: Sequence[str], index: int) -> tuple[str | None, str | None]:
+    """Why the text on ``lines[index]`` needs quotes (None: it does not), with ``; write``
+    and the line as it should be where that is clear: not when the text may end at a
+    comment or go on in the lines below (indented deeper than its key, or than the dash
+    of a list entry). Second, that whole line, indentation included (None: not clear)."""
     shape = _SOURCE_LINE.fullmatch(lines[index])
     assert shape is not None
     lead, key, value = shape["lead"], shape["key"], shape["value"].rstrip()
     why = _why_quotes(value)
+    if why is None:
+        return None, None
     below = next((lines[i] for i in range(index + 1, len(lines)) if lines[i].strip()), "")
     indent = len(lead) if key is not None else len(lead) - len(lead.lstrip(" "))
     goes_on = len(below) - len(below.lstrip(" ")) > indent and below.lstrip()[0] != "#"
-    if why is None or goes_on or re.search(r"[ \t]#", value):
-        return why
+    if goes_on or re.search(r"[ \t]#", value):
+        return why, None
     text = value
     if value[0] in "\"'":  # the author's own quotes around the text go
         closed = _QUOTED.match(value) is not None
         if not closed or value[-1] == value[0]:
             text = value[1:-1] if closed else value[1:]
-    fixed = (f"{key}: " if key is not None else "- " if "-" in lead else "") + _quote(text)
-    return f"{why}; write {fixed}" if len(fixed) <= _SHOWN_CHARS else why
+    quoted = _quote(text)
+    shown = (f"{key}: " if key is not None else "- " if "-" in lead else "") + quoted
+    fixed = lines[index][: shape.start("value")] + quoted
+    return (f"{why}; write {shown}" if len(shown) <= _SHOWN_CHARS else why), fixed
 
 
 def _why_quotes(value: str) -> str | None:
@@ -190,6 +272,35 @@ def _why_quotes(value: str) -> str | None:
     return f"text {' and '.join(reasons)} needs quotes" if reasons else None
 
 
+def comment_hint(line: str, column: int, kept: str, meant: str) -> tuple[str, str | None]:
+    """For text YAML ends where a comment starts (``back: a # b`` reads as ``a``):
+    what would be lost and how to keep it, with the line ``line`` shown below; second,
+    that line as it should be, when the text is all on it (``column``: where the
+    comment starts)."""
+    shown_kept = kept if len(kept) <= _KEPT_SHOWN else kept[: _KEPT_SHOWN - 3] + "..."
+    message = (
+        "text after ' #' would be left out: YAML reads ' #' as the start of a comment, so "
+        f"the card would show only '{shown_kept}'"
+    )
+    shape = _SOURCE_LINE.fullmatch(line)
+    assert shape is not None
+    fixed = None
+    if shape["value"].rstrip() == meant:  # the whole text is on this line
+        quoted = _quote(meant)
+        dash = "- " if shape["key"] is None and "-" in shape["lead"] else ""
+        key = f"{shape['key']}: " if shape["key"] is not None else ""
+        shown = f"{dash}{key}{quoted}"
+        fixed = line[: shape.start("value")] + quoted
+        if len(shown) <= _SHOWN_CHARS:
+            message += f"; to keep it, put the text in quotes: write {shown}"
+        else:
+            message += "; to keep it, put the text in quotes"
+    else:
+        message += "; to keep it, put the whole text in quotes"
+    message += " (a comment of your own goes on a line of its own)"
+    return _with_source(message, line, column), fixed
+
+
 def _quote(text: str) -> str:
     """``text`` as a quoted YAML scalar: double quotes, unless they or a backslash (an
     escape there, common in math) are in it; then single quotes, which escape nothing."""
@@ -217,12 +328,12 @@ def _character_problem(file: str, line: int, char: str, column: int) -> Problem:
     )
 
 
-def quoting_advice_at(lines: list[str], line: int, first: str) -> str | None:
+def quoting_advice_at(lines: Sequence[str], line: int, first: str) -> str | None:
     """For a value on ``line`` (1-based) that starts with ``first`` and was likely meant as
     text: that it needs quotes, and the line as it should be, then the line as it is."""
     source = lines[line - 1] if line <= len(lines) else ""
     shape = _SOURCE_LINE.fullmatch(source)
     if shape is None or shape["key"] == "<<" or not shape["value"].startswith(first):
         return None
-    advice = _quoting_advice(lines, line - 1)
+    advice, _ = _quoting_advice(lines, line - 1)
     return _with_source(advice, source, shape.start("value")) if advice else None

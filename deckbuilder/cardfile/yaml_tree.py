@@ -7,10 +7,15 @@ duplicate keys are reported instead of silently overwritten, and aliases that wo
 expand into a huge structure (the "billion laughs" shape) are refused before anything
 walks them. A syntax error shows its line and says what to do: most often, to put text
 that YAML would read as something else in quotes (the line is written out for it).
+
+:func:`parse_yaml` refuses a text with any problem. The card-file reader reads on past
+them (:mod:`deckbuilder.cardfile.yaml_recovery`): a :class:`TreeBuilder` collects each
+problem with its line, and marks the lines whose values it could not read as written.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,11 +32,29 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
-from deckbuilder.cardfile.yaml_hints import not_allowed, quoting_advice_at, syntax_problem
+from deckbuilder.cardfile.yaml_hints import (
+    comment_hint,
+    not_allowed,
+    quoting_advice_at,
+    syntax_problem,
+    yaml_lines,
+)
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.progress import step
 
-__all__ = ["YMap", "YScalar", "YSeq", "YValue", "describe", "parse_yaml"]
+__all__ = [
+    "TreeBuilder",
+    "YMap",
+    "YScalar",
+    "YSeq",
+    "YValue",
+    "describe",
+    "first_syntax_error",
+    "marked_problem",
+    "parse_yaml",
+    "parser_words",
+    "too_deep",
+]
 
 try:  # libyaml's parser is several times faster than the pure-Python one; same events
     _Loader: type = yaml.CSafeLoader
@@ -53,6 +76,8 @@ MAX_DEPTH = 100
 _Events = Iterator[Any]
 # Values between two progress reports: often enough for a bar, rare enough to cost nothing.
 _PROGRESS_EVERY = 4096
+# A comment after a plain value, up to the end of its line.
+_COMMENT_AFTER = re.compile(r"[ \t]+#[^\n\r\x85\u2028\u2029]*")
 
 
 @dataclass(slots=True)
@@ -74,6 +99,8 @@ class YScalar:
 class YSeq:
     items: list[YValue]
     line: int
+    # Entries left out because they could not be read (their problems are reported).
+    unread: int = 0
 
 
 @dataclass(slots=True)
@@ -108,42 +135,78 @@ def describe(value: YValue) -> str:
 
 
 def parse_yaml(text: str, file: str) -> YValue | None:
-    """Parse one YAML document into a located tree; ``None`` for an empty document."""
+    """Parse one YAML document into a located tree; ``None`` for an empty document.
+    Raises a DeckError naming every problem the tree was built with, or the first that
+    stopped it."""
     try:
-        parser = _Loader(text)
-        try:
-            # The parser gives None after the last event.
-            return _Builder(file, text).document(iter(parser.get_event, None))
-        finally:
-            parser.dispose()
+        builder = TreeBuilder(file, text)
+        tree = builder.read()
     except yaml.reader.ReaderError as exc:
         raise DeckError(not_allowed(text, file, chr(exc.character))) from None
     except yaml.MarkedYAMLError as exc:
-        what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-        if "maximum nesting depth" in what:
-            # PyYAML 6.0.4 and later stop deep nesting themselves, in their own words.
-            mark = exc.problem_mark or exc.context_mark
-            line = mark.line + 1 if mark is not None else None
-            raise DeckError(
-                [Problem(file, line, f"YAML nesting is deeper than {MAX_DEPTH} levels")]
-            ) from None
-        raise DeckError([syntax_problem(text, file, exc, what)]) from None
+        raise DeckError([marked_problem(text, file, exc)]) from None
     except yaml.YAMLError as exc:
         raise DeckError([Problem(file, None, f"YAML error: {exc}")]) from None
+    if builder.problems:
+        raise DeckError(builder.problems)
+    return tree
 
 
-class _Builder:
+def first_syntax_error(text: str) -> yaml.MarkedYAMLError | None:
+    """The first syntax error the parser finds in ``text`` (None: it reads), without
+    building anything."""
+    parser = _Loader(text)
+    try:
+        for _ in iter(parser.get_event, None):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        return exc
+    finally:
+        parser.dispose()
+    return None
+
+
+def parser_words(exc: yaml.MarkedYAMLError) -> str:
+    """What the parser says about a syntax error, in its own words."""
+    return " ".join(str(p) for p in (exc.context, exc.problem) if p)
+
+
+def too_deep(exc: yaml.MarkedYAMLError) -> bool:
+    """Whether the parser stopped at nesting too deep to read (not a line to fix)."""
+    return "maximum nesting depth" in parser_words(exc)
+
+
+def marked_problem(text: str, file: str, exc: yaml.MarkedYAMLError) -> Problem:
+    """The problem the parser stopped ``text`` at, with its hint."""
+    if too_deep(exc):
+        # PyYAML 6.0.4 and later stop deep nesting themselves, in their own words.
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        return Problem(file, line, f"YAML nesting is deeper than {MAX_DEPTH} levels")
+    return syntax_problem(text, file, exc, parser_words(exc))
+
+
+class TreeBuilder:
     """Builds the located tree from the parser's event stream.
 
     libyaml's own composer recurses in C and crashes the interpreter on absurdly deep
     nesting; this one recurses in Python, no deeper than :data:`MAX_DEPTH`. Aliases share
     the anchored value, and their expanded size is counted so that an alias bomb is
     refused before anything walks it.
+
+    Text that YAML ends at a comment (``back: a # b``) is read as meant, and reported, in
+    the values of ``text_keys`` (the card's text: the comment would be lost from it).
+    Problems that keep a value from being read as written (a duplicate key, an unknown
+    alias) add their line to :attr:`unreadable`; a problem raised (:meth:`fail`) stops
+    the reading.
     """
 
-    def __init__(self, file: str, text: str = "") -> None:
+    def __init__(self, file: str, text: str = "", text_keys: frozenset[str] = frozenset()) -> None:
         self.file = file
         self.text = text
+        self.text_keys = text_keys
+        self.in_text = 0  # > 0 while reading the value of one of text_keys
+        self.unreadable: list[int] = []
         self.size = len(text)  # characters in the document, for progress reports
         self.resolver = yaml.resolver.Resolver()
         # The resolver tries a plain value against the patterns (numbers, true/false, null,
@@ -159,6 +222,22 @@ class _Builder:
 
     def fail(self, line: int | None, message: str) -> DeckError:
         return DeckError([*self.problems, Problem(self.file, line, message)])
+
+    def problem(self, line: int, message: str, *, readable: bool = False) -> None:
+        """A problem at ``line``; ``readable``: the value there is still read as meant."""
+        self.problems.append(Problem(self.file, line, message))
+        if not readable:
+            self.unreadable.append(line)
+
+    def read(self) -> YValue | None:
+        """The tree of :attr:`text`. Raises the parser's errors, and DeckError for a
+        problem that stops the reading."""
+        parser = _Loader(self.text)
+        try:
+            # The parser gives None after the last event.
+            return self.document(iter(parser.get_event, None))
+        finally:
+            parser.dispose()
 
     def document(self, events: Iterable[Any]) -> YValue | None:
         """The tree of the stream's only document (None when it has none)."""
@@ -176,8 +255,6 @@ class _Builder:
                     "more than one YAML document ('---'); use one file per deck",
                 )
             root = self.node(next(stream), stream)
-        if self.problems:
-            raise DeckError(self.problems)
         return root
 
     def node(self, event: Any, stream: _Events) -> YValue:
@@ -192,7 +269,11 @@ class _Builder:
             step("reading", event.start_mark.index, self.size)
         value: YValue
         if isinstance(event, ScalarEvent):
-            value = YScalar(event.value, self.scalar_tag(event, line), line)
+            tag = self.scalar_tag(event, line)
+            raw = event.value
+            if self.in_text and tag == _STR and not event.style:
+                raw = self.comment_cut(event, raw)
+            value = YScalar(raw, tag, line)
         else:
             value = self.collection(event, line, stream)
         if event.anchor:
@@ -227,6 +308,24 @@ class _Builder:
             self.unsupported_tag(event.tag, line)
         return event.tag
 
+    def comment_cut(self, event: Any, raw: str) -> str:
+        """The text of a plain value of the card's text, as meant: with the comment YAML
+        ends it at (reported), if one follows it on its last line."""
+        end = event.end_mark
+        if self.text[end.index : end.index + 1] not in (" ", "\t"):
+            return raw
+        comment = _COMMENT_AFTER.match(self.text, end.index)
+        if comment is None:
+            return raw
+        rest = comment.group().rstrip()
+        one_line = event.start_mark.line == end.line
+        line = self.lines[end.line]
+        message, _ = comment_hint(
+            line, end.column + len(rest) - len(rest.lstrip()), raw, raw + rest if one_line else ""
+        )
+        self.problem(end.line + 1, message, readable=True)
+        return raw + rest
+
     def check_tag(self, tag: str | None, plain: str, line: int) -> None:
         if tag is not None and tag not in ("!", plain):
             self.unsupported_tag(tag, line)
@@ -235,12 +334,12 @@ class _Builder:
         # '!name' is most often text that starts with '!'; '!!name' is YAML on purpose.
         advice = None if tag.startswith("tag:") else self.quoting_advice(line, "!")
         message = f"unsupported YAML tag {tag!r}; {advice or 'write plain text'}"
-        self.problems.append(Problem(self.file, line, message))
+        self.problem(line, message)
 
     @cached_property
     def lines(self) -> list[str]:
         """The document's lines, split when a message first shows one."""
-        return self.text.splitlines()
+        return yaml_lines(self.text)
 
     def quoting_advice(self, line: int, first: str) -> str | None:
         """For a value on ``line`` that starts with ``first`` and was likely meant as text:
@@ -262,7 +361,10 @@ class _Builder:
                 break
             key_line = event.start_mark.line + 1
             key = self.key_text(self.node(event, stream), key_line)
+            text = key in self.text_keys
+            self.in_text += text
             value = self.node(next(stream), stream)
+            self.in_text -= text
             if key is None:
                 continue
             first = ymap.lines.get(key)
@@ -270,20 +372,16 @@ class _Builder:
                 ymap.entries[key] = value
                 ymap.lines[key] = key_line
             else:
-                self.problems.append(
-                    Problem(self.file, key_line, f"duplicate key '{key}' (first at line {first})")
-                )
+                self.problem(key_line, f"duplicate key '{key}' (first at line {first})")
         return ymap
 
     def key_text(self, key: YValue, line: int) -> str | None:
         """A mapping key's text, or None (reported) for a key this reader refuses."""
         if not isinstance(key, YScalar):
-            self.problems.append(Problem(self.file, line, "a key must be plain text"))
+            self.problem(line, "a key must be plain text")
             return None
         if key.tag == _MERGE:
-            self.problems.append(
-                Problem(self.file, line, "YAML merge keys ('<<') are not supported")
-            )
+            self.problem(line, "YAML merge keys ('<<') are not supported")
             return None
         return key.raw
 
@@ -293,9 +391,8 @@ class _Builder:
         hit = self.anchors.get(name or "")
         if hit is None:
             advice = self.quoting_advice(line, "*")
-            raise self.fail(
-                line, f"unknown YAML alias '*{name}'" + (f"; {advice}" if advice else "")
-            )
+            self.problem(line, f"unknown YAML alias '*{name}'" + (f"; {advice}" if advice else ""))
+            return YScalar("", _NULL, line)
         value, size = hit
         # Every other value adds one to both counts, so only an alias can cross the limit.
         self.expanded += size

@@ -74,8 +74,8 @@ def preview(
         bool,
         typer.Option(
             "--html",
-            help="Also write a preview page (every card, the forecast chart) to "
-            "output/<deck id>.html.",
+            help="Also write a preview page (every card, found by search, tag, note type, "
+            "lint warning or note id; the forecast charts) to output/<deck id>.html.",
         ),
     ] = False,
     html_out: Annotated[
@@ -92,7 +92,7 @@ def preview(
         typer.Option(
             "--sweep",
             help="Also forecast every desired retention from 0.70 to 0.99 and name the "
-            "optimal one (least study time per card remembered, searched as fsrs-rs does).",
+            "optimal one (the least study time per card remembered, 0.70 to 0.95).",
         ),
     ] = False,
     exam: Annotated[
@@ -131,8 +131,9 @@ def preview(
     of reviews, new cards, minutes and memorized cards a day, and a summary.
 
     With --html, also writes one self-contained HTML page per deck showing every card,
-    front and back, as Anki renders it (day/night and phone-width switches), the
-    forecast chart and the interval ladder.
+    front and back, as Anki renders it (a page of cards at a time, with a search; day and
+    night, phone width), the forecast charts and the interval ladder. docs/preview.md
+    says how to read each number.
 
     Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --html
     """

@@ -5,6 +5,7 @@ by their top-level deck (a subdeck's notes go with it)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -78,7 +79,10 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
     kept.sort(key=lambda pair: pair[0].id)
     for anki_note, _ in kept:
         parts.identities[anki_note.guid] = AnkiIdentity(anki_note.id, anki_note.mod)
-    decks = decks_of([(anki_note.deck, note) for anki_note, note in kept])
+    # A note without cards has no deck of its own: it goes with the deck most notes are in.
+    counts = Counter(anki_note.deck for anki_note, _ in kept if anki_note.deck)
+    home = counts.most_common(1)[0][0] if counts else ""
+    decks = decks_of([(anki_note.deck or home, note) for anki_note, note in kept])
     result.decks = sorted(decks, key=lambda deck: (-len(deck.notes), deck.name))
     # Notes the reader could not read (fields stored as a blob, an id not a number...).
     result.skipped += [

@@ -1,9 +1,12 @@
 """The forecast as an image file for ``preview --plot``.
 
-``--plot FILE.png|FILE.svg`` is drawn by matplotlib (imported only then): three panels,
-cards a day (reviews and new cards), minutes a day and cards memorized, titled with the
-deck's name in whatever script it is written, using the installed fonts
-(:func:`font_families`). The same forecast gives the same bytes.
+``--plot FILE.png|FILE.svg`` is drawn by matplotlib (imported only then): cards a day
+(reviews and new cards), minutes a day and cards memorized; for a forecast longer than
+two months its first 60 days as well, where a new deck's work is; with an exam plan, the
+plan's forecast to exam day and the day every card is to be introduced by; with a sweep,
+minutes and cards memorized at each desired retention. The title names the deck in
+whatever script it is written, using the installed fonts (:func:`font_families`), and
+the settings the chart was drawn with. The same forecast gives the same bytes.
 
 The preview page draws its own charts as text (:mod:`deckbuilder.preview.page_chart`), in the
 colours and with the peak labels defined here. Both draw every day (nothing is averaged
@@ -14,20 +17,22 @@ and summary name the same day and value.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from deckbuilder.errors import OutputError, RequestError
 from deckbuilder.files.atomic import atomic_write
-from deckbuilder.preview.report import MEMORIZED_MEANS, figure
+from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, figure, shown_forecast
+from deckbuilder.schedule.workload import Peak, peak
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-
-    from deckbuilder.preview.report import DeckPreview
-    from deckbuilder.schedule import Peak
+    from matplotlib.typing import HashableList
 
 __all__ = [
     "FORMATS",
@@ -88,11 +93,20 @@ def write_chart(p: DeckPreview, path: Path, *, replaced: list[Path] | None = Non
 
 
 def _title(p: DeckPreview) -> str:
+    """The chart's title: the deck, and on a line of its own the settings of the forecast
+    it draws (with an exam plan, the plan's new cards a day and days to the exam)."""
     s = p.settings
-    return (
-        f"{p.deck.name}: {p.deck.card_count} cards, retention {s.desired_retention:g}, "
-        f"{s.new_per_day} new/day, {p.forecast.days} days"
-    )
+    fc, _ = shown_forecast(p)
+    limit = "no review limit" if s.review_limit is None else f"review limit {s.review_limit}/day"
+    if p.exam is not None:
+        plan = p.exam
+        studied = (
+            f"{plan.new_per_day} new/day (exam plan), {limit}, {plan.days} days to the exam "
+            f"on {plan.exam.isoformat()}"
+        )
+    else:
+        studied = f"{s.new_per_day} new/day, {limit}, {fc.days} days"
+    return f"{p.deck.name}: {fc.cards} cards\nretention {s.desired_retention:g}, {studied}"
 
 
 def chart_image(p: DeckPreview, image_format: str) -> bytes:
@@ -121,53 +135,155 @@ def chart_image(p: DeckPreview, image_format: str) -> bytes:
     return out.getvalue()
 
 
+ROW_INCHES = 2.0  # the height of a row of panels
+FIRST_DAYS = 60  # a longer forecast gets a panel of its first days, where the work is
+
+
 def _draw(p: DeckPreview, title: str) -> Figure:
-    import numpy as np
+    """The panels: the first FIRST_DAYS days of a longer forecast; cards, minutes and
+    cards memorized a day over the whole forecast; with a sweep, minutes and cards
+    memorized at each desired retention, the current and optimal ones marked."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
+    fc, sm = shown_forecast(p)
+    rows: list[HashableList[str]] = [
+        ["cards", "cards"],
+        ["minutes", "minutes"],
+        ["memorized", "memorized"],
+    ]
+    if fc.days > FIRST_DAYS:
+        rows.insert(0, ["first", "first"])
+    if p.sweep is not None:
+        rows.append(["sweep minutes", "sweep memorized"])
+    figure = Figure(
+        figsize=(9, 0.6 + ROW_INCHES * len(rows)), dpi=100, layout="constrained", facecolor="white"
+    )
+    FigureCanvasAgg(figure)  # Agg draws the PNG; no window system is ever touched
+    figure.suptitle(title, x=0.01, ha="left", fontsize=12)
+    axes = figure.subplot_mosaic(rows)
+    whole = sm.whole
+    if "first" in axes:
+        first = axes["first"]
+        reviews, new = fc.reviews[:FIRST_DAYS], fc.new[:FIRST_DAYS]
+        heading = f"the first {FIRST_DAYS} days: cards a day"
+        _cards(first, reviews, new, peak(list(reviews)), heading, "first-")
+    _cards(
+        axes["cards"], fc.reviews, fc.new, whole.peak_reviews, "cards a day: reviews and new cards"
+    )
+    minutes = axes["minutes"]
+    minutes.set_title("minutes a day", loc="left")
+    minutes.plot(range(1, fc.days + 1), fc.minutes, color=LINE_COLOUR, linewidth=2, gid="minutes")
+    _mark_peak(minutes, whole.peak_minutes, "minutes", fc.days)
+    memorized = axes["memorized"]
+    memorized.set_title(f"memorized: {MEMORIZED_MEANS} (of {fc.cards})", loc="left")
+    memorized.plot(
+        range(1, fc.days + 1), fc.memorized, color=LINE_COLOUR, linewidth=2, gid="memorized"
+    )
+    memorized.set_ylim(0, max(fc.cards, 1))
+    memorized.set_xlabel("day" if p.exam is None else f"day (the exam on day {fc.days})")
+    for name in ("cards", "minutes", "memorized"):
+        _days_axis(axes[name], fc.days)
+        if p.exam is not None and 1 <= p.exam.days - p.exam.lead < fc.days:
+            _day_mark(axes[name], p.exam.days - p.exam.lead, name == "memorized", p.exam.lead)
+    if p.sweep is not None:
+        _sweep(axes["sweep minutes"], axes["sweep memorized"], p)
+    for panel in axes.values():
+        panel.set_ylim(bottom=0)
+        panel.grid(axis="y", color=GRID_COLOUR)
+        panel.set_axisbelow(True)
+        panel.spines[["top", "right"]].set_visible(False)
+    return figure
+
+
+def _cards(
+    axes: Axes, reviews: Sequence[float], new: Sequence[float], top: Peak, title: str, gid: str = ""
+) -> None:
+    """Reviews a day as bars, the new cards stacked on them, the peak marked; ``gid``
+    prefixes the ids of the bars in an SVG."""
+    days = len(reviews)
+    edges = np.arange(days + 1) + 0.5  # day d's bar spans d - 0.5 .. d + 0.5
+    low = np.asarray(reviews, dtype=float)
+    high = low + np.asarray(new, dtype=float)
+    axes.set_title(title, loc="left")
+    axes.stairs(low, edges, fill=True, color=REVIEW_COLOUR, label="reviews", gid=f"{gid}reviews")
+    axes.stairs(
+        high, edges, baseline=low, fill=True, color=NEW_COLOUR, label="new cards", gid=f"{gid}new"
+    )
+    axes.legend(loc="upper right", frameon=False)
+    _days_axis(axes, days)
+    _mark_peak(axes, top, "reviews", days, gid)
+
+
+def _days_axis(axes: Axes, days: int) -> None:
     from matplotlib.ticker import MaxNLocator
 
-    fc, whole = p.forecast, p.summary.whole
-    days = fc.days
-    figure = Figure(figsize=(9, 6.2), dpi=100, layout="constrained", facecolor="white")
-    FigureCanvasAgg(figure)  # Agg draws the PNG; no window system is ever touched
-    figure.suptitle(title, x=0.01, ha="left", fontsize=13)
-    cards_axes, minutes_axes, memorized_axes = figure.subplots(3, 1, sharex=True)
-    edges = np.arange(days + 1) + 0.5  # day d's bar spans d - 0.5 .. d + 0.5
-    centres = np.arange(1, days + 1)
-    reviews = np.asarray(fc.reviews, dtype=float)
-    new = np.asarray(fc.new, dtype=float)
+    axes.set_xlim(0.5, days + 0.5)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
 
-    cards_axes.set_title("cards a day: reviews and new cards", loc="left")
-    cards_axes.stairs(
-        reviews, edges, fill=True, color=REVIEW_COLOUR, label="reviews", gid="reviews"
+
+def _day_mark(axes: Axes, day: int, label: bool, lead: int) -> None:
+    """A dashed line at the end of the day every card is to be introduced by, and with
+    ``label``, what it stands for (at the foot of the panel, where memorized cards leave
+    room)."""
+    axes.axvline(day + 0.5, color=TEXT_COLOUR, linestyle="--", linewidth=1, gid="introduced")
+    if label:
+        axes.annotate(
+            f"every card in by day {day} ({lead} days before the exam)",
+            (day + 0.5, 0.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(-4, 4),
+            textcoords="offset points",
+            ha="right",
+            va="bottom",
+        )
+
+
+def _sweep(minutes: Axes, memorized: Axes, p: DeckPreview) -> None:
+    """Minutes and cards memorized at each desired retention, the current retention
+    (dashed) and the optimal one marked."""
+    sw = p.sweep
+    assert sw is not None
+    retentions = [q.retention for q in sw.points]
+    days = p.forecast.days
+    minutes.set_title(f"study minutes in {days} days, by desired retention", loc="left")
+    minutes.plot(
+        retentions,
+        [q.minutes for q in sw.points],
+        color=REVIEW_COLOUR,
+        linewidth=2,
+        gid="sweep-minutes",
     )
-    cards_axes.stairs(
-        reviews + new,
-        edges,
-        baseline=reviews,
-        fill=True,
-        color=NEW_COLOUR,
-        label="new cards",
-        gid="new",
+    memorized.set_title(f"memorized on day {days}", loc="left")
+    memorized.plot(
+        retentions,
+        [q.memorized for q in sw.points],
+        color=LINE_COLOUR,
+        linewidth=2,
+        gid="sweep-memorized",
     )
-    cards_axes.legend(loc="upper right", frameon=False)
-    _mark_peak(cards_axes, whole.peak_reviews, "reviews", days)
-    minutes_axes.set_title("minutes a day", loc="left")
-    minutes_axes.plot(centres, fc.minutes, color=LINE_COLOUR, linewidth=2, gid="minutes")
-    _mark_peak(minutes_axes, whole.peak_minutes, "minutes", days)
-    memorized_axes.set_title(f"memorized: {MEMORIZED_MEANS} (of {fc.cards})", loc="left")
-    memorized_axes.plot(centres, fc.memorized, color=LINE_COLOUR, linewidth=2, gid="memorized")
-    memorized_axes.set_ylim(0, max(fc.cards, 1))
-    memorized_axes.set_xlabel("day")
-    memorized_axes.set_xlim(0.5, days + 0.5)
-    memorized_axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    for axes in (cards_axes, minutes_axes, memorized_axes):
-        axes.set_ylim(bottom=0)
-        axes.grid(axis="y", color=GRID_COLOUR)
-        axes.set_axisbelow(True)
-        axes.spines[["top", "right"]].set_visible(False)
-    return figure
+    memorized.set_ylim(0, max(p.deck.card_count, 1))
+    for panel in (minutes, memorized):
+        panel.set_xlabel("desired retention")
+        panel.set_xlim(retentions[0] - 0.005, retentions[-1] + 0.005)
+        marks = (("current", sw.current, "--", 0.98), ("optimal", sw.optimal_retention, "-", 0.86))
+        for name, retention, style, height in marks:
+            if not retentions[0] - 1e-9 <= retention <= retentions[-1] + 1e-9:
+                continue  # a what-if retention outside the sweep has no point on it
+            panel.axvline(
+                retention, color=TEXT_COLOUR, linestyle=style, linewidth=1, gid=f"sweep-{name}"
+            )
+            if panel is minutes:
+                right = retention > (retentions[0] + retentions[-1]) / 2
+                panel.annotate(
+                    f"{name} {retention:.2f}",
+                    (retention, height),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(-4 if right else 4, 0),
+                    textcoords="offset points",
+                    ha="right" if right else "left",
+                    va="top",
+                )
 
 
 def peak_label(top: Peak, unit: str) -> str:
@@ -175,11 +291,11 @@ def peak_label(top: Peak, unit: str) -> str:
     return f"peak {figure(top.value)} {unit} on day {top.day}"
 
 
-def _mark_peak(axes: Axes, top: Peak, unit: str, days: int) -> None:
+def _mark_peak(axes: Axes, top: Peak, unit: str, days: int, gid: str = "") -> None:
     """A dot on the peak day and the summary's figure beside it, on the side with room."""
     if not top.day:
         return
-    axes.plot([top.day], [top.value], "o", color=TEXT_COLOUR, markersize=4, gid=f"peak-{unit}")
+    axes.plot([top.day], [top.value], "o", color=TEXT_COLOUR, markersize=4, gid=f"{gid}peak-{unit}")
     left = top.day > days / 2
     axes.annotate(
         peak_label(top, unit),

@@ -11,9 +11,13 @@ from __future__ import annotations
 import re
 from functools import cache
 from html import escape, unescape
+from typing import TYPE_CHECKING
 
 from deckbuilder.errors import Problem
 from deckbuilder.model import Note
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 __all__ = ["typeset", "untypeset_warnings"]
 
@@ -104,8 +108,6 @@ def _mathml(tex: str, display: bool) -> str | None:
     """One formula as MathML; None where latex2mathml cannot typeset it: it raises, or
     its output keeps a command it does not know (a backslash) or an alignment mark (a
     lone ``&``) outside an environment that aligns."""
-    from xml.etree.ElementTree import Element
-
     # Imported here: only a page with math needs it.
     from latex2mathml.converter import convert_to_element
 

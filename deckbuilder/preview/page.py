@@ -1,18 +1,26 @@
 """The preview page: one self-contained HTML file showing a deck as reviewers will see it.
 
 Every card's question and answer is rendered with Anki's template language
-(:mod:`deckbuilder.preview.anki_template`, checked against the Anki backend in the tests) from the
-same fields, templates and CSS the package holds. Each side is a whole document, like a
+(:mod:`deckbuilder.preview.anki_template`, checked against the Anki backend in the tests) from
+the same fields, templates and CSS the package holds. Each side is a whole document, like a
 card page on AnkiDroid, shown in its own ``<iframe srcdoc>``, so the note type's CSS and
-scripts run as on a client and do not mix with the page or other cards. The documents
-are stored once in a JSON block (repeated CSS, scripts and media shared, see
-:class:`_Sides`) and joined by the page script. Media are inlined as ``data:`` URLs and a
-Content-Security-Policy forbids every request, so the file works offline and never
-reaches the network. For the same reason MathJax, which Anki typesets math with, is not
-loaded: formulas are turned into MathML (see :func:`_typeset`), which Chromium and the
-Android WebView draw themselves.
+scripts run as on a client and do not mix with the page or other cards.
 
-Library code: :func:`preview_page` returns the HTML text; the CLI writes it.
+The page opens at once whatever the size of the deck: the cards are data in a JSON block,
+and the page script shows a page of them at a time (PAGE_SIZE), found by a search, by tag,
+note type and lint warning, or by note id. The data holds each side's content once, the
+strings that repeat across sides (the note types' CSS, the templates' scripts, media as
+``data:`` URLs, the question inside its answer) stored once and referred to by number
+(:class:`_Sides`), so the page grows with the deck and is built in one pass over it. The
+script joins each side back into its document exactly.
+
+Media are inlined as ``data:`` URLs and a Content-Security-Policy forbids every request, so
+the file works offline and never reaches the network. For the same reason MathJax, which
+Anki typesets math with, is not loaded: formulas are turned into MathML (see
+:func:`deckbuilder.preview.mathml.typeset`), which Chromium and the Android WebView draw
+themselves.
+
+Library code: :func:`preview_page` returns the HTML text; the caller writes it.
 """
 
 from __future__ import annotations
@@ -22,29 +30,55 @@ import json
 import mimetypes
 import re
 from collections import Counter
-from functools import cache
+from collections.abc import Mapping, Sequence
 from html import escape, unescape
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from deckbuilder.errors import Problem
 from deckbuilder.model import NoteKind
 from deckbuilder.preview.anki_template import RenderedCard, render_card
 from deckbuilder.preview.mathml import typeset, untypeset_warnings
-from deckbuilder.preview.page_chart import forecast_svg, sweep_svg
-from deckbuilder.preview.report import DeckPreview, summary_notes, summary_rows
+from deckbuilder.preview.page_chart import FIRST_DAYS, first_weeks_svg, forecast_svg, sweep_svg
+from deckbuilder.preview.plan_report import (
+    exam_rows,
+    sweep_agreement,
+    sweep_table_rows,
+)
+from deckbuilder.preview.report import (
+    DeckPreview,
+    shown_forecast,
+    summary_notes,
+    summary_rows,
+)
+from deckbuilder.progress import step
 from deckbuilder.render.deck import RenderedDeck, RenderedNote
 
-__all__ = ["PHONE_WIDTH", "preview_page"]
+__all__ = ["PAGE_SIZE", "PHONE_WIDTH", "LintNotes", "preview_page"]
 
 PHONE_WIDTH = 412  # CSS pixels: a common Android phone width
+PAGE_SIZE = 25  # cards shown at a time: each side is a document of its own
 
-_KIND_NAMES = {NoteKind.MCQ: "multiple choice", NoteKind.CLOZE: "cloze", NoteKind.BASIC: "basic"}
-_KIND_NAMES[NoteKind.TYPED] = "typed answer"
+# Lint warnings of the notes, by note id: (code, what is wrong and how to fix it).
+LintNotes = Mapping[str, Sequence[tuple[str, str]]]
+
+KIND_NAMES = {
+    NoteKind.MCQ: "multiple choice",
+    NoteKind.CLOZE: "cloze",
+    NoteKind.BASIC: "basic",
+    NoteKind.TYPED: "typed answer",
+}
 # Cards whose back depends on what the learner did on the front: the page can flip them.
 _PLAYED = (NoteKind.MCQ, NoteKind.TYPED)
 _SRC = re.compile(r'(<(?:img|audio|video|source)\b[^>]*?\bsrc=")([^"]*)(")', re.IGNORECASE)
 _PLAY = re.compile(r"\[anki:play:([qa]):(\d+)\]")
+_TAG = re.compile(r"<[^>]*>")
+# What a side shares with others: a template's script, a medium as a data: URL (which
+# the page writes, in double quotes), each from its start to its end.
+_SHAREABLE = (("<script", "</script>"), ('"data:', '"'))
+SHARED_MIN = 200  # characters: shorter strings are cheaper written out than referred to
+FRONT = -1  # a side part standing for the card's question (an answer's {{FrontSide}})
 
 # What the page may load: nothing from anywhere, only what is inline or a data: URL.
 CSP = (
@@ -53,12 +87,11 @@ CSP = (
 )
 
 
-# deckbuilder/static holds the page's style (page.css) and script (page.js), and the
-# reviewer's own CSS around a card (card-side.css: Anki desktop's reviewer.css; AnkiDroid's
-# card page is similar). page.js sets night mode the way Anki desktop and AnkiDroid set
-# it: classes on the card's body (.nightMode .night_mode) and on its root (.night-mode).
-@cache
 def _static(name: str) -> str:
+    """The page's style (page.css), its script (page.js), and the reviewer's own CSS
+    around a card (card-side.css: Anki desktop's reviewer.css; AnkiDroid's card page is
+    similar). page.js sets night mode the way Anki desktop and AnkiDroid set it: classes
+    on the card's body (.nightMode .night_mode) and on its root (.night-mode)."""
     return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
 
 
@@ -67,12 +100,73 @@ def _data_url(path: Path) -> str:
     return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
+class _Sides:
+    """Every side's content, as parts: text, or the number of a string stored once in
+    ``shared`` (the note types' CSS, the templates' scripts, media as data: URLs), or
+    FRONT for the card's question inside its answer. The page script joins the parts
+    back into each side exactly. Each side is split in one pass, so the page is built in
+    time linear in the deck."""
+
+    def __init__(self) -> None:
+        self.shared: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def share(self, text: str) -> int:
+        """The number of ``text`` among the shared strings, stored if new."""
+        number = self.index.get(text)
+        if number is None:
+            number = self.index[text] = len(self.shared)
+            self.shared.append(text)
+        return number
+
+    def parts(self, content: str, front: str | None = None) -> list[str | int]:
+        """``content`` as parts; ``front``: the question an answer may hold whole."""
+        out: list[str | int] = []
+        if front:
+            at = content.find(front)
+            if at >= 0:
+                return [
+                    *self.parts(content[:at]),
+                    FRONT,
+                    *self.parts(content[at + len(front) :]),
+                ]
+        pos = 0
+        for start, end in _shareable(content):
+            if start > pos:
+                out.append(content[pos:start])
+            out.append(self.share(content[start:end]))
+            pos = end
+        if pos < len(content) or not out:
+            out.append(content[pos:])
+        return out
+
+
+def _shareable(content: str) -> list[tuple[int, int]]:
+    """Where the strings worth sharing in ``content`` start and end, in order. Found with
+    plain searches, one pass for each kind: a side is split in time linear in it."""
+    spans = []
+    for opening, closing in _SHAREABLE:
+        pos = 0
+        while (start := content.find(opening, pos)) >= 0:
+            end = content.find(closing, start + len(opening))
+            if end < 0:
+                break
+            pos = end + len(closing)
+            if pos - start >= SHARED_MIN:
+                spans.append((start, pos))
+    spans.sort()
+    kept: list[tuple[int, int]] = []
+    for start, end in spans:  # a data: URL inside a script stays in the script
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    return kept
+
+
 class _Media:
     """Media files as data: URLs, each encoded once."""
 
-    def __init__(self, files: dict[str, Path], sides: _Sides | None = None) -> None:
+    def __init__(self, files: dict[str, Path]) -> None:
         self.files = files
-        self.sides = sides
         self.urls: dict[str, str] = {}
 
     def url(self, name: str) -> str | None:
@@ -80,8 +174,6 @@ class _Media:
             return None
         if name not in self.urls:
             self.urls[name] = _data_url(self.files[name])
-            if self.sides is not None:
-                self.sides.share(self.urls[name])
         return self.urls[name]
 
     def inline(self, html: str, card: RenderedCard) -> str:
@@ -106,105 +198,85 @@ class _Media:
                 f'<audio preload="none" src="{url}"></audio>'
             )
 
-        return _PLAY.sub(play, _SRC.sub(src, html))
+        if "src=" in html:
+            html = _SRC.sub(src, html)
+        return _PLAY.sub(play, html) if "[anki:play:" in html else html
 
 
-def _side_document(css: str, ordinal: int, content: str) -> str:
-    """One side as a whole document, shaped like a client's card page."""
-    return (
-        '<!doctype html>\n<html lang="und">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<style>\n{_static('card-side.css')}</style>\n<style>\n{css}\n</style>\n</head>\n"
-        f'<body class="card card{ordinal + 1}">\n<div id="qa">\n{content}\n</div>\n'
-        "</body>\n</html>\n"
-    )
+def _searched(rn: RenderedNote) -> str:
+    """What the page's search looks in: the note's id and its fields' text."""
+    return unescape(_TAG.sub(" ", " ".join((rn.note.id, *rn.fields))))
 
 
-def _card_label(rn: RenderedNote, card: RenderedCard) -> str:
-    """Which card of the note: c1, c2... for clozes (nothing for one-card notes)."""
-    return f"card c{card.ordinal + 1}" if rn.spec.is_cloze else ""
+class _Cards:
+    """The page's card data, gathered note by note: what the page script shows."""
 
+    def __init__(self, rd: RenderedDeck, lint: LintNotes) -> None:
+        self.rd = rd
+        self.lint = lint
+        self.sides = _Sides()
+        self.media = _Media(rd.media)
+        self.types: dict[int, int] = {}  # note type id -> its number on the page
+        self.type_rows: list[list[Any]] = []
+        self.tags: dict[str, int] = {}
+        self.codes: dict[str, int] = {}
+        self.notes: list[list[Any]] = []
+        self.cards: list[list[Any]] = []
 
-class _Sides:
-    """Every side document of the page, stored once in a JSON block and joined by the
-    page script into each frame's ``srcdoc``. Strings that repeat across sides (the note
-    types' CSS, the templates' scripts, media as data: URLs) are stored once and
-    referred to by number, so the page does not grow with copies of them; joining the
-    parts gives back each document exactly."""
-
-    def __init__(self) -> None:
-        self.shared: list[str] = []
-        self.index: dict[str, int] = {}
-        self.sides: list[list[str | int]] = []
-
-    def share(self, text: str) -> None:
-        if len(text) >= 200 and text not in self.index:
-            self.index[text] = len(self.shared)
-            self.shared.append(text)
-
-    def add(self, document: str) -> int:
-        parts: list[str | int] = []
-        if self.index:
-            pattern = "|".join(re.escape(t) for t in sorted(self.index, key=len, reverse=True))
-            pos = 0
-            for m in re.finditer(pattern, document):
-                if m.start() > pos:
-                    parts.append(document[pos : m.start()])
-                parts.append(self.index[m.group(0)])
-                pos = m.end()
-            if pos < len(document):
-                parts.append(document[pos:])
-        else:
-            parts.append(document)
-        self.sides.append(parts)
-        return len(self.sides) - 1
+    def add(self, rn: RenderedNote, warnings: list[Problem]) -> None:
+        spec = rn.spec
+        if spec.id not in self.types:
+            self.types[spec.id] = len(self.type_rows)
+            self.type_rows.append([spec.name, self.sides.share(spec.css)])
+        note_number = len(self.notes)
+        lint = self.lint.get(rn.note.id, ())
+        self.notes.append(
+            [
+                rn.note.id,
+                rn.note.kind.value,
+                self.types[spec.id],
+                [self.tags.setdefault(tag, len(self.tags)) for tag in rn.tags],
+                [[self.codes.setdefault(code, len(self.codes)), text] for code, text in lint],
+                _searched(rn),
+            ]
+        )
+        fields = dict(zip(spec.fields, rn.fields, strict=True))
+        untypeset: list[str] = []
+        for ordinal in rn.note.card_ordinals:
+            card = render_card(*spec.sides(ordinal), fields, ordinal)
+            question, answer = (
+                self.media.inline(typeset(html, untypeset), card)
+                for html in (card.question, card.answer)
+            )
+            label = f"card c{ordinal + 1}" if spec.is_cloze else ""
+            self.cards.append(
+                [
+                    note_number,
+                    ordinal,
+                    label,
+                    self.sides.parts(question),
+                    self.sides.parts(answer, question),
+                ]
+            )
+        warnings += untypeset_warnings(str(self.rd.deck.source), rn.note, untypeset)
 
     def json(self) -> str:
-        data = json.dumps(
-            {"shared": self.shared, "sides": self.sides}, ensure_ascii=False, separators=(",", ":")
-        )
+        data = {
+            "frame": _static("card-side.css"),
+            "kinds": {kind.value: name for kind, name in KIND_NAMES.items()},
+            "played": [kind.value for kind in _PLAYED],
+            "pageSize": PAGE_SIZE,
+            "phoneWidth": PHONE_WIDTH,
+            "shared": self.sides.shared,
+            "types": self.type_rows,
+            "tags": list(self.tags),
+            "codes": list(self.codes),
+            "notes": self.notes,
+            "cards": self.cards,
+        }
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         # Safe inside <script>: no "</script>" or "<!--" can end or confuse the block.
-        return data.replace("<", "\\u003c")
-
-
-_SCRIPT = re.compile(r"<script\b.*?</script>", re.IGNORECASE | re.DOTALL)
-
-
-def _card_html(
-    rn: RenderedNote, card: RenderedCard, media: _Media, sides: _Sides, untypeset: list[str]
-) -> str:
-    for template in (rn.spec.front, rn.spec.back):
-        for script in _SCRIPT.findall(template):
-            sides.share(script)
-    sides.share(rn.spec.css)
-    question, answer = (
-        _side_document(rn.spec.css, card.ordinal, media.inline(typeset(html, untypeset), card))
-        for html in (card.question, card.answer)
-    )
-    kind = rn.note.kind
-    tags = "".join(f'<span class="tag">{escape(t)}</span>' for t in rn.tags)
-    label = _card_label(rn, card)
-    buttons = (
-        '<button type="button" class="flip" title="Show the answer to your pick">Flip</button>'
-        '<button type="button" class="again" title="Start this card again">Again</button>'
-        if kind in _PLAYED
-        else ""
-    )
-    note = escape(rn.note.id)
-    return (
-        f'<section class="pv-card" id="card-{note}-{card.ordinal + 1}" data-note="{note}" '
-        f'data-kind="{kind.value}" data-ord="{card.ordinal}">\n'
-        f'<header><span class="note-id">{note}</span>'
-        f'<span class="kind">{_KIND_NAMES[kind]}</span>'
-        f'<span class="which">{escape(label)}</span>{tags}'
-        f'<span class="buttons">{buttons}</span></header>\n'
-        '<div class="sides">\n'
-        f'<figure class="side front"><figcaption>Front</figcaption>'
-        f'<iframe title="{note}: front" data-side="{sides.add(question)}"></iframe></figure>\n'
-        f'<figure class="side back"><figcaption>Back</figcaption>'
-        f'<iframe title="{note}: back" data-side="{sides.add(answer)}"></iframe></figure>\n'
-        "</div>\n</section>"
-    )
+        return text.replace("<", "\\u003c")
 
 
 def _ladder_table(p: DeckPreview) -> str:
@@ -230,43 +302,137 @@ def _ladder_table(p: DeckPreview) -> str:
         '<figure class="ladder-figure"><figcaption id="ladder-caption">Interval ladder of a '
         "new card: column n is the days from the n-th answer to the next review (FSRS, no "
         "fuzz, no learning steps)</figcaption>"
-        '<div class="ladder-wrap" role="region" aria-labelledby="ladder-caption" tabindex="0">'
-        '<table class="ladder">'
-        f"<thead><tr><th scope='col'>Answers</th>{head}</tr></thead><tbody>{body}</tbody></table>"
-        "</div></figure>"
+        + _scrolling(
+            "ladder",
+            "ladder-caption",
+            '<table class="ladder">'
+            f"<thead><tr><th scope='col'>Answers</th>{head}</tr></thead><tbody>{body}</tbody>"
+            "</table>",
+        )
+        + "</figure>"
     )
 
 
+def _scrolling(name: str, label: str, table: str) -> str:
+    """A table in a box that scrolls it sideways when the screen is narrower. The page
+    script marks the box's frame while more of the table lies past its right edge
+    (``data-more``), and the page's style shows a cue there."""
+    return (
+        f'<div class="scroll-box"><div class="scroll {name}-wrap" role="region" '
+        f'aria-labelledby="{label}" tabindex="0">{table}</div></div>'
+    )
+
+
+def _rows(items: Sequence[tuple[str, str]]) -> str:
+    return "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items)
+
+
 def _summary(p: DeckPreview) -> str:
-    """The settings and the summary, in the words and figures of the text report."""
+    """The settings and the summary, in the words and figures of the text report; with
+    an exam plan, those of its forecast (the start to exam day), as the report shows."""
     s = p.settings
     limit = "none" if s.review_limit is None else f"{s.review_limit} a day"
+    fc, sm = shown_forecast(p)
+    new_per_day = str(s.new_per_day) if p.exam is None else f"{p.exam.new_per_day} (the exam plan)"
     items = [
         ("Desired retention", f"{s.desired_retention:g}"),
-        ("New cards a day", str(s.new_per_day)),
+        ("New cards a day", new_per_day),
         ("Review limit", limit),
-        ("Days simulated", str(p.summary.days)),
-        *((label[0].upper() + label[1:], value) for label, value in summary_rows(p.summary)),
+        ("Days simulated", str(fc.days) if p.exam is None else f"{fc.days}, to the exam"),
+        *((label[0].upper() + label[1:], value) for label, value in summary_rows(sm)),
     ]
-    rows = "".join(f"<dt>{k}</dt><dd>{escape(v)}</dd>" for k, v in items)
     notes = "".join(f'<p class="origin note">{escape(note)}</p>' for note in summary_notes())
     return (
-        f'<dl class="summary">{rows}</dl>{notes}'
+        f'<dl class="summary">{_rows(items)}</dl>{notes}'
         f'<p class="origin">Settings from {escape(p.origin)}.</p>'
+    )
+
+
+def _exam(p: DeckPreview) -> str:
+    if p.exam is None:
+        return ""
+    heading, rows = exam_rows(p.exam)
+    return (
+        f'<section class="exam" aria-labelledby="exam-heading"><h2 id="exam-heading">'
+        f"{escape(heading)}</h2>"
+        f'<dl class="summary">{_rows(rows)}</dl></section>'
+    )
+
+
+def _sweep(p: DeckPreview) -> str:
+    if p.sweep is None:
+        return ""
+    head, rows = sweep_table_rows(p.sweep)
+    header = "".join(f"<th scope='col'>{escape(h)}</th>" for h in head)
+    body = "".join(
+        f'<tr{" class=marked" if mark else ""}><th scope="row">{escape(cells[0])}</th>'
+        + "".join(f"<td>{escape(c)}</td>" for c in cells[1:])
+        + f"<td>{escape(mark)}</td></tr>"
+        for cells, mark in rows
+    )
+    table = (
+        f'<table class="sweep-table"><thead><tr>{header}<th scope="col"></th></tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
+    agreement = "".join(
+        f'<p class="origin">{escape(line)}</p>'
+        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.new_per_day)
+    )
+    return (
+        f'<h3 id="sweep-heading">Workload at each desired retention, over '
+        f"{p.forecast.days} days</h3>"
+        f"{sweep_svg(p)}{agreement}"
+        f'<details class="sweep-details"><summary>The figures</summary>'
+        f"{_scrolling('sweep', 'sweep-heading', table)}</details>"
+    )
+
+
+def _forecast_caption(p: DeckPreview) -> str:
+    """What the forecast chart shows: with an exam plan, its forecast to exam day."""
+    fc, _ = shown_forecast(p)
+    if p.exam is None:
+        return f'<p class="origin">Each day of the {fc.days} simulated, one point.</p>'
+    plan = p.exam
+    line = (
+        f"The exam plan's forecast: {_cards_a_day(plan.new_per_day)} from "
+        f"{plan.start.isoformat()} (day 1) to the exam on {plan.exam.isoformat()} (day "
+        f"{plan.days})."
+    )
+    last_intro = plan.days - plan.lead
+    if 1 <= last_intro < plan.days:
+        line += (
+            f" The dashed line is day {last_intro}, by which every card is to be "
+            f"introduced ({plan.lead} days before the exam)."
+        )
+    return f'<p class="origin">{escape(line)}</p>'
+
+
+def _cards_a_day(n: int) -> str:
+    return "1 new card a day" if n == 1 else f"{n} new cards a day"
+
+
+def _first_weeks(p: DeckPreview) -> str:
+    chart = first_weeks_svg(p)
+    if not chart:
+        return ""
+    return (
+        f"<h3>The first {FIRST_DAYS} days, where a new deck's work is</h3>"
+        f'<p class="origin">The same forecast, a day as wide as the page allows.</p>{chart}'
     )
 
 
 def _counts(rd: RenderedDeck) -> str:
     rows = "".join(
-        f"<tr><th scope='row'>{_KIND_NAMES[kind]}</th><td>{notes}</td><td>{cards}</td></tr>"
+        f"<tr><th scope='row'>{KIND_NAMES[kind]}</th><td>{notes}</td><td>{cards}</td></tr>"
         for kind, (notes, cards) in rd.deck.counts().items()
     )
-    total_cards = rd.deck.card_count
-    return (
+    return _scrolling(
+        "counts",
+        "counts-heading",
         '<table class="counts"><thead><tr><th scope="col">Note type</th>'
         '<th scope="col">Notes</th><th scope="col">Cards</th></tr></thead>'
         f"<tbody>{rows}</tbody><tfoot><tr><th scope='row'>total</th><td>{len(rd.notes)}</td>"
-        f"<td>{total_cards}</td></tr></tfoot></table>"
+        f"<td>{rd.deck.card_count}</td></tr></tfoot></table>",
     )
 
 
@@ -281,38 +447,66 @@ def _tags(rd: RenderedDeck) -> str:
     return f'<ul class="tags" aria-label="Tags and how many notes have each">{items}</ul>'
 
 
-def _cards(rd: RenderedDeck, warnings: list[Problem]) -> tuple[list[str], _Sides]:
-    sides = _Sides()
-    media = _Media(rd.media, sides)
-    out = []
-    for rn in rd.notes:
-        fields = dict(zip(rn.spec.fields, rn.fields, strict=True))
-        untypeset: list[str] = []
-        for ordinal in rn.note.card_ordinals:
-            card = render_card(*rn.spec.sides(ordinal), fields, ordinal)
-            out.append(_card_html(rn, card, media, sides, untypeset))
-        warnings += untypeset_warnings(str(rd.deck.source), rn.note, untypeset)
-    return out, sides
+def _options(values: Sequence[str]) -> str:
+    return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
 
 
-def preview_page(rd: RenderedDeck, p: DeckPreview, warnings: list[Problem] | None = None) -> str:
+def _finder(cards: _Cards) -> str:
+    """The search, the filters and the jump to a note id above the card list."""
+    types = [row[0] for row in cards.type_rows]
+    codes = sorted(cards.codes)
+    lint = (
+        '<option value="">any</option><option value="*">any lint warning</option>' + _options(codes)
+        if codes
+        else '<option value="">none found</option>'
+    )
+    return f"""<form class="finder" role="search" aria-label="Find cards" id="finder">
+<label>Search <input type="search" id="find-text" placeholder="words, note id" autocomplete="off"></label>
+<label>Note type <select id="find-type"><option value="">any</option>{_options(types)}</select></label>
+<label>Tag <select id="find-tag"><option value="">any</option>{_options(sorted(cards.tags))}</select></label>
+<label>Lint <select id="find-lint"{" disabled" if not codes else ""}>{lint}</select></label>
+<label>Note id <input type="text" id="goto-id" autocomplete="off" spellcheck="false"></label>
+<button type="submit" id="goto">Go to note</button>
+</form>
+<p class="status" id="found" role="status" aria-live="polite"></p>
+<nav class="pager" aria-label="Pages of cards"></nav>"""
+
+
+def _language(rd: RenderedDeck) -> str:
+    """The ``lang`` attribute of the deck's own text (its name, description), when known."""
+    lang = rd.deck.lang or (rd.deck.languages[0] if rd.deck.languages else "")
+    return f' lang="{escape(lang)}"' if lang else ""
+
+
+def preview_page(
+    rd: RenderedDeck,
+    p: DeckPreview,
+    warnings: list[Problem] | None = None,
+    lint: LintNotes | None = None,
+) -> str:
     """The whole preview page of one deck, as HTML text (deterministic). Formulas it
-    cannot typeset are shown as TeX, each with a warning added to ``warnings``."""
+    cannot typeset are shown as TeX, each with a warning added to ``warnings``; ``lint``
+    gives each note's lint warnings, which the page shows and filters by. Reports its
+    progress through :func:`deckbuilder.progress.step` ("page", cards done, cards)."""
     deck = rd.deck
     warnings = [] if warnings is None else warnings
     untypeset: list[str] = []
     description = typeset(rd.description, untypeset)
     warnings += untypeset_warnings(str(deck.source), None, untypeset)
-    cards, sides = _cards(rd, warnings)
-    count = len(cards)
-    description = f'<div class="description">{description}</div>' if description else ""
-    state = json.dumps({"phoneWidth": PHONE_WIDTH})
+    cards = _Cards(rd, lint or {})
+    total = deck.card_count
+    for rn in rd.notes:
+        cards.add(rn, warnings)
+        step("page", len(cards.cards), total)
+    lang = _language(rd)
+    description = f'<div class="description"{lang}>{description}</div>' if description else ""
     return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <meta name="generator" content="deckbuilder">
 <title>{escape(deck.name)}: preview</title>
 <style>
@@ -320,38 +514,42 @@ def preview_page(rd: RenderedDeck, p: DeckPreview, warnings: list[Problem] | Non
 </style>
 </head>
 <body>
+<script>{_static("night.js")}</script>
 <header class="top">
-<h1>{escape(deck.name)}</h1>
+<h1{lang}>{escape(deck.name)}</h1>
 <p class="meta">Deck id <code>{escape(deck.key)}</code> from <code>{escape(str(deck.source))}</code>:
-{len(rd.notes)} notes, <span id="card-count">{count}</span> cards.</p>
+{len(rd.notes)} notes, <span id="card-count">{len(cards.cards)}</span> cards.</p>
 {description}
 <div class="controls" role="toolbar" aria-label="View">
 <button type="button" id="night" aria-pressed="false">Night mode</button>
 <button type="button" id="phone" aria-pressed="false">Phone width ({PHONE_WIDTH} px)</button>
+<a class="button" href="#cards">Cards</a>
 </div>
 </header>
 <main>
 <section class="overview">
-<div><h2>Notes and cards</h2>{_counts(rd)}<h2>Tags</h2>{_tags(rd)}</div>
-<div><h2>Study forecast</h2>{_summary(p)}</div>
+<div><h2 id="counts-heading">Notes and cards</h2>{_counts(rd)}<h2>Tags</h2>{_tags(rd)}</div>
+<div><h2>Study forecast</h2>{_summary(p)}{_exam(p)}</div>
 </section>
 <section class="forecast-section">
 <h2>Forecast</h2>
-{forecast_svg(p)}{sweep_svg(p)}
+{_forecast_caption(p)}{forecast_svg(p)}{_first_weeks(p)}
+{_sweep(p)}
 {_ladder_table(p)}
 </section>
+<section class="cards-section" aria-labelledby="cards">
 <h2 id="cards">Cards</h2>
 <p class="hint">Each side is shown as Anki renders it, with the note type's CSS and scripts.
 Multiple-choice cards: pick on the front, then Flip to see the verdict on the back.
 Typed-answer cards: type on the front, then press Enter or Flip.
 Math is drawn here from MathML; Anki draws it with MathJax, so fonts and spacing may differ a little.</p>
-<div class="card-list">
-{chr(10).join(cards)}
-</div>
+{_finder(cards)}
+<div class="card-list" id="card-list"></div>
+<nav class="pager" aria-label="Pages of cards"></nav>
+</section>
 </main>
-<script type="application/json" id="pv-sides">{sides.json()}</script>
+<script type="application/json" id="pv-data">{cards.json()}</script>
 <script>
-var PREVIEW = {state};
 {_static("page.js")}</script>
 </body>
 </html>

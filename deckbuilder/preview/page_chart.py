@@ -1,17 +1,23 @@
-"""The preview page's charts, written as SVG text: the forecast (:func:`forecast_svg`)
-and, with ``--sweep``, workload against retention (:func:`sweep_svg`).
+"""The preview page's charts, written as SVG text: the forecast (:func:`forecast_svg`), its
+first weeks (:func:`first_weeks_svg`) and, with a sweep, workload against retention
+(:func:`sweep_svg`).
 
-Text, not an image: the page's CSS restyles it for night mode and for a phone's width,
-and the page carries no font outlines. The colours and peak labels are those of the
-``--plot`` image (:mod:`deckbuilder.preview.chart`), so chart, image and summary name the same
-day and value.
+Each chart spans the page's width while its text keeps its size, so a phone shows labels
+as large as a desktop does: text, dots and marks stand in the chart at pixel heights and
+at percentages of its width, and each panel's lines are drawn in an inner ``<svg>`` whose
+days (or retentions) are stretched across the width (``preserveAspectRatio="none"``, the
+strokes unscaled). The colours are those of the ``--plot`` image
+(:mod:`deckbuilder.preview.chart`), which the page's style changes for night mode; the
+peak labels are the summary's figures, so chart, image and summary name the same day and
+value.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING
 
 from deckbuilder.preview.chart import (
     AXIS_COLOUR,
@@ -22,22 +28,19 @@ from deckbuilder.preview.chart import (
     TEXT_COLOUR,
     peak_label,
 )
-from deckbuilder.preview.report import MEMORIZED_MEANS, figure
+from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, figure, shown_forecast
+from deckbuilder.schedule.workload import Peak, peak
 
-if TYPE_CHECKING:
-    from deckbuilder.preview.report import DeckPreview
-    from deckbuilder.schedule import Peak
+__all__ = ["FIRST_DAYS", "FONT_SIZE", "first_weeks_svg", "forecast_svg", "sweep_svg"]
 
-__all__ = ["forecast_svg", "sweep_svg"]
-
-WIDTH = 900
-LEFT, RIGHT, TOP = 70, 20, 50
-PANEL_H, GAP = 150, 48
-# Baseline of the labels under a panel: room for the larger labels a phone shows
-# (static/page.css), whose chart is drawn at 0.4 of its width.
-BELOW = 22
-# Baselines of labels inside a panel, below its top: a line, then a second one.
-MARK_LINE, SECOND_LINE = 20, 46
+FONT_SIZE = 12  # px, at any width
+FIRST_DAYS = 60  # a forecast longer than this gets a chart of its first days as well
+# Heights in pixels: a panel's title line, its note line (the peak), the line of its top
+# value, its plot, the line of the axis labels under it, and the gap to the next panel.
+TITLE, NOTE, VALUE, PLOT, AXIS, GAP = 14, 16, 14, 110, 18, 12
+PANEL = TITLE + NOTE + VALUE + PLOT + AXIS + GAP
+# Lines of mark labels inside a plot, below its top.
+MARK_LINE, SECOND_LINE = 14, 30
 
 
 def _nice_max(value: float) -> float:
@@ -52,8 +55,8 @@ def _nice_max(value: float) -> float:
 
 
 def _label(value: float) -> str:
-    """An axis value, short enough for the room left of the axis at a phone's label size:
-    20000 is 20k, 5000000 is 5M (axis values are round, see :func:`_nice_max`)."""
+    """An axis value, short: 20000 is 20k, 5000000 is 5M (axis values are round, see
+    :func:`_nice_max`)."""
     if value >= 10_000_000:
         return f"{value / 1_000_000:g}M"
     if value >= 10_000:
@@ -61,190 +64,246 @@ def _label(value: float) -> str:
     return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
 
 
+@dataclass(frozen=True)
 class _Panel:
-    """One panel's geometry: maps (day, value) to pixels."""
+    """One panel: ``steps`` columns (days, or retentions) across the width, values up to
+    ``top`` over the plot's height; its top edge at ``y`` pixels."""
 
-    def __init__(self, index: int, days: int, top_value: float, shift: int = 0) -> None:
-        self.x0, self.x1 = LEFT, WIDTH - RIGHT
-        self.y0 = TOP + index * (PANEL_H + GAP) + shift
-        self.y1 = self.y0 + PANEL_H
-        self.days = max(days, 1)
-        self.top = top_value
+    index: int
+    steps: int
+    top: float
 
-    def x(self, day: float) -> float:
-        return self.x0 + (self.x1 - self.x0) * day / self.days
+    @property
+    def y(self) -> int:
+        return self.index * PANEL
 
-    def y(self, value: float) -> float:
-        return self.y1 - (self.y1 - self.y0) * min(value, self.top) / self.top
+    @property
+    def plot_top(self) -> int:
+        return self.y + TITLE + NOTE + VALUE
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.plot_top + PLOT
+
+    def height(self, value: float) -> float:
+        """How far below the plot's top a value is drawn, in pixels."""
+        return PLOT - PLOT * min(value, self.top) / self.top
+
+    def percent(self, step: float) -> str:
+        """Where a column (counted from 0, its middle at +0.5) is across the width."""
+        return f"{100 * step / max(self.steps, 1):.3f}%"
 
 
-def _grid(panel: _Panel) -> list[str]:
-    """The axis, the half and top grid lines and their value labels of one panel."""
-    out = []
+def _text(x: str, y: float, text: str, css: str = "label", anchor: str = "start") -> str:
+    return (
+        f'<text x="{x}" y="{y:.1f}" text-anchor="{anchor}" fill="{TEXT_COLOUR}" '
+        f'class="{css}">{escape(text)}</text>'
+    )
+
+
+def _frame(panel: _Panel, title: str, first: str, last: str) -> list[str]:
+    """A panel's title, its grid lines with their values (right, above each line) and
+    what its axis's two ends stand for ("day 1", "day 365")."""
+    out = [_text("0", panel.y + TITLE - 2, title, "label title")]
     for frac in (0.0, 0.5, 1.0):
-        y = panel.y(panel.top * frac)
+        y = panel.plot_top + panel.height(panel.top * frac)
+        colour = GRID_COLOUR if frac else AXIS_COLOUR
         out.append(
-            f'<line x1="{panel.x0}" y1="{y:.1f}" x2="{panel.x1}" y2="{y:.1f}" '
-            f'stroke="{GRID_COLOUR if frac else AXIS_COLOUR}" class="grid"/>'
+            f'<line x1="0" y1="{y:.1f}" x2="100%" y2="{y:.1f}" stroke="{colour}" class="grid"/>'
         )
-        out.append(
-            f'<text x="{panel.x0 - 6}" y="{y + 4:.1f}" text-anchor="end" '
-            f'fill="{TEXT_COLOUR}" class="label">{_label(panel.top * frac)}</text>'
-        )
+        if frac:  # 0 goes without saying, and would stand on the axis's own labels
+            out.append(_text("100%", y - 3, _label(panel.top * frac), "label value", "end"))
+    below = panel.plot_bottom + AXIS - 4
+    out += [_text("0", below, first, "label axis"), _text("100%", below, last, "label axis", "end")]
     return out
 
 
-def _axis_ends(panel: _Panel, first: str, last: str) -> list[str]:
-    """What the two ends of a panel's axis stand for, under them ("day 1", "day 365")."""
+def _plot(panel: _Panel, content: Sequence[str]) -> list[str]:
+    """The panel's lines and bars, in columns stretched across the width."""
     return [
-        f'<text x="{panel.x0}" y="{panel.y1 + BELOW}" fill="{TEXT_COLOUR}" class="label">'
-        f"{first}</text>",
-        f'<text x="{panel.x1}" y="{panel.y1 + BELOW}" text-anchor="end" '
-        f'fill="{TEXT_COLOUR}" class="label">{last}</text>',
+        f'<svg x="0" y="{panel.plot_top}" width="100%" height="{PLOT}" '
+        f'viewBox="0 0 {max(panel.steps, 1)} {PLOT}" preserveAspectRatio="none" class="plot">',
+        *content,
+        "</svg>",
     ]
 
 
-def _peak_mark(panel: _Panel, top: Peak, series: str) -> list[str]:
-    """A dot on the peak day and the summary's figure beside it, on the side with room;
+def _line(panel: _Panel, values: Sequence[float], series: str, colour: str) -> str:
+    points = " ".join(f"{i + 0.5:g},{panel.height(v):.2f}" for i, v in enumerate(values))
+    return (
+        f'<polyline data-series="{series}" points="{points}" fill="none" stroke="{colour}" '
+        f'stroke-width="2" stroke-linejoin="round" vector-effect="non-scaling-stroke" '
+        f'class="series {series}"/>'
+    )
+
+
+def _bars(panel: _Panel, values: Sequence[float], series: str, colour: str) -> str:
+    """One bar a day for the days with any (a path: one element for every bar)."""
+    path = "".join(
+        f"M{i},{panel.height(v):.2f}h1V{PLOT}h-1z" for i, v in enumerate(values) if v > 0
+    )
+    return f'<path data-series="{series}" d="{path}" fill="{colour}" class="series {series}"/>'
+
+
+def _peak(panel: _Panel, top: Peak, series: str, unit: str) -> list[str]:
+    """A dot on the peak day and the summary's figure on the panel's note line;
     ``data-day`` and ``data-value`` give both for tools and tests."""
     if not top.day:
         return []
-    x, y = panel.x(top.day - 0.5), panel.y(top.value)
-    left = top.day > panel.days / 2
-    text_x = x - 8 if left else x + 8
-    text_y = max(y + 4, panel.y0 + MARK_LINE)  # a peak at the top stays clear of the title
     return [
         f'<g class="peak" data-series="{series}" data-day="{top.day}" '
         f'data-value="{figure(top.value)}">',
-        f'<circle cx="{x:.2f}" cy="{y:.2f}" r="4" fill="{TEXT_COLOUR}"/>',
-        f'<text x="{text_x:.2f}" y="{text_y:.2f}" text-anchor="{"end" if left else "start"}" '
-        f'fill="{TEXT_COLOUR}" class="label">{escape(peak_label(top, series))}</text>',
+        f'<circle cx="{panel.percent(top.day - 0.5)}" '
+        f'cy="{panel.plot_top + panel.height(top.value):.2f}" r="4" fill="{TEXT_COLOUR}" '
+        'class="dot"/>',
+        _text("0", panel.y + TITLE + NOTE - 3, peak_label(top, unit), "label note"),
         "</g>",
     ]
 
 
+def _day_line(panel: _Panel, day: int, name: str) -> str:
+    """A dashed line across the panel at the end of ``day`` (1-based)."""
+    x = panel.percent(day)
+    return (
+        f'<line x1="{x}" y1="{panel.plot_top}" x2="{x}" y2="{panel.plot_bottom}" '
+        f'stroke="{TEXT_COLOUR}" stroke-dasharray="6 4" class="mark" data-mark="{name}" '
+        f'data-day="{day}"/>'
+    )
+
+
+def _svg(css: str, height: int, title: str, attributes: str, body: Sequence[str]) -> str:
+    """A chart, in the box the page's style draws around it."""
+    return "\n" + "\n".join(
+        [
+            '<div class="chart-box">',
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
+            f'role="img" aria-label="{escape(title)}" font-family="sans-serif" '
+            f'font-size="{FONT_SIZE}" class="chart {css}"{attributes}>',
+            f"<title>{escape(title)}</title>",
+            *body,
+            "</svg>",
+            "</div>",
+        ]
+    )
+
+
+def _cards_panel(
+    index: int, reviews: Sequence[float], new: Sequence[float], top: Peak
+) -> list[str]:
+    panel = _Panel(index, len(reviews), _nice_max(max([*reviews, *new], default=0)))
+    days = len(reviews)
+    return [
+        *_frame(panel, "reviews a day (line) and new cards (bars)", "day 1", f"day {days}"),
+        *_plot(
+            panel,
+            [_bars(panel, new, "new", NEW_COLOUR), _line(panel, reviews, "reviews", REVIEW_COLOUR)],
+        ),
+        *_peak(panel, top, "reviews", "reviews"),
+    ]
+
+
+def _minutes_panel(index: int, minutes: Sequence[float], top: Peak) -> list[str]:
+    panel = _Panel(index, len(minutes), _nice_max(max(minutes, default=0)))
+    return [
+        *_frame(panel, "minutes a day", "day 1", f"day {len(minutes)}"),
+        *_plot(panel, [_line(panel, minutes, "minutes", LINE_COLOUR)]),
+        *_peak(panel, top, "minutes", "minutes"),
+    ]
+
+
 def forecast_svg(p: DeckPreview) -> str:
-    """The forecast for the preview page: reviews a day (new cards as bars beneath),
-    minutes a day and cards memorized, each a line with one point per simulated day, the
-    peaks marked with the summary's figures. Sized by its viewBox, so it fits any width;
-    ``data-series`` names each line for tools and tests."""
-    fc, whole = p.forecast, p.summary.whole
-    # Each panel after the first sits lower, to leave room for the day labels above it.
-    reviews = _Panel(0, fc.days, _nice_max(max([*fc.reviews, *fc.new], default=0)))
-    minutes = _Panel(1, fc.days, _nice_max(max(fc.minutes, default=0)), shift=24)
-    memorized = _Panel(2, fc.days, float(max(fc.cards, 1)), shift=48)
-    height = memorized.y1 + 30
+    """The forecast: reviews a day (new cards as bars beneath), minutes a day and cards
+    memorized, each a line with one point per simulated day, the peaks marked with the
+    summary's figures. With an exam plan, the plan's forecast to exam day, a dashed line
+    on the last day every card is to be introduced by."""
+    fc, sm = shown_forecast(p)
+    whole = sm.whole
+    memorized = _Panel(2, fc.days, float(max(fc.cards, 1)))
+    body = [
+        *_cards_panel(0, fc.reviews, fc.new, whole.peak_reviews),
+        *_minutes_panel(1, fc.minutes, whole.peak_minutes),
+        *_frame(memorized, f"cards memorized (of {fc.cards})", "day 1", f"day {fc.days}"),
+        _text("0", memorized.y + TITLE + NOTE - 3, MEMORIZED_MEANS, "label note"),
+        *_plot(memorized, [_line(memorized, fc.memorized, "memorized", LINE_COLOUR)]),
+    ]
+    attributes = f' data-days="{fc.days}"'
     title = (
         f"Forecast of {p.deck.name}: reviews, minutes and cards memorized a day over {fc.days} days"
     )
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
-        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="13" '
-        f'class="forecast" data-days="{fc.days}">',
-        f"<title>{escape(title)}</title>",
+    if p.exam is not None:
+        last_intro = p.exam.days - p.exam.lead
+        title = (
+            f"Forecast of {p.deck.name} to the exam on {p.exam.exam.isoformat()} (day "
+            f"{p.exam.days}), {p.exam.new_per_day} new cards a day"
+        )
+        attributes += f' data-exam="{p.exam.exam.isoformat()}"'
+        if 1 <= last_intro < fc.days:
+            body += [_day_line(_Panel(i, fc.days, 1.0), last_intro, "introduced") for i in range(3)]
+    return _svg("forecast", 3 * PANEL, title, attributes, body)
+
+
+def first_weeks_svg(p: DeckPreview) -> str:
+    """The first FIRST_DAYS days of a longer forecast, where a new deck's work is, a day
+    as wide as the page allows ("" for a forecast no longer than that)."""
+    fc, _ = shown_forecast(p)
+    if fc.days <= FIRST_DAYS:
+        return ""
+    reviews, new, minutes = (series[:FIRST_DAYS] for series in (fc.reviews, fc.new, fc.minutes))
+    title = f"The first {FIRST_DAYS} days of the forecast of {p.deck.name}"
+    body = [
+        *_cards_panel(0, reviews, new, peak(list(reviews))),
+        *_minutes_panel(1, minutes, peak(list(minutes))),
     ]
-    panels = (
-        ("reviews a day (line), new cards a day (bars)", reviews, fc.reviews, "reviews"),
-        ("minutes a day", minutes, fc.minutes, "minutes"),
-        (f"memorized: {MEMORIZED_MEANS} (of {fc.cards})", memorized, fc.memorized, "memorized"),
-    )
-    for label, panel, values, series in panels:
-        out.append(
-            f'<text x="{panel.x0}" y="{panel.y0 - 16}" fill="{TEXT_COLOUR}" class="label">'
-            f"{escape(label)}</text>"
-        )
-        out.extend(_grid(panel))
-        if series == "reviews":
-            bar_w = (panel.x1 - panel.x0) / panel.days
-            out.append(f'<g fill="{NEW_COLOUR}" data-series="new">')
-            out.extend(
-                f'<rect x="{panel.x(day):.2f}" y="{panel.y(n):.2f}" width="{bar_w:.2f}" '
-                f'height="{panel.y1 - panel.y(n):.2f}"/>'
-                for day, n in enumerate(fc.new)
-                if n > 0
-            )
-            out.append("</g>")
-        colour = REVIEW_COLOUR if series == "reviews" else LINE_COLOUR
-        points = " ".join(
-            f"{panel.x(day + 0.5):.2f},{panel.y(v):.2f}" for day, v in enumerate(values)
-        )
-        out.append(
-            f'<polyline data-series="{series}" points="{points}" fill="none" '
-            f'stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'
-        )
-        if series == "reviews":
-            out.extend(_peak_mark(panel, whole.peak_reviews, series))
-        elif series == "minutes":
-            out.extend(_peak_mark(panel, whole.peak_minutes, series))
-        out.extend(_axis_ends(panel, "day 1", f"day {fc.days}"))
-    out.append("</svg>")
-    return "\n" + "\n".join(out)  # on a line of its own after the forecast
+    return _svg("forecast first-weeks", 2 * PANEL, title, f' data-days="{FIRST_DAYS}"', body)
 
 
 def sweep_svg(p: DeckPreview) -> str:
-    """The retention sweep for the preview page ("" without one): study minutes and
-    cards memorized at each desired retention, 0.70 to 0.99, with the current and the
-    optimal retention marked. ``data-retention`` names each mark and point."""
+    """The retention sweep ("" without one): study minutes and cards memorized at each
+    desired retention, 0.70 to 0.99, with the current and the optimal retention marked.
+    ``data-retention`` names each mark."""
     sw = p.sweep
     if sw is None:
         return ""
     points = sw.points
     first, last = points[0].retention, points[-1].retention
-    # Each retention sits in the middle of its own step, as each day of the forecast
-    # does: a mark at the first or last retention stays clear of the panel's edge.
+    days = p.forecast.days
     minutes = _Panel(0, len(points), _nice_max(max(q.minutes for q in points)))
-    memorized = _Panel(1, len(points), float(max(p.deck.card_count, 1)), shift=24)
-    height = memorized.y1 + 30
+    memorized = _Panel(1, len(points), float(max(p.deck.card_count, 1)))
     title = (
         f"Retention sweep of {p.deck.name}: study minutes and cards memorized in "
-        f"{p.forecast.days} days at each desired retention"
+        f"{days} days at each desired retention"
     )
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
-        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="13" '
-        f'class="forecast sweep" data-optimal="{sw.optimal_retention:.2f}" '
-        f'data-current="{sw.current:g}">',
-        f"<title>{escape(title)}</title>",
-    ]
+    body: list[str] = []
     panels = (
-        (f"study minutes in {p.forecast.days} days", minutes, "minutes", REVIEW_COLOUR),
-        (f"memorized on day {p.forecast.days}", memorized, "memorized", LINE_COLOUR),
+        (f"study minutes in {days} days", minutes, "minutes", REVIEW_COLOUR),
+        (f"memorized on day {days}", memorized, "memorized", LINE_COLOUR),
     )
     for label, panel, series, colour in panels:
-        out.append(
-            f'<text x="{panel.x0}" y="{panel.y0 - 16}" fill="{TEXT_COLOUR}" class="label">'
-            f"{escape(label)}</text>"
-        )
-        out.extend(_grid(panel))
         values = [getattr(q, series) for q in points]
-        line = " ".join(f"{panel.x(i + 0.5):.2f},{panel.y(v):.2f}" for i, v in enumerate(values))
-        out.append(
-            f'<polyline data-series="{series}" points="{line}" fill="none" '
-            f'stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'
-        )
+        body += _frame(panel, label, f"retention {first:.2f}", f"{last:.2f}")
+        body += _plot(panel, [_line(panel, values, series, colour)])
         # Each mark's name on a line of its own: the two may stand close, or at one place.
         marks = (("current", sw.current, MARK_LINE), ("optimal", sw.optimal_retention, SECOND_LINE))
         for name, retention, text_line in marks:
             if not first - 1e-9 <= retention <= last + 1e-9:
                 continue  # a what-if retention outside the sweep has no point on it
-            x = panel.x((retention - first) * 100 + 0.5)
+            column = (retention - first) * 100 + 0.5
+            x = panel.percent(column)
             shown = f"{retention:.2f}" if round(retention, 2) == retention else f"{retention:g}"
             dash = ' stroke-dasharray="6 4"' if name == "current" else ""
             # The name on the side of the line with room, as a peak's figure is.
-            right_half = x > (panel.x0 + panel.x1) / 2
-            label_x, anchor = (x - 4, "end") if right_half else (x + 4, "start")
-            out.append(
-                f'<g class="mark" data-mark="{name}" data-retention="{shown}">'
-                f'<line x1="{x:.2f}" y1="{panel.y0}" x2="{x:.2f}" y2="{panel.y1}" '
-                f'stroke="{TEXT_COLOUR}" stroke-width="1.5"{dash}/>'
-                + (
-                    f'<text x="{label_x:.2f}" y="{panel.y0 + text_line}" text-anchor="{anchor}" '
-                    f'fill="{TEXT_COLOUR}" class="label">{name} {shown}</text>'
-                    if panel is minutes
-                    else ""
-                )
-                + "</g>"
+            left_half = column < len(points) / 2
+            label = (
+                f'<text x="{x}" dx="{4 if left_half else -4}" y="{panel.plot_top + text_line}" '
+                f'text-anchor="{"start" if left_half else "end"}" fill="{TEXT_COLOUR}" '
+                f'class="label mark-label">{name} {shown}</text>'
+                if panel is minutes
+                else ""
             )
-        out.extend(_axis_ends(panel, f"retention {first:.2f}", f"{last:.2f}"))
-    out.append("</svg>")
-    return "\n" + "\n".join(out)  # on a line of its own after the forecast
+            body.append(
+                f'<g class="mark" data-mark="{name}" data-retention="{shown}">'
+                f'<line x1="{x}" y1="{panel.plot_top}" x2="{x}" y2="{panel.plot_bottom}" '
+                f'stroke="{TEXT_COLOUR}" stroke-width="1.5"{dash}/>{label}</g>'
+            )
+    attributes = f' data-optimal="{sw.optimal_retention:.2f}" data-current="{sw.current:g}"'
+    return _svg("sweep", 2 * PANEL, title, attributes, body)

@@ -1,15 +1,24 @@
-"""The retention sweep and the exam plan as text, for the preview report."""
+"""The retention sweep and the exam plan in words and figures, for the text report and
+the page alike."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from deckbuilder.schedule.exam import ExamPlan
-from deckbuilder.schedule.forecast import DECIMALS, shown
 from deckbuilder.schedule.settings import ANKI_PER_DAY_MAX
 from deckbuilder.schedule.sweep import OPTIMAL_RANGE, Sweep, SweepPoint
+from deckbuilder.schedule.workload import DECIMALS, Forecast, Summary, shown, simulated_cards
 
-__all__ = ["exam_lines", "impossible_reason", "recommendation", "sweep_lines"]
+__all__ = [
+    "exam_lines",
+    "exam_rows",
+    "impossible_reason",
+    "recommendation",
+    "sweep_agreement",
+    "sweep_lines",
+    "sweep_table_rows",
+]
 
 REVIEWS_COUNTED = (
     "reviews include each new card's first showing, as Anki's workload graph counts them"
@@ -31,13 +40,14 @@ def recommendation(sw: Sweep) -> str:
     return line
 
 
-def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
-    """The sweep as a compact table, the current and optimal retention marked."""
-    lines = [
-        f"Retention sweep: {cards} cards over {days} days ({REVIEWS_COUNTED})",
-        f"  {'retention':>9}  {'reviews':>9}  {'minutes':>9}  {'memorized':>9}",
-    ]
+SWEEP_COLUMNS: tuple[str, ...] = ("retention", "reviews", "minutes", "memorized")
+
+
+def sweep_table_rows(sw: Sweep) -> tuple[tuple[str, ...], list[tuple[tuple[str, ...], str]]]:
+    """The sweep as a table: its column names, and each row's figures with its marks
+    (the current retention, or the row nearest to it; the optimal one)."""
     nearest = _nearest(sw)
+    rows: list[tuple[tuple[str, ...], str]] = []
     for p in sw.points:
         marks = []
         if p is nearest:
@@ -45,13 +55,54 @@ def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
             marks.append("current" if exact else f"nearest to the current {sw.current:g}")
         if abs(p.retention - sw.optimal_retention) < 1e-9:
             marks.append("optimal")
-        note = f"  <- {', '.join(marks)}" if marks else ""
-        lines.append(
-            f"  {p.retention:>9.2f}  {_figure(p.reviews):>9}  {_figure(p.minutes):>9}  "
-            f"{_figure(p.memorized):>9}{note}"
+        figures = (
+            f"{p.retention:.2f}",
+            _figure(p.reviews),
+            _figure(p.minutes),
+            _figure(p.memorized),
         )
+        rows.append((figures, ", ".join(marks)))
+    return SWEEP_COLUMNS, rows
+
+
+def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
+    """The sweep as a compact table, the current and optimal retention marked."""
+    head, rows = sweep_table_rows(sw)
+    lines = [
+        f"Retention sweep: {cards} cards over {days} days ({REVIEWS_COUNTED})",
+        "  " + "  ".join(f"{name:>9}" for name in head),
+    ]
+    for figures, mark in rows:
+        note = f"  <- {mark}" if mark else ""
+        lines.append("  " + "  ".join(f"{figure:>9}" for figure in figures) + note)
     lines.append(f"  Optimal retention {recommendation(sw)}")
     return lines
+
+
+def sweep_agreement(sw: Sweep, summary: Summary, fc: Forecast, new_per_day: int) -> list[str]:
+    """Why the sweep's row of the retention previewed and the forecast at it (``fc``,
+    ``summary``: the preview's own, ``new_per_day`` new cards a day) differ, with both
+    sets of figures: the sweep counts each new card's first showing, as Anki's workload
+    graph does, and each of its retentions is a simulation of its own."""
+    point = next((p for p in sw.points if abs(p.retention - sw.current) < 1e-9), None)
+    if point is None:
+        return [
+            "Reviews in the sweep include each new card's first showing; the forecast's do not."
+        ]
+    whole = summary.whole
+    first_showings = shown(sum(fc.new))
+    return [
+        f"At the retention previewed, {point.retention:.2f}, the sweep counts "
+        f"{_figure(point.reviews)} reviews: the forecast over {fc.days} days at "
+        f"{new_per_day} new cards a day has {_figure(whole.total_reviews)}, and each new "
+        f"card's first showing ({_figure(first_showings)}) makes "
+        f"{_figure(whole.total_reviews + first_showings)}, as Anki's workload graph counts "
+        f"them. The rest of the difference, and that in minutes ({_figure(point.minutes)} "
+        f"against {_figure(whole.total_minutes)}) and cards memorized "
+        f"({_figure(point.memorized)} against {_figure(summary.memorized_end)}), is "
+        f"chance: each retention of the sweep simulates {sw.simulated_cards:,} cards, the "
+        f"forecast {simulated_cards(fc.cards):,}."
+    ]
 
 
 def _nearest(sw: Sweep) -> SweepPoint | None:
@@ -64,32 +115,44 @@ def _nearest(sw: Sweep) -> SweepPoint | None:
     return min(sw.points, key=lambda p: abs(p.retention - sw.current))
 
 
-def exam_lines(plan: ExamPlan) -> list[str]:
-    """The exam plan: new cards a day needed, and the forecast to exam day; when no
-    number is enough, why, and what would make it possible."""
+def exam_rows(plan: ExamPlan) -> tuple[str, list[tuple[str, str]]]:
+    """The exam plan: a heading, and (label, value) rows: the new cards a day needed (or
+    why no number is enough, and what would make it possible), the forecast to exam day
+    with them, what is remembered on exam day and the reviews of the last week."""
     cards = plan.forecast.cards
     last_intro = plan.days - plan.lead
-    heading = f"Exam on {plan.exam.isoformat()}: day {plan.days} counting {plan.start.isoformat()} as day 1"
+    heading = (
+        f"Exam on {plan.exam.isoformat()}: day {plan.days} counting "
+        f"{plan.start.isoformat()} as day 1"
+    )
+    rows: list[tuple[str, str]]
     if plan.new_per_day_needed is None:
-        lines = [heading, f"  Impossible: {impossible_reason(plan)}"]
+        rows = [("Impossible", impossible_reason(plan))]
         forecast_with = f"{plan.new_per_day} new/day instead"
     else:
-        lines = [
-            f"{heading}; every card introduced by day {last_intro} ({_days(plan.lead)} before)",
-            f"  new cards a day needed    {plan.new_per_day_needed}",
-        ]
+        heading += f"; every card introduced by day {last_intro} ({_days(plan.lead)} before)"
+        rows = [("new cards a day needed", str(plan.new_per_day_needed))]
         forecast_with = f"{plan.new_per_day} new/day" + ("" if plan.in_time else " (not in time)")
     intro = (
         f"all introduced by day {plan.introduced_by}"
         if plan.introduced_by is not None
         else f"not all introduced by day {plan.days}"
     )
-    lines += [
-        f"  forecast with             {forecast_with}: {intro}",
-        f"  memorized on exam day     {_figure(plan.memorized_on_exam)} of {cards} cards",
-        "  reviews a day, last week  " + " ".join(_figure(x) for x in plan.reviews_last_week),
+    rows += [
+        ("forecast with", f"{forecast_with}: {intro}"),
+        ("memorized on exam day", f"{_figure(plan.memorized_on_exam)} of {cards} cards"),
+        ("reviews a day, last week", " ".join(_figure(x) for x in plan.reviews_last_week)),
     ]
-    return lines
+    return heading, rows
+
+
+def exam_lines(plan: ExamPlan) -> list[str]:
+    """The exam plan as text (see :func:`exam_rows`)."""
+    heading, rows = exam_rows(plan)
+    return [heading] + [
+        f"  Impossible: {value}" if label == "Impossible" else f"  {label:<25} {value}"
+        for label, value in rows
+    ]
 
 
 def impossible_reason(plan: ExamPlan) -> str:

@@ -1,22 +1,29 @@
-"""The preview's questions (a retention sweep, an exam plan, a review history) checked and
-turned into what the preview computes; every wrong value is a RequestError naming its
-field."""
+"""The preview's questions (a retention sweep, an exam plan) checked and turned into what
+the preview computes; every wrong value is a RequestError naming its field."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from deckbuilder.errors import Problem, RequestError
+from deckbuilder.errors import RequestError
 
-if TYPE_CHECKING:
-    from deckbuilder.preview.report import Questions
-    from deckbuilder.schedule.fit import FittedParameters
-
-__all__ = ["MAX_EXAM_DAYS", "history_parameters", "questions_for"]
+__all__ = ["MAX_EXAM_DAYS", "Questions", "questions_for"]
 
 MAX_EXAM_DAYS = 3650  # as the forecast's days: Anki's simulator offers up to ten years
+
+
+@dataclass(frozen=True)
+class Questions:
+    """What else the preview answers: the retention sweep, and an exam plan (exam date,
+    start date, lead days, and the new cards a day to forecast it with: None, the
+    fewest that are enough)."""
+
+    sweep: bool = False
+    exam: date | None = None
+    start: date | None = None
+    lead: int = 7
+    exam_new_per_day: int | None = None
 
 
 def questions_for(
@@ -29,8 +36,6 @@ def questions_for(
     """The questions asked: a sweep, and an exam on ``exam`` studied from ``start``
     (None: no exam plan). The exam must come after the start, within MAX_EXAM_DAYS
     days, and every card be introduced ``lead`` days before it."""
-    from deckbuilder.preview.report import Questions
-
     if exam is None:
         return Questions(sweep=sweep)
     problems = []
@@ -46,18 +51,3 @@ def questions_for(
     if problems:
         raise RequestError(problems)
     return Questions(sweep=sweep, exam=exam, start=start, lead=lead, exam_new_per_day=new_per_day)
-
-
-def history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
-    """The parameters fitted from the review history at ``path``, and a warning when it
-    holds too few reviews to fit (the defaults are used then)."""
-    from deckbuilder.anki.history import HistoryError
-    from deckbuilder.preview.settings import fit_history, too_few_reviews
-
-    try:
-        fitted = fit_history(path)
-    except HistoryError as exc:
-        raise RequestError.single("history", str(exc)) from None
-    if fitted.fitted:
-        return fitted, None
-    return fitted, Problem(str(path), None, too_few_reviews(fitted, path))

@@ -7,13 +7,16 @@ its functions are named here too, for the callers that preview a deck.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deckbuilder.errors import Problem
 from deckbuilder.model import Deck
+from deckbuilder.preview.plan_report import exam_lines, sweep_agreement, sweep_lines
+from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
     DEFAULT_SEED,
@@ -33,11 +36,9 @@ from deckbuilder.schedule import (
     ladder,
     summarize,
 )
-from deckbuilder.schedule.forecast import DECIMALS, peak, shown
-
-if TYPE_CHECKING:
-    from deckbuilder.schedule.exam import ExamPlan
-    from deckbuilder.schedule.sweep import Sweep
+from deckbuilder.schedule.exam import ExamPlan, plan_exam
+from deckbuilder.schedule.sweep import Sweep, sweep
+from deckbuilder.schedule.workload import DECIMALS, peak, shown
 
 __all__ = [
     "DeckPreview",
@@ -50,6 +51,7 @@ __all__ = [
     "report",
     "retention_warning",
     "settings_from_options",
+    "shown_forecast",
     "sparkline",
     "summary_line",
     "summary_notes",
@@ -90,19 +92,6 @@ def build_previews(
             )
         out[deck.key] = (line, summaries[key].as_dict())
     return out, list(dict.fromkeys(warnings))
-
-
-@dataclass(frozen=True)
-class Questions:
-    """What else the preview answers: the retention sweep, and an exam plan (exam date,
-    start date, lead days, and the new cards a day to forecast it with: None, the
-    fewest that are enough)."""
-
-    sweep: bool = False
-    exam: date | None = None
-    start: date | None = None
-    lead: int = 7
-    exam_new_per_day: int | None = None
 
 
 @dataclass(frozen=True)
@@ -171,12 +160,8 @@ def preview_deck(
     asked = questions or Questions()
     swept = exam = None
     if asked.sweep:
-        from deckbuilder.schedule.sweep import sweep
-
         swept = sweep(deck.card_count, settings, days, seed)
     if asked.exam is not None:
-        from deckbuilder.schedule.exam import plan_exam
-
         start = asked.start or date.today()
         exam = plan_exam(
             deck.card_count, settings, start, asked.exam, asked.lead, asked.exam_new_per_day, seed
@@ -342,11 +327,19 @@ def summary_line(sm: Summary) -> str:
     return "; ".join(parts)
 
 
+def shown_forecast(p: DeckPreview) -> tuple[Forecast, Summary]:
+    """The forecast every view shows, and its summary: with an exam plan, the plan's
+    forecast from the start to exam day; otherwise the preview's."""
+    if p.exam is None:
+        return p.forecast, p.summary
+    return p.exam.forecast, p.exam.summary
+
+
 def report(p: DeckPreview, width: int = 60) -> str:
     """The full text preview of one deck: ladder, forecast chart, summary. With an exam
     plan, the chart and summary are those of its forecast, from the start to exam day."""
     lad = p.ladder
-    sm, fc = (p.summary, p.forecast) if p.exam is None else (p.exam.summary, p.exam.forecast)
+    fc, sm = shown_forecast(p)
     lines = [
         f"{p.deck.name}  ({p.deck.source})  {sm.cards} cards",
         f"  {_settings_line(p)}",
@@ -372,11 +365,10 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lines += ["", "Summary"]
     lines += [f"  {label:<21} {value}" for label, value in summary_rows(sm)]
     lines += [f"  {note}" for note in summary_notes()]
-    if p.sweep is not None or p.exam is not None:
-        from deckbuilder.preview.plan_report import exam_lines, sweep_lines
-
-        if p.sweep is not None:
-            lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
-        if p.exam is not None:
-            lines += ["", *exam_lines(p.exam)]
+    if p.sweep is not None:
+        lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
+        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.new_per_day):
+            lines += textwrap.wrap(line, 88, initial_indent="  ", subsequent_indent="  ")
+    if p.exam is not None:
+        lines += ["", *exam_lines(p.exam)]
     return "\n".join(lines)

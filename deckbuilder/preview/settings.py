@@ -15,8 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.model import Deck, StudySettings
-from deckbuilder.schedule import PreviewSettings, parse_parameters
-from deckbuilder.schedule.settings import ANKI_RETENTION_RANGE, ParameterSyntaxError
+from deckbuilder.schedule.settings import (
+    ANKI_RETENTION_RANGE,
+    ParameterSyntaxError,
+    PreviewSettings,
+    default_parameters,
+    parse_parameters,
+)
 
 if TYPE_CHECKING:
     from deckbuilder.schedule.fit import FittedParameters
@@ -274,7 +279,6 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
     if study.history is None:
         return None
     from deckbuilder.anki.history import HistoryError
-    from deckbuilder.schedule.settings import DEFAULT_PARAMETERS
 
     path = study.history
 
@@ -289,7 +293,7 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
                 [Problem(str(deck.source), study.history_line, f"'history': {exc}")]
             ) from None
         return StudyParameters(
-            DEFAULT_PARAMETERS,
+            default_parameters(),
             f"the defaults ({path} cannot be read)",
             {"history": str(path), "reviews": 0, "fitted": False},
             warning(f"cannot be used: {exc}; the preview uses the default parameters"),
@@ -302,8 +306,9 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
 def study_warnings(decks: Sequence[Deck]) -> list[Problem]:
     """What ``build`` warns about the study blocks of ``decks`` (a history it cannot read
     or fit from), once per card file: ``check`` says it too."""
-    found = (settings_for(deck, strict=False).warnings for deck in decks)
-    return list(dict.fromkeys(w for warnings in found for w in warnings))
+    found = [study_block_parameters(deck, strict=False) for deck in decks]
+    warnings = [own.warning for own in found if own is not None and own.warning is not None]
+    return list(dict.fromkeys(warnings))
 
 
 def fitted_text(fitted: FittedParameters, history: Path) -> str:

@@ -22,6 +22,7 @@ from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note, NoteKind, TypedNote, letter
 from deckbuilder.progress import step
 from deckbuilder.render.fast_path import fast_html
+from deckbuilder.render.fidelity import deletions_ended_early
 from deckbuilder.render.markdown import render_markdown
 from deckbuilder.render.mathguard import math_markup_problems
 
@@ -144,6 +145,11 @@ class _Renderer:
             return known
         html = fast_html(text)  # what render_markdown gives, when it is that simple
         self.key = key
+        ended_early = deletions_ended_early(html) if cloze and html is not None else []
+        for message in ended_early:
+            self.problem(message)
+        if ended_early:
+            return html or ""
         if html is None:
             rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
             for message in rendered.warnings:

@@ -12,7 +12,10 @@ The pipeline for one field: CommonMark (markdown-it-py) with three additions, th
 
 Raw HTML is shown literally (``a < b``, ``<script>`` display as typed) unless it is one of
 a few inline tags (:data:`RAW_TAGS`); the result is then cleaned by nh3 with an allow-list,
-which removes event handlers, ``javascript:`` URLs and anything else not listed.
+which removes event handlers, ``javascript:`` URLs and anything else not listed. A tag
+shown as typed, or an attribute removed, is a warning; a picture or link that Markdown
+leaves as text, and (in cloze fields) a deletion Anki would end early, are problems
+(:mod:`deckbuilder.render.fidelity`).
 
 Cloze fields (``cloze=True``): Anki finds ``{{c1::answer::hint}}`` in the final HTML by
 plain text search, so a ``::`` or ``}}`` inside code or math that sits in a deletion would
@@ -36,6 +39,12 @@ from urllib.parse import unquote
 
 from deckbuilder.cloze import cloze_numbers
 from deckbuilder.render.fast_path import fast_html
+from deckbuilder.render.fidelity import (
+    attributes_removed,
+    deletions_ended_early,
+    html_shown_as_text,
+    links_left_as_text,
+)
 from deckbuilder.render.highlight import fenced_code, pygments_classes
 
 if TYPE_CHECKING:
@@ -71,6 +80,12 @@ _WRITTEN_AS = {ord(stand_in): f"&#{ord(ch)};" for ch, stand_in in _STAND_INS.ite
 _NONCHARACTERS = re.compile("[\ufdd0-\ufdef]")
 _CLOZE_MARK = re.compile(r"\{\{c\d+::|\}\}")
 _TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+# The attributes nh3 keeps on the raw tags an author may write (see _cleaner).
+_KEPT_ATTRIBUTES = {"a": frozenset({"href", "title"})}
+# Inline tokens that leave the text around them one run (a link's label in emphasis).
+_TEXT_FORMATTING = frozenset(
+    {"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_close"}
+)
 _SOUND = re.compile(r"\[sound:([^\]\[\n]+)\]")
 
 # (source as written, "image" or "sound") -> name in the package, or None to keep it.
@@ -254,6 +269,31 @@ def _escaped_cloze_syntax(state: Any) -> None:
             stack.extend(token.children)
 
 
+def _links_left_as_text(state: Any) -> None:
+    """Name each picture or link written in Markdown that stayed text."""
+    if "problems" not in state.env:  # reading a rewrite (_reads_as_link): nothing to name
+        return
+    for token in state.tokens:
+        if token.type != "inline" or not token.children or "](" not in token.content:
+            continue
+        parts = []
+        for child in token.children:
+            if child.type == "text":
+                parts.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                parts.append("\n")
+            elif child.type not in _TEXT_FORMATTING:
+                parts.append("\x00")  # not text: a link made, code, math, HTML
+        state.env["problems"].extend(links_left_as_text("".join(parts), _reads_as_link))
+
+
+def _reads_as_link(markdown: str) -> bool:
+    """Whether ``markdown`` is read as one picture or link."""
+    tokens = _parser().parseInline(markdown, {"cloze": False})
+    children = tokens[0].children or [] if tokens else []
+    return any(child.type in ("image", "link_open") for child in children)
+
+
 def _deletions_changed(text: str, html: str) -> list[str]:
     """Why the deletions Anki reads in ``html`` differ from those written in ``text``
     (which the card rule counts), if they do: Markdown rewrites link addresses, decodes
@@ -291,6 +331,7 @@ def _parser() -> MarkdownIt:
     md.block.ruler.before("fence", "db_math_block", _math_block)
     md.core.ruler.before("text_join", "db_escaped_cloze_syntax", _escaped_cloze_syntax)
     md.core.ruler.push("db_cloze", _cloze_core)
+    md.core.ruler.push("db_links_left_as_text", _links_left_as_text)
 
     def image(_self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
         token = tokens[idx]
@@ -346,8 +387,16 @@ def _parser() -> MarkdownIt:
     ) -> str:
         content = tokens[idx].content
         m = _TAG_NAME.match(content)
-        if m and m.group(1).lower() in RAW_TAGS:
+        name = m.group(1).lower() if m else ""
+        if name in RAW_TAGS:
+            lost = attributes_removed(content, _KEPT_ATTRIBUTES.get(name, frozenset()))
+            if lost:
+                env["warnings"].append(lost)
             return content
+        shown: set[str] = env.setdefault("tags_shown", set())
+        if (name or content) not in shown:  # once per field: not again for its closing tag
+            shown.add(name or content)
+            env["warnings"].append(html_shown_as_text(content, RAW_TAGS))
         return _escape_text(content)
 
     md.add_render_rule("image", image)
@@ -405,7 +454,7 @@ def render_markdown(
     deletions (Anki's Cloze ``Text`` field)."""
     html = fast_html(text)
     if html is not None:
-        return Rendered(html)
+        return Rendered(html, problems=deletions_ended_early(html) if cloze else [])
     return render_markdown_fully(text, rewrite, resolve=resolve, cloze=cloze)
 
 
@@ -434,6 +483,7 @@ def render_markdown_fully(
         "images": [],
         "sounds": [],
         "warnings": [],
+        "problems": [],
     }
     tokens = md.parse(text, env)
     if (
@@ -447,5 +497,7 @@ def render_markdown_fully(
         html = md.renderer.render(tokens, md.options, env)
     html = _cleaner().clean(html.rstrip("\n"))
     html = html.translate(_WRITTEN_AS)
-    problems = _deletions_changed(text, html) if cloze else []
+    problems = env["problems"]
+    if cloze:
+        problems += _deletions_changed(text, html) + deletions_ended_early(html)
     return Rendered(html, env["images"], env["sounds"], env["warnings"], problems)

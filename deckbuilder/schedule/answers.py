@@ -7,22 +7,19 @@ cards at once, in NumPy arrays.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from deckbuilder.schedule.memory import FloatArray, IntArray, MemoryModel
 
-__all__ = ["MAX_SHORT_TERM_STEPS", "StepPool", "apply_steps", "draw_ratings", "step_ratings"]
+__all__ = ["MAX_SHORT_TERM_STEPS", "SessionPool", "apply_steps", "ratings", "step_ratings"]
 
 MAX_SHORT_TERM_STEPS = 5  # same-day ratings simulated per learning/relearning session, as fsrs-rs
 
 
-def draw_ratings(rng: np.random.Generator, probabilities: Sequence[float], n: int) -> IntArray:
-    """n ratings (1-based) drawn from a discrete distribution (weights need not sum to 1)."""
-    cumulative = np.cumsum(probabilities)
-    u = rng.random(n) * cumulative[-1]
-    out: IntArray = 1 + np.searchsorted(cumulative[:-1], u, side="right")
+def ratings(u: FloatArray, cumulative: FloatArray) -> IntArray:
+    """Ratings (1-based) from uniform numbers ``u``, distributed as the weights whose
+    running sums (``np.cumsum``) are ``cumulative`` (they need not sum to 1)."""
+    out: IntArray = 1 + np.searchsorted(cumulative[:-1], u * cumulative[-1], side="right")
     return out
 
 
@@ -65,43 +62,30 @@ def step_ratings(
 def apply_steps(
     model: MemoryModel, s: FloatArray, d: FloatArray, steps: IntArray, costs: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Memory state and seconds after the same-day answers in ``steps`` (0 = none)."""
-    cost_table = np.concatenate([[0.0], costs])
-    cost: FloatArray = cost_table[steps].sum(axis=1)
-    longest = int((steps > 0).sum(axis=1).max(initial=0))
-    for j in range(longest):
-        r = steps[:, j]
-        act = r > 0
-        rr = np.maximum(r, 1)
-        s = np.where(act, model.short_term_s(s, rr), s)
-        d = np.where(act, model.next_d(d, rr), d)
+    """Memory state and seconds after the same-day answers in ``steps`` (0 = none; each
+    session's answers come first in its row). ``costs[r]`` is the seconds of answer r,
+    ``costs[0]`` 0."""
+    cost: FloatArray = costs[steps].sum(axis=1)
+    longest = int(np.count_nonzero(steps, axis=1).max(initial=0))
+    for rating in steps.T[:longest]:
+        s = model.short_term_s(s, rating)
+        d = model.next_d(d, rating)
     return s, d, cost
 
 
-class StepPool:
-    """Relearning sessions (each starting with Again) drawn ahead, ``size`` or more at a
-    time, and handed out in order. The batches decide the order of the random draws, so
-    a seed's forecast depends on them."""
+class SessionPool:
+    """Relearning sessions (each starting with Again) drawn ahead, and handed out by a
+    uniform number each: many cards at once, the same session for the same number."""
 
-    def __init__(
-        self, rng: np.random.Generator, step_count: int, transitions: FloatArray, size: int
-    ) -> None:
-        self.rng, self.step_count, self.transitions = rng, step_count, transitions
-        self.size = max(size, 256)
-        self.pool = np.zeros((0, MAX_SHORT_TERM_STEPS), dtype=np.int64)
-        self.next = 0
+    SIZE = 1 << 16  # sessions drawn: far more than the kinds of session there are
 
-    def take(self, n: int) -> IntArray:
-        """The next ``n`` sessions."""
-        if self.next + n > len(self.pool):
-            fresh = step_ratings(
-                self.rng,
-                np.ones(max(n, self.size), dtype=np.int64),
-                self.step_count,
-                self.transitions,
-            )
-            self.pool = np.concatenate([self.pool[self.next :], fresh])
-            self.next = 0
-        out: IntArray = self.pool[self.next : self.next + n]
-        self.next += n
+    def __init__(self, rng: np.random.Generator, step_count: int, transitions: FloatArray) -> None:
+        self.step_count = step_count
+        self.pool = step_ratings(
+            rng, np.ones(self.SIZE if step_count else 0, dtype=np.int64), step_count, transitions
+        )
+
+    def pick(self, u: FloatArray) -> IntArray:
+        """A session for each uniform number in ``u``."""
+        out: IntArray = self.pool[(u * len(self.pool)).astype(np.int64)]
         return out

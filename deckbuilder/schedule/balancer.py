@@ -5,6 +5,7 @@ moves within Anki's fuzz range to a day with fewer cards due.
 from __future__ import annotations
 
 import numpy as np
+from fsrs.scheduler import FUZZ_RANGES
 
 from deckbuilder.schedule.memory import FloatArray, IntArray
 
@@ -14,18 +15,17 @@ __all__ = ["LoadBalancer", "fuzz_bounds"]
 def fuzz_bounds(ivl: IntArray, maximum: int) -> tuple[IntArray, IntArray]:
     """Anki's fuzz range of each interval: the days the load balancer may choose from.
 
-    One day either side, plus 15% of the interval's days between 2.5 and 7, 10% of
-    those between 7 and 20 and 5% of those past 20 (none below 2.5 days); rounded,
-    kept within 1..maximum, and at least two days wide when the interval is over 2.
+    One day either side, plus a share of the interval's days in each of FSRS's fuzz
+    ranges (py-fsrs's FUZZ_RANGES: 15% of those between 2.5 and 7, 10% of those between
+    7 and 20 and 5% of those past 20; none below 2.5 days); rounded, kept within
+    1..maximum, and at least two days wide when the interval is over 2.
     """
     x = np.minimum(np.maximum(ivl, 1), maximum).astype(np.float64)
-    delta = (
-        1.0
-        + 0.15 * np.clip(np.minimum(x, 7.0) - 2.5, 0.0, None)
-        + 0.10 * np.clip(np.minimum(x, 20.0) - 7.0, 0.0, None)
-        + 0.05 * np.clip(x - 20.0, 0.0, None)
+    delta = 1.0 + sum(
+        share["factor"] * np.clip(np.minimum(x, share["end"]) - share["start"], 0.0, None)
+        for share in FUZZ_RANGES
     )
-    delta = np.where(x < 2.5, 0.0, delta)
+    delta = np.where(x < FUZZ_RANGES[0]["start"], 0.0, delta)
     lo = np.minimum(np.maximum(np.floor(x - delta + 0.5), 1), maximum).astype(np.int64)
     hi = np.minimum(np.maximum(np.floor(x + delta + 0.5), 1), maximum).astype(np.int64)
     hi = np.where((hi == lo) & (hi > 2) & (hi < maximum), lo + 1, hi)
@@ -48,14 +48,15 @@ class LoadBalancer:
 
     def __init__(self, n_rep: int, days: int, maximum: int, cards: int, new_per_day: int) -> None:
         self.horizon = days + days // 2  # the simulator's due-count array
-        _, widest = fuzz_bounds(np.asarray([self.horizon + days + 2]), 10**9)
-        # A row per copy: the counted days, then empty days for ranges that cross the end.
-        self.row = self.horizon + 2 * int(widest[0]) + 2
-        # Fuzz ranges as tables up to an interval past the row (a longer one only lands
-        # past the row, and where is moot: see place).
-        self.longest = min(maximum, 2 * self.row)
+        # Fuzz ranges as tables up to an interval whose range starts past the counted
+        # days: a longer one lands where it is moot (see place).
+        self.longest = min(maximum, 2 * self.horizon + 10)
         ivl = np.arange(self.longest + 1, dtype=np.int64)
         self.lower, self.upper = fuzz_bounds(ivl, maximum)
+        # A row per copy: the counted days, then the empty days that a range crossing
+        # their end may reach.
+        crossing = (self.upper - self.lower)[self.lower < self.horizon]
+        self.row = self.horizon + int(crossing.max(initial=0)) + 2
         self.counts = np.zeros((n_rep, self.row), dtype=np.int64)
         self.flat = self.counts.reshape(-1)
         self.offset = np.arange(n_rep, dtype=np.int64) * self.row
@@ -80,37 +81,52 @@ class LoadBalancer:
         if day + 1 < self.horizon:
             self.counts[:, day + 1] += per_replica
 
-    def place(
-        self, rng: np.random.Generator, replica: IntArray, ivl: IntArray, day: int
-    ) -> IntArray:
-        """The balanced intervals of cards answered on ``day`` (at most ``maximum``)."""
+    def place(self, draw: FloatArray, replica: IntArray, ivl: IntArray, day: int) -> IntArray:
+        """The balanced intervals of cards answered on ``day`` (at most ``maximum``), each
+        chosen by a uniform number in ``draw``."""
         ivl = np.minimum(ivl, self.longest)
         lo, hi = self.lower[ivl], self.upper[ivl]
-        top = self.row - 1 - day
-        if int(hi.max()) > top:
-            # Cut ranges at the end of the row: a card due that late is never reviewed
-            # again in the simulation and is not counted, so where it lands is moot.
-            lo, hi = np.minimum(lo, top), np.minimum(hi, top)
-        draw = rng.random(len(ivl))
-        # Two ways to the same draw: weigh the days ahead once per copy of the deck that
-        # answered cards today (cheap for a big deck, where the copies are few), or
-        # weigh each card's own fuzz range (cheap for a small deck in many copies). The
-        # second makes about twice as many passes over what it weighs.
-        copies = np.unique(replica)
-        days_ahead = int(hi.max())
-        width = int((hi - lo).max()) + 1
-        if len(copies) * days_ahead <= 2 * len(ivl) * width:
-            pick = self._pick_by_copy(copies, replica, lo, hi, days_ahead, day, draw)
-        else:
-            pick = self._pick_by_card(replica, lo, hi, width, day, draw)
+        # A card whose range starts past the counted days is never reviewed again in the
+        # simulation and is not counted, so where it lands is moot: the start of its range.
+        # The others are weighed; a range that crosses the end of the counted days has
+        # empty days there, so their row reaches past it.
+        pick: IntArray = lo.copy()
+        near = np.nonzero(lo < self.horizon - day)[0]
+        if len(near):
+            pick[near] = self._balanced(replica[near], lo[near], hi[near], day, draw[near])
         due = np.minimum(day + pick, self.horizon)  # the horizon's slot collects the rest
         np.add.at(self.flat, due + self.offset[replica], 1)
         self.counts[:, self.horizon] = 0
         return pick
 
-    def _weights(self, c: IntArray, k: IntArray) -> FloatArray:
-        """The weight of a day ``k`` days ahead that has ``c`` cards due."""
-        w: FloatArray = self.count_weight[c] * self.interval_weight[k] + (c == 0)
+    def _balanced(
+        self, replica: IntArray, lo: IntArray, hi: IntArray, day: int, draw: FloatArray
+    ) -> IntArray:
+        """A day in each card's range ``lo..hi``, drawn with the balancer's weights."""
+        # Two ways to the same draw: weigh the days ahead once per copy of the deck that
+        # answered cards today (cheap for a big deck, where the copies are few), or
+        # weigh each card's own fuzz range (cheap for a small deck in many copies), in
+        # groups of cards with ranges about as wide, so that a few wide ranges do not
+        # widen the work of the many narrow ones.
+        days_ahead = int(hi.max())
+        if len(self.offset) == 1:
+            return self._pick_by_copy(self.offset, replica, lo, hi, days_ahead, day, draw)
+        bits = np.ceil(np.log2(hi - lo + 1)).astype(np.int64)  # widths up to 2**bits
+        if min(len(self.offset), len(lo)) * days_ahead <= 2 * int((1 << bits).sum()):
+            copies = np.unique(replica)
+            return self._pick_by_copy(copies, replica, lo, hi, days_ahead, day, draw)
+        pick = np.empty_like(lo)
+        for b in np.nonzero(np.bincount(bits))[0].tolist():
+            group = np.nonzero(bits == b)[0]
+            pick[group] = self._pick_by_card(
+                replica[group], lo[group], hi[group], 1 << b, day, draw[group]
+            )
+        return pick
+
+    def _weights(self, c: IntArray, ahead: FloatArray) -> FloatArray:
+        """The weight of a day that has ``c`` cards due, ``ahead`` being the interval
+        weight of its distance from today."""
+        w: FloatArray = self.count_weight[c] * ahead + (c == 0)
         return w
 
     def _pick_by_copy(
@@ -125,14 +141,17 @@ class LoadBalancer:
     ) -> IntArray:
         """Running weights of days 1..top ahead for each copy in ``copies`` (sorted), laid
         end to end as one increasing sequence, and each card's draw looked up in it."""
-        k = np.arange(1, top + 1, dtype=np.int64)
-        c = self.counts[copies[:, None], day + k]
+        every_copy = len(copies) == len(self.offset)
+        if every_copy:
+            c = self.counts[:, day + 1 : day + top + 1]
+        else:
+            c = self.counts[copies[:, None], np.arange(day + 1, day + top + 1)]
         cum = np.empty((len(copies), top + 1))
         cum[:, 0] = 0.0
-        np.cumsum(self._weights(c, k), axis=1, out=cum[:, 1:])
-        # each copy's row above the last
-        cum += np.arange(len(copies), dtype=np.float64)[:, None] * (top + 1.0)
-        base = np.searchsorted(copies, replica) * (top + 1)
+        np.cumsum(self._weights(c, self.interval_weight[1 : top + 1]), axis=1, out=cum[:, 1:])
+        if len(copies) > 1:  # each copy's row above the last (a row's weights sum to < top)
+            cum += np.arange(len(copies), dtype=np.float64)[:, None] * (top + 1.0)
+        base = (replica if every_copy else np.searchsorted(copies, replica)) * (top + 1)
         flat = cum.reshape(-1)
         left = flat[lo - 1 + base]
         target = left + draw * (flat[hi + base] - left)
@@ -146,7 +165,9 @@ class LoadBalancer:
         days past a card's range weigh nothing), and its draw looked up in them."""
         span = np.arange(width, dtype=np.int64)
         k = np.minimum(lo[:, None] + span, hi[:, None])
-        w = self._weights(self.flat[(self.offset[replica] + day)[:, None] + k], k)
+        w = self._weights(
+            self.flat[(self.offset[replica] + day)[:, None] + k], self.interval_weight[k]
+        )
         w[span > (hi - lo)[:, None]] = 0.0
         cum = np.cumsum(w, axis=1)
         target = draw * cum[:, -1]

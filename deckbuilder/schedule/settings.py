@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 __all__ = [
     "ANKI_MAX_INTERVAL",
@@ -19,14 +19,15 @@ __all__ = [
     "ANKI_STEP_MAX_SECONDS",
     "DEFAULT_PARAMETERS",
     "LOWER_BOUNDS",
+    "PARAMETER_COUNT",
     "RETENTION_RANGE",
-    "S_MIN",
     "UPPER_BOUNDS",
     "ParameterSyntaxError",
     "PreviewSettings",
     "ReviewBehaviour",
     "SettingProblem",
     "StudyBlock",
+    "default_parameters",
     "parse_parameters",
     "percent_hint",
 ]
@@ -49,71 +50,40 @@ ANKI_STEP_MAX_SECONDS = 2**31
 # and retentions closer to 0 or 1 tell a learner nothing more.
 RETENTION_RANGE = (0.01, 0.999)
 
-# FSRS-6 defaults and bounds, as Anki and py-fsrs (fsrs 6.x) use them.
-DEFAULT_PARAMETERS: tuple[float, ...] = (
-    0.212,
-    1.2931,
-    2.3065,
-    8.2956,
-    6.4133,
-    0.8334,
-    3.0194,
-    0.001,
-    1.8722,
-    0.1666,
-    0.796,
-    1.4835,
-    0.0614,
-    0.2629,
-    1.6483,
-    0.6014,
-    1.8729,
-    0.5425,
-    0.0912,
-    0.0658,
-    0.1542,
-)
-S_MIN = 0.001  # the smallest stability FSRS allows, in days
-LOWER_BOUNDS: tuple[float, ...] = (
-    *(S_MIN,) * 4,
-    1.0,
-    0.001,
-    0.001,
-    0.001,
-    0.0,
-    0.0,
-    0.001,
-    0.001,
-    0.001,
-    0.001,
-    0.0,
-    0.0,
-    1.0,
-    0.0,
-    0.0,
-    0.0,
-    0.1,
-)
-UPPER_BOUNDS: tuple[float, ...] = (
-    *(100.0,) * 4,
-    10.0,
-    4.0,
-    4.0,
-    0.75,
-    4.5,
-    0.8,
-    3.5,
-    5.0,
-    0.25,
-    0.9,
-    4.0,
-    1.0,
-    6.0,
-    2.0,
-    2.0,
-    0.8,
-    0.8,
-)
+PARAMETER_COUNT = 21  # FSRS-6's parameters, w[0] to w[20]
+
+# FSRS-6's default parameters and their bounds are py-fsrs's own
+# (fsrs.scheduler), read when first used: ``check`` reads card files without loading
+# py-fsrs. Anki's defaults and bounds are the same (fsrs-rs).
+_FROM_PY_FSRS = {
+    "DEFAULT_PARAMETERS": "DEFAULT_PARAMETERS",
+    "LOWER_BOUNDS": "LOWER_BOUNDS_PARAMETERS",
+    "UPPER_BOUNDS": "UPPER_BOUNDS_PARAMETERS",
+}
+if TYPE_CHECKING:
+    DEFAULT_PARAMETERS: tuple[float, ...]
+    LOWER_BOUNDS: tuple[float, ...]
+    UPPER_BOUNDS: tuple[float, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FROM_PY_FSRS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _py_fsrs(_FROM_PY_FSRS[name])
+
+
+def _py_fsrs(constant: str) -> Any:
+    """One of py-fsrs's constants (sequences as tuples)."""
+    from fsrs import scheduler  # py-fsrs: not for check (see above)
+
+    value = getattr(scheduler, constant)
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
+def default_parameters() -> tuple[float, ...]:
+    """FSRS-6's default parameters (py-fsrs's, Anki's)."""
+    parameters: tuple[float, ...] = _py_fsrs("DEFAULT_PARAMETERS")
+    return parameters
 
 
 @dataclass(frozen=True)
@@ -182,7 +152,7 @@ class PreviewSettings:
     learning_steps: tuple[float, ...] = (60.0, 600.0)
     relearning_steps: tuple[float, ...] = (600.0,)
     maximum_interval: int = 36500
-    parameters: tuple[float, ...] = DEFAULT_PARAMETERS
+    parameters: tuple[float, ...] = field(default_factory=default_parameters)
     new_cards_ignore_review_limit: bool = False
     load_balancer: bool = True
     behaviour: ReviewBehaviour = field(default_factory=ReviewBehaviour)
@@ -248,16 +218,15 @@ class PreviewSettings:
 
 
 def _parameter_problems(parameters: Sequence[float]) -> list[SettingProblem]:
-    n = len(LOWER_BOUNDS)
+    lower, upper = _py_fsrs("LOWER_BOUNDS_PARAMETERS"), _py_fsrs("UPPER_BOUNDS_PARAMETERS")
+    n = len(lower)
     if len(parameters) != n:
         return [
             SettingProblem("parameters", f"expected {n} FSRS-6 parameters, got {len(parameters)}")
         ]
     bad = [
         f"w[{i}]={value:g} is outside {lo:g}..{hi:g}"
-        for i, (value, lo, hi) in enumerate(
-            zip(parameters, LOWER_BOUNDS, UPPER_BOUNDS, strict=True)
-        )
+        for i, (value, lo, hi) in enumerate(zip(parameters, lower, upper, strict=True))
         if not (lo <= value <= hi)  # also rejects NaN
     ]
     return [SettingProblem("parameters", "; ".join(bad))] if bad else []

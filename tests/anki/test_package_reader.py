@@ -473,3 +473,16 @@ def test_the_reader_errors_are_deck_errors_naming_the_file(tmp_path: Path) -> No
     (problem,) = caught.value.problems
     assert problem.file == str(tmp_path / "bad.apkg") and problem.line is None
     assert MODELS  # the well-formed default is a JSON object
+
+
+def test_a_note_without_cards_goes_with_the_deck_most_notes_are_in(
+    here: Path, cli: CliRun
+) -> None:
+    """Found by the package fuzz test: a card naming no note left the other note without a
+    card, and a nameless deck of its own made ``--out`` refuse a one-deck package."""
+    cards = [(0, 0, 1, 0), (1001, 101, 1, 0)]
+    package(here / "deck.apkg", collection(here / "c.anki2", cards=cards))
+    run = cli("import", "deck.apkg", "--out", "cards/deck.yaml")
+    assert run.code == 0, run.err
+    text = (here / "cards" / "deck.yaml").read_text(encoding="utf-8")
+    assert "front one" in text and "front two" in text

@@ -77,7 +77,9 @@ def test_anki_makes_both_cards(tmp_path: Path, collection: object) -> None:
 def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: object) -> None:
     """The page's side documents of every card hold what Anki renders for it: the
     reversed card asks the back."""
-    from deckbuilder.preview import page
+    from deckbuilder.preview.page import preview_page
+    from deckbuilder.preview.report import deck_settings, preview_deck
+    from tests.preview.pages import side_contents
 
     (result,) = build([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
     import_package(collection, result.path)
@@ -91,19 +93,11 @@ def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: o
             card.answer().removeprefix(style),
         )
     rd = render_deck(load_deck(_deck(tmp_path)))
-    _, sides = page._cards(rd, [])
-    documents = [
-        "".join(part if isinstance(part, str) else sides.shared[part] for part in parts)
-        for parts in sides.sides
-    ]
-    shown = {}
-    cards = [(rn.fields[0], o) for rn in rd.notes for o in rn.note.card_ordinals]
-    for (front, back), key in zip(
-        zip(documents[::2], documents[1::2], strict=True), cards, strict=True
-    ):
-        shown[key] = (front, back)
+    deck = rd.deck
+    settings, origin = deck_settings(deck)
+    text = preview_page(rd, preview_deck(deck, settings, 30, 0, origin))
+    fronts = {rn.note.id: rn.fields[0] for rn in rd.notes}
+    shown = {(fronts[note], o): (front, back) for note, o, front, back in side_contents(text)}
     assert shown.keys() == anki.keys()
-    for key, (question, answer) in anki.items():
-        front, back = shown[key]
-        assert f'<div id="qa">\n{question}\n</div>' in front, key
-        assert f'<div id="qa">\n{answer}\n</div>' in back, key
+    for key, sides in anki.items():
+        assert shown[key] == sides, key

@@ -157,6 +157,7 @@ def test_a_suggested_line_reads_as_the_text_that_was_typed(back: str) -> None:
 def test_check_prints_the_hint_and_the_line(tmp_path: Path, cli: CliRun) -> None:
     source = tmp_path / "deck.yaml"
     source.write_text(NOTE + "    back: ![diagram](x.png)\n", encoding="utf-8")
+    (tmp_path / "x.png").write_bytes(b"\x89PNG")  # the note reads as the fix writes it
     result = cli("check", source)
     assert result.code == 1
     assert result.err.splitlines() == [

@@ -19,8 +19,9 @@ from tests.conftest import ROOT, Run
 
 CliRun = Callable[..., Run]
 
-# Each planted flaw is marked on the line lint must name: "# expect: CODE". Notes whose id
-# starts with "clean-" must never be named.
+# Each planted flaw is marked on the line lint must name: "# expect: CODE" (after text in
+# quotes: a comment after plain card text is refused). Notes whose id starts with
+# "clean-" must never be named.
 PLANTED = """\
 deck: Planted
 id: planted
@@ -31,7 +32,7 @@ notes:
       - Two
       - Three
       - Five
-      - All of the above  # expect: above-choice
+      - "All of the above"  # expect: above-choice
     answer: D
   - id: clean-above-pinned
     question: Which planet is the largest?
@@ -51,7 +52,7 @@ notes:
     question: Which of these is a noble gas?
     choices:
       - Argon
-      - None of these  # expect: above-choice
+      - "None of these"  # expect: above-choice
       - Nitrogen
     answer: A
   - id: letters
@@ -60,7 +61,7 @@ notes:
       - Dog
       - Cat
       - Trout
-      - Both A and B  # expect: choice-reference
+      - "Both A and B"  # expect: choice-reference
     answer: D
   - id: clean-letters-unshuffled
     question: Which of these are birds?
@@ -73,14 +74,14 @@ notes:
       - A cell
       - A gene
       - A virus
-      - The organelle that produces most of the cell's chemical energy  # expect: longest-correct
+      - "The organelle that produces most of the cell's chemical energy"  # expect: longest-correct
     answer: D
   - id: clean-similar-lengths
     question: What does a ribosome make?
     choices: [Proteins from amino acids, Lipids from fatty acids, Sugars from carbon dioxide]
     answer: A
   - id: negative
-    question: Which of these is not a fruit?  # expect: negative-stem
+    question: "Which of these is not a fruit?"  # expect: negative-stem
     choices: [Apple, Carrot, Pear]
     answer: B
   - id: clean-negative-bold
@@ -105,7 +106,7 @@ notes:
     text: Plants store energy as {{c1::starch}} in their {{c2::roots}}.
   - id: same-sides
     front: Photosynthesis
-    back: photosynthesis!  # expect: front-equals-back
+    back: "photosynthesis!"  # expect: front-equals-back
   - id: clean-basic
     front: What do plants turn light into?
     back: Chemical energy
@@ -129,7 +130,7 @@ notes:
     choices: [Paris, Rome, Oslo]
     answer: A
   - id: capital-reworded
-    question: What is the capital city of France?  # expect: duplicate-question
+    question: "What is the capital city of France?"  # expect: duplicate-question
     choices: [Paris, Rome, Oslo]
     answer: A
   - id: clean-capital-italy

@@ -58,11 +58,12 @@ def test_the_fonts_chosen_have_every_hangul_character_of_the_title() -> None:
 
 def title_glyphs(svg: str, title: str) -> list[str]:
     """The glyph ids the SVG draws ``title`` with, one per character: matplotlib writes
-    each text as a comment followed by one ``<use>`` of a glyph outline per character,
-    named after the font and the glyph's index in it."""
+    each line of a text as a comment followed by one ``<use>`` of a glyph outline per
+    character, named after the font and the glyph's index in it."""
     start = svg.index(f"<!-- {title}")
-    end = svg.find('<g id="text_', start)
-    return re.findall(r'xlink:href="#([^"]+)"', svg[start : end if end > 0 else None])
+    ends = [svg.find(mark, start + 4) for mark in ('<g id="text_', "<!--")]
+    end = min((e for e in ends if e > 0), default=len(svg))
+    return re.findall(r'xlink:href="#([^"]+)"', svg[start:end])
 
 
 def test_svg_draws_hangul_with_real_glyphs(preview: DeckPreview) -> None:
@@ -88,7 +89,8 @@ def test_png_is_drawn_without_missing_glyphs(preview: DeckPreview) -> None:
 
     data = chart_image(preview, "png")  # a missing glyph would raise here (warning)
     with Image.open(io.BytesIO(data)) as image:
-        assert image.size == (900, 620)
+        # Four rows: the first 60 of the 90 days, then cards, minutes and memorized.
+        assert image.size == (900, 60 + 4 * 200)
         colours = {colour[:3] for _, colour in image.convert("RGBA").getcolors(1 << 20) or []}
     assert (59, 110, 165) in colours  # review bars
     assert (60, 140, 90) in colours  # minutes and memorized lines
@@ -121,9 +123,9 @@ def test_writing_to_an_unwritable_place_is_a_one_line_error(
 
 
 def test_page_chart_has_one_point_per_day_for_each_series(preview: DeckPreview) -> None:
-    root = ElementTree.fromstring(forecast_svg(preview))
-    assert root.get("data-days") == str(DAYS)
-    lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+    root = ElementTree.fromstring(forecast_svg(preview)).find("{http://www.w3.org/2000/svg}svg")
+    assert root is not None and root.get("data-days") == str(DAYS)
+    lines = list(root.iter("{http://www.w3.org/2000/svg}polyline"))
     assert [line.get("data-series") for line in lines] == ["reviews", "minutes", "memorized"]
     for line in lines:
         assert len((line.get("points") or "").split()) == DAYS

@@ -341,7 +341,8 @@ def test_plot_png(project: Path, cli: CliRun) -> None:
     result = cli("preview", "--plot", "forecast.png")
     assert result.code == 0, result.err
     with Image.open(project / "forecast.png") as image:
-        assert image.size == (900, 620)
+        # Four rows of panels: the first 60 days, then cards, minutes and memorized.
+        assert image.size == (900, 60 + 4 * 200)
         colours = {colour[:3] for _, colour in image.convert("RGBA").getcolors(1 << 20)}
     assert (59, 110, 165) in colours  # review bars
     assert (60, 140, 90) in colours  # minutes and memorized lines

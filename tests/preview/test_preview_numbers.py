@@ -199,11 +199,13 @@ def test_page_summary_and_chart_agree_with_the_json(project: Path, cli: CliRun) 
             assert rows[label[0].upper() + label[1:]] == value.strip(), label
         else:
             assert f">{label}</p>" in page  # the notes: what memorized means, the rounding
-    svg_text = re.search(r"<svg .*?</svg>", raw, re.S)
+    svg_text = re.search(r'<div class="chart-box">\s*(<svg .*?</svg>)\s*</div>', raw, re.S)
     assert svg_text is not None
-    svg = ElementTree.fromstring(svg_text.group(0))
+    svg = ElementTree.fromstring(svg_text.group(1))
     peaks = {g.get("data-series"): g for g in svg.iter(f"{SVG}g") if g.get("class") == "peak"}
     assert set(peaks) == {"reviews", "minutes"}
+    days = int(svg.get("data-days", "0"))
+    plots = [inner for inner in svg.iter(f"{SVG}svg") if inner.get("class") == "plot"]
     for series, value, day in (
         ("reviews", sm["peak_reviews_per_day"], sm["peak_day"]),
         ("minutes", sm["peak_minutes_per_day"], sm["peak_minutes_day"]),
@@ -211,13 +213,17 @@ def test_page_summary_and_chart_agree_with_the_json(project: Path, cli: CliRun) 
         mark = peaks[series]
         assert (mark.get("data-day"), mark.get("data-value")) == (str(day), f"{value:.1f}")
         assert mark.findtext(f"{SVG}text") == f"peak {value:.1f} {series} on day {day}"
-        line = next(p for p in svg.iter(f"{SVG}polyline") if p.get("data-series") == series).get(
-            "points", ""
+        # The dot sits on the line: the line's point of that day, in the plot that holds it.
+        plot = next(
+            p for p in plots if p.find(f"{SVG}polyline[@data-series='{series}']") is not None
         )
-        point = line.split()[day - 1]
+        line = plot.find(f"{SVG}polyline[@data-series='{series}']")
+        assert line is not None
+        x, y = (float(v) for v in line.get("points", "").split()[day - 1].split(","))
         circle = mark.find(f"{SVG}circle")
         assert circle is not None
-        assert point == f"{circle.get('cx')},{circle.get('cy')}"  # the dot sits on the line
+        assert float(circle.get("cx", "").rstrip("%")) == pytest.approx(100 * x / days, abs=1e-3)
+        assert float(circle.get("cy", "")) == pytest.approx(float(plot.get("y", "")) + y, abs=0.01)
 
 
 def test_plot_marks_the_summary_peaks(project: Path, cli: CliRun) -> None:

@@ -26,6 +26,7 @@ from deckbuilder.model import McqNote
 from deckbuilder.preview.mathml import typeset
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, Run, copied, import_package
+from tests.preview.pages import every_card_shown, page_data
 
 CliRun = Callable[..., Run]
 DAYS = 90
@@ -143,12 +144,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.anki]
 def test_page_shows_every_card_anki_makes_without_errors_or_network(
     opened: Opened, built: Built
 ) -> None:
-    shown = opened.page.eval_on_selector_all(
-        ".pv-card", "els => els.map(e => [e.dataset.note, Number(e.dataset.ord)])"
-    )
+    shown = every_card_shown(opened.page)
     assert len(shown) == built.card_count == len(built.anki_cards)
     assert {(note_guid(built.deck_key, n), o) for n, o in shown} == built.anki_cards
     assert opened.page.inner_text("#card-count") == str(built.card_count)
+    opened.page.wait_for_selector("html[data-cards-loaded=true]", state="attached")
     # Every side really rendered its card: a multiple-choice front has its choices,
     # a cloze front its [...] gap.
     fronts = opened.page.eval_on_selector_all(
@@ -325,7 +325,7 @@ def test_html_flag_writes_output_deck_id_html(project: Path, cli: CliRun) -> Non
     page = project / "output" / "gradient-checkpointing.ko.html"
     assert f"wrote {Path('output') / 'gradient-checkpointing.ko.html'}" in result.out
     text = page.read_text(encoding="utf-8")
-    assert text.count('class="pv-card"') == 21
+    assert len(page_data(text)["cards"]) == 21
     assert "<title>ML 시스템::그래디언트 체크포인팅: preview</title>" in text
     # Same input, same bytes.
     assert cli("preview", "--html", "--days", "30").code == 0
@@ -344,7 +344,7 @@ def test_several_decks_get_one_page_each(tmp_path: Path, cli: CliRun) -> None:
         "preview-mcq-korean.html",
     ]
     mixed = Path(pages[0]).read_text(encoding="utf-8")
-    assert mixed.count('class="pv-card"') == 5  # 2 mcq, a cloze with 2 gaps, 1 basic
+    assert len(page_data(mixed)["cards"]) == 5  # 2 mcq, a cloze with 2 gaps, 1 basic
     assert "data:image/png;base64," in mixed  # the square, inlined
     assert "서울은 대한민국의 수도입니다." in mixed
 

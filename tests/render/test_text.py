@@ -146,11 +146,18 @@ def test_escaped_cloze_syntax_changes_no_deletion(fragments: list[str]) -> None:
     assert cloze_numbers(out.html) == cloze_numbers(text)
 
 
+def _numbers_changed(problems: list[str]) -> list[str]:
+    """The problems that say Anki would read other deletion numbers than the text has
+    (others: a deletion ended early, a link left as text; tests/render/test_fidelity.py)."""
+    return [p for p in problems if p.startswith((LOST[:15], GAINED[:15]))]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(SYNTAX + ESCAPED + MARKDOWN), max_size=25).map("".join))
 def test_deletions_anki_would_read_differently_are_problems(text: str) -> None:
     out = render_markdown(text, cloze=True)
-    assert (cloze_numbers(out.html) == cloze_numbers(text)) == (out.problems == [])
+    changed = _numbers_changed(out.problems)
+    assert (cloze_numbers(out.html) == cloze_numbers(text)) == (changed == [])
 
 
 @pytest.mark.parametrize(

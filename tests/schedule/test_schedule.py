@@ -206,7 +206,8 @@ def test_balancer_weighs_days_by_interval_cubed_when_equally_loaded() -> None:
 
     lb, rng = balancer_with_load(50)
     n = 200_000
-    picks = lb.place(rng, np.zeros(n, dtype=np.int64), np.full(n, 11, dtype=np.int64), day=0)
+    draw = rng.random(n)
+    picks = lb.place(draw, np.zeros(n, dtype=np.int64), np.full(n, 11, dtype=np.int64), day=0)
     share = np.bincount(picks, minlength=14)[9:14] / n
     k = np.arange(9, 14, dtype=np.float64)
     assert share == pytest.approx(k**-3 / (k**-3).sum(), rel=0.03)
@@ -218,7 +219,8 @@ def test_balancer_prefers_an_empty_day() -> None:
 
     lb, rng = balancer_with_load(50)
     lb.counts[0, 12] = 0
-    picks = lb.place(rng, np.zeros(1000, dtype=np.int64), np.full(1000, 11, dtype=np.int64), 0)
+    draw = rng.random(1000)
+    picks = lb.place(draw, np.zeros(1000, dtype=np.int64), np.full(1000, 11, dtype=np.int64), 0)
     assert set(picks.tolist()) <= {9, 10, 11, 12, 13}
     assert (picks == 12).mean() > 0.99
 
@@ -263,9 +265,9 @@ def test_a_small_deck_weighs_only_the_days_its_cards_may_land_on(
     weighed = {"days": 0}
     original = LoadBalancer._weights
 
-    def counting(self: Any, c: Any, k: Any) -> Any:
+    def counting(self: Any, c: Any, ahead: Any) -> Any:
         weighed["days"] += c.size
-        return original(self, c, k)
+        return original(self, c, ahead)
 
     monkeypatch.setattr(LoadBalancer, "_weights", counting)
     fc = forecast(1, PreviewSettings(), 365)
@@ -437,6 +439,21 @@ def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
     assert tuple(PY_FSRS_DEFAULTS) == DEFAULT_PARAMETERS
     assert tuple(LOWER_BOUNDS_PARAMETERS) == LOWER_BOUNDS
     assert tuple(UPPER_BOUNDS_PARAMETERS) == UPPER_BOUNDS
+
+
+def test_defaults_and_bounds_are_py_fsrs_own_not_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Copies of py-fsrs's constants drift when py-fsrs changes them (issue 31): the
+    settings read them from py-fsrs, so a change there is a change here."""
+    from fsrs import scheduler
+
+    from deckbuilder.schedule import settings
+
+    shifted = (*scheduler.DEFAULT_PARAMETERS[:20], 0.2)
+    monkeypatch.setattr(scheduler, "DEFAULT_PARAMETERS", shifted)
+    monkeypatch.setattr(scheduler, "UPPER_BOUNDS_PARAMETERS", (*UPPER_BOUNDS[:20], 0.1))
+    assert settings.DEFAULT_PARAMETERS == PreviewSettings().parameters == shifted
+    problems = PreviewSettings().problems()
+    assert [p.message for p in problems] == ["w[20]=0.2 is outside 0.1..0.1"]
 
 
 @pytest.mark.parametrize(

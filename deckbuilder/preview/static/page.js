@@ -1,6 +1,50 @@
+/* The preview page's script: shows the cards a page at a time, finds them, and switches
+   night mode and phone width. The cards are data (#pv-data, written by
+   deckbuilder/preview/page.py): notes [id, kind, note type, tags, lint warnings, search
+   text] and cards [note, ordinal, label, front parts, back parts], each side's parts
+   text, a number into the shared strings, or -1 for the card's front. */
 (function () {
   "use strict";
-  var night = false;
+  var FRONT = -1;
+  var DATA = JSON.parse(document.getElementById("pv-data").textContent);
+  var notes = DATA.notes;
+  var cards = DATA.cards;
+  var size = DATA.pageSize;
+  var list = document.getElementById("card-list");
+  var found = document.getElementById("found");
+  var pagers = Array.prototype.slice.call(document.querySelectorAll("nav.pager"));
+  var findText = document.getElementById("find-text");
+  var findType = document.getElementById("find-type");
+  var findTag = document.getElementById("find-tag");
+  var findLint = document.getElementById("find-lint");
+  var gotoId = document.getElementById("goto-id");
+  var nightButton = document.getElementById("night");
+  var phoneButton = document.getElementById("phone");
+  var searchText = notes.map(function (note) { return note[5].toLowerCase(); });
+  var everyCard = cards.map(function (card, i) { return i; });
+  var matching = everyCard;
+  var page = 0;
+  var frames = [];
+  var night = document.body.classList.contains("night");  /* night.js: the system's */
+  var chosen = false;  /* the reader pressed Night mode: the system no longer decides */
+
+  /* -- a side as the document a client shows -------------------------------------- */
+  function content(card, side) {
+    return card[side].map(function (part) {
+      if (part === FRONT) { return content(card, 3); }
+      return typeof part === "number" ? DATA.shared[part] : part;
+    }).join("");
+  }
+  function sideDocument(card, side) {
+    var css = DATA.shared[DATA.types[notes[card[0]][2]][1]];
+    return "<!doctype html>\n<html lang=\"und\">\n<head>\n<meta charset=\"utf-8\">\n" +
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" +
+      "<style>\n" + DATA.frame + "</style>\n<style>\n" + css + "\n</style>\n</head>\n" +
+      "<body class=\"card card" + (card[1] + 1) + "\">\n<div id=\"qa\">\n" +
+      content(card, side) + "\n</div>\n</body>\n</html>\n";
+  }
+
+  /* -- frames ---------------------------------------------------------------------- */
   function cardDocument(frame) {
     try { return frame.contentDocument; } catch (e) { return null; }
   }
@@ -11,7 +55,14 @@
        frame's current height): the card's content and the body's margins. */
     var h = doc.documentElement.getBoundingClientRect().height;
     frame.style.height = Math.max(60, Math.ceil(h)) + "px";
+    if (pinned && pinned.isConnected) { pinned.scrollIntoView({ block: "start" }); }
   }
+  /* The card jumped to stays in view while the cards above it grow to their sides'
+     heights, until the reader scrolls. */
+  var pinned = null;
+  ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (name) {
+    window.addEventListener(name, function () { pinned = null; }, { passive: true });
+  });
   function applyMode(frame) {
     var doc = cardDocument(frame);
     if (!doc || !doc.body) { return; }
@@ -30,60 +81,290 @@
       img.addEventListener("load", function () { fit(frame); });
     });
   }
-  /* Each side's document is joined from its parts (see _Sides in deckbuilder/page.py). */
-  var DATA = JSON.parse(document.getElementById("pv-sides").textContent);
-  function sideDocument(frame) {
-    return DATA.sides[Number(frame.getAttribute("data-side"))].map(function (part) {
-      return typeof part === "number" ? DATA.shared[part] : part;
-    }).join("");
+
+  /* -- a card ---------------------------------------------------------------------- */
+  function element(tag, className, text) {
+    var e = document.createElement(tag);
+    if (className) { e.className = className; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
   }
-  function load(frame) { frame.srcdoc = sideDocument(frame); }
-  var frames = Array.prototype.slice.call(document.querySelectorAll(".pv-card iframe"));
-  var pending = frames.length;
-  frames.forEach(function (frame) {
-    var first = true;
-    frame.addEventListener("load", function () {
-      prepare(frame);
-      if (first) {
-        first = false;
-        pending -= 1;
-        if (pending === 0) { document.documentElement.setAttribute("data-cards-loaded", "true"); }
+  function button(className, text, title) {
+    var b = element("button", className, text);
+    b.type = "button";
+    b.title = title;
+    return b;
+  }
+  function side(card, which, label) {
+    var figure = element("figure", "side " + which);
+    figure.appendChild(element("figcaption", "", label));
+    return figure;
+  }
+  /* A side's frame, made when the side is shown: each frame is a document of its own,
+     and making twenty at once held the page up for a long moment. */
+  function frameOf(section, which) {
+    var frame = document.createElement("iframe");
+    frame.title = section.getAttribute("data-note") + ": " + which;
+    section.querySelector(".side." + which).appendChild(frame);
+    frames.push(frame);
+    return frame;
+  }
+  function cardElement(index) {
+    var card = cards[index];
+    var note = notes[card[0]];
+    var section = element("section", "pv-card");
+    section.id = "card-" + note[0] + "-" + (card[1] + 1);
+    section.setAttribute("data-note", note[0]);
+    section.setAttribute("data-kind", note[1]);
+    section.setAttribute("data-ord", String(card[1]));
+    section.tabIndex = -1;
+    var header = element("header");
+    header.appendChild(element("span", "note-id", note[0]));
+    header.appendChild(element("span", "kind", DATA.kinds[note[1]]));
+    header.appendChild(element("span", "which", card[2]));
+    note[3].forEach(function (tag) { header.appendChild(element("span", "tag", DATA.tags[tag])); });
+    var buttons = element("span", "buttons");
+    if (DATA.played.indexOf(note[1]) >= 0) {
+      buttons.appendChild(button("flip", "Flip", "Show the answer to your pick"));
+      buttons.appendChild(button("again", "Again", "Start this card again"));
+    }
+    header.appendChild(buttons);
+    section.appendChild(header);
+    if (note[4].length) {
+      var lint = element("ul", "lint");
+      lint.setAttribute("aria-label", "Lint warnings");
+      note[4].forEach(function (warning) {
+        var item = element("li");
+        item.appendChild(element("code", "", DATA.codes[warning[0]]));
+        item.appendChild(document.createTextNode(" " + warning[1]));
+        lint.appendChild(item);
+      });
+      section.appendChild(lint);
+    }
+    var sides = element("div", "sides");
+    sides.appendChild(side(card, "front", "Front"));
+    sides.appendChild(side(card, "back", "Back"));
+    section.appendChild(sides);
+    return section;
+  }
+  /* The back after the front, as in a review: a multiple-choice back finds the order the
+     front stored. A card's front asks for its answer as it asks AnkiDroid's card page,
+     with showAnswer() (a typed-answer card on Enter): here that is the Flip button.
+     ``shown`` is called once the front has loaded, ``loaded`` once the back has. */
+  function play(section, index, shown, loaded) {
+    var card = cards[index];
+    var front = frameOf(section, "front");
+    var back = null;
+    function load(frame, which) { frame.srcdoc = sideDocument(card, which); }
+    function showBack() {
+      if (back === null) {
+        back = frameOf(section, "back");
+        var first = true;
+        back.addEventListener("load", function () {
+          prepare(back);
+          if (first) { first = false; loaded(); }
+        });
       }
-    });
-  });
-  /* The back after the front, as in a review: a multiple-choice back finds the order
-     the front stored. */
-  document.querySelectorAll(".pv-card").forEach(function (card) {
-    var front = card.querySelector(".front iframe");
-    var back = card.querySelector(".back iframe");
+      load(back, 4);
+    }
     var started = false;
     front.addEventListener("load", function () {
-      if (!started) { started = true; load(back); }
+      prepare(front);
+      try { front.contentWindow.showAnswer = showBack; } catch (e) { /* none */ }
+      if (!started) { started = true; showBack(); shown(); }
     });
-    /* A card's front asks for its answer as it asks AnkiDroid's card page, with
-       showAnswer() (a typed-answer card on Enter): here that is the Flip button. */
-    front.addEventListener("load", function () {
-      try { front.contentWindow.showAnswer = function () { load(back); }; } catch (e) { /* none */ }
+    var flip = section.querySelector("button.flip");
+    var again = section.querySelector("button.again");
+    if (flip) { flip.addEventListener("click", showBack); }
+    if (again) { again.addEventListener("click", function () { load(front, 3); }); }
+    load(front, 3);
+  }
+
+  /* -- pages ----------------------------------------------------------------------- */
+  function pages() { return Math.max(1, Math.ceil(matching.length / size)); }
+  function number(n) { return n.toLocaleString("en"); }
+  function status() {
+    if (!matching.length) { return "No card matches."; }
+    var first = page * size + 1;
+    var last = Math.min(matching.length, first + size - 1);
+    var text = "Cards " + number(first) + "\u2013" + number(last) + " of " + number(matching.length);
+    return matching.length < cards.length ? text + " matching (" + number(cards.length) + " in all)" : text;
+  }
+  function pagerButton(text, target, label) {
+    var b = button("", text, label);
+    b.setAttribute("aria-label", label);
+    b.disabled = target === page || target < 0 || target >= pages();
+    b.addEventListener("click", function () { show(target); });
+    return b;
+  }
+  function drawPager(nav) {
+    nav.textContent = "";
+    var last = pages() - 1;
+    nav.appendChild(pagerButton("\u00ab", 0, "First page"));
+    nav.appendChild(pagerButton("\u2039 Previous", page - 1, "Previous page"));
+    var label = element("label", "page-of");
+    label.appendChild(document.createTextNode("Page "));
+    var input = element("input");
+    input.type = "number";
+    input.min = "1";
+    input.max = String(last + 1);
+    input.value = String(page + 1);
+    input.setAttribute("aria-label", "Page");
+    input.addEventListener("change", function () {
+      var wanted = parseInt(input.value, 10);
+      if (wanted >= 1) { show(Math.min(wanted, last + 1) - 1); }
     });
-    load(front);
-    var flip = card.querySelector("button.flip");
-    var again = card.querySelector("button.again");
-    if (flip) { flip.addEventListener("click", function () { load(back); }); }
-    if (again) { again.addEventListener("click", function () { load(front); }); }
+    label.appendChild(input);
+    label.appendChild(document.createTextNode(" of " + number(last + 1)));
+    nav.appendChild(label);
+    nav.appendChild(pagerButton("Next \u203a", page + 1, "Next page"));
+    nav.appendChild(pagerButton("\u00bb", last, "Last page"));
+  }
+  /* Show page ``wanted`` of the matching cards. Their sides load in order, a card's
+     front shortly after the one before it, so the first card shows at once and the
+     page stays responsive; the root says data-cards-loaded when every side has. */
+  function show(wanted) {
+    page = Math.max(0, Math.min(wanted, pages() - 1));
+    list.textContent = "";
+    frames = [];
+    var root = document.documentElement;
+    var shown = matching.slice(page * size, (page + 1) * size);
+    var sections = shown.map(cardElement);
+    sections.forEach(function (section) { list.appendChild(section); });
+    var pending = sections.length;
+    var next = 0;
+    root.setAttribute("data-cards-loaded", pending ? "false" : "true");
+    function start() {
+      if (next >= sections.length || !sections[next].isConnected) { return; }
+      var i = next;
+      next += 1;
+      play(sections[i], shown[i], start, function () {
+        pending -= 1;
+        if (pending === 0 && sections[i].isConnected) {
+          root.setAttribute("data-cards-loaded", "true");
+        }
+      });
+    }
+    /* Two cards at a time, from the next task on: paging on in a hurry makes no frames. */
+    setTimeout(function () { start(); start(); }, 0);
+    found.textContent = status();
+    pagers.forEach(drawPager);
+    return sections;
+  }
+
+  /* -- finding --------------------------------------------------------------------- */
+  function filtered() {
+    var words = findText.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var type = findType.value;
+    var tag = DATA.tags.indexOf(findTag.value);
+    var lint = findLint.value;
+    var code = DATA.codes.indexOf(lint);
+    if (!words.length && !type && tag < 0 && !lint) { return everyCard; }
+    return everyCard.filter(function (i) {
+      var note = notes[cards[i][0]];
+      if (type && DATA.types[note[2]][0] !== type) { return false; }
+      if (tag >= 0 && note[3].indexOf(tag) < 0) { return false; }
+      if (lint === "*" && !note[4].length) { return false; }
+      if (code >= 0 && !note[4].some(function (w) { return w[0] === code; })) { return false; }
+      var text = searchText[cards[i][0]];
+      return words.every(function (word) { return text.indexOf(word) >= 0; });
+    });
+  }
+  function refilter() {
+    matching = filtered();
+    show(0);
+  }
+  var typing = null;
+  findText.addEventListener("input", function () {
+    clearTimeout(typing);
+    typing = setTimeout(refilter, 150);
   });
-  var nightButton = document.getElementById("night");
-  nightButton.addEventListener("click", function () {
-    night = !night;
+  [findType, findTag, findLint].forEach(function (select) {
+    select.addEventListener("change", refilter);
+  });
+  /* Jump to a note: its first card, on the page that holds it (every card, when the
+     filters hide it). Whether the note was found. */
+  function goTo(id) {
+    var target = -1;
+    for (var i = 0; i < cards.length && target < 0; i += 1) {
+      if (notes[cards[i][0]][0] === id) { target = i; }
+    }
+    if (target < 0) {
+      found.textContent = "No note has the id \u201c" + id + "\u201d.";
+      return false;
+    }
+    var at = matching.indexOf(target);
+    if (at < 0) {
+      findText.value = "";
+      findType.value = findTag.value = findLint.value = "";
+      matching = everyCard;
+      at = target;
+    }
+    var sections = show(Math.floor(at / size));
+    var section = sections[at % size];
+    section.classList.add("target");
+    section.scrollIntoView({ block: "start" });
+    section.focus({ preventScroll: true });
+    pinned = section;
+    return true;
+  }
+  document.getElementById("finder").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var id = gotoId.value.trim();
+    if (id) { goTo(id); }
+  });
+  function fromAddress() {
+    var hash = decodeURIComponent(window.location.hash.slice(1));
+    return hash.indexOf("note-") === 0 && goTo(hash.slice(5));
+  }
+  window.addEventListener("hashchange", fromAddress);
+
+  /* -- tables that scroll sideways ------------------------------------------------- */
+  var scrolling = Array.prototype.slice.call(document.querySelectorAll(".scroll"));
+  function cue(box) {
+    var more = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    box.parentElement.setAttribute("data-more", more ? "true" : "false");
+    box.setAttribute("data-scrolls", box.scrollWidth > box.clientWidth + 1 ? "true" : "false");
+  }
+  scrolling.forEach(function (box) {
+    box.addEventListener("scroll", function () { cue(box); }, { passive: true });
+    cue(box);
+  });
+  document.querySelectorAll("details").forEach(function (details) {
+    details.addEventListener("toggle", function () { scrolling.forEach(cue); });
+  });
+
+  /* -- night mode and phone width --------------------------------------------------- */
+  function setNight(on) {
+    night = on;
     nightButton.setAttribute("aria-pressed", String(night));
     document.body.classList.toggle("night", night);
     frames.forEach(applyMode);
+  }
+  nightButton.addEventListener("click", function () {
+    chosen = true;
+    setNight(!night);
   });
-  var phoneButton = document.getElementById("phone");
+  var scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  if (scheme && scheme.addEventListener) {
+    scheme.addEventListener("change", function (event) { if (!chosen) { setNight(event.matches); } });
+  }
+  setNight(night);
   phoneButton.addEventListener("click", function () {
     var on = !document.body.classList.contains("phone");
     phoneButton.setAttribute("aria-pressed", String(on));
     document.body.classList.toggle("phone", on);
     frames.forEach(fit);
+    scrolling.forEach(cue);
   });
-  window.addEventListener("resize", function () { frames.forEach(fit); });
+  window.addEventListener("resize", function () {
+    frames.forEach(fit);
+    scrolling.forEach(cue);
+  });
+
+  if (!fromAddress()) {
+    var said = found.textContent;  /* an address naming no note says so */
+    show(0);
+    if (said) { found.textContent = said + " " + found.textContent; }
+  }
 })();

@@ -439,13 +439,15 @@ def test_page_plays_typed_cards() -> None:
     from deckbuilder.preview.page import preview_page
     from deckbuilder.preview.report import deck_settings, preview_deck
     from deckbuilder.render.deck import render_deck
+    from tests.preview.pages import page_data
 
     (deck,) = load_decks([SOURCE / "typed-korean.yaml"])
     rd = render_deck(deck)
     settings, origin = deck_settings(deck)
-    html = preview_page(rd, preview_deck(deck, settings, 30, 0, origin))
-    assert 'data-kind="typed"' in html and "typed answer" in html
-    assert re.search(r'data-kind="typed".*?<button type="button" class="flip"', html, re.S)
+    data = page_data(preview_page(rd, preview_deck(deck, settings, 30, 0, origin)))
+    assert {note[1] for note in data["notes"]} == {"typed"}
+    assert data["kinds"]["typed"] == "typed answer"
+    assert "typed" in data["played"]  # the page gives its cards Flip and Again
 
 
 def test_the_preview_page_judges_every_play(tmp_path: Path, browser: Any) -> None:

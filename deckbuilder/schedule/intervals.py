@@ -1,11 +1,14 @@
 """The interval ladder: the successive intervals of one new card, per answer pattern.
 
-Computed with py-fsrs itself (imported when a ladder is asked for), fuzzing off.
+Computed with py-fsrs itself, fuzzing off.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from fsrs import Card, Rating, Scheduler
 
 from deckbuilder.schedule.settings import PreviewSettings
 
@@ -41,10 +44,6 @@ def ladder(settings: PreviewSettings, horizon: int, max_steps: int = LADDER_MAX_
     on the answer buttons of a review card). A pattern stops after ``max_steps``
     intervals or at the first interval that ends beyond ``horizon`` days.
     """
-    from datetime import datetime, timedelta, timezone
-
-    from fsrs import Card, Rating, Scheduler
-
     scheduler = Scheduler(
         parameters=settings.parameters,
         desired_retention=settings.desired_retention,

@@ -6,7 +6,7 @@ learning steps whose ratings follow a Markov chain, review ratings drawn from th
 forgetting curve, relearning steps after a lapse, seconds per rating in each state, a
 new-card limit and a review limit per day, a maximum interval, and Anki's load balancer
 (the interval fuzz its simulator applies). The simulation itself (NumPy) is in
-:mod:`.simulation`, imported when a forecast is asked for.
+:mod:`.simulation`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deckbuilder.schedule.settings import PreviewSettings
+from deckbuilder.schedule.simulation import simulate
 
 __all__ = [
     "DECIMALS",
@@ -29,6 +30,7 @@ __all__ = [
     "load",
     "peak",
     "shown",
+    "simulated_cards",
     "summarize",
 ]
 
@@ -85,6 +87,16 @@ class Forecast:
 MIN_SIMULATED_CARDS = 10_000
 
 
+def simulated_cards(cards: int) -> int:
+    """How many cards the forecast of a deck of ``cards`` simulates: the deck in as many
+    copies as reach MIN_SIMULATED_CARDS."""
+    return cards * _copies(cards)
+
+
+def _copies(cards: int) -> int:
+    return max(1, -(-MIN_SIMULATED_CARDS // cards)) if cards else 1
+
+
 def forecast(
     cards: int, settings: PreviewSettings, days: int, seed: int = 42, replicas: int | None = None
 ) -> Forecast:
@@ -103,16 +115,14 @@ def forecast(
     if cards < 0 or days < 0:
         raise ValueError("cards and days must be 0 or more")
     if replicas is None:
-        replicas = max(1, -(-MIN_SIMULATED_CARDS // cards)) if cards else 1
-    from deckbuilder.schedule.simulation import simulate  # NumPy: imported when a forecast is made
-
+        replicas = _copies(cards)
     totals = simulate(cards, replicas, settings, days, seed)
     return Forecast(
         cards=cards,
-        reviews=tuple(float(x) / replicas for x in totals.reviews),
-        new=tuple(float(x) / replicas for x in totals.new),
-        minutes=tuple(float(x) / 60.0 / replicas for x in totals.seconds),
-        memorized=tuple(float(x) / replicas for x in totals.memorized),
+        reviews=tuple((totals.reviews[0] / replicas).tolist()),
+        new=tuple((totals.new[0] / replicas).tolist()),
+        minutes=tuple((totals.seconds[0] / 60.0 / replicas).tolist()),
+        memorized=tuple((totals.memorized[0] / replicas).tolist()),
     )
 
 
