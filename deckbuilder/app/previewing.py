@@ -12,6 +12,7 @@ from deckbuilder.app.checking import rendered_decks
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import OutputError, Problem, RequestError
 from deckbuilder.files.atomic import atomic_write_bytes
+from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
 from deckbuilder.preview.chart import FORMATS, write_chart
 from deckbuilder.preview.page import LintNotes, preview_page
@@ -136,6 +137,8 @@ def _write_pages(
     <out_dir>/<deck id>.html; what a page cannot show as Anki does joins ``warnings``."""
     written = []
     field = "html_out" if request.html_out is not None else "html"
+    if request.html_out is None:  # a file named on the command line is the user's choice
+        refuse_links_out([request.out_dir / "-"], "no page is written through it")
     lint = _lint_by_note(rendered)
     for rd, p in zip(rendered, previews, strict=True):
         if request.html_out is None:

@@ -153,12 +153,15 @@ def _outside_project(card_file: Path, path: Path, shown: str) -> str | None:
     root = project_folder(card_file)
     advice = (
         "a card file reads a review history only inside its project: copy the history "
-        "into the project, or name it with preview --history"
+        "into the project, or delete 'history' and name the file with preview --history"
     )
     link = link_out_of_project(path, root)
     if link is not None:
         via, real = link
-        return f"'history' {shown} goes through '{via}', a link to '{real}', outside the project; {advice}"
+        return (
+            f"'history' {shown} goes through '{via}', a link to '{real}', outside the "
+            f"project; {advice}"
+        )
     real = Path(os.path.realpath(path))
     if not real.is_relative_to(os.path.realpath(root)):
         return f"'history' {shown} is outside the project ({root}); {advice}"

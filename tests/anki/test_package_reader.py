@@ -475,9 +475,7 @@ def test_the_reader_errors_are_deck_errors_naming_the_file(tmp_path: Path) -> No
     assert MODELS  # the well-formed default is a JSON object
 
 
-def test_a_note_without_cards_goes_with_the_deck_most_notes_are_in(
-    here: Path, cli: CliRun
-) -> None:
+def test_a_note_without_cards_goes_with_the_deck_most_notes_are_in(here: Path, cli: CliRun) -> None:
     """Found by the package fuzz test: a card naming no note left the other note without a
     card, and a nameless deck of its own made ``--out`` refuse a one-deck package."""
     cards = [(0, 0, 1, 0), (1001, 101, 1, 0)]
