@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +23,8 @@ from typing import Any
 
 import genanki
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from deckbuilder.anki.notetypes import note_type
 from deckbuilder.anki.notetypes.carried import carried_json
@@ -192,3 +195,68 @@ def test_a_named_pipe_in_its_place_is_refused(deck: Path, cli: CliRun) -> None:
     (line,) = _refused(cli)
     assert "is a named pipe (FIFO), not a file" in line
     shutil.rmtree(deck.parent)
+
+
+_TEMPLATE_BITS = st.sampled_from(
+    [
+        "{{",
+        "}}",
+        "{{Front}}",
+        "{{Back}}",
+        "{{#Front}}",
+        "{{/Front}}",
+        "{{^Back}}",
+        "{{/Back}}",
+        "{{>x}}",
+        "{{=<% %>=}}",
+        "<!--",
+        "-->",
+        "{{cloze:Front}}",
+        "{{type:Back}}",
+        "{{{",
+        "x",
+        " ",
+    ]
+)
+_JSON_VALUES = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=5)
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@st.composite
+def _sidecars(draw: st.DrawFn) -> str:
+    """A note types file: a good one changed in a few places, or any JSON at all."""
+    if draw(st.booleans()):
+        return json.dumps(draw(_JSON_VALUES))
+    entry: dict[str, Any] = json.loads(carried_json({NoteKind.BASIC: GOOD}))["note_types"][0]
+    for _ in range(draw(st.integers(1, 4))):
+        key = draw(st.sampled_from(["kind", "id", "name", "fields", "templates", "css", "front"]))
+        if key == "front":
+            side = draw(st.sampled_from(["front", "back"]))
+            entry["templates"][0][side] = "".join(draw(st.lists(_TEMPLATE_BITS, max_size=12)))
+        elif key == "id":
+            entry["id"] = draw(st.one_of(st.integers(), st.floats(), st.text(max_size=3)))
+        else:
+            entry[key] = draw(_JSON_VALUES)
+    return json.dumps({"note_types": [entry]})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=_sidecars())
+def test_any_note_types_file_is_read_or_refused_in_lines(
+    deck: Path, cli: CliRun, text: str
+) -> None:
+    """A fuzz of the note types file: check exits 0 or 1, never 3, never a traceback,
+    within seconds."""
+    deck.write_text(text, encoding="utf-8")
+    start = time.process_time()
+    run = cli("check")
+    assert run.code in (0, 1), run
+    assert "Traceback" not in run.err and "Internal error" not in run.err, run.err
+    assert time.process_time() - start < 10
