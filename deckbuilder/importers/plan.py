@@ -149,7 +149,9 @@ def _chosen_decks(read: Read, options: ImportOptions) -> list[tuple[SourceDeck, 
             f"{read.source.name} has {len(decks)} decks ({names}), one card file each: name "
             "one of them with deck to write it to this file, or leave out the file name",
         )
-    return [(deck, clean_deck_name(deck.name) or fallback) for deck in decks]
+    # Anki matches deck names without case: 'con' and 'CON' are one deck, spelt as first.
+    spellings = Spellings("deck name")
+    return [(deck, spellings.spelling(clean_deck_name(deck.name) or fallback)) for deck in decks]
 
 
 def _file_name(source: Path) -> str:

@@ -260,3 +260,18 @@ def test_any_note_types_file_is_read_or_refused_in_lines(
     assert run.code in (0, 1), run
     assert "Traceback" not in run.err and "Internal error" not in run.err, run.err
     assert time.process_time() - start < 10
+
+
+def test_a_link_out_of_the_folder_is_not_read(deck: Path, cli: CliRun, tmp_path: Path) -> None:
+    """A shared deck's 'd.notetypes.json -> /elsewhere/secret.json' was read, and its
+    first bytes quoted in the message (found by the adversarial pass of issue 37)."""
+    secret = tmp_path.parent / f"{tmp_path.name}-secret.json"
+    secret.write_text(carried_json({NoteKind.BASIC: GOOD}), encoding="utf-8")
+    deck.unlink()
+    deck.symlink_to(secret)
+    (line,) = _refused(cli)
+    assert line == (
+        f"cards/d.notetypes.json: a link to '{secret}', outside the card file's folder; it is "
+        "not read"
+    )
+    secret.unlink()

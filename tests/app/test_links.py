@@ -111,3 +111,23 @@ def test_a_history_that_is_a_named_pipe_is_refused(linked: tuple[Path, Path], cl
     assert "'history' 'cards/reviews.anki2' is a named pipe (FIFO), not a file" in run.err
     run = cli("preview", "--history", "cards/reviews.anki2", "cards/gradient-checkpointing.yaml")
     assert run.code == 1 and "is a named pipe (FIFO), not a file" in run.err
+
+
+def test_a_lock_file_linked_out_of_the_project_is_not_read(
+    linked: tuple[Path, Path], cli: CliRun
+) -> None:
+    """A shared deck's 'cards/x.lock -> /elsewhere' was read and parsed (found by the
+    adversarial pass of issue 37): refused, and the file it points at left alone."""
+    project, outside = linked
+    secret = outside / "secret"
+    secret.write_text("root:x:0:0\n", encoding="utf-8")
+    lock = project / "cards" / "gradient-checkpointing.en.lock"
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(secret)
+    run = cli("build", "--no-preview", "--out", "output")
+    assert run.code == 1
+    assert run.err.splitlines()[0] == (
+        f"cards/gradient-checkpointing.en.lock: a link to '{secret}', outside the card file's "
+        "folder; it is not read"
+    )
+    assert secret.read_text(encoding="utf-8") == "root:x:0:0\n"

@@ -178,3 +178,14 @@ def test_names_in_messages_are_shortened_and_show_invisible_characters(tmp_path:
     assert "… (5,002 characters)" in found and len(found) < 200
     (found,) = _problems(_card_file(tmp_path, deck="D", tags=["a\u200b b"]))
     assert "'a<U+200B> b'" in found
+
+
+def test_a_long_note_id_is_shortened_in_every_message(tmp_path: Path) -> None:
+    """A 5,000-character note id was printed whole before each of its problems."""
+    path = tmp_path / "deck.yaml"
+    path.write_text(f"deck: D\nnotes:\n  - {{id: {'a' * 5000}, front: '', back: b}}\n")
+    with pytest.raises(DeckError) as info:
+        load_deck(path)
+    (shown,) = (str(p) for p in info.value.problems)
+    assert f"note '{'a' * 60}… (5,000 characters)': 'front' is empty" in shown
+    assert len(shown) < 300

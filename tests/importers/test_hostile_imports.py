@@ -164,3 +164,22 @@ def test_any_text_imports_or_is_refused_in_lines_naming_the_file(
     assert time.process_time() - start < 10
     grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kb < 300_000
+
+
+def test_deck_names_that_differ_in_case_import_as_one_spelling(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decks 'con' and 'CON' in one text file were written as two card files that check
+    then refused (Anki makes them one deck); tags 'x::' and '::y' as Anki keeps them."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.txt").write_text(
+        "#separator:comma\n#tags column:3\n#deck column:4\nq1,a1,x::,con\nq2,a2,::y,CON\n",
+        encoding="utf-8",
+    )
+    assert cli("import", "t.txt").code == 0
+    written = sorted((tmp_path / "cards").glob("*.yaml"))
+    assert [p.name for p in written] == ["con-deck-2.yaml", "con-deck.yaml"]  # not con.yaml
+    texts = [p.read_text(encoding="utf-8") for p in written]
+    assert all("\ndeck: con\n" in text for text in texts)
+    assert "tags: [x]" in texts[1] and "tags: [y]" in texts[0]
+    assert cli("check").code == 0

@@ -22,6 +22,7 @@ from typing import Any
 from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, note_type
 from deckbuilder.anki.notetypes.template_rules import template_problems
 from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import read_regular
 from deckbuilder.invisible import is_blank
 from deckbuilder.model import BasicNote, Note, NoteKind
@@ -133,6 +134,11 @@ def read_carried(card_file: Path) -> Mapping[NoteKind, NoteTypeSpec]:
     path = sidecar_path(card_file)
     if not os.path.lexists(path):
         return _NO_CARRIED
+    elsewhere = real_path_outside(path, [os.path.realpath(card_file.parent)])
+    if elsewhere is not None:  # a shared deck's 'x.notetypes.json -> ~/.ssh/...'
+        raise DeckError.single(
+            path, f"a link to '{elsewhere}', outside the card file's folder; it is not read"
+        )
     data = read_regular(path, MAX_SIDECAR_BYTES)
     try:
         parsed = json.loads(data.decode("utf-8"))
