@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from deckbuilder.invisible import is_blank
+
 __all__ = [
     "HIGHEST_CARD_NUMBER",
     "Cloze",
@@ -137,7 +139,7 @@ def _parsed_deletions(text: str) -> Deletions:
             hidden.setdefault(node.ordinal, []).append(inner)
             if node.ordinal != 0:
                 numbers.add(node.ordinal)
-                if not inner.strip():
+                if is_blank(inner):
                     empty.add(node.ordinal)
             parts.append(inner)
         return "".join(parts)

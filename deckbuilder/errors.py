@@ -14,6 +14,9 @@ from typing import Any
 __all__ = ["DeckError", "OutputError", "Problem", "RequestError", "TargetExists", "UsageError"]
 
 
+_SHOWN_NOTE_CHARS = 60
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
     """One thing wrong with the input, located as precisely as we know."""
@@ -25,7 +28,10 @@ class Problem:
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
-        who = f" note '{self.note}':" if self.note else ""
+        note = self.note or ""
+        if len(note) > _SHOWN_NOTE_CHARS:  # a pasted id of thousands of characters
+            note = f"{note[:_SHOWN_NOTE_CHARS]}… ({len(note):,} characters)"
+        who = f" note '{note}':" if note else ""
         return f"{where}:{who} {self.message}"
 
 

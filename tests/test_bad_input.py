@@ -79,6 +79,12 @@ def generated_cases() -> list[tuple[str, bytes, str, str]]:
         "deck: D\nnotes:\n  - id: a\n    front: " + "x" * (MAX_FIELD_BYTES + 1) + "\n    back: b\n"
     )
     deep = "deck: D\nnotes: " + "[" * 100_000 + "]" * 100_000 + "\n"
+    codes = ", ".join(f"x{n:03d}" for n in range(300))
+    languages = f"deck: D\nlanguages: [{codes}]\nnotes: [{{id: a, front: f, back: b}}]\n"
+    long_number = (
+        "deck: D\nnotes:\n  - {id: a, type: typed, question: q,\n"
+        f"     answer: {{number: {'9' * 5000}}}}}\n"
+    )
     return [
         (
             "binary",
@@ -100,6 +106,18 @@ def generated_cases() -> list[tuple[str, bytes, str, str]]:
             f"note 'a': 'front' is {MAX_FIELD_BYTES + 1:,} bytes; the limit",
         ),
         ("deep", deep.encode(), "2", "YAML nesting is deeper than 100 levels"),
+        # Issue 37: each language is a package; 300 of them from a 43 KB file took 12.7 s.
+        ("many-languages", languages.encode(), "2", "'languages' lists 300 languages; a card"),
+        # Issue 37: U+2028 is a line break to YAML, not to editors; the lines after it
+        # were numbered wrongly and the advice quoted the wrong line.
+        (
+            "line-separator",
+            "deck: D\nnotes:\n  - id: a\n    front: one\u2028two\n    back: b\n".encode(),
+            "4",
+            "U+2028 (LINE SEPARATOR): YAML reads it as a line break",
+        ),
+        # Issue 37: a 5,000-digit number was compared as a float and echoed whole.
+        ("long-number", long_number.encode(), "4", "'answer.number' is 5,000 characters long"),
     ]
 
 
@@ -477,3 +495,17 @@ def test_the_mistakes_fixed_as_their_messages_say_build(
     (tmp_path / "cards" / "mistakes.yaml").write_text(fixed, encoding="utf-8")
     result = cli("check")
     assert result.code == 0, result.err
+
+
+@pytest.mark.parametrize("command", [("build",), ("preview", "--html")])
+def test_output_that_is_a_file_is_one_clear_line(
+    project: Path, cli: CliRun, command: tuple[str, ...]
+) -> None:
+    """With a file named 'output' where the output folder goes, build and preview --html
+    printed the OS's bare 'File exists' (issue 37, item 7)."""
+    (project / "output").write_text("not a folder", encoding="utf-8")
+    run = cli(*command)
+    assert run.code == 1 and "Traceback" not in run.err
+    assert "output is a file, not a folder; move it away or write somewhere else" in run.err
+    assert "File exists" not in run.err
+    assert (project / "output").read_text(encoding="utf-8") == "not a folder"

@@ -27,7 +27,11 @@ from hypothesis import strategies as st
 from deckbuilder import cloze
 from deckbuilder.anki.notetypes import note_type
 from deckbuilder.cardfile.fields import LOCALIZED_KEYS, MAX_FIELD_BYTES
+from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.cardfile.yaml_recovery import read_yaml
+from deckbuilder.errors import DeckError
+from deckbuilder.importers import ImportOptions, plan_import, read_text_source
+from deckbuilder.lint.normalise import plain
 from deckbuilder.model import NoteKind
 from deckbuilder.preview import anki_template
 from deckbuilder.preview.anki_template import render_card, strip_html
@@ -445,3 +449,62 @@ def test_reading_past_yaml_mistakes_takes_linear_time(make: Callable[[int], str]
     as often as it has mistakes, and a file of mistakes in one part is cut short."""
     assert read_yaml(make(1000), "f.yaml", LOCALIZED_KEYS)[1]
     assert_linear(lambda t: read_yaml(t, "f.yaml", LOCALIZED_KEYS), make)
+
+
+# Issue 37, item 4: card text of unclosed openers took seconds to minutes in build (45 KB
+# of '[' 26.8 s): lint's plain text tried a link at every '[' to the end of the text.
+OPENER_RUNS = ["[", "![", "\\[", "<![CDATA[", "[sound:", "[a](", "![a]("]
+
+
+@pytest.mark.parametrize("unit", OPENER_RUNS)
+def test_unclosed_openers_take_linear_time(unit: str) -> None:
+    """A basic card's front (no cloze, so no fast path for the runs) and lint's reading of
+    it as plain text."""
+
+    def lint_text(text: str) -> object:
+        plain.cache_clear()  # each call reads the text again
+        return plain(text)
+
+    assert_linear(lint_text, run_of(unit))
+    assert_linear(lambda t: render_markdown("*a* " + t), run_of(unit), long=LONG // 2)
+
+
+def _imported(fmt: str) -> Callable[[str], object]:
+    def run(text: str) -> object:
+        with contextlib.suppress(DeckError):
+            return plan_import(
+                read_text_source(text, Path("q.txt"), fmt), ImportOptions(out=Path("q.yaml"))
+            )
+        return None
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("fmt", "make", "long"),
+    [
+        # 12,000 identical rows: 21.5 s, each id found by trying -2, -3, ... in turn.
+        ("anki-text", lambda n: "#separator:comma\n" + "same,same\n" * n, 12_000),
+        # A matching question of 6,000 pairs: 34 s, a card per pair with every answer.
+        ("gift", lambda n: "::Q:: M {" + " ".join(f"=a{i} -> b{i}" for i in range(n)) + "}", 6_000),
+    ],
+    ids=["identical-csv-rows", "gift-matching-pairs"],
+)
+def test_hostile_imports_take_linear_time(fmt: str, make: Callable[[int], str], long: int) -> None:
+    assert_linear(_imported(fmt), make, long)
+
+
+def test_thirty_thousand_tags_on_a_note_take_linear_time(tmp_path: Path) -> None:
+    """Each tag is checked against the spellings before it once (a dictionary per '::'
+    level), not against every tag before it."""
+
+    def load(text: str) -> object:
+        path = tmp_path / "deck.yaml"
+        path.write_text(text, encoding="utf-8")
+        return load_deck(path)
+
+    def make(n: int) -> str:
+        tags = ", ".join(f"t{i}::x{i % 7}" for i in range(n))
+        return f"deck: D\nnotes:\n  - {{id: a, front: f, back: b, tags: [{tags}]}}\n"
+
+    assert_linear(load, make, 30_000)

@@ -12,6 +12,7 @@ from deckbuilder.app.checking import rendered_decks
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import DeckError, OutputError, Problem, RequestError
 from deckbuilder.files.atomic import atomic_write_bytes
+from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
 from deckbuilder.lock.manifest import lock_path, read_manifest, update_manifest
 from deckbuilder.model import Deck
@@ -155,6 +156,8 @@ def _write_pages(
     <out_dir>/<deck id>.html; what a page cannot show as Anki does joins ``warnings``."""
     written = []
     field = "html_out" if request.html_out is not None else "html"
+    if request.html_out is None:  # a file named on the command line is the user's choice
+        refuse_links_out([request.out_dir / "-"], "no page is written through it")
     lint = lint_by_note(rendered)
     for rd, p in zip(rendered, previews, strict=True):
         if request.html_out is None:

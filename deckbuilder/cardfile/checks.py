@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Sequence
+from typing import Any
 
 from deckbuilder import cloze
 from deckbuilder.cardfile.fields import (
@@ -20,9 +21,9 @@ from deckbuilder.cardfile.fields import (
     UNSTORABLE,
     id_problem,
     plural,
+    shown,
     suggest,
     unstorable_problem,
-    visible,
 )
 from deckbuilder.cardfile.keys import (
     GUID_PATTERN,
@@ -32,6 +33,7 @@ from deckbuilder.cardfile.keys import (
     NOTE_TYPES,
 )
 from deckbuilder.errors import Problem
+from deckbuilder.invisible import is_blank, without_invisible
 from deckbuilder.model import (
     BasicNote,
     ClozeNote,
@@ -44,7 +46,15 @@ from deckbuilder.model import (
     letter,
 )
 
-__all__ = ["check_deck", "note_problems", "tag_problem", "text_problem"]
+__all__ = [
+    "Spellings",
+    "check_deck",
+    "deck_name_part",
+    "deck_name_problem",
+    "note_problems",
+    "tag_problem",
+    "text_problem",
+]
 
 GUID_RE = re.compile(f"(?:{GUID_PATTERN})\\Z")
 # The keys of each note type whose text must not be empty.
@@ -67,7 +77,13 @@ def check_deck(deck: Deck) -> list[Problem]:
     """Every problem of the deck's notes, in order of line: ids well-formed and unique,
     text sizes and characters Anki can store, required texts not empty, choices and
     answers, cloze deletions, typed answers, tags, GUIDs, pins and lint opt-outs."""
-    found = note_problems(deck.notes, str(deck.source))
+    tags = Spellings("tag")
+    deck_tags = [
+        Problem(str(deck.source), None, wrong)
+        for tag in deck.tags
+        if (wrong := tags.problem(tag, "the deck's tags"))
+    ]
+    found = [deck_tags, *note_problems(deck.notes, str(deck.source), tags=tags)]
     return sorted((p for problems in found for p in problems), key=_line_order)
 
 
@@ -79,17 +95,21 @@ _NONE: tuple[Problem, ...] = ()
 
 
 def note_problems(
-    notes: Sequence[Note], file: str, unread: Sequence[Collection[str]] = ()
+    notes: Sequence[Note],
+    file: str,
+    unread: Sequence[Collection[str]] = (),
+    tags: Spellings | None = None,
 ) -> list[Sequence[Problem]]:
     """The problems of each note, in the order of ``notes``. ``unread``: for each note,
     the keys the loader could not read (a problem already said why), whose content is
-    not checked again."""
+    not checked again. ``tags``: the tags' spellings so far (the deck's own tags)."""
     first_id: dict[str, Note] = {}
     first_guid: dict[str, Note] = {}
+    spellings = tags if tags is not None else Spellings("tag")
     out: list[Sequence[Problem]] = []
     for i, note in enumerate(notes):
         check = _NoteCheck(file, note, unread[i] if unread else ())
-        check.identity(first_id, first_guid)
+        check.identity(first_id, first_guid, spellings)
         check.texts()
         if isinstance(note, McqNote):
             check.mcq(note)
@@ -107,7 +127,7 @@ def text_problem(what: str, text: str, *, required: bool = False) -> str | None:
     """What is wrong with the text of field ``what``: too long, characters Anki cannot
     store, or (``required``) nothing but white space; None when nothing is."""
     short = len(text) * 4 <= MAX_FIELD_BYTES  # a character is at most 4 bytes
-    filled = not required or (text and not text.isspace())
+    filled = not required or not is_blank(text)
     if short and filled and UNSTORABLE.search(text) is None:
         return None  # most text, told apart at the cost of one search
     size = 0 if short else len(text.encode("utf-8", "surrogatepass"))
@@ -117,16 +137,121 @@ def text_problem(what: str, text: str, *, required: bool = False) -> str | None:
     if unstorable:
         return f"'{what}' {unstorable}"
     if not filled:
-        return f"'{what}' is empty"
+        if not text or text.isspace():
+            return f"'{what}' is empty"
+        return (
+            f"'{what}' shows nothing: it holds only invisible characters (such as U+200B), "
+            "white space or line breaks"
+        )
     return None
 
 
 def tag_problem(tag: str) -> str | None:
-    """What is wrong with one tag of a deck or note, None when nothing is."""
+    """What is wrong with one tag of a deck or note, None when nothing is: Anki stores a
+    tag as it is unless it holds a space (two tags then) or a part between '::' with no
+    text (named 'blank' then: ``x::`` becomes ``x::blank``)."""
     problem = text_problem("tags", tag, required=True)
     if problem is None and any(ch.isspace() for ch in tag):
-        return f"tag '{tag}' contains a space; Anki tags cannot (use '_' or '-')"
+        return f"tag '{shown(tag)}' contains a space; Anki tags cannot (use '_' or '-')"
+    if problem is None and "::" in tag:
+        parts = tag.split("::")
+        if any(is_blank(part) for part in parts):
+            kept = "::".join(part for part in parts if not is_blank(part))
+            fix = f": write '{shown(kept)}'" if kept else ""
+            if all(parts):  # Anki keeps a part of invisible characters, which shows nothing
+                return f"tag '{shown(tag)}' has a part between '::' that shows nothing{fix}"
+            anki = "::".join(part or "blank" for part in parts)
+            return (
+                f"tag '{shown(tag)}' has an empty part between '::'; Anki would name it "
+                f"'blank' ({shown(anki)}){fix}"
+            )
     return problem
+
+
+# What Anki trims from each part of a deck name: white space and ':' (rslib decks/name.rs).
+_TRIMMED_IN_DECK_NAMES = ":" + "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+
+
+def deck_name_part(part: str) -> str:
+    """A part of a deck name (between '::') as Anki keeps it: without white space or ':'
+    around it; '' for a part that shows nothing (Anki would call it 'blank')."""
+    kept = part.strip(_TRIMMED_IN_DECK_NAMES)
+    return "" if is_blank(kept) else kept
+
+
+def deck_name_problem(name: str) -> str | None:
+    """Why Anki would not keep the deck name ``name`` as it is (a part with no text, or
+    white space or ':' around a part: ``Biology :: Cells``, ``a:::b``), with the name it
+    would keep; None when it keeps it."""
+    parts = name.split("::")
+    kept = [deck_name_part(part) for part in parts]
+    if kept == parts and all(kept):
+        return None
+    fix = "::".join(part for part in kept if part)
+    advice = f": write '{shown(fix)}'" if fix else ""
+    if not all(kept):
+        return (
+            f"deck name '{shown(name)}' has an empty part between '::' (Anki would name it "
+            f"'blank'){advice}"
+        )
+    anki = "::".join(kept)
+    return (
+        f"deck name '{shown(name)}' would be renamed '{shown(anki)}' by Anki, which drops "
+        f"spaces and ':' around '::'{advice}"
+    )
+
+
+class Spellings:
+    """The spelling a name has first, for names Anki matches without case (tags, deck
+    names), part by part along '::': Anki gives ``foo`` the spelling of an earlier ``Foo``,
+    and ``foo::b`` that of ``Foo::a``'s parent. Names that differ only by invisible
+    characters are two names in Anki that look like one: refused too."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what  # 'tag', 'deck name'
+        # casefolded part without invisible characters -> (its first spelling, where it
+        # is, the parts below it)
+        self._first: dict[str, tuple[str, str, dict[str, Any]]] = {}
+
+    def problem(self, name: str, where: str) -> str | None:
+        """Why ``name`` would not reach Anki as it is spelt here, given the names before
+        it; None when it would. ``where`` says where it is ('line 4'), for the message
+        about a later name."""
+        level = self._first
+        spelt: list[str] = []
+        parts = name.split("::")
+        for depth, part in enumerate(parts):
+            key = without_invisible(part).casefold()
+            first, first_where, below = level.setdefault(key, (part, where, {}))
+            if first != part:
+                other = "::".join([*spelt, first])
+                at = f" ({first_where})" if first_where else ""
+                if part.casefold() == first.casefold():
+                    fix = "::".join([*spelt, first, *parts[depth + 1 :]])
+                    return (
+                        f"{self.what} '{shown(name)}' and '{shown(other)}'{at} differ only in "
+                        f"case; Anki spells them alike: write '{shown(fix)}'"
+                    )
+                return (
+                    f"{self.what} '{shown(name)}' and '{shown(other)}'{at} differ only by "
+                    "invisible characters: Anki keeps them apart, and they look the same; "
+                    "delete the invisible characters"
+                )
+            spelt.append(part)
+            level = below
+        return None
+
+    def spelling(self, name: str) -> str:
+        """``name`` spelt as Anki would spell it after the names before it (each part as
+        the first like it was), and kept as a name before the next."""
+        level = self._first
+        spelt: list[str] = []
+        for part in name.split("::"):
+            key = without_invisible(part).casefold()
+            first, _, below = level.setdefault(key, (part, "", {}))
+            spelt.append(first)
+            level = below
+        return "::".join(spelt)
 
 
 class _NoteCheck:
@@ -149,7 +274,9 @@ class _NoteCheck:
         who = note_id if note_id and UNSTORABLE.search(note_id) is None else None
         self.problems.append(Problem(self.file, self.note.field_line(key), message, who))
 
-    def identity(self, first_id: dict[str, Note], first_guid: dict[str, Note]) -> None:
+    def identity(
+        self, first_id: dict[str, Note], first_guid: dict[str, Note], tags: Spellings
+    ) -> None:
         note = self.note
         if "id" not in self.unread:
             wrong = text_problem("id", note.id, required=True)
@@ -162,14 +289,16 @@ class _NoteCheck:
             else:
                 first_id[note.id] = note
         for i, tag in enumerate(note.tags):
-            wrong = tag_problem(tag)
+            key = f"tags[{i}]"
+            line = note.field_line(key)
+            wrong = tag_problem(tag) or tags.problem(tag, f"line {line}" if line else "")
             if wrong:
-                self.problem(f"tags[{i}]", wrong)
+                self.problem(key, wrong)
         for i, code in enumerate(note.lint_ignored):
             if code not in _LINT_CODES:
                 self.problem(
                     f"lint[{i}]",
-                    f"unknown lint rule '{visible(code)}' in 'lint'{suggest(code, _LINT_CODES)}; "
+                    f"unknown lint rule '{shown(code)}' in 'lint'{suggest(code, _LINT_CODES)}; "
                     f"the rules are {', '.join(_LINT_CODES)}",
                 )
         if not note.guid:
@@ -222,7 +351,7 @@ class _NoteCheck:
                 )
             first: dict[str, int] = {}  # a choice compared loosely -> its index
             for i, text in enumerate(note.choices):
-                loose = " ".join(text.split()).casefold()
+                loose = _as_it_looks(text)
                 if loose and loose in first and f"choices[{i}]" not in self.failed:
                     # (a choice the loader could not read is '', never a repeat)
                     shown = letter(i) if i < MAX_CHOICES else str(i + 1)
@@ -310,11 +439,17 @@ class _NoteCheck:
             if wrong:
                 self.problem(key, wrong)
                 continue
-            loose = answer.shown if answer.is_number else " ".join(answer.text.split()).casefold()
+            loose = answer.shown if answer.is_number else _as_it_looks(answer.text)
             if loose in seen:
                 self.problem(key, f"{self.name(key)} repeats answer[{seen[loose]}]")
             else:
                 seen[loose] = i
+
+
+def _as_it_looks(text: str) -> str:
+    """``text`` as a reader tells it from another: case, runs of white space and
+    invisible characters make no difference."""
+    return " ".join(without_invisible(text).split()).casefold()
 
 
 def _typed_answer_problem(what: str, answer: TypedAnswer) -> str | None:

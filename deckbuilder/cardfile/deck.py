@@ -12,8 +12,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deckbuilder.cardfile.checks import tag_problem, text_problem
-from deckbuilder.cardfile.fields import ID_RE, LANG_RE, FieldReader, id_problem, is_null, trimmed
+from deckbuilder.cardfile.checks import Spellings, deck_name_problem, tag_problem, text_problem
+from deckbuilder.cardfile.fields import (
+    ID_RE,
+    LANG_RE,
+    MAX_DECK_ID_CHARS,
+    MAX_LANGUAGE_CHARS,
+    FieldReader,
+    deck_id_problem,
+    id_problem,
+    is_null,
+    shown,
+    trimmed,
+)
 from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, key_names
 from deckbuilder.cardfile.notes import read_notes
 from deckbuilder.cardfile.study import STUDY_KEYS, quoted, read_study
@@ -26,6 +37,7 @@ __all__ = [
     "DECK_KEYS",
     "LABEL_LANGUAGES",
     "LANG_RE",
+    "MAX_LANGUAGES",
     "STUDY_KEYS",
     "declared_languages",
     "detected_label_language",
@@ -34,6 +46,9 @@ __all__ = [
 
 DECK_KEYS = key_names(DECK)
 ALL_LANGUAGES = "all"  # load_decks(lang=...): one Deck per declared language
+# Each language of a card file is a deck of its own, built, checked and previewed: the
+# limit keeps a small file from asking for hundreds of packages (docs/card-format.md).
+MAX_LANGUAGES = 32
 
 
 def declared_languages(fields: FieldReader, tree: YMap) -> tuple[str, ...]:
@@ -47,6 +62,13 @@ def declared_languages(fields: FieldReader, tree: YMap) -> tuple[str, ...]:
             value.line,
             "'languages' must be a list of language codes, e.g. [ko, en] "
             f"(the first is the default), not {shape}",
+        )
+        return ()
+    if len(value.items) > MAX_LANGUAGES:
+        fields.problem(
+            value.line,
+            f"'languages' lists {len(value.items):,} languages; a card file declares at most "
+            f"{MAX_LANGUAGES} (each builds a package of its own): split the file",
         )
         return ()
     out: list[str] = []
@@ -73,6 +95,11 @@ def _language_problem(code: str, folded: dict[str, str]) -> str | None:
         return (
             f"languages {quoted(same)} and {quoted(code)} differ only in case; their "
             "packages would be the same file on macOS and Windows"
+        )
+    if len(code) > MAX_LANGUAGE_CHARS:
+        return (
+            f"language {quoted(code)} is {len(code):,} characters long; a language code "
+            f"has at most {MAX_LANGUAGE_CHARS}"
         )
     if LANG_RE.match(code) and code != ALL_LANGUAGES:
         return None
@@ -113,14 +140,15 @@ def read_deck(
         key = f"{key}.{lang}"
     description = _checked(fields, tree, "description")
     tags = []
+    spellings = Spellings("tag")
     for tag, line in fields.tags(tree):
-        wrong = tag_problem(tag)
+        wrong = tag_problem(tag) or spellings.problem(tag, f"line {line}")
         if wrong:
             fields.problem(line, wrong)
         else:
             tags.append(tag)
     study = read_study(fields, tree)
-    notes = read_notes(fields, tree)
+    notes = read_notes(fields, tree, spellings)
     label_language = _label_language(fields, tree, notes)
     deck = Deck(
         key=key,
@@ -181,8 +209,9 @@ def _deck_name(fields: FieldReader, tree: YMap) -> str:
     if fields.lang and not (isinstance(written, YMap) and written.get(fields.lang) is not None):
         # One name for several languages: suffix it, so the decks differ in Anki.
         name = f"{name} ({fields.lang})" if name else name
-    if name and any(not part.strip() for part in name.split("::")):
-        fields.problem(tree.key_line("deck"), f"deck name '{name}' has an empty part between '::'")
+    wrong = deck_name_problem(name) if name else None
+    if wrong:
+        fields.problem(tree.key_line("deck"), wrong)
     return name
 
 
@@ -192,13 +221,20 @@ def _deck_key(fields: FieldReader, tree: YMap) -> str:
         key = trimmed(_checked(fields, tree, "id", required=True))
         if key and not ID_RE.match(key):
             fields.problem(tree.key_line("id"), id_problem("deck id", key))
+        elif key:
+            wrong = deck_id_problem(key)
+            if wrong:
+                fields.problem(tree.key_line("id"), wrong)
         return key
     key = fields.path.stem
-    if not ID_RE.match(key):
-        example = re.sub(r"[^a-z0-9_-]+", "-", key.lower()).strip("-_") or "my-deck"
+    wrong = deck_id_problem(key) if ID_RE.match(key) else None
+    if not ID_RE.match(key) or wrong:
+        example = re.sub(r"[^a-z0-9_-]+", "-", key.lower()).strip("-_")[:MAX_DECK_ID_CHARS]
+        example = example if example and deck_id_problem(example) is None else "my-deck"
+        why = "is not a valid deck id" if wrong is None else f"cannot be the deck id ({wrong})"
         fields.problem(
             tree.line,
-            f"the file name '{key}' is not a valid deck id; add 'id:' with lowercase letters, "
+            f"the file name '{shown(key)}' {why}; add 'id:' with lowercase letters, "
             f"digits, '-' and '_' (for example id: {example})",
         )
     return key

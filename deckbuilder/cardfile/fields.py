@@ -16,17 +16,22 @@ from pathlib import Path
 from deckbuilder.cardfile.keys import CHOICE, DECK, ID_PATTERN, LANG_PATTERN, NOTE_TYPES, Shape
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import Problem
+from deckbuilder.invisible import INVISIBLE
 
 __all__ = [
     "ID_RE",
     "LANG_RE",
     "LOCALIZED_KEYS",
+    "MAX_DECK_ID_CHARS",
     "MAX_FIELD_BYTES",
+    "MAX_LANGUAGE_CHARS",
     "UNSTORABLE",
     "FieldReader",
+    "deck_id_problem",
     "id_problem",
     "is_null",
     "plural",
+    "shown",
     "suggest",
     "trimmed",
     "unstorable_problem",
@@ -51,6 +56,9 @@ LOCALIZED_KEYS = frozenset(
 # on import (a carriage return in a field becomes a line break), so the card would not
 # show what was written.
 UNSTORABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+# Characters of a value a message quotes: a value pasted whole (a 300,000-digit number)
+# would drown the message.
+SHOWN_CHARS = 60
 _CHARACTER_NOTES = {
     "\x1f": " (Anki's field separator)",
     "\r": " (a carriage return; write \\n for a line break)",
@@ -77,6 +85,15 @@ def visible(text: str) -> str:
     return UNSTORABLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` for a message: cut when long (with how long it was), and its invisible
+    characters and those Anki cannot store written as ``<U+200B>`` (see :func:`visible`)."""
+    if len(text) > limit:
+        text = f"{text[:limit]}… ({len(text):,} characters)"
+    text = INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+    return visible(text)
+
+
 def trimmed(text: str) -> str:
     """``text`` without the white space around it, unless it holds characters Anki cannot
     store: Python counts some of those as white space (U+001F), and the checks must see
@@ -94,7 +111,34 @@ def id_problem(what: str, written: str) -> str:
     ``note id 'Caps Id' must match [a-z0-9][a-z0-9_-]*; did you mean 'caps-id'?``."""
     near = re.sub(r"[^a-z0-9_-]+", "-", written.lower()).strip("-_")
     hint = f"; did you mean '{near}'?" if near and ID_RE.match(near) else ""
-    return f"{what} '{visible(written)}' must match [a-z0-9][a-z0-9_-]*{hint}"
+    return f"{what} '{shown(written)}' must match [a-z0-9][a-z0-9_-]*{hint}"
+
+
+# A deck id names its package and lock file (``<id>.<lang>.apkg``): not a name Windows
+# keeps for a device, and short enough for every file system with the names written
+# beside it (255 bytes per name, less the temporary files' marks).
+MAX_DECK_ID_CHARS = 100
+MAX_LANGUAGE_CHARS = 35  # the longest language tag in practice (RFC 5646, 4.4.1)
+_WINDOWS_DEVICES = frozenset(
+    {"con", "prn", "aux", "nul", *(f"{port}{n}" for port in ("com", "lpt") for n in range(10))}
+)
+
+
+def deck_id_problem(key: str) -> str | None:
+    """What keeps a well-formed deck id from naming its files everywhere, None when
+    nothing does: a device name on Windows (``con``, ``nul``, ``com1``...), or a length
+    over MAX_DECK_ID_CHARS."""
+    if key.lower() in _WINDOWS_DEVICES:
+        return (
+            f"deck id '{key}' is the name of a device on Windows, where its package "
+            f"'{key}.apkg' cannot be written; choose another (for example '{key}-deck')"
+        )
+    if len(key) > MAX_DECK_ID_CHARS:
+        return (
+            f"deck id '{shown(key)}' is {len(key):,} characters long; the limit is "
+            f"{MAX_DECK_ID_CHARS} (it names the package file)"
+        )
+    return None
 
 
 def suggest(key: str, allowed: Iterable[str]) -> str:
@@ -223,7 +267,7 @@ class FieldReader:
             if code not in self.languages:
                 self.problem(
                     line,
-                    f"'{what}' has text in '{visible(code)}', a language the deck does not "
+                    f"'{what}' has text in '{shown(code)}', a language the deck does not "
                     f"declare (languages: [{declared}]){suggest(code, self.languages)}",
                 )
         hit = value.get(self.lang)
@@ -284,9 +328,7 @@ class FieldReader:
     def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
         for key, line in ymap.lines.items():
             if key not in allowed:
-                self.problem(
-                    line, f"unknown key '{visible(key)}' in {where}{suggest(key, allowed)}"
-                )
+                self.problem(line, f"unknown key '{shown(key)}' in {where}{suggest(key, allowed)}")
 
 
 # A source line whose value is a list or mapping in flow style: the line up to the value

@@ -12,8 +12,8 @@ from collections.abc import Collection
 from typing import TypedDict, TypeGuard
 
 from deckbuilder import cloze
-from deckbuilder.cardfile.checks import note_problems, text_problem
-from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, suggest, trimmed, visible
+from deckbuilder.cardfile.checks import Spellings, note_problems, text_problem
+from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, shown, suggest, trimmed
 from deckbuilder.cardfile.imported import read_guid, read_reverse
 from deckbuilder.cardfile.keys import (
     CHOICE,
@@ -61,9 +61,9 @@ class _CommonFields(TypedDict):
     lint_ignored: tuple[str, ...]
 
 
-def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
+def read_notes(fields: FieldReader, tree: YMap, tags: Spellings | None = None) -> list[Note]:
     """The deck's ``notes:`` list, each note checked (:mod:`.checks`); a note with a
-    problem is left out (and reported)."""
+    problem is left out (and reported). ``tags``: the spellings of the deck's own tags."""
     value = tree.get("notes")
     if value is None or is_null(value):
         line = tree.key_line("notes") if "notes" in tree.entries else tree.line
@@ -93,7 +93,7 @@ def read_notes(fields: FieldReader, tree: YMap) -> list[Note]:
             misread.append(len(fields.problems) > before)
     kept: list[Note] = []
     for note, wrong, problems in zip(
-        notes, misread, note_problems(notes, fields.file, unread), strict=True
+        notes, misread, note_problems(notes, fields.file, unread, tags), strict=True
     ):
         fields.problems.extend(problems)
         if not wrong and not problems:
@@ -174,7 +174,7 @@ def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
             hint = f"; did you mean '{meant.kind}'?" if meant else suggest(written, names)
             fields.problem(
                 value.line,
-                f"unknown note type '{visible(written)}'; expected one of {', '.join(names)}{hint}",
+                f"unknown note type '{shown(written)}'; expected one of {', '.join(names)}{hint}",
             )
         return kind
     for kind, keys in NOTE_KEYS.items():
@@ -291,7 +291,7 @@ def _read_answer(fields: FieldReader, item: YMap, choices: list[str]) -> list[tu
         if meant is not None:
             fields.problem(
                 entry.line,
-                f"answer '{visible(raw)}' is not a choice letter ({valid}); it is the text "
+                f"answer '{shown(raw)}' is not a choice letter ({valid}); it is the text "
                 f"of choice {letter(meant)}: did you mean {letter(meant)}?",
                 "answer",
             )
@@ -302,7 +302,7 @@ def _read_answer(fields: FieldReader, item: YMap, choices: list[str]) -> list[tu
             if len(up) != 1 or not "A" <= up <= "Z":
                 fields.problem(
                     entry.line,
-                    f"answer '{visible(part)}' is not a choice letter ({valid})",
+                    f"answer '{shown(part)}' is not a choice letter ({valid})",
                     "answer",
                 )
                 continue

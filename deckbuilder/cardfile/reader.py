@@ -11,17 +11,26 @@ study block; this one finds the card files and reads them.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
 
+from deckbuilder.cardfile.checks import Spellings
 from deckbuilder.cardfile.deck import ALL_LANGUAGES, DECK_KEYS, declared_languages, read_deck
-from deckbuilder.cardfile.fields import ID_RE, LANG_RE, LOCALIZED_KEYS, MAX_FIELD_BYTES, FieldReader
+from deckbuilder.cardfile.fields import (
+    ID_RE,
+    LANG_RE,
+    LOCALIZED_KEYS,
+    MAX_FIELD_BYTES,
+    FieldReader,
+    plural,
+)
 from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
 from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.cardfile.yaml_tree import YMap, YValue
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
+from deckbuilder.files.reading import read_regular
 from deckbuilder.model import Deck
 
 __all__ = [
@@ -134,7 +143,11 @@ def load_decks(
             problems.extend(exc.problems)
             decks.extend(exc.partial)
     first_file: dict[str, Deck] = {}
+    names = Spellings("deck name")  # Anki matches deck names without case
     for deck in decks:
+        wrong = names.problem(deck.name, str(deck.source)) if deck.name else None
+        if wrong:
+            problems.append(Problem(str(deck.source), None, wrong))
         if deck.key in first_file:
             other = first_file[deck.key].source
             problems.append(
@@ -153,18 +166,10 @@ def load_decks(
 
 
 def read_text(path: Path) -> str:
-    """Read a UTF-8 text file (BOM allowed), refusing binary and oversized files."""
+    """Read a UTF-8 text file (BOM allowed), refusing binary and oversized files, and
+    anything but a regular file (a named pipe would block the read)."""
     name = str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise DeckError.single(name, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")
-        with path.open("rb") as stream:
-            data = _read_at_most(stream, MAX_FILE_BYTES)
-    except OSError as exc:
-        raise DeckError.single(name, f"cannot read: {exc.strerror or exc}") from None
-    if data is None:
-        raise DeckError.single(name, f"file is longer than the limit of {MAX_FILE_BYTES:,} bytes")
+    data = read_regular(path, MAX_FILE_BYTES)
     if b"\x00" in data:
         raise DeckError.single(name, "this is a binary file, not UTF-8 text")
     try:
@@ -174,20 +179,34 @@ def read_text(path: Path) -> str:
         raise DeckError.single(
             name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8", line
         ) from None
-    return text.replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n")
+    _refuse_other_line_breaks(name, text)
+    return text
 
 
-def _read_at_most(stream: BinaryIO, limit: int) -> bytes | None:
-    """The stream's bytes, or None past ``limit``. The size taken before is not enough: a
-    file can grow after it, and some report none at all (/proc files, pipes)."""
-    chunks: list[bytes] = []
-    total = 0
-    while chunk := stream.read(1024 * 1024):
-        total += len(chunk)
-        if total > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
+# Characters YAML reads as line breaks that editors show within a line: with one in the
+# file, the YAML reader's line numbers and the editor's disagree from there on, and YAML
+# turns it into a line break (or a space) inside text.
+_OTHER_LINE_BREAKS = re.compile("[\u0085\u2028\u2029]")
+_BREAK_NAMES = {"\u0085": "NEXT LINE", "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}
+
+
+def _refuse_other_line_breaks(name: str, text: str) -> None:
+    found = _OTHER_LINE_BREAKS.search(text)
+    if found is None:
+        return
+    char = found.group()
+    code = f"U+{ord(char):04X}"
+    line = text.count("\n", 0, found.start()) + 1
+    more = len(_OTHER_LINE_BREAKS.findall(text)) - 1
+    others = f" ({plural(more, 'more')} after it)" if more else ""
+    raise DeckError.single(
+        name,
+        f"{code} ({_BREAK_NAMES[char]}){others}: YAML reads it as a line break, so the text "
+        "around it would change and the lines after it would be numbered wrongly; replace "
+        f"it with a line break or a space (or write \\u{ord(char):04x} inside double quotes)",
+        line,
+    )
 
 
 def load_deck(

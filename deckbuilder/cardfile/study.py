@@ -7,7 +7,9 @@ every wrong value at its line; :func:`quoted` quotes a value for such a message.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,6 +24,8 @@ from deckbuilder.deck_options import (
     parse_parameters,
     percent_hint,
 )
+from deckbuilder.files.bounds import link_out_of_project, project_folder
+from deckbuilder.files.reading import file_kind
 from deckbuilder.model import StudySettings
 
 __all__ = ["STUDY_KEYS", "quoted", "read_study"]
@@ -122,7 +126,7 @@ def _parameters(fields: FieldReader, value: YValue | None) -> tuple[float, ...] 
 
 def _history(fields: FieldReader, value: YValue | None) -> Path | None:
     """The review history ``history:`` names, relative to the card file's folder; None
-    when absent, or (with a problem) when it names no file."""
+    when absent, or (with a problem) when it names no file in the project."""
     if value is None or is_null(value):
         return None
     text = value.raw.strip() if isinstance(value, YScalar) and value.kind == "str" else ""
@@ -134,25 +138,51 @@ def _history(fields: FieldReader, value: YValue | None) -> Path | None:
         )
         return None
     path = fields.path.parent / text
-    try:
-        found, folder = path.is_file(), path.is_dir()
-    except (OSError, ValueError):
-        found = folder = False
-    if folder:
-        fields.problem(
-            value.line,
-            f"'history' {str(path)[:_SHOWN_PATH]!r} is a folder; name the review history "
-            "in it (collection.anki2, .colpkg or .apkg)",
-        )
-        return None
-    if not found:
-        fields.problem(
-            value.line,
-            f"'history' file {str(path)[:_SHOWN_PATH]!r} not found (paths are relative "
-            "to the card file's folder)",
-        )
+    shown = repr(str(path)[:_SHOWN_PATH])
+    wrong = _outside_project(fields.path, path, shown) or _not_a_history_file(path, shown)
+    if wrong:
+        fields.problem(value.line, wrong)
         return None
     return path
+
+
+def _outside_project(card_file: Path, path: Path, shown: str) -> str | None:
+    """Why ``path`` may not be read on the card file's account: it leads out of the
+    card file's project, by a link or by its own path. A history elsewhere is the user's
+    to name on the command line, where a shared card file cannot name it for them."""
+    root = project_folder(card_file)
+    advice = (
+        "a card file reads a review history only inside its project: copy the history "
+        "into the project, or delete 'history' and name the file with preview --history"
+    )
+    link = link_out_of_project(path, root)
+    if link is not None:
+        via, real = link
+        return (
+            f"'history' {shown} goes through '{via}', a link to '{real}', outside the "
+            f"project; {advice}"
+        )
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(os.path.realpath(root)):
+        return f"'history' {shown} is outside the project ({root}); {advice}"
+    return None
+
+
+def _not_a_history_file(path: Path, shown: str) -> str | None:
+    """Why ``path`` cannot be a review history: missing, a folder, or no regular file (a
+    named pipe would block the preview that reads it). Told without opening it."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return f"'history' file {shown} not found (paths are relative to the card file's folder)"
+    if stat.S_ISDIR(mode):
+        return (
+            f"'history' {shown} is a folder; name the review history in it "
+            "(collection.anki2, .colpkg or .apkg)"
+        )
+    if not stat.S_ISREG(mode):
+        return f"'history' {shown} is {file_kind(mode)}, not a file; only regular files are read"
+    return None
 
 
 def _raw(value: YValue) -> str:

@@ -21,7 +21,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from deckbuilder.cardfile.fields import FieldReader, is_null, trimmed, visible
+from deckbuilder.cardfile.fields import FieldReader, is_null, shown, trimmed
 from deckbuilder.cardfile.keys import MAX_ANSWERS, NUMBER, NUMBER_PATTERN, NoteType, key_names
 from deckbuilder.cardfile.keys import note_type as _note_type
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
@@ -36,6 +36,9 @@ _TYPED: NoteType = _note_type(NoteKind.TYPED)
 TYPED_KEYS = key_names(_TYPED.keys)
 NUMBER_KEYS = key_names(NUMBER)
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
+# A number is compared as a double (17 significant digits); longer ones are refused
+# rather than carried whole into the card and every message.
+MAX_NUMBER_CHARS = 32
 
 
 def read_typed(fields: FieldReader, item: YMap, common: _CommonFields) -> TypedNote:
@@ -95,11 +98,19 @@ def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | N
         if value is None:
             continue
         raw = value.raw.strip() if isinstance(value, YScalar) and not value.is_null else ""
+        if len(raw) > MAX_NUMBER_CHARS:
+            fields.problem(
+                value.line,
+                f"'{what}.{key}' is {len(raw):,} characters long; a number the card compares "
+                f"is written in at most {MAX_NUMBER_CHARS} (1.5e300 for a large one)",
+                what,
+            )
+            return None
         number = float(raw) if _NUMBER.match(raw) else math.nan
         if not math.isfinite(number):
             fields.problem(
                 value.line,
-                f"'{what}.{key}' must be a number, not {visible(raw) or describe(value)}",
+                f"'{what}.{key}' must be a number, not {shown(raw) or describe(value)}",
                 what,
             )
             return None
@@ -115,8 +126,8 @@ def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | N
         if tolerance < 0:
             fields.problem(entry.line, f"'{what}.tolerance' must not be negative", what)
             return None
-        shown = raw if tolerance == 0 else f"{raw} ± {tol_raw}"
-        return TypedAnswer(low=number - tolerance, high=number + tolerance, shown=shown)
+        written = raw if tolerance == 0 else f"{raw} ± {tol_raw}"
+        return TypedAnswer(low=number - tolerance, high=number + tolerance, shown=written)
     if "min" in got and "max" in got:
         if "tolerance" in got:
             fields.problem(

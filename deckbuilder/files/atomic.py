@@ -149,10 +149,28 @@ class _Temp:
         self.close()
 
 
+def _not_a_folder(target: Path) -> Path | None:
+    """The first of ``target``'s folders that is there as something else (``output`` a
+    file); None when there is none."""
+    for folder in reversed(target.parents):
+        if os.path.lexists(folder) and not folder.is_dir():
+            return folder
+    return None
+
+
 def _create(target: Path, *, folder: bool = False) -> _Temp:
     """An empty temporary file (or folder) in ``target``'s folder, made if missing."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            blocking = _not_a_folder(target)
+            if blocking is None:
+                raise
+            raise OutputError(
+                f"cannot write {target}: {blocking} is a file, not a folder; move it away "
+                "or write somewhere else"
+            ) from None
         if folder:
             name = tempfile.mkdtemp(prefix=_temp_prefix(target), suffix=_SUFFIX, dir=target.parent)
             fd = os.open(name, _OPEN_QUIETLY)

@@ -14,7 +14,13 @@ from pathlib import Path
 
 from deckbuilder.errors import DeckError, Problem
 
-__all__ = ["folder_link_outside", "link_out_of_project", "real_path_outside", "refuse_links_out"]
+__all__ = [
+    "folder_link_outside",
+    "link_out_of_project",
+    "project_folder",
+    "real_path_outside",
+    "refuse_links_out",
+]
 
 
 def link_out_of_project(path: Path, root: Path | None = None) -> tuple[Path, Path] | None:
@@ -34,6 +40,14 @@ def link_out_of_project(path: Path, root: Path | None = None) -> tuple[Path, Pat
             if not real.is_relative_to(real_base):
                 return Path(os.path.relpath(step, base)), real
     return None
+
+
+def project_folder(card_file: Path) -> Path:
+    """The project a card file belongs to, for what it may read on its own account: the
+    working folder when the card file is in it, else the card file's own folder."""
+    here = Path(os.path.abspath(Path.cwd()))
+    card = Path(os.path.abspath(card_file))
+    return here if card.is_relative_to(here) else card.parent
 
 
 def refuse_links_out(paths: Iterable[Path], doing: str) -> None:

@@ -17,7 +17,15 @@ from typing import IO
 
 from deckbuilder.errors import DeckError
 
-__all__ = ["CHUNK_BYTES", "LimitExceeded", "copy_limited", "open_regular", "read_limited"]
+__all__ = [
+    "CHUNK_BYTES",
+    "LimitExceeded",
+    "copy_limited",
+    "file_kind",
+    "open_regular",
+    "read_limited",
+    "read_regular",
+]
 
 CHUNK_BYTES = 1 << 20
 
@@ -38,6 +46,11 @@ class LimitExceeded(ValueError):
         self.limit = limit
 
 
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is ('a named pipe (FIFO)'), from its mode."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
 def open_regular(path: Path) -> IO[bytes]:
     """``path`` opened for reading in binary; DeckError when it cannot be opened or is
     not a regular file (a folder, FIFO, device or socket)."""
@@ -53,8 +66,9 @@ def open_regular(path: Path) -> IO[bytes]:
         raise DeckError.single(path, f"cannot be read: {exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
         os.close(fd)
-        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-        raise DeckError.single(path, f"is {kind}, not a file; only regular files are read")
+        raise DeckError.single(
+            path, f"is {file_kind(mode)}, not a file; only regular files are read"
+        )
     return os.fdopen(fd, "rb")
 
 
@@ -81,3 +95,15 @@ def read_limited(source: IO[bytes], limit: int) -> bytes:
             raise LimitExceeded(limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at ``path`` (see :func:`open_regular`); DeckError when
+    it cannot be read, is no regular file, or holds more than ``limit`` bytes."""
+    try:
+        with open_regular(path) as stream:
+            return read_limited(stream, limit)
+    except LimitExceeded:
+        raise DeckError.single(path, f"file is longer than the limit of {limit:,} bytes") from None
+    except OSError as exc:
+        raise DeckError.single(path, f"cannot be read: {exc.strerror or exc}") from None

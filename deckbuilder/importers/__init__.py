@@ -15,6 +15,7 @@ from pathlib import Path
 
 from deckbuilder.anki.package_reader import is_anki_collection, read_package
 from deckbuilder.errors import DeckError, RequestError
+from deckbuilder.files.reading import open_regular
 from deckbuilder.importers.aiken import looks_like_aiken, parse_aiken
 from deckbuilder.importers.anki_package import package_notes
 from deckbuilder.importers.anki_text import KNOWN_HEADERS, read_anki_text
@@ -142,7 +143,7 @@ def read_source(source: Path, fmt: str = "auto") -> Read:
 
 def _starts_with(path: Path, magic: bytes) -> bool:
     try:
-        with path.open("rb") as stream:
+        with open_regular(path) as stream:
             return stream.read(len(magic)) == magic
-    except OSError:
+    except (OSError, DeckError):
         return False  # told by the reader that tries it next

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes.carried import spec_problems
 from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
 from deckbuilder.errors import Problem
@@ -42,6 +43,15 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
             continue
         if kind is None:
             result.report.append(_reported(name, len(notes), _OTHER_TYPE))
+            continue
+        refused = (
+            spec_problems(_spec(anki_type, kind))
+            if anki_type is not None and kind is not None and type_id not in OWN_TYPE_IDS
+            else []
+        )
+        if refused:
+            why = f"not imported: Anki would refuse its note type or change it ({refused[0]})"
+            result.report.append(_reported(name, len(notes), why))
             continue
         if kind in kinds:
             why = (

@@ -88,7 +88,7 @@ def anki_text_notes(lines: list[str], meta: Metadata, source: Path, delimiter: s
     ``delimiter``: the one to use when the headers name none (else Anki's guess)."""
     start = meta.lines
     delimiter = meta.delimiter or delimiter or guess_delimiter("\n".join(lines[start:]))
-    table = [(line, row) for line, row in rows(lines, start, delimiter) if any(row)]
+    table = [(line, row) for line, row in rows(lines, start, delimiter, source) if any(row)]
     html = meta.html if meta.html is not None else looks_like_html([row for _, row in table])
     result = Read("Anki text", source, named_decks="deck" in meta.column)
     special = {key: n for key, n in meta.column.items() if n > 0}

@@ -23,6 +23,9 @@ import csv
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from deckbuilder.errors import DeckError
 
 __all__ = ["DELIMITERS", "Metadata", "guess_delimiter", "looks_like_html", "read_metadata", "rows"]
 
@@ -121,9 +124,12 @@ def guess_delimiter(body: str) -> str:
     return next((char for char in DELIMITERS.values() if char in sample), " ")
 
 
-def rows(lines: list[str], start: int, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+def rows(
+    lines: list[str], start: int, delimiter: str, source: Path
+) -> Iterator[tuple[int, list[str]]]:
     """Each row after the first ``start`` lines with the (1-based) line it starts on: a
-    quoted field may hold line breaks; a row starting with ``#`` is a comment."""
+    quoted field may hold line breaks; a row starting with ``#`` is a comment. DeckError
+    for a field longer than Python's csv reader takes (a quote never closed, often)."""
     at_start = [True]
     first_line = [0]
 
@@ -137,9 +143,18 @@ def rows(lines: list[str], start: int, delimiter: str) -> Iterator[tuple[int, li
                 at_start[0] = False
             yield line + "\n"
 
-    for row in csv.reader(feed(), delimiter=delimiter, quotechar='"', strict=False):
-        at_start[0] = True
-        yield first_line[0], row
+    reader = csv.reader(feed(), delimiter=delimiter, quotechar='"', strict=False)
+    try:
+        for row in reader:
+            at_start[0] = True
+            yield first_line[0], row
+    except csv.Error as exc:  # only a field over csv.field_size_limit() with strict=False
+        raise DeckError.single(
+            source,
+            f"the row starting here has a field over {csv.field_size_limit():,} characters "
+            f"({exc}); a quote never closed takes in the rows after it",
+            first_line[0],
+        ) from None
 
 
 def looks_like_html(first_rows: list[list[str]]) -> bool:

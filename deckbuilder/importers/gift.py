@@ -36,7 +36,7 @@ from pathlib import Path
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.errors import Problem
-from deckbuilder.importers.base import Read, Skipped, SourceDeck, typed_answer
+from deckbuilder.importers.base import MAX_CHOICES, Read, Skipped, SourceDeck, typed_answer
 from deckbuilder.importers.gift_answers import (
     Weighted,
     full_credit,
@@ -333,6 +333,15 @@ class _GiftReader:
             return
         if len(asked) < 2 or len(rights) < 2:
             self.problem(line, "matching question needs at least two pairs with different answers")
+            return
+        if len(rights) > MAX_CHOICES:
+            # Each pair is a card showing every answer as a choice: 6,000 pairs would be
+            # 6,000 cards of 6,000 choices.
+            self.problem(
+                line,
+                f"matching question has {len(rights):,} different answers; a card shows at "
+                f"most {MAX_CHOICES} choices: split it into questions of {MAX_CHOICES} pairs",
+            )
             return
         choices = [escape_markdown(r) for r in rights]
         for pair in asked:

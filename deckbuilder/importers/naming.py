@@ -17,7 +17,8 @@ import unicodedata
 
 from anyascii import anyascii
 
-from deckbuilder.cardfile.fields import ID_RE, UNSTORABLE
+from deckbuilder.cardfile.checks import deck_name_part
+from deckbuilder.cardfile.fields import ID_RE, MAX_DECK_ID_CHARS, UNSTORABLE, deck_id_problem
 from deckbuilder.importers.base import short_hash, slugify
 
 __all__ = ["clean_deck_name", "deck_id", "file_stem"]
@@ -30,8 +31,9 @@ _NOT_IN_FILE_NAME = re.compile(r'[\\/:*?"<>|\s\x00-\x1f\x7f]+')
 
 def clean_deck_name(name: str) -> str:
     """``name`` as a deck name that loads: control characters made spaces (Anki would drop
-    them anyway), spaces joined, '::' parts without text left out."""
-    parts = [" ".join(UNSTORABLE.sub(" ", p).split()) for p in name.split("::")]
+    them anyway), spaces joined, white space and ':' around each '::' part dropped (as
+    Anki drops them), parts without text left out."""
+    parts = [deck_name_part(" ".join(UNSTORABLE.sub(" ", p).split())) for p in name.split("::")]
     return "::".join(p for p in parts if p)
 
 
@@ -40,12 +42,12 @@ def file_stem(name: str) -> str:
     name has no letter or digit."""
     name = unicodedata.normalize("NFC", name)
     if name.isascii():
-        return slugify(name, NAME_LENGTH)
+        return _not_a_device(slugify(name, NAME_LENGTH))
     words = _NOT_IN_FILE_NAME.sub("-", name.lower()).strip("-.")
     cut = words[:NAME_LENGTH]
     if len(words) > NAME_LENGTH and "-" in cut:
         cut = cut[: cut.rindex("-")]
-    return cut.strip("-.") if any(ch.isalnum() for ch in cut) else ""
+    return _not_a_device(cut.strip("-.")) if any(ch.isalnum() for ch in cut) else ""
 
 
 def deck_id(stem: str) -> str:
@@ -53,8 +55,14 @@ def deck_id(stem: str) -> str:
     its words romanised, and a hash of it; '' when it has no letter or digit."""
     stem = unicodedata.normalize("NFC", stem)
     if ID_RE.match(stem):
-        return stem
+        return _not_a_device(stem[:MAX_DECK_ID_CHARS].rstrip("-_"))
     slug = slugify(stem, NAME_LENGTH) if stem.isascii() else slugify(anyascii(stem), NAME_LENGTH)
     if stem.isascii() or not any(ch.isalnum() for ch in stem):
-        return slug
+        return _not_a_device(slug)
     return f"{slug or 'deck'}-{short_hash(stem, _ID_HASH)}"
+
+
+def _not_a_device(stem: str) -> str:
+    """``stem``, or ``<stem>-deck`` when Windows keeps it for a device (``con``, ``nul``):
+    no file can have that name there."""
+    return f"{stem}-deck" if stem and deck_id_problem(stem.lower()) else stem

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
-from deckbuilder.cardfile.checks import note_problems
+from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.cardfile.reader import MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES
 from deckbuilder.cardfile.writer import card_file_text
@@ -33,6 +33,7 @@ from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.importers.base import Read, Skipped, SourceDeck, with_ids
 from deckbuilder.importers.naming import clean_deck_name, deck_id, file_stem
+from deckbuilder.invisible import is_blank
 from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
 from deckbuilder.lock.manifest import note_hashes, templates_hash
 from deckbuilder.model import Deck, McqNote, Note, NoteKind, TypedAnswer, TypedNote
@@ -148,7 +149,9 @@ def _chosen_decks(read: Read, options: ImportOptions) -> list[tuple[SourceDeck, 
             f"{read.source.name} has {len(decks)} decks ({names}), one card file each: name "
             "one of them with deck to write it to this file, or leave out the file name",
         )
-    return [(deck, clean_deck_name(deck.name) or fallback) for deck in decks]
+    # Anki matches deck names without case: 'con' and 'CON' are one deck, spelt as first.
+    spellings = Spellings("deck name")
+    return [(deck, spellings.spelling(clean_deck_name(deck.name) or fallback)) for deck in decks]
 
 
 def _file_name(source: Path) -> str:
@@ -199,7 +202,7 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
     read, options = planner.read, planner.options
     package = read.package
     key = deck_id(target.stem) or "imported"
-    notes = [_nfc(note) for note in with_ids(source_deck.notes)]
+    notes = _tags_as_anki_keeps([_nfc(note) for note in with_ids(source_deck.notes)])
     before = len(planner.skipped)
     notes, unanswered = _answered(planner, notes)
     notes = _checked(planner, notes, unanswered)
@@ -280,6 +283,26 @@ def _nfc(note: Note) -> Note:
                 for a in value
             )
     return replace(note, **changes)  # type: ignore[arg-type]
+
+
+def _tags_as_anki_keeps(notes: list[Note]) -> list[Note]:
+    """``notes`` with their tags as Anki would keep them: parts with no text between '::'
+    dropped (Anki would name them 'blank'), and every tag spelt as the first like it
+    (Anki matches tags without case)."""
+    spellings = Spellings("tag")
+    out: list[Note] = []
+    for note in notes:
+        if not note.tags:
+            out.append(note)
+            continue
+        tags = []
+        for tag in note.tags:
+            parts = [part for part in tag.split("::") if not is_blank(part)]
+            if parts:
+                tags.append(spellings.spelling("::".join(parts)))
+        kept = tuple(dict.fromkeys(tags))
+        out.append(note if kept == note.tags else replace(note, tags=kept))
+    return out
 
 
 def _unanswered(note: Note) -> bool:
@@ -577,6 +600,5 @@ def write_import(
             raise TargetExists(path)
     with Staging() as staging:
         for path, data in plan.files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
             staging.stage_bytes(path, data)
         staging.commit(replaced)

@@ -35,7 +35,8 @@ from deckbuilder.model import McqNote, Note, TypedNote
 
 __all__ = ["looks_like_quiz", "parse_quiz"]
 
-QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,4})[.)](?:\s+((?:.*\S)?))?\s*$")
+# Up to nine digits: quizzes run past question 9,999; a longer number is text.
+QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,9})[.)](?:\s+((?:.*\S)?))?\s*$")
 BULLET_RE = re.compile(r"^\s*[•\-*·●○◦▪‣]\s+((?:.*\S)?)\s*$")
 LETTER_RE = re.compile(
     r"^\s*(?:\(([A-Za-z])\)|([A-Za-z])[.)]\s|([\u2460-\u2473]))\s*((?:.*\S)?)\s*$"

@@ -93,7 +93,9 @@ def read_spreadsheet(path: Path) -> Read:
         result = anki_text_notes(lines, meta, path, delimiter)
         result.warnings[:0] = warnings
         return result
-    table = [(line, row) for line, row in rows(lines, 0, delimiter) if any(c.strip() for c in row)]
+    table = [
+        (line, row) for line, row in rows(lines, 0, delimiter, path) if any(c.strip() for c in row)
+    ]
     header = table[0][1] if table else []
     columns = [_column(name) for name in header]
     if not any(_LETTER.match(name) for name in columns):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.reader import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.reading import read_regular
 
 __all__ = ["decode", "read_source_bytes", "read_source_text"]
 
@@ -25,17 +26,9 @@ _BOMS = (
 
 
 def read_source_bytes(path: Path) -> bytes:
-    """The bytes of ``path``; DeckError when it cannot be read or is over the size limit."""
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise DeckError.single(path, f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise DeckError.single(
-            path, f"file is longer than the limit of {MAX_FILE_BYTES:,} bytes; split it"
-        )
-    return data
+    """The bytes of ``path``; DeckError when it cannot be read, is no regular file (a
+    named pipe would block) or is over the size limit."""
+    return read_regular(path, MAX_FILE_BYTES)
 
 
 def decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:

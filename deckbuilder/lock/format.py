@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import LimitExceeded, open_regular, read_limited
 from deckbuilder.model import Deck, NoteKind
 
@@ -334,6 +335,11 @@ def read_manifest(path: Path) -> Manifest | None:
     byte order mark, as some editors save, is read past."""
     if not os.path.lexists(path):
         return None
+    elsewhere = real_path_outside(path, [os.path.realpath(path.parent)])
+    if elsewhere is not None:  # a shared deck's 'd.lock -> /elsewhere'
+        raise DeckError.single(
+            path, f"a link to '{elsewhere}', outside the card file's folder; it is not read"
+        )
     try:
         with open_regular(path) as stream:
             data = read_limited(stream, MAX_LOCK_BYTES)

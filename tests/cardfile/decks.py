@@ -9,10 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.fields import UNSTORABLE
+from deckbuilder.cardfile.checks import Spellings, tag_problem
+from deckbuilder.cardfile.fields import UNSTORABLE, deck_id_problem
 from deckbuilder.cardfile.keys import ID_PATTERN, LABEL_LANGUAGES, NOTE_LAST
+from deckbuilder.invisible import is_blank, without_invisible
 from deckbuilder.model import (
     BasicNote,
     ClozeNote,
@@ -40,7 +43,7 @@ def _nfc(text: str) -> str:
 def texts(min_size: int = 0, alphabet: st.SearchStrategy[str] = _CHARACTERS) -> Any:
     """Text as a field holds it (NFC); with ``min_size``, not blank."""
     out = st.text(alphabet, min_size=min_size, max_size=30).map(_nfc)
-    return out.filter(lambda t: t.strip()) if min_size else out
+    return out.filter(lambda t: not is_blank(t)) if min_size else out
 
 
 def one_line(min_size: int = 1) -> Any:
@@ -49,9 +52,13 @@ def one_line(min_size: int = 1) -> Any:
     return texts(min_size, alphabet).map(str.strip).filter(lambda t: t.strip() == t and t)
 
 
-ids = st.from_regex(f"{ID_PATTERN}", fullmatch=True).filter(lambda i: len(i) <= 30)
+ids = st.from_regex(f"{ID_PATTERN}", fullmatch=True).filter(
+    lambda i: len(i) <= 30 and deck_id_problem(i) is None
+)
 tags = st.lists(
-    st.text(_CHARACTERS.filter(lambda ch: not ch.isspace()), min_size=1, max_size=8).map(_nfc),
+    st.text(_CHARACTERS.filter(lambda ch: not ch.isspace()), min_size=1, max_size=8)
+    .map(_nfc)
+    .filter(lambda tag: tag_problem(tag) is None),
     unique=True,
     max_size=3,
 ).map(tuple)
@@ -78,7 +85,7 @@ def mcq_notes(draw: Any) -> McqNote:
             texts(1),
             min_size=count,
             max_size=count,
-            unique_by=lambda t: " ".join(t.split()).casefold(),
+            unique_by=as_it_looks,
         )
     )
     feedback = draw(st.lists(texts(), min_size=count, max_size=count))
@@ -148,8 +155,14 @@ def typed_answers(draw: Any) -> TypedAnswer:
     return TypedAnswer(low=float(raw), high=float(top), shown=f"{raw} \u2013 {top}")
 
 
+def as_it_looks(text: str) -> str:
+    """Texts the checks take for the same: case, white space and invisible characters
+    aside."""
+    return " ".join(without_invisible(text).split()).casefold()
+
+
 def _answer_key(answer: TypedAnswer) -> str:
-    return answer.shown if answer.is_number else " ".join(answer.text.split()).casefold()
+    return answer.shown if answer.is_number else as_it_looks(answer.text)
 
 
 @st.composite
@@ -200,6 +213,10 @@ def decks(draw: Any, source: Path) -> Deck:
         replace(note, id=nid, guid=guid if with_guid else "")
         for note, nid, guid in zip(drawn, note_ids, guid_list, strict=True)
     ]
+    spellings = Spellings("tag")
+    deck_tags = draw(tags)
+    every_tag = [*deck_tags, *(tag for note in drawn for tag in note.tags)]
+    assume(all(spellings.problem(tag, None) is None for tag in every_tag))
     lang = draw(st.sampled_from(["", "", "en", "pt-BR"]))
     key = draw(ids)
     return Deck(
@@ -208,7 +225,7 @@ def decks(draw: Any, source: Path) -> Deck:
         source=source,
         notes=tuple(drawn),
         description=draw(texts()),
-        tags=draw(tags),
+        tags=deck_tags,
         study=draw(study_settings()),
         lang=lang,
         languages=(lang,) if lang else (),

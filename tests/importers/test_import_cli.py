@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -221,12 +222,29 @@ def test_any_text_survives_the_yaml_writer(text: str) -> None:
     assert (value.raw, value.kind) == (text, "str")  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("fmt", ["auto", "quiz", "aiken", "gift", "anki-text"])
+def test_a_named_pipe_or_device_to_import_is_refused_without_waiting(
+    workdir: Path, cli: CliRun, fmt: str
+) -> None:
+    """A named pipe (FIFO) as the source blocked import until a writer came, and a device
+    (/dev/zero) was read without end (issue 37, item 2): each is refused in one line, for
+    every format, without opening it for reading."""
+    os.mkfifo(workdir / "quiz.csv")
+    for source, kind in (("quiz.csv", "a named pipe (FIFO)"), ("/dev/zero", "a character device")):
+        run = cli("import", source, "--format", fmt)
+        assert run.code == 1, run
+        assert run.err.splitlines()[0] == (
+            f"{source}: is {kind}, not a file; only regular files are read"
+        ), run.err
+        assert not (workdir / "cards").exists()
+
+
 def test_missing_input_and_bad_out_are_one_line_errors(workdir: Path, cli: CliRun) -> None:
     missing = cli("import", "nope.txt")
     assert missing.code == 1
-    assert missing.err.startswith("nope.txt: cannot read: No such file or directory")
+    assert missing.err.startswith("nope.txt: cannot be read: No such file or directory")
     folder = cli("import", ".")
-    assert folder.code == 1 and folder.err.startswith(".: cannot read")
+    assert folder.code == 1 and folder.err.startswith(".: is a folder, not a file")
     txt = cli("import", "marked.txt", "--out", "cards/quiz.txt")
     assert txt.code == 1
     assert txt.err.strip() == (

@@ -12,12 +12,19 @@ A deck without that file uses deckbuilder's own note types.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
-from deckbuilder.errors import DeckError
+from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, note_type
+from deckbuilder.anki.notetypes.template_rules import template_problems
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.files.bounds import real_path_outside
+from deckbuilder.files.reading import read_regular
+from deckbuilder.invisible import is_blank
 from deckbuilder.model import BasicNote, Note, NoteKind
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "sidecar_path",
     "spec_fields",
     "spec_for",
+    "spec_problems",
 ]
 
 SIDECAR_SUFFIX = ".notetypes.json"
@@ -37,6 +45,26 @@ CARRIED_KINDS = {
     NoteKind.CLOZE: 2,
     NoteKind.BASIC_OPTIONAL_REVERSED: 3,  # Front, Back and Add Reverse
 }
+# Templates of each kind: one card, or two (the reversed card).
+_CARRIED_TEMPLATES = {
+    NoteKind.BASIC: 1,
+    NoteKind.BASIC_REVERSED: 2,
+    NoteKind.CLOZE: 1,
+    NoteKind.BASIC_OPTIONAL_REVERSED: 2,
+}
+# Limits against absurd files (documented in docs/note-types.md). Anki's own note types
+# have templates of a few KB; genanki reads each template several times per build.
+MAX_SIDECAR_BYTES = 4 * 1024 * 1024
+MAX_TEMPLATE_CHARS = 128 * 1024
+MAX_CSS_CHARS = 1024 * 1024
+_LARGEST_ID = 2**63 - 1  # Anki's ids are signed 64-bit numbers
+_OWN_IDS = {note_type(kind).id: kind for kind in OWN_KINDS}
+_OWN_NAMES = {note_type(kind).name.casefold() for kind in OWN_KINDS}
+_SHOWN = 60  # characters of a name quoted in a message
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# What Anki removes from a field name, anywhere and at its start (rslib fields.rs fix_name).
+_NOT_IN_FIELD_NAME = ':{}"'
+_NOT_FIRST_IN_FIELD_NAME = "#/^"
 _ABOUT = (
     "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
     "they were in the collection so that Anki updates the notes in place. Commit it with "
@@ -100,45 +128,202 @@ def carried_json(specs: Mapping[NoteKind, NoteTypeSpec]) -> str:
 
 
 def read_carried(card_file: Path) -> Mapping[NoteKind, NoteTypeSpec]:
-    """The note types kept beside ``card_file`` (empty when it has none)."""
+    """The note types kept beside ``card_file`` (empty when it has none); DeckError naming
+    the file and everything wrong with it when it is not as import writes it, or holds a
+    note type Anki or genanki would refuse."""
     path = sidecar_path(card_file)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return _NO_CARRIED
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DeckError.single(path, f"cannot read the note types file: {exc}") from exc
-    try:
-        return parse_carried(json.loads(text))
-    except (ValueError, KeyError, TypeError) as exc:
+    elsewhere = real_path_outside(path, [os.path.realpath(card_file.parent)])
+    if elsewhere is not None:  # a shared deck's 'x.notetypes.json -> ~/.ssh/...'
         raise DeckError.single(
-            path,
-            f"not a note types file as 'deckbuilder import' writes it ({exc}); restore it "
-            "from version control",
-        ) from exc
-
-
-def parse_carried(data: Any) -> dict[NoteKind, NoteTypeSpec]:
-    out: dict[NoteKind, NoteTypeSpec] = {}
-    for entry in data["note_types"]:
-        kind = NoteKind(entry["kind"])
-        fields = tuple(str(name) for name in entry["fields"])
-        if kind not in CARRIED_KINDS or len(fields) != CARRIED_KINDS[kind]:
-            raise ValueError(f"note type {entry['name']!r} cannot be kind {kind.value}")
-        if kind in out:
-            raise ValueError(f"kind {kind.value} is listed twice")
-        first, *more = [
-            (str(t["name"]), str(t["front"]), str(t["back"])) for t in entry["templates"]
-        ]
-        out[kind] = NoteTypeSpec(
-            kind=kind,
-            id=int(entry["id"]),
-            name=str(entry["name"]),
-            fields=fields,
-            template_name=first[0],
-            front=first[1],
-            back=first[2],
-            css=str(entry["css"]),
-            more_templates=tuple(more),
+            path, f"a link to '{elsewhere}', outside the card file's folder; it is not read"
         )
-    return out
+    data = read_regular(path, MAX_SIDECAR_BYTES)
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise DeckError.single(path, _restore("JSON nested too deeply")) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DeckError.single(path, _restore(f"not JSON: {_shortened(str(exc))}")) from None
+    specs, problems = parse_carried(parsed)
+    if problems:
+        raise DeckError(Problem(str(path), None, problem) for problem in problems)
+    return specs
+
+
+def _restore(what: str) -> str:
+    return (
+        f"not a note types file as 'deckbuilder import' writes it ({what}); restore it "
+        "from version control"
+    )
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def parse_carried(data: Any) -> tuple[dict[NoteKind, NoteTypeSpec], list[str]]:
+    """The note types of a note types file's JSON, and what is wrong with it (then the
+    note types are not to be used)."""
+    entries = data.get("note_types") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return {}, [_restore("no list of note types ('note_types')")]
+    out: dict[NoteKind, NoteTypeSpec] = {}
+    problems: list[str] = []
+    for number, entry in enumerate(entries, start=1):
+        spec, wrong = _entry(number, entry)
+        if spec is not None and spec.kind in out:
+            wrong.append(f"note type {number}: kind {spec.kind.value} is listed twice")
+        if wrong:
+            problems += wrong
+        elif spec is not None:
+            out[spec.kind] = spec
+    problems += _shared_problems(out)
+    return out, problems
+
+
+_KEYS = {"kind": str, "id": int, "name": str, "fields": list, "templates": list, "css": str}
+_TEMPLATE_KEYS = ("name", "front", "back")
+
+
+def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
+    """One entry of the file as a note type, or None and what is wrong with it."""
+    label = f"note type {number}"
+    if not isinstance(entry, dict):
+        return None, [_restore(f"{label} is not an object")]
+    wrong = [
+        f"'{key}' is missing" if key not in entry else f"'{key}' is not {_SHAPES[shape]}"
+        for key, shape in _KEYS.items()
+        if not isinstance(entry.get(key), shape) or isinstance(entry.get(key), bool)
+    ]
+    if wrong:
+        return None, [_restore(f"{label}: {'; '.join(wrong)}")]
+    if isinstance(entry["name"], str) and entry["name"].strip():
+        label = f"note type {_shortened(entry['name'])!r}"
+    fields, templates = entry["fields"], entry["templates"]
+    if not all(isinstance(name, str) for name in fields):
+        return None, [_restore(f"{label}: a field name is not text")]
+    if not all(
+        isinstance(t, dict) and all(isinstance(t.get(k), str) for k in _TEMPLATE_KEYS)
+        for t in templates
+    ):
+        return None, [_restore(f"{label}: a template is not {{name, front, back}} as text")]
+    if entry["kind"] not in _KINDS:
+        kinds = ", ".join(kind.value for kind in CARRIED_KINDS)
+        return None, [
+            _restore(f"{label}: kind {_shortened(entry['kind'])!r} is not one of {kinds}")
+        ]
+    kind = _KINDS[entry["kind"]]
+    cards = _CARRIED_TEMPLATES[kind]
+    shape = f"{CARRIED_KINDS[kind]} fields and {cards} template{'s' if cards > 1 else ''}"
+    if (len(fields), len(templates)) != (CARRIED_KINDS[kind], _CARRIED_TEMPLATES[kind]):
+        return None, [_restore(f"{label}: a note type of kind {kind.value} has {shape}")]
+    first, *more = [(t["name"], t["front"], t["back"]) for t in templates]
+    spec = NoteTypeSpec(
+        kind=kind,
+        id=entry["id"],
+        name=entry["name"],
+        fields=tuple(fields),
+        template_name=first[0],
+        front=first[1],
+        back=first[2],
+        css=entry["css"],
+        more_templates=tuple(more),
+    )
+    return spec, [f"{label}: {problem}" for problem in spec_problems(spec)]
+
+
+_SHAPES = {str: "text", int: "a whole number", list: "a list"}
+_KINDS = {kind.value: kind for kind in CARRIED_KINDS}
+
+
+def spec_problems(spec: NoteTypeSpec) -> list[str]:
+    """What Anki or genanki would refuse, or silently change, in a note type kept from a
+    collection: its id, its name, its field and template names, its templates, sizes."""
+    problems: list[str] = []
+    if not 1 <= spec.id <= _LARGEST_ID:
+        shown = str(spec.id) if -(10**40) < spec.id < 10**40 else "(over 40 digits)"
+        problems.append(f"its id {shown} is not from 1 to {_LARGEST_ID}; Anki refuses the package")
+    elif spec.id in _OWN_IDS:
+        problems.append(
+            f"its id {spec.id} is the id of deckbuilder's own note type "
+            f"{note_type(_OWN_IDS[spec.id]).name!r}; Anki would take them for one"
+        )
+    problems += _name_problems("its name", spec.name)
+    if unicodedata.normalize("NFC", spec.name).casefold() in _OWN_NAMES:
+        problems.append(
+            "its name is the name of one of deckbuilder's own note types; Anki would rename it"
+        )
+    problems += _names_problems("field", spec.fields, field_name=True)
+    problems += _names_problems("card", [name for name, _, _ in spec.templates])
+    sizes = [
+        (f"the {side} of card {number}", text, MAX_TEMPLATE_CHARS)
+        for number, (_, front, back) in enumerate(spec.templates, start=1)
+        for side, text in (("front", front), ("back", back))
+    ]
+    for what, text, limit in [*sizes, ("its CSS", spec.css, MAX_CSS_CHARS)]:
+        if len(text) > limit:
+            problems.append(f"{what} has {len(text):,} characters; the limit is {limit:,}")
+    if not problems:
+        problems += template_problems(spec.fields, spec.templates, cloze=spec.is_cloze)
+    return problems
+
+
+def _name_problems(what: str, name: str, *, field_name: bool = False) -> list[str]:
+    """What Anki would refuse or change in the name of a note type, field or card."""
+    if is_blank(name):
+        return [f"{what} is empty; Anki refuses it"]
+    shown = repr(_shortened(name))
+    if _CONTROL.search(name):
+        return [f"{what} {shown} holds a control character"]
+    removed = _NOT_IN_FIELD_NAME if field_name else '"'
+    found = sorted({ch for ch in name if ch in removed})
+    if found:
+        return [f"{what} {shown} holds {' '.join(found)}, which Anki removes from it"]
+    if field_name and (name != name.strip() or name[0] in _NOT_FIRST_IN_FIELD_NAME):
+        return [
+            f"{what} {shown} starts or ends with a space, or starts with # / or ^, which "
+            "Anki removes"
+        ]
+    if unicodedata.normalize("NFC", name) != name:
+        return [f"{what} {shown} is not in Unicode's composed form (NFC), as Anki writes it"]
+    return []
+
+
+def _names_problems(what: str, names: Sequence[str], *, field_name: bool = False) -> list[str]:
+    """What Anki would refuse or change in a note type's field or card names: each name,
+    and two that differ only in case (Anki adds '+' to the second)."""
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for number, name in enumerate(names, start=1):
+        problems += _name_problems(f"{what} {number}'s name", name, field_name=field_name)
+        key = name.casefold()
+        if key in seen:
+            problems.append(
+                f"{what} names {_shortened(seen[key])!r} and {_shortened(name)!r} are the same "
+                "to Anki, which renames the second"
+            )
+        seen.setdefault(key, name)
+    return problems
+
+
+def _shared_problems(specs: Mapping[NoteKind, NoteTypeSpec]) -> list[str]:
+    """Note types of one file that Anki would take for one: the same id or name."""
+    problems: list[str] = []
+    ids: dict[int, NoteTypeSpec] = {}
+    names: dict[str, NoteTypeSpec] = {}
+    for spec in specs.values():
+        same = ids.setdefault(spec.id, spec)
+        if same is not spec:
+            problems.append(
+                f"note types {same.name!r} and {spec.name!r} have the same id {spec.id}; Anki "
+                "would take them for one"
+            )
+        same = names.setdefault(spec.name.casefold(), spec)
+        if same is not spec:
+            problems.append(
+                f"note types {same.name!r} and {spec.name!r} have the same name to Anki, "
+                "which renames the second"
+            )
+    return problems

@@ -1,0 +1,46 @@
+"""Characters that show nothing, and text that shows nothing.
+
+A front of only U+200B, or two choices that differ by a zero-width space, look empty and
+the same on the card; the checks of emptiness and sameness must see them so. Invisible
+here: zero-width spaces and joiners, direction marks and isolates, the soft hyphen, the
+word joiner and invisible operators, the byte order mark, variation selectors and tag
+characters, and the Hangul and Braille fillers that show as blanks.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = ["INVISIBLE", "is_blank", "without_invisible"]
+
+_INVISIBLE_CHARS = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+# What a field may hold and still show nothing: white space, invisible characters, and the
+# line-break and div tags Anki itself counts as nothing (rslib's field_is_empty).
+_BLANK_PART = rf"(?:\s|[{_INVISIBLE_CHARS}]|</?(?:br|div) ?/?>)"
+_BLANK = re.compile(rf"{_BLANK_PART}*\Z", re.IGNORECASE)
+_BLANK_START = re.compile(f"{_BLANK_PART}*", re.IGNORECASE)
+_BLANK_TAGS = re.compile(r"</?(?:br|div) ?/?>", re.IGNORECASE)
+_SHOWS_NOTHING = re.compile(rf"(?:\s|[{_INVISIBLE_CHARS}])*\Z")
+
+
+def without_invisible(text: str) -> str:
+    """``text`` without its invisible characters (for comparing texts as they look)."""
+    return INVISIBLE.sub("", text) if INVISIBLE.search(text) else text
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: only white space, invisible characters, line-break
+    tags, or character references to them (``&nbsp;``, ``&#8203;``)."""
+    if _BLANK.match(text):
+        return True
+    start = _BLANK_START.match(text)
+    # Only a character reference where the blank part ends can still make it blank.
+    if start is None or not text.startswith("&", start.end()):
+        return False
+    return _SHOWS_NOTHING.match(html.unescape(_BLANK_TAGS.sub("", text))) is not None
