@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from deckbuilder.cardfile.reader import load_deck
+from deckbuilder.model import BasicNote
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]
@@ -50,3 +52,45 @@ def test_a_note_changed_in_milliseconds_imports_and_round_trips(here: Path, cli:
     assert (len(log.new), col.note_count()) == (0, 1)  # type: ignore[attr-defined]
     assert col.get_note(note.id).fields == before
     col.close()
+
+
+def anki_fields(path: Path, tmp_path: Path) -> list[list[str]]:
+    """The fields of the notes Anki's own CSV import makes of ``path``."""
+    from anki.collection import Collection
+    from anki.import_export_pb2 import ImportCsvRequest
+
+    col = Collection(str(tmp_path / "oracle.anki2"))
+    try:
+        metadata = col.get_csv_metadata(path=str(path), delimiter=None)
+        col.import_csv(ImportCsvRequest(path=str(path), metadata=metadata))
+        return [list(col.get_note(nid).fields) for nid in sorted(col.find_notes(""))]
+    finally:
+        col.close()
+
+
+@pytest.mark.anki
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeffHello, world",  # AnkiDroid's text-utf8-bom.txt, whole
+        "France,Paris\nPeru,Lima\nColombia,Bogota\n",  # Anki's CSV tests: "front,back"
+        "#a comment\nfront,back\n#another\n",
+        "Capital of France: Paris\nCapital of Peru: Lima\n",
+    ],
+)
+def test_header_less_text_split_by_commas_or_colons_comes_in_as_anki_reads_it(
+    here: Path, cli: CliRun, text: str
+) -> None:
+    """AnkiDroid's text-utf8-bom.txt ("Hello, world") and the comma-separated inputs of
+    Anki's CSV importer tests (rslib import_export/text/csv) were refused with "cannot
+    tell the format", though Anki guesses their separator and imports every row: only
+    tabs, pipes and semicolons made header-less text Anki's."""
+    source = here / "deck.txt"
+    source.write_text(text, encoding="utf-8")
+    expected = anki_fields(source, here)
+    run = cli("import", source, "--out", "cards/deck.yaml")
+    assert run.code == 0, run.err
+    notes = load_deck(here / "cards" / "deck.yaml").notes
+    assert all(isinstance(n, BasicNote) for n in notes)
+    assert [[n.front, n.back] for n in notes if isinstance(n, BasicNote)] == expected
+    assert cli("check").code == 0
