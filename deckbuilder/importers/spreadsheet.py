@@ -9,7 +9,9 @@ ignoring case and spaces, in English or Korean (질문 or 문제, 보기1 ..., �
 ``question, answer`` with no choice columns is ``front, back``.
 
 A sheet without such a header is read as Anki reads a text file (:mod:`.anki_text`): two
-or three columns are front, back and tags. So are files with Anki's ``#`` headers.
+or three columns are front, back and tags. So are files with Anki's ``#`` headers. A
+wider sheet whose header row names none of these columns gives basic notes of its first
+two columns, as Anki reads them, with a warning naming the columns left out.
 The delimiter is a tab for ``.tsv``, else guessed from the file (``csv.Sniffer``).
 """
 
@@ -106,6 +108,8 @@ def read_spreadsheet(path: Path) -> Read:
             result.format = "spreadsheet"
             result.warnings[:0] = warnings
             return result
+        if not named and len(header) > 1:
+            return _first_two_columns(table, path, warnings)
         shown = ", ".join(name for name in header if name.strip()) or "nothing"
         raise DeckError.single(
             path, f"the header row names {shown}; expected the columns {_EXPECTED}", 1
@@ -148,6 +152,34 @@ def read_spreadsheet(path: Path) -> Read:
     what = {"basic": "basic notes", "cloze": "cloze notes", "mcq": "multiple-choice notes"}[kind]
     n = len(result.decks[0].notes)
     result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> {what}")
+    return result
+
+
+def _first_two_columns(
+    table: list[tuple[int, list[str]]], path: Path, warnings: list[Problem]
+) -> Read:
+    """A sheet whose header row names columns of its own: each row is a basic note of its
+    first two columns, as Anki reads them (Anki also makes a note of the header row)."""
+    (_, header), *body = table
+    left_out = ", ".join(name.strip() for name in header[2:] if name.strip())
+    warning = (
+        f"warning: the header row names none of the columns {_EXPECTED}: "
+        f"{header[0].strip()!r} is read as the front and {header[1].strip()!r} as the back, "
+        "as Anki reads the first two columns"
+    )
+    if left_out:
+        warning += f"; not imported: {left_out} (name the columns to choose others)"
+    result = Read("spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings)
+    result.warnings.append(Problem(str(path), table[0][0], warning))
+    for line, row in body:
+        front, back = (hard_breaks(row[i].strip()) if i < len(row) else "" for i in (0, 1))
+        if not front:
+            reason = "not imported: its first field is empty (Anki skips such a row too)"
+            result.skipped.append(Skipped(line, reason))
+            continue
+        result.decks[0].notes.append(BasicNote(id="", line=line, front=front, back=back))
+    n = len(result.decks[0].notes)
+    result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> basic notes")
     return result
 
 

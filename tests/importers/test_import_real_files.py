@@ -94,3 +94,36 @@ def test_header_less_text_split_by_commas_or_colons_comes_in_as_anki_reads_it(
     assert all(isinstance(n, BasicNote) for n in notes)
     assert [[n.front, n.back] for n in notes if isinstance(n, BasicNote)] == expected
     assert cli("check").code == 0
+
+
+@pytest.mark.anki
+def test_a_sheet_whose_header_names_no_known_column_comes_in_by_its_first_two_columns(
+    here: Path, cli: CliRun
+) -> None:
+    """Flashcard sheets shared on GitHub name their own columns (GiulioCusenza/korean-
+    flashcards: "korean, english, example, example_translation, category"; zhongwen-anki:
+    "Simplified, Traditional, Pinyin, ..."): every row was refused with "the header row
+    names ...", though Anki imports each row, its first two columns as Front and Back. They
+    come in so, the header row read as the column names (Anki makes a note of it), and a
+    warning names the columns left out and how to choose others."""
+    source = here / "flashcards.csv"
+    source.write_text(
+        "korean,english,example,example_translation,category\n"
+        "안녕하세요,hello,안녕하세요! 만나서 반가워요.,Hello! Nice to meet you.,greetings\n"
+        "감사합니다,thank you,도와주셔서 감사합니다.,Thank you for helping.,greetings\n"
+        ",orphan,,,misc\n",
+        encoding="utf-8",
+    )
+    anki = anki_fields(source, here)
+    run = cli("import", source, "--out", "cards/korean.yaml")
+    assert run.code == 0, run.err
+    assert (
+        "flashcards.csv:1: warning: the header row names none of the columns front, back" in run.err
+    )
+    assert "not imported: example, example_translation, category" in run.err
+    assert "flashcards.csv:4: warning: skipped: not imported: its first field is empty" in run.err
+    notes = load_deck(here / "cards" / "korean.yaml").notes
+    ours = [[n.front, n.back] for n in notes if isinstance(n, BasicNote)]
+    assert ours == [fields for fields in anki if fields[0] != "korean"]  # Anki's, less the header
+    assert cli("check").code == 0
+    assert cli("build", "--no-preview").code == 0
