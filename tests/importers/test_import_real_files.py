@@ -127,3 +127,32 @@ def test_a_sheet_whose_header_names_no_known_column_comes_in_by_its_first_two_co
     assert ours == [fields for fields in anki if fields[0] != "korean"]  # Anki's, less the header
     assert cli("check").code == 0
     assert cli("build", "--no-preview").code == 0
+
+
+@pytest.mark.anki
+def test_a_sheet_with_id_and_tags_columns_among_its_own_takes_front_and_back_from_the_others(
+    here: Path, cli: CliRun
+) -> None:
+    """aeroSapphire/gre-flashcards' flashcards.csv ("id, word, definition, example, tags,
+    status, created_at, ...", 646 rows) was refused whole; Anki imports every row, with the
+    id as Front. Its id and tags columns are read as deckbuilder reads them everywhere, and
+    the first two other columns are front and back."""
+    source = here / "flashcards.csv"
+    source.write_text(
+        "id,word,definition,example,tags,status\n"
+        "7,abate,to lessen in intensity,The storm abated.,verbs gre,new\n"
+        "8,laconic,using few words,His laconic reply.,adjectives,new\n",
+        encoding="utf-8",
+    )
+    anki_rows = len(anki_fields(source, here))
+    run = cli("import", source, "--out", "cards/gre.yaml")
+    assert run.code == 0, run.err
+    assert "'word' is read as the front and 'definition' as the back" in run.err
+    assert "not imported: example, status" in run.err
+    notes = load_deck(here / "cards" / "gre.yaml").notes
+    assert anki_rows == len(notes) + 1  # Anki makes a note of the header row too
+    assert [(n.id, n.tags, n.front, n.back) for n in notes if isinstance(n, BasicNote)] == [
+        ("7", ("verbs", "gre"), "abate", "to lessen in intensity"),
+        ("8", ("adjectives",), "laconic", "using few words"),
+    ]
+    assert cli("check").code == 0
