@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.cardfile.reader import load_deck
-from deckbuilder.model import BasicNote
+from deckbuilder.model import BasicNote, McqNote
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]
@@ -154,5 +154,29 @@ def test_a_sheet_with_id_and_tags_columns_among_its_own_takes_front_and_back_fro
     assert [(n.id, n.tags, n.front, n.back) for n in notes if isinstance(n, BasicNote)] == [
         ("7", ("verbs", "gre"), "abate", "to lessen in intensity"),
         ("8", ("adjectives",), "laconic", "using few words"),
+    ]
+    assert cli("check").code == 0
+
+
+def test_gift_choices_written_tilde_equals_come_in_as_moodle_reads_them(
+    here: Path, cli: CliRun
+) -> None:
+    """A teacher's GIFT exercises (JulieVanHoudenhove/GL02_MACHINE_A24, 25 files) mark
+    the right choice '~=' ({~high-fat~low-salt~=vegetarian}): Moodle reads '=' as the
+    start of an answer and drops the empty one '~' leaves, so it imports every question;
+    each was refused with "'choices[2]' is empty"."""
+    (here / "voc.gift").write_text(
+        "::Voc1.1:: I never eat meat, I follow a strict "
+        "{~high-fat~low-salt~=vegetarian~vitamins} diet.\n\n"
+        "::Voc1.2:: Overweight people are rarely told to follow a "
+        "{~=high-fat~low-salt~vegetarian~vitamins} diet.\n",
+        encoding="utf-8",
+    )
+    run = cli("import", "voc.gift", "--out", "cards/voc.yaml")
+    assert run.code == 0, run.err
+    notes = load_deck(here / "cards" / "voc.yaml").notes
+    assert [(n.choices, n.answer) for n in notes if isinstance(n, McqNote)] == [
+        (("high-fat", "low-salt", "vegetarian", "vitamins"), (2,)),
+        (("high-fat", "low-salt", "vegetarian", "vitamins"), (0,)),
     ]
     assert cli("check").code == 0
