@@ -36,6 +36,12 @@ _SOUND_OR_MATH = re.compile(r"(\[sound:[^\]\[\n]+\]|\\\(.*?\\\)|\\\[.*?\\\])", r
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 _MINIMAL = re.compile(r"([\\`*_\[\]<>])")
 _ALL_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#!|~+\-.()\"'=])")
+# What a field whose white space was folded escapes: no brackets or parentheses, which
+# after a backslash would be math (\[ \( ), and no line-start marks but at its start.
+_FOLDED = re.compile(r"([\\`*_<>])")
+_FOLDED_START = re.compile(r"\A(\d+)([.)])(?= )|\A([-+#>])")
+# White space shows as written inside these; elsewhere a run of it shows as one space.
+_KEEPS_WHITE_SPACE = re.compile(r"<(?:pre|code|textarea)\b|white-space", re.IGNORECASE)
 _BLOCKS = frozenset({"div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"})
 _MARKS = {"strong": "**", "em": "*"}
 
@@ -338,7 +344,25 @@ def field_markdown(html: str, *, cloze: bool = False) -> Converted:
     for markdown, back in zip(candidates, rendered, strict=True):
         if _shape(back) == shape:
             return Converted(markdown, True)
+    folded = _folded(html)
+    if folded != html:
+        # Text written by a script, with line breaks and indents the card never shows
+        # (Markdown would read them as a code block or a list): its shown text, on one line.
+        markdown = _FOLDED_START.sub(
+            lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}",
+            _converted(folded, _FOLDED),
+        )
+        if _shape(_folded(_rendered(markdown, cloze))) == _shape(folded):
+            return Converted(markdown, True)
     return Converted(_converted(html, _MINIMAL), False)
+
+
+def _folded(html: str) -> str:
+    """``html`` with each run of white space one space, none at the ends: what shows the
+    same, outside preformatted text."""
+    if _KEEPS_WHITE_SPACE.search(html):
+        return html
+    return " ".join(html.split())
 
 
 def shown_text(html: str) -> str:

@@ -5,6 +5,8 @@ written passes ``check``, builds and round-trips through a real collection."""
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +17,11 @@ from deckbuilder.model import BasicNote, McqNote
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]
+
+
+def shown(field: str) -> str:
+    """A field's text as a card shows it: no tags, entities read, white space folded."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", field)).split())
 
 
 @pytest.fixture
@@ -92,7 +99,10 @@ def test_header_less_text_split_by_commas_or_colons_comes_in_as_anki_reads_it(
     assert run.code == 0, run.err
     notes = load_deck(here / "cards" / "deck.yaml").notes
     assert all(isinstance(n, BasicNote) for n in notes)
-    assert [[n.front, n.back] for n in notes if isinstance(n, BasicNote)] == expected
+    # As shown: a space that begins a field shows nothing, and the card file drops it.
+    assert [[n.front, n.back] for n in notes if isinstance(n, BasicNote)] == [
+        [shown(field) for field in fields] for fields in expected
+    ]
     assert cli("check").code == 0
 
 
@@ -180,3 +190,40 @@ def test_gift_choices_written_tilde_equals_come_in_as_moodle_reads_them(
         (("high-fat", "low-salt", "vegetarian", "vitamins"), (0,)),
     ]
     assert cli("check").code == 0
+
+
+@pytest.mark.anki
+def test_plain_text_fields_written_over_indented_lines_keep_the_text_anki_shows(
+    here: Path, cli: CliRun
+) -> None:
+    """A real exam-question deck (Daniel-CG-Wright/ExamPaperProject, "CS 2017-2022.apkg",
+    352 notes) holds plain text over indented lines ("\\n    2.  Describe ... [4]", "2. Any
+    of the following:\\nFetch: ..."). Anki shows it as one flowing text; the card files
+    made an indented code block of it (showing "\\[4\\]") and an ordered list of "2. Any",
+    and wrote "[4]" as "\\[4\\]", which is math. Each field now comes in as the text Anki
+    shows, without a warning, and builds to the same shown text."""
+    from anki.collection import Collection, DeckIdLimit, ExportAnkiPackageOptions
+
+    front = "\n    2017 Q2\n    2.  Describe the fetch-execute cycle (PC to MAR). \n     [4]"
+    back = "2. Any of the following:\n\nFetch:\nThe address is copied from RAM"
+    (here / "anki").mkdir()
+    col = Collection(str(here / "anki" / "collection.anki2"))
+    did = col.decks.id("CS")
+    note = col.new_note(col.models.by_name("Basic"))  # type: ignore[arg-type]
+    note["Front"], note["Back"] = front, back
+    col.add_note(note, did)
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    package = here / "cs.apkg"
+    col.export_anki_package(out_path=str(package), options=options, limit=DeckIdLimit(deck_id=did))
+    col.close()
+
+    run = cli("import", package, "--out", "cards/cs.yaml")
+    assert run.code == 0, run.err
+    assert "markup the card format cannot hold" not in run.err
+    assert cli("build", "--no-preview").code == 0
+    built = Collection(str(here / "built.anki2"))
+    import_package(built, here / "output" / "cs.apkg")
+    (built_front, built_back), *_ = [built.get_note(n).fields for n in built.find_notes("")]
+    built.close()
+    assert "<pre>" not in built_front and "<ol" not in built_back
+    assert (shown(built_front), shown(built_back)) == (shown(front), shown(back))
