@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.cardfile.reader import load_deck
+from deckbuilder.importers.html_markdown import field_markdown
 from deckbuilder.model import BasicNote, McqNote
+from deckbuilder.render.markdown import render_markdown
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]
@@ -227,3 +229,22 @@ def test_plain_text_fields_written_over_indented_lines_keep_the_text_anki_shows(
     built.close()
     assert "<pre>" not in built_front and "<ol" not in built_back
     assert (shown(built_front), shown(built_back)) == (shown(front), shown(back))
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "<div>[$]C = (\\text{Obj}(C))[/$]</div><div>where C verifies [the laws]</div>",
+        "see [4] and (PC to MAR)<br>1) fetch",
+        "a [link](not one) b",
+    ],
+)
+def test_brackets_and_parentheses_in_a_field_never_become_math(field: str) -> None:
+    """A real LaTeX deck (marekyggdrasil/AnkiCategoryTheory, deck.apkg) has fields like
+    "<div>[$]C = ...[/$]</div>": the card file escaped its brackets as "\\[$\\]", which a
+    card file (and Anki's MathJax) reads as display math. Brackets and parentheses are
+    written so that the field shows its own text."""
+    converted = field_markdown(field)
+    assert "\\[" not in converted.markdown and "\\(" not in converted.markdown
+    rendered = render_markdown(converted.markdown, resolve=lambda src, kind: src).html
+    assert shown(rendered) == shown(field)
