@@ -359,8 +359,9 @@ def field_markdown(html: str, *, cloze: bool = False) -> Converted:
             lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}",
             _converted(folded, _MINIMAL),
         )
-        if _shape(_folded(_rendered(markdown, cloze))) == _shape(folded):
-            return Converted(markdown, True)
+        # Markup it cannot hold aside, it shows the text as Anki does.
+        exact = _shape(_folded(_rendered(markdown, cloze))) == _shape(folded)
+        return Converted(markdown, exact)
     return Converted(_converted(html, _MINIMAL), False)
 
 

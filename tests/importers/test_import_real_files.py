@@ -248,3 +248,17 @@ def test_brackets_and_parentheses_in_a_field_never_become_math(field: str) -> No
     assert "\\[" not in converted.markdown and "\\(" not in converted.markdown
     rendered = render_markdown(converted.markdown, resolve=lambda src, kind: src).html
     assert shown(rendered) == shown(field)
+
+
+def test_a_script_written_field_with_markup_it_cannot_hold_still_shows_its_text_on_one_line() -> (
+    None
+):
+    """In the same exam deck, 18 fields hold over their indented lines markup a card file
+    cannot hold (a stray <h1>, BNF's <letter>): they are reported as before, but their text
+    no longer turns into a list ("8. Any") or a code block of the indents."""
+    field = "8. Any of the following:\n\n<h1>Title</h1>\n    indented line"
+    converted = field_markdown(field)
+    assert not converted.exact
+    rendered = render_markdown(converted.markdown, resolve=lambda src, kind: src).html
+    assert "<ol" not in rendered and "<pre>" not in rendered
+    assert shown(rendered) == shown(field)
