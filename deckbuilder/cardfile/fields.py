@@ -126,12 +126,20 @@ _WINDOWS_DEVICES = frozenset(
 
 def deck_id_problem(key: str) -> str | None:
     """What keeps a well-formed deck id from naming its files everywhere, None when
-    nothing does: a device name on Windows (``con``, ``nul``, ``com1``...), or a length
+    nothing does: a device name on Windows (``con``, ``nul``, ``com1``...), a name Anki
+    desktop takes for a whole collection (``collection``, ``backup-...``), or a length
     over MAX_DECK_ID_CHARS."""
     if key.lower() in _WINDOWS_DEVICES:
         return (
             f"deck id '{key}' is the name of a device on Windows, where its package "
             f"'{key}.apkg' cannot be written; choose another (for example '{key}-deck')"
+        )
+    if key == "collection" or key.startswith("backup-"):
+        # aqt's importing.py: a package named so is a whole collection to replace yours
+        return (
+            f"deck id '{key}' names the package '{key}.apkg', which Anki desktop takes for a "
+            "whole collection and offers to replace the learner's with it; choose another "
+            f"(for example '{key}-deck')"
         )
     if len(key) > MAX_DECK_ID_CHARS:
         return (

@@ -63,6 +63,6 @@ def deck_id(stem: str) -> str:
 
 
 def _not_a_device(stem: str) -> str:
-    """``stem``, or ``<stem>-deck`` when Windows keeps it for a device (``con``, ``nul``):
-    no file can have that name there."""
+    """``stem``, or ``<stem>-deck`` when it cannot be a deck id: Windows keeps it for a
+    device (``con``, ``nul``), or Anki takes its package for a whole collection."""
     return f"{stem}-deck" if stem and deck_id_problem(stem.lower()) else stem

@@ -132,13 +132,17 @@ def test_deck_names_anki_takes_for_one_are_refused(tmp_path: Path, collection: A
         ({"deck": "D", "id": "con"}, "deck id 'con' is the name of a device on Windows"),
         ({"deck": "D", "id": "lpt1"}, "deck id 'lpt1' is the name of a device on Windows"),
         ({"deck": "D", "id": "a" * 101}, "is 101 characters long; the limit is 100"),
+        ({"deck": "D", "id": "collection"}, "Anki desktop takes for a whole collection"),
+        ({"deck": "D", "id": "backup-2026"}, "Anki desktop takes for a whole collection"),
     ],
 )
 def test_deck_ids_that_name_no_file_everywhere_are_refused(
     tmp_path: Path, header: dict[str, str], expected: str
 ) -> None:
     """A deck id 'con' wrote con.apkg (a device on Windows), and one too long for a file
-    name gave a raw OS error at build (issue 37, item 7): refused with the limit."""
+    name gave a raw OS error at build (issue 37, item 7): refused with the limit. Anki
+    desktop (aqt/importing.py) offers to replace the whole collection with a package named
+    collection.apkg or backup-*.apkg."""
     (found,) = _problems(_card_file(tmp_path, **header))
     assert expected in found
 
