@@ -17,6 +17,7 @@ from deckbuilder import cloze
 from deckbuilder.errors import Problem
 
 __all__ = [
+    "LINT_RULES",
     "BasicNote",
     "ClozeNote",
     "Deck",
@@ -47,6 +48,22 @@ class NoteKind(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+# The lint rules' codes, each with the one line ``deckbuilder lint`` and the docs give it
+# (docs/lint.md gives each rule's reason). A note's ``lint: [code, ...]`` opts it out of
+# some (Note.lint_ignored): the card loader checks those codes here, without loading the
+# rules (deckbuilder.lint).
+LINT_RULES: dict[str, str] = {
+    "above-choice": '"all/none of the above" among choices that move',
+    "choice-reference": "a choice names other choices by letter or position while they move",
+    "longest-correct": "the right choice is clearly longer than every other choice",
+    "negative-stem": "a negative question (NOT, EXCEPT, 아닌, 틀린...) without emphasis",
+    "duplicate-question": "the same question (or nearly) in another note",
+    "cloze-hides-all": "a cloze deletion hides nearly all of its text",
+    "front-equals-back": "a basic card's back repeats its front",
+    "answer-position": "with shuffling off, the right answers pile up on one letter",
+}
 
 
 def letter(index: int) -> str:

@@ -30,9 +30,11 @@ class Run:
     err: str
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium under Playwright, one per test module (see tests/browser.py)."""
+    """Debian's Chromium under Playwright, one per test process (see tests/browser.py):
+    each player opens a browser context of its own and closes it, so tests share nothing
+    but the browser's start-up."""
     from tests.browser import chromium
 
     with chromium() as b:

@@ -11,10 +11,13 @@ from the ``anki`` package's descriptors when both are loaded.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
 from google.protobuf.message import DecodeError, Message
+
+if TYPE_CHECKING:
+    from google.protobuf.descriptor_pool import DescriptorPool
 
 __all__ = ["DecodeError", "media_names", "notetype_config", "template_formats"]
 
@@ -51,36 +54,46 @@ message_type {
 }
 """
 
-_POOL = descriptor_pool.DescriptorPool()
-_POOL.Add(text_format.Parse(_DECLARATION, descriptor_pb2.FileDescriptorProto()))
-
-
-def _message(name: str) -> type[Message]:
-    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(f"deckbuilder.anki.{name}"))
-
-
-_MEDIA_ENTRIES = _message("MediaEntries")
-_NOTETYPE_CONFIG = _message("NotetypeConfig")
-_TEMPLATE_CONFIG = _message("TemplateConfig")
 _KIND_CLOZE = 1
+
+
+@cache
+def _pool() -> DescriptorPool:
+    # Built when a package or collection is first read. protobuf's descriptor modules load
+    # slower than `check` reads a small deck, and `check` and `build` import the readers
+    # (for a study block's review history) without reading anything with them mostly.
+    from google.protobuf import descriptor_pb2, descriptor_pool, text_format
+
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(text_format.Parse(_DECLARATION, descriptor_pb2.FileDescriptorProto()))
+    return pool
+
+
+@cache
+def _message(name: str) -> type[Message]:
+    from google.protobuf import message_factory
+
+    return message_factory.GetMessageClass(
+        _pool().FindMessageTypeByName(f"deckbuilder.anki.{name}")
+    )
 
 
 def media_names(data: bytes) -> list[str]:
     """The file names a ``MediaEntries`` message lists, in order: zip member ``"0"``
     holds the first. Raises DecodeError when ``data`` is not such a message."""
-    entries: Any = _MEDIA_ENTRIES.FromString(data)
+    entries: Any = _message("MediaEntries").FromString(data)
     return [str(entry.name) for entry in entries.entries]
 
 
 def notetype_config(data: bytes) -> tuple[bool, str]:
     """Whether a ``Notetype.Config`` is a cloze note type's, and its CSS. Raises
     DecodeError when ``data`` is not such a message."""
-    config: Any = _NOTETYPE_CONFIG.FromString(data)
+    config: Any = _message("NotetypeConfig").FromString(data)
     return int(config.kind) == _KIND_CLOZE, str(config.css)
 
 
 def template_formats(data: bytes) -> tuple[str, str]:
     """The front and back templates of a ``Notetype.Template.Config``. Raises
     DecodeError when ``data`` is not such a message."""
-    config: Any = _TEMPLATE_CONFIG.FromString(data)
+    config: Any = _message("TemplateConfig").FromString(data)
     return str(config.q_format), str(config.a_format)

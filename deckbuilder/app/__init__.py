@@ -13,6 +13,7 @@ call               request                 result
 ``list_decks``     :class:`ListRequest`    ``ListResult``
 ``init_project``   :class:`InitRequest`    ``InitResult``
 ``watch``          :class:`WatchRequest`   ``Rebuild``, one per deck built
+                                           (``Serving`` first with ``serve``)
 ``open_packages``  the packages            ``Opened``
 ``schema``         (none)                  the JSON Schema
 =================  ======================  ======================
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from deckbuilder.app.packages import PackageResult
     from deckbuilder.app.previewing import PreviewResult, preview
     from deckbuilder.app.project import InitResult, init_project, schema
-    from deckbuilder.app.watching import Rebuild, watch
+    from deckbuilder.app.watching import Rebuild, Serving, watch
     from deckbuilder.render.deck import RenderedDeck
 
 __all__ = [
@@ -78,6 +79,7 @@ __all__ = [
     "Rebuild",
     "RenderedDeck",
     "Selection",
+    "Serving",
     "WatchRequest",
     "build",
     "check",
@@ -113,6 +115,7 @@ _LAZY = {
     "Opened": "opening",
     "watch": "watching",
     "Rebuild": "watching",
+    "Serving": "watching",
 }
 
 

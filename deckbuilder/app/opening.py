@@ -5,6 +5,11 @@ Linux (Anki's desktop entry registers ``application/x-apkg``), ``open`` on macOS
 ``os.startfile`` on Windows. Anki then shows its import dialog. Whether an application
 is registered is asked first where the system can say (``xdg-mime``), so that a machine
 without Anki gets advice instead of some other program.
+
+Anki desktop takes a package named ``collection.apkg`` or ``backup-*.apkg`` for a whole
+collection, and offers to replace the learner's collection with it (aqt
+``import_export/importing.py``, ``ColpkgImporter.can_import``): such a package is never
+opened.
 """
 
 from __future__ import annotations
@@ -53,6 +58,12 @@ def open_packages(
 
 
 def _open(path: Path, platform: str, run: Runner) -> str | None:
+    name = path.name.lower()
+    if name == "collection.apkg" or (name.startswith("backup-") and name.endswith(".apkg")):
+        return (
+            f"not opened: Anki desktop takes a package named {path.name} for a whole "
+            "collection and offers to replace yours with it; give the deck another id"
+        )
     try:
         if platform == "win32":
             os.startfile(str(path))  # type: ignore[attr-defined]  # Windows only
@@ -74,4 +85,7 @@ def _open(path: Path, platform: str, run: Runner) -> str | None:
 
 def _no_anki(reason: str) -> str:
     reason = " ".join(reason.split()) or "the system could not open it"
-    return f"Anki did not open it ({reason}); is Anki desktop installed?"
+    return (
+        f"Anki did not open it ({reason}); is Anki desktop installed? Install it from "
+        "https://apps.ankiweb.net, or import the package in Anki with File > Import."
+    )

@@ -10,15 +10,18 @@ from typing import Any
 from deckbuilder.anki.history import HistoryError
 from deckbuilder.app.checking import rendered_decks
 from deckbuilder.app.requests import PreviewRequest
-from deckbuilder.errors import OutputError, Problem, RequestError
+from deckbuilder.errors import DeckError, OutputError, Problem, RequestError
 from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
+from deckbuilder.lock.manifest import lock_path, read_manifest, update_manifest
+from deckbuilder.model import Deck
 from deckbuilder.preview.chart import FORMATS, write_chart
-from deckbuilder.preview.page import LintNotes, preview_page
-from deckbuilder.preview.questions import questions_for
+from deckbuilder.preview.page import LintNotes, Removed, preview_page
+from deckbuilder.preview.questions import Questions, questions_for
 from deckbuilder.preview.report import DeckPreview, preview_deck, report, to_json
 from deckbuilder.preview.settings import (
+    DeckSettings,
     fit_history,
     retention_warning,
     settings_for,
@@ -29,7 +32,7 @@ from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
 from deckbuilder.schedule.fit import FittedParameters
 
-__all__ = ["PreviewResult", "preview"]
+__all__ = ["PreviewResult", "deck_preview", "lint_by_note", "preview", "removed_notes"]
 
 _PAGE_SUFFIXES = (".html", ".htm")
 
@@ -102,17 +105,7 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     for deck in [rd.deck for rd in rendered]:
         chosen = settings_for(deck, overrides, fitted)
         study.update(dict.fromkeys(chosen.warnings))
-        previews.append(
-            preview_deck(
-                deck,
-                chosen.settings,
-                request.days,
-                request.seed,
-                chosen.origin,
-                questions,
-                chosen.parameters_from,
-            )
-        )
+        previews.append(deck_preview(deck, chosen, request, questions))
     warnings = list(study)
     charts = []
     if request.plot is not None:
@@ -127,6 +120,32 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     return PreviewResult(tuple(previews), tuple(charts), tuple(pages), tuple(told), tuple(warnings))
 
 
+def deck_preview(
+    deck: Deck, chosen: DeckSettings, request: PreviewRequest, questions: Questions | None = None
+) -> DeckPreview:
+    """One deck's forecast with the settings chosen for it (and the plan ``questions``
+    asks for)."""
+    return preview_deck(
+        deck,
+        chosen.settings,
+        request.days,
+        request.seed,
+        chosen.origin,
+        questions,
+        chosen.parameters_from,
+    )
+
+
+def removed_notes(rd: RenderedDeck) -> list[Removed]:
+    """The notes of the deck's lock file that the card file no longer has: what its next
+    build drops (nothing when the lock file cannot be read: the build says why)."""
+    try:
+        update = update_manifest(read_manifest(lock_path(rd.deck)), rd, 0)
+    except DeckError:
+        return []
+    return [(entry.id, entry.anki_id) for entry in update.changes.removed]
+
+
 def _write_pages(
     rendered: Sequence[RenderedDeck],
     previews: Sequence[DeckPreview],
@@ -139,7 +158,7 @@ def _write_pages(
     field = "html_out" if request.html_out is not None else "html"
     if request.html_out is None:  # a file named on the command line is the user's choice
         refuse_links_out([request.out_dir / "-"], "no page is written through it")
-    lint = _lint_by_note(rendered)
+    lint = lint_by_note(rendered)
     for rd, p in zip(rendered, previews, strict=True):
         if request.html_out is None:
             target = request.out_dir / f"{rd.deck.key}.html"
@@ -148,7 +167,8 @@ def _write_pages(
         else:
             target = request.html_out.with_stem(f"{request.html_out.stem}-{rd.deck.key}")
         found: list[Problem] = []  # what the page cannot show as Anki does (math)
-        data = preview_page(rd, p, found, lint.get(str(rd.deck.source), {})).encode("utf-8")
+        notes = lint.get(str(rd.deck.source), {})
+        data = preview_page(rd, p, found, notes, removed_notes(rd)).encode("utf-8")
         try:
             atomic_write_bytes(_file_target(field, target), data, replaced=request.written)
         except OutputError as exc:
@@ -170,7 +190,7 @@ def _history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
     return fitted, Problem(str(path), None, too_few_reviews(fitted, path))
 
 
-def _lint_by_note(rendered: Sequence[RenderedDeck]) -> dict[str, LintNotes]:
+def lint_by_note(rendered: Sequence[RenderedDeck]) -> dict[str, LintNotes]:
     """Each card file's lint warnings, by note id, as the pages show them."""
     found: dict[str, dict[str, list[tuple[str, str]]]] = {}
     for warning in lint_decks([rd.deck for rd in rendered]):

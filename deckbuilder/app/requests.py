@@ -130,5 +130,7 @@ class WatchRequest:
     selection: Selection = field(default_factory=Selection)
     out_dir: Path | None = None
     lint: bool = True
+    # Also serve each deck's preview page on this machine, redrawn after each rebuild.
+    serve: bool = False
     # Set to end the watch (the command line ends it with Ctrl-C instead).
     stop: threading.Event | None = field(default=None, compare=False)

@@ -1,36 +1,51 @@
 """``watch --serve``: the preview pages of a watch, served to a browser on this machine.
 
 The server listens on 127.0.0.1 only (another interface only when asked), on a free port,
-and serves nothing but the pages it holds in memory, one per deck, and the small script
-that keeps an open page current: there is no file behind a path, so no path can lead
-out of the project, and no folder is ever listed. Requests naming another host are
+and serves nothing but the pages it holds in memory, one per deck (each carries the small
+script that keeps it current): there is no file behind a path, so no path can lead out
+of the project, and no folder is ever listed. Requests naming another host are
 refused, so that a web page elsewhere cannot reach the server through a name that
 points here (DNS rebinding).
 
 An open page asks ``/_changes?after=N``; the answer comes when a deck is rebuilt (or
 after a while, empty), with the decks' versions, the notes that changed and the problems
 of a deck that failed. The page then fetches its new data and redraws the changed cards
-in place (see preview/static/live.js).
+in place (see preview/static/live.js). :class:`LivePages` makes each deck's page from its
+rebuild, with the preview command's default settings.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import sys
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["LOCAL", "LiveSite"]
+from deckbuilder.app.building import BuildResult
+from deckbuilder.app.packages import PackageResult
+from deckbuilder.app.previewing import deck_preview, lint_by_note
+from deckbuilder.app.requests import PreviewRequest
+from deckbuilder.errors import Problem
+from deckbuilder.model import Deck
+from deckbuilder.preview.page import LintNotes, Removed, preview_page
+from deckbuilder.preview.report import DeckPreview
+from deckbuilder.preview.settings import settings_for, settings_from_options
+from deckbuilder.render.deck import RenderedDeck
+
+__all__ = ["LOCAL", "LivePages", "LiveSite"]
 
 LOCAL = "127.0.0.1"
 # How long a page's question waits for a change before it is answered "nothing yet".
 WAIT_SECONDS = 20.0
-_LIVE_SCRIPT = '<script src="/_live.js"></script>'
 
 
 @dataclass
@@ -38,6 +53,7 @@ class _Deck:
     title: str
     page: bytes = b""
     version: int = 0
+    since: int = 0  # the version of the deck's publication before this one
     changed: list[str] = field(default_factory=list)  # note ids of the last rebuild
     problems: list[str] = field(default_factory=list)  # why the last rebuild failed
 
@@ -47,13 +63,17 @@ class LiveSite:
 
     def __init__(self, host: str = LOCAL, port: int = 0) -> None:
         self.decks: dict[str, _Deck] = {}
+        # Card files that failed before any of their decks was built: their problems.
+        self.unbuilt: dict[str, list[str]] = {}
         self.version = 0
         self.changed = threading.Condition()
-        self.server = ThreadingHTTPServer((host, port), _handler(self))
-        self.server.daemon_threads = True
+        self.server = _Server((host, port), _handler(self))
         address = self.server.server_address
         self.host, self.port = str(address[0]), int(address[1])
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # Asked every 0.1 s whether to stop, so that the watch ends at once.
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+        )
         self.thread.start()
 
     @property
@@ -63,22 +83,32 @@ class LiveSite:
     def publish(
         self,
         key: str,
-        title: str,
-        page: str | None,
-        changed: list[str] | tuple[str, ...] = (),
-        problems: list[str] | tuple[str, ...] = (),
+        title: str | None,
+        page: Callable[[int], str] | None,
+        changed: Sequence[str] = (),
+        problems: Sequence[str] = (),
     ) -> None:
-        """A deck's new page (None: keep the last one, its rebuild failed), the notes
-        that changed in it, and the problems that kept it from being rebuilt."""
+        """A deck's next version: its page, made for the version number it is given
+        (None: the last page stays, its rebuild failed), its title (None: unchanged),
+        the notes that changed in it, and the problems that kept it from being rebuilt."""
         with self.changed:
-            deck = self.decks.setdefault(key, _Deck(title))
-            deck.title = title
-            if page is not None:
-                deck.page = page.replace("</body>", f"{_LIVE_SCRIPT}\n</body>", 1).encode()
-            deck.changed, deck.problems = list(changed), list(problems)
             self.version += 1
-            deck.version = self.version
+            deck = self.decks.setdefault(key, _Deck(title or key))
+            deck.title = title or deck.title
+            if page is not None:
+                deck.page = page(self.version).encode()
+            deck.changed, deck.problems = list(changed), list(problems)
+            deck.since, deck.version = deck.version, self.version
             self.changed.notify_all()
+
+    def unbuilt_file(self, source: str, problems: Sequence[str]) -> None:
+        """The problems of a card file none of whose decks has a page yet (none: it has
+        built), listed on the index page."""
+        with self.changed:
+            if problems:
+                self.unbuilt[source] = list(problems)
+            else:
+                self.unbuilt.pop(source, None)
 
     def state(self, after: int) -> dict[str, Any]:
         """What changed since version ``after``, once something has (or after a while)."""
@@ -87,7 +117,12 @@ class LiveSite:
             return {
                 "version": self.version,
                 "decks": {
-                    key: {"version": d.version, "changed": d.changed, "problems": d.problems}
+                    key: {
+                        "version": d.version,
+                        "since": d.since,
+                        "changed": d.changed,
+                        "problems": d.problems,
+                    }
                     for key, d in self.decks.items()
                     if d.version > after
                 },
@@ -101,8 +136,13 @@ class LiveSite:
         self.server.server_close()
 
 
-def _live_script() -> bytes:
-    return (resources.files("deckbuilder.preview") / "static" / "live.js").read_bytes()
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a page's waiting question does not hold up the end
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A page that went away while it was answered is nothing to tell."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
@@ -118,8 +158,6 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
             path = url.path
             if path == "/":
                 self._send(HTTPStatus.OK, self._index(), "text/html; charset=utf-8")
-            elif path == "/_live.js":
-                self._send(HTTPStatus.OK, _live_script(), "text/javascript; charset=utf-8")
             elif path == "/_changes":
                 after = parse_qs(url.query).get("after", ["0"])[0]
                 number = int(after) if after.isdigit() else 0
@@ -142,9 +180,16 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
             return port == str(site.port) and name in {"localhost", site.host, "127.0.0.1"}
 
         def _index(self) -> bytes:
+            with site.changed:
+                decks = sorted((key, d.title, d.problems) for key, d in site.decks.items())
+                unbuilt = sorted(site.unbuilt.items())
             items = "".join(
-                f'<li><a href="/deck/{html.escape(key)}.html">{html.escape(deck.title)}</a></li>'
-                for key, deck in sorted(site.decks.items())
+                f'<li><a href="/deck/{html.escape(key)}.html">{html.escape(title)}</a>'
+                f"{_problems(problems)}</li>"
+                for key, title, problems in decks
+            ) + "".join(
+                f"<li>{html.escape(source)} (not built yet){_problems(problems)}</li>"
+                for source, problems in unbuilt
             )
             return (
                 "<!doctype html><meta charset=utf-8><title>deckbuilder watch</title>"
@@ -156,6 +201,7 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
             self.wfile.write(body)
 
@@ -163,3 +209,79 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
             """Library code never prints: requests are not logged."""
 
     return Handler
+
+
+def _problems(problems: Sequence[str]) -> str:
+    if not problems:
+        return ""
+    return "<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in problems) + "</ul>"
+
+
+class LivePages:
+    """What ``watch --serve`` shows: each deck's preview page after each rebuild (with
+    the preview command's default settings), or the problems that kept it from being
+    rebuilt, beside its last good page."""
+
+    def __init__(self, site: LiveSite, lint: bool = True) -> None:
+        self.site = site
+        self.lint = lint
+        self.request = PreviewRequest(today=date.today())
+        self.overrides = settings_from_options(
+            None, None, None, None, self.request.days, self.request.seed
+        )
+        self.keys: dict[Path, list[str]] = {}  # card file -> the keys of its decks
+        self.forecasts: dict[str, DeckPreview] = {}  # deck key -> its last forecast
+        self.removed: dict[str, dict[str, int]] = {}  # deck key -> note id -> Anki note id
+
+    def show(self, source: Path, result: BuildResult | None, problems: Sequence[Problem]) -> None:
+        """Publish a card file's rebuild: its decks' new pages, or its problems."""
+        if result is None:
+            told = [str(problem) for problem in problems]
+            keys = self.keys.get(source, [])
+            for key in keys:
+                self.site.publish(key, None, None, problems=told)
+            self.site.unbuilt_file(str(source), [] if keys else told)
+            return
+        self.site.unbuilt_file(str(source), [])
+        rendered = [package.rendered for package in result.packages]
+        lint = lint_by_note(rendered) if self.lint else {}
+        for package in result.packages:
+            rd, changes = package.rendered, package.changes
+            notes = lint.get(str(rd.deck.source), {})
+            page = partial(_live_page, rd, self._forecast(rd.deck), notes, self._removed(package))
+            self.site.publish(rd.deck.key, rd.deck.name, page, [*changes.added, *changes.changed])
+        self.keys[source] = [package.rendered.deck.key for package in result.packages]
+
+    def _removed(self, package: PackageResult) -> list[Removed]:
+        """The notes the deck's builds dropped since the watch began (each build's lock
+        file forgets the notes it dropped), but those added back."""
+        deck = package.rendered.deck
+        removed = self.removed.setdefault(deck.key, {})
+        for entry in package.changes.removed:
+            removed[entry.id] = entry.anki_id
+        for note in deck.notes:
+            removed.pop(note.id, None)
+        return list(removed.items())
+
+    def _forecast(self, deck: Deck) -> DeckPreview:
+        """The deck's forecast: the last one while its card count and settings hold
+        (a saved wording changes neither, and a forecast takes a second)."""
+        chosen = settings_for(deck, self.overrides)
+        last = self.forecasts.get(deck.key)
+        if (
+            last is not None
+            and last.deck.card_count == deck.card_count
+            and (last.settings, last.origin) == (chosen.settings, chosen.origin)
+            and last.parameters_from == chosen.parameters_from
+        ):
+            forecast = replace(last, deck=deck)
+        else:
+            forecast = deck_preview(deck, chosen, self.request)
+        self.forecasts[deck.key] = forecast
+        return forecast
+
+
+def _live_page(
+    rd: RenderedDeck, p: DeckPreview, lint: LintNotes, removed: Sequence[Removed], version: int
+) -> str:
+    return preview_page(rd, p, None, lint, removed, live=version)

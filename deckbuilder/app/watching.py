@@ -6,11 +6,14 @@ renames it, or saves in several writes, gives one rebuild). Each deck is checked
 built on its own, so one broken file holds back only its own deck, and a deck whose
 files did not change is not rebuilt. A deck that fails keeps its last good package: the
 build writes nothing unless every check passes.
+
+With ``serve``, each deck's preview page is served on this machine and redrawn after
+each rebuild (:mod:`deckbuilder.app.serving`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,11 +22,12 @@ from watchfiles import watch as watch_changes
 
 from deckbuilder.app.building import BuildResult, build
 from deckbuilder.app.requests import BuildRequest, WatchRequest
+from deckbuilder.app.serving import LOCAL, LivePages, LiveSite
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.lock.format import lock_path
 
-__all__ = ["Rebuild", "watch"]
+__all__ = ["Rebuild", "Serving", "watch"]
 
 # Changes that come together are one save; a burst ends after this long without another.
 QUIET_MS = 100
@@ -43,9 +47,36 @@ class Rebuild:
     problems: tuple[Problem, ...] = ()  # what check says when they failed
 
 
-def watch(request: WatchRequest) -> Iterator[Rebuild]:
+@dataclass(frozen=True)
+class Serving:
+    """The preview pages are served at ``url`` (``serve``), until the watch ends."""
+
+    url: str
+
+
+def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
     """Build every deck, then rebuild each deck whose card file, lock file or media
-    changes, until ``request.stop`` is set. Yields one Rebuild per card file built."""
+    changes, until ``request.stop`` is set (or the caller closes the iterator). Yields
+    one Rebuild per card file built; with ``serve``, first where the pages are served,
+    and each deck's page is published after its Rebuild is yielded."""
+    if not request.serve:
+        yield from _rebuilds(request)
+        return
+    try:
+        site = LiveSite()
+    except OSError as exc:  # no loopback network, say
+        raise OutputError(f"cannot serve the pages on {LOCAL}: {exc.strerror or exc}") from exc
+    try:
+        pages = LivePages(site, request.lint)
+        yield Serving(site.url)
+        for rebuild in _rebuilds(request):
+            yield rebuild
+            pages.show(rebuild.source, rebuild.result, rebuild.problems)
+    finally:
+        site.close()
+
+
+def _rebuilds(request: WatchRequest) -> Iterator[Rebuild]:
     watched = _Watched(request)
     started = False
     # The watcher starts before the first build, so that a save made while the first

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from deckbuilder.lint.codes import RULES
-from deckbuilder.model import NoteKind, StudySettings
-from deckbuilder.schedule.settings import (
+from deckbuilder.deck_options import (
     ANKI_MAX_INTERVAL,
     ANKI_PER_DAY_MAX,
     ANKI_RETENTION_RANGE,
     PARAMETER_COUNT,
 )
+from deckbuilder.model import LINT_RULES, NoteKind, StudySettings
 
 __all__ = [
     "CHOICE",
@@ -344,7 +343,7 @@ NOTE_LAST: tuple[Key, ...] = (
         Shape.LINT,
         "Lint rules this note opts out of, for a flaw that is intended (docs/lint.md).",
         "[longest-correct]",
-        values=tuple(RULES),
+        values=tuple(LINT_RULES),
     ),
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from deckbuilder import deck_options
 from deckbuilder.cardfile.keys import (
     CHOICE,
     DECK,
@@ -24,7 +25,6 @@ from deckbuilder.cardfile.keys import (
     Shape,
     note_keys,
 )
-from deckbuilder.schedule import settings as fsrs_settings
 
 __all__ = ["EXAMPLES", "card_schema"]
 
@@ -259,8 +259,8 @@ def _steps(key: Key) -> dict[str, Any]:
 
 
 def _params(key: Key) -> dict[str, Any]:
-    # py-fsrs's bounds, read when a schema is asked for (see schedule.settings)
-    param_bounds = zip(fsrs_settings.LOWER_BOUNDS, fsrs_settings.UPPER_BOUNDS, strict=True)
+    # py-fsrs's bounds, read when a schema is asked for (see deckbuilder.deck_options)
+    param_bounds = zip(deck_options.LOWER_BOUNDS, deck_options.UPPER_BOUNDS, strict=True)
     bounds = [{"type": "number", "minimum": low, "maximum": high} for low, high in param_bounds]
     listed = {"type": "array", "items": bounds, "minItems": len(bounds), "maxItems": len(bounds)}
     return {"oneOf": [listed, {"type": "string"}, {"type": "null"}]}

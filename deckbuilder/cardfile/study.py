@@ -13,20 +13,20 @@ import stat
 from decimal import Decimal
 from pathlib import Path
 
+from deckbuilder import deck_options
 from deckbuilder.cardfile.fields import FieldReader, is_null
 from deckbuilder.cardfile.keys import STUDY, Shape, key_names
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.files.bounds import link_out_of_project, project_folder
-from deckbuilder.files.reading import file_kind
-from deckbuilder.model import StudySettings
-from deckbuilder.schedule import settings as fsrs_settings
-from deckbuilder.schedule.settings import (
+from deckbuilder.deck_options import (
     ANKI_STEP_MAX_SECONDS,
     ParameterSyntaxError,
-    PreviewSettings,
+    parameter_problems,
     parse_parameters,
     percent_hint,
 )
+from deckbuilder.files.bounds import link_out_of_project, project_folder
+from deckbuilder.files.reading import file_kind
+from deckbuilder.model import StudySettings
 
 __all__ = ["STUDY_KEYS", "quoted", "read_study"]
 
@@ -103,8 +103,8 @@ def _parameters(fields: FieldReader, value: YValue | None) -> tuple[float, ...] 
     else:
         fields.problem(value.line, f"'params' must be a list of 21 numbers, not {_shown(value)}")
         return None
-    # py-fsrs's bounds, asked for only when a deck gives parameters (see schedule.settings)
-    lower, upper = fsrs_settings.LOWER_BOUNDS, fsrs_settings.UPPER_BOUNDS
+    # py-fsrs's bounds, asked for only when a deck gives parameters (see deck_options)
+    lower, upper = deck_options.LOWER_BOUNDS, deck_options.UPPER_BOUNDS
     if isinstance(value, YSeq) and len(parameters) == len(lower):
         # Each value out of bounds at its own line (a list may span several).
         bad = [
@@ -118,9 +118,9 @@ def _parameters(fields: FieldReader, value: YValue | None) -> tuple[float, ...] 
                 f"'params': w[{i}]={number:g} is outside {lower[i]:g}..{upper[i]:g}",
             )
         return None if bad else parameters
-    problems = PreviewSettings(parameters=parameters).problems()
+    problems = parameter_problems(parameters)
     for problem in problems:
-        fields.problem(value.line, f"'params': {problem.message}")
+        fields.problem(value.line, f"'params': {problem}")
     return None if problems else parameters
 
 

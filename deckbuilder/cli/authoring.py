@@ -115,14 +115,13 @@ def _open(session: Session, paths: list[Path]) -> None:
         session.say(f"opened {path} in Anki")
     if opened.opened:
         session.say(
-            '  In Anki\'s import dialog, keep "Update notes" on; tick "Merge note types" '
-            "when the build said a note type changed its fields (docs/updating.md)."
+            '  In Anki\'s import dialog, under "Updates", keep "Update notes" and "Update '
+            'note types" at "If newer"; tick "Merge note types" only when the build warned '
+            "that a note changed its note type or a note type got new fields. See "
+            "docs/updating.md, section 'build --open: what Anki asks'."
         )
     if opened.problem is not None:
-        raise OutputError(
-            f"{opened.problem} Install it from https://apps.ankiweb.net, or import the "
-            "package in Anki with File > Import."
-        )
+        raise OutputError(opened.problem)
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -19,7 +20,7 @@ from deckbuilder.cli.options import (
     selection,
     session_of,
 )
-from deckbuilder.cli.output import Session, err, plural, removed_lines
+from deckbuilder.cli.output import Session, echo, err, plural, removed_lines
 
 __all__ = ["watch"]
 
@@ -35,22 +36,36 @@ def watch(
     media: MediaDir = Path("media"),
     lang: Lang = None,
     fallback: Fallback = False,
+    serve: Annotated[
+        bool,
+        typer.Option(
+            "--serve",
+            help="Also serve each deck's preview page on this computer (127.0.0.1, the "
+            "address is printed); an open page redraws the cards you save, and shows "
+            "problems.",
+        ),
+    ] = False,
 ) -> None:
     """Build every deck, then rebuild a deck each time its card file, lock file or media
     is saved, until Ctrl-C. A deck with problems keeps its last good package.
 
-    Example: deckbuilder watch cards/
+    Example: deckbuilder watch --serve cards/
     """
     session = session_of(ctx)
     chosen = selection(sources, lang, fallback, media)
     roots = [*chosen.sources, *([media] if media.is_dir() else [])]
     session.say(f"watching {', '.join(str(p) for p in roots)} (Ctrl-C to stop)")
     request = library.WatchRequest(
-        clock=build_timestamp, selection=chosen, out_dir=out, lint=not session.quiet
+        clock=build_timestamp, selection=chosen, out_dir=out, lint=not session.quiet, serve=serve
     )
     try:
-        for rebuild in library.watch(request):
-            _tell(session, rebuild)
+        # Closed on the way out, so that Ctrl-C also stops the page server at once.
+        with closing(library.watch(request)) as events:
+            for event in events:
+                if isinstance(event, library.Serving):
+                    echo(f"preview pages at {event.url} (this computer only)")
+                else:
+                    _tell(session, event)
     except KeyboardInterrupt:
         if session.signals:
             raise  # SIGTERM or SIGHUP: the exit status says which

@@ -56,9 +56,9 @@ _EXPORT = (
     "'Include scheduling information' (or the whole collection as .colpkg), then import "
     "that file"
 )
-# Header-less text is read as Anki's when it is delimited by one of these and at least
-# this share of its lines has the delimiter.
-_TEXT_DELIMITERS = "\t|;"
+# Header-less text is read as Anki's when it is delimited by one of these (the separators
+# Anki guesses, but a space) and at least this share of its lines has the delimiter.
+_TEXT_DELIMITERS = "\t|;:,"
 _DELIMITED_SHARE = 0.5
 
 

@@ -17,6 +17,7 @@ from deckbuilder.errors import Problem
 from deckbuilder.importers.base import AnkiIdentity, PackageParts, Read, Skipped, decks_of
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
 from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
+from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
 
 __all__ = ["package_notes"]
@@ -73,12 +74,12 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
         if anki_type.id in OWN_TYPE_IDS:
             kept += _own(result, anki_type, kind, notes, language)
             continue
-        parts.carried[kind] = (_spec(anki_type, kind), anki_type.mod)
+        parts.carried[kind] = (_spec(anki_type, kind), _lock_time(anki_type.mod))
         result.report.append(_reported(anki_type.name, len(notes), f"{_shown(kind)} notes"))
         kept += [(anki_note, _note(anki_note, kind, result)) for anki_note in notes]
     kept.sort(key=lambda pair: pair[0].id)
     for anki_note, _ in kept:
-        parts.identities[anki_note.guid] = AnkiIdentity(anki_note.id, anki_note.mod)
+        parts.identities[anki_note.guid] = AnkiIdentity(anki_note.id, _lock_time(anki_note.mod))
     # A note without cards has no deck of its own: it goes with the deck most notes are in.
     counts = Counter(anki_note.deck for anki_note, _ in kept if anki_note.deck)
     home = counts.most_common(1)[0][0] if counts else ""
@@ -90,6 +91,13 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
         for left_out in package.unreadable
     ]
     return result
+
+
+def _lock_time(mod: int) -> int:
+    """A modification time the lock file can hold. Some generators store milliseconds
+    (year 57000), which Anki keeps as they are: the lock records year 9999 instead, still
+    not later than Anki's time, so the built deck leaves such a note as Anki has it."""
+    return min(max(mod, 0), LAST_SECOND)
 
 
 def _reported(name: str, count: int, outcome: str) -> str:
@@ -113,7 +121,7 @@ def _own(
     """Notes of one of deckbuilder's own note types: they keep its id, so the lock file
     records only the note type's modification time in the collection."""
     assert result.package is not None
-    result.package.own_type_mods[kind] = anki_type.mod
+    result.package.own_type_mods[kind] = _lock_time(anki_type.mod)
     read: list[tuple[AnkiNote, Note]] = []
     for anki_note in notes:
         note = own_note(kind, anki_note.guid, anki_note.fields, language)

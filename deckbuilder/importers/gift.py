@@ -237,6 +237,8 @@ class _GiftReader:
         written: list[bool] = []  # the source gives this choice a weight
         for part in parts:
             part = part.strip()
+            if not part:  # '~=' and '~~' leave an empty answer, which Moodle drops
+                continue
             is_marked = part.startswith("=")
             if is_marked:
                 part = part[1:].lstrip()

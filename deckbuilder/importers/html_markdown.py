@@ -34,8 +34,19 @@ _SOUND = re.compile(r"(\[sound:[^\]\[\n]+\])")
 # Sounds, and math as MathJax reads it (\(...\), \[...\]): kept as written.
 _SOUND_OR_MATH = re.compile(r"(\[sound:[^\]\[\n]+\]|\\\(.*?\\\)|\\\[.*?\\\])", re.DOTALL)
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-_MINIMAL = re.compile(r"([\\`*_\[\]<>])")
-_ALL_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#!|~+\-.()\"'=])")
+# A backslash before a bracket or parenthesis is math in a card file (\[ \( ), so the
+# escapes leave those out: a bracket that would start a link, and the parenthesis of a
+# list's "1)", are written as character references instead.
+_MINIMAL = re.compile(r"([\\`*_<>])")
+_ALL_PUNCTUATION = re.compile(r"([\\`*_<>#!|~+\-.\"'=])")
+_ALT = re.compile(r"([\\`*_\[\]<>])")
+_LINK_LIKE = re.compile(r"\][ \t]*[(\[:]")
+_NUMBERED_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)")
+# The marks that begin a list, heading or quote, at the start of a folded field (its
+# only line start).
+_FOLDED_START = re.compile(r"\A(\d+)([.)])(?= )|\A([-+#>])")
+# White space shows as written inside these; elsewhere a run of it shows as one space.
+_KEEPS_WHITE_SPACE = re.compile(r"<(?:pre|code|textarea)\b|white-space", re.IGNORECASE)
 _BLOCKS = frozenset({"div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote"})
 _MARKS = {"strong": "**", "em": "*"}
 
@@ -49,8 +60,10 @@ class Converted:
 def _escape_text(text: str, pattern: re.Pattern[str], kept: re.Pattern[str] = _SOUND) -> str:
     parts = kept.split(text)  # [sound:...] is Anki's syntax: kept as written
     for i in range(0, len(parts), 2):
-        escaped = pattern.sub(r"\\\1", parts[i])
-        parts[i] = _ENTITY_LIKE.sub(r"\\&", escaped)
+        escaped = _ENTITY_LIKE.sub(r"\\&", pattern.sub(r"\\\1", parts[i]))
+        if _LINK_LIKE.search(escaped):
+            escaped = escaped.replace("[", "&#91;")
+        parts[i] = _NUMBERED_PAREN.sub(r"\1&#41;", escaped)
     return "".join(parts)
 
 
@@ -74,7 +87,7 @@ class _ToMarkdown(HTMLParser):
             # Anki writes the file name percent-encoded (caf%C3%A9%20(1).png); the card
             # file names the file as it is, which builds back to the same picture.
             src = unquote(values.get("src") or "")
-            alt = _MINIMAL.sub(r"\\\1", values.get("alt") or "")
+            alt = _ALT.sub(r"\\\1", values.get("alt") or "")
             target = f"<{src}>" if re.search(r"[\s()<>]", src) else src
             self.out.append(f"![{alt}]({target})")
         elif tag in _BLOCKS:
@@ -338,7 +351,26 @@ def field_markdown(html: str, *, cloze: bool = False) -> Converted:
     for markdown, back in zip(candidates, rendered, strict=True):
         if _shape(back) == shape:
             return Converted(markdown, True)
+    folded = _folded(html)
+    if folded != html:
+        # Text written by a script, with line breaks and indents the card never shows
+        # (Markdown would read them as a code block or a list): its shown text, on one line.
+        markdown = _FOLDED_START.sub(
+            lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}",
+            _converted(folded, _MINIMAL),
+        )
+        # Markup it cannot hold aside, it shows the text as Anki does.
+        exact = _shape(_folded(_rendered(markdown, cloze))) == _shape(folded)
+        return Converted(markdown, exact)
     return Converted(_converted(html, _MINIMAL), False)
+
+
+def _folded(html: str) -> str:
+    """``html`` with each run of white space one space, none at the ends: what shows the
+    same, outside preformatted text."""
+    if _KEEPS_WHITE_SPACE.search(html):
+        return html
+    return " ".join(html.split())
 
 
 def shown_text(html: str) -> str:

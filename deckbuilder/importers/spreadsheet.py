@@ -9,7 +9,9 @@ ignoring case and spaces, in English or Korean (질문 or 문제, 보기1 ..., �
 ``question, answer`` with no choice columns is ``front, back``.
 
 A sheet without such a header is read as Anki reads a text file (:mod:`.anki_text`): two
-or three columns are front, back and tags. So are files with Anki's ``#`` headers.
+or three columns are front, back and tags. So are files with Anki's ``#`` headers. A
+wider sheet whose header row names none of these columns gives basic notes of its first
+two columns, as Anki reads them, with a warning naming the columns left out.
 The delimiter is a tab for ``.tsv``, else guessed from the file (``csv.Sniffer``).
 """
 
@@ -60,6 +62,8 @@ _BASIC_NAMES = {"question": "front", "answer": "back"}
 _KNOWN_NAMES = frozenset(
     {name for required, optional in _LAYOUTS.values() for name in required | optional}
 )
+# The columns every layout reads.
+_SHARED_NAMES = frozenset({"id", "guid", "tags"})
 # Workbooks that must be saved as CSV first.
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 # A sheet without a header row is read as Anki reads it when it has at most this many
@@ -108,6 +112,9 @@ def read_spreadsheet(path: Path) -> Read:
             result.format = "spreadsheet"
             result.warnings[:0] = warnings
             return result
+        others = [i for i, name in enumerate(columns) if name not in _SHARED_NAMES]
+        if named <= _SHARED_NAMES and len(others) > 1:
+            return _first_two_columns(table, columns, others, path, warnings)
         shown = ", ".join(name for name in header if name.strip()) or "nothing"
         raise DeckError.single(
             path, f"the header row names {shown}; expected the columns {_EXPECTED}", 1
@@ -119,9 +126,7 @@ def read_spreadsheet(path: Path) -> Read:
             name: hard_breaks(row[i].strip()) if i < len(row) else ""
             for i, name in enumerate(columns)
         }
-        tags = tuple(
-            dict.fromkeys(tag for tag in re.split(r"[\s,;]+", cell.get("tags", "")) if tag)
-        )
+        tags = _tags(cell.get("tags", ""))
         common = {
             "id": cell.get("id", ""),
             "line": line,
@@ -150,6 +155,55 @@ def read_spreadsheet(path: Path) -> Read:
     what = {"basic": "basic notes", "cloze": "cloze notes", "mcq": "multiple-choice notes"}[kind]
     n = len(result.decks[0].notes)
     result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> {what}")
+    return result
+
+
+def _tags(cell: str) -> tuple[str, ...]:
+    """A tags cell's tags: split at white space, commas and semicolons, each kept once."""
+    return tuple(dict.fromkeys(tag for tag in re.split(r"[\s,;]+", cell) if tag))
+
+
+def _first_two_columns(
+    table: list[tuple[int, list[str]]],
+    columns: list[str],
+    others: list[int],
+    path: Path,
+    warnings: list[Problem],
+) -> Read:
+    """A sheet whose header row names columns of its own (besides ``id``, ``guid``,
+    ``tags``): each row is a basic note of the first two of them, as Anki reads a sheet's
+    first two columns (Anki also makes a note of the header row)."""
+    (_, header), *body = table
+    front_at, back_at = others[:2]
+    left_out = ", ".join(name for i in others[2:] if (name := header[i].strip()))
+    warning = (
+        f"warning: the header row names none of the columns {_EXPECTED}: "
+        f"{header[front_at].strip()!r} is read as the front and {header[back_at].strip()!r} "
+        "as the back, as Anki reads the first two columns"
+    )
+    if left_out:
+        warning += f"; not imported: {left_out} (name the columns to choose others)"
+    result = Read("spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings)
+    result.warnings.append(Problem(str(path), table[0][0], warning))
+    for line, row in body:
+        cell = {name: row[i].strip() if i < len(row) else "" for i, name in enumerate(columns)}
+        front, back = (hard_breaks(row[i].strip()) if i < len(row) else "" for i in others[:2])
+        if not front:
+            reason = "not imported: its first field is empty (Anki skips such a row too)"
+            result.skipped.append(Skipped(line, reason))
+            continue
+        result.decks[0].notes.append(
+            BasicNote(
+                id=cell.get("id", ""),
+                line=line,
+                tags=_tags(cell.get("tags", "")),
+                guid=cell.get("guid", ""),
+                front=front,
+                back=back,
+            )
+        )
+    n = len(result.decks[0].notes)
+    result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> basic notes")
     return result
 
 

@@ -2,23 +2,23 @@
 
 Lint reads the model only (no rendering, no media) and never fails a build: it returns
 warnings, each naming its note and ``FILE:LINE``. A note's ``lint: [code, ...]`` opts it
-out of those rules. The modules: :mod:`.codes` (the rules' codes), :mod:`.rules` (the
-rules), :mod:`.normalise` (text as the learner reads it), :mod:`.duplicates` (repeated
-questions across files), :mod:`.report` (how warnings read).
+out of those rules; the rules' codes are the model's (:data:`deckbuilder.model.LINT_RULES`),
+since the card loader checks opt-outs without loading the rules. The modules:
+:mod:`.rules` (the rules), :mod:`.normalise` (text as the learner reads it),
+:mod:`.duplicates` (repeated questions across files), :mod:`.report` (how warnings read).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from deckbuilder.lint.codes import RULES
 from deckbuilder.lint.duplicates import Question, find_repeats
 from deckbuilder.lint.normalise import normalised
 from deckbuilder.lint.report import LintWarning, collect, warnings_json
 from deckbuilder.lint.rules import Finding, answer_position, duplicate_sources, note_findings
 from deckbuilder.model import Deck, Note
 
-__all__ = ["RULES", "LintWarning", "lint_decks", "warnings_json"]
+__all__ = ["LintWarning", "lint_decks", "warnings_json"]
 
 
 def lint_decks(decks: Sequence[Deck]) -> list[LintWarning]:

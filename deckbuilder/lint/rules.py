@@ -1,6 +1,6 @@
 """The item-writing rules: each looks at one note (or, for answer positions, one deck)
 and says what is wrong and how to fix it. docs/lint.md gives each rule's reason and
-source; the codes are in :mod:`.codes`.
+source; their codes are the model's (:data:`deckbuilder.model.LINT_RULES`).
 """
 
 from __future__ import annotations

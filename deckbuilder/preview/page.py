@@ -55,13 +55,16 @@ from deckbuilder.preview.report import (
 from deckbuilder.progress import step
 from deckbuilder.render.deck import RenderedDeck, RenderedNote
 
-__all__ = ["PAGE_SIZE", "PHONE_WIDTH", "LintNotes", "preview_page"]
+__all__ = ["PAGE_SIZE", "PHONE_WIDTH", "LintNotes", "Removed", "preview_page"]
 
 PHONE_WIDTH = 412  # CSS pixels: a common Android phone width
 PAGE_SIZE = 25  # cards shown at a time: each side is a document of its own
 
 # Lint warnings of the notes, by note id: (code, what is wrong and how to fix it).
 LintNotes = Mapping[str, Sequence[tuple[str, str]]]
+# A note the card file no longer has: its id there, and its Anki note id (what Anki's
+# browser finds it by, ``nid:``).
+Removed = tuple[str, int]
 
 KIND_NAMES = {
     NoteKind.MCQ: "multiple choice",
@@ -85,6 +88,8 @@ CSP = (
     "default-src 'none'; img-src data:; media-src data:; font-src data:; "
     "style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-src 'self'"
 )
+# A live page (``watch --serve``) also asks the server that sent it for the next build.
+LIVE_CSP = f"{CSP}; connect-src 'self'"
 
 
 def _static(name: str) -> str:
@@ -472,6 +477,32 @@ def _finder(cards: _Cards) -> str:
 <nav class="pager" aria-label="Pages of cards"></nav>"""
 
 
+def _removed(removed: Sequence[Removed]) -> str:
+    """The notes the card file no longer has, and the search that finds them in Anki,
+    whose import never deletes a note. Always there (empty when none), so that a live
+    page can put the next build's list in its place."""
+    if not removed:
+        return '<div id="removed-notes"></div>'
+    ids = ", ".join(escape(note) for note, _ in removed)
+    search = "nid:" + ",".join(str(anki_id) for _, anki_id in removed)
+    return (
+        '<div id="removed-notes"><section class="removed" aria-labelledby="removed-heading">'
+        f'<h2 id="removed-heading">Removed notes</h2><p>No longer in the card file, '
+        f"but in Anki for those who imported an earlier build: {ids}. A package cannot "
+        "delete notes: to delete them, search Anki's browser for:</p>"
+        f"<pre><code>{search}</code></pre></section></div>"
+    )
+
+
+def _live(version: int | None) -> tuple[str, str, str]:
+    """The Content-Security-Policy, head and script of a page served live by version
+    ``version`` of ``watch --serve`` (None: a page written to a file)."""
+    if version is None:
+        return CSP, "", ""
+    meta = f'<meta name="deckbuilder-live" content="{version}">\n'
+    return LIVE_CSP, meta, f"<script>\n{_static('live.js')}</script>\n"
+
+
 def _language(rd: RenderedDeck) -> str:
     """The ``lang`` attribute of the deck's own text (its name, description), when known."""
     lang = rd.deck.lang or (rd.deck.languages[0] if rd.deck.languages else "")
@@ -483,11 +514,16 @@ def preview_page(
     p: DeckPreview,
     warnings: list[Problem] | None = None,
     lint: LintNotes | None = None,
+    removed: Sequence[Removed] = (),
+    live: int | None = None,
 ) -> str:
     """The whole preview page of one deck, as HTML text (deterministic). Formulas it
     cannot typeset are shown as TeX, each with a warning added to ``warnings``; ``lint``
-    gives each note's lint warnings, which the page shows and filters by. Reports its
-    progress through :func:`deckbuilder.progress.step` ("page", cards done, cards)."""
+    gives each note's lint warnings, which the page shows and filters by; ``removed``
+    the notes a build drops. ``live``: the page is version ``live`` of a deck served by
+    ``watch --serve``, and redraws itself from the server's next builds (live.js).
+    Reports its progress through :func:`deckbuilder.progress.step` ("page", cards done,
+    cards)."""
     deck = rd.deck
     warnings = [] if warnings is None else warnings
     untypeset: list[str] = []
@@ -500,12 +536,13 @@ def preview_page(
         step("page", len(cards.cards), total)
     lang = _language(rd)
     description = f'<div class="description"{lang}>{description}</div>' if description else ""
+    csp, live_meta, live_script = _live(live)
     return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+{live_meta}<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="generator" content="deckbuilder">
 <title>{escape(deck.name)}: preview</title>
@@ -531,6 +568,7 @@ def preview_page(
 <div><h2 id="counts-heading">Notes and cards</h2>{_counts(rd)}<h2>Tags</h2>{_tags(rd)}</div>
 <div><h2>Study forecast</h2>{_summary(p)}{_exam(p)}</div>
 </section>
+{_removed(removed)}
 <section class="forecast-section">
 <h2>Forecast</h2>
 {_forecast_caption(p)}{forecast_svg(p)}{_first_weeks(p)}
@@ -551,6 +589,6 @@ Math is drawn here from MathML; Anki draws it with MathJax, so fonts and spacing
 <script type="application/json" id="pv-data">{cards.json()}</script>
 <script>
 {_static("page.js")}</script>
-</body>
+{live_script}</body>
 </html>
 """

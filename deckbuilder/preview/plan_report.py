@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from deckbuilder.deck_options import ANKI_PER_DAY_MAX
 from deckbuilder.schedule.exam import ExamPlan
-from deckbuilder.schedule.settings import ANKI_PER_DAY_MAX
 from deckbuilder.schedule.sweep import OPTIMAL_RANGE, Sweep, SweepPoint
 from deckbuilder.schedule.workload import DECIMALS, Forecast, Summary, shown, simulated_cards
 

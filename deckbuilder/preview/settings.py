@@ -11,20 +11,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from deckbuilder.errors import DeckError, Problem, RequestError
-from deckbuilder.model import Deck, StudySettings
-from deckbuilder.schedule.settings import (
+from deckbuilder.anki.history import HistoryError, read_reviews
+from deckbuilder.deck_options import (
     ANKI_RETENTION_RANGE,
     ParameterSyntaxError,
-    PreviewSettings,
     default_parameters,
     parse_parameters,
 )
-
-if TYPE_CHECKING:
-    from deckbuilder.schedule.fit import FittedParameters
+from deckbuilder.errors import DeckError, Problem, RequestError
+from deckbuilder.model import Deck, StudySettings
+from deckbuilder.schedule.fit import FittedParameters, ReviewLog, fit_log
+from deckbuilder.schedule.settings import PreviewSettings
 
 __all__ = [
     "DEFAULT_DAYS",
@@ -45,7 +44,7 @@ __all__ = [
 
 DEFAULT_DAYS = 365
 DEFAULT_SEED = 42
-# Anki's simulator offers 1 to 3650 days (see schedule.settings for the source). The
+# Anki's simulator offers 1 to 3650 days (see deckbuilder.deck_options for the source). The
 # forecast's memory grows with days times simulated cards: a longer horizon for a small
 # deck could exhaust a laptop's memory, for a plan no learner makes.
 MAX_DAYS = 3650
@@ -278,8 +277,6 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
         return StudyParameters(study.parameters, "from the study block", {"study_block": where})
     if study.history is None:
         return None
-    from deckbuilder.anki.history import HistoryError
-
     path = study.history
 
     def warning(text: str) -> Problem:
@@ -329,9 +326,6 @@ def fit_history(path: Path) -> FittedParameters:
     package), days counted in this computer's time zone as Anki counts them on the
     computer it runs on; the defaults (``fitted=False``) when it holds too few reviews.
     Raises HistoryError when it cannot be read."""
-    from deckbuilder.anki.history import read_reviews
-    from deckbuilder.schedule.fit import ReviewLog, fit_log
-
     revlog, rollover = read_reviews(path)
     return fit_log(ReviewLog(*revlog), rollover, time.localtime().tm_gmtoff)
 

@@ -34,8 +34,14 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape as _html_escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
 
 from deckbuilder.cloze import cloze_numbers
 from deckbuilder.render.fast_path import fast_html
@@ -46,13 +52,6 @@ from deckbuilder.render.fidelity import (
     links_left_as_text,
 )
 from deckbuilder.render.highlight import fenced_code, pygments_classes
-
-if TYPE_CHECKING:
-    import nh3
-    from markdown_it import MarkdownIt
-    from markdown_it.rules_block import StateBlock
-    from markdown_it.rules_inline import StateInline
-    from markdown_it.token import Token
 
 __all__ = ["MATH_CLOSER", "RAW_TAGS", "Rendered", "render_markdown", "render_markdown_fully"]
 
@@ -317,8 +316,6 @@ def _deletions_changed(text: str, html: str) -> list[str]:
 # -- the parser ------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    from markdown_it import MarkdownIt
-
     md = MarkdownIt(
         "commonmark", {"html": True, "linkify": False, "typographer": False, "xhtmlOut": False}
     )
@@ -419,8 +416,6 @@ def _keep_local_src(tag: str, attribute: str, value: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _cleaner() -> nh3.Cleaner:
-    import nh3
-
     return nh3.Cleaner(
         tags=set(_MARKDOWN_TAGS | RAW_TAGS),
         clean_content_tags={"script", "style"},

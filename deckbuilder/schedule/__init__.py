@@ -22,16 +22,18 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from deckbuilder.schedule.intervals import Ladder, ladder
-    from deckbuilder.schedule.settings import (
+    from deckbuilder.deck_options import (
         DEFAULT_PARAMETERS,
         LOWER_BOUNDS,
         UPPER_BOUNDS,
+        parse_parameters,
+    )
+    from deckbuilder.schedule.intervals import Ladder, ladder
+    from deckbuilder.schedule.settings import (
         PreviewSettings,
         ReviewBehaviour,
         SettingProblem,
         StudyBlock,
-        parse_parameters,
     )
     from deckbuilder.schedule.workload import Forecast, Load, Peak, Summary, forecast, summarize
 
@@ -54,19 +56,25 @@ __all__ = [
     "summarize",
 ]
 
+# FSRS-6's defaults, bounds and text form are the core's (deckbuilder.deck_options), named
+# here too as the settings the engine studies with.
 _MODULES = {
-    "Forecast": "workload",
-    "Load": "workload",
-    "Peak": "workload",
-    "Summary": "workload",
-    "forecast": "workload",
-    "summarize": "workload",
-    "Ladder": "intervals",
-    "ladder": "intervals",
+    "DEFAULT_PARAMETERS": "deckbuilder.deck_options",
+    "LOWER_BOUNDS": "deckbuilder.deck_options",
+    "UPPER_BOUNDS": "deckbuilder.deck_options",
+    "parse_parameters": "deckbuilder.deck_options",
+    "Forecast": f"{__name__}.workload",
+    "Load": f"{__name__}.workload",
+    "Peak": f"{__name__}.workload",
+    "Summary": f"{__name__}.workload",
+    "forecast": f"{__name__}.workload",
+    "summarize": f"{__name__}.workload",
+    "Ladder": f"{__name__}.intervals",
+    "ladder": f"{__name__}.intervals",
 }
 
 
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_MODULES.get(name, 'settings')}"), name)
+    return getattr(import_module(_MODULES.get(name, f"{__name__}.settings")), name)

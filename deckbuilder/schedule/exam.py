@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from deckbuilder.schedule.settings import ANKI_PER_DAY_MAX, PreviewSettings
+from deckbuilder.deck_options import ANKI_PER_DAY_MAX
+from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.workload import Forecast, Summary, forecast, shown, summarize
 
 __all__ = ["DEFAULT_LEAD", "LAST_WEEK", "ExamPlan", "exam_days", "new_per_day_needed", "plan_exam"]

@@ -28,7 +28,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from deckbuilder.schedule.settings import DEFAULT_PARAMETERS
+import fsrs_rs_python as fsrs_rs
+
+from deckbuilder.deck_options import default_parameters
 
 __all__ = [
     "MIN_REVIEWS",
@@ -111,19 +113,16 @@ def fit_log(log: ReviewLog, rollover: int, utc_offset: int) -> FittedParameters:
     holds too few long-term reviews for the optimizer. Days start at ``rollover``
     o'clock in the time zone ``utc_offset`` seconds east of UTC."""
     items, cards = _training_set(log, rollover, utc_offset)
-    parameters = fit_items(items, cards) if len(items) >= MIN_REVIEWS else DEFAULT_PARAMETERS
-    fitted = any(abs(a - b) > 1e-4 for a, b in zip(parameters, DEFAULT_PARAMETERS, strict=True))
-    return FittedParameters(
-        parameters if fitted else DEFAULT_PARAMETERS, len(items), fitted, len(log)
-    )
+    defaults = default_parameters()
+    parameters = fit_items(items, cards) if len(items) >= MIN_REVIEWS else defaults
+    fitted = any(abs(a - b) > 1e-4 for a, b in zip(parameters, defaults, strict=True))
+    return FittedParameters(parameters if fitted else defaults, len(items), fitted, len(log))
 
 
 def fit_items(items: Sequence[Item], cards: Sequence[int] | None = None) -> tuple[float, ...]:
     """The fsrs-rs optimizer's parameters for training ``items`` (from ``cards``), given
     in the order they were answered, trained as Anki trains them."""
-    import fsrs_rs_python as fsrs_rs  # a compiled extension, loaded only to fit
-
-    model = fsrs_rs.FSRS(list(DEFAULT_PARAMETERS))
+    model = fsrs_rs.FSRS(list(default_parameters()))
     config = fsrs_rs.TrainingConfig(num_epochs=_TRAINING_EPOCHS, max_seq_len=_MAX_SEQ_LEN)
     reviews: dict[tuple[int, int], Any] = {}  # one object per distinct answer
     batch = [

@@ -80,3 +80,15 @@ def test_each_system_is_asked_its_own_way(
     opened = app.open_packages([package], platform=platform, run=run)
     assert opened.problem is None and opened.opened == (package,)
     assert seen[-1] == [*command, str(package.resolve())]
+
+
+@pytest.mark.parametrize("name", ["collection.apkg", "Backup-2026.apkg"])
+def test_a_package_anki_takes_for_a_collection_is_never_opened(
+    tmp_path: Path, name: str, desktop: Path
+) -> None:
+    """Anki desktop opens collection.apkg and backup-*.apkg as whole collections and asks
+    to replace the learner's own (aqt import_export/importing.py, ColpkgImporter)."""
+    opened = app.open_packages([tmp_path / name])
+    assert opened.opened == () and opened.problem is not None
+    assert "replace yours" in opened.problem and "another id" in opened.problem
+    assert not desktop.exists()

@@ -33,8 +33,8 @@ from deckbuilder.cardfile.keys import (
 )
 from deckbuilder.cardfile.reader import load_deck_languages
 from deckbuilder.cardfile.schema import card_schema
+from deckbuilder.deck_options import LOWER_BOUNDS, UPPER_BOUNDS
 from deckbuilder.errors import DeckError
-from deckbuilder.schedule.settings import LOWER_BOUNDS, UPPER_BOUNDS
 
 SCHEMA = card_schema()
 VALIDATOR = jsonschema.Draft7Validator(SCHEMA)

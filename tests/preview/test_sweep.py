@@ -5,13 +5,15 @@ against fsrs-rs's optimal_retention and the least cost per card of Anki's own fi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings
-from deckbuilder.schedule.sweep import OPTIMAL_RANGE, SWEEP_RETENTIONS, sweep
+from deckbuilder.schedule.sweep import OPTIMAL_RANGE, SWEEP_RETENTIONS, Sweep, sweep
 from tests.conftest import Run
 from tests.schedule.test_schedule import RANDOM_ORDER
 
@@ -35,10 +37,12 @@ def test_optimal_retention_is_the_least_time_per_card_remembered() -> None:
     assert result.optimal_retention == pytest.approx(best.retention, abs=0.02)
 
 
-def anki_workload(col: Any, cards: int, new_per_day: int, days: int = 365) -> Any:
+def workload_request(cards: int, new_per_day: int, days: int = 365) -> Any:
+    """Anki's workload simulation for ``cards`` new cards at ``new_per_day`` a day, with
+    Anki's defaults."""
     from anki.scheduler_pb2 import SimulateFsrsReviewRequest
 
-    request = SimulateFsrsReviewRequest(
+    return SimulateFsrsReviewRequest(
         params=list(DEFAULT_PARAMETERS),
         desired_retention=0.9,
         deck_size=cards,
@@ -52,26 +56,56 @@ def anki_workload(col: Any, cards: int, new_per_day: int, days: int = 365) -> An
         learning_step_count=2,
         relearning_step_count=1,
     )
-    return request, col._backend.simulate_fsrs_workload(request)
+
+
+@pytest.fixture(scope="module")
+def anki_col(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One Anki collection for the module: its simulations read none of its cards."""
+    from anki.collection import Collection
+
+    col = Collection(str(Path(tmp_path_factory.mktemp("anki")) / "collection.anki2"))
+    yield col
+    col.close()
+
+
+@pytest.fixture(scope="module")
+def ankis_default_run(anki_col: Any) -> Callable[[int, int], Any]:
+    """Anki's workload figures (its default run) by deck size and new cards a day, each
+    simulated once in the module: two tests compare with 10,000 cards at 100 a day."""
+
+    @cache
+    def run(cards: int, new_per_day: int) -> Any:
+        return anki_col._backend.simulate_fsrs_workload(workload_request(cards, new_per_day))
+
+    return run
+
+
+@cache
+def our_sweep(cards: int, new_per_day: int) -> Sweep:
+    """The preview's sweep over a year with no review limit, computed once: two tests
+    compare 10,000 cards at 100 a day."""
+    return sweep(cards, PreviewSettings(new_per_day=new_per_day, review_limit=None), 365)
 
 
 @pytest.mark.anki
 @pytest.mark.parametrize(("cards", "new_per_day"), [(10_000, 100), (3000, 30)])
-def test_sweep_agrees_with_ankis_workload(collection: Any, cards: int, new_per_day: int) -> None:
+def test_sweep_agrees_with_ankis_workload(
+    anki_col: Any, ankis_default_run: Callable[[int, int], Any], cards: int, new_per_day: int
+) -> None:
     """Each retention of Anki's graph is one random run; 1,000 cards draw reviews up to 8%
     from their expectation at some retentions, so larger decks are compared, and Anki's
     figures are the mean of its runs up to 20,000 simulated cards (its default run, then
     runs in random review order, which draw anew), as the forecast is compared with them."""
-    request, default = anki_workload(collection, cards, new_per_day)
+    request = workload_request(cards, new_per_day)
     request.review_order = RANDOM_ORDER
-    runs = [default] + [
-        collection._backend.simulate_fsrs_workload(request) for _ in range(-(-20_000 // cards) - 1)
+    runs = [ankis_default_run(cards, new_per_day)] + [
+        anki_col._backend.simulate_fsrs_workload(request) for _ in range(-(-20_000 // cards) - 1)
     ]
 
     def anki(figure: str, percent: int) -> float:
         return sum(getattr(run, figure)[percent] for run in runs) / len(runs)
 
-    ours = sweep(cards, PreviewSettings(new_per_day=new_per_day, review_limit=None), 365)
+    ours = our_sweep(cards, new_per_day)
     for point in ours.points:
         percent = round(point.retention * 100)
         assert point.reviews == pytest.approx(anki("review_count", percent), rel=0.07), percent
@@ -80,18 +114,20 @@ def test_sweep_agrees_with_ankis_workload(collection: Any, cards: int, new_per_d
 
 
 @pytest.mark.anki
-def test_optimal_retention_is_ankis_least_cost_per_memorized(collection: Any) -> None:
+def test_optimal_retention_is_ankis_least_cost_per_memorized(
+    ankis_default_run: Callable[[int, int], Any],
+) -> None:
     """fsrs-rs's target (seconds per card memorized at the end) on Anki's own workload
     figures has its least value where ours is found."""
-    _, anki = anki_workload(collection, 10_000, 100)
+    anki = ankis_default_run(10_000, 100)
     least = min(range(70, 96), key=lambda r: anki.cost[r] / anki.memorized[r]) / 100
-    ours = sweep(10_000, PreviewSettings(new_per_day=100, review_limit=None), 365)
+    ours = our_sweep(10_000, 100)
     assert ours.optimal_retention == pytest.approx(least, abs=0.02 + 1e-9)
 
 
 @pytest.mark.anki
 def test_ankis_compute_optimal_retention_answers_the_same_whatever_the_workload(
-    collection: Any,
+    anki_col: Any,
 ) -> None:
     """Anki 26.9.3's compute_optimal_retention answers 0.9367321 for every fresh workload,
     however fully the request is filled (measured: deck sizes 300 to 10,000, 30 to 3,650
@@ -100,13 +136,13 @@ def test_ankis_compute_optimal_retention_answers_the_same_whatever_the_workload(
     own retention, so the retention the search tries never reaches the simulation: the
     target is constant and Brent's method walks to where it stops. The preview's optimum
     is checked against Anki's workload figures and fsrs-rs's own search instead."""
-    request, _ = anki_workload(collection, 1000, 20)
+    request = workload_request(1000, 20)
     request.new_cards_ignore_review_limit = False
     request.suspend_after_lapse_count = 8
-    anki = collection._backend.compute_optimal_retention(request)
+    anki = anki_col._backend.compute_optimal_retention(request)
     assert anki == pytest.approx(0.9367321, abs=1e-6)
     request.deck_size, request.days_to_simulate, request.review_limit = 300, 60, 50
-    assert collection._backend.compute_optimal_retention(request) == pytest.approx(anki)
+    assert anki_col._backend.compute_optimal_retention(request) == pytest.approx(anki)
 
 
 def _fsrs_rs_cards(fsrs_rs: Any, cards: int, per_day: int, retention: float) -> list[Any]:
@@ -171,12 +207,12 @@ def test_a_retention_between_two_steps_marks_the_nearest_row(cli: CliRun, projec
     assert "current" not in outside.out.split("Retention sweep:")[1]
 
 
-def test_a_sweep_is_one_run_of_a_few_thousand_cards_per_retention(
+def test_a_sweep_is_one_run_of_ten_thousand_cards_per_retention(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Thirty-odd forecasts of 10,000 simulated cards each made the sweep of a 21-card
-    deck take 10 seconds; the sweep is one run of every retention, a small deck in a few
-    thousand simulated cards per retention, a large deck whole."""
+    deck take 10 seconds; the sweep is one run of every retention, a small deck in about
+    10,000 simulated cards per retention, a large deck whole."""
     from deckbuilder.schedule import sweep as sweeping
     from deckbuilder.schedule.sweep import MIN_SWEEP_CARDS
 
@@ -193,8 +229,8 @@ def test_a_sweep_is_one_run_of_a_few_thousand_cards_per_retention(
     assert len(runs) == 1 and MIN_SWEEP_CARDS <= runs[0][0] < MIN_SWEEP_CARDS + 21
     assert runs[0][1] == len(SWEEP_RETENTIONS)
     runs.clear()
-    sweep(6000, PreviewSettings(new_per_day=100), 2)
-    assert runs == [(6000, len(SWEEP_RETENTIONS))]
+    sweep(12_000, PreviewSettings(new_per_day=100), 2)
+    assert runs == [(12_000, len(SWEEP_RETENTIONS))]
 
 
 def test_reviews_and_memorized_grow_with_retention_for_a_small_deck() -> None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from deckbuilder import deck_options
+from deckbuilder.deck_options import ParameterSyntaxError
 from deckbuilder.model import StudySettings
 from deckbuilder.schedule import (
     DEFAULT_PARAMETERS,
@@ -21,7 +23,7 @@ from deckbuilder.schedule import (
     parse_parameters,
     summarize,
 )
-from deckbuilder.schedule.settings import RETENTION_RANGE, ParameterSyntaxError
+from deckbuilder.schedule.settings import RETENTION_RANGE
 
 # --- ladder -----------------------------------------------------------------------------
 
@@ -446,12 +448,10 @@ def test_defaults_and_bounds_are_py_fsrs_own_not_copies(monkeypatch: pytest.Monk
     settings read them from py-fsrs, so a change there is a change here."""
     from fsrs import scheduler
 
-    from deckbuilder.schedule import settings
-
     shifted = (*scheduler.DEFAULT_PARAMETERS[:20], 0.2)
     monkeypatch.setattr(scheduler, "DEFAULT_PARAMETERS", shifted)
     monkeypatch.setattr(scheduler, "UPPER_BOUNDS_PARAMETERS", (*UPPER_BOUNDS[:20], 0.1))
-    assert settings.DEFAULT_PARAMETERS == PreviewSettings().parameters == shifted
+    assert deck_options.DEFAULT_PARAMETERS == PreviewSettings().parameters == shifted
     problems = PreviewSettings().problems()
     assert [p.message for p in problems] == ["w[20]=0.2 is outside 0.1..0.1"]
 

@@ -320,19 +320,23 @@
   window.addEventListener("hashchange", fromAddress);
 
   /* -- tables that scroll sideways ------------------------------------------------- */
-  var scrolling = Array.prototype.slice.call(document.querySelectorAll(".scroll"));
+  var scrolling = [];
   function cue(box) {
     var more = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
     box.parentElement.setAttribute("data-more", more ? "true" : "false");
     box.setAttribute("data-scrolls", box.scrollWidth > box.clientWidth + 1 ? "true" : "false");
   }
-  scrolling.forEach(function (box) {
-    box.addEventListener("scroll", function () { cue(box); }, { passive: true });
-    cue(box);
-  });
-  document.querySelectorAll("details").forEach(function (details) {
-    details.addEventListener("toggle", function () { scrolling.forEach(cue); });
-  });
+  function watchScrolling() {
+    scrolling = Array.prototype.slice.call(document.querySelectorAll(".scroll"));
+    scrolling.forEach(function (box) {
+      box.addEventListener("scroll", function () { cue(box); }, { passive: true });
+      cue(box);
+    });
+    document.querySelectorAll("details").forEach(function (details) {
+      details.addEventListener("toggle", function () { scrolling.forEach(cue); });
+    });
+  }
+  watchScrolling();
 
   /* -- night mode and phone width --------------------------------------------------- */
   function setNight(on) {
@@ -361,6 +365,79 @@
     frames.forEach(fit);
     scrolling.forEach(cue);
   });
+
+  /* -- a live page (watch --serve: live.js hands over each new build) -------------- */
+  /* The new build ``doc`` drawn in place: its overview, forecast and data; the cards of
+     notes ``changed`` (null: every card shown) redrawn where they stand, the reader's
+     place kept, and the first changed card brought into view. */
+  function cardKey(index) { return "card-" + notes[cards[index][0]][0] + "-" + (cards[index][1] + 1); }
+  function replaceFrom(doc, selector) {
+    var old = document.querySelector(selector);
+    var fresh = doc.querySelector(selector);
+    if (old && fresh) { old.replaceWith(document.importNode(fresh, true)); }
+  }
+  function redrawCard(old, index) {
+    var fresh = cardElement(index);
+    fresh.style.minHeight = old.offsetHeight + "px";  /* no jump while its frames load */
+    old.replaceWith(fresh);
+    play(fresh, index, function () {}, function () { fresh.style.minHeight = ""; });
+    return fresh;
+  }
+  window.pvUpdate = function (doc, changed) {
+    ["h1", "header.top .meta", "section.overview", "#removed-notes", "section.forecast-section"]
+      .forEach(function (selector) { replaceFrom(doc, selector); });
+    var description = document.querySelector("header.top .description");
+    var described = doc.querySelector("header.top .description");
+    if (description) { description.remove(); }
+    if (described) { document.querySelector("header.top .meta").after(document.importNode(described, true)); }
+    [findType, findTag, findLint].forEach(function (select) {
+      var chosenValue = select.value;
+      var fresh = doc.getElementById(select.id);
+      select.innerHTML = fresh.innerHTML;
+      select.disabled = fresh.disabled;
+      select.value = chosenValue;
+      if (select.value !== chosenValue) { select.value = ""; }
+    });
+    watchScrolling();
+    DATA = JSON.parse(doc.getElementById("pv-data").textContent);
+    notes = DATA.notes;
+    cards = DATA.cards;
+    searchText = notes.map(function (note) { return note[5].toLowerCase(); });
+    everyCard = cards.map(function (card, i) { return i; });
+    matching = filtered();
+    frames = frames.filter(function (frame) { return frame.isConnected; });
+    var wanted = {};  /* the changed notes' ids (a whole deck's, after a big edit) */
+    (changed || []).forEach(function (id) { wanted["#" + id] = true; });
+    function isChanged(id) { return !changed || wanted["#" + id] === true; }
+    var first = -1;
+    for (var i = 0; changed && i < cards.length && first < 0; i += 1) {
+      if (isChanged(notes[cards[i][0]][0])) { first = i; }
+    }
+    var shown = matching.slice(page * size, (page + 1) * size);
+    var sections = Array.prototype.slice.call(list.children);
+    var same = sections.length === shown.length && shown.every(function (index, at) {
+      return sections[at].id === cardKey(index);
+    });
+    if (same) {
+      sections = sections.map(function (section, at) {
+        return isChanged(section.getAttribute("data-note")) ? redrawCard(section, shown[at]) : section;
+      });
+      found.textContent = status();
+      pagers.forEach(drawPager);
+    } else {
+      var y = window.scrollY;
+      sections = show(page);
+      window.scrollTo(0, y);
+    }
+    if (first < 0) { return; }
+    var at = shown.indexOf(first);
+    if (at < 0) { goTo(notes[cards[first][0]][0]); return; }
+    var target = sections[at];
+    var box = target.getBoundingClientRect();
+    if (box.bottom < 40 || box.top > window.innerHeight - 40) { target.scrollIntoView({ block: "start" }); }
+    list.querySelectorAll(".pv-card.target").forEach(function (s) { s.classList.remove("target"); });
+    target.classList.add("target");
+  };
 
   if (!fromAddress()) {
     var said = found.textContent;  /* an address naming no note says so */
