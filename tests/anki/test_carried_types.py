@@ -237,9 +237,12 @@ def _sidecars(draw: st.DrawFn) -> str:
     entry: dict[str, Any] = json.loads(carried_json({NoteKind.BASIC: GOOD}))["note_types"][0]
     for _ in range(draw(st.integers(1, 4))):
         key = draw(st.sampled_from(["kind", "id", "name", "fields", "templates", "css", "front"]))
-        if key == "front":
+        templates = entry.get("templates")
+        if key == "front" and isinstance(templates, list) and templates:
+            if not isinstance(templates[0], dict):
+                continue
             side = draw(st.sampled_from(["front", "back"]))
-            entry["templates"][0][side] = "".join(draw(st.lists(_TEMPLATE_BITS, max_size=12)))
+            templates[0][side] = "".join(draw(st.lists(_TEMPLATE_BITS, max_size=12)))
         elif key == "id":
             entry["id"] = draw(st.one_of(st.integers(), st.floats(), st.text(max_size=3)))
         else:
