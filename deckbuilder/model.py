@@ -251,6 +251,9 @@ class Deck:
     notes: tuple[Note, ...] = ()
     description: str = ""
     tags: tuple[str, ...] = ()
+    # Media files the cards name that the deck does not have yet (an import whose source
+    # lacked them): a warning each, not a problem, until they are in media/.
+    missing_media: tuple[str, ...] = ()
     media_dirs: tuple[Path, ...] = field(default=(), compare=False)
     study: StudySettings | None = None  # None: the file has no study block
     # A bilingual file gives one Deck per language (key "<id>.<lang>"); "" for a file

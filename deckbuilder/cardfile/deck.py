@@ -147,6 +147,7 @@ def read_deck(
             fields.problem(line, wrong)
         else:
             tags.append(tag)
+    missing_media = tuple(name for name, _ in fields.tags(tree, "missing_media"))
     study = read_study(fields, tree)
     notes = read_notes(fields, tree, spellings)
     label_language = _label_language(fields, tree, notes)
@@ -157,6 +158,7 @@ def read_deck(
         notes=tuple(notes),
         description=description,
         tags=tuple(tags),
+        missing_media=missing_media,
         media_dirs=tuple(d for d in (media_dir, path.parent) if d is not None),
         study=study,
         lang=lang,

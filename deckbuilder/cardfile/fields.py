@@ -303,20 +303,21 @@ class FieldReader:
             return None
         return hit
 
-    def tags(self, ymap: YMap) -> list[tuple[str, int]]:
-        """The ``tags:`` of a deck or note (one tag or a list), without repeats, each with
-        its line. Whether each is a tag Anki takes is for :func:`.checks.tag_problem`."""
-        value = ymap.get("tags")
+    def tags(self, ymap: YMap, key: str = "tags") -> list[tuple[str, int]]:
+        """The ``tags:`` of a deck or note (one tag or a list; or another key of that
+        shape), without repeats, each with its line. Whether each is a tag Anki takes is
+        for :func:`.checks.tag_problem`."""
+        value = ymap.get(key)
         if value is None or is_null(value):
             return []
         items = value.items if isinstance(value, YSeq) else [value]
         out: dict[str, int] = {}
         for item in items:
             before = len(self.problems)
-            tag = trimmed(self.as_text(item, "tags"))
+            tag = trimmed(self.as_text(item, key))
             if len(self.problems) == before:
                 out.setdefault(tag, item.line)
-        self.unread.discard("tags")  # the tags that could be read are judged
+        self.unread.discard(key)  # the values that could be read are judged
         return list(out.items())
 
     def flag(self, ymap: YMap, key: str, *, default: bool, what: str = "") -> bool:

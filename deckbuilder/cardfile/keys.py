@@ -84,6 +84,7 @@ class Shape(str, Enum):
     PARAMS = "params"
     PATH = "path"
     TAGS = "tags"
+    FILES = "files"
     LINT = "lint"
     LANGUAGES = "languages"
     LETTERS = "letters"
@@ -105,6 +106,7 @@ _PHRASES = {
     Shape.PARAMS: "a list of 21 numbers",
     Shape.PATH: "the path of a review history (collection.anki2, .colpkg or .apkg)",
     Shape.TAGS: "a tag or a list of tags",
+    Shape.FILES: "a file name or a list of file names",
     Shape.LINT: "a rule code or a list of them",
     Shape.LANGUAGES: "a list of language codes, e.g. [ko, en] (the first is the default)",
     Shape.LETTERS: "a letter or a list of letters",
@@ -215,6 +217,14 @@ DECK: tuple[Key, ...] = (
     ),
     Key("description", Shape.TEXT, "Shown in Anki's deck overview.", "Trading compute for memory."),
     Key("tags", Shape.TAGS, "Tags added to every note of the deck.", "[ml-systems]"),
+    Key(
+        "missing_media",
+        Shape.FILES,
+        "Media files the cards name that the source of an import did not have, written by "
+        "'deckbuilder import': check and build warn about each until it is in media/ "
+        "(Anki shows nothing in its place); then delete its name here.",
+        "[diagram.png]",
+    ),
     Key(
         "study",
         Shape.STUDY,

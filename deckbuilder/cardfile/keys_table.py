@@ -35,6 +35,7 @@ _VALUES = {
     Shape.PARAMS: "list of 21 numbers, or text",
     Shape.PATH: "path",
     Shape.TAGS: "tag or list of tags",
+    Shape.FILES: "file name or list of them",
     Shape.LINT: "rule code or list of them",
     Shape.LANGUAGES: "list of language codes",
     Shape.LETTERS: "letter or list of letters",

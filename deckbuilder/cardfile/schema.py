@@ -248,6 +248,11 @@ def _tags(key: Key) -> dict[str, Any]:
     return {"oneOf": [*_one_or_list(tag, key)["oneOf"], {"type": "null"}]}
 
 
+def _files(key: Key) -> dict[str, Any]:
+    name = {"type": "string", "pattern": _NON_BLANK, "description": "A file name in media/."}
+    return {"oneOf": [*_one_or_list(name, key)["oneOf"], {"type": "null"}]}
+
+
 def _codes(key: Key) -> dict[str, Any]:
     code = {"enum": list(key.values), "description": "A lint rule's code (docs/lint.md)."}
     return {"oneOf": [*_one_or_list(code, key)["oneOf"], {"type": "null"}]}
@@ -296,6 +301,8 @@ def _value(key: Key) -> dict[str, Any]:
         return {"oneOf": [{"type": "string", "pattern": _NON_BLANK}, {"type": "null"}]}
     if shape is Shape.TAGS:
         return _tags(key)
+    if shape is Shape.FILES:
+        return _files(key)
     if shape is Shape.LINT:
         return _codes(key)
     if shape is Shape.LANGUAGES:

@@ -53,6 +53,7 @@ def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
         "label_language": None if deck.lang else deck.label_language or None,
         "description": _text(deck.description),
         "tags": _flow(deck.tags),
+        "missing_media": _flow(deck.missing_media),
         "study": _study(deck.study, deck),
         "notes": [],  # written below, one note at a time
     }

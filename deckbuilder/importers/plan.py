@@ -92,6 +92,7 @@ class _Planner:
     problems: list[Problem] = field(default_factory=list)  # refuse the whole import
     skipped: list[Skipped] = field(default_factory=list)
     missing_media: dict[str, tuple[int | None, str]] = field(default_factory=dict)
+    missing_in: dict[str, set[str]] = field(default_factory=dict)  # deck key -> its missing
 
     @property
     def file(self) -> str:
@@ -231,7 +232,8 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
                 "(split the file, and import each part)",
             )
         )
-    written = replace(deck, label_language="" if lang else label)
+    missing = tuple(sorted(planner.missing_in.get(deck.key, ())))
+    written = replace(deck, label_language="" if lang else label, missing_media=missing)
     unanswered_kept = sum(1 for note in deck.notes if id(note) in unanswered)
     text = card_file_text(written, _header(read, deck.notes, unanswered_kept))
     data = text.encode("utf-8")
@@ -411,6 +413,7 @@ def _stand_in_media(planner: _Planner, deck: Deck, notes: list[Note]) -> bool:
                 stand_in.parent.mkdir(parents=True, exist_ok=True)
                 stand_in.write_bytes(b"")
                 planner.missing_media.setdefault(src, (note.line or None, note.id))
+                planner.missing_in.setdefault(deck.key, set()).add(src)
                 added = True
     return added
 
@@ -519,7 +522,7 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
             line,
             f"warning: media file '{src}' is in neither the source nor {options.media_dir}/; "
             f"note '{note}' keeps its reference: put the file in {options.media_dir}/ "
-            "(check and build ask for it until then)",
+            "(the card file lists it under missing_media; check and build warn until then)",
         )
         for src, (line, note) in planner.missing_media.items()
     ]

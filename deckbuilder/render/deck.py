@@ -189,6 +189,13 @@ class _Renderer:
         found = self.find(posix.parts)
         if found is None:
             where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
+            if src in self.deck.missing_media:  # the reference stays, for when it comes
+                self.problem(
+                    f"warning: media file '{src}' is still missing (missing_media): put it "
+                    f"in {where}; until then Anki shows nothing in its place",
+                    warning=True,
+                )
+                return None
             near = self.find_ignoring_case(posix.parts)
             did_you_mean = f"; did you mean '{near}'?" if near else ""
             self.problem(f"media file '{src}' not found in {where}{did_you_mean}")

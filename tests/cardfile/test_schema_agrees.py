@@ -115,6 +115,9 @@ def right(key: Key, languages: list[str], mistakes: float) -> Any:
     if shape is Shape.TAGS:
         tag = st.sampled_from(["a", "topic::sub", "x-1", "7"])
         return st.one_of(st.none(), tag, st.lists(tag, max_size=3))
+    if shape is Shape.FILES:
+        name = st.sampled_from(["a.png", "내 그림.png", "sub/b.mp3"])
+        return st.one_of(st.none(), name, st.lists(name, max_size=2))
     if shape is Shape.LINT:
         code = st.sampled_from(key.values)
         return st.one_of(st.none(), code, st.lists(code, max_size=2))

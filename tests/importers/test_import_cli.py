@@ -272,7 +272,9 @@ def test_gift_feedback_warnings_are_printed(workdir: Path, cli: CliRun) -> None:
 
 def test_a_missing_image_is_a_warning_and_check_asks_for_it(workdir: Path, cli: CliRun) -> None:
     """Note by note: a picture nobody has keeps its reference, with a warning saying where
-    to put it; check asks for it there until it is; an unanswered question is listed."""
+    to put it; the card file lists it as missing_media, so check passes and reminds of it
+    there until it is (issue 33: what import writes passes check); an unanswered question
+    is listed."""
     (workdir / "q.txt").write_text(
         "1. What is shown in ![fig](missing.png)?\nA. a cat\nB. a dog\nAnswer: B\n\n"
         "2. Second question\nA. x\nB. y\n",
@@ -285,7 +287,7 @@ def test_a_missing_image_is_a_warning_and_check_asks_for_it(workdir: Path, cli: 
     assert lines[1].startswith("q.txt:1: warning: media file 'missing.png' is in neither")
     assert "put the file in media/" in lines[1]
     check = cli("check", "cards/q.yaml")
-    assert check.code == 1 and "media file 'missing.png' not found in media/" in check.err
+    assert check.code == 0 and "media file 'missing.png' is still missing" in check.err
     (workdir / "media").mkdir(exist_ok=True)
     shutil.copyfile(DATA / "media" / "square.png", workdir / "media" / "missing.png")
     assert cli("check", "cards/q.yaml").code == 0
