@@ -174,7 +174,7 @@ def _escape_hint(line: str, half_character: bool) -> tuple[str, str | None]:
         )
     shape = _SOURCE_LINE.fullmatch(line)
     assert shape is not None
-    value = shape["value"].rstrip()
+    value = shape["value"].rstrip(" \t")
     if shape["key"] is None or not _QUOTED.fullmatch(value) or value[0] != '"':
         return advice, None
     if _KNOWN_ESCAPE.search(value[1:-1]):
@@ -224,7 +224,7 @@ def _quoting_advice(lines: Sequence[str], index: int) -> tuple[str | None, str |
     of a list entry). Second, that whole line, indentation included (None: not clear)."""
     shape = _SOURCE_LINE.fullmatch(lines[index])
     assert shape is not None
-    lead, key, value = shape["lead"], shape["key"], shape["value"].rstrip()
+    lead, key, value = shape["lead"], shape["key"], shape["value"].rstrip(" \t")
     why = _why_quotes(value)
     if why is None:
         return None, None

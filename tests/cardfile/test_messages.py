@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, parse_yaml
@@ -139,6 +139,7 @@ typed_text = st.lists(
 
 
 @given(typed_text)
+@example("!\xa0")  # a no-break space at the end is text to YAML, and stays in the fix
 def test_a_suggested_line_reads_as_the_text_that_was_typed(back: str) -> None:
     """Whatever the text: it reads, or one problem names line 5; and where a line to
     write is given, that line reads as the text typed."""
