@@ -144,10 +144,20 @@ def load_decks(
             decks.extend(exc.partial)
     first_file: dict[str, Deck] = {}
     names = Spellings("deck name")  # Anki matches deck names without case
+    # Tags too, across the collection the decks are imported into: one file's spelling
+    # of a tag is checked with its own, here against the other files'.
+    tags = Spellings("tag")
     for deck in decks:
         wrong = names.problem(deck.name, str(deck.source)) if deck.name else None
         if wrong:
             problems.append(Problem(str(deck.source), None, wrong))
+        if deck.lang and deck.lang != deck.languages[0]:
+            continue  # a bilingual file's other languages have the same tags
+        own = dict.fromkeys([*deck.tags, *(tag for note in deck.notes for tag in note.tags)])
+        for tag in own:
+            wrong = tags.problem(tag, str(deck.source))
+            if wrong:
+                problems.append(Problem(str(deck.source), None, wrong))
         if deck.key in first_file:
             other = first_file[deck.key].source
             problems.append(

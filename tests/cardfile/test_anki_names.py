@@ -193,3 +193,22 @@ def test_a_long_note_id_is_shortened_in_every_message(tmp_path: Path) -> None:
     (shown,) = (str(p) for p in info.value.problems)
     assert f"note '{'a' * 60}… (5,000 characters)': 'front' is empty" in shown
     assert len(shown) < 300
+
+
+def test_tags_that_differ_only_in_case_across_card_files_are_refused(tmp_path: Path) -> None:
+    """Anki's tag register is the whole collection's (rslib tags/register.rs): a tag 'ML'
+    in one deck and 'ml' in another, imported into one collection, come out spelt alike,
+    so the second deck's cards do not show the tag as written (issue 37, item 7)."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "a.yaml").write_text(
+        "deck: A\ntags: [ML]\nnotes:\n  - {id: a, front: f, back: b}\n", encoding="utf-8"
+    )
+    (cards / "b.yaml").write_text(
+        "deck: B\nnotes:\n  - {id: b, front: f, back: b, tags: [ml]}\n", encoding="utf-8"
+    )
+    with pytest.raises(DeckError) as caught:
+        load_decks([cards])
+    (problem,) = caught.value.problems
+    assert problem.file == str(cards / "b.yaml")
+    assert "tag 'ml' and 'ML'" in problem.message and "differ only in case" in problem.message
