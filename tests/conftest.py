@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +31,33 @@ class Run:
     code: int
     out: str
     err: str
+
+
+def start_deckbuilder(
+    args: list[str], cwd: Path, env: dict[str, str], ignore: tuple[int, ...] = ()
+) -> subprocess.Popen[str]:
+    """Start ``deckbuilder ARGS`` in ``cwd`` as a shell starts a command: Ctrl-C, SIGTERM
+    and SIGHUP at their defaults (those in ``ignore`` ignored, as ``nohup`` does).
+
+    A child inherits ignored signals and the blocked-signal mask across exec, and
+    pytest-xdist's workers ignore SIGINT, so without this a watch started by a test
+    would never see the Ctrl-C the test sends."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+    def as_from_a_shell() -> None:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        for signum in held:
+            signal.signal(signum, signal.SIG_IGN if signum in ignore else signal.SIG_DFL)
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "deckbuilder", *args],
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_from_a_shell,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import zipfile
@@ -26,7 +25,7 @@ import pytest
 from deckbuilder import app
 from deckbuilder.app.serving import LiveSite
 from tests.browser import ARTIFACTS, DESKTOP, PHONE
-from tests.conftest import ROOT
+from tests.conftest import start_deckbuilder
 
 NOTES = 60  # three pages of cards
 DECK = "deck: One\nid: one\nnotes:\n" + "".join(
@@ -244,13 +243,8 @@ def test_ctrl_c_during_a_rebuild_leaves_nothing_half_written(project: Path) -> N
         f"  - id: n{i}\n    front: Question {i}\n    back: Answer {i}\n" for i in range(2000)
     )
     card.write_text(big, "utf-8")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "deckbuilder", "watch", "--serve"],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "SOURCE_DATE_EPOCH": "1800000000"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = start_deckbuilder(
+        ["watch", "--serve"], project, {**os.environ, "SOURCE_DATE_EPOCH": "1800000000"}
     )
     try:
         url = _read_url(proc)
@@ -293,13 +287,8 @@ def test_a_broken_save_shows_on_the_page_and_in_the_terminal(project: Path, brow
     """`deckbuilder watch --serve`: the address is printed; a YAML mistake leaves the last
     good package and page and shows the problem in a banner on the page and on stderr;
     the next good save clears it; Ctrl-C stops the server and leaves no temporary file."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "deckbuilder", "watch", "--serve"],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "SOURCE_DATE_EPOCH": "1800000000"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = start_deckbuilder(
+        ["watch", "--serve"], project, {**os.environ, "SOURCE_DATE_EPOCH": "1800000000"}
     )
     context = browser.new_context(viewport=PHONE)
     try:

@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 import queue
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder import app
-from tests.conftest import ROOT
+from tests.conftest import start_deckbuilder
 
 DECK = "deck: {name}\nid: {key}\nnotes:\n" + "".join(
     f"  - id: n{i}\n    front: Question {i}\n    back: Answer {i}\n" for i in range(500)
@@ -119,14 +117,7 @@ def test_a_broken_save_keeps_the_last_good_package(project: Path, watching: Watc
 
 
 def test_the_command_prints_each_rebuild_and_stops_on_ctrl_c(project: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "deckbuilder", "watch"],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "SOURCE_DATE_EPOCH": "1800000000"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_deckbuilder(["watch"], project, {**os.environ, "SOURCE_DATE_EPOCH": "1800000000"})
     try:
         deadline = time.monotonic() + 60
         while not (project / "output" / "two.apkg").exists() and time.monotonic() < deadline:

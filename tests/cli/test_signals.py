@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.test_write_order import notes_of
-from tests.conftest import ROOT, Run
+from tests.conftest import ROOT, Run, start_deckbuilder
 
 CliRun = Callable[..., Run]
 
@@ -56,24 +56,9 @@ def files(project: Path) -> dict[str, bytes]:
 def build(project: Path, epoch: int, ignore: tuple[int, ...] = ()) -> subprocess.Popen[str]:
     """Start ``deckbuilder build`` in ``project``, with a temporary folder of its own and
     the given signals ignored (as ``nohup`` ignores SIGHUP), all others as by default."""
-    env = dict(
-        os.environ, PYTHONPATH=str(ROOT), SOURCE_DATE_EPOCH=str(epoch), TMPDIR=str(project / "tmp")
-    )
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(epoch), TMPDIR=str(project / "tmp"))
     (project / "tmp").mkdir(exist_ok=True)
-
-    def signals_as_told() -> None:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_IGN if signum in ignore else signal.SIG_DFL)
-
-    return subprocess.Popen(
-        [sys.executable, "-m", "deckbuilder", "build", "--no-preview"],
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=signals_as_told,
-    )
+    return start_deckbuilder(["build", "--no-preview"], project, env, ignore)
 
 
 def signal_while_writing(proc: subprocess.Popen[str], project: Path, signum: int) -> None:

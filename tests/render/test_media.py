@@ -393,13 +393,15 @@ def test_media_names_match_whether_written_in_nfc_or_nfd(
     assert rd.warnings == ()  # no file is taken for unused
 
 
+# The alphabet also spells names Anki renames ("con", "nul"): those are refused on their
+# own account, tested above, so they are left out here.
 @settings(max_examples=25, deadline=None)
 @given(
     name=st.text(
         alphabet=st.sampled_from("aeoucnAEOU\u0301\u0308\u0303\u0327한글가나다ÅÇñ"),
         min_size=1,
         max_size=12,
-    ),
+    ).filter(lambda name: media_name_problem(name + ".mp3", image=False) is None),
     disk_form=st.sampled_from(["NFC", "NFD"]),
 )
 def test_any_name_is_found_in_either_form_and_stored_in_nfc(name: str, disk_form: str) -> None:
