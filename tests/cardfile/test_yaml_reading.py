@@ -253,6 +253,9 @@ def test_escaped_control_characters_are_read_as_written(text: str, expected: str
 @example("2024-01-02")
 @example("<<")
 @example("=")
+@example("FALSE")
+@example("False value")
+@example("nulled")
 def test_a_plain_value_is_what_yaml_resolves_it_to(value: str) -> None:
     # The reader skips the resolver for values no pattern can match: it must agree with it.
     event = ScalarEvent(None, None, (True, False), value, start_mark=None)
