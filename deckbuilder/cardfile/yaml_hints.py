@@ -265,8 +265,10 @@ def _why_quotes(value: str) -> str | None:
         or re.match(r"[-?][ \t]", value)
     ):
         reasons.append(f"starting with '{first}'")
-    if re.search(r":(?:[ \t]|$)", value):
+    if re.search(r":[ \t]", value):
         reasons.append("containing ': '")
+    elif value.endswith(":"):
+        reasons.append("ending in ':'")
     if re.search(r"[ \t]#", value):
         reasons.append("containing ' #'")
     return f"text {' and '.join(reasons)} needs quotes" if reasons else None

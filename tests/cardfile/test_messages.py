@@ -63,6 +63,7 @@ def test_the_readme_image_line_gets_the_quoted_line_and_is_shown() -> None:
         ("{x} is a set", "text starting with '{' needs quotes"),
         ("- not a list", "text starting with '-' needs quotes"),
         ("Note: this", "text containing ': ' needs quotes"),
+        ("Biology::", "text ending in ':' needs quotes"),
         ("`x` is \\(a: b\\)", "text starting with '`' and containing ': ' needs quotes"),
         ('"Hi" she said', "text that starts with a quote must end with it"),
         ("'it's here'", "text that starts with a quote must end with it"),
