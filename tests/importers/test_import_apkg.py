@@ -227,3 +227,22 @@ def test_a_collection_package_gives_one_card_file_per_top_level_deck(
         log = import_package(col, tmp_path / "out" / f"{name}.apkg", merge_notetypes=False)
         assert len(log.new) == 0  # type: ignore[attr-defined]
     col.close()
+
+
+def test_a_skipped_note_is_named_on_one_line_whatever_its_guid(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GUID is any text to Anki: one holding a line break is written out, so that the
+    warning stays one line that names its file."""
+    import genanki
+
+    deck = genanki.Deck(2059400110, "Odd")
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["", "back"], guid="x\ny"))
+    deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=["front", "back"], guid="ok"))
+    genanki.Package(deck).write_to_file(str(tmp_path / "odd.apkg"))
+    monkeypatch.chdir(tmp_path)
+    run = cli("import", "odd.apkg")
+    assert run.code == 0, run.err
+    (warning,) = [line for line in run.err.splitlines() if "skipped" in line]
+    assert warning.startswith("odd.apkg: warning: skipped note 'x<U+000A>y': ")
+    assert "1 note imported, 1 skipped" in run.out
