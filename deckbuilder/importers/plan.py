@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 
+from deckbuilder.anki.collection import shown
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
-from deckbuilder.cardfile.fields import shown
 from deckbuilder.cardfile.reader import MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES
 from deckbuilder.cardfile.writer import card_file_text
 from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
@@ -365,9 +365,8 @@ def _checked(planner: _Planner, notes: list[Note], unanswered: set[int]) -> list
 
 
 def _skip(planner: _Planner, note: Note, messages: Sequence[str]) -> None:
-    # A package's GUID may hold any character; the message stays on one line.
-    name = shown(note.guid or note.id).replace("\r", "<U+000D>").replace("\n", "<U+000A>")
-    who = "" if note.line else f"note '{name}'"
+    # A package's GUID may hold any character: shown escaped, so the message stays one line.
+    who = "" if note.line else f"note {shown(note.guid or note.id)}"
     planner.skipped.append(Skipped(note.line or None, "; ".join(dict.fromkeys(messages)), who=who))
 
 

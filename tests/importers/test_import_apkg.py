@@ -244,5 +244,5 @@ def test_a_skipped_note_is_named_on_one_line_whatever_its_guid(
     run = cli("import", "odd.apkg")
     assert run.code == 0, run.err
     (warning,) = [line for line in run.err.splitlines() if "skipped" in line]
-    assert warning.startswith("odd.apkg: warning: skipped note 'x<U+000A>y': ")
+    assert warning.startswith("odd.apkg: warning: skipped note 'x\\ny': ")
     assert "1 note imported, 1 skipped" in run.out
