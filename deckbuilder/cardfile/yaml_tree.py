@@ -300,12 +300,9 @@ class TreeBuilder:
         if event.tag is None or event.tag == "!":
             if not event.implicit[0]:
                 return _STR  # quoted or a block: text, whatever it says
-            value = event.value
-            if self.resolvable is not None and value[:1] not in self.resolvable:
+            if self.resolvable is not None and event.value[:1] not in self.resolvable:
                 return _STR
-            if len(value) > 5 and value[0].isalpha():
-                return _STR  # the only words YAML resolves are true/false/yes/no/on/off/null
-            tag: str = self.resolver.resolve(ScalarNode, value, event.implicit)  # type: ignore[no-untyped-call]
+            tag: str = self.resolver.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
             return tag
         if event.tag not in SCALAR_TAGS:
             self.unsupported_tag(event.tag, line)
