@@ -51,15 +51,12 @@ LONG = min(MAX_FIELD_BYTES, 64 * 1024)
 MEASURED_SECONDS = 0.01
 
 
-def _cpu_seconds(work: Callable[[str], object], arg: str, calls: int, tries: int) -> float:
-    best = float("inf")
-    for _ in range(tries):
-        gc.collect()
-        start = time.process_time()
-        for _ in range(calls):
-            work(arg)
-        best = min(best, time.process_time() - start)
-    return best
+def _cpu_seconds(work: Callable[[str], object], arg: str, calls: int) -> float:
+    gc.collect()
+    start = time.process_time()
+    for _ in range(calls):
+        work(arg)
+    return time.process_time() - start
 
 
 def growth(work: Callable[[str], object], make: Callable[[int], str], long: int = LONG) -> float:
@@ -68,9 +65,9 @@ def growth(work: Callable[[str], object], make: Callable[[int], str], long: int 
     short_text, long_text = make(long // 4), make(long)
     work(short_text)  # untimed: first-use costs (imports, compiled patterns) are not per character
     calls = 1
-    while (short := _cpu_seconds(work, short_text, calls, 1)) < MEASURED_SECONDS and calls < 4096:
+    while (short := _cpu_seconds(work, short_text, calls)) < MEASURED_SECONDS and calls < 4096:
         calls *= 2
-    return _cpu_seconds(work, long_text, calls, 1) / short
+    return _cpu_seconds(work, long_text, calls) / short
 
 
 def run_of(unit: str) -> Callable[[int], str]:
