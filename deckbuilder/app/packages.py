@@ -11,12 +11,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deckbuilder.anki.package import Stamps, stage_package
+from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.cardfile.reader import find_sources, load_decks
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
 from deckbuilder.lock.manifest import (
     Changes,
     Manifest,
+    NoteEntry,
+    OtherDecks,
     Update,
     format_manifest,
     lock_path,
@@ -37,6 +40,18 @@ class PackageResult:
     first_build: bool  # there was no lock file before this build
     lock: Path  # the lock file
     lock_written: bool  # whether the lock file changed
+
+    @property
+    def removed_search(self) -> str:
+        """What finds the removed notes in Anki's browser, in this deck only ('' if none)."""
+        removed = self.changes.removed
+        if not removed:
+            return ""
+        return deck_notes_search(self.rendered.deck.name, (e.anki_id for e in removed))
+
+    def removed_search_for(self, entry: NoteEntry) -> str:
+        """What finds one removed note in Anki's browser, in this deck only."""
+        return deck_notes_search(self.rendered.deck.name, (entry.anki_id,))
 
 
 def check(
@@ -126,11 +141,19 @@ def write_packages(
     """
     updates = []
     problems: list[Problem] = []
+    locks = _project_locks(rendered)
     for rd in rendered:
+        own = lock_path(rd.deck)
         try:
-            updates.append(update_manifest(read_manifest(lock_path(rd.deck)), rd, timestamp))
+            others = _other_decks(locks, own, rd.deck.key)
+            old = locks[own][1] if own in locks else read_manifest(own)
+            update = update_manifest(old, rd, timestamp, others)
         except DeckError as exc:
             problems.extend(exc.problems)
+            continue
+        updates.append(update)
+        # The decks after this one in the same build keep clear of its new ids.
+        locks[own] = (rd.deck.key, update.manifest)
     if problems:
         raise DeckError(problems)
 
@@ -149,6 +172,46 @@ def write_packages(
     except OutputError as exc:
         raise OutputError(f"{exc}; no package or lock file was replaced") from exc
     return results
+
+
+# The folder a project keeps its card files in: the lock files of all its decks are there.
+_CARDS_FOLDER = "cards"
+
+
+def _project_locks(rendered: Sequence[RenderedDeck]) -> dict[Path, tuple[str, Manifest]]:
+    """Every lock file of the project that can be read, by path, with its deck id: those
+    in the ``cards`` folder holding the decks built (in any subfolder), or else in the
+    decks' own folders. One that cannot be read is left out: its own deck's build says why."""
+    folders = set()
+    for rd in rendered:
+        folder = rd.deck.source.parent
+        cards = next((p for p in (folder, *folder.parents) if p.name == _CARDS_FOLDER), None)
+        folders.add(cards or folder)
+    locks: dict[Path, tuple[str, Manifest]] = {}
+    for folder in sorted(folders):
+        for path in sorted(folder.rglob("*.lock")):
+            try:
+                manifest = read_manifest(path) if path.is_file() else None
+            except DeckError:
+                continue
+            if manifest is not None:
+                key = manifest.header.key if manifest.header is not None else path.stem
+                locks[path] = (key, manifest)
+    return locks
+
+
+def _other_decks(locks: dict[Path, tuple[str, Manifest]], own: Path, deck_key: str) -> OtherDecks:
+    """The Anki note ids held by the decks of ``locks`` other than this one."""
+    holders: dict[int, str] = {}
+    floor = 0
+    for path, (key, manifest) in locks.items():
+        if path != own and key != deck_key:
+            for entry in manifest.notes.values():
+                held = holders.get(entry.anki_id)
+                if held is None or key < held:
+                    holders[entry.anki_id] = key
+            floor = max(floor, manifest.id_floor())
+    return OtherDecks(holders, floor)
 
 
 def _stage_deck(

@@ -262,14 +262,14 @@ def _change_lines(result: PackageResult) -> list[str]:
 
 def removed_lines(result: PackageResult) -> list[str]:
     """What to do about notes the card file no longer has: Anki's import never deletes,
-    so the learner deletes them in Anki's browser, found by their note ids."""
+    so the learner deletes them in Anki's browser, found by their note ids in this deck."""
     removed = result.changes.removed
     if not removed:
         return []
     return [
         f"  removed: {', '.join(e.id for e in removed)}",
         "    A package cannot delete notes. To delete them in Anki, search the browser for:",
-        f"    nid:{','.join(str(e.anki_id) for e in removed)}",
+        f"    {result.removed_search}",
     ]
 
 
@@ -286,7 +286,10 @@ def build_facts(result: PackageResult) -> dict[str, Any]:
         "changes": {
             "added": list(c.added),
             "changed": list(c.changed),
-            "removed": [{"id": e.id, "search": f"nid:{e.anki_id}"} for e in c.removed],
+            "removed": [
+                {"id": e.id, "anki_id": e.anki_id, "search": result.removed_search_for(e)}
+                for e in c.removed
+            ],
             "unchanged": len(c.unchanged),
             "note_types_changed": [spec.name for spec in c.note_types_changed],
             "note_types_replaced": [rep.new.name for rep in c.note_types_replaced],

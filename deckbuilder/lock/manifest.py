@@ -28,7 +28,7 @@ import hashlib
 import itertools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
@@ -59,6 +59,7 @@ __all__ = [
     "NoteEntry",
     "NoteTypeEntry",
     "NoteTypeReplaced",
+    "OtherDecks",
     "Update",
     "format_manifest",
     "lock_path",
@@ -77,6 +78,21 @@ class NoteTypeReplaced:
 
     old: NoteTypeEntry
     new: NoteTypeSpec
+
+
+@dataclass(frozen=True)
+class OtherDecks:
+    """The Anki note ids the project's other decks hold (from their lock files).
+
+    Anki keeps a package's note id only while the learner's collection has no note with
+    it: two decks whose notes share ids (built in the same second, as the two languages of
+    one card file are) get other ids in a collection holding both, and a ``nid:`` search
+    for one deck's note finds the other's. So a new note's id is above every id of the
+    project, and of two decks holding one id, the deck whose id sorts first keeps it.
+    """
+
+    holders: Mapping[int, str] = field(default_factory=dict)  # Anki note id -> deck id
+    floor: int = 0  # above every Anki note id these decks have given
 
 
 @dataclass(frozen=True)
@@ -227,6 +243,20 @@ def _shared_ids(notes: Mapping[str, NoteEntry], in_deck: set[str]) -> dict[str, 
     return shared
 
 
+def _held_elsewhere(
+    notes: Mapping[str, NoteEntry], deck_key: str, others: OtherDecks
+) -> dict[str, str]:
+    """This deck's notes whose Anki note id a deck of an earlier id holds, each mapped to
+    that deck: they give the id up. Decided by deck ids alone, whichever deck is built
+    first, so the lock files agree however the project is built."""
+    found = {}
+    for entry in notes.values():
+        holder = others.holders.get(entry.anki_id)
+        if holder is not None and holder != deck_key and holder < deck_key:
+            found[entry.id] = holder
+    return found
+
+
 def _not_this_deck(header: LockHeader, deck: Deck) -> str:
     return (
         f"this lock file belongs to deck '{header.key}' ({header.source}), not to deck "
@@ -236,8 +266,11 @@ def _not_this_deck(header: LockHeader, deck: Deck) -> str:
     )
 
 
-def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
-    """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one.
+def update_manifest(
+    old: Manifest | None, rd: RenderedDeck, now: int, others: OtherDecks | None = None
+) -> Update:
+    """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one
+    and the Anki note ids the project's ``others`` decks hold (see :class:`OtherDecks`).
 
     Raises DeckError when the lock file names another deck; when a note type kept its id
     but changed its fields (Anki would import it as a second note type "Name+" and leave
@@ -253,11 +286,13 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
     plan = _Planner(lock, now)
     note_types, changed_types, replaced = _update_note_types(prev, rd, plan)
 
+    others = others or OtherDecks()
     shared = _shared_ids(prev.notes, {rn.note.id for rn in rd.notes})
-    floor = prev.id_floor()
+    elsewhere = _held_elsewhere(prev.notes, rd.deck.key, others)
+    floor = max(prev.id_floor(), others.floor)
     # Notes that give up a shared id take the next ones above every id given, whatever the
-    # clock, so that everyone building the merged lock file writes the same ids.
-    moving = [rn.note.id for rn in rd.notes if rn.note.id in shared]
+    # clock, so that everyone building the merged lock files writes the same ids.
+    moving = [rn.note.id for rn in rd.notes if rn.note.id in shared or rn.note.id in elsewhere]
     moved = dict(zip(moving, itertools.count(floor)))
     next_anki_id = max(now * 1000, floor + len(moved), 1)  # Anki's ids start at 1
     notes: dict[str, NoteEntry] = {}
@@ -272,7 +307,10 @@ def update_manifest(old: Manifest | None, rd: RenderedDeck, now: int) -> Update:
             next_anki_id += 1
             added.append(note_id)
             continue
-        if note_id in moved:
+        if note_id in elsewhere:
+            plan.warn(was.line, note_id, _moved_across(was, elsewhere[note_id], moved[note_id]))
+            was = replace(was, anki_id=moved[note_id])
+        elif note_id in moved:
             plan.warn(was.line, note_id, _moved(was, shared[note_id], moved[note_id]))
             was = replace(was, anki_id=moved[note_id])
         if was.content == content:
@@ -351,6 +389,15 @@ def _moved(entry: NoteEntry, keeper: NoteEntry, new_id: int) -> str:
         f"shares Anki note id {entry.anki_id} with note '{keeper.id}' (line {keeper.line}), "
         f"as when two branches built in the same second are merged; it now gets {new_id} "
         "(commit the lock file)"
+    )
+
+
+def _moved_across(entry: NoteEntry, holder: str, new_id: int) -> str:
+    return (
+        f"had Anki note id {entry.anki_id}, which deck '{holder}' also gives one of its "
+        f"notes; it now gets {new_id}, so that a search for this deck's notes never finds "
+        "the other deck's (learners see no change: Anki knows the note by its GUID). "
+        "Commit the lock file"
     )
 
 

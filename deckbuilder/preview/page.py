@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.errors import Problem
 from deckbuilder.model import NoteKind
 from deckbuilder.preview.anki_template import RenderedCard, render_card
@@ -477,14 +478,14 @@ def _finder(cards: _Cards) -> str:
 <nav class="pager" aria-label="Pages of cards"></nav>"""
 
 
-def _removed(removed: Sequence[Removed]) -> str:
+def _removed(removed: Sequence[Removed], deck_name: str) -> str:
     """The notes the card file no longer has, and the search that finds them in Anki,
     whose import never deletes a note. Always there (empty when none), so that a live
     page can put the next build's list in its place."""
     if not removed:
         return '<div id="removed-notes"></div>'
     ids = ", ".join(escape(note) for note, _ in removed)
-    search = "nid:" + ",".join(str(anki_id) for _, anki_id in removed)
+    search = escape(deck_notes_search(deck_name, (anki_id for _, anki_id in removed)), quote=False)
     return (
         '<div id="removed-notes"><section class="removed" aria-labelledby="removed-heading">'
         f'<h2 id="removed-heading">Removed notes</h2><p>No longer in the card file, '
@@ -568,7 +569,7 @@ def preview_page(
 <div><h2 id="counts-heading">Notes and cards</h2>{_counts(rd)}<h2>Tags</h2>{_tags(rd)}</div>
 <div><h2>Study forecast</h2>{_summary(p)}{_exam(p)}</div>
 </section>
-{_removed(removed)}
+{_removed(removed, deck.name)}
 <section class="forecast-section">
 <h2>Forecast</h2>
 {_forecast_caption(p)}{forecast_svg(p)}{_first_weeks(p)}

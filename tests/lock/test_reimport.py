@@ -178,7 +178,7 @@ def test_added_notes_are_added_and_removed_notes_reported(
     assert result.code == 0, result.err
     assert "since last build: 1 added, 1 changed, 1 removed, 3 unchanged" in result.out
     assert "  removed: planet\n" in result.out
-    search = re.search(r"^    (nid:\S+)$", result.out, re.MULTILINE)
+    search = re.search(r"^    (\"deck:.*nid:\S+)$", result.out, re.MULTILINE)
     assert search, result.out
     # The printed search finds exactly the removed note in Anki's browser.
     assert list(col.find_notes(search.group(1))) == [planet_nid]  # type: ignore[attr-defined]

@@ -45,7 +45,8 @@ def test_the_page_lists_the_notes_the_next_build_drops(small: Path, cli: CliRun)
     section = re.search(r'<div id="removed-notes">(.*?)</div>', page, re.S)
     assert section is not None
     assert "Removed notes" in section.group(1) and "a, c" in section.group(1)
-    assert f"<code>nid:{ids['a']},{ids['c']}</code>" in section.group(1)
+    search = f'"deck:Small" -"deck:Small::*" nid:{ids["a"]},{ids["c"]}'
+    assert f"<code>{search}</code>" in section.group(1)
 
     # The build then drops them, and prints the same search.
     built = cli("build", "--no-preview")
