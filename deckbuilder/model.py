@@ -15,12 +15,14 @@ from typing import ClassVar
 
 from deckbuilder import cloze
 from deckbuilder.errors import Problem
+from deckbuilder.note_types import NoteType
 
 __all__ = [
     "LINT_RULES",
     "BasicNote",
     "ClozeNote",
     "Deck",
+    "FieldsNote",
     "McqNote",
     "Note",
     "NoteKind",
@@ -45,6 +47,9 @@ class NoteKind(str, Enum):
     # from: basic notes with ``add_reverse:`` (its third field). No card file says
     # ``type: basic-optional-reversed``; deckbuilder has no note type of its own for it.
     BASIC_OPTIONAL_REVERSED = "basic-optional-reversed"
+    # A note of a note type the author declares (or an import brings): its fields and
+    # cards are the note type's (FieldsNote.note_type).
+    DECLARED = "declared"
 
     def __str__(self) -> str:
         return self.value
@@ -102,6 +107,11 @@ class Note:
     @property
     def card_count(self) -> int:
         return len(self.card_ordinals)
+
+    @property
+    def type_key(self) -> str:
+        """What the note's ``type:`` says: its kind, or the key of its declared note type."""
+        return self.kind.value
 
     def texts(self) -> dict[str, str]:
         """Every text field by its YAML key, in field order."""
@@ -218,6 +228,28 @@ class TypedNote(Note):
 
 
 @dataclass(frozen=True)
+class FieldsNote(Note):
+    """A note of a declared note type: its fields' texts, in the note type's field order
+    ('' for a field the note leaves out)."""
+
+    kind: ClassVar[NoteKind] = NoteKind.DECLARED
+    note_type: NoteType = field(default_factory=lambda: NoteType("", "", (), ()))
+    fields: tuple[str, ...] = ()
+
+    @cached_property
+    def card_ordinals(self) -> tuple[int, ...]:
+        return self.note_type.card_ordinals(self.fields, tags=bool(self.tags))
+
+    @property
+    def type_key(self) -> str:
+        return self.note_type.key
+
+    def texts(self) -> dict[str, str]:
+        names = self.note_type.fields
+        return {f"fields.{name}": text for name, text in zip(names, self.fields, strict=True)}
+
+
+@dataclass(frozen=True)
 class StudySettings:
     """The deck's study preset (Anki's deck options). Defaults are Anki's defaults.
 
@@ -265,6 +297,8 @@ class Deck:
     # says them alike; '' lets each card's template decide (a deck with ``languages:``
     # uses ``lang``).
     label_language: str = ""
+    # The note types of the author's own that the notes use (see FieldsNote).
+    note_types: tuple[NoteType, ...] = ()
     # Worth telling the author, found while loading (e.g. a --fallback to the default
     # language); the renderer passes them on in RenderedDeck.warnings.
     warnings: tuple[Problem, ...] = field(default=(), compare=False)
@@ -273,17 +307,21 @@ class Deck:
     def card_count(self) -> int:
         return sum(cards for _, cards in self._counts.values())
 
-    def counts(self) -> dict[NoteKind, tuple[int, int]]:
-        """(notes, cards) per note kind, in NoteKind order, kinds with no notes left out."""
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """(notes, cards) per note type (:attr:`Note.type_key`): the built-in kinds in
+        NoteKind order, then declared note types in order of first use; kinds with no
+        notes left out."""
         return dict(self._counts)
 
     @cached_property
-    def _counts(self) -> dict[NoteKind, tuple[int, int]]:
+    def _counts(self) -> dict[str, tuple[int, int]]:
         # Counted once per deck: a cloze note's cards are found by parsing its text, and a
         # build asks for the counts several times (preview, summary, JSON).
-        notes = dict.fromkeys(NoteKind, 0)
-        cards = dict.fromkeys(NoteKind, 0)
+        order = {kind.value: number for number, kind in enumerate(NoteKind)}
+        counts: dict[str, list[int]] = {}
         for note in self.notes:
-            notes[note.kind] += 1
-            cards[note.kind] += note.card_count
-        return {kind: (notes[kind], cards[kind]) for kind in NoteKind if notes[kind]}
+            entry = counts.setdefault(note.type_key, [0, 0])
+            entry[0] += 1
+            entry[1] += note.card_count
+        keys = sorted(counts, key=lambda key: order.get(key, len(order)))
+        return {key: (counts[key][0], counts[key][1]) for key in keys}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["deck_anki_id", "note_guid"]
+__all__ = ["deck_anki_id", "note_guid", "note_type_anki_id"]
 
 _BASE91 = (
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"
@@ -24,6 +24,13 @@ def deck_anki_id(deck_key: str) -> int:
     """A fixed Anki deck id for a deck key, in [2**50, 2**51): clear of Anki's own
     millisecond-timestamp ids and below 2**53, so JavaScript clients hold it exactly."""
     return (1 << 50) + _digest("deckbuilder", "deck", deck_key) % (1 << 50)
+
+
+def note_type_anki_id(scope: str, key: str) -> int:
+    """A fixed Anki note type id for a declared note type: from its key, and for one a
+    card file declares for itself, from that deck's id (``scope``), so that two card
+    files may each declare a 'vocab' of their own. In [2**50, 2**51) like deck ids."""
+    return (1 << 50) + _digest("deckbuilder", "note type", scope, key) % (1 << 50)
 
 
 def note_guid(deck_key: str, note_id: str) -> str:

@@ -61,6 +61,7 @@ def _genanki_model(spec: NoteTypeSpec):  # type: ignore[no-untyped-def]
         ],
         css=spec.css,
         model_type=genanki.Model.CLOZE if spec.is_cloze else genanki.Model.FRONT_BACK,
+        sort_field_index=spec.sort_field,
     )
 
 
@@ -75,10 +76,6 @@ _SCRATCH_PRAGMAS = ("PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF")
 # flags all 0, data '').
 _INSERT_NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
 _INSERT_CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,0,0,0,0,0,0,0,0,0,'')"
-
-# genanki's sort field (what Anki's browser sorts by) is a note type's first field unless
-# the model names another; _genanki_model names none.
-_SORT_FIELD = 0
 
 
 def _write_collection(rd: RenderedDeck, db_path: Path, timestamp: int, stamps: Stamps) -> None:
@@ -156,7 +153,7 @@ def _rows(
         tags = f" {' '.join(rn.tags)} "  # as genanki writes them: Anki's tag column form
         fields = rn.fields
         notes.append(
-            (note_id, guid, rn.spec.id, mod, tags, "\x1f".join(fields), fields[_SORT_FIELD])
+            (note_id, guid, rn.spec.id, mod, tags, "\x1f".join(fields), fields[rn.spec.sort_field])
         )
         note_cards.extend((note_id, ord_, mod) for ord_ in rn.note.card_ordinals)
         if number % 1000 == 0 or number == len(rd.notes):

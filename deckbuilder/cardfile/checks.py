@@ -38,6 +38,7 @@ from deckbuilder.model import (
     BasicNote,
     ClozeNote,
     Deck,
+    FieldsNote,
     McqNote,
     Note,
     NoteKind,
@@ -45,6 +46,7 @@ from deckbuilder.model import (
     TypedNote,
     letter,
 )
+from deckbuilder.templates import fields_named
 
 __all__ = [
     "Spellings",
@@ -119,6 +121,8 @@ def note_problems(
             check.typed(note)
         elif isinstance(note, BasicNote):
             check.basic(note)
+        elif isinstance(note, FieldsNote):
+            check.declared(note)
         out.append(check.problems or _NONE)
     return out
 
@@ -321,7 +325,7 @@ class _NoteCheck:
 
     def texts(self) -> None:
         """Every text field: its size, its characters, and not empty where required."""
-        required = _REQUIRED[self.note.kind]
+        required = _REQUIRED.get(self.note.kind, frozenset())
         only_answer = isinstance(self.note, TypedNote) and len(self.note.answers) == 1
         for key, text in self.note.texts().items():
             what = "answer" if only_answer and key == "answer[0]" else key
@@ -340,6 +344,25 @@ class _NoteCheck:
         if key == "answer[0]" and isinstance(self.note, TypedNote) and len(self.note.answers) == 1:
             return "answer"
         return key
+
+    def declared(self, note: FieldsNote) -> None:
+        """A note of a declared note type makes a card (Anki's "empty card" otherwise)."""
+        if note.card_ordinals or "fields" in self.unread:
+            return
+        note_type = note.note_type
+        if note_type.is_cloze:
+            message = (
+                f"this note makes no card: a note of the cloze note type '{note_type.key}' "
+                "needs a deletion such as {{c1::...}} in a field"
+            )
+        else:
+            named = dict.fromkeys(n for t in note_type.templates for n in fields_named(t.front))
+            fill = " or ".join(f"'{name}'" for name in named or note_type.fields[:1])
+            message = (
+                f"this note makes no card: no card of note type '{note_type.key}' shows "
+                f"a field it fills; fill {fill} (Anki would make an empty card)"
+            )
+        self.problem("fields", message)
 
     def mcq(self, note: McqNote) -> None:
         count = len(note.choices)

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from deckbuilder.cardfile.checks import Spellings, deck_name_problem, tag_problem, text_problem
+from deckbuilder.cardfile.declared import DeclaredTypes, ReadFile
 from deckbuilder.cardfile.fields import (
     ID_RE,
     LANG_RE,
@@ -118,11 +119,12 @@ def read_deck(
     lang: str = "",
     fallback: bool = False,
     source: str = "",
+    read_file: ReadFile | None = None,
 ) -> Deck:
     """The deck in the card file ``path``, parsed into ``tree``, read in ``lang`` (one of
     the declared ``languages``; '' for a file without them). Raises a DeckError listing
     every problem, in order of line. ``source``: the file's text, for advice that shows
-    a line rewritten."""
+    a line rewritten; ``read_file`` reads the project's note-types/ files."""
     file = str(path)
     if tree is None:
         raise DeckError.single(file, "the file is empty; expected a deck (deck:, notes:)")
@@ -136,6 +138,7 @@ def read_deck(
     fields.unknown_keys(tree, DECK_KEYS, "the deck")
     name = _deck_name(fields, tree)
     key = _deck_key(fields, tree)
+    declared = DeclaredTypes(fields, tree, key, read_file)
     if lang and key:
         key = f"{key}.{lang}"
     description = _checked(fields, tree, "description")
@@ -149,7 +152,7 @@ def read_deck(
             tags.append(tag)
     missing_media = tuple(name for name, _ in fields.tags(tree, "missing_media"))
     study = read_study(fields, tree)
-    notes = read_notes(fields, tree, spellings)
+    notes = read_notes(fields, tree, spellings, declared)
     label_language = _label_language(fields, tree, notes)
     deck = Deck(
         key=key,
@@ -164,6 +167,7 @@ def read_deck(
         lang=lang,
         languages=languages,
         label_language=label_language,
+        note_types=tuple(declared.used.values()),
         warnings=tuple(dict.fromkeys(fields.warnings)),
     )
     if fields.problems:

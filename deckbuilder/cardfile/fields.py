@@ -13,7 +13,15 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from deckbuilder.cardfile.keys import CHOICE, DECK, ID_PATTERN, LANG_PATTERN, NOTE_TYPES, Shape
+from deckbuilder.cardfile.keys import (
+    CHOICE,
+    DECK,
+    FIELDS,
+    ID_PATTERN,
+    LANG_PATTERN,
+    NOTE_TYPES,
+    Shape,
+)
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import Problem
 from deckbuilder.invisible import INVISIBLE
@@ -43,10 +51,13 @@ ID_RE = re.compile(f"(?:{ID_PATTERN})\\Z")
 LANG_RE = re.compile(f"(?:{LANG_PATTERN})\\Z")
 # Limit against absurd input (documented in README, "Limits").
 MAX_FIELD_BYTES = 64 * 1024  # Markdown, sanitising and highlighting stay near a second per field
+# The key a field name in messages is of: 'choices' of 'choices[2]', 'fields' of
+# 'fields.Korean'.
+_KEY_OF = re.compile(r"[\[.]")
 # Fields that may be a map from language code to text (choices: each entry).
 LOCALIZED_KEYS = frozenset(
     key.name
-    for keys in (DECK, CHOICE, *(note.keys for note in NOTE_TYPES))
+    for keys in (DECK, CHOICE, (FIELDS,), *(note.keys for note in NOTE_TYPES))
     for key in keys
     if key.localized
 )
@@ -209,7 +220,7 @@ class FieldReader:
         """``value`` as NFC text, picking the language of a language map; '' on a problem.
 
         ``what`` names the field in messages (``question``, ``choices[2]``)."""
-        localized = what.split("[")[0] in LOCALIZED_KEYS
+        localized = _KEY_OF.split(what, 1)[0] in LOCALIZED_KEYS
         if isinstance(value, YMap) and localized and self.is_language_map(value):
             picked = self.pick_language(value, what)
             if picked is None:

@@ -24,8 +24,10 @@ from deckbuilder.deck_options import (
 from deckbuilder.model import LINT_RULES, NoteKind, StudySettings
 
 __all__ = [
+    "CARD_TEMPLATE",
     "CHOICE",
     "DECK",
+    "FIELDS",
     "GUID_PATTERN",
     "ID_PATTERN",
     "LABEL_LANGUAGES",
@@ -36,6 +38,7 @@ __all__ = [
     "NOTE_FIRST",
     "NOTE_LAST",
     "NOTE_TYPES",
+    "NOTE_TYPE_DECLARATION",
     "NUMBER",
     "NUMBER_PATTERN",
     "STEP_PATTERN",
@@ -92,6 +95,11 @@ class Shape(str, Enum):
     ANSWERS = "answers"
     STUDY = "study"
     NOTES = "notes"
+    NOTE_TYPES = "note-types"
+    FIELD_TEXTS = "field-texts"
+    FIELD_NAMES = "field-names"
+    CARDS = "cards"
+    TYPE_KIND = "type-kind"
 
     @property
     def phrase(self) -> str:
@@ -114,6 +122,11 @@ _PHRASES = {
     Shape.ANSWERS: "an accepted answer, a list of them, or a number mapping",
     Shape.STUDY: "a mapping (new_per_day:, ...)",
     Shape.NOTES: "a list",
+    Shape.NOTE_TYPES: "a mapping from a note type's key to its declaration (name:, fields:, cards:)",
+    Shape.FIELD_TEXTS: "a mapping from field name to text",
+    Shape.FIELD_NAMES: "a list of field names",
+    Shape.CARDS: "a list of cards, each {name:, front:, back:}",
+    Shape.TYPE_KIND: "standard or cloze",
 }
 
 
@@ -138,7 +151,7 @@ class Key:
     @property
     def localized(self) -> bool:
         """Whether a deck with 'languages' may give the value per language."""
-        return self.shape in (Shape.TEXT, Shape.DECK_NAME, Shape.CHOICES)
+        return self.shape in (Shape.TEXT, Shape.DECK_NAME, Shape.CHOICES, Shape.FIELD_TEXTS)
 
     @property
     def default_text(self) -> str:
@@ -232,6 +245,14 @@ DECK: tuple[Key, ...] = (
         '"Import deck presets" is ticked), and what the preview studies with.',
         "{new_per_day: 10, desired_retention: 0.9}",
         default_doc="Anki's default preset",
+    ),
+    Key(
+        "note_types",
+        Shape.NOTE_TYPES,
+        "Note types of the author's own, by the key notes name in 'type:' (one used by "
+        "several card files goes in note-types/<key>.yaml at the project root).",
+        "{vocab: {fields: [Korean, English], cards: [{name: Recognition, front: "
+        "'{{Korean}}', back: '{{FrontSide}}<hr id=answer>{{English}}'}]}}",
     ),
     Key(
         "notes",
@@ -346,6 +367,89 @@ NOTE_FIRST: tuple[Key, ...] = (
         default_doc="the type whose keys the note uses",
     ),
 )
+# The field texts of a note of a declared note type ('type: <key>').
+FIELDS = Key(
+    "fields",
+    Shape.FIELD_TEXTS,
+    "The texts of a note of a declared note type, by field name (Markdown, like every "
+    "text; a field the note type declares raw keeps its HTML). Fields left out are empty.",
+    "{Korean: 안녕하세요, English: hello}",
+)
+
+# One note type an author declares: under 'note_types:' by its key, or alone in
+# note-types/<key>.yaml.
+NOTE_TYPE_DECLARATION: tuple[Key, ...] = (
+    Key(
+        "name",
+        Shape.PLAIN,
+        "Anki's name for the note type.",
+        "Korean vocabulary",
+        default_doc="the key",
+    ),
+    Key(
+        "fields",
+        Shape.FIELD_NAMES,
+        "The fields, in order.",
+        "[Korean, Romanization, English, Example]",
+        required=True,
+        low=1,
+    ),
+    Key(
+        "sort_field",
+        Shape.PLAIN,
+        "The field Anki's browser sorts by.",
+        "English",
+        default_doc="the first field",
+    ),
+    Key(
+        "kind",
+        Shape.TYPE_KIND,
+        "standard: a card per template whose front shows a filled field; cloze: one "
+        "template with {{cloze:Field}}, a card per deletion number.",
+        "cloze",
+        default="standard",
+        values=("standard", "cloze"),
+    ),
+    Key(
+        "cards",
+        Shape.CARDS,
+        "The card templates, in Anki's template language ({{Field}}, {{#Field}}...{{/Field}}, "
+        "{{FrontSide}}, {{cloze:Field}}, {{type:Field}}, {{tts ko_KR:Field}}).",
+        "[{name: Recognition, front: '{{Korean}}', back: '{{FrontSide}}<hr id=answer>{{English}}'}]",
+        required=True,
+        low=1,
+    ),
+    Key("css", Shape.PLAIN, "The note type's CSS.", ".card { font-size: 24px; }"),
+    Key(
+        "raw",
+        Shape.FIELD_NAMES,
+        "Fields whose text is HTML kept as written, not Markdown.",
+        "[Audio]",
+    ),
+    Key(
+        "anki_id",
+        Shape.WHOLE,
+        "Anki's id of the note type, kept by 'deckbuilder import' so that a build updates "
+        "the same note type in the collection.",
+        "1342697561419",
+        default_doc="derived from the key",
+        low=1,
+        high=2**63 - 1,
+    ),
+)
+# One card of a declared note type.
+CARD_TEMPLATE: tuple[Key, ...] = (
+    Key("name", Shape.PLAIN, "The card's name.", "Recognition", default_doc="Card 1, Card 2..."),
+    Key("front", Shape.PLAIN, "The front template.", "{{Korean}}", required=True),
+    Key(
+        "back",
+        Shape.PLAIN,
+        "The back template.",
+        "{{FrontSide}}<hr id=answer>{{English}}",
+        required=True,
+    ),
+)
+
 NOTE_LAST: tuple[Key, ...] = (
     Key("tags", Shape.TAGS, "Tags of this note, besides the deck's.", "[basics]"),
     Key(

@@ -13,6 +13,7 @@ from typing import TypedDict, TypeGuard
 
 from deckbuilder import cloze
 from deckbuilder.cardfile.checks import Spellings, note_problems, text_problem
+from deckbuilder.cardfile.declared import DeclaredTypes, read_declared_note_fields
 from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, shown, suggest, trimmed
 from deckbuilder.cardfile.imported import read_guid, read_reverse
 from deckbuilder.cardfile.keys import (
@@ -29,7 +30,8 @@ from deckbuilder.cardfile.keys import (
 from deckbuilder.cardfile.optouts import read_lint_opt_outs, read_pins
 from deckbuilder.cardfile.typed import read_typed
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, letter
+from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, Note, NoteKind, letter
+from deckbuilder.note_types import NoteType
 
 __all__ = [
     "ALL_NOTE_KEYS",
@@ -61,9 +63,15 @@ class _CommonFields(TypedDict):
     lint_ignored: tuple[str, ...]
 
 
-def read_notes(fields: FieldReader, tree: YMap, tags: Spellings | None = None) -> list[Note]:
+def read_notes(
+    fields: FieldReader,
+    tree: YMap,
+    tags: Spellings | None = None,
+    declared: DeclaredTypes | None = None,
+) -> list[Note]:
     """The deck's ``notes:`` list, each note checked (:mod:`.checks`); a note with a
-    problem is left out (and reported). ``tags``: the spellings of the deck's own tags."""
+    problem is left out (and reported). ``tags``: the spellings of the deck's own tags;
+    ``declared``: the note types of the author's own that notes may name."""
     value = tree.get("notes")
     if value is None or is_null(value):
         line = tree.key_line("notes") if "notes" in tree.entries else tree.line
@@ -86,7 +94,7 @@ def read_notes(fields: FieldReader, tree: YMap, tags: Spellings | None = None) -
     misread: list[bool] = []  # whether the note's structure had a problem
     for item in value.items:
         before = len(fields.problems)
-        note = _read_note(fields, item)
+        note = _read_note(fields, item, declared)
         if note is not None:
             notes.append(note)
             unread.append(fields.unread or ())
@@ -101,7 +109,7 @@ def read_notes(fields: FieldReader, tree: YMap, tags: Spellings | None = None) -
     return kept
 
 
-def _read_note(fields: FieldReader, item: YValue) -> Note | None:
+def _read_note(fields: FieldReader, item: YValue, declared: DeclaredTypes | None) -> Note | None:
     """The note ``item`` describes, as well as it can be read (its problems reported);
     None when not even its type can be told."""
     fields.note_id = None
@@ -114,12 +122,16 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
     note_id = trimmed(fields.text(item, "id", required=True))
     if note_id and UNSTORABLE.search(note_id) is None:  # never a control character in a message
         fields.note_id = note_id
-    kind = _note_kind(fields, item)
+    kind = _note_kind(fields, item, declared)
     if kind is None:
-        fields.unknown_keys(item, ALL_NOTE_KEYS, "a note")
+        fields.unknown_keys(item, (*ALL_NOTE_KEYS, "fields"), "a note")
         fields.note_id = None
         return None
-    fields.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind.value} note")
+    if isinstance(kind, NoteType):
+        allowed = (*COMMON_NOTE_KEYS, "fields")
+        fields.unknown_keys(item, allowed, f"a note of note type '{kind.key}'")
+    else:
+        fields.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind.value} note")
     tags = fields.tags(item)
     lint = read_lint_opt_outs(fields, item)
     lines = _field_lines(item)
@@ -134,7 +146,11 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
         lint_ignored=tuple(code for code, _ in lint),
     )
     note: Note
-    if kind is NoteKind.MCQ:
+    if isinstance(kind, NoteType):
+        texts, field_lines = read_declared_note_fields(fields, item, kind)
+        common["field_lines"].update(field_lines)
+        note = FieldsNote(**common, note_type=kind, fields=texts)
+    elif kind is NoteKind.MCQ:
         note = _read_mcq(fields, item, common)
     elif kind is NoteKind.CLOZE:
         note = ClozeNote(
@@ -158,8 +174,11 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
     return note
 
 
-def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
-    """The note's ``type:``, or without one the kind whose keys the note uses."""
+def _note_kind(
+    fields: FieldReader, item: YMap, declared: DeclaredTypes | None
+) -> NoteKind | NoteType | None:
+    """The note's ``type:`` (one of deckbuilder's kinds, or a note type of the author's
+    own), or without one the kind whose keys the note uses."""
     value = item.get("type")
     if value is not None:
         before = len(fields.problems)
@@ -168,8 +187,11 @@ def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
         if wrong:
             fields.problem(value.line, wrong)
         kind = _KIND_NAMES.get(written)
+        own = declared.get(written) if kind is None and declared is not None else None
+        if own is not None:
+            return own
         if kind is None and len(fields.problems) == before:
-            names = list(_KIND_NAMES)
+            names = [*_KIND_NAMES, *(declared.known() if declared is not None else ())]
             meant = note_type_named(written)
             hint = f"; did you mean '{meant.kind}'?" if meant else suggest(written, names)
             fields.problem(
@@ -180,6 +202,12 @@ def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
     for kind, keys in NOTE_KEYS.items():
         if not item.entries.keys().isdisjoint(keys):
             return kind
+    if "fields" in item.entries:
+        fields.problem(
+            item.line,
+            "a note with 'fields:' is of a note type of your own: name it with 'type: <key>'",
+        )
+        return None
     fields.problem(
         item.line, "cannot tell the note type; add 'type: mcq', 'type: cloze' or 'type: basic'"
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import Spellings
 from deckbuilder.cardfile.deck import ALL_LANGUAGES, DECK_KEYS, declared_languages, read_deck
+from deckbuilder.cardfile.declared import shared_name_problems
 from deckbuilder.cardfile.fields import (
     ID_RE,
     LANG_RE,
@@ -170,6 +171,8 @@ def load_decks(
             )
         else:
             first_file[deck.key] = deck
+    declared = {(t.source, t.key): t for deck in decks for t in deck.note_types}
+    problems += shared_name_problems(declared.values())
     if problems:
         raise DeckError(problems, partial=decks)
     return decks
@@ -217,6 +220,16 @@ def _refuse_other_line_breaks(name: str, text: str) -> None:
         f"it with a line break or a space (or write \\u{ord(char):04x} inside double quotes)",
         line,
     )
+
+
+def read_note_type_file(path: Path) -> YValue | None:
+    """A ``note-types/<key>.yaml`` file's located tree, read with the card files' rules
+    (size, encoding, YAML safety); DeckError naming every problem of it."""
+    text = read_text(path)
+    tree, problems = read_yaml(text, str(path))
+    if problems:
+        raise DeckError(problems)
+    return tree
 
 
 def load_deck(
@@ -271,7 +284,7 @@ def decks_from_tree(
     if header.problems:
         raise DeckError(header.problems)
     if not languages:
-        return [read_deck(path, tree, media_dir, source=source)]
+        return [read_deck(path, tree, media_dir, source=source, read_file=read_note_type_file)]
     assert isinstance(tree, YMap)
     if lang is None:
         wanted = languages[:1]
@@ -290,7 +303,11 @@ def decks_from_tree(
     problems: list[Problem] = []
     for code in wanted:
         try:
-            decks.append(read_deck(path, tree, media_dir, languages, code, fallback, source))
+            decks.append(
+                read_deck(
+                    path, tree, media_dir, languages, code, fallback, source, read_note_type_file
+                )
+            )
         except DeckError as exc:
             problems.extend(exc.problems)
             decks.extend(exc.partial)

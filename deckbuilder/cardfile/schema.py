@@ -13,9 +13,15 @@ from typing import Any
 
 from deckbuilder import deck_options
 from deckbuilder.cardfile.keys import (
+    CARD_TEMPLATE,
     CHOICE,
     DECK,
+    FIELDS,
+    ID_PATTERN,
     LANG_PATTERN,
+    NOTE_FIRST,
+    NOTE_LAST,
+    NOTE_TYPE_DECLARATION,
     NOTE_TYPES,
     NUMBER,
     NUMBER_PATTERN,
@@ -321,8 +327,27 @@ def _value(key: Key) -> dict[str, Any]:
             "type": "array",
             "minItems": int(key.low or 0),
             "maxItems": int(key.high or 0),
-            "items": {"oneOf": [_note(t) for t in NOTE_TYPES]},
+            "items": {"oneOf": [*(_note(t) for t in NOTE_TYPES), _declared_note()]},
         }
+    if shape is Shape.NOTE_TYPES:
+        key_pattern = _anchored(ID_PATTERN)
+        declaration = _mapping(NOTE_TYPE_DECLARATION, "A note type of the author's own.")
+        return {
+            "type": "object",
+            "patternProperties": {key_pattern: declaration},
+            "additionalProperties": False,
+        }
+    if shape is Shape.FIELD_TEXTS:
+        text = _text(key)
+        return {"type": "object", "additionalProperties": {**text, "description": key.doc}}
+    if shape is Shape.FIELD_NAMES:
+        name = {"type": "string", "pattern": _NON_BLANK}
+        return {"type": "array", "minItems": int(key.low or 0), "uniqueItems": True, "items": name}
+    if shape is Shape.CARDS:
+        card = _mapping(CARD_TEMPLATE, "One card: its front and back templates.")
+        return {"type": "array", "minItems": 1, "items": card}
+    if shape is Shape.TYPE_KIND:
+        return {"enum": list(key.values)}
     raise AssertionError(f"no schema for {shape}")  # pragma: no cover - every shape is above
 
 
@@ -354,6 +379,21 @@ def _note(note_type: NoteType) -> dict[str, Any]:
     if kind == "basic":
         # 'add_reverse' is what Anki's optional reversed card keeps; 'reverse' is ours.
         schema["not"] = {"required": ["reverse", "add_reverse"]}
+    return schema
+
+
+def _declared_note() -> dict[str, Any]:
+    """A note of a note type the card file (or note-types/) declares: ``type: <key>``
+    and its texts under ``fields:``."""
+    schema = _mapping((*NOTE_FIRST, FIELDS, *NOTE_LAST), "A note of a declared note type.")
+    schema["title"] = "note of a declared note type"
+    schema["properties"]["type"] = {
+        "description": "The key of a note type under 'note_types:' or in note-types/.",
+        "type": "string",
+        "pattern": _anchored(ID_PATTERN),
+        "not": {"enum": [t.kind.value for t in NOTE_TYPES]},
+    }
+    schema["required"] = [*schema.get("required", []), "type", "fields"]
     return schema
 
 

@@ -180,7 +180,7 @@ def _all_tags(deck: Deck) -> list[str]:
 def counts_text(deck: Deck) -> str:
     """``2 mcq notes (2 cards), 1 cloze note (3 cards)``"""
     return ", ".join(
-        f"{plural(notes, kind.value + ' note')} ({plural(cards, 'card')})"
+        f"{plural(notes, kind + ' note')} ({plural(cards, 'card')})"
         for kind, (notes, cards) in deck.counts().items()
     )
 
@@ -194,7 +194,7 @@ def deck_summary(deck: Deck) -> dict[str, Any]:
         "lang": deck.lang or None,
         "notes": len(deck.notes),
         "cards": deck.card_count,
-        "by_type": {kind.value: {"notes": n, "cards": c} for kind, (n, c) in deck.counts().items()},
+        "by_type": {kind: {"notes": n, "cards": c} for kind, (n, c) in deck.counts().items()},
         "tags": _all_tags(deck),
     }
 
@@ -202,15 +202,18 @@ def deck_summary(deck: Deck) -> dict[str, Any]:
 def deck_table(decks: Sequence[Deck]) -> list[str]:
     """``deckbuilder list``: one row per deck, columns aligned for wide characters too."""
     kinds = (NoteKind.MCQ, NoteKind.CLOZE, NoteKind.BASIC, NoteKind.TYPED)  # card-file kinds
-    header = ("DECK", "ID", "FILE", *(kind.value.upper() for kind in kinds), "CARDS", "TAGS")
+    # Notes of the note types a deck declares (or an import brought) are counted together.
+    header = ("DECK", "ID", "FILE", *(kind.value.upper() for kind in kinds), "OTHER", "CARDS")
+    header += ("TAGS",)
     rows: list[tuple[str, ...]] = [header]
     for deck in decks:
         counts = deck.counts()
         per_kind = [str(counts.get(kind, (0, 0))[0]) for kind in kinds]
+        per_kind.append(str(sum(n for key, (n, _) in counts.items() if key not in kinds)))
         tags = " ".join(_all_tags(deck))
         rows.append((deck.name, deck.key, str(deck.source), *per_kind, str(deck.card_count), tags))
     widths = [max(_width(row[i]) for row in rows) for i in range(len(header))]
-    numeric = set(range(3, 4 + len(kinds)))
+    numeric = set(range(3, 5 + len(kinds)))
     lines = []
     for row in rows:
         cells = []
@@ -227,7 +230,7 @@ def build_lines(result: PackageResult) -> list[str]:
     rd = result.rendered
     lines = [f"{rd.deck.name}  ({rd.deck.source})"]
     for kind, (notes, cards) in rd.deck.counts().items():
-        lines.append(f"  {kind.value:<6} {plural(notes, 'note'):>10}  {plural(cards, 'card'):>10}")
+        lines.append(f"  {kind:<6} {plural(notes, 'note'):>10}  {plural(cards, 'card'):>10}")
     lines.append(f"  media  {plural(len(rd.media), 'file'):>10}")
     lines.append(f"  wrote {result.path} ({human_size(result.size)})")
     return lines + _change_lines(result)

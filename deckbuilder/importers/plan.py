@@ -436,8 +436,8 @@ def _package_files(
         planner.files[sidecar_path(target)] = carried_json(kept).encode("utf-8")
     mods = {**package.own_type_mods, **{k: mod for k, (_, mod) in package.carried.items()}}
     note_types = {
-        spec.kind: NoteTypeEntry(
-            spec.kind, spec.id, spec.fields, templates_hash(spec), mods.get(spec.kind, 0)
+        spec.type_key: NoteTypeEntry(
+            spec.type_key, spec.id, spec.fields, templates_hash(spec), mods.get(spec.kind, 0)
         )
         for spec in rendered.note_types
     }

@@ -63,7 +63,7 @@ class NoteEntry:
 
 @dataclass(frozen=True)
 class NoteTypeEntry:
-    kind: NoteKind
+    kind: str  # a NoteKind's value, or a declared note type's key
     anki_id: int
     fields: tuple[str, ...]
     templates: str  # hash of name, templates and CSS
@@ -82,7 +82,7 @@ class LockHeader:
 
 @dataclass(frozen=True)
 class Manifest:
-    note_types: Mapping[NoteKind, NoteTypeEntry]
+    note_types: Mapping[str, NoteTypeEntry]  # by NoteKind value or declared type key
     notes: Mapping[str, NoteEntry]  # each entry under its own id
     # Above the Anki note id of every note that was given one and is no longer listed: a
     # learner may still have a removed note, and a new note must not take its id. Listed
@@ -134,13 +134,12 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
         f"next-anki-id {manifest.next_anki_id}",
         "# notetype KIND ANKI-ID FIELDS TEMPLATES-HASH CHANGED",
     ]
-    for kind in NoteKind:
-        t = manifest.note_types.get(kind)
-        if t is not None:
-            fields = ",".join(_field_token(name) for name in t.fields)
-            lines.append(
-                f"notetype {kind.value} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}"
-            )
+    # deckbuilder's own kinds in their order, then declared note types by key.
+    order = {kind.value: number for number, kind in enumerate(NoteKind)}
+    for kind in sorted(manifest.note_types, key=lambda key: (order.get(key, len(order)), key)):
+        t = manifest.note_types[kind]
+        fields = ",".join(_field_token(name) for name in t.fields)
+        lines.append(f"notetype {kind} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}")
     lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED")
     for note_id in sorted(manifest.notes):
         n = manifest.notes[note_id]
@@ -152,7 +151,8 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
 _HEADER = re.compile(r"# deckbuilder lock file for deck '([^']*)' \((.*)\)\.")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
-_KINDS = {kind.value: kind for kind in NoteKind}
+# What a notetype line may name: one of deckbuilder's kinds, or a declared note type's key.
+_TYPE_KEY = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 RESTORE = "restore the file from version control"
 _UNREADABLE = (
     f"cannot read this lock file line; {RESTORE} (deleting it makes every note count as changed)"
@@ -225,7 +225,7 @@ class _LockReader:
         self.file = file
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
-        self.note_types: dict[NoteKind, NoteTypeEntry] = {}
+        self.note_types: dict[str, NoteTypeEntry] = {}
         self.notes: dict[str, NoteEntry] = {}
         self.next_anki_id = 0
         self.next_anki_id_line: int | None = None
@@ -261,11 +261,11 @@ class _LockReader:
             self.notes[note_id] = entry if was is None else _settle_note(was, entry)
             if was is not None:
                 self._twice(number, was.line, "listed twice", note_id)
-        elif keyword == "notetype" and len(values) == 5 and values[0] in _KINDS:
+        elif keyword == "notetype" and len(values) == 5 and _TYPE_KEY.match(values[0]):
             kind, anki_id, fields, templates, changed = values
             anki = _integer(anki_id, "note type id", 1, MAX_ANKI_ID)
             t = NoteTypeEntry(
-                _KINDS[kind],
+                kind,
                 anki,
                 tuple(unquote(name) for name in fields.split(",")),
                 templates,

@@ -47,7 +47,7 @@ from deckbuilder.lock.format import (
     parse_manifest,
     read_manifest,
 )
-from deckbuilder.model import Deck, Note, NoteKind
+from deckbuilder.model import Deck, Note
 from deckbuilder.render.deck import RenderedDeck, RenderedNote
 
 __all__ = [
@@ -139,6 +139,8 @@ def templates_hash(spec: NoteTypeSpec) -> str:
     parts.append(spec.is_cloze)
     if spec.more_templates:
         parts.append([list(t) for t in spec.more_templates])
+    if spec.sort_field:
+        parts.append(spec.sort_field)
     return _hash(parts)
 
 
@@ -193,21 +195,25 @@ class _Planner:
 
 def _update_note_types(
     prev: Manifest, rd: RenderedDeck, plan: _Planner
-) -> tuple[dict[NoteKind, NoteTypeEntry], list[NoteTypeSpec], list[NoteTypeReplaced]]:
-    note_types: dict[NoteKind, NoteTypeEntry] = dict(prev.note_types)
+) -> tuple[dict[str, NoteTypeEntry], list[NoteTypeSpec], list[NoteTypeReplaced]]:
+    note_types: dict[str, NoteTypeEntry] = dict(prev.note_types)
     changed: list[NoteTypeSpec] = []
     replaced: list[NoteTypeReplaced] = []
     for spec in rd.note_types:
-        before = prev.note_types.get(spec.kind)
+        before = prev.note_types.get(spec.type_key)
         digest = templates_hash(spec)
         what = f"note type '{spec.name}' "
         if before is None:
-            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, plan.now)
+            note_types[spec.type_key] = NoteTypeEntry(
+                spec.type_key, spec.id, spec.fields, digest, plan.now
+            )
         elif before.anki_id != spec.id:
             replaced.append(NoteTypeReplaced(before, spec))
             plan.warnings.append(_replaced_warning(plan.lock, before, spec))
             when = plan.later(before.changed, before.line, None, what)
-            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, when)
+            note_types[spec.type_key] = NoteTypeEntry(
+                spec.type_key, spec.id, spec.fields, digest, when
+            )
         elif before.fields != spec.fields:
             plan.problems.append(
                 Problem(
@@ -224,7 +230,9 @@ def _update_note_types(
         elif before.templates != digest:
             changed.append(spec)
             when = plan.later(before.changed, before.line, None, what)
-            note_types[spec.kind] = NoteTypeEntry(spec.kind, spec.id, spec.fields, digest, when)
+            note_types[spec.type_key] = NoteTypeEntry(
+                spec.type_key, spec.id, spec.fields, digest, when
+            )
     return note_types, changed, replaced
 
 
@@ -322,7 +330,7 @@ def update_manifest(
             when = plan.later(was.changed, was.line, note_id)
             notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
             changed.append(note_id)
-            if prev.note_types and rn.spec.kind not in prev.note_types:
+            if prev.note_types and rn.spec.type_key not in prev.note_types:
                 plan.warnings.append(_retyped_warning(rd, rn))
     if (added or moved) and next_anki_id - 1 > MAX_ANKI_ID:
         plan.problems.append(_no_id_left(prev, lock))
@@ -377,7 +385,7 @@ def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> P
     return Problem(
         lock,
         before.line,
-        f"warning: the {spec.kind.value} notes now have note type '{spec.name}' (id {spec.id}, "
+        f"warning: the {spec.type_key} notes now have note type '{spec.name}' (id {spec.id}, "
         f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
         f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
         '"Merge note types" (see docs/updating.md)',

@@ -39,7 +39,7 @@ from typing import Any
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.errors import Problem
 from deckbuilder.model import NoteKind
-from deckbuilder.preview.anki_template import RenderedCard, render_card
+from deckbuilder.preview.anki_template import RenderedCard, TemplateError, render_card
 from deckbuilder.preview.mathml import typeset, untypeset_warnings
 from deckbuilder.preview.page_chart import FIRST_DAYS, first_weeks_svg, forecast_svg, sweep_svg
 from deckbuilder.preview.plan_report import (
@@ -223,6 +223,7 @@ class _Cards:
         self.sides = _Sides()
         self.media = _Media(rd.media)
         self.types: dict[int, int] = {}  # note type id -> its number on the page
+        self.declared: dict[str, str] = {}  # a declared note type's key -> its Anki name
         self.type_rows: list[list[Any]] = []
         self.tags: dict[str, int] = {}
         self.codes: dict[str, int] = {}
@@ -236,10 +237,12 @@ class _Cards:
             self.type_rows.append([spec.name, self.sides.share(spec.css)])
         note_number = len(self.notes)
         lint = self.lint.get(rn.note.id, ())
+        if rn.note.kind is NoteKind.DECLARED:
+            self.declared.setdefault(rn.note.type_key, spec.name)
         self.notes.append(
             [
                 rn.note.id,
-                rn.note.kind.value,
+                rn.note.type_key,
                 self.types[spec.id],
                 [self.tags.setdefault(tag, len(self.tags)) for tag in rn.tags],
                 [[self.codes.setdefault(code, len(self.codes)), text] for code, text in lint],
@@ -249,7 +252,21 @@ class _Cards:
         fields = dict(zip(spec.fields, rn.fields, strict=True))
         untypeset: list[str] = []
         for ordinal in rn.note.card_ordinals:
-            card = render_card(*spec.sides(ordinal), fields, ordinal)
+            try:
+                card = render_card(*spec.sides(ordinal), fields, ordinal)
+            except TemplateError as exc:
+                # Anki shows such a card (or its own error); the page says what it cannot.
+                warnings.append(
+                    Problem(
+                        str(self.rd.deck.source),
+                        rn.note.line,
+                        f"warning: card {ordinal + 1} cannot be shown on the preview page: {exc}",
+                        rn.note.id,
+                    )
+                )
+                shown = f'<p class="db-preview-error">{escape(str(exc))}</p>'
+                card = RenderedCard(ordinal, shown, shown, (), ())
+
             question, answer = (
                 self.media.inline(typeset(html, untypeset), card)
                 for html in (card.question, card.answer)
@@ -269,7 +286,7 @@ class _Cards:
     def json(self) -> str:
         data = {
             "frame": _static("card-side.css"),
-            "kinds": {kind.value: name for kind, name in KIND_NAMES.items()},
+            "kinds": {**{kind.value: name for kind, name in KIND_NAMES.items()}, **self.declared},
             "played": [kind.value for kind in _PLAYED],
             "pageSize": PAGE_SIZE,
             "phoneWidth": PHONE_WIDTH,
@@ -429,7 +446,8 @@ def _first_weeks(p: DeckPreview) -> str:
 
 def _counts(rd: RenderedDeck) -> str:
     rows = "".join(
-        f"<tr><th scope='row'>{KIND_NAMES[kind]}</th><td>{notes}</td><td>{cards}</td></tr>"
+        f"<tr><th scope='row'>{escape(_type_label(rd, kind))}</th><td>{notes}</td>"
+        f"<td>{cards}</td></tr>"
         for kind, (notes, cards) in rd.deck.counts().items()
     )
     return _scrolling(
@@ -440,6 +458,18 @@ def _counts(rd: RenderedDeck) -> str:
         f"<tbody>{rows}</tbody><tfoot><tr><th scope='row'>total</th><td>{len(rd.notes)}</td>"
         f"<td>{rd.deck.card_count}</td></tr></tfoot></table>",
     )
+
+
+def _type_label(rd: RenderedDeck, key: str) -> str:
+    """What the page calls a note type: a built-in kind's name, or a declared note
+    type's Anki name."""
+    known = KIND_NAMES.get(key)  # type: ignore[call-overload]
+    if known is not None:
+        return str(known)
+    for rn in rd.notes:
+        if rn.note.type_key == key:
+            return rn.spec.name
+    return key
 
 
 def _tags(rd: RenderedDeck) -> str:

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from html import unescape
 from pathlib import Path, PurePosixPath
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
@@ -19,7 +20,17 @@ from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_f
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
-from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note, NoteKind, TypedNote, letter
+from deckbuilder.model import (
+    BasicNote,
+    ClozeNote,
+    Deck,
+    FieldsNote,
+    McqNote,
+    Note,
+    NoteKind,
+    TypedNote,
+    letter,
+)
 from deckbuilder.progress import step
 from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.fidelity import deletions_ended_early
@@ -41,6 +52,9 @@ _BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
 _WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?\Z", re.IGNORECASE)
 _MAX_NAME_BYTES = 120  # Anki truncates longer names
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# The media a raw field's HTML names, as Anki finds them (its media check).
+_RAW_IMAGE = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+_RAW_SOUND = re.compile(r"\[sound:([^\]]+)\]")
 # Anki's media sync refuses any single file over 100 MiB (MAX_INDIVIDUAL_MEDIA_FILE_SIZE
 # in ankitects/anki, rslib/src/sync/media/mod.rs): a bigger file would never reach the
 # learner's other devices, and every file is read whole into the package.
@@ -356,7 +370,33 @@ class _Renderer:
         start = f'{opening[index][:-1]} data-db-pin="true">' if pinned else opening[index]
         return f"{start}{self.md(text, key)}{said}</div>"
 
+    def raw(self, html: str, key: str) -> str:
+        """A raw field of a declared note type: its HTML as written, the media it names
+        (``<img src>``, ``[sound:...]``) found and packaged like any other."""
+        self.key = key
+        for found in _RAW_IMAGE.finditer(html):
+            self.resolve(unescape(found.group(1)), "image")
+        for found in _RAW_SOUND.finditer(html):
+            self.resolve(found.group(1), "sound")
+        return html
+
+    def declared(self, note: FieldsNote) -> tuple[str, ...]:
+        """A note of a declared note type: each field's Markdown rendered (a cloze note
+        type's fields keep their deletions), a raw field's HTML kept."""
+        note_type = note.note_type
+        out = []
+        for name, text in zip(note_type.fields, note.fields, strict=True):
+            key = f"fields.{name}"
+            if name in note_type.raw:
+                out.append(self.raw(text, key))
+            else:
+                html = self.md(text, key, cloze=note_type.is_cloze) if text else ""
+                out.append(self.lang(html) if self.deck.lang else html)
+        return tuple(out)
+
     def fields(self, note: Note) -> tuple[str, ...]:
+        if isinstance(note, FieldsNote):
+            return self.declared(note)
         # A deck without languages keeps its fields as they are: no lang() call per field.
         lang = self.lang if self.deck.lang else None
         if isinstance(note, McqNote):

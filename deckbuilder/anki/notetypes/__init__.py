@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from deckbuilder.anki.identity import note_type_anki_id
 from deckbuilder.model import NoteKind
+from deckbuilder.note_types import NoteType
 
-__all__ = ["OWN_KINDS", "NoteTypeSpec", "note_type"]
+__all__ = ["OWN_KINDS", "NoteTypeSpec", "declared_spec", "note_type"]
 
 
 @dataclass(frozen=True)
@@ -31,10 +33,19 @@ class NoteTypeSpec:
     # Templates after the first, as (name, front, back): Anki's "Basic (and reversed
     # card)" has a second one. Empty for a note type with one template.
     more_templates: tuple[tuple[str, str, str], ...] = ()
+    # A declared note type (kind DECLARED): its key, whether it is of Anki's cloze kind.
+    key: str = ""
+    cloze: bool = False
+    sort_field: int = 0  # the index of the field Anki's browser sorts by
 
     @property
     def is_cloze(self) -> bool:
-        return self.kind is NoteKind.CLOZE
+        return self.kind is NoteKind.CLOZE or self.cloze
+
+    @property
+    def type_key(self) -> str:
+        """What the lock file knows the note type by: its kind, or a declared type's key."""
+        return self.key or self.kind.value
 
     @property
     def templates(self) -> tuple[tuple[str, str, str], ...]:
@@ -117,4 +128,26 @@ def note_type(kind: NoteKind) -> NoteTypeSpec:
         back=_inline_includes(_read(folder, "back.html"), folder),
         css=_read("base.css") + "\n" + _read(folder, "style.css"),
         more_templates=more,
+    )
+
+
+@cache
+def declared_spec(declared: NoteType) -> NoteTypeSpec:
+    """The Anki note type of a note type the author declares (or an import brought): its
+    own id when it has one, else one derived from its key (and, for a card file's own,
+    from the deck's id), so that every build gives it the same."""
+    first, *more = declared.templates
+    return NoteTypeSpec(
+        kind=NoteKind.DECLARED,
+        id=declared.anki_id or note_type_anki_id(declared.scope, declared.key),
+        name=declared.name,
+        fields=declared.fields,
+        template_name=first.name,
+        front=first.front,
+        back=first.back,
+        css=declared.css,
+        more_templates=tuple((t.name, t.front, t.back) for t in more),
+        key=declared.key,
+        cloze=declared.is_cloze,
+        sort_field=declared.sort_field,
     )

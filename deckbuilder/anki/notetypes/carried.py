@@ -13,19 +13,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, note_type
-from deckbuilder.anki.notetypes.template_rules import template_problems
+from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, declared_spec, note_type
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import read_regular
-from deckbuilder.invisible import is_blank
-from deckbuilder.model import BasicNote, Note, NoteKind
+from deckbuilder.model import BasicNote, FieldsNote, Note, NoteKind
+from deckbuilder.templates import name_problems, names_problems, template_problems
 
 __all__ = [
     "SIDECAR_SUFFIX",
@@ -61,10 +59,6 @@ _LARGEST_ID = 2**63 - 1  # Anki's ids are signed 64-bit numbers
 _OWN_IDS = {note_type(kind).id: kind for kind in OWN_KINDS}
 _OWN_NAMES = {note_type(kind).name.casefold() for kind in OWN_KINDS}
 _SHOWN = 60  # characters of a name quoted in a message
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# What Anki removes from a field name, anywhere and at its start (rslib fields.rs fix_name).
-_NOT_IN_FIELD_NAME = ':{}"'
-_NOT_FIRST_IN_FIELD_NAME = "#/^"
 _ABOUT = (
     "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
     "they were in the collection so that Anki updates the notes in place. Commit it with "
@@ -89,6 +83,8 @@ def spec_kind(note: Note) -> NoteKind:
 
 
 def spec_for(note: Note, carried: Mapping[NoteKind, NoteTypeSpec]) -> NoteTypeSpec:
+    if isinstance(note, FieldsNote):
+        return declared_spec(note.note_type)
     kind = spec_kind(note)
     found = carried.get(kind)
     if found is not None:
@@ -250,13 +246,13 @@ def spec_problems(spec: NoteTypeSpec) -> list[str]:
             f"its id {spec.id} is the id of deckbuilder's own note type "
             f"{note_type(_OWN_IDS[spec.id]).name!r}; Anki would take them for one"
         )
-    problems += _name_problems("its name", spec.name)
+    problems += name_problems("its name", spec.name)
     if unicodedata.normalize("NFC", spec.name).casefold() in _OWN_NAMES:
         problems.append(
             "its name is the name of one of deckbuilder's own note types; Anki would rename it"
         )
-    problems += _names_problems("field", spec.fields, field_name=True)
-    problems += _names_problems("card", [name for name, _, _ in spec.templates])
+    problems += names_problems("field", spec.fields, field_name=True)
+    problems += names_problems("card", [name for name, _, _ in spec.templates])
     sizes = [
         (f"the {side} of card {number}", text, MAX_TEMPLATE_CHARS)
         for number, (_, front, back) in enumerate(spec.templates, start=1)
@@ -267,44 +263,6 @@ def spec_problems(spec: NoteTypeSpec) -> list[str]:
             problems.append(f"{what} has {len(text):,} characters; the limit is {limit:,}")
     if not problems:
         problems += template_problems(spec.fields, spec.templates, cloze=spec.is_cloze)
-    return problems
-
-
-def _name_problems(what: str, name: str, *, field_name: bool = False) -> list[str]:
-    """What Anki would refuse or change in the name of a note type, field or card."""
-    if is_blank(name):
-        return [f"{what} is empty; Anki refuses it"]
-    shown = repr(_shortened(name))
-    if _CONTROL.search(name):
-        return [f"{what} {shown} holds a control character"]
-    removed = _NOT_IN_FIELD_NAME if field_name else '"'
-    found = sorted({ch for ch in name if ch in removed})
-    if found:
-        return [f"{what} {shown} holds {' '.join(found)}, which Anki removes from it"]
-    if field_name and (name != name.strip() or name[0] in _NOT_FIRST_IN_FIELD_NAME):
-        return [
-            f"{what} {shown} starts or ends with a space, or starts with # / or ^, which "
-            "Anki removes"
-        ]
-    if unicodedata.normalize("NFC", name) != name:
-        return [f"{what} {shown} is not in Unicode's composed form (NFC), as Anki writes it"]
-    return []
-
-
-def _names_problems(what: str, names: Sequence[str], *, field_name: bool = False) -> list[str]:
-    """What Anki would refuse or change in a note type's field or card names: each name,
-    and two that differ only in case (Anki adds '+' to the second)."""
-    problems: list[str] = []
-    seen: dict[str, str] = {}
-    for number, name in enumerate(names, start=1):
-        problems += _name_problems(f"{what} {number}'s name", name, field_name=field_name)
-        key = name.casefold()
-        if key in seen:
-            problems.append(
-                f"{what} names {_shortened(seen[key])!r} and {_shortened(name)!r} are the same "
-                "to Anki, which renames the second"
-            )
-        seen.setdefault(key, name)
     return problems
 
 

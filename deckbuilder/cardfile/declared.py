@@ -1,0 +1,413 @@
+"""Note types of the author's own: ``note_types:`` in a card file, and
+``note-types/<key>.yaml`` at the project root for one that several card files use.
+
+Each declaration becomes a :class:`deckbuilder.note_types.NoteType`, checked where its
+lines are known: the fields' and cards' names as Anki keeps them, the templates as Anki
+and genanki read them (:func:`deckbuilder.templates.template_problems`), the sort field,
+raw fields and text-to-speech tags. Notes name one with ``type: <key>`` and give their
+texts under ``fields:`` (read by :func:`read_declared_note`).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from deckbuilder.cardfile.fields import ID_RE, FieldReader, id_problem, is_null, shown, suggest
+from deckbuilder.cardfile.keys import (
+    CARD_TEMPLATE,
+    NOTE_TYPE_DECLARATION,
+    NOTE_TYPES,
+    key_names,
+)
+from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
+from deckbuilder.errors import DeckError, Problem
+from deckbuilder.note_types import CardTemplate, NoteType, TypeKind
+from deckbuilder.templates import (
+    name_problems,
+    names_problems,
+    template_problems,
+    tts_problems,
+)
+
+__all__ = [
+    "NOTE_TYPES_FOLDER",
+    "DeclaredTypes",
+    "project_root",
+    "read_declared_note_fields",
+    "shared_name_problems",
+]
+
+NOTE_TYPES_FOLDER = "note-types"
+_CARDS_FOLDER = "cards"
+_DECLARATION_KEYS = key_names(NOTE_TYPE_DECLARATION)
+_CARD_KEYS = key_names(CARD_TEMPLATE)
+# What 'type:' says for deckbuilder's own note types (and Anki's that it keeps as
+# they are): a declared note type cannot take one of these keys.
+_BUILT_IN = frozenset(t.kind.value for t in NOTE_TYPES) | {
+    "basic-reversed",
+    "basic-optional-reversed",
+    "declared",
+    "image-occlusion",
+}
+_LARGEST_ID = 2**63 - 1
+# Reads a YAML file into its located tree (DeckError for what is wrong with the file).
+ReadFile = Callable[[Path], YValue | None]
+
+
+def project_root(card_file: Path) -> Path:
+    """The project folder of a card file: the one holding the ``cards`` folder it is in,
+    or (a card file elsewhere) its own folder."""
+    folder = card_file.parent
+    for candidate in (folder, *folder.parents):
+        if candidate.name == _CARDS_FOLDER:
+            return candidate.parent
+    return folder
+
+
+class DeclaredTypes:
+    """The note types a card file can use: its own ``note_types:``, then those in the
+    project's ``note-types/`` folder, read when a note first names one."""
+
+    def __init__(
+        self, fields: FieldReader, tree: YMap, scope: str, read_file: ReadFile | None = None
+    ) -> None:
+        self.fields = fields
+        self.scope = scope  # the deck's id: a card file's own note types are its alone
+        self.root = project_root(fields.path)
+        self.read_file = read_file
+        self.own: dict[str, NoteType] = {}
+        self.shared: dict[str, NoteType | None] = {}  # read from note-types/ (None: none)
+        self.used: dict[str, NoteType] = {}
+        value = tree.get("note_types")
+        if value is not None and not is_null(value):
+            self._read_own(value)
+
+    def _read_own(self, value: YValue) -> None:
+        if not isinstance(value, YMap):
+            self.fields.problem(
+                value.line,
+                "'note_types' must be a mapping from a note type's key to its declaration "
+                f"(vocab: {{fields: [...], cards: [...]}}), not {describe(value)}",
+            )
+            return
+        for key, declaration in value.entries.items():
+            line = value.lines.get(key, value.line)
+            if _key_problem(self.fields, key, line):
+                continue
+            found = read_declaration(self.fields, key, declaration, line, self.scope)
+            if found is not None:
+                self.own[key] = found
+
+    def get(self, key: str) -> NoteType | None:
+        """The note type ``key`` (read from note-types/ when not declared here)."""
+        found = self.own.get(key)
+        if found is None:
+            if key not in self.shared:
+                self.shared[key] = self._read_shared(key)
+            found = self.shared[key]
+        if found is not None:
+            self.used.setdefault(key, found)
+        return found
+
+    def known(self) -> list[str]:
+        """The keys a note may name: this file's own, and the project's."""
+        folder = self.root / NOTE_TYPES_FOLDER
+        shared = sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+        return list(dict.fromkeys([*self.own, *shared]))
+
+    def _read_shared(self, key: str) -> NoteType | None:
+        if not ID_RE.match(key) or self.read_file is None:
+            return None
+        path = self.root / NOTE_TYPES_FOLDER / f"{key}.yaml"
+        if not path.is_file():
+            return None
+        try:
+            tree = self.read_file(path)
+        except DeckError as exc:
+            self.fields.problems.extend(exc.problems)
+            return None
+        reader = FieldReader(path, self.fields.languages, self.fields.lang)
+        if not isinstance(tree, YMap):
+            line = tree.line if tree is not None else None
+            reader.problem(line, "a note type file must be a mapping (fields:, cards:, ...)")
+            found = None
+        else:
+            found = read_declaration(reader, key, tree, tree.line, "")
+        self.fields.problems.extend(reader.problems)
+        return found
+
+
+def _key_problem(fields: FieldReader, key: str, line: int) -> bool:
+    if not ID_RE.match(key):
+        fields.problem(line, id_problem("note type key", key))
+        return True
+    if key in _BUILT_IN:
+        fields.problem(
+            line,
+            f"'{key}' is the name of one of deckbuilder's own note types; give the note "
+            "type another key",
+        )
+        return True
+    return False
+
+
+def read_declaration(
+    fields: FieldReader, key: str, value: YValue, line: int, scope: str
+) -> NoteType | None:
+    """One note type's declaration, or None (with its problems reported)."""
+    if not isinstance(value, YMap):
+        fields.problem(
+            value.line if value is not None else line,
+            f"note type '{key}' must be a mapping (name:, fields:, cards:), not {describe(value)}",
+        )
+        return None
+    before = len(fields.problems)
+    fields.unknown_keys(value, _DECLARATION_KEYS, f"note type '{key}'")
+    name = _plain(fields, value, "name") or key
+    for wrong in name_problems("its name", name):
+        fields.problem(
+            value.key_line("name") if "name" in value.entries else line,
+            f"note type '{key}': {wrong}",
+        )
+    names = _names(fields, value, "fields", key, required=True)
+    kind = _kind(fields, value, key)
+    templates = _cards(fields, value, key)
+    css = _plain(fields, value, "css")
+    sort_field = _sort_field(fields, value, key, names)
+    raw = _names(fields, value, "raw", key)
+    for field_name in raw:
+        if field_name not in names:
+            fields.problem(
+                value.key_line("raw"),
+                f"note type '{key}': raw field '{shown(field_name)}' is not one of its fields "
+                f"({', '.join(names)}){suggest(field_name, names)}",
+            )
+    anki_id = _anki_id(fields, value, key)
+    if len(fields.problems) > before or not names or not templates:
+        return None
+    cards_line = value.key_line("cards")
+    if kind is TypeKind.CLOZE and len(templates) != 1:
+        fields.problem(
+            cards_line,
+            f"note type '{key}' is a cloze note type, which has exactly one card template "
+            "(a card is made for each deletion number)",
+        )
+        return None
+    as_tuples = [(t.name, t.front, t.back) for t in templates]
+    refused = template_problems(names, as_tuples, cloze=kind is TypeKind.CLOZE)
+    for template in templates:
+        refused += [
+            f"card {template.name!r}: {problem}"
+            for side in (template.front, template.back)
+            for problem in tts_problems(side, names)
+        ]
+    for problem in dict.fromkeys(refused):
+        fields.problem(cards_line, f"note type '{key}': {problem}")
+    if refused:
+        return None
+    return NoteType(
+        key=key,
+        name=name,
+        fields=tuple(names),
+        templates=tuple(templates),
+        css=css,
+        sort_field=sort_field,
+        kind=kind,
+        raw=frozenset(raw),
+        anki_id=anki_id,
+        scope=scope,
+        source=fields.file,
+        line=line,
+    )
+
+
+def _plain(fields: FieldReader, value: YMap, key: str) -> str:
+    found = value.get(key)
+    if found is None or is_null(found):
+        return ""
+    if not isinstance(found, YScalar):
+        fields.problem(found.line, f"'{key}' must be text, not {describe(found)}")
+        return ""
+    return unicodedata.normalize("NFC", found.raw)
+
+
+def _names(
+    fields: FieldReader, value: YMap, key: str, type_key: str, *, required: bool = False
+) -> list[str]:
+    found = value.get(key)
+    if found is None or is_null(found):
+        if required:
+            line = value.key_line(key) if key in value.entries else value.line
+            fields.problem(line, f"note type '{type_key}': '{key}' is required: a list of names")
+        return []
+    items = found.items if isinstance(found, YSeq) else None
+    if items is None or not all(isinstance(i, YScalar) and not i.is_null for i in items):
+        fields.problem(
+            found.line,
+            f"note type '{type_key}': '{key}' must be a list of field names "
+            f"([Front, Back]), not {describe(found)}",
+        )
+        return []
+    names = [unicodedata.normalize("NFC", item.raw) for item in items]  # type: ignore[union-attr]
+    if required and not names:
+        fields.problem(found.line, f"note type '{type_key}': '{key}' is empty; name its fields")
+    for wrong in names_problems("field", names, field_name=True):
+        fields.problem(found.line, f"note type '{type_key}': {wrong}")
+    return names
+
+
+def _kind(fields: FieldReader, value: YMap, key: str) -> TypeKind:
+    written = _plain(fields, value, "kind").strip()
+    if not written:
+        return TypeKind.STANDARD
+    try:
+        return TypeKind(written)
+    except ValueError:
+        fields.problem(
+            value.key_line("kind"),
+            f"note type '{key}': 'kind' must be standard or cloze, not '{shown(written)}'",
+        )
+        return TypeKind.STANDARD
+
+
+def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
+    found = value.get("cards")
+    if found is None or is_null(found):
+        line = value.key_line("cards") if "cards" in value.entries else value.line
+        fields.problem(
+            line,
+            f"note type '{key}': 'cards' is required: a list of cards, each "
+            "{name:, front:, back:}",
+        )
+        return []
+    if not isinstance(found, YSeq) or not found.items:
+        fields.problem(
+            found.line,
+            f"note type '{key}': 'cards' must be a list of cards, each {{name:, front:, "
+            f"back:}}, not {describe(found)}",
+        )
+        return []
+    out: list[CardTemplate] = []
+    names: list[str] = []
+    for number, item in enumerate(found.items, start=1):
+        if not isinstance(item, YMap):
+            fields.problem(
+                item.line,
+                f"note type '{key}': card {number} must be a mapping (name:, front:, back:), "
+                f"not {describe(item)}",
+            )
+            continue
+        fields.unknown_keys(item, _CARD_KEYS, f"card {number} of note type '{key}'")
+        name = _plain(fields, item, "name") or f"Card {number}"
+        sides = []
+        for side in ("front", "back"):
+            text = _plain(fields, item, side)
+            if not text.strip():
+                line = item.key_line(side) if side in item.entries else item.line
+                fields.problem(line, f"note type '{key}': card {number} needs a '{side}'")
+            sides.append(text)
+        names.append(name)
+        out.append(CardTemplate(name, sides[0], sides[1]))
+    for wrong in names_problems("card", names):
+        fields.problem(found.line, f"note type '{key}': {wrong}")
+    return out
+
+
+def _sort_field(fields: FieldReader, value: YMap, key: str, names: list[str]) -> int:
+    written = _plain(fields, value, "sort_field")
+    if not written:
+        return 0
+    if written in names:
+        return names.index(written)
+    fields.problem(
+        value.key_line("sort_field"),
+        f"note type '{key}': sort_field '{shown(written)}' is not one of its fields "
+        f"({', '.join(names)}){suggest(written, names)}",
+    )
+    return 0
+
+
+def _anki_id(fields: FieldReader, value: YMap, key: str) -> int:
+    found = value.get("anki_id")
+    if found is None or is_null(found):
+        return 0
+    raw = found.raw.strip() if isinstance(found, YScalar) else ""
+    if raw.isdigit() and len(raw) <= 19 and 1 <= int(raw) <= _LARGEST_ID:
+        return int(raw)
+    fields.problem(
+        found.line,
+        f"note type '{key}': 'anki_id' must be a whole number from 1 to {_LARGEST_ID} "
+        "(Anki's id of the note type, as 'deckbuilder import' writes it)",
+    )
+    return 0
+
+
+def read_declared_note_fields(
+    fields: FieldReader, item: YMap, note_type: NoteType
+) -> tuple[tuple[str, ...], dict[str, int]]:
+    """The texts a note of ``note_type`` gives under ``fields:`` (in field order, '' for a
+    field left out), and the line of each (``fields.NAME``)."""
+    value = item.get("fields")
+    lines: dict[str, int] = {}
+    if value is None or is_null(value):
+        line = item.key_line("fields") if "fields" in item.entries else item.line
+        fields.problem(
+            line,
+            f"a note of note type '{note_type.key}' gives its texts under 'fields:' "
+            f"(its fields: {', '.join(note_type.fields)})",
+            "fields",
+        )
+        return note_type.field_texts({}), lines
+    if not isinstance(value, YMap):
+        fields.problem(
+            value.line,
+            f"'fields' must be a mapping from field name to text ({note_type.fields[0]}: ...), "
+            f"not {describe(value)}",
+            "fields",
+        )
+        return note_type.field_texts({}), lines
+    given: dict[str, str] = {}
+    for name, text in value.entries.items():
+        line = value.lines.get(name, value.line)
+        if name not in note_type.fields:
+            folded = {f.casefold(): f for f in note_type.fields}
+            meant = folded.get(name.casefold())
+            hint = f"; did you mean '{meant}'?" if meant else suggest(name, note_type.fields)
+            fields.problem(
+                line,
+                f"note type '{note_type.key}' has no field '{shown(name)}' (its fields: "
+                f"{', '.join(note_type.fields)}){hint}",
+                f"fields.{name}",
+            )
+            continue
+        lines[f"fields.{name}"] = line
+        if is_null(text):
+            continue
+        given[name] = fields.as_text(text, f"fields.{name}")
+    return note_type.field_texts(given), lines
+
+
+def shared_name_problems(types: Iterable[NoteType]) -> list[Problem]:
+    """Note types that Anki would take for one (one name, in any case), each at its
+    declaration."""
+    problems = []
+    seen: dict[str, NoteType] = {}
+    for note_type in types:
+        folded = unicodedata.normalize("NFC", note_type.name).casefold()
+        first = seen.setdefault(folded, note_type)
+        if first is not note_type and (first.source, first.key) != (
+            note_type.source,
+            note_type.key,
+        ):
+            problems.append(
+                Problem(
+                    note_type.source,
+                    note_type.line,
+                    f"note type '{note_type.key}' has the Anki name '{shown(note_type.name)}' of "
+                    f"note type '{first.key}' ({first.source}, line {first.line}); Anki would "
+                    "take them for one: give one another 'name:'",
+                )
+            )
+    return problems

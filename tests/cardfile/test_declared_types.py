@@ -1,0 +1,194 @@
+"""Note types of the author's own (issue 41): ``note_types:`` in a card file and
+``note-types/<key>.yaml``, notes with ``type: <key>`` and ``fields:``, and what check
+refuses in them, each at its line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from deckbuilder import app
+from deckbuilder.errors import DeckError
+from tests.conftest import Run
+
+# The issue's exact shape.
+VOCAB = """\
+deck: Korean::Vocabulary
+id: ko-vocab
+note_types:
+  vocab:
+    name: Korean vocabulary          # Anki's name; default: the key
+    fields: [Korean, Romanization, English, Example]
+    sort_field: English              # default: the first field
+    css: ".card { font-size: 24px; }"
+    cards:
+      - name: Recognition
+        front: "{{Korean}}{{tts ko_KR:Korean}}"
+        back: "{{FrontSide}}<hr id=answer>{{English}}{{#Example}}<br>{{Example}}{{/Example}}"
+      - name: Production
+        front: "{{English}}"
+        back: "{{FrontSide}}<hr id=answer>{{Korean}}"
+notes:
+  - id: hello
+    type: vocab
+    fields:
+      Korean: 안녕하세요
+      Romanization: annyeonghaseyo
+      English: hello
+"""
+
+
+def _check(tmp_path: Path, text: str, name: str = "deck.yaml") -> app.CheckResult:
+    cards = tmp_path / "cards"
+    cards.mkdir(exist_ok=True)
+    (cards / name).write_text(text, encoding="utf-8")
+    return app.check(app.CheckRequest(app.Selection(sources=(cards,), media_dir=None), lint=False))
+
+
+def _problems(tmp_path: Path, text: str) -> list[str]:
+    with pytest.raises(DeckError) as caught:
+        _check(tmp_path, text)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_the_issues_shape_loads(tmp_path: Path) -> None:
+    result = _check(tmp_path, VOCAB)
+    (deck,) = (rd.deck for rd in result.decks)
+    (note,) = deck.notes
+    assert note.type_key == "vocab"
+    assert note.card_ordinals == (0, 1)
+    assert deck.counts() == {"vocab": (1, 2)}
+    (note_type,) = deck.note_types
+    assert note_type.name == "Korean vocabulary" and note_type.sort_field == 2
+
+
+def test_a_note_type_of_the_project_is_found_in_note_types_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "note-types"
+    folder.mkdir()
+    declaration = VOCAB.split("  vocab:\n", 1)[1].split("notes:", 1)[0]
+    lines = [line[4:] for line in declaration.splitlines()]
+    (folder / "vocab.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text = "deck: A\nid: a\nnotes:\n" + VOCAB.split("notes:\n", 1)[1]
+    (deck,) = (rd.deck for rd in _check(tmp_path, text).decks)
+    assert deck.notes[0].card_ordinals == (0, 1)
+    assert deck.note_types[0].scope == ""  # shared by the project's decks
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            ("front: \"{{English}}\"", "front: \"{{Englsh}}\""),
+            "note type 'vocab': card 2 ('Production') names 'Englsh', not a field",
+        ),
+        (
+            ("back: \"{{FrontSide}}<hr id=answer>{{Korean}}\"", 'back: "{{#Korean}}x"'),
+            "opens '{{#Korean}}' and never closes it",
+        ),
+        (("      English: hello\n", "      Englsh: hello\n"), "has no field 'Englsh'"),
+        (
+            ("      Korean: 안녕하세요\n", "      Korean: ''\n"),
+            None,  # Production still has English: a card is made
+        ),
+        (
+            ("    sort_field: English ", "    sort_field: Meaning "),
+            "sort_field 'Meaning' is not one of its fields",
+        ),
+        (("{{tts ko_KR:Korean}}", "{{tts Korean:Korean}}"), "'Korean' is not a language code"),
+        (("  vocab:\n", "  mcq:\n"), "'mcq' is the name of one of deckbuilder's own note types"),
+        (("    type: vocab\n", "    type: vocabb\n"), "unknown note type 'vocabb'"),
+    ],
+)
+def test_check_names_what_is_wrong_at_its_line(
+    tmp_path: Path, change: tuple[str, str], expected: str | None
+) -> None:
+    old, new = change
+    assert old in VOCAB
+    text = VOCAB.replace(old, new)
+    if expected is None:
+        _check(tmp_path, text)
+        return
+    problems = _problems(tmp_path, text)
+    assert any(expected in p for p in problems), problems
+    line = next(i for i, row in enumerate(text.splitlines(), start=1) if new.strip() in row)
+    # Template problems are told at the 'cards:' key; every other at its own line.
+    cards_line = text.splitlines().index("    cards:") + 1
+    assert any(f":{line}:" in p or f":{cards_line}:" in p for p in problems), problems
+
+
+def test_a_note_that_makes_no_card_says_which_field_to_fill(tmp_path: Path) -> None:
+    text = VOCAB.replace("      Korean: 안녕하세요\n", "").replace("      English: hello\n", "")
+    (problem,) = _problems(tmp_path, text)
+    assert "this note makes no card" in problem and "fill 'Korean' or 'English'" in problem
+    assert ":19: note 'hello'" in problem  # the line of its fields
+
+
+def test_two_note_types_with_one_anki_name_are_refused(tmp_path: Path) -> None:
+    _check(tmp_path, VOCAB, "a.yaml")
+    other = VOCAB.replace("id: ko-vocab", "id: other").replace("Korean::Vocabulary", "Other")
+    problems = _problems(tmp_path, other.replace("id: hello", "id: hi"))
+    assert any("has the Anki name 'Korean vocabulary' of note type 'vocab'" in p for p in problems)
+
+
+def test_a_cloze_note_type_makes_a_card_per_deletion(tmp_path: Path) -> None:
+    text = """\
+deck: C
+id: c
+note_types:
+  type-in:
+    kind: cloze
+    fields: [Text, Source]
+    cards:
+      - front: "{{cloze:Text}}{{type:cloze:Text}}"
+        back: "{{cloze:Text}}<br>{{type:cloze:Text}}<br>{{Source}}"
+notes:
+  - id: n
+    type: type-in
+    fields: {Text: "{{c1::Seoul}} is in {{c2::Korea}}", Source: atlas}
+"""
+    (deck,) = (rd.deck for rd in _check(tmp_path, text).decks)
+    assert deck.notes[0].card_ordinals == (0, 1)
+    problems = _problems(tmp_path, text.replace("{{c1::Seoul}} is in {{c2::Korea}}", "plain"))
+    assert any("needs a deletion such as {{c1::...}}" in p for p in problems)
+
+
+def test_fields_may_be_per_language(tmp_path: Path) -> None:
+    text = VOCAB.replace("id: ko-vocab\n", "id: ko-vocab\nlanguages: [en, ko]\n").replace(
+        "      English: hello\n", "      English: {en: hello, ko: 안녕}\n"
+    )
+    text = text.replace("deck: Korean::Vocabulary", "deck: {en: Vocabulary, ko: 어휘}")
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "deck.yaml").write_text(text, encoding="utf-8")
+    request = app.CheckRequest(app.Selection(sources=(cards,), media_dir=None, lang="all"))
+    decks = [rd.deck for rd in app.check(request).decks]
+    english = {d.lang: d.notes[0].fields[2] for d in decks}  # type: ignore[attr-defined]
+    assert english == {"en": "hello", "ko": "안녕"}
+
+
+def test_check_and_list_through_the_cli(tmp_path: Path, cli: Callable[..., Run]) -> None:
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "vocab.yaml").write_text(VOCAB, encoding="utf-8")
+    result = cli("check", cards)
+    assert result.code == 0 and "2 cards" in result.out
+    listed = cli("list", cards, "--json")
+    assert '"vocab"' in listed.out
+
+
+def test_the_schema_takes_the_issues_shape_and_refuses_a_misspelt_key() -> None:
+    """Editors check card files with `deckbuilder schema`: the declaration and `fields:`
+    are in it."""
+    import jsonschema
+    import yaml
+
+    validator = jsonschema.Draft7Validator(app.schema())
+    document = yaml.safe_load(VOCAB)
+    assert list(validator.iter_errors(document)) == []
+    document["note_types"]["vocab"]["cardz"] = []
+    assert not validator.is_valid(document)
+    document = yaml.safe_load(VOCAB)
+    del document["notes"][0]["fields"]
+    assert not validator.is_valid(document)
