@@ -80,6 +80,8 @@ class AnkiNoteType:
     templates: tuple[tuple[str, str, str], ...]  # (name, front, back)
     css: str
     mod: int  # seconds since 1970
+    sort_field: int = 0  # the index of the field Anki's browser sorts by
+    stock_kind: int = 0  # Anki's "originalStockKind" (6: image occlusion)
 
 
 @dataclass(frozen=True)
@@ -331,6 +333,8 @@ class CollectionReader:
             templates=tuple((name, front, back) for name, front, back in templates),
             css=css,
             mod=self._integer(model.get("mod", 0), f"{label}: its modification time"),
+            sort_field=self._integer(model.get("sortf", 0), f"{label}: its sort field"),
+            stock_kind=self._integer(model.get("originalStockKind", 0), f"{label}: its kind"),
         )
 
     def _entries(self, value: object, what: str, keys: Sequence[str]) -> list[tuple[str, ...]]:
@@ -370,15 +374,17 @@ class CollectionReader:
             name = self._name(raw_name, f"note type {shown(ntid)}: its name")
             label = f"note type {shown(name)}"
             ntid = self._integer(ntid, f"{label}: its id")
-            is_cloze, css = self._message(notetype_config, config, label)
+            settings = self._message(notetype_config, config, label)
             note_types[ntid] = AnkiNoteType(
                 id=ntid,
                 name=name,
-                is_cloze=is_cloze,
+                is_cloze=settings.is_cloze,
                 fields=tuple(fields.get(ntid, ())),
                 templates=tuple(templates.get(ntid, ())),
-                css=css,
+                css=settings.css,
                 mod=self._integer(mtime, f"{label}: its modification time"),
+                sort_field=settings.sort_field,
+                stock_kind=settings.stock_kind,
             )
         return note_types
 

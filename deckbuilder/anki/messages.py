@@ -12,14 +12,14 @@ from the ``anki`` package's descriptors when both are loaded.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from google.protobuf.message import DecodeError, Message
 
 if TYPE_CHECKING:
     from google.protobuf.descriptor_pool import DescriptorPool
 
-__all__ = ["DecodeError", "media_names", "notetype_config", "template_formats"]
+__all__ = ["DecodeError", "NotetypeSettings", "media_names", "notetype_config", "template_formats"]
 
 _DECLARATION = """
 name: "deckbuilder/anki_package.proto"
@@ -40,7 +40,9 @@ message_type {
   name: "NotetypeConfig"
   field { name: "kind" number: 1 label: LABEL_OPTIONAL type: TYPE_ENUM
           type_name: ".deckbuilder.anki.NotetypeConfig.Kind" }
+  field { name: "sort_field_idx" number: 2 label: LABEL_OPTIONAL type: TYPE_UINT32 }
   field { name: "css" number: 3 label: LABEL_OPTIONAL type: TYPE_STRING }
+  field { name: "original_stock_kind" number: 9 label: LABEL_OPTIONAL type: TYPE_INT32 }
   enum_type {
     name: "Kind"
     value { name: "KIND_NORMAL" number: 0 }
@@ -85,11 +87,25 @@ def media_names(data: bytes) -> list[str]:
     return [str(entry.name) for entry in entries.entries]
 
 
-def notetype_config(data: bytes) -> tuple[bool, str]:
-    """Whether a ``Notetype.Config`` is a cloze note type's, and its CSS. Raises
+class NotetypeSettings(NamedTuple):
+    """What this tool reads of a ``Notetype.Config``."""
+
+    is_cloze: bool
+    css: str
+    sort_field: int  # the index of the field Anki's browser sorts by
+    stock_kind: int  # Anki's original stock kind (6: image occlusion; 0: none)
+
+
+def notetype_config(data: bytes) -> NotetypeSettings:
+    """What a ``Notetype.Config`` says (see :class:`NotetypeSettings`). Raises
     DecodeError when ``data`` is not such a message."""
     config: Any = _message("NotetypeConfig").FromString(data)
-    return int(config.kind) == _KIND_CLOZE, str(config.css)
+    return NotetypeSettings(
+        int(config.kind) == _KIND_CLOZE,
+        str(config.css),
+        int(config.sort_field_idx),
+        int(config.original_stock_kind),
+    )
 
 
 def template_formats(data: bytes) -> tuple[str, str]:

@@ -103,30 +103,60 @@ class Shape(str, Enum):
 
     @property
     def phrase(self) -> str:
-        return _PHRASES.get(self, "text")
+        """How a message says the value: "'KEY' must be PHRASE, not ..."."""
+        return _SHAPES[self][0]
+
+    @property
+    def words(self) -> str:
+        """How the keys table of the docs says the value."""
+        return _SHAPES[self][1]
 
 
-_PHRASES = {
-    Shape.FLAG: "true or false",
-    Shape.WHOLE: "a whole number like 20",
-    Shape.NUMBER: "a number like 0.9",
-    Shape.STEPS: "a list of steps like [1m, 10m]",
-    Shape.PARAMS: "a list of 21 numbers",
-    Shape.PATH: "the path of a review history (collection.anki2, .colpkg or .apkg)",
-    Shape.TAGS: "a tag or a list of tags",
-    Shape.FILES: "a file name or a list of file names",
-    Shape.LINT: "a rule code or a list of them",
-    Shape.LANGUAGES: "a list of language codes, e.g. [ko, en] (the first is the default)",
-    Shape.LETTERS: "a letter or a list of letters",
-    Shape.CHOICES: "a list",
-    Shape.ANSWERS: "an accepted answer, a list of them, or a number mapping",
-    Shape.STUDY: "a mapping (new_per_day:, ...)",
-    Shape.NOTES: "a list",
-    Shape.NOTE_TYPES: "a mapping from a note type's key to its declaration (name:, fields:, cards:)",
-    Shape.FIELD_TEXTS: "a mapping from field name to text",
-    Shape.FIELD_NAMES: "a list of field names",
-    Shape.CARDS: "a list of cards, each {name:, front:, back:}",
-    Shape.TYPE_KIND: "standard or cloze",
+# Each value shape once: how messages say it, and how the keys table of the docs says it.
+_SHAPES: dict[Shape, tuple[str, str]] = {
+    Shape.TEXT: ("text", "text (Markdown)"),
+    Shape.PLAIN: ("text", "text (HTML, as Anki has it)"),
+    Shape.DECK_NAME: ("text", "text, one line"),
+    Shape.ID: ("text", "id: a-z, 0-9, - and _"),
+    Shape.GUID: ("text", "printable ASCII, no spaces"),
+    Shape.NOTE_TYPE: (
+        "text",
+        ", ".join(k.value for k in (NoteKind.MCQ, NoteKind.CLOZE, NoteKind.BASIC, NoteKind.TYPED))
+        + ", or a declared note type's key",
+    ),
+    Shape.LABEL: ("text", "language code"),
+    Shape.FLAG: ("true or false", "true or false"),
+    Shape.WHOLE: ("a whole number like 20", "whole number"),
+    Shape.NUMBER: ("a number like 0.9", "number"),
+    Shape.STEPS: ("a list of steps like [1m, 10m]", "list of steps (30s, 10m, 1h, 1d)"),
+    Shape.PARAMS: ("a list of 21 numbers", "list of 21 numbers, or text"),
+    Shape.PATH: (
+        "the path of a review history (collection.anki2, .colpkg or .apkg)",
+        "path",
+    ),
+    Shape.TAGS: ("a tag or a list of tags", "tag or list of tags"),
+    Shape.FILES: ("a file name or a list of file names", "file name or list of them"),
+    Shape.LINT: ("a rule code or a list of them", "rule code or list of them"),
+    Shape.LANGUAGES: (
+        "a list of language codes, e.g. [ko, en] (the first is the default)",
+        "list of language codes",
+    ),
+    Shape.LETTERS: ("a letter or a list of letters", "letter or list of letters"),
+    Shape.CHOICES: ("a list", "list of choices"),
+    Shape.ANSWERS: (
+        "an accepted answer, a list of them, or a number mapping",
+        "text, number mapping, or a list of them",
+    ),
+    Shape.STUDY: ("a mapping (new_per_day:, ...)", "mapping (the study keys)"),
+    Shape.NOTES: ("a list", "list of notes"),
+    Shape.NOTE_TYPES: (
+        "a mapping from a note type's key to its declaration (name:, fields:, cards:)",
+        "mapping from key to note type declaration",
+    ),
+    Shape.FIELD_TEXTS: ("a mapping from field name to text", "mapping from field name to text"),
+    Shape.FIELD_NAMES: ("a list of field names", "list of field names"),
+    Shape.CARDS: ("a list of cards, each {name:, front:, back:}", "list of card templates"),
+    Shape.TYPE_KIND: ("standard or cloze", "standard or cloze"),
 }
 
 

@@ -5,10 +5,13 @@ knows it."""
 from __future__ import annotations
 
 from deckbuilder.cardfile.keys import (
+    CARD_TEMPLATE,
     CHOICE,
     DECK,
+    FIELDS,
     NOTE_FIRST,
     NOTE_LAST,
+    NOTE_TYPE_DECLARATION,
     NOTE_TYPES,
     NUMBER,
     STUDY,
@@ -19,45 +22,30 @@ from deckbuilder.cardfile.keys import (
 __all__ = ["MARKERS", "keys_table"]
 
 MARKERS = ("<!-- keys:start -->", "<!-- keys:end -->")
-
-_VALUES = {
-    Shape.TEXT: "text (Markdown)",
-    Shape.PLAIN: "text (HTML, as Anki has it)",
-    Shape.DECK_NAME: "text, one line",
-    Shape.ID: "id: a-z, 0-9, - and _",
-    Shape.GUID: "printable ASCII, no spaces",
-    Shape.NOTE_TYPE: ", ".join(t.kind.value for t in NOTE_TYPES),
-    Shape.LABEL: "language code",
-    Shape.FLAG: "true or false",
-    Shape.WHOLE: "whole number",
-    Shape.NUMBER: "number",
-    Shape.STEPS: "list of steps (30s, 10m, 1h, 1d)",
-    Shape.PARAMS: "list of 21 numbers, or text",
-    Shape.PATH: "path",
-    Shape.TAGS: "tag or list of tags",
-    Shape.FILES: "file name or list of them",
-    Shape.LINT: "rule code or list of them",
-    Shape.LANGUAGES: "list of language codes",
-    Shape.LETTERS: "letter or list of letters",
-    Shape.CHOICES: "list of choices",
-    Shape.ANSWERS: "text, number mapping, or a list of them",
-    Shape.STUDY: "mapping (the study keys)",
-    Shape.NOTES: "list of notes",
-}
+# What the README's shorter table holds: the keys of decks and of each kind of note.
+_IN_README = frozenset(
+    ["deck", "every note", "note of a declared type", *(f"{t.kind.value} note" for t in NOTE_TYPES)]
+)
 
 
-def keys_table() -> str:
+def keys_table(*, full: bool = True) -> str:
     """Every key of the card format as a Markdown table: where it goes, its value, its
-    default, what it does, an example. Required keys are in bold."""
+    default, what it does, an example. Required keys are in bold. Not ``full`` (the
+    README's): the keys of decks and notes only, the rest left to docs/card-format.md."""
     rows = ["| Key | In | Value | Default | What it is | Example |", "|---|---|---|---|---|---|"]
     groups: list[tuple[str, tuple[Key, ...]]] = [
         ("deck", DECK),
         ("study", STUDY),
         ("every note", NOTE_FIRST + NOTE_LAST),
         *((f"{t.kind.value} note", t.keys) for t in NOTE_TYPES),
+        ("note of a declared type", (FIELDS,)),
         ("a choice mapping", CHOICE),
         ("a typed number", NUMBER),
+        ("a note type declaration", NOTE_TYPE_DECLARATION),
+        ("a card of a declared type", CARD_TEMPLATE),
     ]
+    if not full:
+        groups = [(where, keys) for where, keys in groups if where in _IN_README]
     for where, keys in groups:
         rows.extend(_row(where, key) for key in keys)
     return "\n".join(rows) + "\n"
@@ -71,7 +59,7 @@ def _row(where: str, key: Key) -> str:
 
 
 def _value(key: Key) -> str:
-    words = _VALUES[key.shape]
+    words = key.shape.words
     if key.values and key.shape is not Shape.LINT:
         words = " or ".join(key.values)
     if key.low is not None and key.high is not None and key.low != key.high:

@@ -18,8 +18,13 @@ from typing import Any
 import yaml
 
 from deckbuilder.cardfile.keys import (
+    CARD_TEMPLATE,
     CHOICE,
     DECK,
+    FIELDS,
+    NOTE_FIRST,
+    NOTE_LAST,
+    NOTE_TYPE_DECLARATION,
     NUMBER,
     NUMBER_PATTERN,
     STUDY,
@@ -31,6 +36,7 @@ from deckbuilder.model import (
     BasicNote,
     ClozeNote,
     Deck,
+    FieldsNote,
     McqNote,
     Note,
     StudySettings,
@@ -38,6 +44,7 @@ from deckbuilder.model import (
     TypedNote,
     letter,
 )
+from deckbuilder.note_types import NoteType
 
 __all__ = ["card_file_text"]
 
@@ -55,6 +62,7 @@ def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
         "tags": _flow(deck.tags),
         "missing_media": _flow(deck.missing_media),
         "study": _study(deck.study, deck),
+        "note_types": {t.key: _declaration(t) for t in deck.note_types} or None,
         "notes": [],  # written below, one note at a time
     }
     document = _mapping(DECK, values)
@@ -222,14 +230,43 @@ def _steps(steps: tuple[float, ...]) -> _FlowList:
     return _FlowList(step_text(step) for step in steps)
 
 
+def _declaration(note_type: NoteType) -> dict[str, Any]:
+    """A note type of the deck's own, as ``note_types:`` declares it."""
+    cards = [
+        _mapping(
+            CARD_TEMPLATE, {"name": t.name, "front": _required(t.front), "back": _required(t.back)}
+        )
+        for t in note_type.templates
+    ]
+    values: dict[str, Any] = {
+        "name": note_type.name if note_type.name != note_type.key else None,
+        "fields": _FlowList(note_type.fields),
+        "sort_field": note_type.fields[note_type.sort_field] if note_type.sort_field else None,
+        "kind": note_type.kind.value,
+        "cards": cards,
+        "css": _text(note_type.css),
+        "raw": _flow([name for name in note_type.fields if name in note_type.raw]),
+        "anki_id": note_type.anki_id or None,
+    }
+    return _mapping(NOTE_TYPE_DECLARATION, values)
+
+
 def _note(note: Note) -> dict[str, Any]:
     values: dict[str, Any] = {
         "id": note.id,
         "guid": note.guid or None,
-        "type": note.kind.value,
+        "type": note.type_key,
         "tags": _flow(note.tags),
         "lint": _flow(note.lint_ignored),
     }
+    if isinstance(note, FieldsNote):
+        texts = {
+            name: _text(text)
+            for name, text in zip(note.note_type.fields, note.fields, strict=True)
+            if text
+        }
+        values["fields"] = texts
+        return _mapping((*NOTE_FIRST, FIELDS, *NOTE_LAST), values)
     if isinstance(note, McqNote):
         letters = [letter(i) for i in note.answer]
         values |= {

@@ -229,9 +229,11 @@ def build_lines(result: PackageResult) -> list[str]:
     will do (from the lock file)."""
     rd = result.rendered
     lines = [f"{rd.deck.name}  ({rd.deck.source})"]
-    for kind, (notes, cards) in rd.deck.counts().items():
-        lines.append(f"  {kind:<6} {plural(notes, 'note'):>10}  {plural(cards, 'card'):>10}")
-    lines.append(f"  media  {plural(len(rd.media), 'file'):>10}")
+    counts = rd.deck.counts()
+    width = max([6, *(len(kind) for kind in counts)])  # 'media' and the kinds line up
+    for kind, (notes, cards) in counts.items():
+        lines.append(f"  {kind:<{width}} {plural(notes, 'note'):>10}  {plural(cards, 'card'):>10}")
+    lines.append(f"  {'media':<{width}} {plural(len(rd.media), 'file'):>10}")
     lines.append(f"  wrote {result.path} ({human_size(result.size)})")
     return lines + _change_lines(result)
 

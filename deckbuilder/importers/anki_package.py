@@ -14,6 +14,7 @@ from deckbuilder.anki.notetypes.carried import spec_problems
 from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
 from deckbuilder.errors import Problem
+from deckbuilder.importers.any_type import declared_notes
 from deckbuilder.importers.base import AnkiIdentity, PackageParts, Read, Skipped, decks_of
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
 from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
@@ -34,37 +35,30 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
     kept: list[tuple[AnkiNote, Note]] = []
     kinds: dict[NoteKind, int] = {}  # kind -> the note type id that takes it
     taken: list[tuple[AnkiNoteType, NoteKind, list[AnkiNote]]] = []
+    # Note types of no kind of the card format (or whose kind another took): declared.
+    others: list[tuple[AnkiNoteType, list[AnkiNote]]] = []
     # The note type with the most notes takes a kind first.
     for type_id, notes in sorted(used.items(), key=lambda item: (-len(item[1]), item[0])):
         anki_type = package.note_types.get(type_id)
         name = anki_type.name if anki_type else f"note type {type_id}"
         kind = OWN_TYPE_IDS.get(type_id) or (_stock_kind(anki_type) if anki_type else None)
-        if anki_type is not None and type_id not in OWN_TYPE_IDS and _types_answer(anki_type):
-            result.report.append(_reported(name, len(notes), _TYPED_ANSWER))
+        if anki_type is None:
+            result.report.append(_reported(name, len(notes), _NO_TYPE))
             continue
-        if kind is None:
-            result.report.append(_reported(name, len(notes), _OTHER_TYPE))
+        if kind is None or (type_id not in OWN_TYPE_IDS and _types_answer(anki_type)):
+            others.append((anki_type, notes))
             continue
-        refused = (
-            spec_problems(_spec(anki_type, kind))
-            if anki_type is not None and kind is not None and type_id not in OWN_TYPE_IDS
-            else []
-        )
+        refused = spec_problems(_spec(anki_type, kind)) if type_id not in OWN_TYPE_IDS else []
         if refused:
             why = f"not imported: Anki would refuse its note type or change it ({refused[0]})"
             result.report.append(_reported(name, len(notes), why))
             continue
         if kind in kinds:
-            why = (
-                f"not imported: a card file keeps one Anki note type per kind of note, and "
-                f"{package.note_types[kinds[kind]].name!r} (with more notes) already takes "
-                f"the {_shown(kind)} notes; export these notes from Anki as a package of "
-                "their own and import that into another card file"
-            )
-            result.report.append(_reported(name, len(notes), why))
+            # A card file keeps one Anki note type per kind of note: this one comes in as
+            # a note type of the deck's own.
+            others.append((anki_type, notes))
             continue
         kinds[kind] = type_id
-        assert anki_type is not None
         taken.append((anki_type, kind, notes))
     language = own_language(
         [(kind, n.fields) for t, kind, notes in taken if t.id in OWN_TYPE_IDS for n in notes]
@@ -77,6 +71,18 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
         parts.carried[kind] = (_spec(anki_type, kind), _lock_time(anki_type.mod))
         result.report.append(_reported(anki_type.name, len(notes), f"{_shown(kind)} notes"))
         kept += [(anki_note, _note(anki_note, kind, result)) for anki_note in notes]
+    keys: set[str] = set()
+    for anki_type, notes in others:
+        found = declared_notes(anki_type, notes, keys)
+        if isinstance(found, str):
+            result.report.append(_reported(anki_type.name, len(notes), f"not imported: {found}"))
+            continue
+        note_type, read = found
+        keys.add(note_type.key)
+        parts.declared_mods[note_type.key] = _lock_time(anki_type.mod)
+        outcome = f"notes of a note type of the deck's own ('{note_type.key}')"
+        result.report.append(_reported(anki_type.name, len(read), outcome))
+        kept += read
     kept.sort(key=lambda pair: pair[0].id)
     for anki_note, _ in kept:
         parts.identities[anki_note.guid] = AnkiIdentity(anki_note.id, _lock_time(anki_note.mod))
@@ -137,14 +143,7 @@ def _own(
     return read
 
 
-_OTHER_TYPE = (
-    "not imported: deckbuilder builds only Basic, Basic (and reversed card), Basic "
-    "(optional reversed card), Cloze and its own note types"
-)
-_TYPED_ANSWER = (
-    "not imported: its cards ask to type the answer ({{type:...}}), and a card-file basic "
-    "note cannot; the notes stay in Anki as they are"
-)
+_NO_TYPE = "not imported: the package does not hold their note type"
 
 
 def _types_answer(anki_type: AnkiNoteType) -> bool:

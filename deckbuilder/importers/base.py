@@ -16,7 +16,7 @@ from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.errors import Problem
-from deckbuilder.model import ClozeNote, Note, NoteKind, TypedAnswer, letter
+from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, TypedAnswer, letter
 
 __all__ = [
     "MAX_CHOICES",
@@ -81,6 +81,8 @@ class PackageParts:
     # times of deckbuilder's own note types in the collection.
     carried: dict[NoteKind, tuple[NoteTypeSpec, int]] = field(default_factory=dict)
     own_type_mods: dict[NoteKind, int] = field(default_factory=dict)
+    # The modification times of the note types that come in declared, by key.
+    declared_mods: dict[str, int] = field(default_factory=dict)
     media: dict[str, bytes] = field(default_factory=dict)
     missing_media: tuple[str, ...] = ()  # named in the media list, absent from the zip
     identities: dict[str, AnkiIdentity] = field(default_factory=dict)  # by GUID
@@ -185,10 +187,14 @@ _MARKS = re.compile(r"\\(?=[^\w\s])|[*_`]+")
 
 
 def id_text(note: Note) -> str:
-    """The text a note's id is made from: its first field as it shows, so that the id
-    (and the GUID derived from it) does not change with markup."""
+    """The text a note's id is made from: its first field (a declared note type's sort
+    field) as it shows, so that the id (and the GUID derived from it) does not change
+    with markup."""
     text = next(iter(note.texts().values()), "")
-    if isinstance(note, ClozeNote):
+    if isinstance(note, FieldsNote) and note.fields:
+        # The field Anki's browser sorts by, which its author chose to name the note.
+        text = note.fields[note.note_type.sort_field] or next(filter(None, note.fields), "")
+    if isinstance(note, ClozeNote) or (isinstance(note, FieldsNote) and note.note_type.is_cloze):
         text = _CLOZE.sub(r"\1", text)
     return _MARKS.sub("", _TAGS.sub(" ", text))
 

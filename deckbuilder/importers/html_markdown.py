@@ -27,6 +27,7 @@ __all__ = [
     "hard_breaks",
     "markup_losses",
     "plain_html",
+    "rendered_field",
     "shown_text",
 ]
 
@@ -323,7 +324,8 @@ def markup_losses(html: str) -> list[str]:
     return list(dict.fromkeys(parser.found))
 
 
-def _rendered(markdown: str, cloze: bool) -> str:
+def rendered_field(markdown: str, cloze: bool) -> str:
+    """The HTML a build writes for a field's ``markdown`` (media names as written)."""
     return render_markdown(markdown, resolve=lambda src, _kind: src, cloze=cloze).html
 
 
@@ -343,7 +345,7 @@ def field_markdown(html: str, *, cloze: bool = False) -> Converted:
         html,  # as inline HTML
     ]
     candidates = list(dict.fromkeys(candidates))
-    rendered = [_rendered(markdown, cloze) for markdown in candidates]
+    rendered = [rendered_field(markdown, cloze) for markdown in candidates]
     for markdown, back in zip(candidates, rendered, strict=True):
         if back == html:
             return Converted(markdown, True)
@@ -360,7 +362,7 @@ def field_markdown(html: str, *, cloze: bool = False) -> Converted:
             _converted(folded, _MINIMAL),
         )
         # Markup it cannot hold aside, it shows the text as Anki does.
-        exact = _shape(_folded(_rendered(markdown, cloze))) == _shape(folded)
+        exact = _shape(_folded(rendered_field(markdown, cloze))) == _shape(folded)
         return Converted(markdown, exact)
     return Converted(_converted(html, _MINIMAL), False)
 
@@ -401,21 +403,21 @@ def hard_breaks(markdown: str) -> str:
     if "\n" not in markdown:
         return markdown
     lines = markdown.split("\n")
-    soft = _rendered(markdown, False)
+    soft = rendered_field(markdown, False)
     between_text = {i for i in range(1, len(lines)) if lines[i - 1].strip() and lines[i].strip()}
     every = "".join(
         line if not i else ("\\\n" if i in between_text else "\n") + line
         for i, line in enumerate(lines)
     )
-    if _only_breaks_added(soft, _rendered(every, False), len(between_text)):
+    if _only_breaks_added(soft, rendered_field(every, False), len(between_text)):
         return every
     if len(lines) > _LINES_TRIED_ALONE:
         return markdown
     done = lines[0]
     for i in range(1, len(lines)):
         rest = "\n".join(lines[i:])
-        before = _rendered(f"{done}\n{rest}", False)
-        after = _rendered(f"{done}\\\n{rest}", False)
+        before = rendered_field(f"{done}\n{rest}", False)
+        after = rendered_field(f"{done}\\\n{rest}", False)
         done += ("\\\n" if _only_breaks_added(before, after, 1) else "\n") + lines[i]
     return done
 

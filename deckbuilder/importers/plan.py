@@ -37,7 +37,7 @@ from deckbuilder.importers.naming import clean_deck_name, deck_id, file_stem
 from deckbuilder.invisible import is_blank
 from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
 from deckbuilder.lock.manifest import note_hashes, templates_hash
-from deckbuilder.model import Deck, McqNote, Note, NoteKind, TypedAnswer, TypedNote
+from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAnswer, TypedNote
 from deckbuilder.render.deck import RenderedDeck, render_deck
 from deckbuilder.render.markdown import render_markdown
 
@@ -220,6 +220,9 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
         lang=lang,
         languages=(lang,) if lang else (),
         label_language="" if lang else label or detected_label_language(notes),
+        note_types=tuple(
+            dict.fromkeys(note.note_type for note in notes if isinstance(note, FieldsNote))
+        ),
     )
     carried = {} if package is None else {k: spec for k, (spec, _) in package.carried.items()}
     rendered = _rendered(planner, deck, carried)
@@ -434,10 +437,14 @@ def _package_files(
     kept = {kind: spec for kind, spec in carried.items() if kind in used}
     if kept:
         planner.files[sidecar_path(target)] = carried_json(kept).encode("utf-8")
-    mods = {**package.own_type_mods, **{k: mod for k, (_, mod) in package.carried.items()}}
+    mods: dict[str, int] = {
+        **{kind.value: mod for kind, mod in package.own_type_mods.items()},
+        **{kind.value: mod for kind, (_, mod) in package.carried.items()},
+        **package.declared_mods,
+    }
     note_types = {
         spec.type_key: NoteTypeEntry(
-            spec.type_key, spec.id, spec.fields, templates_hash(spec), mods.get(spec.kind, 0)
+            spec.type_key, spec.id, spec.fields, templates_hash(spec), mods.get(spec.type_key, 0)
         )
         for spec in rendered.note_types
     }

@@ -12,7 +12,16 @@ from dataclasses import dataclass
 
 from deckbuilder.cloze import read_deletions
 from deckbuilder.lint.normalise import normalised, plain
-from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note, TypedNote, letter
+from deckbuilder.model import (
+    BasicNote,
+    ClozeNote,
+    Deck,
+    FieldsNote,
+    McqNote,
+    Note,
+    TypedNote,
+    letter,
+)
 
 __all__ = [
     "CHANCE",
@@ -361,4 +370,9 @@ def duplicate_sources(note: Note) -> Sequence[tuple[str, str]]:
         return [("front", note.front)]
     if isinstance(note, ClozeNote):
         return [("text", read_deletions(note.text).revealed)]
+    if isinstance(note, FieldsNote) and note.fields:
+        # The first field, which Anki's own duplicate check compares.
+        first = note.fields[0]
+        text = read_deletions(first).revealed if note.note_type.is_cloze else first
+        return [(f"fields.{note.note_type.fields[0]}", text)]
     return []

@@ -80,11 +80,11 @@ def test_a_note_type_of_the_project_is_found_in_note_types_folder(tmp_path: Path
     ("change", "expected"),
     [
         (
-            ("front: \"{{English}}\"", "front: \"{{Englsh}}\""),
+            ('front: "{{English}}"', 'front: "{{Englsh}}"'),
             "note type 'vocab': card 2 ('Production') names 'Englsh', not a field",
         ),
         (
-            ("back: \"{{FrontSide}}<hr id=answer>{{Korean}}\"", 'back: "{{#Korean}}x"'),
+            ('back: "{{FrontSide}}<hr id=answer>{{Korean}}"', 'back: "{{#Korean}}x"'),
             "opens '{{#Korean}}' and never closes it",
         ),
         (("      English: hello\n", "      Englsh: hello\n"), "has no field 'Englsh'"),

@@ -115,7 +115,7 @@ def test_schema_is_valid_draft7_and_describes_every_key(cli: CliRun) -> None:
     jsonschema.Draft7Validator.check_schema(schema)
     assert set(schema["properties"]) == set(DECK_KEYS)
     notes = schema["properties"]["notes"]["items"]["oneOf"]
-    by_kind = {n["properties"]["type"]["const"]: n for n in notes}
+    by_kind = {n["properties"]["type"].get("const"): n for n in notes}
     for kind, keys in NOTE_KEYS.items():
         assert set(by_kind[kind.value]["properties"]) == {*COMMON_NOTE_KEYS, *keys}
 
@@ -222,13 +222,14 @@ def test_list_shows_decks_counts_and_tags(project: Path, cli: CliRun) -> None:
         "CLOZE",
         "BASIC",
         "TYPED",
+        "OTHER",
         "CARDS",
         "TAGS",
     ]
     assert row.startswith(
         "ML Systems::Gradient Checkpointing  gradient-checkpointing.en  cards/gradient-checkpointing.yaml"
     )
-    assert re.search(r"\s8\s+6\s+0\s+0\s+21\s+ml-systems gradient-checkpointing$", row)
+    assert re.search(r"\s8\s+6\s+0\s+0\s+0\s+21\s+ml-systems gradient-checkpointing$", row)
     both = cli("list").out.strip().splitlines()
     assert [re.findall(r"gradient-checkpointing\.\w+", line)[0] for line in both[1:]] == [
         "gradient-checkpointing.ko",

@@ -207,7 +207,7 @@ def test_lock_is_plain_sorted_text() -> None:
         ("version 1\nnote a 1 abc\n", 2, "cannot read this lock file line"),
         ("version 1\nnote a 1 abc 2023-13-01T00:00:00Z\n", 2, "cannot read this lock file line"),
         ("version 1\nnote a x abc 2023-11-14T22:13:20Z\n", 2, "cannot read this lock file line"),
-        ("version 1\nnotetype quiz 1 A a 2023-11-14T22:13:20Z\n", 2, "cannot read"),
+        ("version 1\nnotetype Quiz! 1 A a 2023-11-14T22:13:20Z\n", 2, "cannot read"),
         ("version 1\nnote a 1 abc 2023-11-14T22:13:20\n", 2, "cannot read this lock file line"),
         ("version 1\nnote a 1 abc 2023-11-14T22:13:20Z extra\n", 2, "cannot read"),
         ("version 1\nnote\n", 2, "cannot read this lock file line"),
