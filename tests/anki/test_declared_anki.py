@@ -153,9 +153,8 @@ def _balanced(pieces: list[str]) -> str | None:
     for piece in pieces:
         if piece in ("{{#A}}", "{{^B}}"):
             stack.append(piece[3])
-        elif piece in ("{{/A}}", "{{/B}}"):
-            if not stack or stack.pop() != piece[3]:
-                return None
+        elif piece in ("{{/A}}", "{{/B}}") and (not stack or stack.pop() != piece[3]):
+            return None
     return None if stack else "".join(pieces)
 
 
