@@ -92,6 +92,9 @@ class Note:
     # The GUID Anki knows the note by when it came from a collection (``guid:``, written
     # by ``deckbuilder import``); '' for a note whose GUID is derived from its ids.
     guid: str = ""
+    # The keys of the texts its cards speak aloud (``speak:``, its own or the deck's), in
+    # the deck's speak_language.
+    speak: tuple[str, ...] = ()
 
     def field_line(self, key: str) -> int:
         return self.field_lines.get(key, self.line)
@@ -299,6 +302,9 @@ class Deck:
     label_language: str = ""
     # The note types of the author's own that the notes use (see FieldsNote).
     note_types: tuple[NoteType, ...] = ()
+    # The language the notes' spoken texts (Note.speak) are spoken in, as Anki's text to
+    # speech names it ("ko_KR"); '' when no note speaks.
+    speak_language: str = ""
     # Worth telling the author, found while loading (e.g. a --fallback to the default
     # language); the renderer passes them on in RenderedDeck.warnings.
     warnings: tuple[Problem, ...] = field(default=(), compare=False)

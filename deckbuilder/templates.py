@@ -29,12 +29,14 @@ from deckbuilder.invisible import is_blank
 __all__ = [
     "MAX_DEPTH",
     "SPECIAL_FIELDS",
+    "TTS_LANGUAGE",
     "TemplateSyntaxError",
     "cards_made",
     "field_is_empty",
     "fields_named",
     "name_problems",
     "names_problems",
+    "speech_language",
     "template_problems",
     "tts_problems",
 ]
@@ -208,7 +210,8 @@ def template_problems(
 
 # A field Anki counts as empty: only white space and <br> or <div> tags (template.rs,
 # field_is_empty).
-_EMPTY_FIELD = re.compile(r"(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
+# Anki's [[:space:]] is ASCII white space: a no-break space is text.
+_EMPTY_FIELD = re.compile(r"(?:[ \t\n\x0b\x0c\r]|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
 
 
 def field_is_empty(text: str) -> bool:
@@ -365,7 +368,29 @@ def names_problems(what: str, names: Sequence[str], *, field_name: bool = False)
 # -- text to speech ({{tts LANG:Field}}) ------------------------------------------------------
 
 # A language as Anki's TTS tags take it: ko_KR, en_US, ja_JP (a dash is read too).
-_TTS_LANG = re.compile(r"[a-z]{2,3}(?:[_-][A-Za-z0-9]{2,8})*\Z")
+TTS_LANGUAGE = re.compile(r"[a-z]{2,3}(?:[_-][A-Za-z0-9]{2,8})*\Z")
+# The speech language of a language code that names no region (BCP 47 "ko" -> "ko_KR"):
+# the region whose voices Android and the desktop systems ship for it.
+_SPEECH_REGIONS = {
+    "ar": "SA", "cs": "CZ", "da": "DK", "de": "DE", "el": "GR", "en": "US", "es": "ES",
+    "fi": "FI", "fr": "FR", "he": "IL", "hi": "IN", "hu": "HU", "id": "ID", "it": "IT",
+    "ja": "JP", "ko": "KR", "nb": "NO", "nl": "NL", "pl": "PL", "pt": "BR", "ro": "RO",
+    "ru": "RU", "sk": "SK", "sv": "SE", "th": "TH", "tr": "TR", "uk": "UA", "vi": "VN",
+    "zh": "CN",
+}  # fmt: skip
+
+
+def speech_language(code: str) -> str:
+    """The language Anki's speech is asked for, for a BCP 47 code: ``pt-BR`` ->
+    ``pt_BR``, ``ko`` -> ``ko_KR``; a language of no known region as it is."""
+    primary, *subtags = code.split("-")
+    regions = [tag for tag in subtags if len(tag) == 2 or tag.isdigit()]  # not a script
+    if "Hant" in subtags and not regions:
+        regions = ["TW"]  # Traditional Chinese is spoken by Taiwan's voices
+    region = regions[0] if regions else _SPEECH_REGIONS.get(primary.lower(), "")
+    return f"{primary.lower()}_{region.upper()}" if region else primary.lower()
+
+
 _TTS_SPEED = re.compile(r"[0-9]*\.?[0-9]+\Z")
 
 
@@ -386,7 +411,7 @@ def tts_problems(template: str, fields: Sequence[str]) -> list[str]:
             problems.append(f"{tag} names no language; write it as {{{{tts ko_KR:{name}}}}}")
             continue
         lang, *settings = options
-        if not _TTS_LANG.match(lang):
+        if not TTS_LANGUAGE.match(lang):
             problems.append(f"{tag}: '{lang}' is not a language code like ko_KR or en_US")
         for setting in settings:
             option, _, value = setting.partition("=")

@@ -24,14 +24,16 @@ from deckbuilder.cardfile.fields import (
     id_problem,
     is_null,
     shown,
+    suggest,
     trimmed,
 )
-from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, key_names
+from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, SPOKEN, key_names
 from deckbuilder.cardfile.notes import read_notes
 from deckbuilder.cardfile.study import STUDY_KEYS, quoted, read_study
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.model import Deck, Note
+from deckbuilder.templates import TTS_LANGUAGE, speech_language
 
 __all__ = [
     "ALL_LANGUAGES",
@@ -152,8 +154,10 @@ def read_deck(
             tags.append(tag)
     missing_media = tuple(name for name, _ in fields.tags(tree, "missing_media"))
     study = read_study(fields, tree)
-    notes = read_notes(fields, tree, spellings, declared)
+    deck_speak = _deck_speak(fields, tree)
+    notes = read_notes(fields, tree, spellings, declared, deck_speak)
     label_language = _label_language(fields, tree, notes)
+    speak_language = _speak_language(fields, tree, notes, lang or label_language)
     deck = Deck(
         key=key,
         name=name,
@@ -168,12 +172,46 @@ def read_deck(
         languages=languages,
         label_language=label_language,
         note_types=tuple(declared.used.values()),
+        speak_language=speak_language,
         warnings=tuple(dict.fromkeys(fields.warnings)),
     )
     if fields.problems:
         # The notes without problems go on, to be checked further (their media).
         raise DeckError(sorted(fields.problems, key=_line_order), partial=[deck])
     return deck
+
+
+def _deck_speak(fields: FieldReader, tree: YMap) -> tuple[str, ...]:
+    """The deck's ``speak:`` keys, each a text some kind of note can speak."""
+    every = tuple(dict.fromkeys(key for keys in SPOKEN.values() for key in keys))
+    found = []
+    for key, line in fields.tags(tree, "speak"):
+        if key in every:
+            found.append(key)
+        else:
+            why = " (a cloze note's text would say the answer)" if key == "text" else ""
+            fields.problem(
+                line,
+                f"'speak' names '{shown(key)}', not a text a card can speak{why}; the texts "
+                f"are {', '.join(every)}{suggest(key, every)}",
+            )
+    return tuple(found)
+
+
+def _speak_language(fields: FieldReader, tree: YMap, notes: list[Note], lang: str) -> str:
+    """The language spoken texts are spoken in: ``speak_language:``, else the deck's
+    language (or label language) as Anki's speech names it; '' when no note speaks."""
+    written = _checked(fields, tree, "speak_language").strip()
+    if written and not TTS_LANGUAGE.match(written):
+        fields.problem(
+            tree.key_line("speak_language"),
+            f"'speak_language' must be a speech language like ko_KR or en_US, not "
+            f"'{shown(written)}'",
+        )
+        return ""
+    if not any(note.speak for note in notes):
+        return ""
+    return written or speech_language(lang or "en")
 
 
 def _line_order(problem: Problem) -> int:

@@ -41,6 +41,7 @@ __all__ = [
     "NOTE_TYPE_DECLARATION",
     "NUMBER",
     "NUMBER_PATTERN",
+    "SPOKEN",
     "STEP_PATTERN",
     "STUDY",
     "Key",
@@ -100,6 +101,8 @@ class Shape(str, Enum):
     FIELD_NAMES = "field-names"
     CARDS = "cards"
     TYPE_KIND = "type-kind"
+    SPEAK = "speak"
+    LOCALE = "locale"
 
     @property
     def phrase(self) -> str:
@@ -157,6 +160,11 @@ _SHAPES: dict[Shape, tuple[str, str]] = {
     Shape.FIELD_NAMES: ("a list of field names", "list of field names"),
     Shape.CARDS: ("a list of cards, each {name:, front:, back:}", "list of card templates"),
     Shape.TYPE_KIND: ("standard or cloze", "standard or cloze"),
+    Shape.SPEAK: (
+        "a text key of the note or a list of them, e.g. [question]",
+        "text key or list of them",
+    ),
+    Shape.LOCALE: ("a speech language like ko_KR or en_US", "speech language (ko_KR, en_US)"),
 }
 
 
@@ -181,7 +189,13 @@ class Key:
     @property
     def localized(self) -> bool:
         """Whether a deck with 'languages' may give the value per language."""
-        return self.shape in (Shape.TEXT, Shape.DECK_NAME, Shape.CHOICES, Shape.FIELD_TEXTS)
+        return self.shape in (
+            Shape.TEXT,
+            Shape.DECK_NAME,
+            Shape.CHOICES,
+            Shape.FIELD_TEXTS,
+            Shape.LOCALE,
+        )
 
     @property
     def default_text(self) -> str:
@@ -267,6 +281,20 @@ DECK: tuple[Key, ...] = (
         "'deckbuilder import': check and build warn about each until it is in media/ "
         "(Anki shows nothing in its place); then delete its name here.",
         "[diagram.png]",
+    ),
+    Key(
+        "speak",
+        Shape.SPEAK,
+        "Texts every card of the deck speaks aloud (Anki's text to speech), by their key: "
+        "question, front, back, explanation or extra; a note's own 'speak' wins.",
+        "[question]",
+    ),
+    Key(
+        "speak_language",
+        Shape.LOCALE,
+        "The language the cards speak in, as Anki's speech names it.",
+        "ko_KR",
+        default_doc="each language's (ko: ko_KR, en: en_US...), or the deck's label language",
     ),
     Key(
         "study",
@@ -483,6 +511,15 @@ CARD_TEMPLATE: tuple[Key, ...] = (
 NOTE_LAST: tuple[Key, ...] = (
     Key("tags", Shape.TAGS, "Tags of this note, besides the deck's.", "[basics]"),
     Key(
+        "speak",
+        Shape.SPEAK,
+        "Texts this note's cards speak aloud, by their key (question, front, back, "
+        "explanation, extra); [] for none. A note of a declared type speaks through "
+        "{{tts}} in its templates.",
+        "[front]",
+        default_doc="the deck's 'speak'",
+    ),
+    Key(
         "lint",
         Shape.LINT,
         "Lint rules this note opts out of, for a flaw that is intended (docs/lint.md).",
@@ -648,6 +685,16 @@ NUMBER: tuple[Key, ...] = (
     Key("min", Shape.NUMBER, "The smallest accepted number.", "3.141"),
     Key("max", Shape.NUMBER, "The largest accepted number.", "3.142"),
 )
+
+
+# The texts of each kind of note a card can speak: spoken where the card shows them.
+# A cloze note's text is not among them: spoken on the front, it would say the answer.
+SPOKEN: dict[NoteKind, tuple[str, ...]] = {
+    NoteKind.MCQ: ("question", "explanation"),
+    NoteKind.TYPED: ("question", "explanation"),
+    NoteKind.BASIC: ("front", "back"),
+    NoteKind.CLOZE: ("extra",),
+}
 
 
 def key_names(keys: tuple[Key, ...]) -> tuple[str, ...]:

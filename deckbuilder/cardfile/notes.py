@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import replace
 from typing import TypedDict, TypeGuard
 
 from deckbuilder import cloze
@@ -23,6 +24,7 @@ from deckbuilder.cardfile.keys import (
     NOTE_FIRST,
     NOTE_LAST,
     NOTE_TYPES,
+    SPOKEN,
     key_names,
     note_keys,
     note_type_named,
@@ -68,10 +70,12 @@ def read_notes(
     tree: YMap,
     tags: Spellings | None = None,
     declared: DeclaredTypes | None = None,
+    speak: tuple[str, ...] = (),
 ) -> list[Note]:
     """The deck's ``notes:`` list, each note checked (:mod:`.checks`); a note with a
     problem is left out (and reported). ``tags``: the spellings of the deck's own tags;
-    ``declared``: the note types of the author's own that notes may name."""
+    ``declared``: the note types of the author's own that notes may name; ``speak``: the
+    deck's ``speak:`` keys, for the notes that give none."""
     value = tree.get("notes")
     if value is None or is_null(value):
         line = tree.key_line("notes") if "notes" in tree.entries else tree.line
@@ -94,7 +98,7 @@ def read_notes(
     misread: list[bool] = []  # whether the note's structure had a problem
     for item in value.items:
         before = len(fields.problems)
-        note = _read_note(fields, item, declared)
+        note = _read_note(fields, item, declared, speak)
         if note is not None:
             notes.append(note)
             unread.append(fields.unread or ())
@@ -109,7 +113,12 @@ def read_notes(
     return kept
 
 
-def _read_note(fields: FieldReader, item: YValue, declared: DeclaredTypes | None) -> Note | None:
+def _read_note(
+    fields: FieldReader,
+    item: YValue,
+    declared: DeclaredTypes | None,
+    deck_speak: tuple[str, ...] = (),
+) -> Note | None:
     """The note ``item`` describes, as well as it can be read (its problems reported);
     None when not even its type can be told."""
     fields.note_id = None
@@ -145,6 +154,7 @@ def _read_note(fields: FieldReader, item: YValue, declared: DeclaredTypes | None
         guid=read_guid(fields, item),
         lint_ignored=tuple(code for code, _ in lint),
     )
+    spoken = _read_speak(fields, item, kind, deck_speak)
     note: Note
     if isinstance(kind, NoteType):
         texts, field_lines = read_declared_note_fields(fields, item, kind)
@@ -171,7 +181,43 @@ def _read_note(fields: FieldReader, item: YValue, declared: DeclaredTypes | None
             add_reverse=add_reverse,
         )
     fields.note_id = None
-    return note
+    return replace(note, speak=spoken) if spoken else note
+
+
+def _read_speak(
+    fields: FieldReader, item: YMap, kind: NoteKind | NoteType, deck_speak: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The keys of the texts the note's cards speak: its own ``speak:`` (each a text it
+    has), else those of the deck's it has."""
+    spoken = SPOKEN.get(kind, ()) if isinstance(kind, NoteKind) else ()
+    if "speak" not in item.entries:
+        return tuple(key for key in deck_speak if key in spoken)
+    found = []
+    for key, line in fields.tags(item, "speak"):
+        if isinstance(kind, NoteType):
+            fields.problem(
+                line,
+                f"a note of note type '{kind.key}' speaks through its templates: write "
+                "{{tts ko_KR:Field}} in a card's front or back",
+                "speak",
+            )
+        elif key not in spoken:
+            fields.problem(line, _not_spoken(key, kind, spoken), "speak")
+        else:
+            found.append(key)
+    return tuple(found)
+
+
+def _not_spoken(key: str, kind: NoteKind, spoken: tuple[str, ...]) -> str:
+    if kind is NoteKind.CLOZE and key == "text":
+        return (
+            "a cloze note's 'text' cannot be spoken: the front would say the answer; speak "
+            "'extra', or use a note type of your own with {{tts ko_KR:cloze-only:Text}}"
+        )
+    return (
+        f"'speak' names '{shown(key)}', not a text a {kind.value} note can speak "
+        f"({', '.join(spoken)}){suggest(key, spoken)}"
+    )
 
 
 def _note_kind(

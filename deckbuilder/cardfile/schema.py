@@ -348,6 +348,11 @@ def _value(key: Key) -> dict[str, Any]:
         return {"type": "array", "minItems": 1, "items": card}
     if shape is Shape.TYPE_KIND:
         return {"enum": list(key.values)}
+    if shape is Shape.SPEAK:
+        text_key = {"type": "string", "pattern": _NON_BLANK}
+        return {"oneOf": [text_key, {"type": "array", "items": text_key}, {"type": "null"}]}
+    if shape is Shape.LOCALE:
+        return _text(key)
     raise AssertionError(f"no schema for {shape}")  # pragma: no cover - every shape is above
 
 

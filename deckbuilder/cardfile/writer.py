@@ -61,6 +61,7 @@ def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
         "description": _text(deck.description),
         "tags": _flow(deck.tags),
         "missing_media": _flow(deck.missing_media),
+        "speak_language": _in_language(deck, deck.speak_language) if deck.speak_language else None,
         "study": _study(deck.study, deck),
         "note_types": {t.key: _declaration(t) for t in deck.note_types} or None,
         "notes": [],  # written below, one note at a time
@@ -257,6 +258,7 @@ def _note(note: Note) -> dict[str, Any]:
         "guid": note.guid or None,
         "type": note.type_key,
         "tags": _flow(note.tags),
+        "speak": _flow(note.speak),
         "lint": _flow(note.lint_ignored),
     }
     if isinstance(note, FieldsNote):

@@ -17,7 +17,13 @@ from deckbuilder.errors import Problem
 from deckbuilder.importers.any_type import declared_notes
 from deckbuilder.importers.base import AnkiIdentity, PackageParts, Read, Skipped, decks_of
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
-from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
+from deckbuilder.importers.own_types import (
+    OWN_TYPE_IDS,
+    OwnLanguage,
+    own_language,
+    own_note,
+    spoken_texts,
+)
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
 
@@ -61,7 +67,12 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
         kinds[kind] = type_id
         taken.append((anki_type, kind, notes))
     language = own_language(
-        [(kind, n.fields) for t, kind, notes in taken if t.id in OWN_TYPE_IDS for n in notes]
+        [
+            (kind, spoken_texts(n.fields)[0])
+            for t, kind, notes in taken
+            if t.id in OWN_TYPE_IDS
+            for n in notes
+        ]
     )
     parts.language, parts.label_language = language.lang, language.label
     for anki_type, kind, notes in taken:
@@ -133,6 +144,8 @@ def _own(
         note = own_note(kind, anki_note.guid, anki_note.fields, language)
         if note is None:
             continue
+        if note.speak and not result.package.speak_language:
+            result.package.speak_language = next(iter(spoken_texts(anki_note.fields)[1].values()))
         read.append((anki_note, replace(note, tags=anki_note.tags)))
         result.package.source_fields[anki_note.guid] = anki_note.fields
     if read:

@@ -93,6 +93,7 @@ class PackageParts:
     # the multiple-choice labels' language.
     language: str = ""
     label_language: str = ""
+    speak_language: str = ""  # the language own-type notes speak in ('' when none does)
 
 
 @dataclass

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import unescape
 
 from deckbuilder.anki.notetypes import note_type
 from deckbuilder.importers.base import typed_answer
 from deckbuilder.importers.html_markdown import field_markdown
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, TypedNote, letter
+from deckbuilder.render.deck import SPEECH_CLASS, SPOKEN_FIELDS
 
-__all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_language", "own_note"]
+__all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_language", "own_note", "spoken_texts"]
 
 OWN_KINDS = (
     NoteKind.MCQ,
@@ -188,6 +189,38 @@ def own_note(
     spec = note_type(kind)
     if len(fields) != len(spec.fields):
         return None
+    texts, spoken = spoken_texts(fields)
+    note = _own_note(kind, guid, texts, language)
+    if note is None or not spoken:
+        return note
+    keys = {index: key for key, index in SPOKEN_FIELDS.get(kind, {}).items()}
+    if not all(index in keys for index in spoken):
+        return None  # speech where deckbuilder writes none
+    return replace(note, speak=tuple(keys[index] for index in sorted(spoken)))
+
+
+# The speech a build appends to a spoken field (render.deck._spoken), and its language.
+_SPEECH = re.compile(
+    rf'<span class="{SPEECH_CLASS}">\[anki:tts lang=([^\]\s]+)\][^\[]*\[/anki:tts\]</span>\Z'
+)
+
+
+def spoken_texts(fields: Sequence[str]) -> tuple[list[str], dict[int, str]]:
+    """Own-type fields without the speech a build appends to the ones a note speaks, and
+    the language each of those is spoken in, by field index."""
+    texts = list(fields)
+    spoken: dict[int, str] = {}
+    for index, text in enumerate(fields):
+        found = _SPEECH.search(text) if SPEECH_CLASS in text else None
+        if found is not None:
+            texts[index] = text[: found.start()]
+            spoken[index] = found.group(1)
+    return texts, spoken
+
+
+def _own_note(
+    kind: NoteKind, guid: str, fields: Sequence[str], language: OwnLanguage
+) -> Note | None:
     texts = list(fields)
     for i in _WRAPPED.get(kind, range(len(fields))) if language.lang else ():
         unwrapped = _unwrap(fields[i], language.lang)

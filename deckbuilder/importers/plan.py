@@ -223,6 +223,7 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
         note_types=tuple(
             dict.fromkeys(note.note_type for note in notes if isinstance(note, FieldsNote))
         ),
+        speak_language=package.speak_language if package is not None else "",
     )
     carried = {} if package is None else {k: spec for k, (spec, _) in package.carried.items()}
     rendered = _rendered(planner, deck, carried)

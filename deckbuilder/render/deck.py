@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from html import unescape
+from html import escape, unescape
 from pathlib import Path, PurePosixPath
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
@@ -39,6 +39,8 @@ from deckbuilder.render.mathguard import math_markup_problems
 
 __all__ = [
     "MAX_MEDIA_BYTES",
+    "SPEECH_CLASS",
+    "SPOKEN_FIELDS",
     "RenderedDeck",
     "RenderedNote",
     "media_name_problem",
@@ -397,6 +399,16 @@ class _Renderer:
     def fields(self, note: Note) -> tuple[str, ...]:
         if isinstance(note, FieldsNote):
             return self.declared(note)
+        fields = self.built_in_fields(note)
+        if not note.speak:
+            return fields
+        spoken = list(fields)
+        for key in note.speak:
+            index = SPOKEN_FIELDS[note.kind][key]
+            spoken[index] = _spoken(spoken[index], self.deck.speak_language)
+        return tuple(spoken)
+
+    def built_in_fields(self, note: Note) -> tuple[str, ...]:
         # A deck without languages keeps its fields as they are: no lang() call per field.
         lang = self.lang if self.deck.lang else None
         if isinstance(note, McqNote):
@@ -433,6 +445,29 @@ class _Renderer:
         front = self.md(note.front, "front")
         back = self.md(note.back, "back")
         return (lang(front), lang(back)) if lang else (front, back)
+
+
+# Where each text a card can speak (cardfile.keys.SPOKEN) is among its note's fields.
+SPOKEN_FIELDS: dict[NoteKind, dict[str, int]] = {
+    NoteKind.MCQ: {"question": 0, "explanation": 3},
+    NoteKind.TYPED: {"question": 0, "explanation": 2},
+    NoteKind.BASIC: {"front": 0, "back": 1},
+    NoteKind.CLOZE: {"extra": 1},
+}
+_TAG = re.compile(r"<[^>]*>|\[sound:[^\]]*\]")
+# What marks a spoken text in a field (deckbuilder.importers.own_types reads it back).
+SPEECH_CLASS = "db-speak"
+
+
+def _spoken(html: str, language: str) -> str:
+    """A field's HTML with Anki's text-to-speech tag for its text after it: the card
+    shows a play button there, and the client speaks the text (Anki desktop with the
+    system's voices, AnkiDroid with Android's)."""
+    text = " ".join(unescape(_TAG.sub(" ", html)).split())
+    if not text:
+        return html
+    tag = f"[anki:tts lang={language}]{escape(text, quote=False)}[/anki:tts]"
+    return f'{html}<span class="{SPEECH_CLASS}">{tag}</span>'
 
 
 def render_deck(

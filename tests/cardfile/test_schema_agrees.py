@@ -56,6 +56,7 @@ SEMANTIC = [
     r"'min' \(.*\) is above 'max'",
     r"differ only in case",
     r"would be renamed '.*' by Anki",  # 'a :: b': Anki's deck name rules (rslib decks/name.rs)
+    r"'speak' names '[\w-]+', not a text",  # which texts each kind of note can speak
 ]
 
 
@@ -90,6 +91,14 @@ def right(key: Key, languages: list[str], mistakes: float) -> Any:
         return plain
     if shape is Shape.PLAIN:
         return st.sampled_from(["", "y", None])
+    if shape is Shape.SPEAK:
+        spoken = st.sampled_from(["front", "question", "extra"])
+        return st.one_of(st.none(), spoken, st.lists(spoken, max_size=2, unique=True))
+    if shape is Shape.LOCALE:
+        locale = st.sampled_from(["ko_KR", "en_US", "ja"])
+        if languages:
+            return st.one_of(locale, st.fixed_dictionaries({code: locale for code in languages}))
+        return locale
     if shape is Shape.ID:
         return st.sampled_from(["a", "deck-1", "n_2", "7"])
     if shape is Shape.GUID:

@@ -130,10 +130,12 @@ def test_field_html_becomes_card_file_text_or_a_plain_warning(
     )
     assert "once you change this note in the card file (even only its tags)" in run.err
     assert run.err.count("warning") == 1  # the picture and the list come back exactly
+    # A type-in note comes in on a note type of the deck's own (issue 41).
     assert (
-        "Basic (type in the answer): 1 note -> not imported: its cards ask to type the answer"
-        in run.out
+        "Basic (type in the answer): 1 note -> notes of a note type of the deck's own "
+        "('basic-type-in-the-answer')" in run.out
     )
+    assert "type: basic-type-in-the-answer" in text
 
 
 def test_not_a_package_writes_nothing(
