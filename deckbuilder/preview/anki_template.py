@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import posixpath
 import re
 import struct
 from bisect import bisect_left
@@ -459,7 +460,8 @@ def _extract_av_tags(text: str, side: str) -> tuple[str, tuple[AVTag, ...]]:
             continue
         tag: AVTag | None
         if isinstance(node, _Sound):
-            tag = SoundTag(_decode_entities(node.resource))
+            # pylib's av_tag_to_native keeps the file's base name: what a client plays.
+            tag = SoundTag(posixpath.basename(_decode_entities(node.resource)))
         elif node.name == "tts":
             tag = _tts_tag(node)
             if tag is None:

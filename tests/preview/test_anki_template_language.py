@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deckbuilder.preview import anki_template
 from deckbuilder.preview.anki_template import (
     CardContext,
     RenderedCard,
@@ -492,3 +493,26 @@ def test_random_cloze_templates_render_as_in_anki(
 ) -> None:
     fields = {"Text": text, "Back Extra": extra}
     assert_renders_or_fails_as_anki(anki, front, back, fields, ordinal, cloze=True)
+
+
+# -- sound and TTS tags --------------------------------------------------------------------
+
+_AV_PIECES = [
+    "[sound:", "]", "[", "a.mp3", "&amp;", "[anki:tts lang=en_US]", "[/anki:tts]", "[anki:tts]",
+    "[anki:tts lang=ko_KR voices=A,B speed=.5 cloze_blank=beep other=1]",
+    '[anki:tts lang="en US" speed=x]', "[anki:foo a=1]", "[/anki:foo]", "[anki:", "tts",
+    "lang=x", " ", "\n", "<br>", "<b>b</b>", "[...]", "x", "[anki:play:q:0]", "/anki:tts]",
+]  # fmt: skip
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(_joined(_AV_PIECES, 10))
+def test_sound_and_tts_tags_are_read_as_anki_reads_them(anki: Oracle, text: str) -> None:
+    """The backend's own extract_av_tags and strip_av_tags (rslib card_rendering)."""
+    from anki.template import av_tags_to_native
+
+    backend = anki.col._backend
+    extracted = backend.extract_av_tags(text=text, question_side=True)
+    ours = anki_template._extract_av_tags(text, "q")
+    assert ours == (extracted.text, _av_tags(av_tags_to_native(extracted.av_tags)))
+    assert anki_template._strip_av_tags(text) == backend.strip_av_tags(text)
