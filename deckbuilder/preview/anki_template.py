@@ -41,6 +41,7 @@ import re
 import struct
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple, TypeAlias
@@ -774,7 +775,7 @@ def _renders(nodes: Sequence[_Node], nonempty: Collection[str]) -> bool:
 
 def cards_made(
     fronts: Sequence[str],
-    nonempty: set[str],
+    nonempty: AbstractSet[str],
     *,
     field_names: Collection[str] = (),
     tagged: bool = False,
@@ -993,8 +994,8 @@ class RenderedCard:
     """One card's sides as ``card.question()`` / ``card.answer()`` give them, without the
     ``<style>`` block Anki puts first. ``*_av_tags`` are the sounds and TTS tags that
     ``[anki:play:q|a:N]`` refer to, as ``card.question_av_tags()`` lists them. ``problem``
-    is set when the template names a field the note lacks: both sides are then Anki's
-    message, which Anki shows with an empty ``<style></style>``."""
+    says what is wrong when the template names a field the note lacks: both sides are then
+    Anki's message, which Anki shows with an empty ``<style></style>``."""
 
     ordinal: int  # 0-based, as Anki's card.ord
     question: str
@@ -1023,7 +1024,7 @@ def _problem_card(ordinal: int, side: str, problem: _MissingField) -> RenderedCa
         f"{side} template has a problem:<br>{_encode_minimal(str(problem))}"
         f"<br><a href='{_ERROR_LINK}'>{_MORE_INFO}</a>"
     )
-    return RenderedCard(ordinal, shown, shown, problem=str(problem))
+    return RenderedCard(ordinal, shown, shown, problem=re.sub("[\u2068\u2069]", "", str(problem)))
 
 
 def render_card(

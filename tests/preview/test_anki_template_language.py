@@ -516,3 +516,9 @@ def test_sound_and_tts_tags_are_read_as_anki_reads_them(anki: Oracle, text: str)
     ours = anki_template._extract_av_tags(text, "q")
     assert ours == (extracted.text, _av_tags(av_tags_to_native(extracted.av_tags)))
     assert anki_template._strip_av_tags(text) == backend.strip_av_tags(text)
+
+
+def test_a_missing_field_is_named_in_plain_words() -> None:
+    card = render_card("{{Front}}", "{{hint:Nosuch}}", {"Front": "x"}, 0)
+    assert card.problem == "Found '{{hint:Nosuch}}', but there is no field called 'Nosuch'"
+    assert card.question == card.answer and card.question.startswith("Back template has a problem:")
