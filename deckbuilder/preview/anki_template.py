@@ -1,43 +1,61 @@
-"""Anki's card template language, for the subset deckbuilder's note types use.
+"""Anki's card template language, rendered as the Anki backend (26.9) renders it.
 
-Renders a card's question and answer the way the Anki backend (26.9) does, so the
-preview page can show cards without Anki: ``{{Field}}``, filters (``{{text:Field}}``,
-``{{cloze:Field}}``, applied right to left), ``{{#Field}}..{{/Field}}`` and
-``{{^Field}}..{{/Field}}``, ``{{FrontSide}}`` and ``<!-- comments -->``. Cloze deletions
-follow Anki's parser: nested deletions, ``::hint``, the active deletion as
-``<span class="cloze" data-cloze=... data-ordinal=N>[...]</span>`` on the question, the
-others as ``<span class="cloze-inactive" data-ordinal=N>``. Sounds become
-``[anki:play:q:N]`` / ``[anki:play:a:N]`` references, as in ``card.question()``.
+The preview page shows every card without Anki, so a card's sides here are what
+``card.question()`` / ``card.answer()`` give (tests/preview/test_anki_template*.py compare
+them with the real backend): ``{{Field}}`` (any name, spaces and non-ASCII included),
+filters applied right to left (``text:``, ``hint:``, ``furigana:``, ``kanji:``, ``kana:``,
+``cloze:``, ``cloze-only:``, ``type:``, ``type:nc:``, ``type:cloze:``,
+``tts LANG options:``; an unknown filter ends the chain and leaves the text as it is),
+``{{#Field}}`` / ``{{^Field}}`` sections (``{{#c2}}``: this card is c2), ``{{FrontSide}}``,
+the special fields (:class:`CardContext`), ``<!-- comments -->``, Anki's message for a
+template that names a missing field and for a card whose front is blank. Sounds and
+text-to-speech become ``[anki:play:q:N]`` / ``[anki:play:a:N]`` references, their tags in
+:attr:`RenderedCard.question_av_tags`.
 
-The type-answer field, ``{{type:Field}}`` (and ``{{type:nc:Field}}``), the backend leaves
-as ``[[type:Field]]`` for the client to fill; :func:`render_card` fills it as the preview
-page's client, the way Anki desktop's reviewer does (aqt/reviewer.py, typeAnsFilter): the
-question gets an in-card box, ``<input id="typeans">``, whose Enter asks the page for the
-answer with ``showAnswer()`` (the call AnkiDroid's card page has, which the page gives each
-front); the back gets what the reviewer shows when nothing was handed over to it, Anki's
-comparison for an empty answer, ``<code id=typeans>`` holding the field's text. The page
-renders each back once, so it cannot hand the typed text to it: a note type that judges
-the answer reads its own box on the front (deckbuilder's typed answer does, through
-sessionStorage).
+A client then fills in what the backend leaves to it; :func:`render_card` does so as the
+preview page's client (``as_client=False`` stops before): the type-answer box
+(``[[type:...]]``), the way Anki desktop's reviewer does (aqt/reviewer.py), and a speak
+button for each TTS tag. The question gets an in-card box, ``<input id="typeans">``, whose
+Enter asks the page for the answer with ``showAnswer()`` (the call AnkiDroid's card page
+has, which the page gives each front); the back gets what the reviewer shows when nothing
+was handed over to it, Anki's comparison for an empty answer, ``<code id=typeans>``
+holding the expected text. The page renders each back once, so it cannot hand the typed
+text to it: a note type that judges the answer reads its own box on the front
+(deckbuilder's typed answer does, through sessionStorage).
 
-Not supported (deckbuilder's templates do not use them; :class:`TemplateError` says so):
-other filters (``type:cloze:``, ``hint:``, ``furigana:``, ``tts``...), the legacy
-``<% %>`` syntax, image occlusion, TTS tags.
-tests/preview/test_anki_template.py compares this renderer with the real backend.
+:func:`cards_made` is Anki's rule for the cards a standard note type makes for a note.
+
+Not rendered: the legacy ``{{=<% %>=}}`` syntax and malformed templates
+(:class:`TemplateError`; Anki refuses to save either kind of broken template), LaTeX
+(``[latex]`` becomes an image Anki makes with a TeX installation), the image-occlusion
+masks, and deletions with several numbers (``{{c1,2::...}}``), which deckbuilder's cloze
+reader does not know. Anki's messages are in English.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
+import posixpath
 import re
-from collections.abc import Mapping, Sequence
+import struct
+from bisect import bisect_left
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple, TypeAlias
 
-from deckbuilder.cloze import Cloze, parse_clozes
+from deckbuilder.cloze import Cloze, cloze_numbers, parse_clozes
 
 __all__ = [
+    "AVTag",
+    "CardContext",
     "RenderedCard",
+    "SoundTag",
+    "TTSTag",
     "TemplateError",
+    "cards_made",
     "encode_attribute",
     "field_is_empty",
     "render_card",
@@ -47,11 +65,17 @@ __all__ = [
 
 
 class TemplateError(ValueError):
-    """The template uses something this renderer does not implement, or is malformed."""
+    """The template is malformed or uses the legacy ``<% %>`` syntax."""
 
 
 # -- text helpers (Anki's rslib/src/text.rs) ---------------------------------------------
 
+# What Rust's str::trim removes (Unicode White_Space); Python's str.strip also removes
+# U+001C-U+001F.
+_RUST_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 # Anki removes HTML with one regex, (<!--.*?-->)|(<style.*?>.*?</style>)|
 # (<script.*?>.*?</script>)|(<.*?>), case-insensitive, '.' matching newlines. A
 # backtracking engine would rescan the rest of the text from every '<' that finds no
@@ -66,7 +90,15 @@ _GT = re.compile(">")
 _MATH_OPEN = re.compile(r"\\[(\[]")
 _MATH_CLOSE = re.compile(r"\\[)\]]")
 _ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
-_EMPTY_FIELD = re.compile(r"^(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
+# rslib template.rs field_is_empty: [[:space:]] is ASCII white space only.
+_EMPTY_FIELD = re.compile(r"(?:[\t\n\x0b\x0c\r ]|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
+# The tags text-to-speech reads as a pause (text.rs HTML_LINEBREAK_TAGS).
+_SPOKEN_BREAKS = re.compile(
+    r"</?(?:br|address|article|aside|blockquote|canvas|dd|div|dl|dt|fieldset|figcaption"
+    r"|figure|footer|form|h[1-6]|header|hr|li|main|nav|noscript|ol|output|p|pre|section"
+    r"|table|tfoot|ul|video)>",
+    re.IGNORECASE,
+)
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _MINIMAL = {'"': "&quot;", "&": "&amp;", "'": "&#x27;", "<": "&lt;", ">": "&gt;"}
 
@@ -80,6 +112,11 @@ def _decode_entities(text: str) -> str:
         return text
     decoded = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     return decoded.replace("\xa0", " ")
+
+
+def _encode_minimal(text: str) -> str:
+    """As the ``htmlescape`` crate's encode_minimal: the five HTML specials as entities."""
+    return "".join(_MINIMAL.get(ch, ch) for ch in text)
 
 
 class _Next:
@@ -160,7 +197,8 @@ def _strip_html_in_math(text: str) -> str:
 
 
 def field_is_empty(text: str) -> bool:
-    """Anki's test for ``{{#Field}}``: only whitespace and empty ``<br>``/``<div>`` tags."""
+    """Anki's test for ``{{#Field}}``: only ASCII white space and empty ``<br>``/``<div>``
+    tags."""
     return bool(_EMPTY_FIELD.match(text))
 
 
@@ -176,6 +214,278 @@ def encode_attribute(text: str) -> str:
             out.append(f"&#x{ord(ch):02X};")
         else:
             out.append(ch)
+    return "".join(out)
+
+
+# -- sounds and text-to-speech (Anki's rslib/src/card_rendering) -------------------------
+
+
+@dataclass(frozen=True)
+class SoundTag:
+    """A ``[sound:name]`` tag: the media file to play (as ``anki.sound.SoundOrVideoTag``)."""
+
+    filename: str
+
+
+@dataclass(frozen=True)
+class TTSTag:
+    """A ``{{tts}}`` tag (as ``anki.sound.TTSTag``): the text to speak, its language, the
+    voices asked for, the speed, and options Anki does not know (``key=value``)."""
+
+    field_text: str
+    lang: str
+    voices: tuple[str, ...]
+    speed: float
+    other_args: tuple[str, ...]
+
+
+AVTag: TypeAlias = SoundTag | TTSTag
+
+# Anki's (English) text for the TTS tag of a question's cloze deletion, and for a TTS tag
+# without a language.
+_BLANK = "blank"
+_NO_LANG = "[Error in directive '\u2068anki:tts\u2069': \u2068'\u2068lang\u2069' not set\u2069]"
+_CLOSE_BRACKET = re.compile(r"\]")
+_NAME_END = re.compile(r"[\] \t\r\n]")
+_SPACES = re.compile(r"[ \t\r\n]*")
+# One key=value option of a tag and the white space after it; a value in quotes may hold
+# anything but a quote.
+_OPTION = re.compile(r'([^\] \t\r\n=]+)=(?:"([^"]*)"|([^\] \t\r\n"]*))[ \t\r\n]*')
+# Rust's f32 syntax (inf and nan in any case, no underscores or spaces).
+_RUST_FLOAT = re.compile(
+    r"[+-]?(?:inf|infinity|nan|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?)\Z",
+    re.IGNORECASE,
+)
+
+
+class _Sound(NamedTuple):
+    resource: str
+
+
+class _Directive(NamedTuple):
+    """``[anki:name options]content[/anki:name]``."""
+
+    name: str
+    options: tuple[tuple[str, str], ...]
+    content: str
+
+
+class _SliceHashes:
+    """Polynomial hashes of a text's prefixes: any slice's hash in constant time, so that
+    tag names are matched without copying them (copying the name of each of a run of
+    nested openings would take quadratic time)."""
+
+    _MOD = (1 << 61) - 1
+    _BASE = 1_000_003
+
+    def __init__(self, text: str) -> None:
+        prefix, powers = [0], [1]
+        h, p = 0, 1
+        for ch in text:
+            h = (h * self._BASE + ord(ch)) % self._MOD
+            p = p * self._BASE % self._MOD
+            prefix.append(h)
+            powers.append(p)
+        self.prefix, self.powers = prefix, powers
+
+    def of(self, start: int, end: int) -> int:
+        prefix = self.prefix
+        return (prefix[end] - prefix[start] * self.powers[end - start]) % self._MOD
+
+
+class _AvReader:
+    """Anki's reader of sound and ``[anki:...]`` tags (card_rendering/parser.rs): at each
+    ``[``, a ``[sound:name]`` (a name of at least one character, up to the next ``]``), or
+    an ``[anki:name key=value ...]`` opening whose ``[/anki:name]`` comes later; anything
+    else is text. Every search moves forward or is remembered, so the text is read in
+    linear time however many openings find no end."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.bracket = _Next(text, _CLOSE_BRACKET)
+        self.name_end = _Next(text, _NAME_END)
+        self.options_end: dict[int, int] = {}  # where a run of options from here stops
+        self.hashes: _SliceHashes | None = None
+        self.closings: dict[tuple[int, int], list[int]] = {}  # name -> [/anki:name] starts
+
+    def nodes(self) -> Iterator[str | _Sound | _Directive]:
+        text = self.text
+        kept = 0
+        start = text.find("[")
+        while start >= 0:
+            found: tuple[_Sound | _Directive, int] | None = None
+            if text.startswith("[sound:", start):
+                found = self._sound(start)
+            if found is None and text.startswith("[anki:", start):
+                found = self._directive(start)
+            if found is None:
+                start = text.find("[", start + 1)
+                continue
+            node, end = found
+            if kept < start:
+                yield text[kept:start]
+            yield node
+            kept = end
+            start = text.find("[", end)
+        if kept < len(text):
+            yield text[kept:]
+
+    def _sound(self, start: int) -> tuple[_Sound, int] | None:
+        bracket = self.bracket.at(start + 7)
+        if bracket is None or bracket.start() == start + 7:
+            return None
+        return _Sound(self.text[start + 7 : bracket.start()]), bracket.end()
+
+    def _directive(self, start: int) -> tuple[_Directive, int] | None:
+        text = self.text
+        name_start = start + 6
+        name_end_match = self.name_end.at(name_start)
+        if name_end_match is None or name_end_match.start() == name_start:
+            return None
+        name_end = name_end_match.start()
+        spaces = _SPACES.match(text, name_end)
+        options_start = spaces.end() if spaces else name_end
+        options_end = self._options_end(options_start)
+        if not text.startswith("]", options_end):
+            return None
+        closing = self._closing(name_start, name_end, options_end + 1)
+        if closing is None:
+            return None
+        options = []
+        pos = options_start
+        while pos < options_end:
+            m = _OPTION.match(text, pos)
+            assert m is not None  # read once already
+            options.append((m.group(1), m.group(2) if m.group(2) is not None else m.group(3)))
+            pos = m.end()
+        name = text[name_start:name_end]
+        node = _Directive(name, tuple(options), text[options_end + 1 : closing])
+        return node, closing + len(name) + 8
+
+    def _options_end(self, start: int) -> int:
+        """Where the run of ``key=value`` options from ``start`` ends; each position is
+        read once, whichever opening's options reach it."""
+        memo = self.options_end
+        chain = []
+        pos = start
+        while pos not in memo:
+            chain.append(pos)
+            m = _OPTION.match(self.text, pos)
+            if m is None:
+                memo[pos] = pos
+                break
+            pos = m.end()
+        end = memo[pos]
+        for visited in chain:
+            memo[visited] = end
+        return end
+
+    def _closing(self, name_start: int, name_end: int, after: int) -> int | None:
+        """Where the first ``[/anki:name]`` at or after ``after`` starts, if any."""
+        text = self.text
+        if self.hashes is None:
+            self.hashes = _SliceHashes(text)
+            ends = _Next(text, _NAME_END)
+            at = text.find("[/anki:")
+            while at >= 0:
+                end = ends.at(at + 7)
+                if end is not None and end.group() == "]" and end.start() > at + 7:
+                    key = (end.start() - at - 7, self.hashes.of(at + 7, end.start()))
+                    self.closings.setdefault(key, []).append(at)
+                at = text.find("[/anki:", at + 1)
+        length = name_end - name_start
+        starts = self.closings.get((length, self.hashes.of(name_start, name_end)), [])
+        for index in range(bisect_left(starts, after), len(starts)):
+            if text.startswith(text[name_start:name_end], starts[index] + 7):
+                return starts[index]
+        return None
+
+
+def _f32(text: str) -> float:
+    """A speed as Anki reads it: Rust's f32, 1.0 when it is not a number."""
+    if not _RUST_FLOAT.match(text):
+        return 1.0
+    value = float(text.lower().replace("infinity", "inf"))
+    try:
+        return float(struct.unpack("f", struct.pack("f", value))[0])
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def _tts_tag(directive: _Directive) -> TTSTag | None:
+    """The tag Anki makes of an ``[anki:tts]`` directive (None without a language): the
+    text to speak is the content without HTML, ``[...]`` (a question's deletion) read as
+    the ``cloze_blank`` option or "blank"."""
+    lang, speed, blank = "", 1.0, _BLANK
+    voices: tuple[str, ...] = ()
+    others: dict[str, str] = {}
+    for key, value in directive.options:
+        if key == "lang":
+            lang = value
+        elif key == "voices":
+            voices = tuple(value.split(","))
+        elif key == "speed":
+            speed = _f32(value)
+        elif key == "cloze_blank":
+            blank = value
+        else:
+            others[key] = value
+    if not lang:
+        return None
+    spoken = strip_html(_SPOKEN_BREAKS.sub(" ", directive.content)).replace("[...]", blank)
+    other_args = tuple(f"{key}={value}" for key, value in others.items())
+    return TTSTag(spoken, lang, voices, speed, other_args)
+
+
+def _write_directive(directive: _Directive) -> str:
+    """A tag Anki does not play, written back as Anki writes it: options normalised
+    (Anki's own order of several options varies from run to run; this keeps theirs)."""
+    options = []
+    for key, value in dict(directive.options).items():
+        quoted = any(ch in value for ch in "] \t\r\n")
+        options.append(f' {key}="{value}"' if quoted else f" {key}={value}")
+    name = directive.name
+    return f"[anki:{name}{''.join(options)}]{directive.content}[/anki:{name}]"
+
+
+def _extract_av_tags(text: str, side: str) -> tuple[str, tuple[AVTag, ...]]:
+    """The side with its sound and TTS tags as ``[anki:play:side:N]`` references, and the
+    tags (Anki's extract_av_tags)."""
+    if "[" not in text:
+        return text, ()
+    out: list[str] = []
+    tags: list[AVTag] = []
+    for node in _AvReader(text).nodes():
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        tag: AVTag | None
+        if isinstance(node, _Sound):
+            # pylib's av_tag_to_native keeps the file's base name: what a client plays.
+            tag = SoundTag(posixpath.basename(_decode_entities(node.resource)))
+        elif node.name == "tts":
+            tag = _tts_tag(node)
+            if tag is None:
+                out.append(_NO_LANG)
+                continue
+        else:
+            out.append(_write_directive(node))
+            continue
+        out.append(f"[anki:play:{side}:{len(tags)}]")
+        tags.append(tag)
+    return "".join(out), tuple(tags)
+
+
+def _strip_av_tags(text: str) -> str:
+    """The text without sound and TTS tags (Anki's strip_av_tags)."""
+    if "[" not in text:
+        return text
+    out: list[str] = []
+    for node in _AvReader(text).nodes():
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, _Directive) and node.name != "tts":
+            out.append(_write_directive(node))
     return "".join(out)
 
 
@@ -224,148 +534,545 @@ def reveal_cloze(text: str, ordinal: int, question: bool) -> str:
     return _strip_html_in_math("".join(out))
 
 
+def _clozed_text(cloze: Cloze) -> str:
+    return "".join(node if isinstance(node, str) else _clozed_text(node) for node in cloze.nodes)
+
+
+def _active_deletions(nodes: Sequence[str | Cloze], ordinal: int, question: bool) -> list[str]:
+    """Each deletion ``ordinal`` in the field, nested ones included: its hint (``...``
+    without one) on the question, what it hides on the answer."""
+    out: list[str] = []
+
+    def visit(nodes: Sequence[str | Cloze]) -> None:
+        for node in nodes:
+            if isinstance(node, str):
+                continue
+            if node.ordinal == ordinal:
+                if question:
+                    out.append("..." if node.hint is None else node.hint)
+                else:
+                    out.append(_clozed_text(node))
+            visit(node.nodes)
+
+    visit(nodes)
+    return out
+
+
+def _cloze_only(text: str, ordinal: int, question: bool) -> str:
+    """The ``cloze-only:`` filter: the active deletions alone, comma-separated."""
+    return ", ".join(_active_deletions(parse_clozes(text), ordinal, question))
+
+
+def _cloze_for_typing(text: str, ordinal: int) -> str:
+    """What ``{{type:cloze:Field}}`` expects (Anki's extract_cloze_for_typing): the text
+    of deletion ``ordinal``, once if every one of them hides the same text."""
+    hidden = _active_deletions(parse_clozes(text), ordinal, question=False)
+    if hidden and min(hidden) == max(hidden):
+        return hidden[-1]
+    return ", ".join(hidden)
+
+
+# -- ruby text: furigana:, kanji:, kana: (Anki's template_filters.rs) --------------------
+
+_RUBY_SEPARATOR = re.compile("[ >]")
+_NEWLINE = re.compile("\n")
+
+
+def _ruby(text: str, show: Callable[[str, str], str]) -> str:
+    """Each ``base[reading]`` (and the space before it) replaced by ``show(base, reading)``,
+    read as Anki's `` ?([^ >]+?)\\[(.+?)\\]`` reads it: the base runs back to the last
+    space or ``>``, the reading is at least one character up to the next ``]`` on the
+    line, and a ``[sound:...]`` is left as it is. One pass; ``&nbsp;`` is a space."""
+    text = text.replace("&nbsp;", " ")
+    bracket = text.find("[")
+    if bracket < 0:
+        return text
+    closing = _Next(text, _CLOSE_BRACKET)
+    newline = _Next(text, _NEWLINE)
+    separators = _RUBY_SEPARATOR.finditer(text)
+    next_separator = next(separators, None)
+    last_separator = -1
+    out: list[str] = []
+    kept = 0  # the text before this is written out; no match starts before it
+    while bracket >= 0:
+        while next_separator is not None and next_separator.start() < bracket:
+            last_separator = next_separator.start()
+            next_separator = next(separators, None)
+        base_start = max(kept, last_separator + 1)
+        end = closing.at(bracket + 2)
+        line_end = newline.at(bracket + 1)
+        if (
+            base_start == bracket
+            or end is None
+            or (line_end is not None and line_end.start() < end.start())
+        ):
+            bracket = text.find("[", bracket + 1)
+            continue
+        start = base_start
+        if start > kept and text[start - 1] == " ":
+            start -= 1
+        reading = text[bracket + 1 : end.start()]
+        out.append(text[kept:start])
+        if reading.startswith("sound:"):
+            out.append(text[start : end.end()])
+        else:
+            out.append(show(text[base_start:bracket], reading))
+        kept = end.end()
+        bracket = text.find("[", kept)
+    out.append(text[kept:])
+    return "".join(out)
+
+
+def _furigana(text: str) -> str:
+    return _ruby(text, lambda base, reading: f"<ruby><rb>{base}</rb><rt>{reading}</rt></ruby>")
+
+
+def _kanji(text: str) -> str:
+    return _ruby(text, lambda base, reading: base)
+
+
+def _kana(text: str) -> str:
+    return _ruby(text, lambda base, reading: reading)
+
+
 # -- templates (Anki's rslib/src/template.rs) --------------------------------------------
 
-_TAG = re.compile(r"\{\{(.*?)\}\}|<!--(.*?)-->", re.DOTALL)
+
+class _Replacement(NamedTuple):
+    """``{{filter:...:key}}``; the filters in the order they apply (right to left)."""
+
+    key: str
+    filters: tuple[str, ...]
+
+
+class _Section(NamedTuple):
+    """``{{#key}}...{{/key}}``, or with ``negated``, ``{{^key}}...{{/key}}``."""
+
+    key: str
+    negated: bool
+    children: tuple[_Node, ...]
+
+
+_Node: TypeAlias = str | _Replacement | _Section  # text (comments included) or a tag
+
+_LEGACY = "{{=<% %>=}}"
+_OPENING = re.compile(r"\{\{|<!--")
+_HANDLEBAR_CLOSE = re.compile(r"\}\}")
+# The names Anki fills in itself (notetype/mod.rs SPECIAL_FIELDS).
+_SPECIAL_FIELDS = ("FrontSide", "Card", "CardFlag", "Deck", "Subdeck", "Tags", "Type", "CardID")
+
+
+def _tokens(template: str) -> Iterator[str | tuple[str, str]]:
+    """Text (comments included, as they are) and ``("{{", inside)`` for each
+    ``{{...}}`` that has a ``}}`` after it; a ``<!--`` with its ``-->`` hides tags."""
+    handlebar_end = _Next(template, _HANDLEBAR_CLOSE)
+    comment_end = _Next(template, _COMMENT_CLOSE)
+    kept = 0
+    pos = 0
+    while (opening := _OPENING.search(template, pos)) is not None:
+        start = opening.start()
+        if opening.group() == "{{":
+            end = handlebar_end.at(start + 2)
+            if end is not None:
+                if kept < start:
+                    yield template[kept:start]
+                yield ("{{", template[start + 2 : end.start()])
+                kept = pos = end.end()
+                continue
+        else:
+            end = comment_end.at(start + 4)
+            if end is not None:
+                if kept < start:
+                    yield template[kept:start]
+                yield template[start : end.end()]
+                kept = pos = end.end()
+                continue
+        pos = start + 1
+    if kept < len(template):
+        yield template[kept:]
+
+
+def _tag(inside: str) -> tuple[str, str]:
+    """What a ``{{...}}`` is (Anki's classify_handle): ``#``, ``^``, ``/`` and the key, or
+    ``""`` and the whole replacement."""
+    inner = inside.lstrip("{").strip(_RUST_SPACE)
+    if len(inner) >= 2 and inner[0] in "#^/":
+        return inner[0], inner[1:].lstrip(_RUST_SPACE)
+    return "", inner
+
+
+@lru_cache(maxsize=512)
+def _parse(template: str) -> tuple[_Node, ...]:
+    """The template's nodes; :class:`TemplateError` in Anki's words when it is malformed."""
+    if template.lstrip(_RUST_SPACE).startswith(_LEGACY):
+        raise TemplateError(f"the legacy {_LEGACY} template syntax is not supported")
+    # Each open section: its kind, key, and the nodes read into it so far.
+    stack: list[tuple[str, str, list[_Node]]] = [("", "", [])]
+    for token in _tokens(template):
+        nodes = stack[-1][2]
+        if isinstance(token, str):
+            nodes.append(token)
+            continue
+        kind, key = _tag(token[1])
+        if kind in ("#", "^"):
+            stack.append((kind, key, []))
+        elif kind == "/":
+            open_kind, open_key, children = stack[-1]
+            if not open_kind:
+                raise TemplateError(
+                    f"Found '{{{{/{key}}}}}', but missing '{{{{#{key}}}}}' or '{{{{^{key}}}}}'"
+                )
+            if open_key != key:
+                raise TemplateError(f"Found '{{{{/{key}}}}}', but expected '{{{{/{open_key}}}}}'")
+            stack.pop()
+            stack[-1][2].append(_Section(key, open_kind == "^", tuple(children)))
+        else:
+            *filters, last = key.split(":")
+            nodes.append(_Replacement(last, tuple(reversed(filters))))
+    if len(stack) > 1:
+        raise TemplateError(f"Missing '{{{{/{stack[-1][1]}}}}}'")
+    return tuple(stack[0][2])
+
+
+def _parse_side(template: str, side: str) -> tuple[_Node, ...]:
+    try:
+        return _parse(template)
+    except TemplateError as error:
+        raise TemplateError(f"{side} template has a problem: {error}") from None
+
+
+def _sections(nodes: Sequence[_Node]) -> Iterator[tuple[int, _Node]]:
+    """Every node, sections' children after their section, with its depth; an explicit
+    stack, so a deep nesting of sections is no deeper call chain."""
+    stack: list[tuple[int, Iterator[_Node]]] = [(0, iter(nodes))]
+    while stack:
+        depth, nodes_left = stack[-1]
+        node = next(nodes_left, None)
+        if node is None:
+            stack.pop()
+            continue
+        yield depth, node
+        if isinstance(node, _Section):
+            stack.append((depth + 1, iter(node.children)))
+
+
+def _renders(nodes: Sequence[_Node], nonempty: Collection[str]) -> bool:
+    """Anki's renders_with_fields: whether the nodes show a non-empty field, through
+    sections that are open for these fields (text, ``{{FrontSide}}`` and missing fields
+    show nothing)."""
+    stack: list[Iterator[_Node]] = [iter(nodes)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+        elif isinstance(node, _Replacement):
+            if node.key in nonempty:
+                return True
+        elif isinstance(node, _Section) and (node.key in nonempty) != node.negated:
+            stack.append(iter(node.children))
+    return False
+
+
+def cards_made(
+    fronts: Sequence[str],
+    nonempty: AbstractSet[str],
+    *,
+    field_names: Collection[str] = (),
+    tagged: bool = False,
+) -> tuple[int, ...]:
+    """The cards (0-based template ordinals) a standard note type with these front
+    templates makes for a note whose non-empty fields (:func:`field_is_empty`) are
+    ``nonempty``: Anki's rule (rslib notetype/cardgen.rs). A template makes a card when its
+    front shows a non-empty field outside any closed section; text, ``{{FrontSide}}`` and
+    ``{{#c1}}`` sections show nothing, while the special fields ``{{Deck}}``,
+    ``{{Type}}``... always show something, ``{{Tags}}`` when the note is ``tagged``
+    (unless the note type has a field of that name, among ``field_names``). Like Anki when
+    a note is added, a note none of whose fronts show anything still gets card 0 (its
+    front is Anki's "The front of this card is blank."). :class:`TemplateError` for a
+    malformed front, which Anki refuses to save."""
+    shown = set(nonempty)
+    for name in _SPECIAL_FIELDS:
+        if name not in field_names and name != "FrontSide" and (name != "Tags" or tagged):
+            shown.add(name)
+    made = tuple(
+        ordinal
+        for ordinal, front in enumerate(fronts)
+        if _renders(_parse_side(front, f"Card template {ordinal + 1}'s front"), shown)
+    )
+    return made if made or not fronts else (0,)
+
+
+# -- rendering a side --------------------------------------------------------------------
+
+_ERROR_LINK = "https://docs.ankiweb.net/templates/errors.html#template-syntax-error"
+_BLANK_LINK = "https://docs.ankiweb.net/templates/errors.html#front-of-card-is-blank"
+_CLOZE_LINK = "https://docs.ankiweb.net/templates/errors.html#no-cloze-filter-on-cloze-note-type"
+_MORE_INFO = "More information"
+_HINT = """
+<a class=hint href="#"
+onclick="this.style.display='none';
+document.getElementById('hint{id}').style.display='block';
+return false;" draggable=false>
+{field}</a>
+<div id="hint{id}" class=hint style="display: none">{text}</div>
+"""
+
+
+def _isolated(text: str) -> str:
+    """An argument in one of Anki's messages, between the direction isolates Fluent adds."""
+    return f"\u2068{text}\u2069"
+
+
+class _MissingField(Exception):
+    """The template names a field the note does not have: Anki shows a message instead."""
+
+    def __init__(self, tag: str, name: str) -> None:
+        super().__init__(
+            f"Found '{_isolated(tag)}', but there is no field called '{_isolated(name)}'"
+        )
 
 
 @dataclass(frozen=True)
 class _Context:
-    fields: Mapping[str, str]
+    fields: Mapping[str, str]  # the note's fields and the special fields
+    nonempty: frozenset[str]
     ordinal: int  # 0-based card ordinal
     frontside: str | None  # None while rendering the question
 
 
-def _parse(template: str) -> list[object]:
-    """Nodes: str (text), ("field", key, filters), ("if"|"unless", key, children)."""
-    if template.lstrip().startswith("{{=<% %>=}}"):
-        raise TemplateError("the legacy <% %> template syntax is not supported")
-    stack: list[tuple[str | None, list[object]]] = [(None, [])]
-    pos = 0
-    for m in _TAG.finditer(template):
-        nodes = stack[-1][1]
-        if m.start() > pos:
-            nodes.append(template[pos : m.start()])
-        pos = m.end()
-        if m.group(1) is None:  # a comment is kept as it is
-            nodes.append(m.group(0))
-            continue
-        inner = m.group(1).lstrip("{").strip()
-        head, rest = inner[:1], inner[1:].lstrip()
-        if len(inner) >= 2 and head in "#^":
-            children: list[object] = []
-            nodes.append(("if" if head == "#" else "unless", rest, children))
-            stack.append((rest, children))
-        elif len(inner) >= 2 and head == "/":
-            if stack[-1][0] != rest:
-                raise TemplateError(f"{{{{/{rest}}}}} closes a section that is not open")
-            stack.pop()
-        else:
-            key, *filters = inner.split(":")[::-1]
-            nodes.append(("field", key, filters))
-    if len(stack) > 1:
-        raise TemplateError(f"{{{{#{stack[-1][0]}}}}} is never closed")
-    if pos < len(template):
-        stack[0][1].append(template[pos:])
-    return stack[0][1]
+def _hint(text: str, field: str) -> str:
+    """The ``hint:`` filter: a link that shows the field. Anki's element id is a BLAKE3
+    hash of the text and the field's name; this one is a BLAKE2 hash of the same, as unique
+    and as stable."""
+    if not text.strip(_RUST_SPACE):
+        return text
+    digest = hashlib.blake2b((text + field).encode(), digest_size=8).hexdigest()
+    return _HINT.format(id=digest, field=field, text=text)
 
 
-def _type_filter(key: str, filters: Sequence[str]) -> str:
-    """Anki's ``type:`` filter (rslib template_filters.rs, apply_filters): written first,
-    it takes the place of every filter after it, and gives the marker a client fills."""
-    if list(filters) == ["cloze", "type"]:
-        raise TemplateError(
-            f"the template filter 'type:cloze:' ({{{{type:cloze:{key}}}}}) is not supported"
-        )
-    if list(filters) == ["nc", "type"]:
-        return f"[[type:nc:{key}]]"
-    return f"[[type:{key}]]"
-
-
-def _apply_filter(name: str, text: str, key: str, ctx: _Context) -> str:
+def _filter(name: str, text: str, field: str, ctx: _Context) -> str | None:
+    """One filter applied to ``text``; None for a filter Anki does not have."""
+    question = ctx.frontside is None
     if name == "text":
         return strip_html(text)
     if name == "cloze":
-        return reveal_cloze(text, ctx.ordinal + 1, ctx.frontside is None)
+        return reveal_cloze(text, ctx.ordinal + 1, question)
+    if name == "cloze-only":
+        return _cloze_only(text, ctx.ordinal + 1, question)
+    if name == "hint":
+        return _hint(text, field)
+    if name == "furigana":
+        return _furigana(text)
+    if name == "kanji":
+        return _kanji(text)
+    if name == "kana":
+        return _kana(text)
+    if name == "type":
+        return f"[[type:{field}]]"
+    if name == "type-nc":
+        return f"[[type:nc:{field}]]"
+    if name == "type-cloze":
+        return f"[[type:cloze:{field}]]"
+    if name.startswith("tts "):
+        return f"[anki:tts lang={name[4:]}]{text}[/anki:tts]"
     if name == "":
         return text
-    raise TemplateError(f"the template filter '{name}:' ({{{{{name}:{key}}}}}) is not supported")
+    return None
 
 
-def _render_nodes(nodes: Sequence[object], ctx: _Context, out: list[str]) -> None:
-    for node in nodes:
+def _apply_filters(text: str, filters: tuple[str, ...], field: str, ctx: _Context) -> str:
+    """Anki's apply_filters: ``type:`` written first takes the place of every filter after
+    it (``type:cloze:`` and ``type:nc:`` are its two forms). The chain stops at a filter
+    Anki does not have: the backend hands the rest to add-ons, and without one the text
+    stays as it is."""
+    if filters == ("cloze", "type"):
+        filters = ("type-cloze",)
+    elif filters == ("nc", "type"):
+        filters = ("type-nc",)
+    elif filters and filters[-1] == "type":
+        filters = ("type",)
+    for name in filters:
+        filtered = _filter(name, text, field, ctx)
+        if filtered is None:
+            break
+        text = filtered
+    return text
+
+
+def _is_cloze_number(key: str) -> bool:
+    """``c`` and a number Rust reads as u32 (a ``+`` sign allowed): ``{{#c2}}`` asks
+    whether this is card c2, never an unknown field."""
+    digits = key[1:].removeprefix("+")
+    return key.startswith("c") and digits.isascii() and digits.isdigit() and int(digits) < 2**32
+
+
+def _render(nodes: Sequence[_Node], ctx: _Context) -> str:
+    """The side's HTML; :class:`_MissingField` for a field the note does not have. A hidden
+    section is still checked for missing fields, as Anki does."""
+    out: list[str] = []
+    hidden_below = None  # the depth from which nodes are hidden, if any
+    for depth, node in _sections(nodes):
+        if hidden_below is not None and depth < hidden_below:
+            hidden_below = None
+        shown = hidden_below is None
         if isinstance(node, str):
-            out.append(node)
-            continue
-        assert isinstance(node, tuple)
-        kind, key, extra = node
-        if kind == "field":
+            if shown:
+                out.append(node)
+        elif isinstance(node, _Replacement):
+            key = node.key
             if key == "FrontSide":
-                out.append(ctx.frontside or "")
-                continue
-            if key == "" and extra:
-                continue
-            if key not in ctx.fields:
-                raise TemplateError(f"the template refers to an unknown field '{key}'")
-            text = ctx.fields[key]
-            if extra and extra[-1] == "type":
-                out.append(_type_filter(key, extra))
-                continue
-            for name in extra:
-                text = _apply_filter(name, text, key, ctx)
-            out.append(text)
-        else:
-            if key not in ctx.fields and not re.fullmatch(r"c[0-9]+", key):
-                raise TemplateError(f"the template tests an unknown field '{key}'")
-            shown = not field_is_empty(ctx.fields.get(key, ""))
-            if shown == (kind == "if"):
-                _render_nodes(extra, ctx, out)
-            else:  # Anki still checks the hidden part for errors
-                _render_nodes(extra, ctx, [])
+                if shown:
+                    out.append(ctx.frontside or "")
+            elif key or not node.filters:  # {{filter:}} with no field is for add-ons
+                text = ctx.fields.get(key)
+                if text is None:
+                    written = ":".join((*reversed(node.filters), key))
+                    raise _MissingField(f"{{{{{written}}}}}", key)
+                if shown:
+                    out.append(_apply_filters(text, node.filters, key, ctx))
+        elif node.key not in ctx.nonempty and not (
+            node.key in ctx.fields or _is_cloze_number(node.key)
+        ):
+            raise _MissingField(f"{{{{{'^' if node.negated else '#'}{node.key}}}}}", node.key)
+        elif shown and (node.key in ctx.nonempty) == node.negated:
+            hidden_below = depth + 1
+    return "".join(out)
+
+
+def _blank_front(nodes: Sequence[_Node], ctx: _Context, cloze: bool) -> str:
+    """Anki's message for a card whose front shows nothing: in a cloze note type, a card
+    whose deletion no field has; otherwise a front that shows no non-empty field."""
+    if cloze:
+        number = ctx.ordinal + 1
+        if any(number in cloze_numbers(text) for text in ctx.fields.values()):
+            return ""
+        message = (
+            f"No cloze {_isolated(str(number))} found on card.\n"
+            "Please either add a cloze deletion, or use the Empty Cards tool."
+        )
+        link = _CLOZE_LINK
+    else:
+        if _renders(nodes, ctx.nonempty):
+            return ""
+        message, link = "The front of this card is blank.", _BLANK_LINK
+    return f"<div>{message}<br><a href='{link}'>{_MORE_INFO}</a></div>"
+
+
+# -- the card ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardContext:
+    """What the special fields show, and the note type's kind. Anki fills ``{{Deck}}``
+    (``Parent::Child``; ``{{Subdeck}}`` is its last part), ``{{Tags}}`` (space-separated),
+    ``{{Type}}`` (the note type's name), ``{{Card}}`` (the card template's name),
+    ``{{CardFlag}}`` (``flag0``..``flag7``) and ``{{CardID}}``; a note field of the same
+    name wins. ``cloze`` marks a cloze note type, whose blank cards Anki words differently."""
+
+    deck: str = ""
+    tags: tuple[str, ...] = ()
+    note_type: str = ""
+    card: str = ""
+    flag: int = 0
+    card_id: int = 0
+    cloze: bool = False
+
+    def special_fields(self) -> dict[str, str]:
+        return {
+            "Tags": " ".join(self.tags),
+            "Type": self.note_type,
+            "Subdeck": self.deck.rsplit("::", 1)[-1],
+            "Deck": self.deck,
+            "CardFlag": f"flag{self.flag}",
+            "Card": self.card,
+            "CardID": str(self.card_id),
+        }
 
 
 @dataclass(frozen=True)
 class RenderedCard:
     """One card's sides as ``card.question()`` / ``card.answer()`` give them, without the
-    ``<style>`` block Anki puts first; ``*_sounds`` are the files ``[anki:play:q|a:N]``
-    refer to, in order."""
+    ``<style>`` block Anki puts first. ``*_av_tags`` are the sounds and TTS tags that
+    ``[anki:play:q|a:N]`` refer to, as ``card.question_av_tags()`` lists them. ``problem``
+    says what is wrong when the template names a field the note lacks: both sides are then
+    Anki's message, which Anki shows with an empty ``<style></style>``."""
 
     ordinal: int  # 0-based, as Anki's card.ord
     question: str
     answer: str
-    question_sounds: tuple[str, ...]
-    answer_sounds: tuple[str, ...]
+    question_av_tags: tuple[AVTag, ...] = ()
+    answer_av_tags: tuple[AVTag, ...] = ()
+    problem: str = ""
+
+    @property
+    def question_sounds(self) -> tuple[str, ...]:
+        """The file each ``[anki:play:q:N]`` plays ("" for a TTS tag)."""
+        return _sound_files(self.question_av_tags)
+
+    @property
+    def answer_sounds(self) -> tuple[str, ...]:
+        """The file each ``[anki:play:a:N]`` plays ("" for a TTS tag)."""
+        return _sound_files(self.answer_av_tags)
 
 
-def _extract_sounds(text: str, side: str) -> tuple[str, tuple[str, ...]]:
-    """``[sound:name]`` tags as ``[anki:play:side:N]`` references, and their names. As in
-    Anki's ``\\[sound:(.+?)\\]``: the name is at least one character, up to the next ``]``."""
-    sounds: list[str] = []
-    out: list[str] = []
-    kept = 0
-    while True:
-        start = text.find("[sound:", kept)
-        if start < 0:
-            break
-        end = text.find("]", start + 8)
-        if end < 0:
-            break  # no later tag has a ']' either
-        sounds.append(_decode_entities(text[start + 7 : end]))
-        out.append(text[kept:start])
-        out.append(f"[anki:play:{side}:{len(sounds) - 1}]")
-        kept = end + 1
-    out.append(text[kept:])
-    return "".join(out), tuple(sounds)
+def _sound_files(tags: tuple[AVTag, ...]) -> tuple[str, ...]:
+    return tuple(tag.filename if isinstance(tag, SoundTag) else "" for tag in tags)
 
 
-# -- the type-answer field, as the preview page's client fills it ------------------------
+def _problem_card(ordinal: int, side: str, problem: _MissingField) -> RenderedCard:
+    shown = (
+        f"{side} template has a problem:<br>{_encode_minimal(str(problem))}"
+        f"<br><a href='{_ERROR_LINK}'>{_MORE_INFO}</a>"
+    )
+    return RenderedCard(ordinal, shown, shown, problem=re.sub("[\u2068\u2069]", "", str(problem)))
+
+
+def render_card(
+    front: str,
+    back: str,
+    fields: Mapping[str, str],
+    ordinal: int,
+    *,
+    as_client: bool = True,
+    context: CardContext | None = None,
+) -> RenderedCard:
+    """Render card ``ordinal`` (0-based) of a note with these field values, as the preview
+    page shows it; with ``as_client=False``, as the backend leaves it for a client
+    (``[[type:...]]`` and TTS references unfilled, as in ``card.question()``)."""
+    context = context or CardContext()
+    q_nodes = _parse_side(front, "Front")
+    a_nodes = _parse_side(back, "Back")
+    values = context.special_fields()
+    values.update(fields)
+    values.setdefault(f"c{ordinal + 1}", "1")
+    nonempty = frozenset(name for name, text in values.items() if not field_is_empty(text))
+    ctx = _Context(values, nonempty, ordinal, None)
+    try:
+        question = _render(q_nodes, ctx)
+    except _MissingField as problem:
+        return _problem_card(ordinal, "Front", problem)
+    blank = _blank_front(q_nodes, ctx, context.cloze)
+    q, q_tags = _extract_av_tags(question + blank, "q")
+    # {{FrontSide}} is the question after its tags became [anki:play:q:N] references:
+    # they keep playing the question's tags; the answer's own are numbered from 0.
+    try:
+        answer = blank or _render(a_nodes, _Context(values, nonempty, ordinal, q))
+    except _MissingField as problem:
+        return _problem_card(ordinal, "Back", problem)
+    a, a_tags = _extract_av_tags(answer, "a")
+    if as_client:
+        expected = _type_answer_expected(q, fields, ordinal)
+        q, a = _type_answer_question(q, expected), _type_answer_back(a, expected)
+        q, a = _speak_buttons(q, q_tags, a_tags), _speak_buttons(a, q_tags, a_tags)
+    return RenderedCard(ordinal, q, a, q_tags, a_tags)
+
+
+# -- what the preview page's client fills in ---------------------------------------------
 
 # The marker the backend leaves (the pattern both Anki desktop and AnkiDroid search for).
 _TYPE_ANSWER = re.compile(r"\[\[type:(.+?)\]\]")
-# What Anki's comparison leaves out of the expected text (rslib typeanswer.rs
-# strip_expected): sound and TTS tags, and line breaks, which become one space.
-_AV_TAGS = re.compile(r"\[sound:.+?\]|\[anki:tts[^\]]*\].*?\[/anki:tts\]", re.DOTALL)
-_LINE_BREAKS = re.compile(r"(?:\n|<br\s?/?>|</?div>)+", re.IGNORECASE)
+# What Anki's comparison reads as one space (rslib typeanswer.rs LINEBREAKS).
+_LINE_BREAKS = re.compile(rf"(?:\n|<br[{_RUST_SPACE}]?/?>|</?div>)+", re.IGNORECASE)
 # The box on the question. Enter (not one that ends an IME composition) asks for the
 # answer as a card asks AnkiDroid's card page, with showAnswer().
 _TYPE_ANSWER_BOX = (
@@ -374,35 +1081,63 @@ _TYPE_ANSWER_BOX = (
     "typeof showAnswer === 'function') { event.preventDefault(); showAnswer(); }"
     '"></center>'
 )
+_PLAY = re.compile(r"\[anki:play:([qa]):([0-9]+)\]")
+# A speak button speaks with the browser's voices, as AnkiDroid speaks with the system's.
+_SPEAK = (
+    "var s=window.speechSynthesis;if(s){var u=new SpeechSynthesisUtterance(this.dataset.text);"
+    "u.lang=this.dataset.lang.replace('_','-');u.rate=Number(this.dataset.speed);"
+    "s.cancel();s.speak(u)}"
+)
 
 
-def _type_answer_field(marker: str, fields: Mapping[str, str]) -> str:
-    """The content of the field a ``[[type:...]]`` names (the renderer has already
-    refused a template that names an unknown field)."""
-    name = marker.split(":", 1)[1] if marker.startswith("nc:") else marker
-    return fields.get(name, "")
+class _Expected(NamedTuple):
+    """What the reviewer expects for the question's ``[[type:...]]``: the text (None for
+    a field the note lacks), and what it shows then."""
+
+    text: str | None
+    warning: str
 
 
-def _type_answer_question(text: str, fields: Mapping[str, str]) -> str:
-    """Every ``[[type:...]]`` of the question as Anki desktop's reviewer fills it: the
-    box, or nothing where the field is empty."""
-    match = _TYPE_ANSWER.search(text)
+def _type_answer_expected(question: str, fields: Mapping[str, str], ordinal: int) -> _Expected:
+    """The reviewer's reading of the first ``[[type:...]]`` (aqt typeAnsQuestionFilter):
+    ``cloze:`` narrows the field to this card's deletion, ``nc:`` only changes how a typed
+    answer is compared."""
+    match = _TYPE_ANSWER.search(question)
     if match is None:
+        return _Expected("", "")
+    name = match.group(1)
+    cloze = name.startswith("cloze:")
+    if cloze:
+        name = name.split(":")[1]
+    if name.startswith("nc:"):
+        name = name.split(":")[1]
+    text = fields.get(name)
+    if cloze:
+        text = (_cloze_for_typing(text, ordinal + 1) or None) if text is not None else None
+        return _Expected(text, "Please run Tools>Empty Cards")
+    return _Expected(text, f"Type answer: unknown field {_isolated(name)}")
+
+
+def _type_answer_question(text: str, expected: _Expected) -> str:
+    """Every ``[[type:...]]`` of the question as Anki desktop's reviewer fills it: the
+    box, nothing where the expected text is empty, its warning where there is none."""
+    if not _TYPE_ANSWER.search(text):
         return text
-    shown = _TYPE_ANSWER_BOX if _type_answer_field(match.group(1), fields) else ""
+    shown = _TYPE_ANSWER_BOX if expected.text else ""
+    if expected.text is None:
+        shown = expected.warning
     return _TYPE_ANSWER.sub(lambda _: shown, text)
 
 
-def _type_answer_back(text: str, question: str, fields: Mapping[str, str]) -> str:
+def _type_answer_back(text: str, expected: _Expected) -> str:
     """Every ``[[type:...]]`` of the answer as Anki desktop's reviewer fills it when
-    nothing was typed: Anki's comparison of the field's text with an empty answer (rslib
+    nothing was typed: Anki's comparison of the expected text with an empty answer (rslib
     typeanswer.rs compare_answer), and nothing where the question had no box."""
-    match = _TYPE_ANSWER.search(question)
-    expected = _type_answer_field(match.group(1), fields) if match else ""
-    if not expected:
+    if not expected.text:
         return _TYPE_ANSWER.sub("", text)
-    stripped = strip_html(_LINE_BREAKS.sub(" ", _AV_TAGS.sub("", expected))).strip()
-    shown = "<code id=typeans>" + "".join(_MINIMAL.get(ch, ch) for ch in stripped) + "</code>"
+    no_av = _strip_av_tags(expected.text)
+    stripped = strip_html(_LINE_BREAKS.sub(" ", no_av)).strip(_RUST_SPACE)
+    shown = "<code id=typeans>" + _encode_minimal(stripped) + "</code>"
     # As the reviewer does, a separator before the box stays before the comparison.
     without_hr = text.replace("<hr id=answer>", "")
     if without_hr == text:
@@ -412,22 +1147,28 @@ def _type_answer_back(text: str, question: str, fields: Mapping[str, str]) -> st
     return _TYPE_ANSWER.sub(lambda _: "<hr id=answer>" + shown, without_hr)
 
 
-def render_card(
-    front: str, back: str, fields: Mapping[str, str], ordinal: int, *, as_client: bool = True
-) -> RenderedCard:
-    """Render card ``ordinal`` (0-based) of a note with these field values, as the preview
-    page shows it; with ``as_client=False``, as the backend leaves it for a client
-    (``[[type:...]]`` unfilled, as in ``card.question()``)."""
-    q, q_sounds = _extract_sounds("".join(_render(front, _Context(fields, ordinal, None))), "q")
-    # {{FrontSide}} is the question after its sounds became [anki:play:q:N] references:
-    # they keep playing the question's sounds; the answer's own are numbered from 0.
-    a, a_sounds = _extract_sounds("".join(_render(back, _Context(fields, ordinal, q))), "a")
-    if as_client:
-        q, a = _type_answer_question(q, fields), _type_answer_back(a, q, fields)
-    return RenderedCard(ordinal, q, a, q_sounds, a_sounds)
+def _speak_button(tag: TTSTag) -> str:
+    label = html.escape(f"Speak ({tag.lang}): {tag.field_text}")
+    return (
+        f'<button type="button" class="db-preview-play db-preview-tts" '
+        f'data-lang="{html.escape(tag.lang)}" data-voices="{html.escape(",".join(tag.voices))}" '
+        f'data-speed="{tag.speed:g}" data-text="{html.escape(tag.field_text)}" '
+        f'title="{label}" aria-label="{label}" onclick="{_SPEAK}">&#128266;</button>'
+    )
 
 
-def _render(template: str, ctx: _Context) -> list[str]:
-    out: list[str] = []
-    _render_nodes(_parse(template), ctx, out)
-    return out
+def _speak_buttons(
+    text: str, question_tags: tuple[AVTag, ...], answer_tags: tuple[AVTag, ...]
+) -> str:
+    """Each reference to a TTS tag as a button that speaks it (a client's play button);
+    references to sounds stay for the page, which holds the media."""
+    if "[anki:play:" not in text:
+        return text
+
+    def button(m: re.Match[str]) -> str:
+        tags = question_tags if m.group(1) == "q" else answer_tags
+        index = int(m.group(2))
+        tag = tags[index] if index < len(tags) else None
+        return _speak_button(tag) if isinstance(tag, TTSTag) else m.group(0)
+
+    return _PLAY.sub(button, text)

@@ -10,6 +10,7 @@ note types (ephemeral cards, custom templates) and ours, and requires the same o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -133,18 +134,20 @@ def test_card_ordinals() -> None:
 
 
 @pytest.mark.parametrize(
-    "template",
+    ("template", "message"),
     [
-        "{{#Front}}never closed",
-        "{{/Front}}",
-        "{{hint:Front}}",
-        "{{Missing}}",
-        "{{=<% %>=}}<%Front%>",
+        ("{{#Front}}never closed", "Missing '{{/Front}}'"),
+        ("{{/Front}}", "Found '{{/Front}}', but missing '{{#Front}}' or '{{^Front}}'"),
+        ("{{#Front}}{{/Back}}", "Found '{{/Back}}', but expected '{{/Front}}'"),
+        ("{{=<% %>=}}<%Front%>", "the legacy {{=<% %>=}} template syntax is not supported"),
     ],
 )
-def test_unsupported_or_broken_templates_fail_loudly(template: str) -> None:
-    with pytest.raises(TemplateError):
+def test_broken_or_legacy_templates_fail_loudly(template: str, message: str) -> None:
+    """In Anki's words: Anki refuses to save such a template, and shows its message."""
+    with pytest.raises(TemplateError, match=re.escape(f"Front template has a problem: {message}")):
         render_card(template, "", {"Front": "x"}, 0)
+    with pytest.raises(TemplateError, match=r"^Back template"):
+        render_card("{{Front}}", template, {"Front": "x"}, 0)
 
 
 # -- randomised comparison with the backend ------------------------------------------------
@@ -250,5 +253,6 @@ def test_type_answer_filters() -> None:
         "[[type:nc:F]]"
     )
     assert "<input" in render_card("{{type:nc:F}}", "", {"F": "x"}, 0).question
-    with pytest.raises(TemplateError):
-        render_card("{{type:cloze:F}}", "", {"F": "{{c1::x}}"}, 0)
+    typed_cloze = render_card("{{type:cloze:F}}", "{{type:cloze:F}}", {"F": "{{c1::x}}"}, 0)
+    assert "<input" in typed_cloze.question
+    assert typed_cloze.answer == "<code id=typeans>x</code>"
