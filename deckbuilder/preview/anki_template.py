@@ -23,7 +23,7 @@ holding the expected text. The page renders each back once, so it cannot hand th
 text to it: a note type that judges the answer reads its own box on the front
 (deckbuilder's typed answer does, through sessionStorage).
 
-:func:`cards_made` is Anki's rule for the cards a standard note type makes for a note.
+Which cards a note makes is the core's rule (:func:`deckbuilder.templates.cards_made`).
 
 Not rendered: the legacy ``{{=<% %>=}}`` syntax and malformed templates
 (:class:`TemplateError`; Anki refuses to save either kind of broken template), LaTeX
@@ -41,7 +41,6 @@ import re
 import struct
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple, TypeAlias
@@ -55,7 +54,6 @@ __all__ = [
     "SoundTag",
     "TTSTag",
     "TemplateError",
-    "cards_made",
     "encode_attribute",
     "field_is_empty",
     "render_card",
@@ -771,35 +769,6 @@ def _renders(nodes: Sequence[_Node], nonempty: Collection[str]) -> bool:
         elif isinstance(node, _Section) and (node.key in nonempty) != node.negated:
             stack.append(iter(node.children))
     return False
-
-
-def cards_made(
-    fronts: Sequence[str],
-    nonempty: AbstractSet[str],
-    *,
-    field_names: Collection[str] = (),
-    tagged: bool = False,
-) -> tuple[int, ...]:
-    """The cards (0-based template ordinals) a standard note type with these front
-    templates makes for a note whose non-empty fields (:func:`field_is_empty`) are
-    ``nonempty``: Anki's rule (rslib notetype/cardgen.rs). A template makes a card when its
-    front shows a non-empty field outside any closed section; text, ``{{FrontSide}}`` and
-    ``{{#c1}}`` sections show nothing, while the special fields ``{{Deck}}``,
-    ``{{Type}}``... always show something, ``{{Tags}}`` when the note is ``tagged``
-    (unless the note type has a field of that name, among ``field_names``). Like Anki when
-    a note is added, a note none of whose fronts show anything still gets card 0 (its
-    front is Anki's "The front of this card is blank."). :class:`TemplateError` for a
-    malformed front, which Anki refuses to save."""
-    shown = set(nonempty)
-    for name in _SPECIAL_FIELDS:
-        if name not in field_names and name != "FrontSide" and (name != "Tags" or tagged):
-            shown.add(name)
-    made = tuple(
-        ordinal
-        for ordinal, front in enumerate(fronts)
-        if _renders(_parse_side(front, f"Card template {ordinal + 1}'s front"), shown)
-    )
-    return made if made or not fronts else (0,)
 
 
 # -- rendering a side --------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""cards_made: the cards a standard note type makes for a note, against the real backend.
+"""cards_made (deckbuilder.templates, the card rule every layer uses): the cards a
+standard note type makes for a note, against the real backend.
 
 The oracle: a note type with these front templates in a fresh collection, a note with
 these fields and tags added with ``col.add_note``, and the ordinals of ``note.cards()``.
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
-from deckbuilder.preview.anki_template import TemplateError, cards_made, field_is_empty
+from deckbuilder.templates import cards_made, template_problems
 
 pytestmark = pytest.mark.anki
 
@@ -67,8 +68,9 @@ def anki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cards]:
 def _ours(
     fronts: Sequence[str], values: dict[str, str], tags: Sequence[str] = ()
 ) -> tuple[int, ...]:
-    nonempty = {name for name, text in values.items() if not field_is_empty(text)}
-    return cards_made(fronts, nonempty, field_names=list(values), tagged=bool(tags))
+    # Anki adds card 0 to a note none of whose fronts show anything; check refuses such a
+    # note in a card file ("this note makes no card").
+    return cards_made(fronts, values, tags=bool(tags)) or (0,)
 
 
 # A vocabulary type: Recognition, Production, and a card only for notes with an example.
@@ -119,10 +121,13 @@ def test_tags_show_when_the_note_has_some(anki: Cards, tags: tuple[str, ...]) ->
 
 
 @pytest.mark.parametrize("front", ["{{#A}}never closed", "{{/A}}", "{{=<% %>=}}<%A%>"])
-def test_malformed_fronts_fail_loudly(front: str) -> None:
-    """Anki refuses to save a malformed template; the legacy syntax is not read here."""
-    with pytest.raises(TemplateError, match=r"^Card template 2's front template has a problem"):
-        cards_made(["{{A}}", front], {"A"})
+def test_malformed_fronts_make_no_card_and_are_refused(front: str) -> None:
+    """Anki refuses to save a malformed template; a declaration holding one is refused."""
+    assert cards_made(["{{A}}", front], {"A": "a"}) == (0,)
+    problems = template_problems(
+        ["A"], [("1", "{{A}}", "{{A}}"), ("2", front, "{{A}}")], cloze=False
+    )
+    assert any("the front of card 2" in problem for problem in problems)
 
 
 SHAPES = [
