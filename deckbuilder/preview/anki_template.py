@@ -1051,7 +1051,8 @@ _TYPE_ANSWER_BOX = (
     '"></center>'
 )
 _PLAY = re.compile(r"\[anki:play:([qa]):([0-9]+)\]")
-# A speak button speaks with the browser's voices, as AnkiDroid speaks with the system's.
+# A speak button (the play sign clients show for speech too) speaks with the browser's
+# voices, as AnkiDroid speaks with the system's.
 _SPEAK = (
     "var s=window.speechSynthesis;if(s){var u=new SpeechSynthesisUtterance(this.dataset.text);"
     "u.lang=this.dataset.lang.replace('_','-');u.rate=Number(this.dataset.speed);"
@@ -1122,7 +1123,7 @@ def _speak_button(tag: TTSTag) -> str:
         f'<button type="button" class="db-preview-play db-preview-tts" '
         f'data-lang="{html.escape(tag.lang)}" data-voices="{html.escape(",".join(tag.voices))}" '
         f'data-speed="{tag.speed:g}" data-text="{html.escape(tag.field_text)}" '
-        f'title="{label}" aria-label="{label}" onclick="{_SPEAK}">&#128266;</button>'
+        f'title="{label}" aria-label="{label}" onclick="{_SPEAK}">&#9654;</button>'
     )
 
 

@@ -350,7 +350,7 @@ def test_tts_tags_become_speak_buttons() -> None:
     )
     assert card.question_sounds == ("", "a.mp3")
     assert card.answer_av_tags == (TTSTag('Hi "there" & bye', "en_US", (), 1.0, ()),)
-    button = re.match(r"<button [^>]*>&#128266;</button>", card.question)
+    button = re.match(r"<button [^>]*>&#9654;</button>", card.question)
     assert button is not None and card.question[button.end() :] == "[anki:play:q:1]"
     assert 'data-lang="ko_KR" data-voices="A,B" data-speed="0.8"' in button.group()
     assert 'data-text="안녕 하세요"' in button.group()
