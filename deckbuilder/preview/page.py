@@ -39,7 +39,12 @@ from typing import Any
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.errors import Problem
 from deckbuilder.model import NoteKind
-from deckbuilder.preview.anki_template import RenderedCard, TemplateError, render_card
+from deckbuilder.preview.anki_template import (
+    CardContext,
+    RenderedCard,
+    TemplateError,
+    render_card,
+)
 from deckbuilder.preview.mathml import typeset, untypeset_warnings
 from deckbuilder.preview.page_chart import FIRST_DAYS, first_weeks_svg, forecast_svg, sweep_svg
 from deckbuilder.preview.plan_report import (
@@ -252,8 +257,16 @@ class _Cards:
         fields = dict(zip(spec.fields, rn.fields, strict=True))
         untypeset: list[str] = []
         for ordinal in rn.note.card_ordinals:
+            name = spec.templates[0 if spec.is_cloze else ordinal][0]
+            context = CardContext(
+                deck=self.rd.deck.name,
+                tags=rn.tags,
+                note_type=spec.name,
+                card=name,
+                cloze=spec.is_cloze,
+            )
             try:
-                card = render_card(*spec.sides(ordinal), fields, ordinal)
+                card = render_card(*spec.sides(ordinal), fields, ordinal, context=context)
             except TemplateError as exc:
                 # Anki shows such a card (or its own error); the page says what it cannot.
                 warnings.append(
