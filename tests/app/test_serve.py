@@ -27,6 +27,7 @@ from deckbuilder import app
 from deckbuilder.app.serving import LiveSite
 from tests.browser import ARTIFACTS, DESKTOP, PHONE
 from tests.conftest import start_deckbuilder
+from tests.preview.hostile import Recorded, assert_contained, hostile_deck, stun_server
 from tests.preview.pages import side_text
 
 NOTES = 60  # three pages of cards
@@ -222,6 +223,53 @@ def test_removed_notes_are_listed_with_their_search(
     assert serving.next().result is not None
     _until(page, "() => document.querySelector('#removed-notes').textContent === ''", None, True)
     assert page.evaluate("window.stillTheSamePage") is True
+
+
+@pytest.mark.browser
+def test_a_hostile_card_script_reaches_nothing_on_the_server(tmp_path: Path, browser: Any) -> None:
+    """Issue 45: an imported note type's script on a served page (tests/preview/hostile.py)
+    asks the server for another deck's page and for its index, by every means, and takes
+    its frame there: no request reaches the server but the page's own, and the script
+    reads nothing of the page around it. Before the sandbox it read the other deck's page
+    (its frame shared the server's origin, whose requests the page's policy allows)."""
+    for sub in ("media", "output"):
+        (tmp_path / sub).mkdir()
+    targets = ["http://exfil.invalid/steal", "/", "/deck/two.html", "/_changes?after=0"]
+    with stun_server() as stun:
+        hostile_deck(
+            tmp_path / "cards",
+            "hostile",
+            targets,
+            top="/deck/two.html",
+            navigate_to="/deck/two.html",
+            stun_port=stun.getsockname()[1],
+        )
+        (tmp_path / "cards" / "two.yaml").write_text(
+            "deck: Two\nid: two\nnotes:\n  - {id: s, front: Deck two's secret, back: Kept}\n",
+            "utf-8",
+        )
+        watcher = Serving(tmp_path)
+        try:
+            for _ in range(2):
+                assert watcher.next().result is not None
+            page = f"{watcher.url}deck/hostile.html"
+
+            def own(url: str) -> bool:  # the page itself, and its question for the next build
+                return url == page or url.startswith(f"{watcher.url}_changes?after=")
+
+            tab = Recorded(browser, page, own)
+            try:
+                _until(tab.page, CARDS_LOADED, None, True, 60)
+                assert_contained(tab, targets, stun)
+                assert tab.routed and all(own(url) for url in tab.routed), tab.routed
+                assert [url for url in tab.routed if "stolen" in url] == []
+                assert {reason for _, reason in tab.failed} <= {"csp"}, tab.failed
+                assert tab.page.url == page
+            finally:
+                tab.close()
+        finally:
+            watcher.stop.set()
+            watcher.thread.join(timeout=10)
 
 
 def test_a_content_error_is_told_to_the_page(project: Path, serving: Serving) -> None:
