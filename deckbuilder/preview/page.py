@@ -6,6 +6,23 @@ the same fields, templates and CSS the package holds. Each side is a whole docum
 card page on AnkiDroid, shown in its own ``<iframe srcdoc>``, so the note type's CSS and
 scripts run as on a client and do not mix with the page or other cards.
 
+Card scripts run where they can do no harm, whoever wrote the note type (an imported
+one, or the deck's own): every side's frame has ``sandbox="allow-scripts"`` and nothing
+more, so its origin is opaque, and its document carries its own Content-Security-Policy
+(FRAME_CSP) that forbids every request but ``data:`` media and fonts. A card's script
+cannot read or change the page or another card, send anything to the network or (under
+``watch --serve``) to the server, navigate the page or its own frame elsewhere, open a
+window or submit a form. The page cannot reach into a side either: the two exchange only
+the messages that ``static/card-frame.js`` (each side's first script) lists. The page
+takes a message only from the window of one of its own frames, about that frame: its
+height (clamped), that it has loaded, changes to its card's ``sessionStorage`` (text, up
+to a limit), and from a front, a request for its back. ``sessionStorage``, which throws
+in an opaque origin and which deckbuilder's note types carry the learner's pick in, is a
+stand-in held in memory for each card: the page writes what the front stored into the
+back's document. CSP does not govern WebRTC in Chromium, so each side's first script
+also removes its window's peer connection constructors (a frame a card makes inside its
+own is of another opaque origin, whose constructors it cannot reach).
+
 The page opens at once whatever the size of the deck: the cards are data in a JSON block,
 and the page script shows a page of them at a time (PAGE_SIZE), found by a search, by tag,
 note type and lint warning, or by note id. The data holds each side's content once, the
@@ -14,11 +31,11 @@ strings that repeat across sides (the note types' CSS, the templates' scripts, m
 (:class:`_Sides`), so the page grows with the deck and is built in one pass over it. The
 script joins each side back into its document exactly.
 
-Media are inlined as ``data:`` URLs and a Content-Security-Policy forbids every request, so
-the file works offline and never reaches the network. For the same reason MathJax, which
-Anki typesets math with, is not loaded: formulas are turned into MathML (see
-:func:`deckbuilder.preview.mathml.typeset`), which Chromium and the Android WebView draw
-themselves.
+Media are inlined as ``data:`` URLs and a Content-Security-Policy forbids every request
+(the page's, and each side's own), so the file works offline and never reaches the
+network. For the same reason MathJax, which Anki typesets math with, is not loaded:
+formulas are turned into MathML (see :func:`deckbuilder.preview.mathml.typeset`), which
+Chromium and the Android WebView draw themselves.
 
 Library code: :func:`preview_page` returns the HTML text; the caller writes it.
 """
@@ -89,20 +106,30 @@ _SHAREABLE = (("<script", "</script>"), ('"data:', '"'))
 SHARED_MIN = 200  # characters: shorter strings are cheaper written out than referred to
 FRONT = -1  # a side part standing for the card's question (an answer's {{FrontSide}})
 
-# What the page may load: nothing from anywhere, only what is inline or a data: URL.
+# What a card side may load: nothing from anywhere, only what is inline or a data: URL.
+# Its document carries this policy itself: a srcdoc document also inherits the page's,
+# and a live page's allows requests to the server.
+FRAME_CSP = (
+    "default-src 'none'; img-src data:; media-src data:; font-src data:; "
+    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'none'; "
+    "base-uri 'none'"
+)
+# What the page may load: the same. Its frames hold srcdoc documents, which no frame-src
+# governs; 'none' keeps a card from taking its frame to any other address.
 CSP = (
     "default-src 'none'; img-src data:; media-src data:; font-src data:; "
-    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-src 'self'"
+    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-src 'none'"
 )
 # A live page (``watch --serve``) also asks the server that sent it for the next build.
 LIVE_CSP = f"{CSP}; connect-src 'self'"
 
 
 def _static(name: str) -> str:
-    """The page's style (page.css), its script (page.js), and the reviewer's own CSS
-    around a card (card-side.css: Anki desktop's reviewer.css; AnkiDroid's card page is
-    similar). page.js sets night mode the way Anki desktop and AnkiDroid set it: classes
-    on the card's body (.nightMode .night_mode) and on its root (.night-mode)."""
+    """The page's style (page.css), its script (page.js), the reviewer's own CSS around
+    a card (card-side.css: Anki desktop's reviewer.css; AnkiDroid's card page is similar),
+    and the first script of every side (card-frame.js: its side of the messages between
+    page and card; it sets night mode the way Anki desktop and AnkiDroid set it: classes
+    on the card's body (.nightMode .night_mode) and on its root (.night-mode))."""
     return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
 
 
@@ -299,6 +326,8 @@ class _Cards:
     def json(self) -> str:
         data = {
             "frame": _static("card-side.css"),
+            "frameCsp": FRAME_CSP,
+            "shim": _static("card-frame.js"),
             "kinds": {**{kind.value: name for kind, name in KIND_NAMES.items()}, **self.declared},
             "played": [kind.value for kind in _PLAYED],
             "pageSize": PAGE_SIZE,
@@ -621,7 +650,8 @@ def preview_page(
 </section>
 <section class="cards-section" aria-labelledby="cards">
 <h2 id="cards">Cards</h2>
-<p class="hint">Each side is shown as Anki renders it, with the note type's CSS and scripts.
+<p class="hint">Each side is shown as Anki renders it, with the note type's CSS and scripts,
+in a sandbox: a card's scripts cannot reach this page, other cards or the network.
 Multiple-choice cards: pick on the front, then Flip to see the verdict on the back.
 Typed-answer cards: type on the front, then press Enter or Flip.
 Math is drawn here from MathML; Anki draws it with MathJax, so fonts and spacing may differ a little.</p>

@@ -16,16 +16,19 @@ import subprocess
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from deckbuilder import app
 from deckbuilder.app.serving import LiveSite
 from tests.browser import ARTIFACTS, DESKTOP, PHONE
 from tests.conftest import start_deckbuilder
+from tests.preview.hostile import Recorded, assert_contained, hostile_deck, stun_server
+from tests.preview.pages import side_text
 
 NOTES = 60  # three pages of cards
 DECK = "deck: One\nid: one\nnotes:\n" + "".join(
@@ -35,11 +38,6 @@ LIMIT = 2.0  # seconds from a save to the rebuilt package (see tests/app/test_wa
 SHOTS = ARTIFACTS / "watch-serve"
 
 CARDS_LOADED = "() => document.documentElement.dataset.cardsLoaded === 'true'"
-FRONT_TEXT = """id => {
-  const frame = document.querySelector('#card-' + id + '-1 .side.front iframe');
-  const doc = frame && frame.contentDocument;
-  return doc && doc.body ? doc.body.textContent : '';
-}"""
 IN_VIEW = """id => {
   const box = document.getElementById('card-' + id + '-1').getBoundingClientRect();
   return box.bottom > 0 && box.top < window.innerHeight;
@@ -120,13 +118,28 @@ def _open(context: Any, url: str) -> Any:
     return opened
 
 
-def _until(page: Any, function: str, arg: Any, wanted: str | bool, timeout: float = 10) -> None:
+def _front_text(page: Any, note: str) -> str:
+    """The text of a note's first front (its frame is sandboxed: the page's own script
+    cannot read it, Playwright can); "" while it is being redrawn."""
+    try:
+        return side_text(page, f"#card-{note}-1 .side.front iframe")
+    except PlaywrightError:  # the frame went away as it was read
+        return ""
+
+
+def _until(
+    page: Any,
+    function: str | Callable[[Any, Any], Any],
+    arg: Any,
+    wanted: str | bool,
+    timeout: float = 10,
+) -> None:
     """Wait until ``function(arg)`` in the page gives ``wanted`` (or a text holding it).
     Polled from here: the page's CSP forbids the string evaluation of Playwright's own
-    waiting."""
+    waiting. ``function``: JavaScript, or a Python function of the page and ``arg``."""
     deadline = time.monotonic() + timeout
     while True:
-        got = page.evaluate(function, arg)
+        got = function(page, arg) if callable(function) else page.evaluate(function, arg)
         if got == wanted or (isinstance(wanted, str) and isinstance(got, str) and wanted in got):
             return
         assert time.monotonic() < deadline, f"{function}({arg!r}) is {got!r}"
@@ -159,7 +172,7 @@ def test_a_saved_card_is_redrawn_in_place(project: Path, serving: Serving, page:
     assert time.monotonic() - saved < LIMIT
     assert rebuild.result is not None and rebuild.result.packages[0].changes.changed == ("n7",)
     assert package.read_bytes() != before
-    _until(page, FRONT_TEXT, "n7", "Question seven")
+    _until(page, _front_text, "n7", "Question seven")
     page.wait_for_timeout(300)  # the new frames take their height
     assert page.evaluate("window.stillTheSamePage") is True
     assert page.evaluate("document.querySelector('#card-n8-1 iframe').dataset.untouched") == "yes"
@@ -176,7 +189,7 @@ def test_a_change_elsewhere_is_brought_into_view(
     it into view, still without a reload."""
     _save(project / "cards" / "one.yaml", "Question 57\n", "Question fifty-seven\n")
     assert serving.next().result is not None
-    _until(page, FRONT_TEXT, "n57", "fifty-seven")
+    _until(page, _front_text, "n57", "fifty-seven")
     assert page.evaluate("window.stillTheSamePage") is True
     page.wait_for_timeout(300)
     assert page.evaluate(IN_VIEW, "n57")
@@ -204,12 +217,59 @@ def test_removed_notes_are_listed_with_their_search(
     # The next build's lock file no longer lists it; the page still does, until it is back.
     _save(card, "Question 5\n", "Question five\n")
     assert serving.next().result is not None
-    _until(page, FRONT_TEXT, "n5", "Question five")
+    _until(page, _front_text, "n5", "Question five")
     assert f"nid:{removed.anki_id}" in page.inner_text("#removed-notes")
     card.write_text(DECK, "utf-8")
     assert serving.next().result is not None
     _until(page, "() => document.querySelector('#removed-notes').textContent === ''", None, True)
     assert page.evaluate("window.stillTheSamePage") is True
+
+
+@pytest.mark.browser
+def test_a_hostile_card_script_reaches_nothing_on_the_server(tmp_path: Path, browser: Any) -> None:
+    """Issue 45: an imported note type's script on a served page (tests/preview/hostile.py)
+    asks the server for another deck's page and for its index, by every means, and takes
+    its frame there: no request reaches the server but the page's own, and the script
+    reads nothing of the page around it. Before the sandbox it read the other deck's page
+    (its frame shared the server's origin, whose requests the page's policy allows)."""
+    for sub in ("media", "output"):
+        (tmp_path / sub).mkdir()
+    targets = ["http://exfil.invalid/steal", "/", "/deck/two.html", "/_changes?after=0"]
+    with stun_server() as stun:
+        hostile_deck(
+            tmp_path / "cards",
+            "hostile",
+            targets,
+            top="/deck/two.html",
+            navigate_to="/deck/two.html",
+            stun_port=stun.getsockname()[1],
+        )
+        (tmp_path / "cards" / "two.yaml").write_text(
+            "deck: Two\nid: two\nnotes:\n  - {id: s, front: Deck two's secret, back: Kept}\n",
+            "utf-8",
+        )
+        watcher = Serving(tmp_path)
+        try:
+            for _ in range(2):
+                assert watcher.next().result is not None
+            page = f"{watcher.url}deck/hostile.html"
+
+            def own(url: str) -> bool:  # the page itself, and its question for the next build
+                return url == page or url.startswith(f"{watcher.url}_changes?after=")
+
+            tab = Recorded(browser, page, own)
+            try:
+                _until(tab.page, CARDS_LOADED, None, True, 60)
+                assert_contained(tab, targets, stun)
+                assert tab.routed and all(own(url) for url in tab.routed), tab.routed
+                assert [url for url in tab.routed if "stolen" in url] == []
+                assert {reason for _, reason in tab.failed} <= {"csp"}, tab.failed
+                assert tab.page.url == page
+            finally:
+                tab.close()
+        finally:
+            watcher.stop.set()
+            watcher.thread.join(timeout=10)
 
 
 def test_a_content_error_is_told_to_the_page(project: Path, serving: Serving) -> None:
@@ -303,7 +363,7 @@ def test_a_broken_save_shows_on_the_page_and_in_the_terminal(project: Path, brow
         banner.wait_for(state="visible", timeout=10_000)
         assert "one.yaml:14" in banner.inner_text() and "tab" in banner.inner_text()
         assert package.read_bytes() == good
-        assert opened.evaluate(FRONT_TEXT, "n0").strip().startswith("Question 0")
+        assert _front_text(opened, "n0").strip().startswith("Question 0")
         for night in (False, True):
             if night:
                 opened.click("#night")
@@ -311,7 +371,7 @@ def test_a_broken_save_shows_on_the_page_and_in_the_terminal(project: Path, brow
             opened.screenshot(path=str(SHOTS / f"problem-phone-{'night' if night else 'day'}.png"))
         card.write_text(DECK.replace("Question 0\n", "Question zero\n"), "utf-8")
         banner.wait_for(state="hidden", timeout=10_000)
-        _until(opened, FRONT_TEXT, "n0", "Question zero")
+        _until(opened, _front_text, "n0", "Question zero")
         assert opened.evaluate("window.stillTheSamePage") is True
         opened.screenshot(path=str(SHOTS / "redrawn-phone-night.png"))
         opened.click("#night")

@@ -1,5 +1,7 @@
 """Helpers for the preview page tests: the page's card data, and its cards as a reader
-reaches them in Chromium, page by page."""
+reaches them in Chromium, page by page. Each side is in a sandboxed frame of an opaque
+origin, which the page's own script cannot reach into; Playwright can, through its
+frames."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["every_card_shown", "page_data", "side_contents"]
+__all__ = ["every_card_shown", "night_everywhere", "page_data", "side_contents", "side_text"]
 
 _DATA = re.compile(r'<script type="application/json" id="pv-data">(.*?)</script>', re.DOTALL)
 
@@ -58,3 +60,23 @@ EVERY_CARD = """() => {
 def every_card_shown(page: Any) -> list[tuple[str, int]]:
     """The cards of every page of the card list, in order, through the pager."""
     return [(note, ordinal) for note, ordinal in page.evaluate(EVERY_CARD)]
+
+
+def side_text(page: Any, selector: str) -> str:
+    """The text of the side whose frame ``selector`` finds ("" while there is none)."""
+    frames = page.locator(selector)
+    if not frames.count():
+        return ""
+    frame = frames.first.element_handle(timeout=2000).content_frame()
+    if frame is None:
+        return ""
+    return str(frame.evaluate("() => document.body ? document.body.textContent : ''"))
+
+
+def night_everywhere(page: Any, on: bool = True) -> None:
+    """Wait until every side shown is in night mode (``on``) or in day mode: the page tells
+    each frame by a message, which takes a moment."""
+    wanted = "body.nightMode.night_mode" if on else "body:not(.nightMode)"
+    frames = page.locator("#card-list iframe")
+    for i in range(frames.count()):
+        frames.nth(i).content_frame.locator(wanted).wait_for(state="attached")

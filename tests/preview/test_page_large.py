@@ -23,9 +23,9 @@ NOTES = 5000
 TAGGED = 10  # every tenth note is tagged "hard"
 FLAWED = 50  # every fiftieth basic note repeats its front on its back (a lint warning)
 
-# The first card's front, drawn: its frame has a document with text in it.
-FIRST_CARD = """() => { const f = document.querySelector('#card-list .pv-card .front iframe');
-  const d = f && f.contentDocument; return !!(d && d.body && d.body.innerText.trim()); }"""
+# The first card's front, drawn: its frame said its document has loaded (the page cannot
+# look inside; the test does, below).
+FIRST_CARD = """() => !!document.querySelector('#card-list .pv-card .front iframe[data-loaded]')"""
 
 
 def generated(notes: int, path: Path) -> Path:
@@ -116,6 +116,8 @@ class Tab:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.goto(page.resolve().as_uri() + anchor, wait_until="commit")
         self.page.wait_for_function(FIRST_CARD, polling=50)
+        front = self.page.locator("#card-list .pv-card .front iframe").first.content_frame
+        assert front.locator("body").inner_text().strip()
 
     def status(self) -> str:
         return str(self.page.inner_text("#found"))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, Run, copied
+from tests.preview.pages import night_everywhere
 
 CliRun = Callable[..., Run]
 PHONE = {"width": 390, "height": 844}
@@ -51,12 +52,15 @@ def phone(browser: Any, bundled_page: Path) -> Iterator[Any]:
 
 
 def _night(tab: Any) -> tuple[bool, bool, bool]:
-    """Whether the page, its switch and a card are in night mode."""
+    """Whether the page, its switch and a card are in night mode (the cards, once the
+    page's message has reached them)."""
+    on = "night" in (tab.get_attribute("body", "class") or "")
+    night_everywhere(tab, on)
+    front = tab.locator(".pv-card .front iframe").first.content_frame
     return (
-        "night" in (tab.get_attribute("body", "class") or ""),
+        on,
         tab.get_attribute("#night", "aria-pressed") == "true",
-        "nightMode"
-        in tab.eval_on_selector(".pv-card .front iframe", "f => f.contentDocument.body.className"),
+        "nightMode" in (front.locator("body").get_attribute("class") or ""),
     )
 
 

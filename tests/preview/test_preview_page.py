@@ -26,7 +26,7 @@ from deckbuilder.model import McqNote
 from deckbuilder.preview.mathml import typeset
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, Run, copied, import_package
-from tests.preview.pages import every_card_shown, page_data
+from tests.preview.pages import every_card_shown, night_everywhere, page_data
 
 CliRun = Callable[..., Run]
 DAYS = 90
@@ -140,6 +140,13 @@ def opened(browser: Any, built: Built) -> Iterator[Opened]:
 
 pytestmark = [pytest.mark.browser, pytest.mark.anki]
 
+# Whether a side's script can read the page around it (never: its frame is sandboxed),
+# and whether its sessionStorage is the browser's (never: the page's stand-in).
+REACHES_THE_PAGE = """() => {
+  try { return Boolean(parent.document.body) || sessionStorage instanceof Storage; }
+  catch (e) { return sessionStorage instanceof Storage; }
+}"""
+
 
 def test_page_shows_every_card_anki_makes_without_errors_or_network(
     opened: Opened, built: Built
@@ -151,10 +158,14 @@ def test_page_shows_every_card_anki_makes_without_errors_or_network(
     opened.page.wait_for_selector("html[data-cards-loaded=true]", state="attached")
     # Every side really rendered its card: a multiple-choice front has its choices,
     # a cloze front its [...] gap.
-    fronts = opened.page.eval_on_selector_all(
-        ".pv-card", "els => els.map(e => [e.dataset.kind,"
-        " e.querySelector('.front iframe').contentDocument.body.innerText])"
-    )  # fmt: skip
+    sections = opened.page.locator(".pv-card")
+    fronts = [
+        (
+            sections.nth(i).get_attribute("data-kind"),
+            sections.nth(i).locator(".front iframe").content_frame.locator("body").inner_text(),
+        )
+        for i in range(sections.count())
+    ]
     for kind, text in fronts:
         assert text.strip(), kind
         if kind == "cloze":
@@ -224,10 +235,16 @@ def test_multiple_choice_card_can_be_answered_and_flipped(
     back.locator(f'[data-verdict="{verdict}"]').wait_for()
     assert back.locator(f'[data-choice="{pick}"]').get_attribute("data-picked") == "true"
     assert back.locator('[data-correct="true"]').get_attribute("data-choice") == right
-    # Again: a fresh front with nothing picked.
+    # Again: a fresh front with nothing picked, and the pick forgotten.
     opened.page.click(f"{card} button.again")
     front.locator('.db-mcq[data-db-ready="true"]').wait_for()
     assert front.locator('[data-picked="true"]').count() == 0
+    opened.page.click(f"{card} button.flip")
+    back.locator('[data-verdict="unanswered"]').wait_for()
+    # The pick went from front to back through the page (the sides' stand-in for
+    # sessionStorage), not through a storage they share: neither can reach the page.
+    for side in (front, back):
+        assert side.locator("body").evaluate(REACHES_THE_PAGE) is False
     assert opened.errors == []
 
 
@@ -253,10 +270,10 @@ def test_ladder_table_matches_the_preview(project: Path, cli: CliRun) -> None:
 
 
 def _card_body(opened: Opened, side: str = "front") -> Any:
-    return opened.page.eval_on_selector(
-        f".pv-card .{side} iframe",
-        "f => { const b = f.contentDocument.body; return {cls: b.className,"
-        " bg: getComputedStyle(b).backgroundColor}; }",
+    frame = opened.page.locator(f".pv-card .{side} iframe").first.content_frame
+    return frame.locator("body").evaluate(
+        "b => ({cls: b.className, root: document.documentElement.className,"
+        " bg: getComputedStyle(b).backgroundColor})"
     )
 
 
@@ -264,11 +281,14 @@ def test_day_and_night_switch(opened: Opened) -> None:
     day = _card_body(opened)
     assert "nightMode" not in day["cls"]
     opened.page.click("#night")
+    night_everywhere(opened.page)
     night = _card_body(opened, "back")
     assert {"nightMode", "night_mode"} <= set(night["cls"].split())
+    assert night["root"] == "night-mode"
     assert night["bg"] != day["bg"]
     assert opened.page.get_attribute("#night", "aria-pressed") == "true"
     opened.page.click("#night")
+    night_everywhere(opened.page, False)
     assert "nightMode" not in _card_body(opened)["cls"]
 
 
@@ -281,9 +301,8 @@ def test_phone_width_switch(opened: Opened) -> None:
     assert width() > PHONE_WIDTH + 100
     opened.page.click("#phone")
     assert width() == PHONE_WIDTH + 2  # the frame's borders
-    inner = opened.page.eval_on_selector(
-        ".pv-card .front iframe", "f => f.contentWindow.innerWidth"
-    )
+    front = opened.page.locator(".pv-card .front iframe").first.content_frame
+    inner = front.locator("body").evaluate("() => innerWidth")
     assert inner == PHONE_WIDTH
     opened.page.click("#phone")
     assert width() > PHONE_WIDTH + 100
@@ -406,6 +425,8 @@ def test_enter_in_a_typed_card_flips_it(
         # Only this card turned over: its neighbour's back still waits for an answer.
         other = o.frame('.pv-card[data-note="tomb"]', "back")
         assert other.locator("[data-verdict]").get_attribute("data-verdict") == "unanswered"
+        # Asked for through the page's messages, from a front that cannot reach the page.
+        assert o.frame(card, "front").locator("body").evaluate(REACHES_THE_PAGE) is False
         assert o.errors == [] and o.left_the_page() == []
     finally:
         o.close()

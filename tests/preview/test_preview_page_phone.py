@@ -23,6 +23,7 @@ from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import deck_settings, preview_deck
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, copied
+from tests.preview.pages import night_everywhere
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = ARTIFACTS / "preview-page-phone"
@@ -76,9 +77,7 @@ def phone(request: pytest.FixtureRequest, browser: Any, page: Path) -> Iterator[
     tab.wait_for_selector("html[data-cards-loaded=true]", state="attached")
     if request.param:
         tab.click("#night")
-        assert "nightMode" in tab.eval_on_selector(
-            ".pv-card .back iframe", "f => f.contentDocument.body.className"
-        )
+        night_everywhere(tab)
     yield tab
     assert errors == []
     assert [u for u in requests if not u.startswith(("file:", "data:"))] == []

@@ -2,10 +2,21 @@
    night mode and phone width. The cards are data (#pv-data, written by
    deckbuilder/preview/page.py): notes [id, kind, note type, tags, lint warnings, search
    text] and cards [note, ordinal, label, front parts, back parts], each side's parts
-   text, a number into the shared strings, or -1 for the card's front. */
+   text, a number into the shared strings, or -1 for the card's front.
+
+   Each side is a document of its own in a frame with sandbox="allow-scripts" (an opaque
+   origin: the card's scripts cannot reach this page, nor this page into the card) and its
+   own Content-Security-Policy. The page and a side talk only through the messages that
+   card-frame.js, the side's first script, describes. */
 (function () {
   "use strict";
   var FRONT = -1;
+  var MIN_HEIGHT = 60;  /* CSS pixels: a side's frame, at least and at most */
+  var MAX_HEIGHT = 30000;
+  var STORE_LIMIT = 100000;  /* characters a card may keep in its stand-in sessionStorage */
+  /* ms after its load a side that never says it is ready counts as ready (a side waits
+     up to 2 s for its size, card-frame.js) */
+  var READY_WAIT = 3000;
   var DATA = JSON.parse(document.getElementById("pv-data").textContent);
   var notes = DATA.notes;
   var cards = DATA.cards;
@@ -24,7 +35,8 @@
   var everyCard = cards.map(function (card, i) { return i; });
   var matching = everyCard;
   var page = 0;
-  var frames = [];
+  var sides = [];  /* the sides shown: see sideFrame */
+  var written = 0;  /* side documents written so far: each gets the next number */
   var night = document.body.classList.contains("night");  /* night.js: the system's */
   var chosen = false;  /* the reader pressed Night mode: the system no longer decides */
 
@@ -35,52 +47,124 @@
       return typeof part === "number" ? DATA.shared[part] : part;
     }).join("");
   }
-  function sideDocument(card, side) {
+  function attribute(text) {
+    return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  }
+  /* ``settings``: what card-frame.js reads from its data-pv attribute. */
+  function sideDocument(card, side, settings) {
     var css = DATA.shared[DATA.types[notes[card[0]][2]][1]];
-    return "<!doctype html>\n<html lang=\"und\">\n<head>\n<meta charset=\"utf-8\">\n" +
+    return "<!doctype html>\n<html lang=\"und\"" + (night ? " class=\"night-mode\"" : "") + ">\n" +
+      "<head>\n<meta charset=\"utf-8\">\n" +
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"" + DATA.frameCsp + "\">\n" +
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" +
+      "<script data-pv=\"" + attribute(JSON.stringify(settings)) + "\">\n" + DATA.shim + "<\/script>\n" +
       "<style>\n" + DATA.frame + "</style>\n<style>\n" + css + "\n</style>\n</head>\n" +
-      "<body class=\"card card" + (card[1] + 1) + "\">\n<div id=\"qa\">\n" +
-      content(card, side) + "\n</div>\n</body>\n</html>\n";
+      "<body class=\"card card" + (card[1] + 1) + (night ? " nightMode night_mode" : "") + "\">\n" +
+      "<div id=\"qa\">\n" + content(card, side) + "\n</div>\n</body>\n</html>\n";
   }
 
   /* -- frames ---------------------------------------------------------------------- */
-  function cardDocument(frame) {
-    try { return frame.contentDocument; } catch (e) { return null; }
-  }
-  function fit(frame) {
-    var doc = cardDocument(frame);
-    if (!doc || !doc.documentElement) { return; }
-    /* The root element's own height (not scrollHeight, which never drops below the
-       frame's current height): the card's content and the body's margins. */
-    var h = doc.documentElement.getBoundingClientRect().height;
-    frame.style.height = Math.max(60, Math.ceil(h)) + "px";
-    if (pinned && pinned.isConnected) { pinned.scrollIntoView({ block: "start" }); }
-  }
   /* The card jumped to stays in view while the cards above it grow to their sides'
      heights, until the reader scrolls. */
   var pinned = null;
   ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (name) {
     window.addEventListener(name, function () { pinned = null; }, { passive: true });
   });
-  function applyMode(frame) {
-    var doc = cardDocument(frame);
-    if (!doc || !doc.body) { return; }
-    doc.body.classList.toggle("nightMode", night);
-    doc.body.classList.toggle("night_mode", night);
-    doc.documentElement.classList.toggle("night-mode", night);
+  function fit(side, height) {
+    side.frame.style.height = Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, Math.ceil(height))) + "px";
+    if (pinned && pinned.isConnected) { pinned.scrollIntoView({ block: "start" }); }
   }
-  function prepare(frame) {
-    applyMode(frame);
-    fit(frame);
-    var doc = cardDocument(frame);
-    if (doc && doc.body && window.ResizeObserver) {
-      new ResizeObserver(function () { fit(frame); }).observe(doc.body);
+  function tell(side, message) {
+    var target = side.frame.contentWindow;
+    if (target) { target.postMessage(message, "*"); }
+  }
+  /* Each side measures itself again once its new width reaches it (one out of sight
+     would only when it came into view). */
+  function resized() {
+    sides.forEach(function (side) { tell(side, { type: "width", width: side.frame.clientWidth }); });
+  }
+  function ready(side) {
+    if (side.ready) { return; }
+    side.ready = true;
+    clearTimeout(side.timer);
+    side.frame.setAttribute("data-loaded", "true");
+    tell(side, { type: "night", on: night });  /* switched while the side was loading */
+    if (side.then) { side.then(); }
+  }
+  /* A card's sessionStorage as its sides changed it: kept while the card is shown, and
+     written into each side's document. Only text, and no more than STORE_LIMIT. */
+  function Store() { this.clear(); }
+  Store.prototype.clear = function () {
+    this.items = Object.create(null);
+    this.size = 0;
+  };
+  Store.prototype.change = function (key, value) {
+    if (typeof key !== "string" || (typeof value !== "string" && value !== null)) { return; }
+    var held = Object.prototype.hasOwnProperty.call(this.items, key);
+    var size = this.size - (held ? key.length + this.items[key].length : 0);
+    if (value === null) {
+      delete this.items[key];
+    } else if (size + key.length + value.length <= STORE_LIMIT) {
+      this.items[key] = value;
+      size += key.length + value.length;
+    } else {
+      return;
     }
-    Array.prototype.forEach.call(doc ? doc.images : [], function (img) {
-      img.addEventListener("load", function () { fit(frame); });
+    this.size = size;
+  };
+  /* A side's frame, made when the side is shown: each frame is a document of its own,
+     and making twenty at once held the page up for a long moment. ``side.then`` is
+     called when a document written into it is ready, ``side.answer`` when a front asks
+     for its answer. */
+  function sideFrame(section, which, card, store) {
+    var frame = document.createElement("iframe");
+    frame.setAttribute("sandbox", "allow-scripts");
+    frame.title = section.getAttribute("data-note") + ": " + which;
+    section.querySelector(".side." + which).appendChild(frame);
+    var side = {
+      frame: frame, which: which, card: card, store: store,
+      number: 0, ready: false, timer: null, then: null, answer: null
+    };
+    frame.addEventListener("load", function () {
+      var number = side.number;
+      clearTimeout(side.timer);
+      side.timer = setTimeout(function () { if (side.number === number) { ready(side); } }, READY_WAIT);
+    });
+    sides.push(side);
+    return side;
+  }
+  function write(side) {
+    written += 1;
+    side.number = written;
+    side.ready = false;
+    clearTimeout(side.timer);
+    side.frame.removeAttribute("data-loaded");
+    side.frame.srcdoc = sideDocument(side.card, side.which === "front" ? 3 : 4, {
+      pv: written, side: side.which, store: side.store.items, limit: STORE_LIMIT
     });
   }
+  /* The messages of the sides (see card-frame.js): each from a frame of this page, about
+     that frame's current document; anything else is ignored. */
+  window.addEventListener("message", function (event) {
+    var data = event.data;
+    if (event.source === null || !data || typeof data !== "object") { return; }
+    var side = null;
+    for (var i = 0; i < sides.length && side === null; i += 1) {
+      if (sides[i].frame.contentWindow === event.source) { side = sides[i]; }
+    }
+    if (side === null || data.pv !== side.number) { return; }
+    if (data.type === "height" && typeof data.value === "number" && isFinite(data.value)) {
+      fit(side, data.value);
+    } else if (data.type === "ready") {
+      ready(side);
+    } else if (data.type === "store") {
+      side.store.change(data.key, data.value);
+    } else if (data.type === "clear") {
+      side.store.clear();
+    } else if (data.type === "answer" && side.which === "front" && side.answer) {
+      side.answer();
+    }
+  });
 
   /* -- a card ---------------------------------------------------------------------- */
   function element(tag, className, text) {
@@ -99,15 +183,6 @@
     var figure = element("figure", "side " + which);
     figure.appendChild(element("figcaption", "", label));
     return figure;
-  }
-  /* A side's frame, made when the side is shown: each frame is a document of its own,
-     and making twenty at once held the page up for a long moment. */
-  function frameOf(section, which) {
-    var frame = document.createElement("iframe");
-    frame.title = section.getAttribute("data-note") + ": " + which;
-    section.querySelector(".side." + which).appendChild(frame);
-    frames.push(frame);
-    return frame;
   }
   function cardElement(index) {
     var card = cards[index];
@@ -148,36 +223,29 @@
     return section;
   }
   /* The back after the front, as in a review: a multiple-choice back finds the order the
-     front stored. A card's front asks for its answer as it asks AnkiDroid's card page,
-     with showAnswer() (a typed-answer card on Enter): here that is the Flip button.
-     ``shown`` is called once the front has loaded, ``loaded`` once the back has. */
+     front stored (in the card's Store). A card's front asks for its answer as it asks
+     AnkiDroid's card page, with showAnswer() (a typed-answer card on Enter): here that is
+     the Flip button. ``shown`` is called once the front is ready, ``loaded`` once the back
+     is. */
   function play(section, index, shown, loaded) {
     var card = cards[index];
-    var front = frameOf(section, "front");
+    var store = new Store();
+    var front = sideFrame(section, "front", card, store);
     var back = null;
-    function load(frame, which) { frame.srcdoc = sideDocument(card, which); }
     function showBack() {
       if (back === null) {
-        back = frameOf(section, "back");
-        var first = true;
-        back.addEventListener("load", function () {
-          prepare(back);
-          if (first) { first = false; loaded(); }
-        });
+        back = sideFrame(section, "back", card, store);
+        back.then = function () { back.then = null; loaded(); };
       }
-      load(back, 4);
+      write(back);
     }
-    var started = false;
-    front.addEventListener("load", function () {
-      prepare(front);
-      try { front.contentWindow.showAnswer = showBack; } catch (e) { /* none */ }
-      if (!started) { started = true; showBack(); shown(); }
-    });
+    front.then = function () { front.then = null; showBack(); shown(); };
+    front.answer = showBack;
     var flip = section.querySelector("button.flip");
     var again = section.querySelector("button.again");
     if (flip) { flip.addEventListener("click", showBack); }
-    if (again) { again.addEventListener("click", function () { load(front, 3); }); }
-    load(front, 3);
+    if (again) { again.addEventListener("click", function () { store.clear(); write(front); }); }
+    write(front);
   }
 
   /* -- pages ----------------------------------------------------------------------- */
@@ -226,7 +294,7 @@
   function show(wanted) {
     page = Math.max(0, Math.min(wanted, pages() - 1));
     list.textContent = "";
-    frames = [];
+    sides = [];
     var root = document.documentElement;
     var shown = matching.slice(page * size, (page + 1) * size);
     var sections = shown.map(cardElement);
@@ -343,7 +411,7 @@
     night = on;
     nightButton.setAttribute("aria-pressed", String(night));
     document.body.classList.toggle("night", night);
-    frames.forEach(applyMode);
+    sides.forEach(function (side) { tell(side, { type: "night", on: night }); });
   }
   nightButton.addEventListener("click", function () {
     chosen = true;
@@ -358,11 +426,11 @@
     var on = !document.body.classList.contains("phone");
     phoneButton.setAttribute("aria-pressed", String(on));
     document.body.classList.toggle("phone", on);
-    frames.forEach(fit);
+    resized();
     scrolling.forEach(cue);
   });
   window.addEventListener("resize", function () {
-    frames.forEach(fit);
+    resized();
     scrolling.forEach(cue);
   });
 
@@ -405,7 +473,7 @@
     searchText = notes.map(function (note) { return note[5].toLowerCase(); });
     everyCard = cards.map(function (card, i) { return i; });
     matching = filtered();
-    frames = frames.filter(function (frame) { return frame.isConnected; });
+    sides = sides.filter(function (side) { return side.frame.isConnected; });
     var wanted = {};  /* the changed notes' ids (a whole deck's, after a big edit) */
     (changed || []).forEach(function (id) { wanted["#" + id] = true; });
     function isChanged(id) { return !changed || wanted["#" + id] === true; }

@@ -22,6 +22,7 @@ from deckbuilder.anki.identity import note_guid
 from deckbuilder.app.packages import build
 from tests.browser import ARTIFACTS, CardSides, Player, card_sides, contrast, player
 from tests.conftest import import_package
+from tests.preview.pages import night_everywhere
 
 pytestmark = [pytest.mark.browser, pytest.mark.anki]
 
@@ -413,6 +414,7 @@ def test_preview_page_shows_the_same_at_phone_width(
         page.wait_for_selector("html[data-cards-loaded=true]", state="attached")
         if night:
             page.click("#night")
+            night_everywhere(page)
 
         def side(note: str, ordinal: int, which: str) -> Any:
             card = page.locator(f'.pv-card[data-note="{note}"][data-ord="{ordinal}"]')
