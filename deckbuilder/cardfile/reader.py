@@ -10,9 +10,11 @@ study block; this one finds the card files and reads them.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from deckbuilder.cardfile.checks import Spellings
@@ -43,11 +45,13 @@ __all__ = [
     "NOTE_KEYS",
     "SOURCE_SUFFIXES",
     "decks_from_tree",
+    "digest_now",
     "find_sources",
     "load_deck",
     "load_deck_languages",
     "load_decks",
     "read_text",
+    "source_digest",
 ]
 
 SOURCE_SUFFIXES = (".yaml", ".yml")
@@ -178,8 +182,27 @@ def load_decks(
 def read_text(path: Path) -> str:
     """Read a UTF-8 text file (BOM allowed), refusing binary and oversized files, and
     anything but a regular file (a named pipe would block the read)."""
+    return _decoded(path, read_regular(path, MAX_FILE_BYTES))
+
+
+def source_digest(data: bytes) -> str:
+    """What tells one version of a card file's bytes from another (see
+    :attr:`deckbuilder.model.Deck.source_digest`)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def digest_now(path: Path) -> str:
+    """:func:`source_digest` of the card file ``path`` as it is now ('' when it cannot be
+    read, or is no longer a regular file)."""
+    try:
+        return source_digest(read_regular(path, MAX_FILE_BYTES))
+    except DeckError:
+        return ""
+
+
+def _decoded(path: Path, data: bytes) -> str:
+    """The text of the card file ``path`` that holds ``data`` (see :func:`read_text`)."""
     name = str(path)
-    data = read_regular(path, MAX_FILE_BYTES)
     if b"\x00" in data:
         raise DeckError.single(name, "this is a binary file, not UTF-8 text")
     try:
@@ -242,17 +265,21 @@ def load_deck_languages(
 
     A YAML mistake does not stop the checks: every one is reported with the problems of
     the notes that could still be read (see :mod:`.yaml_recovery`)."""
-    text = read_text(path)
+    data = read_regular(path, MAX_FILE_BYTES)
+    text = _decoded(path, data)
+    digest = source_digest(data)
     tree, problems = read_yaml(text, str(path), LOCALIZED_KEYS)
-    if not problems:
-        return decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
     decks: list[Deck] = []
-    if tree is not None:
-        try:
+    try:
+        if tree is not None or not problems:
             decks = decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
-        except DeckError as exc:
-            raise DeckError([*problems, *exc.problems], partial=exc.partial) from None
-    raise DeckError(problems, partial=decks)
+    except DeckError as exc:
+        partial = [replace(deck, source_digest=digest) for deck in exc.partial]
+        raise DeckError([*problems, *exc.problems], partial=partial) from None
+    decks = [replace(deck, source_digest=digest) for deck in decks]
+    if problems:
+        raise DeckError(problems, partial=decks)
+    return decks
 
 
 def decks_from_tree(
