@@ -25,6 +25,7 @@ from deckbuilder.app.requests import BuildRequest, WatchRequest
 from deckbuilder.app.serving import LOCAL, LivePages, LiveSite
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
 from deckbuilder.errors import DeckError, OutputError, Problem
+from deckbuilder.files.bounds import folder_link_outside, link_out_of_project
 from deckbuilder.lock.format import lock_path
 
 __all__ = ["Rebuild", "Serving", "watch"]
@@ -79,17 +80,26 @@ def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
 def _rebuilds(request: WatchRequest) -> Iterator[Rebuild]:
     watched = _Watched(request)
     started = False
+    roots = watched.roots()
     # The watcher starts before the first build, so that a save made while the first
     # build runs (or just after it) is seen; it says so with an empty first batch.
-    for changes in watch_changes(
-        *watched.roots(),
+    batches = watch_changes(
+        *roots,
         watch_filter=watched.relevant,
         debounce=LONGEST_WAIT_MS,
         step=QUIET_MS,
         stop_event=request.stop,
         rust_timeout=STARTED_MS,
         yield_on_timeout=True,
-    ):
+    )
+    while True:
+        try:
+            changes = next(batches)
+        except StopIteration:
+            return
+        except OSError as exc:  # a folder named outside the project that cannot be read
+            names = ", ".join(str(root) for root in roots)
+            raise OutputError(f"cannot watch {names}: {exc.strerror or exc}") from exc
         if not started:
             started = True
             yield from watched.rebuild(watched.card_files(), ())
@@ -109,10 +119,21 @@ class _Watched:
         self.locks: dict[Path, tuple[Path, bytes]] = {}
 
     def roots(self) -> list[Path]:
+        """The folders to watch; DeckError naming each that is a link out of the
+        project (a shared deck's 'media -> /proc/1'): nothing is watched through it."""
         selection = self.request.selection
         roots = [p if p.is_dir() else p.parent for p in selection.sources]
         if selection.media_dir is not None and selection.media_dir.is_dir():
             roots.append(selection.media_dir)
+        problems = []
+        for folder in dict.fromkeys(roots):
+            outside = folder_link_outside(folder)
+            link = (folder, outside) if outside is not None else link_out_of_project(folder)
+            if link is not None:
+                message = f"a link to '{link[1]}', outside the project; it is not watched"
+                problems.append(Problem(str(link[0]), None, message))
+        if problems:
+            raise DeckError(problems)
         return list(dict.fromkeys(Path(p.resolve()) for p in roots))
 
     def card_files(self) -> list[Path]:
