@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from deckbuilder.anki.identity import guid_problems
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.cardfile.reader import find_sources, load_decks
@@ -26,6 +27,7 @@ from deckbuilder.lock.manifest import (
     read_manifest,
     update_manifest,
 )
+from deckbuilder.model import Deck
 from deckbuilder.render.deck import RenderedDeck, render_deck, unused_media
 
 __all__ = ["PackageResult", "build", "check", "write_packages"]
@@ -61,20 +63,31 @@ def check(
     lang: str | None = None,
     fallback: bool = False,
     unused: bool = True,
+    alongside: Sequence[Deck] = (),
 ) -> list[RenderedDeck]:
-    """Load, validate and render every deck; raise one DeckError with all problems.
-    Media files no deck uses are reported once (``unused``), in the first deck's
-    ``warnings``.
+    """Load, validate and render every deck; raise one DeckError with all problems (and
+    the decks that loaded as its ``partial``). Media files no deck uses are reported once
+    (``unused``), in the first deck's ``warnings``.
     ``lang`` and ``fallback``: see :func:`deckbuilder.cardfile.reader.load_deck_languages`.
+    ``alongside``: the decks of the project's other card files when they are read apart
+    (watch builds each card file alone): a deck id or a GUID of theirs is refused here as
+    it is between the files of one build.
     """
     problems: list[Problem] = []
     try:
-        decks = load_decks(find_sources(sources), media_dir=media_dir, lang=lang, fallback=fallback)
+        decks = load_decks(
+            find_sources(sources),
+            media_dir=media_dir,
+            lang=lang,
+            fallback=fallback,
+            alongside=alongside,
+        )
     except DeckError as exc:
         # What loaded despite the problems is rendered too: a missing image shows in the
         # same pass as a misspelt key.
         problems.extend(exc.problems)
         decks = list(exc.partial)
+    problems.extend(guid_problems(decks, alongside))
     rendered: list[RenderedDeck] = []
     for deck in decks:
         try:
@@ -82,7 +95,7 @@ def check(
         except DeckError as exc:
             problems.extend(exc.problems)
     if problems:
-        raise DeckError(_in_reading_order(problems))
+        raise DeckError(_in_reading_order(problems), partial=decks)
     found = unused_media(rendered, media_dir) if unused else ()
     if found and rendered:
         rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + found)

@@ -44,6 +44,7 @@ __all__ = [
     "MAX_NOTES",
     "NOTE_KEYS",
     "SOURCE_SUFFIXES",
+    "deck_id_problems",
     "decks_from_tree",
     "digest_now",
     "find_sources",
@@ -131,11 +132,13 @@ def load_decks(
     *,
     lang: str | None = None,
     fallback: bool = False,
+    alongside: Sequence[Deck] = (),
 ) -> list[Deck]:
     """Load every card file under ``paths``; raise one DeckError listing all problems.
 
     ``lang`` picks the language of files that declare ``languages:`` (see
-    :func:`load_deck_languages`); files without it load as they are."""
+    :func:`load_deck_languages`); files without it load as they are. ``alongside``: the
+    decks of the project's other card files, read apart (see :func:`deck_id_problems`)."""
     decks: list[Deck] = []
     problems: list[Problem] = []
     for source in find_sources(paths):
@@ -146,7 +149,7 @@ def load_decks(
         except DeckError as exc:
             problems.extend(exc.problems)
             decks.extend(exc.partial)
-    first_file: dict[str, Deck] = {}
+    problems.extend(deck_id_problems(decks, alongside))
     names = Spellings("deck name")  # Anki matches deck names without case
     # Tags too, across the collection the decks are imported into: one file's spelling
     # of a tag is checked with its own, here against the other files'.
@@ -162,21 +165,32 @@ def load_decks(
             wrong = tags.problem(tag, str(deck.source))
             if wrong:
                 problems.append(Problem(str(deck.source), None, wrong))
-        if deck.key in first_file:
-            other = first_file[deck.key].source
+    if problems:
+        raise DeckError(problems, partial=decks)
+    return decks
+
+
+def deck_id_problems(decks: Sequence[Deck], alongside: Sequence[Deck] = ()) -> list[Problem]:
+    """A problem for each deck whose id a deck of another card file has: both would be
+    written to one package, with one lock file's ids and one set of GUIDs. ``alongside``:
+    the decks of the project's other card files when they are read apart (watch reads
+    each card file alone); they come first, and only ``decks`` are told."""
+    first_file: dict[str, Deck] = {}
+    for deck in alongside:
+        first_file.setdefault(deck.key, deck)
+    problems = []
+    for deck in decks:
+        first = first_file.setdefault(deck.key, deck)
+        if first.source != deck.source:
             problems.append(
                 Problem(
                     str(deck.source),
                     None,
-                    f"deck id '{deck.key}' is also used by {other}; "
+                    f"deck id '{deck.key}' is also used by {first.source}; "
                     "both would be written to the same package (set a different 'id:')",
                 )
             )
-        else:
-            first_file[deck.key] = deck
-    if problems:
-        raise DeckError(problems, partial=decks)
-    return decks
+    return problems
 
 
 def read_text(path: Path) -> str:
