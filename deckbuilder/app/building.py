@@ -85,7 +85,9 @@ def build(request: BuildRequest) -> BuildResult:
 
 
 def _build(request: BuildRequest) -> BuildResult:
-    rendered = rendered_decks(request.selection, unused_media=request.unused_media)
+    rendered = rendered_decks(
+        request.selection, unused_media=request.unused_media, alongside=request.alongside
+    )
     decks = [rd.deck for rd in rendered]
     read = SourceSnapshot.of(decks)
     previews: dict[str, DeckPreviewLine] = {}

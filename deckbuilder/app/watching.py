@@ -27,6 +27,7 @@ from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.bounds import folder_link_outside, link_out_of_project
 from deckbuilder.lock.format import lock_path
+from deckbuilder.model import Deck
 
 __all__ = ["Rebuild", "Serving", "watch"]
 
@@ -115,6 +116,9 @@ class _Watched:
         self.request = request
         self.media: dict[Path, set[str]] = {}  # card file -> the media files it uses
         self.failing: set[Path] = set()  # card files whose last check failed
+        # Card file -> its decks as last read, whose deck ids and GUIDs the others' builds
+        # keep clear of (as one build of them all would).
+        self.decks: dict[Path, tuple[Deck, ...]] = {}
         # Lock file -> the card file it belongs to, and the bytes the last build left.
         self.locks: dict[Path, tuple[Path, bytes]] = {}
 
@@ -159,6 +163,8 @@ class _Watched:
     def affected(self, paths: Iterable[Path]) -> list[Path]:
         """The card files to rebuild for these saved files."""
         cards = {p.resolve(): p for p in self.card_files()}
+        for gone in self.decks.keys() - cards.keys():
+            del self.decks[gone]
         out: dict[Path, Path] = {}
         for path in paths:
             real = path.resolve()
@@ -180,8 +186,18 @@ class _Watched:
         return list(out.values())
 
     def rebuild(self, cards: list[Path], changed: tuple[Path, ...]) -> Iterator[Rebuild]:
+        """Build each card file alone; then, if one of them now has other deck ids or
+        GUIDs, the card files that failed, which may have failed for the old ones."""
+        claimed = {real: _claims(self.decks.get(real, ())) for real in map(Path.resolve, cards)}
+        yield from self._build_each(cards, changed)
+        if any(_claims(self.decks.get(real, ())) != was for real, was in claimed.items()):
+            retry = [card for card in self.card_files() if card.resolve() in self.failing]
+            yield from self._build_each([c for c in retry if c.resolve() not in claimed], changed)
+
+    def _build_each(self, cards: list[Path], changed: tuple[Path, ...]) -> Iterator[Rebuild]:
         request = self.request
         for card in cards:
+            real = card.resolve()
             build_request = BuildRequest(
                 timestamp=request.clock(),
                 selection=replace(request.selection, sources=(card,)),
@@ -189,8 +205,8 @@ class _Watched:
                 preview=False,
                 lint=request.lint,
                 unused_media=False,  # one deck alone cannot tell what no deck uses
+                alongside=tuple(d for key, ds in self.decks.items() if key != real for d in ds),
             )
-            real = card.resolve()
             try:
                 result = build(build_request)
             except (DeckError, OutputError) as exc:
@@ -200,9 +216,14 @@ class _Watched:
                     if isinstance(exc, DeckError)
                     else (Problem(str(card), None, str(exc)),)
                 )
+                partial = exc.partial if isinstance(exc, DeckError) else ()
+                read = [deck for deck in partial if isinstance(deck, Deck)]
+                if read:  # else what it had, till it reads again (a save caught halfway)
+                    self.decks[real] = tuple(read)
                 yield Rebuild(card, changed, None, tuple(problems))
                 continue
             self.failing.discard(real)
+            self.decks[real] = tuple(package.rendered.deck for package in result.packages)
             self.media[real] = {
                 name for package in result.packages for name in package.rendered.media
             }
@@ -213,3 +234,10 @@ class _Watched:
                 except OSError:
                     self.locks.pop(lock, None)
             yield Rebuild(card, changed, result)
+
+
+def _claims(decks: Iterable[Deck]) -> frozenset[str]:
+    """The deck ids and ``guid:`` keys of ``decks``: what other card files must not have."""
+    return frozenset(
+        [*(deck.key for deck in decks), *(n.guid for deck in decks for n in deck.notes if n.guid)]
+    )
