@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from deckbuilder.cardfile.fields import shown
 from deckbuilder.cardfile.reader import (
     ALL_LANGUAGES,
     SOURCE_SUFFIXES,
@@ -120,7 +121,7 @@ class ProjectLocks:
         says what is wrong with it); [] when there is no such file. Read once."""
         if card not in self._read:
             self._read[card] = []
-            if card.is_file():
+            if os.path.isfile(card):
                 try:
                     self._read[card] = load_decks([card], lang=ALL_LANGUAGES)
                 except DeckError as exc:
@@ -179,7 +180,7 @@ class ProjectLocks:
             return False
         if lock.key in self.declared:
             return False  # a language not built now, or an old copy (see stale)
-        return _real(lock.card) in self.built or not lock.card.exists()
+        return _real(lock.card) in self.built or not os.path.lexists(lock.card)
 
     def _renamed_from(self, deck: Deck, lost: list[_Lock]) -> _Lock | None:
         """The lost lock file that holds most of ``deck``'s note ids (at least half of
@@ -239,8 +240,10 @@ def _read_lock(path: Path) -> _Lock | None:
     header = manifest.header
     if header is None:
         return _Lock(path, path.stem, None, manifest)
-    card = path.parent / header.source if header.source and "/" not in header.source else None
-    return _Lock(path, header.key, card, manifest)
+    # A header is text anyone may have typed: only a plain file name names a card file.
+    name = header.source
+    plain = name not in ("", ".", "..") and not any(c in name for c in "/\\\x00")
+    return _Lock(path, header.key, path.parent / name if plain else None, manifest)
 
 
 def _real(path: Path) -> Path:
@@ -266,7 +269,7 @@ def _language(key: str) -> str:
 
 def _renamed(deck: Deck, lock: _Lock) -> Problem:
     assert lock.card is not None
-    name, base = lock.card.name, _base(lock.key)
+    name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
     shared = len({n.id for n in deck.notes} & lock.manifest.notes.keys())
     if _real(lock.card) == _real(deck.source):
         whose = f"as {name} was last built"
@@ -277,7 +280,7 @@ def _renamed(deck: Deck, lock: _Lock) -> Problem:
     return Problem(
         str(deck.source),
         None,
-        f"deck '{deck.key}' has no lock file, but {lock.path} belongs to deck '{lock.key}' "
+        f"deck '{deck.key}' has no lock file, but {lock.path} belongs to deck '{key}' "
         f"{whose}, and holds {shared} of its {len(deck.notes)} note ids: {fix} to keep its "
         "notes' identities (without it learners get every note again, as new); if it is a "
         f"new deck, delete {lock.path}",
@@ -286,18 +289,18 @@ def _renamed(deck: Deck, lock: _Lock) -> Problem:
 
 def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
     assert lock.card is not None
-    name, base = lock.card.name, _base(lock.key)
+    name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
     now = built.get(_real(lock.card))
     if now is not None:
         message = (
-            f"warning: belongs to deck '{lock.key}' as {name} was last built, but {name} is "
+            f"warning: belongs to deck '{key}' as {name} was last built, but {name} is "
             f"now deck {', '.join(repr(key) for key in sorted(now))}: if you changed its id, "
             f"change it back to 'id: {base}' to keep its notes' identities; else delete this "
             "lock file"
         )
     else:
         message = (
-            f"warning: belongs to deck '{lock.key}' ({name}), which no card file has now: if "
+            f"warning: belongs to deck '{key}' ({name}), which no card file has now: if "
             f"you renamed {name}, add 'id: {base}' to the renamed card file to keep its notes' "
             "identities; if you deleted the deck, delete this lock file"
         )
@@ -308,6 +311,6 @@ def _old_copy(lock: _Lock, own: Path) -> Problem:
     return Problem(
         str(lock.path),
         None,
-        f"warning: an old copy of deck '{lock.key}''s lock file, which is {own} beside its "
+        f"warning: an old copy of deck '{shown(lock.key)}''s lock file, which is {own} beside its "
         "card file now: delete this one",
     )

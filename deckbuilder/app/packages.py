@@ -153,6 +153,11 @@ def write_packages(
     interrupt, even one that comes after the last rename, is told with the files it left
     new. ``still_current`` is asked, once everything is staged and before anything is
     replaced, whether the sources are still what was read; what it finds stops the write.
+
+    The project's other lock files are read too (:class:`ProjectLocks`): a deck whose
+    card file moved builds from the lock file it left behind, which is removed once its
+    copy beside the card file is in place; what the lock files of decks no card file has
+    now call for is a problem or a warning.
     """
     updates = []
     problems: list[Problem] = []

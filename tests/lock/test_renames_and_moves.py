@@ -232,3 +232,24 @@ def test_an_old_copy_of_a_moved_lock_file_is_told(cards: Path, cli: CliRun) -> N
         "cards/deck.lock: warning: an old copy of deck 'deck''s lock file, which is "
         "cards/sub/deck.lock beside its card file now: delete this one"
     ]
+
+
+@pytest.mark.parametrize("name", ["../../secret.yaml", "a\x00b.yaml", "x" * 5000 + ".yaml", ""])
+def test_a_lock_file_header_naming_no_plain_card_file_names_none(
+    cards: Path, cli: CliRun, name: str
+) -> None:
+    """A lock file's header is text anyone may have typed: it never leads out of its folder,
+    nor to a crash."""
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    text = (cards / "deck.lock").read_text(encoding="utf-8")
+    (cards / "stray.lock").write_text(
+        text.replace("for deck 'deck' (deck.yaml)", f"for deck 'stray' ({name})"), "utf-8"
+    )
+    result = build(cli)
+    assert result.code == 0, result.err
+    if len(name) > 100:  # a plain name, of a card file that is not there: shown cut short
+        assert result.err.startswith("cards/stray.lock: warning: belongs to deck 'stray' (xx")
+        assert "… (5,005 characters)), which no card file has now" in result.err
+    else:
+        assert "stray" not in result.err
