@@ -308,6 +308,10 @@ class Deck:
     # Worth telling the author, found while loading (e.g. a --fallback to the default
     # language); the renderer passes them on in RenderedDeck.warnings.
     warnings: tuple[Problem, ...] = field(default=(), compare=False)
+    # What tells the card file's bytes, as they were read, from any other version of it
+    # ('' for a deck made in memory): a build checks that the file is still that before
+    # it writes, since an editor that saves in place can be caught halfway.
+    source_digest: str = field(default="", compare=False)
 
     @property
     def card_count(self) -> int:

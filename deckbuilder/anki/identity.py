@@ -7,8 +7,12 @@ from field text) means editing a card updates the note instead of duplicating it
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
-__all__ = ["deck_anki_id", "note_guid", "note_type_anki_id"]
+from deckbuilder.errors import Problem
+from deckbuilder.model import Deck, Note
+
+__all__ = ["deck_anki_id", "guid_problems", "note_guid", "note_type_anki_id"]
 
 _BASE91 = (
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"
@@ -49,3 +53,75 @@ def _base91(value: int) -> str:
         digits.append(_BASE91[digit])
         if value == 0:
             return "".join(reversed(digits))
+
+
+# What a note with another note's GUID does in Anki, and what to do about a copied one.
+_ONE_NOTE = (
+    "Anki would take them for one note, and importing one deck would rewrite the other's. "
+    "A copied note needs no guid: delete this line"
+)
+
+
+def guid_problems(decks: Sequence[Deck], alongside: Sequence[Deck] = ()) -> list[Problem]:
+    """A problem for each ``guid:`` (written by ``deckbuilder import``) that gives a note
+    of ``decks`` the GUID of another note of the project: a ``guid:`` written twice, or one
+    equal to the GUID derived for another note. Anki matches an imported note by GUID, so
+    the two would be one note, rewritten by whichever deck is imported last. A ``guid:`` in
+    a card file with several languages gives each language's deck the same note.
+
+    ``alongside``: the decks of the project's other card files, read apart (watch builds
+    each alone); their notes are only named. Two ``guid:`` keys of one deck are the
+    loader's to report (:mod:`deckbuilder.cardfile.checks`)."""
+    problems = [_in_each_language(deck, note) for deck in decks for note in _imported(deck)]
+    everything = [*alongside, *decks]
+    if not any(note.guid for deck in everything for note in deck.notes):
+        return problems  # every GUID is derived, from a deck id and note id of its own
+    ours = {id(deck) for deck in decks}
+    written: dict[str, tuple[Deck, Note]] = {}
+    for deck in everything:
+        if len(deck.languages) < 2:
+            for note in deck.notes:
+                if note.guid:
+                    written.setdefault(note.guid, (deck, note))
+    for deck in everything:
+        several = len(deck.languages) > 1
+        for note in deck.notes:
+            if note.guid and several:
+                continue  # told above
+            first = written.get(note.guid or note_guid(deck.key, note.id))
+            if first is None or first[1] is note:
+                continue
+            if note.guid and id(deck) in ours and first[0] is not deck:
+                problems.append(_taken(deck, note, *first, "is also the guid of"))
+            elif not note.guid and (id(deck) in ours or id(first[0]) in ours):
+                problems.append(_taken(*first, deck, note, "is the GUID deckbuilder gives"))
+    return problems
+
+
+def _imported(deck: Deck) -> list[Note]:
+    """The notes of a deck of several languages that carry a ``guid:``."""
+    return [note for note in deck.notes if note.guid] if len(deck.languages) > 1 else []
+
+
+def _in_each_language(deck: Deck, note: Note) -> Problem:
+    keys = ", ".join(deck.key.rsplit(".", 1)[0] + f".{code}" for code in deck.languages)
+    return Problem(
+        str(deck.source),
+        note.field_line("guid"),
+        f"guid '{note.guid}' would be the GUID of this note in each language's deck ({keys}); "
+        "Anki would take them for one note, and importing one language would rewrite the "
+        "other's. A card file with 'languages' keeps no guids: delete this line",
+        note.id,
+    )
+
+
+def _taken(deck: Deck, note: Note, other_deck: Deck, other: Note, what: str) -> Problem:
+    """``note``'s ``guid:`` is ``other``'s GUID (written, or derived from its ids)."""
+    where = f"{other_deck.source}:{other.field_line('guid')}"
+    whose = f"note '{other.id}'" if other.guid else f"note '{other.id}' of deck '{other_deck.key}'"
+    return Problem(
+        str(deck.source),
+        note.field_line("guid"),
+        f"guid '{note.guid}' {what} {whose} ({where}); {_ONE_NOTE}",
+        note.id,
+    )

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,10 +10,11 @@ from typing import Any
 from deckbuilder.app.checking import deck_warnings, lint_count, rendered_decks
 from deckbuilder.app.packages import PackageResult, write_packages
 from deckbuilder.app.requests import BuildRequest
-from deckbuilder.cardfile.reader import find_sources
-from deckbuilder.errors import DeckError, Problem, RequestError
+from deckbuilder.cardfile.reader import digest_now
+from deckbuilder.errors import Problem, RequestError
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lock.format import LAST_SECOND
+from deckbuilder.model import Deck
 from deckbuilder.preview.report import build_previews
 from deckbuilder.progress import reporting
 
@@ -44,22 +44,20 @@ class BuildResult:
 
 @dataclass(frozen=True)
 class SourceSnapshot:
-    """The card files as they were when a build began: an editor that saves by writing
-    the file in place can be caught halfway, and a build of half a file would drop the
-    other half's notes from the lock file."""
+    """The card files as the build read them: an editor that saves by writing the file in
+    place can be caught halfway, and a build of half a file would drop the other half's
+    notes from the lock file. So before anything is written each card file is read again
+    and compared with what the decks were made of; a file saved again with the text it
+    had still counts as changed when the build read it halfway."""
 
-    digests: dict[Path, bytes]
+    digests: dict[Path, str]
 
     @classmethod
-    def take(cls, sources: Sequence[Path]) -> SourceSnapshot:
-        try:
-            files = find_sources(list(sources))
-        except DeckError:
-            return cls({})  # the loader says what is wrong with them
-        return cls({path: _digest(path) for path in files})
+    def of(cls, decks: Iterable[Deck]) -> SourceSnapshot:
+        return cls({deck.source: deck.source_digest for deck in decks if deck.source_digest})
 
     def changes(self) -> list[Problem]:
-        """A problem for each card file that is no longer what it was."""
+        """A problem for each card file that is no longer what was read."""
         return [
             Problem(
                 str(path),
@@ -68,15 +66,8 @@ class SourceSnapshot:
                 "nothing was written: build again",
             )
             for path, digest in self.digests.items()
-            if _digest(path) != digest
+            if digest_now(path) != digest
         ]
-
-
-def _digest(path: Path) -> bytes:
-    try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
-    except OSError:
-        return b""
 
 
 def build(request: BuildRequest) -> BuildResult:
@@ -94,9 +85,11 @@ def build(request: BuildRequest) -> BuildResult:
 
 
 def _build(request: BuildRequest) -> BuildResult:
-    read = SourceSnapshot.take(request.selection.sources)
-    rendered = rendered_decks(request.selection, unused_media=request.unused_media)
+    rendered = rendered_decks(
+        request.selection, unused_media=request.unused_media, alongside=request.alongside
+    )
     decks = [rd.deck for rd in rendered]
+    read = SourceSnapshot.of(decks)
     previews: dict[str, DeckPreviewLine] = {}
     study: list[Problem] = []
     if request.preview:

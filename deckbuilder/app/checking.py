@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deckbuilder.app.packages import check as check_decks
@@ -57,10 +58,13 @@ def checked(selection: Selection) -> Selection:
     return selection
 
 
-def rendered_decks(selection: Selection, *, unused_media: bool = True) -> list[RenderedDeck]:
+def rendered_decks(
+    selection: Selection, *, unused_media: bool = True, alongside: Sequence[Deck] = ()
+) -> list[RenderedDeck]:
     """Every deck ``selection`` names, loaded, validated and rendered (DeckError with
     every problem otherwise); with ``unused_media``, a warning for each file in the media
-    folder that none of them uses."""
+    folder that none of them uses. ``alongside``: see
+    :func:`deckbuilder.app.packages.check`."""
     selection = checked(selection)
     return check_decks(
         list(selection.sources),
@@ -68,6 +72,7 @@ def rendered_decks(selection: Selection, *, unused_media: bool = True) -> list[R
         lang=selection.lang,
         fallback=selection.fallback,
         unused=unused_media,
+        alongside=alongside,
     )
 
 

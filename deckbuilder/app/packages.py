@@ -6,12 +6,14 @@ writes or replaces a package; packages and lock files are replaced together or n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from deckbuilder.anki.identity import guid_problems
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
+from deckbuilder.app.lockfiles import ProjectLocks
 from deckbuilder.cardfile.reader import find_sources, load_decks
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
@@ -19,13 +21,12 @@ from deckbuilder.lock.manifest import (
     Changes,
     Manifest,
     NoteEntry,
-    OtherDecks,
     Update,
     format_manifest,
     lock_path,
-    read_manifest,
     update_manifest,
 )
+from deckbuilder.model import Deck
 from deckbuilder.render.deck import RenderedDeck, render_deck, unused_media
 
 __all__ = ["PackageResult", "build", "check", "write_packages"]
@@ -40,6 +41,9 @@ class PackageResult:
     first_build: bool  # there was no lock file before this build
     lock: Path  # the lock file
     lock_written: bool  # whether the lock file changed
+    # The lock file the card file left in another folder, which this build moved beside
+    # it (None: it was there).
+    lock_moved_from: Path | None = None
 
     @property
     def removed_search(self) -> str:
@@ -61,20 +65,31 @@ def check(
     lang: str | None = None,
     fallback: bool = False,
     unused: bool = True,
+    alongside: Sequence[Deck] = (),
 ) -> list[RenderedDeck]:
-    """Load, validate and render every deck; raise one DeckError with all problems.
-    Media files no deck uses are reported once (``unused``), in the first deck's
-    ``warnings``.
+    """Load, validate and render every deck; raise one DeckError with all problems (and
+    the decks that loaded as its ``partial``). Media files no deck uses are reported once
+    (``unused``), in the first deck's ``warnings``.
     ``lang`` and ``fallback``: see :func:`deckbuilder.cardfile.reader.load_deck_languages`.
+    ``alongside``: the decks of the project's other card files when they are read apart
+    (watch builds each card file alone): a deck id or a GUID of theirs is refused here as
+    it is between the files of one build.
     """
     problems: list[Problem] = []
     try:
-        decks = load_decks(find_sources(sources), media_dir=media_dir, lang=lang, fallback=fallback)
+        decks = load_decks(
+            find_sources(sources),
+            media_dir=media_dir,
+            lang=lang,
+            fallback=fallback,
+            alongside=alongside,
+        )
     except DeckError as exc:
         # What loaded despite the problems is rendered too: a missing image shows in the
         # same pass as a misspelt key.
         problems.extend(exc.problems)
         decks = list(exc.partial)
+    problems.extend(guid_problems(decks, alongside))
     rendered: list[RenderedDeck] = []
     for deck in decks:
         try:
@@ -82,7 +97,7 @@ def check(
         except DeckError as exc:
             problems.extend(exc.problems)
     if problems:
-        raise DeckError(_in_reading_order(problems))
+        raise DeckError(_in_reading_order(problems), partial=decks)
     found = unused_media(rendered, media_dir) if unused else ()
     if found and rendered:
         rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + found)
@@ -138,29 +153,34 @@ def write_packages(
     interrupt, even one that comes after the last rename, is told with the files it left
     new. ``still_current`` is asked, once everything is staged and before anything is
     replaced, whether the sources are still what was read; what it finds stops the write.
+
+    The project's other lock files are read too (:class:`ProjectLocks`): a deck whose
+    card file moved builds from the lock file it left behind, which is removed once its
+    copy beside the card file is in place; what the lock files of decks no card file has
+    now call for is a problem or a warning.
     """
     updates = []
     problems: list[Problem] = []
-    locks = _project_locks(rendered)
+    project = ProjectLocks(rendered)
     for rd in rendered:
         own = lock_path(rd.deck)
         try:
-            others = _other_decks(locks, own, rd.deck.key)
-            old = locks[own][1] if own in locks else read_manifest(own)
-            update = update_manifest(old, rd, timestamp, others)
+            old = project.previous(rd.deck)
+            update = update_manifest(old, rd, timestamp, project.others(own, rd.deck.key))
         except DeckError as exc:
             problems.extend(exc.problems)
             continue
         updates.append(update)
-        # The decks after this one in the same build keep clear of its new ids.
-        locks[own] = (rd.deck.key, update.manifest)
+        project.record(own, rd.deck, update.manifest)
+    refused, warnings = project.left_behind()
+    problems += refused
     if problems:
         raise DeckError(problems)
 
     try:
         with Staging() as staging:
             results = [
-                _stage_deck(staging, rd, update, out_dir, timestamp)
+                _stage_deck(staging, rd, update, out_dir, timestamp, project.moved)
                 for rd, update in zip(rendered, updates, strict=True)
             ]
             stale = still_current() if still_current is not None else ()
@@ -171,53 +191,37 @@ def write_packages(
         raise  # it names the files that are new
     except OutputError as exc:
         raise OutputError(f"{exc}; no package or lock file was replaced") from exc
+    for result in results:
+        if result.lock_moved_from is not None:
+            try:
+                result.lock_moved_from.unlink()
+            except OSError as exc:
+                warnings.append(
+                    Problem(
+                        str(result.lock_moved_from),
+                        None,
+                        f"warning: cannot remove this lock file, now moved to {result.lock}: "
+                        f"{exc.strerror or exc}; delete it",
+                    )
+                )
+    if warnings and results:
+        # Of the project, not of one deck: told once, with the first deck's warnings.
+        first = results[0]
+        told = replace(first.rendered, warnings=first.rendered.warnings + tuple(warnings))
+        results[0] = replace(first, rendered=told)
     return results
 
 
-# The folder a project keeps its card files in: the lock files of all its decks are there.
-_CARDS_FOLDER = "cards"
-
-
-def _project_locks(rendered: Sequence[RenderedDeck]) -> dict[Path, tuple[str, Manifest]]:
-    """Every lock file of the project that can be read, by path, with its deck id: those
-    in the ``cards`` folder holding the decks built (in any subfolder), or else in the
-    decks' own folders. One that cannot be read is left out: its own deck's build says why."""
-    folders = set()
-    for rd in rendered:
-        folder = rd.deck.source.parent
-        cards = next((p for p in (folder, *folder.parents) if p.name == _CARDS_FOLDER), None)
-        folders.add(cards or folder)
-    locks: dict[Path, tuple[str, Manifest]] = {}
-    for folder in sorted(folders):
-        for path in sorted(folder.rglob("*.lock")):
-            try:
-                manifest = read_manifest(path) if path.is_file() else None
-            except DeckError:
-                continue
-            if manifest is not None:
-                key = manifest.header.key if manifest.header is not None else path.stem
-                locks[path] = (key, manifest)
-    return locks
-
-
-def _other_decks(locks: dict[Path, tuple[str, Manifest]], own: Path, deck_key: str) -> OtherDecks:
-    """The Anki note ids held by the decks of ``locks`` other than this one."""
-    holders: dict[int, str] = {}
-    floor = 0
-    for path, (key, manifest) in locks.items():
-        if path != own and key != deck_key:
-            for entry in manifest.notes.values():
-                held = holders.get(entry.anki_id)
-                if held is None or key < held:
-                    holders[entry.anki_id] = key
-            floor = max(floor, manifest.id_floor())
-    return OtherDecks(holders, floor)
-
-
 def _stage_deck(
-    staging: Staging, rd: RenderedDeck, update: Update, out_dir: Path, timestamp: int
+    staging: Staging,
+    rd: RenderedDeck,
+    update: Update,
+    out_dir: Path,
+    timestamp: int,
+    moved: Mapping[Path, Path],
 ) -> PackageResult:
-    """Stage one deck's package and (if it changed) its lock file."""
+    """Stage one deck's package and (if it changed) its lock file. ``moved``: the lock
+    files that move beside their card files (see :class:`ProjectLocks`)."""
     package, lock = package_path(out_dir, rd), lock_path(rd.deck)
     remove_stale(package)
     remove_stale(lock)
@@ -235,7 +239,14 @@ def _stage_deck(
     # deck's other warnings.
     told = replace(rd, warnings=rd.warnings + update.warnings)
     return PackageResult(
-        told, info.path, info.size, update.changes, update.first_build, lock, lock_changed
+        told,
+        info.path,
+        info.size,
+        update.changes,
+        update.first_build,
+        lock,
+        lock_changed,
+        moved.get(lock),
     )
 
 

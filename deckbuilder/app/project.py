@@ -12,6 +12,7 @@ from deckbuilder.app.requests import InitRequest
 from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import OutputError
 from deckbuilder.files.atomic import atomic_write_bytes
+from deckbuilder.files.bounds import link_out_of_project
 
 __all__ = ["InitResult", "card_schema", "init_project"]
 
@@ -58,6 +59,11 @@ def init_project(request: InitRequest) -> InitResult:
 def _refuse_to_overwrite(folder: Path, target: Path) -> None:
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder} exists and is not a folder; nothing was changed")
+    link = link_out_of_project(target, folder)  # a shared folder's 'cards -> /elsewhere'
+    if link is not None:
+        raise OutputError(
+            f"{folder / link[0]} is a link to '{link[1]}', outside the project; nothing was changed"
+        )
     if target.exists():
         raise OutputError(f"{target} already exists; nothing was changed")
     for path in (folder / sub for sub in _FOLDERS):

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from deckbuilder.model import Deck
+
 # Told of long work as it goes: (stage, units done, units in all; 0 when not known).
 Progress = Callable[[str, int, int], None]
 
@@ -67,6 +69,10 @@ class BuildRequest:
     unused_media: bool = True
     written: list[Path] = field(default_factory=list, compare=False)
     progress: Progress | None = field(default=None, compare=False)
+    # The decks of the project's other card files when they are built apart (watch builds
+    # each card file alone): a deck id or GUID of theirs is refused as between the files
+    # of one build.
+    alongside: tuple[Deck, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

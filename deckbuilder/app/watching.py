@@ -25,7 +25,9 @@ from deckbuilder.app.requests import BuildRequest, WatchRequest
 from deckbuilder.app.serving import LOCAL, LivePages, LiveSite
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
 from deckbuilder.errors import DeckError, OutputError, Problem
+from deckbuilder.files.bounds import folder_link_outside, link_out_of_project
 from deckbuilder.lock.format import lock_path
+from deckbuilder.model import Deck
 
 __all__ = ["Rebuild", "Serving", "watch"]
 
@@ -79,17 +81,26 @@ def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
 def _rebuilds(request: WatchRequest) -> Iterator[Rebuild]:
     watched = _Watched(request)
     started = False
+    roots = watched.roots()
     # The watcher starts before the first build, so that a save made while the first
     # build runs (or just after it) is seen; it says so with an empty first batch.
-    for changes in watch_changes(
-        *watched.roots(),
+    batches = watch_changes(
+        *roots,
         watch_filter=watched.relevant,
         debounce=LONGEST_WAIT_MS,
         step=QUIET_MS,
         stop_event=request.stop,
         rust_timeout=STARTED_MS,
         yield_on_timeout=True,
-    ):
+    )
+    while True:
+        try:
+            changes = next(batches)
+        except StopIteration:
+            return
+        except OSError as exc:  # a folder named outside the project that cannot be read
+            names = ", ".join(str(root) for root in roots)
+            raise OutputError(f"cannot watch {names}: {exc.strerror or exc}") from exc
         if not started:
             started = True
             yield from watched.rebuild(watched.card_files(), ())
@@ -105,14 +116,28 @@ class _Watched:
         self.request = request
         self.media: dict[Path, set[str]] = {}  # card file -> the media files it uses
         self.failing: set[Path] = set()  # card files whose last check failed
+        # Card file -> its decks as last read, whose deck ids and GUIDs the others' builds
+        # keep clear of (as one build of them all would).
+        self.decks: dict[Path, tuple[Deck, ...]] = {}
         # Lock file -> the card file it belongs to, and the bytes the last build left.
         self.locks: dict[Path, tuple[Path, bytes]] = {}
 
     def roots(self) -> list[Path]:
+        """The folders to watch; DeckError naming each that is a link out of the
+        project (a shared deck's 'media -> /proc/1'): nothing is watched through it."""
         selection = self.request.selection
         roots = [p if p.is_dir() else p.parent for p in selection.sources]
         if selection.media_dir is not None and selection.media_dir.is_dir():
             roots.append(selection.media_dir)
+        problems = []
+        for folder in dict.fromkeys(roots):
+            outside = folder_link_outside(folder)
+            link = (folder, outside) if outside is not None else link_out_of_project(folder)
+            if link is not None:
+                message = f"a link to '{link[1]}', outside the project; it is not watched"
+                problems.append(Problem(str(link[0]), None, message))
+        if problems:
+            raise DeckError(problems)
         return list(dict.fromkeys(Path(p.resolve()) for p in roots))
 
     def card_files(self) -> list[Path]:
@@ -138,6 +163,8 @@ class _Watched:
     def affected(self, paths: Iterable[Path]) -> list[Path]:
         """The card files to rebuild for these saved files."""
         cards = {p.resolve(): p for p in self.card_files()}
+        for gone in self.decks.keys() - cards.keys():
+            del self.decks[gone]
         out: dict[Path, Path] = {}
         for path in paths:
             real = path.resolve()
@@ -159,8 +186,18 @@ class _Watched:
         return list(out.values())
 
     def rebuild(self, cards: list[Path], changed: tuple[Path, ...]) -> Iterator[Rebuild]:
+        """Build each card file alone; then, if one of them now has other deck ids or
+        GUIDs, the card files that failed, which may have failed for the old ones."""
+        claimed = {real: _claims(self.decks.get(real, ())) for real in map(Path.resolve, cards)}
+        yield from self._build_each(cards, changed)
+        if any(_claims(self.decks.get(real, ())) != was for real, was in claimed.items()):
+            retry = [card for card in self.card_files() if card.resolve() in self.failing]
+            yield from self._build_each([c for c in retry if c.resolve() not in claimed], changed)
+
+    def _build_each(self, cards: list[Path], changed: tuple[Path, ...]) -> Iterator[Rebuild]:
         request = self.request
         for card in cards:
+            real = card.resolve()
             build_request = BuildRequest(
                 timestamp=request.clock(),
                 selection=replace(request.selection, sources=(card,)),
@@ -168,8 +205,8 @@ class _Watched:
                 preview=False,
                 lint=request.lint,
                 unused_media=False,  # one deck alone cannot tell what no deck uses
+                alongside=tuple(d for key, ds in self.decks.items() if key != real for d in ds),
             )
-            real = card.resolve()
             try:
                 result = build(build_request)
             except (DeckError, OutputError) as exc:
@@ -179,9 +216,14 @@ class _Watched:
                     if isinstance(exc, DeckError)
                     else (Problem(str(card), None, str(exc)),)
                 )
+                partial = exc.partial if isinstance(exc, DeckError) else ()
+                read = [deck for deck in partial if isinstance(deck, Deck)]
+                if read:  # else what it had, till it reads again (a save caught halfway)
+                    self.decks[real] = tuple(read)
                 yield Rebuild(card, changed, None, tuple(problems))
                 continue
             self.failing.discard(real)
+            self.decks[real] = tuple(package.rendered.deck for package in result.packages)
             self.media[real] = {
                 name for package in result.packages for name in package.rendered.media
             }
@@ -192,3 +234,10 @@ class _Watched:
                 except OSError:
                     self.locks.pop(lock, None)
             yield Rebuild(card, changed, result)
+
+
+def _claims(decks: Iterable[Deck]) -> frozenset[str]:
+    """The deck ids and ``guid:`` keys of ``decks``: what other card files must not have."""
+    return frozenset(
+        [*(deck.key for deck in decks), *(n.guid for deck in decks for n in deck.notes if n.guid)]
+    )

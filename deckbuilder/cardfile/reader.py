@@ -10,9 +10,11 @@ study block; this one finds the card files and reads them.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from deckbuilder.cardfile.checks import Spellings
@@ -43,12 +45,15 @@ __all__ = [
     "MAX_NOTES",
     "NOTE_KEYS",
     "SOURCE_SUFFIXES",
+    "deck_id_problems",
     "decks_from_tree",
+    "digest_now",
     "find_sources",
     "load_deck",
     "load_deck_languages",
     "load_decks",
     "read_text",
+    "source_digest",
 ]
 
 SOURCE_SUFFIXES = (".yaml", ".yml")
@@ -128,11 +133,13 @@ def load_decks(
     *,
     lang: str | None = None,
     fallback: bool = False,
+    alongside: Sequence[Deck] = (),
 ) -> list[Deck]:
     """Load every card file under ``paths``; raise one DeckError listing all problems.
 
     ``lang`` picks the language of files that declare ``languages:`` (see
-    :func:`load_deck_languages`); files without it load as they are."""
+    :func:`load_deck_languages`); files without it load as they are. ``alongside``: the
+    decks of the project's other card files, read apart (see :func:`deck_id_problems`)."""
     decks: list[Deck] = []
     problems: list[Problem] = []
     for source in find_sources(paths):
@@ -143,7 +150,7 @@ def load_decks(
         except DeckError as exc:
             problems.extend(exc.problems)
             decks.extend(exc.partial)
-    first_file: dict[str, Deck] = {}
+    problems.extend(deck_id_problems(decks, alongside))
     names = Spellings("deck name")  # Anki matches deck names without case
     # Tags too, across the collection the decks are imported into: one file's spelling
     # of a tag is checked with its own, here against the other files'.
@@ -159,18 +166,6 @@ def load_decks(
             wrong = tags.problem(tag, str(deck.source))
             if wrong:
                 problems.append(Problem(str(deck.source), None, wrong))
-        if deck.key in first_file:
-            other = first_file[deck.key].source
-            problems.append(
-                Problem(
-                    str(deck.source),
-                    None,
-                    f"deck id '{deck.key}' is also used by {other}; "
-                    "both would be written to the same package (set a different 'id:')",
-                )
-            )
-        else:
-            first_file[deck.key] = deck
     declared = {(t.source, t.key): t for deck in decks for t in deck.note_types}
     problems += shared_name_problems(declared.values())
     if problems:
@@ -178,11 +173,53 @@ def load_decks(
     return decks
 
 
+def deck_id_problems(decks: Sequence[Deck], alongside: Sequence[Deck] = ()) -> list[Problem]:
+    """A problem for each deck whose id a deck of another card file has: both would be
+    written to one package, with one lock file's ids and one set of GUIDs. ``alongside``:
+    the decks of the project's other card files when they are read apart (watch reads
+    each card file alone); they come first, and only ``decks`` are told."""
+    first_file: dict[str, Deck] = {}
+    for deck in alongside:
+        first_file.setdefault(deck.key, deck)
+    problems = []
+    for deck in decks:
+        first = first_file.setdefault(deck.key, deck)
+        if first.source != deck.source:
+            problems.append(
+                Problem(
+                    str(deck.source),
+                    None,
+                    f"deck id '{deck.key}' is also used by {first.source}; "
+                    "both would be written to the same package (set a different 'id:')",
+                )
+            )
+    return problems
+
+
 def read_text(path: Path) -> str:
     """Read a UTF-8 text file (BOM allowed), refusing binary and oversized files, and
     anything but a regular file (a named pipe would block the read)."""
+    return _decoded(path, read_regular(path, MAX_FILE_BYTES))
+
+
+def source_digest(data: bytes) -> str:
+    """What tells one version of a card file's bytes from another (see
+    :attr:`deckbuilder.model.Deck.source_digest`)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def digest_now(path: Path) -> str:
+    """:func:`source_digest` of the card file ``path`` as it is now ('' when it cannot be
+    read, or is no longer a regular file)."""
+    try:
+        return source_digest(read_regular(path, MAX_FILE_BYTES))
+    except DeckError:
+        return ""
+
+
+def _decoded(path: Path, data: bytes) -> str:
+    """The text of the card file ``path`` that holds ``data`` (see :func:`read_text`)."""
     name = str(path)
-    data = read_regular(path, MAX_FILE_BYTES)
     if b"\x00" in data:
         raise DeckError.single(name, "this is a binary file, not UTF-8 text")
     try:
@@ -255,17 +292,21 @@ def load_deck_languages(
 
     A YAML mistake does not stop the checks: every one is reported with the problems of
     the notes that could still be read (see :mod:`.yaml_recovery`)."""
-    text = read_text(path)
+    data = read_regular(path, MAX_FILE_BYTES)
+    text = _decoded(path, data)
+    digest = source_digest(data)
     tree, problems = read_yaml(text, str(path), LOCALIZED_KEYS)
-    if not problems:
-        return decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
     decks: list[Deck] = []
-    if tree is not None:
-        try:
+    try:
+        if tree is not None or not problems:
             decks = decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
-        except DeckError as exc:
-            raise DeckError([*problems, *exc.problems], partial=exc.partial) from None
-    raise DeckError(problems, partial=decks)
+    except DeckError as exc:
+        partial = [replace(deck, source_digest=digest) for deck in exc.partial]
+        raise DeckError([*problems, *exc.problems], partial=partial) from None
+    decks = [replace(deck, source_digest=digest) for deck in decks]
+    if problems:
+        raise DeckError(problems, partial=decks)
+    return decks
 
 
 def decks_from_tree(

@@ -76,7 +76,17 @@ def _read_answers(fields: FieldReader, item: YMap) -> list[tuple[TypedAnswer, in
             if isinstance(entry, YMap)
             else _read_text(fields, entry, what)
         )
-        if answer is not None:
+        if answer is not None and answer.text.startswith("sound:") and fields.quoting(value):
+            # answer: [sound:x.mp3] is a list to YAML, of the text 'sound:x.mp3'.
+            fields.problem(
+                entry.line,
+                f"'answer' is a list to YAML ('[' without quotes), whose answer is the text "
+                f"'{shown(answer.text)}'; a sound alone leaves nothing to type: write the words "
+                "the learner types with the sound beside them, in quotes: "
+                "answer: 'bonjour [sound:bonjour.mp3]'",
+                what,
+            )
+        elif answer is not None:
             out.append((answer, entry.line))
     return out
 

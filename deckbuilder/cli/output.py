@@ -260,9 +260,15 @@ def _change_lines(result: PackageResult) -> list[str]:
             "(README, 'Updating a shared deck')."
         )
     lines += removed_lines(result)
-    state = "updated; commit it with the card file" if result.lock_written else "unchanged"
-    lines.append(f"  lock  {result.lock} ({state})")
+    lines.append(f"  lock  {result.lock} ({lock_state(result)})")
     return lines
+
+
+def lock_state(result: PackageResult) -> str:
+    """What became of a package's lock file: moved, updated or unchanged."""
+    if result.lock_moved_from is not None:
+        return f"moved from {result.lock_moved_from}, beside its card file; commit both"
+    return "updated; commit it with the card file" if result.lock_written else "unchanged"
 
 
 def removed_lines(result: PackageResult) -> list[str]:
@@ -287,6 +293,7 @@ def build_facts(result: PackageResult) -> dict[str, Any]:
         "media": sorted(result.rendered.media),
         "lock": str(result.lock),
         "lock_written": result.lock_written,
+        "lock_moved_from": None if result.lock_moved_from is None else str(result.lock_moved_from),
         "first_build": result.first_build,
         "changes": {
             "added": list(c.added),

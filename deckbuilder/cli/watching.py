@@ -20,7 +20,7 @@ from deckbuilder.cli.options import (
     selection,
     session_of,
 )
-from deckbuilder.cli.output import Session, echo, err, plural, removed_lines
+from deckbuilder.cli.output import Session, echo, err, lock_state, plural, removed_lines
 
 __all__ = ["watch"]
 
@@ -94,3 +94,5 @@ def _tell(session: Session, rebuild: library.Rebuild) -> None:
         )
         for line in removed_lines(package):
             session.say(line)
+        if package.lock_moved_from is not None:
+            session.say(f"  lock  {package.lock} ({lock_state(package)})")

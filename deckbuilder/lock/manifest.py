@@ -338,6 +338,8 @@ def update_manifest(
     removed = _removed(gone, shared, plan)
     if gone and added:
         plan.warnings += _renamed(gone, set(added), notes, rd)
+    if len(changed) > 1:
+        plan.warnings += _traded(prev.notes, changed, notes, rd)
     if plan.problems:
         raise DeckError(plan.problems)
     changes = Changes(
@@ -456,6 +458,67 @@ def _renamed(
                 )
             )
     return found
+
+
+def _traded(
+    before: Mapping[str, NoteEntry],
+    changed: list[str],
+    notes: Mapping[str, NoteEntry],
+    rd: RenderedDeck,
+) -> list[Problem]:
+    """Notes that passed their contents round (two ids swapped, say): each changed note
+    has what another changed note had, each content the only one with it. Anki knows a
+    note by its id, so each review history now schedules another note's question, and the
+    build would say no more than "2 changed"."""
+    had: dict[str, list[str]] = {}
+    for entry in before.values():
+        had.setdefault(entry.content, []).append(entry.id)
+    now: dict[str, int] = {}
+    for note_id in changed:
+        now[notes[note_id].content] = now.get(notes[note_id].content, 0) + 1
+    took: dict[str, str] = {}  # note id -> the note whose content it has now
+    for note_id in changed:
+        content = notes[note_id].content
+        owners = had.get(content, [])
+        if len(owners) == 1 and now[content] == 1 and owners[0] != note_id:
+            took[note_id] = owners[0]
+    lines = {rn.note.id: rn.note.line for rn in rd.notes}
+    found = []
+    told: set[str] = set()
+    for start in [rn.note.id for rn in rd.notes if rn.note.id in took]:
+        ring = [start]
+        while (step := took.get(ring[-1])) is not None and step not in ring:
+            ring.append(step)
+        if step != start or start in told:
+            continue  # a chain that does not come back, or a ring already told
+        told.update(ring)
+        found.append(_traded_warning(ring, lines, rd))
+    return found
+
+
+def _traded_warning(ring: list[str], lines: Mapping[str, int], rd: RenderedDeck) -> Problem:
+    first, *others = ring
+    named = [f"'{first}'", *(f"'{i}' (line {lines[i]})" for i in others)]
+    who = f"{', '.join(named[:-1])} and {named[-1]}"
+    pairs = list(zip(ring, [*ring[1:], first], strict=True))
+    moves = [
+        f"'{first}' now has what '{ring[1]}' had",
+        *(f"'{a}' what '{b}' had" for a, b in pairs[1:]),
+    ]
+    passed = f"{', '.join(moves[:-1])}, and {moves[-1]}"
+    two = len(ring) == 2
+    return Problem(
+        str(rd.deck.source),
+        lines[first],
+        f"warning: notes {who} traded contents ({passed}), as when "
+        f"{'their ids are swapped' if two else 'ids are passed round'}. Anki knows a note "
+        "by its id: each note keeps its review history and takes "
+        f"{'the other' if two else 'another'}'s text, so learners get '{len(ring)} updated' "
+        f"and each history now schedules {'the other' if two else 'another'} question. To "
+        "keep each history with its question, "
+        f"{'swap the ids back' if two else 'give each note its id back'} and build again",
+        first,
+    )
 
 
 def _no_id_left(prev: Manifest, lock: str) -> Problem:

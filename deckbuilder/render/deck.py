@@ -10,7 +10,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from html import escape, unescape
 from pathlib import Path, PurePosixPath
@@ -28,13 +28,14 @@ from deckbuilder.model import (
     McqNote,
     Note,
     NoteKind,
+    TypedAnswer,
     TypedNote,
     letter,
 )
 from deckbuilder.progress import step
 from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.fidelity import deletions_ended_early
-from deckbuilder.render.markdown import render_markdown
+from deckbuilder.render.markdown import SOUND_TAG, render_markdown
 from deckbuilder.render.mathguard import math_markup_problems
 
 __all__ = [
@@ -396,6 +397,33 @@ class _Renderer:
                 out.append(self.lang(html) if self.deck.lang else html)
         return tuple(out)
 
+    def typed_answers(self, note: TypedNote) -> Sequence[TypedAnswer]:
+        """The accepted answers, each sound in them checked and packaged as a sound
+        anywhere else is, under its name in the package: the back shows the Answers
+        field, and Anki plays its sounds there (the learner types the words beside it)."""
+        if not any("[sound:" in answer.text for answer in note.answers):
+            return note.answers
+        out = []
+        for i, answer in enumerate(note.answers):
+            if "[sound:" not in answer.text:
+                out.append(answer)
+                continue
+            self.key = f"answer[{i}]"
+            text = SOUND_TAG.sub(self.answer_sound, answer.text)
+            if not SOUND_TAG.sub("", answer.text).strip():
+                what = "answer" if len(note.answers) == 1 else self.key
+                self.problem(
+                    f"'{what}' is only a sound, so there is nothing to type: write the words "
+                    "the learner types, with the sound beside them "
+                    "('bonjour [sound:bonjour.mp3]')"
+                )
+            out.append(replace(answer, text=text, shown=text))
+        return out
+
+    def answer_sound(self, found: re.Match[str]) -> str:
+        src = found[1].strip()
+        return f"[sound:{self.resolve(src, 'sound') or src}]"
+
     def fields(self, note: Note) -> tuple[str, ...]:
         if isinstance(note, FieldsNote):
             return self.declared(note)
@@ -439,7 +467,7 @@ class _Renderer:
             if lang:
                 question = lang(question, f' data-db-lang="{self.deck.lang}"')
                 explanation = lang(explanation)
-            answers = typed_answers_html(note.answers, self.choice_attributes)
+            answers = typed_answers_html(self.typed_answers(note), self.choice_attributes)
             return (question, answers, explanation, "yes" if note.match_case else "no")
         assert isinstance(note, BasicNote)
         front = self.md(note.front, "front")

@@ -53,7 +53,14 @@ from deckbuilder.render.fidelity import (
 )
 from deckbuilder.render.highlight import fenced_code, pygments_classes
 
-__all__ = ["MATH_CLOSER", "RAW_TAGS", "Rendered", "render_markdown", "render_markdown_fully"]
+__all__ = [
+    "MATH_CLOSER",
+    "RAW_TAGS",
+    "SOUND_TAG",
+    "Rendered",
+    "render_markdown",
+    "render_markdown_fully",
+]
 
 # Inline HTML an author may write; any other tag is shown as typed.
 RAW_TAGS = frozenset(
@@ -85,7 +92,7 @@ _KEPT_ATTRIBUTES = {"a": frozenset({"href", "title"})}
 _TEXT_FORMATTING = frozenset(
     {"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_close"}
 )
-_SOUND = re.compile(r"\[sound:([^\]\[\n]+)\]")
+SOUND_TAG = re.compile(r"\[sound:([^\]\[\n]+)\]")  # Anki's sound tag, the file name in group 1
 
 # (source as written, "image" or "sound") -> name in the package, or None to keep it.
 Resolver = Callable[[str, str], "str | None"]
@@ -216,7 +223,7 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
 def _sound(state: StateInline, silent: bool) -> bool:
     if state.src[state.pos] != "[":
         return False
-    m = _SOUND.match(state.src, state.pos, state.posMax)
+    m = SOUND_TAG.match(state.src, state.pos, state.posMax)
     if not m:
         return False
     if not silent:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, Run
+from deckbuilder import app
+from deckbuilder.errors import DeckError
+from tests.conftest import ROOT, Run, start_deckbuilder
 
 CliRun = Callable[..., Run]
 
@@ -131,3 +134,70 @@ def test_a_lock_file_linked_out_of_the_project_is_not_read(
         "folder; it is not read"
     )
     assert secret.read_text(encoding="utf-8") == "root:x:0:0\n"
+
+
+def _watch_request(project: Path, stop: threading.Event) -> app.WatchRequest:
+    return app.WatchRequest(
+        clock=lambda: 1_800_000_000,
+        selection=app.Selection(sources=(Path("cards"),), media_dir=Path("media")),
+        out_dir=project / "out",
+        lint=False,
+        stop=stop,
+    )
+
+
+@pytest.mark.parametrize("folder", ["media", "cards"])
+def test_watch_refuses_a_folder_linked_out_of_the_project(
+    folder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`watch` with 'media -> /proc/1' watched that tree and exited 3 (issue 45): a folder
+    it would watch that is a link out of the project is refused, in one line, before
+    anything is watched or built."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    shutil.copytree(ROOT / "cards", project / "cards")
+    shutil.copytree(ROOT / "media", outside)
+    shutil.rmtree(project / folder, ignore_errors=True)
+    if folder == "cards":
+        shutil.copytree(ROOT / "cards", outside, dirs_exist_ok=True)
+    (project / folder).symlink_to(outside, target_is_directory=True)
+    monkeypatch.chdir(project)
+    stop = threading.Event()
+    stop.set()  # were it to start watching, it would stop at once
+    with pytest.raises(DeckError) as caught:
+        list(app.watch(_watch_request(project, stop)))
+    assert [str(p) for p in caught.value.problems] == [
+        f"{folder}: a link to '{outside}', outside the project; it is not watched"
+    ]
+    assert not (project / "out").exists()
+
+
+def test_the_watch_command_refuses_a_linked_media_folder(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "cards", project / "cards")
+    (project / "media").symlink_to("/proc/1", target_is_directory=True)
+    proc = start_deckbuilder(["watch"], project, dict(os.environ))
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err
+    assert err.splitlines() == [
+        "media: a link to '/proc/1', outside the project; it is not watched",
+        "1 problem found; nothing was written.",
+    ]
+
+
+def test_init_writes_nothing_through_a_cards_folder_linked_out(tmp_path: Path, cli: CliRun) -> None:
+    """`init` wrote example.yaml through 'cards -> elsewhere' (issue 45)."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "cards").symlink_to(outside, target_is_directory=True)
+    result = cli("init", project)
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        f"Error: {project / 'cards'} is a link to '{outside}', outside the project; "
+        "nothing was changed"
+    ]
+    assert list(outside.iterdir()) == []
+    assert sorted(p.name for p in project.iterdir()) == ["cards"]

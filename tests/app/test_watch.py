@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder import app
+from deckbuilder.errors import DeckError
 from tests.conftest import start_deckbuilder
 
 DECK = "deck: {name}\nid: {key}\nnotes:\n" + "".join(
@@ -134,3 +135,58 @@ def test_the_command_prints_each_rebuild_and_stops_on_ctrl_c(project: Path) -> N
         line.endswith("wrote output/one.apkg: 500 added, 0 changed, 0 removed") for line in lines
     )
     assert err.strip().endswith("stopped watching")
+
+
+def test_two_card_files_with_one_deck_id_are_refused_as_build_refuses_them(
+    tmp_path: Path,
+) -> None:
+    """watch built cards/a/intro.yaml and cards/b/intro.yaml (one deck id, from their
+    names) into one package and wrote a lock file beside each; build refuses them (issue
+    45). The second is refused with build's own words; the first, saved while the second
+    still has its id, is refused too; once the second has an id of its own, both build."""
+    cards = tmp_path / "cards"
+    for sub in ("a", "b"):
+        (cards / sub).mkdir(parents=True)
+        (cards / sub / "intro.yaml").write_text(
+            "deck: Intro\nnotes:\n  - {id: n1, front: f, back: b}\n", "utf-8"
+        )
+    (tmp_path / "media").mkdir()
+    request = app.BuildRequest(
+        1_800_000_000,
+        app.Selection(sources=(cards,), media_dir=tmp_path / "media"),
+        out_dir=tmp_path / "output",
+        preview=False,
+        lint=False,
+    )
+    with pytest.raises(DeckError) as refused:
+        app.build(request)
+    watcher = Watching(tmp_path)
+    try:
+        first, second = watcher.next(), watcher.next()
+        assert first.source == cards / "a" / "intro.yaml" and first.result is not None
+        assert second.source == cards / "b" / "intro.yaml" and second.result is None
+        assert second.problems == refused.value.problems
+        assert sorted(cards.rglob("*.lock")) == [cards / "a" / "intro.lock"]
+
+        _save_like_an_editor(
+            cards / "a" / "intro.yaml", "deck: Intro\nnotes:\n  - {id: n1, front: F, back: b}\n"
+        )
+        again = watcher.next()
+        assert again.result is None
+        assert [p.message for p in again.problems] == [
+            f"deck id 'intro' is also used by {cards / 'b' / 'intro.yaml'}; both would be "
+            "written to the same package (set a different 'id:')"
+        ]
+
+        _save_like_an_editor(
+            cards / "b" / "intro.yaml",
+            "deck: Intro two\nid: intro-b\nnotes:\n  - {id: n1, front: f, back: b}\n",
+        )
+        built = {}
+        for _ in range(2):
+            rebuild = watcher.next()
+            built[rebuild.source.parent.name] = rebuild.result is not None
+        assert built == {"a": True, "b": True}
+    finally:
+        watcher.stop.set()
+        watcher.thread.join(timeout=10)

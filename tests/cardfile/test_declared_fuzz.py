@@ -117,4 +117,3 @@ def test_a_declaration_is_built_or_refused_with_lines(document: dict[str, Any]) 
         selection = app.Selection(sources=(cards,), media_dir=None)
         app.build(app.BuildRequest(1_800_000_000, selection, out_dir=out, preview=False))
         assert result.decks
-

@@ -491,6 +491,63 @@ def test_changing_the_id_back_warns_the_other_way() -> None:
     assert warning.message.endswith("(unless learners already have 'a')")
 
 
+def traded_warnings(before: list[str], after: list[str]) -> list[str]:
+    """The warnings of a rebuild from notes ``id:front`` to others (each on its own line)."""
+
+    def deck(notes: list[str]) -> RenderedDeck:
+        pairs = (n.split(":") for n in notes)
+        notes = (basic(i, front) for i, front in pairs)
+        return deck_of(*(dataclasses.replace(note, line=n) for n, note in enumerate(notes, 1)))
+
+    first = update_manifest(None, deck(before), 1_000)
+    return [str(w) for w in update_manifest(first.manifest, deck(after), 2_000).warnings]
+
+
+def test_two_notes_that_traded_ids_are_a_warning_with_what_to_do() -> None:
+    """Swapping two notes' ids while their text stays moved each review history to the
+    other question with nothing said but "2 changed" (issue 45)."""
+    assert traded_warnings(["a:one", "b:two", "c:three"], ["a:two", "b:one", "c:three"]) == [
+        "cards/d.yaml:1: note 'a': warning: notes 'a' and 'b' (line 2) traded contents "
+        "('a' now has what 'b' had, and 'b' what 'a' had), as when their ids are swapped. "
+        "Anki knows a note by its id: each note keeps its review history and takes the "
+        "other's text, so learners get '2 updated' and each history now schedules the other "
+        "question. To keep each history with its question, swap the ids back and build again"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # Three notes passing their contents round are told once.
+        (["a:1", "b:2", "c:3"], ["a:2", "b:3", "c:1"], ["a"]),
+        # Two swaps, two warnings.
+        (["a:1", "b:2", "c:3", "d:4"], ["a:2", "b:1", "c:4", "d:3"], ["a", "c"]),
+        # One note took another's text, which got new text: an edit, not a trade.
+        (["a:1", "b:2"], ["a:2", "b:new"], []),
+        # Two notes with the same text: no telling which went where.
+        (["a:1", "b:1", "c:2"], ["a:2", "b:1", "c:1"], []),
+        # Edited, not swapped.
+        (["a:1", "b:2"], ["a:1 edited", "b:2 edited"], []),
+    ],
+)
+def test_only_notes_whose_contents_went_round_are_told(
+    before: list[str], after: list[str], expected: list[str]
+) -> None:
+    found = [re.match(r".*note '(.+)': warning: notes", w) for w in traded_warnings(before, after)]
+    assert [m.group(1) for m in found if m] == expected
+    assert len(found) == len(expected)
+
+
+def test_notes_that_passed_their_contents_round_are_all_named() -> None:
+    (warning,) = traded_warnings(["a:1", "b:2", "c:3"], ["a:2", "b:3", "c:1"])
+    assert warning.startswith(
+        "cards/d.yaml:1: note 'a': warning: notes 'a', 'b' (line 2) and 'c' (line 3) traded "
+        "contents ('a' now has what 'b' had, 'b' what 'c' had, and 'c' what 'a' had), as when "
+        "ids are passed round."
+    )
+    assert warning.endswith("give each note its id back and build again")
+
+
 note_ids = st.lists(
     st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=8), unique=True, max_size=12
 )

@@ -196,6 +196,40 @@ def test_added_notes_are_added_and_removed_notes_reported(
     assert col.fix_integrity() == ("Database rebuilt and optimized.", True)  # type: ignore[attr-defined]
 
 
+def test_two_notes_that_trade_ids_take_each_others_text_and_keep_their_reviews(
+    studied: Studied,
+) -> None:
+    """What the warning for a swap of ids says Anki does (issue 45): each note keeps its
+    cards and reviews and takes the other's text; swapping back undoes it."""
+    col = studied.col
+    state = {
+        key: {c.id: card_state(col, c.id) for c in studied.note(key).cards()}  # type: ignore[attr-defined]
+        for key in ("capital", "planet")
+    }
+    studied.edit("id: capital", "id: was-capital")
+    studied.edit("id: planet", "id: capital")
+    studied.edit("id: was-capital", "id: planet")
+    result = studied.rebuild(T1)
+    assert result.changes.changed == ("capital", "planet")
+    (warning,) = result.rendered.warnings
+    assert warning.note == "planet" and "traded contents" in warning.message
+    log = import_package(col, result.path)
+    assert len(log.updated) == 2 and not log.new  # type: ignore[attr-defined]
+    assert studied.note("capital")["Back"] == "Mercury"  # type: ignore[index]
+    assert studied.note("planet")["Back"] == "Paris"  # type: ignore[index]
+    for key, cards in state.items():
+        assert {c.id: card_state(col, c.id) for c in studied.note(key).cards()} == cards  # type: ignore[attr-defined]
+
+    # Undone as the warning says: each note has its own text again.
+    studied.edit("id: capital", "id: was-capital")
+    studied.edit("id: planet", "id: capital")
+    studied.edit("id: was-capital", "id: planet")
+    import_package(col, studied.rebuild(T1 + 60).path)
+    assert studied.note("capital")["Back"] == "Paris"  # type: ignore[index]
+    assert studied.note("planet")["Back"] == "Mercury"  # type: ignore[index]
+    studied.assert_reviews_kept()
+
+
 def _patched_note_type(
     monkeypatch: pytest.MonkeyPatch, kind: NoteKind, **changes: object
 ) -> NoteTypeSpec:

@@ -1,0 +1,255 @@
+"""A card file renamed or moved keeps its notes' identities (issue 45).
+
+Anki knows a note by a GUID made from its deck id and note id, and a deck id is the card
+file's name unless it says ``id:``. Renaming a card file without ``id:`` silently started
+a new deck: every note a new GUID, learners given every note again, the old lock file
+never mentioned. Moving a card file into a subfolder left its lock file behind, so every
+note got a new Anki note id ("2 notes added"). Now a moved card file takes its lock file
+along, and a build that finds the lock file of a deck no card file has says what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Run, import_package
+
+CliRun = Callable[..., Run]
+
+DECK = (
+    "deck: {name}\n{header}notes:\n  - {{id: a, front: one, back: uno}}\n"
+    "  - {{id: b, front: two, back: dos}}\n"
+)
+
+
+@pytest.fixture
+def cards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards").mkdir()
+    return Path("cards")
+
+
+def write(path: Path, name: str = "Deck", header: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(DECK.format(name=name, header=header), encoding="utf-8")
+    return path
+
+
+def build(cli: CliRun, *args: str | Path) -> Run:
+    return cli("build", "--no-preview", *args)
+
+
+def test_a_card_file_moved_into_a_subfolder_takes_its_lock_file_along(
+    cards: Path, cli: CliRun
+) -> None:
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    lock = (cards / "deck.lock").read_bytes()
+    (cards / "topics").mkdir()
+    (cards / "deck.yaml").rename(cards / "topics" / "deck.yaml")
+
+    result = build(cli)
+    assert result.code == 0, result.err
+    assert "since last build: 0 added, 0 changed, 0 removed, 2 unchanged" in result.out
+    assert (
+        "  lock  cards/topics/deck.lock (moved from cards/deck.lock, beside its card file; "
+        "commit both)"
+    ) in result.out
+    assert not (cards / "deck.lock").exists()
+    assert (cards / "topics" / "deck.lock").read_bytes() == lock  # the same ids and times
+    assert result.err == ""
+
+    again = cli("build", "--no-preview", "--json")
+    (package,) = json.loads(again.out)["decks"]
+    assert package["lock"] == "cards/topics/deck.lock" and package["lock_moved_from"] is None
+    assert not package["lock_written"]
+
+
+def test_a_card_file_moved_and_renamed_with_its_id_takes_its_lock_file_along(
+    cards: Path, cli: CliRun
+) -> None:
+    write(cards / "old.yaml", header="id: kept\n")
+    assert build(cli).code == 0
+    ids = (cards / "kept.lock").read_text(encoding="utf-8").split("# note", 1)[1]
+    (cards / "sub").mkdir()
+    (cards / "old.yaml").rename(cards / "sub" / "new.yaml")
+    result = build(cli, cards / "sub" / "new.yaml")  # built alone, it still finds it
+    assert result.code == 0, result.err
+    assert "0 added, 0 changed, 0 removed, 2 unchanged" in result.out
+    moved = (cards / "sub" / "kept.lock").read_text(encoding="utf-8")
+    assert "for deck 'kept' (new.yaml)" in moved and moved.endswith(ids)
+    assert not (cards / "kept.lock").exists()
+
+
+@pytest.mark.anki
+def test_a_moved_card_files_rebuild_imports_as_no_new_note(
+    cards: Path, cli: CliRun, collection: Any
+) -> None:
+    """Measured with Anki: the rebuild of a moved card file is the same deck to a learner."""
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    first = import_package(collection, Path("output") / "deck.apkg")
+    assert len(first.new) == 2
+    ids = sorted(collection.find_notes(""))
+    (cards / "sub").mkdir()
+    (cards / "deck.yaml").rename(cards / "sub" / "deck.yaml")
+    assert build(cli).code == 0
+    log = import_package(collection, Path("output") / "deck.apkg")
+    assert not log.new and not log.updated and not log.conflicting
+    assert len(log.duplicate) == 2
+    assert sorted(collection.find_notes("")) == ids
+
+
+def test_a_card_file_renamed_without_id_is_refused_with_what_to_do(
+    cards: Path, cli: CliRun
+) -> None:
+    write(cards / "old.yaml")
+    assert build(cli).code == 0
+    (cards / "old.yaml").rename(cards / "new.yaml")
+    result = build(cli)
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        "cards/new.yaml: deck 'new' has no lock file, but cards/old.lock belongs to deck "
+        "'old' (old.yaml), which no card file has now, and holds 2 of its 2 note ids: if you "
+        "renamed old.yaml to new.yaml, add 'id: old' to it to keep its notes' identities "
+        "(without it learners get every note again, as new); if it is a new deck, delete "
+        "cards/old.lock",
+        "1 problem found; nothing was written.",
+    ]
+    assert not (cards / "new.lock").exists() and not Path("output/new.apkg").exists()
+
+    text = (cards / "new.yaml").read_text(encoding="utf-8")
+    (cards / "new.yaml").write_text(text.replace("notes:", "id: old\nnotes:"), "utf-8")
+    result = build(cli)
+    assert result.code == 0, result.err
+    assert "0 added, 0 changed, 0 removed, 2 unchanged" in result.out
+    assert "for deck 'old' (new.yaml)" in (cards / "old.lock").read_text(encoding="utf-8")
+    assert result.err == ""
+
+
+def test_a_bilingual_card_file_renamed_without_id_is_refused_per_language(
+    cards: Path, cli: CliRun
+) -> None:
+    (cards / "topic.yaml").write_text(
+        "deck: {en: Topic, ko: 주제}\nlanguages: [en, ko]\nnotes:\n"
+        "  - {id: a, front: {en: one, ko: 하나}, back: {en: uno, ko: 일}}\n",
+        encoding="utf-8",
+    )
+    assert build(cli).code == 0
+    (cards / "topic.yaml").rename(cards / "subject.yaml")
+    result = build(cli)
+    assert result.code == 1
+    lines = result.err.splitlines()
+    assert [line.split(" but ")[1].split(",")[0] for line in lines[:-1]] == [
+        "cards/topic.en.lock belongs to deck 'topic.en' (topic.yaml)",
+        "cards/topic.ko.lock belongs to deck 'topic.ko' (topic.yaml)",
+    ]
+    assert all("add 'id: topic' to it" in line for line in lines[:-1])
+
+
+def test_a_new_deck_beside_an_unrelated_lost_lock_file_is_not_refused(
+    cards: Path, cli: CliRun
+) -> None:
+    """Only a first build whose notes the lost lock file holds looks like a rename."""
+    (cards / "old.yaml").write_text(
+        "deck: Old\nnotes:\n  - {id: x, front: f, back: b}\n", encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    (cards / "old.yaml").unlink()
+    write(cards / "new.yaml")
+    result = build(cli)
+    assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        "cards/old.lock: warning: belongs to deck 'old' (old.yaml), which no card file has "
+        "now: if you renamed old.yaml, add 'id: old' to the renamed card file to keep its "
+        "notes' identities; if you deleted the deck, delete this lock file"
+    ]
+
+
+def test_a_lock_file_of_a_deleted_deck_is_told_only_when_every_card_file_is_built(
+    cards: Path, cli: CliRun
+) -> None:
+    write(cards / "a.yaml")
+    write(cards / "c.yaml")
+    (cards / "b.yaml").write_text(
+        "deck: B\nnotes:\n  - {id: x, front: f, back: b}\n", encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    (cards / "b.yaml").unlink()
+    told = "cards/b.lock: warning: belongs to deck 'b' (b.yaml), which no card file has now"
+    assert build(cli).err.startswith(told)
+    # Built alone, a.yaml cannot tell whether c.yaml now says 'id: b'.
+    assert build(cli, cards / "a.yaml").err == ""
+
+
+def test_a_card_file_whose_deck_id_changed_is_refused(cards: Path, cli: CliRun) -> None:
+    write(cards / "deck.yaml", header="id: one\n")
+    assert build(cli).code == 0
+    write(cards / "deck.yaml", header="id: two\n")
+    result = build(cli)
+    assert result.code == 1
+    assert result.err.splitlines()[0] == (
+        "cards/deck.yaml: deck 'two' has no lock file, but cards/one.lock belongs to deck "
+        "'one' as deck.yaml was last built, and holds 2 of its 2 note ids: if you changed "
+        "its id, change it back to 'id: one' to keep its notes' identities (without it "
+        "learners get every note again, as new); if it is a new deck, delete cards/one.lock"
+    )
+
+
+def test_a_card_file_copied_with_its_deck_id_is_refused_when_built_alone(
+    cards: Path, cli: CliRun
+) -> None:
+    """Two card files with one deck id are refused by a build of both; built alone, the
+    copy found the other's lock file nowhere and wrote a second one, with the same GUIDs."""
+    write(cards / "a" / "intro.yaml")
+    assert build(cli).code == 0
+    shutil.copytree(cards / "a", cards / "b", ignore=shutil.ignore_patterns("*.lock"))
+    result = build(cli, cards / "b" / "intro.yaml")
+    assert result.code == 1
+    assert result.err.splitlines()[0] == (
+        "cards/b/intro.yaml: deck id 'intro' is also used by cards/a/intro.yaml; both would "
+        "be written to the same package (set a different 'id:')"
+    )
+    assert not (cards / "b" / "intro.lock").exists()
+
+
+def test_an_old_copy_of_a_moved_lock_file_is_told(cards: Path, cli: CliRun) -> None:
+    """A build killed between writing the moved lock file and removing the old one."""
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    (cards / "sub").mkdir()
+    (cards / "deck.yaml").rename(cards / "sub" / "deck.yaml")
+    shutil.copyfile(cards / "deck.lock", cards / "sub" / "deck.lock")
+    result = build(cli)
+    assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        "cards/deck.lock: warning: an old copy of deck 'deck''s lock file, which is "
+        "cards/sub/deck.lock beside its card file now: delete this one"
+    ]
+
+
+@pytest.mark.parametrize("name", ["../../secret.yaml", "a\x00b.yaml", "x" * 5000 + ".yaml", ""])
+def test_a_lock_file_header_naming_no_plain_card_file_names_none(
+    cards: Path, cli: CliRun, name: str
+) -> None:
+    """A lock file's header is text anyone may have typed: it never leads out of its folder,
+    nor to a crash."""
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    text = (cards / "deck.lock").read_text(encoding="utf-8")
+    (cards / "stray.lock").write_text(
+        text.replace("for deck 'deck' (deck.yaml)", f"for deck 'stray' ({name})"), "utf-8"
+    )
+    result = build(cli)
+    assert result.code == 0, result.err
+    if len(name) > 100:  # a plain name, of a card file that is not there: shown cut short
+        assert result.err.startswith("cards/stray.lock: warning: belongs to deck 'stray' (xx")
+        assert "… (5,005 characters)), which no card file has now" in result.err
+    else:
+        assert "stray" not in result.err
