@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from deckbuilder import cloze
 from deckbuilder.anki.notetypes import note_type
+from deckbuilder.anki.notetypes.active_content import without_active_parts
 from deckbuilder.anki.notetypes.template_rules import token_spans
 from deckbuilder.cardfile.fields import LOCALIZED_KEYS, MAX_FIELD_BYTES
 from deckbuilder.cardfile.reader import load_deck
@@ -514,3 +515,19 @@ def test_reading_anki_tags_takes_linear_time() -> None:
     to its end (0.7 s at 125,000 characters, where check and build read every template)."""
     assert_linear(token_spans, run_of("{{a}}"))
     assert_linear(token_spans, run_of("<!--a-->"))
+
+
+# A note type's templates and CSS read for what they run or fetch (issue 45): runs of
+# openings never closed, and of parts whose removal joins their neighbours anew.
+ACTIVE_RUNS = [
+    *("<", "<a ", "<a b=", '<a b="', "<a b=x onclick=y ", "<script>", "<SCRIPT", "<style>"),
+    *("<textarea>", "<!--", "<![CDATA[", "<!", "</", "{{", "{{a}}", "<{{a}}", "&#x73;"),
+    *("<img src=x onerror=y>", "<<script></script>", "<svg><style><b>", "url(", 'url("', "/*"),
+    *("@import ", "@import url(https://h/", "image-set(", "\\", '"', "(", "{"),
+]
+
+
+@pytest.mark.parametrize("unit", ACTIVE_RUNS)
+def test_finding_what_a_note_type_runs_takes_linear_time(unit: str) -> None:
+    assert_linear(without_active_parts, run_of(unit))
+    assert_linear(lambda t: without_active_parts(t, css=True), run_of(unit))
