@@ -31,6 +31,9 @@ class NoteTypeSpec:
     # Templates after the first, as (name, front, back): Anki's "Basic (and reversed
     # card)" has a second one. Empty for a note type with one template.
     more_templates: tuple[tuple[str, str, str], ...] = ()
+    # A note type kept from a collection whose scripts and remote resources the user
+    # keeps, by name ("keep_scripts": true in its note types file); see active_content.
+    keep_scripts: bool = False
 
     @property
     def is_cloze(self) -> bool:
