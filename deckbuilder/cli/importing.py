@@ -70,6 +70,18 @@ def import_(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the card file if it exists.")
     ] = False,
+    keep_scripts: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--keep-scripts",
+            metavar="NOTE_TYPE",
+            help="Keep this Anki note type's templates and CSS as they are, with the "
+            "scripts, event handlers and remote resources they hold (Anki runs or fetches "
+            "them on every review); without it they are removed, with a warning. "
+            "Repeat for several.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Turn questions you have into card files for build: a quiz (numbered text, Aiken or
     GIFT), a spreadsheet (.csv, .tsv), or Anki decks (.apkg, .colpkg, text files). Notes
@@ -87,6 +99,7 @@ def import_(
             allow_missing_answers=allow_missing_answers,
             strict=strict,
             force=force,
+            keep_scripts=tuple(keep_scripts or ()),
             written=session.written,  # for the message if it is interrupted
         )
     )
