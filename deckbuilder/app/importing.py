@@ -21,6 +21,29 @@ class ImportResult:
     # What the note types kept from a package run or fetch: removed, or kept as asked.
     active_content: tuple[ActiveContent, ...] = ()
 
+    def as_json(self) -> dict[str, object]:
+        """The result as ``import --json`` prints it."""
+        return {
+            "ok": True,
+            "card_files": [str(path) for path in self.card_files],
+            "warnings": [
+                {"file": p.file, "line": p.line, "note": p.note, "message": p.message}
+                for p in self.warnings
+            ],
+            "report": list(self.report),
+            "note_types": [
+                {
+                    "name": active.note_type,
+                    "kept": active.kept,
+                    "parts": [
+                        {"kind": f.part.value, "where": f.where, "excerpt": f.excerpt}
+                        for f in active.found
+                    ],
+                }
+                for active in self.active_content
+            ],
+        }
+
 
 def import_file(request: ImportRequest) -> ImportResult:
     """Read ``request.source`` and write its card files (and, for an Anki package, their

@@ -9,7 +9,7 @@ import typer
 
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
-from deckbuilder.cli.options import session_of
+from deckbuilder.cli.options import JsonFlag, session_of
 from deckbuilder.cli.output import echo
 
 
@@ -82,6 +82,7 @@ def import_(
             show_default=False,
         ),
     ] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Turn questions you have into card files for build: a quiz (numbered text, Aiken or
     GIFT), a spreadsheet (.csv, .tsv), or Anki decks (.apkg, .colpkg, text files). Notes
@@ -90,6 +91,7 @@ def import_(
     Example: deckbuilder import quiz.csv --out cards/quiz.yaml
     """
     session = session_of(ctx)
+    session.json = as_json
     result = library.import_file(
         library.ImportRequest(
             source=source,
@@ -105,5 +107,8 @@ def import_(
     )
     for warning in result.warnings:
         echo(str(warning), err=True)
+    if as_json:
+        session.emit_json(result.as_json())
+        return
     for line in result.report:
         echo(line)

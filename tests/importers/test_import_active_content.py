@@ -164,6 +164,24 @@ def test_a_name_that_is_no_imported_note_type_is_an_error_naming_those_there_are
     )
 
 
+def test_json_output_carries_what_was_removed(here: Path, cli: CliRun, collection: Any) -> None:
+    export = _learners_export(here, collection)
+    run = cli("import", export, "--json")
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert data["ok"] is True and data["card_files"] == ["cards/shared.yaml"]
+    assert WARNING.split(": ", 1)[1] in [w["message"] for w in data["warnings"]]
+    (note_type,) = data["note_types"]
+    assert (note_type["name"], note_type["kept"]) == (NAME, False)
+    assert [(p["kind"], p["where"]) for p in note_type["parts"]] == [
+        ("remote_address", "the front of card 1"),
+        ("script", "the front of card 1"),
+        ("event_handler", "the front of card 1"),
+        ("css_import", "the CSS"),
+    ]
+    assert note_type["parts"][2]["excerpt"] == 'onerror="this.remove()"'
+
+
 def test_a_note_type_that_shows_its_field_only_from_a_script_is_not_imported_without_asking(
     here: Path, cli: CliRun, collection: Any
 ) -> None:
