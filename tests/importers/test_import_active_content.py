@@ -38,7 +38,7 @@ WARNING = (
 )
 
 
-def _shared_deck(path: Path, front: str = FRONT, css: str = CSS) -> Path:
+def shared_deck(path: Path, front: str = FRONT, css: str = CSS) -> Path:
     """A deck as shared decks come: a note type of its own with a script, an event
     handler, a remote style sheet and a remote font; and a cloze note of a plain type."""
     model = genanki.Model(
@@ -61,7 +61,7 @@ def _learners_export(here: Path, collection: Any, **deck: str) -> Path:
     File > Export writes it."""
     from anki.collection import DeckIdLimit, ExportAnkiPackageOptions
 
-    import_package(collection, _shared_deck(here / "shared.apkg", **deck))
+    import_package(collection, shared_deck(here / "shared.apkg", **deck))
     export = Path("export.apkg")
     options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
     did = collection.decks.id("Shared")
