@@ -5,8 +5,11 @@ Anki updates a note in place only when the package gives it the note type it alr
 note as conflicting and leaves it alone. So the notes
 ``deckbuilder import`` reads from an ``.apkg`` are built with their collection's note
 types, kept beside the card file in ``<card file stem>.notetypes.json``: per note kind
-(basic, basic-reversed, cloze), the id, name, fields, templates and CSS, as they were.
-A deck without that file uses deckbuilder's own note types.
+(basic, basic-reversed, cloze), the id, name, fields, templates and CSS, as they were,
+less what they run or fetch when Anki shows a card (scripts, remote resources: see
+:mod:`~deckbuilder.anki.notetypes.active_content`). A note type that holds such parts is
+refused unless its entry says ``"keep_scripts": true``, which import writes for the note
+types the user names. A deck without that file uses deckbuilder's own note types.
 """
 
 from __future__ import annotations
