@@ -56,6 +56,9 @@ class NoteType:
     # The Anki note type id: kept from a collection (an import writes it), else 0 and
     # derived from the key where the package is written (deckbuilder.anki.identity).
     anki_id: int = 0
+    # Kept from a collection with what its templates run or fetch, as the user asked
+    # (``keep_scripts: true``); such parts of an imported note type are refused otherwise.
+    keep_scripts: bool = False
     # Whose it is: the id of the deck whose card file declares it, '' for one of the
     # project's note-types/ folder, which every deck shares.
     scope: str = ""

@@ -38,6 +38,7 @@ __all__ = [
     "names_problems",
     "speech_language",
     "template_problems",
+    "token_spans",
     "tts_problems",
 ]
 
@@ -66,42 +67,48 @@ class _Read:
     cloze_fields: set[str] = field(default_factory=set)
 
 
-def _tokens(text: str) -> list[tuple[str, str]]:
-    """Anki's tokens of ``text``: ("text", ...), ("comment", ...) or ("tag", content).
-    A ``{{`` with no ``}}`` after it, and a ``<!--`` with no ``-->``, are text, as in Anki;
-    the next tag and the next comment are each looked for once, not from every position."""
-    out: list[tuple[str, str]] = []
+def token_spans(text: str) -> list[tuple[str, int, int]]:
+    """Anki's tokens of ``text`` as (kind, start, end), each span with its delimiters:
+    "text", "comment" (``<!-- -->``) or "tag" (``{{...}}``). A ``{{`` with no ``}}``
+    after it, and a ``<!--`` with no ``-->``, are text, as in Anki; the next tag and the
+    next comment are each looked for once, not from every position (and, once there is
+    none, never again)."""
+    out: list[tuple[str, int, int]] = []
     pos = 0
     tag = comment = -1
     while pos < len(text):
-        if 0 <= tag < pos:
-            tag = -1
-        if tag == -1:
+        if tag < pos:
             tag = text.find("{{", pos)
-            if tag >= 0 and text.find("}}", tag + 2) < 0:
+            if tag < 0 or text.find("}}", tag + 2) < 0:
                 tag = len(text)  # no tag closes after it, so none later either
-        if 0 <= comment < pos:
-            comment = -1
-        if comment == -1:
+        if comment < pos:
             comment = text.find("<!--", pos)
-            if comment >= 0 and text.find("-->", comment + 4) < 0:
+            if comment < 0 or text.find("-->", comment + 4) < 0:
                 comment = len(text)
         starts = [at for at in (tag, comment) if 0 <= at < len(text)]
         if not starts:
-            out.append(("text", text[pos:]))
+            out.append(("text", pos, len(text)))
             break
         start = min(starts)
         if start > pos:
-            out.append(("text", text[pos:start]))
+            out.append(("text", pos, start))
         if start == tag:
-            end = text.index("}}", start + 2)
-            out.append(("tag", text[start + 2 : end]))
-            pos = end + 2
+            pos = text.index("}}", start + 2) + 2
+            out.append(("tag", start, pos))
         else:
-            end = text.index("-->", start + 4)
-            out.append(("comment", text[start + 4 : end]))
-            pos = end + 3
+            pos = text.index("-->", start + 4) + 3
+            out.append(("comment", start, pos))
     return out
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """Anki's tokens of ``text``: ("text", ...), ("comment", ...) or ("tag", content),
+    a comment's and a tag's content without their delimiters."""
+    inner = {"text": (0, 0), "comment": (4, 3), "tag": (2, 2)}
+    return [
+        (kind, text[start + inner[kind][0] : end - inner[kind][1]])
+        for kind, start, end in token_spans(text)
+    ]
 
 
 def _read(text: str) -> _Read:

@@ -126,8 +126,17 @@ def make_history(folder: Path) -> None:
     generated(folder).close()
 
 
+def make_shared_deck(folder: Path) -> None:
+    from tests.importers.test_import_active_content import shared_deck
+
+    shared_deck(folder / "shared-deck.apkg")
+
+
 # Files the examples name that they do not show: made once, copied where an example runs.
-PROVIDED: dict[str, Callable[[Path], None]] = {"collection.anki2": make_history}
+PROVIDED: dict[str, Callable[[Path], None]] = {
+    "collection.anki2": make_history,
+    "shared-deck.apkg": make_shared_deck,
+}
 
 
 def run(argv: list[str], stdout_to: Path | None) -> tuple[int, str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from deckbuilder.app.requests import ImportRequest
 from deckbuilder.errors import Problem, RequestError
 from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
+from deckbuilder.importers.base import ActiveContent
 
 __all__ = ["ImportResult", "import_file"]
 
@@ -17,6 +18,31 @@ class ImportResult:
     card_files: tuple[Path, ...]  # one per deck imported
     warnings: tuple[Problem, ...]  # notes or questions left out or changed, with lines
     report: tuple[str, ...]  # what became of the notes, and the files written
+    # What the note types kept from a package run or fetch: removed, or kept as asked.
+    active_content: tuple[ActiveContent, ...] = ()
+
+    def as_json(self) -> dict[str, object]:
+        """The result as ``import --json`` prints it."""
+        return {
+            "ok": True,
+            "card_files": [str(path) for path in self.card_files],
+            "warnings": [
+                {"file": p.file, "line": p.line, "note": p.note, "message": p.message}
+                for p in self.warnings
+            ],
+            "report": list(self.report),
+            "note_types": [
+                {
+                    "name": active.note_type,
+                    "kept": active.kept,
+                    "parts": [
+                        {"kind": f.part.value, "where": f.where, "excerpt": f.excerpt}
+                        for f in active.found
+                    ],
+                }
+                for active in self.active_content
+            ],
+        }
 
 
 def import_file(request: ImportRequest) -> ImportResult:
@@ -24,7 +50,7 @@ def import_file(request: ImportRequest) -> ImportResult:
     lock files, note types and media); nothing is written when the import is refused."""
     if request.deck is not None and not request.deck.strip():
         raise RequestError.single("deck", "must not be empty")
-    read = read_source(request.source, request.format)
+    read = read_source(request.source, request.format, keep_scripts=request.keep_scripts)
     options = ImportOptions(
         out=request.out,
         deck=request.deck,
@@ -34,4 +60,6 @@ def import_file(request: ImportRequest) -> ImportResult:
     )
     plan = plan_import(read, options)
     write_import(plan, force=request.force, replaced=request.written)
-    return ImportResult(tuple(deck.out for deck in plan.decks), plan.warnings, plan.report)
+    return ImportResult(
+        tuple(deck.out for deck in plan.decks), plan.warnings, plan.report, plan.active
+    )

@@ -111,6 +111,9 @@ class ImportRequest:
     strict: bool = False
     force: bool = False  # replace an existing card file
     media_dir: Path = Path("media")
+    # Note types of a package (by their Anki names) whose templates and CSS are kept with
+    # the scripts and remote resources they hold; others lose them.
+    keep_scripts: tuple[str, ...] = ()
     written: list[Path] = field(default_factory=list, compare=False)
 
 

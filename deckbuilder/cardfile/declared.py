@@ -185,6 +185,7 @@ def read_declaration(
                 f"({', '.join(names)}){suggest(field_name, names)}",
             )
     anki_id = _anki_id(fields, value, key)
+    keep_scripts = fields.flag(value, "keep_scripts", default=False)
     if len(fields.problems) > before or not names or not templates:
         return None
     cards_line = value.key_line("cards")
@@ -217,6 +218,7 @@ def read_declaration(
         kind=kind,
         raw=frozenset(raw),
         anki_id=anki_id,
+        keep_scripts=keep_scripts,
         scope=scope,
         source=fields.file,
         line=line,

@@ -494,6 +494,15 @@ NOTE_TYPE_DECLARATION: tuple[Key, ...] = (
         low=1,
         high=2**63 - 1,
     ),
+    Key(
+        "keep_scripts",
+        Shape.FLAG,
+        "For a note type from an imported package (with anki_id): keep what its templates "
+        "and CSS run or fetch (scripts, remote pictures and style sheets), which import "
+        "removes unless asked with --keep-scripts.",
+        "true",
+        default=False,
+    ),
 )
 # One card of a declared note type.
 CARD_TEMPLATE: tuple[Key, ...] = (

@@ -248,6 +248,7 @@ def _declaration(note_type: NoteType) -> dict[str, Any]:
         "css": _text(note_type.css),
         "raw": _flow([name for name in note_type.fields if name in note_type.raw]),
         "anki_id": note_type.anki_id or None,
+        "keep_scripts": note_type.keep_scripts,
     }
     return _mapping(NOTE_TYPE_DECLARATION, values)
 

@@ -98,6 +98,7 @@ OPTIONS = {
     "history": "--history",
     "html": "--html",
     "html_out": "--html-out",
+    "keep_scripts": "--keep-scripts",
     "lang": "--lang",
     "lead": "--lead",
     "new_per_day": "--new-per-day",

@@ -9,7 +9,7 @@ import typer
 
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
-from deckbuilder.cli.options import session_of
+from deckbuilder.cli.options import JsonFlag, session_of
 from deckbuilder.cli.output import echo
 
 
@@ -70,6 +70,19 @@ def import_(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the card file if it exists.")
     ] = False,
+    keep_scripts: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--keep-scripts",
+            metavar="NOTE_TYPE",
+            help="Keep this Anki note type's templates and CSS as they are, with the "
+            "scripts, event handlers and remote resources they hold (Anki runs or fetches "
+            "them on every review); without it they are removed, with a warning. "
+            "Repeat for several.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Turn questions you have into card files for build: a quiz (numbered text, Aiken or
     GIFT), a spreadsheet (.csv, .tsv), or Anki decks (.apkg, .colpkg, text files). Notes
@@ -78,6 +91,7 @@ def import_(
     Example: deckbuilder import quiz.csv --out cards/quiz.yaml
     """
     session = session_of(ctx)
+    session.json = as_json
     result = library.import_file(
         library.ImportRequest(
             source=source,
@@ -87,10 +101,14 @@ def import_(
             allow_missing_answers=allow_missing_answers,
             strict=strict,
             force=force,
+            keep_scripts=tuple(keep_scripts or ()),
             written=session.written,  # for the message if it is interrupted
         )
     )
     for warning in result.warnings:
         echo(str(warning), err=True)
+    if as_json:
+        session.emit_json(result.as_json())
+        return
     for line in result.report:
         echo(line)

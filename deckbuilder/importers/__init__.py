@@ -10,7 +10,7 @@ writes them. Nothing here prints.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from deckbuilder.anki.package_reader import is_anki_collection, read_package
@@ -108,15 +108,24 @@ def read_text_source(text: str, source: Path, fmt: str = "auto") -> Read:
     return PARSERS[fmt](text, source)
 
 
-def read_source(source: Path, fmt: str = "auto") -> Read:
+def read_source(source: Path, fmt: str = "auto", *, keep_scripts: Sequence[str] = ()) -> Read:
     """Read the file at ``source``: an Anki package or a spreadsheet by its suffix (with
-    ``fmt`` "auto"), else text in format ``fmt`` (or the one it looks like)."""
+    ``fmt`` "auto"), else text in format ``fmt`` (or the one it looks like).
+    ``keep_scripts``: the note types of a package whose templates and CSS are kept with
+    what they run or fetch (see :func:`~deckbuilder.importers.anki_package.package_notes`)."""
     if fmt not in FORMATS:
         raise RequestError.single("format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
     suffix = source.suffix.lower()
+    package = fmt == "auto" and suffix in PACKAGE_SUFFIXES
+    if keep_scripts and not package:
+        raise RequestError.single(
+            "keep_scripts",
+            f"only an Anki package ({', '.join(PACKAGE_SUFFIXES)}) brings note types; "
+            f"{source.name} is not one",
+        )
     if fmt == "auto":
-        if suffix in PACKAGE_SUFFIXES:
-            return package_notes(read_package(source), source)
+        if package:
+            return package_notes(read_package(source), source, keep_scripts)
         if suffix in SPREADSHEET_SUFFIXES:
             return read_spreadsheet(source)
         if suffix in COLLECTION_SUFFIXES:

@@ -5,17 +5,28 @@ by their top-level deck (a subdeck's notes go with it)."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
-from dataclasses import replace
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from deckbuilder.anki.collection import shown
 from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes.active_content import note_type_parts, without_note_type_parts
 from deckbuilder.anki.notetypes.carried import spec_problems
 from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, RequestError
 from deckbuilder.importers.any_type import declared_notes
-from deckbuilder.importers.base import AnkiIdentity, PackageParts, Read, Skipped, decks_of
+from deckbuilder.importers.base import (
+    ActiveContent,
+    AnkiIdentity,
+    PackageParts,
+    Read,
+    Skipped,
+    decks_of,
+)
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
 from deckbuilder.importers.own_types import (
     OWN_TYPE_IDS,
@@ -30,9 +41,12 @@ from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
 __all__ = ["package_notes"]
 
 
-def package_notes(package: AnkiPackage, source: Path) -> Read:
+def package_notes(package: AnkiPackage, source: Path, keep_scripts: Collection[str] = ()) -> Read:
     """The package's notes as the model's notes, each of a note type this tool can build
-    as it was; every other note is counted in the report under its note type."""
+    as it was; every other note is counted in the report under its note type. What the
+    note types kept from the package run or fetch is removed from their templates and
+    CSS, but in those named in ``keep_scripts``; RequestError for a name that is not one
+    of them."""
     used: dict[int, list[AnkiNote]] = {}
     for anki_note in package.notes:
         used.setdefault(anki_note.type_id, []).append(anki_note)
@@ -40,9 +54,11 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
     result = Read("Anki package", source, named_decks=True, package=parts)
     kept: list[tuple[AnkiNote, Note]] = []
     kinds: dict[NoteKind, int] = {}  # kind -> the note type id that takes it
-    taken: list[tuple[AnkiNoteType, NoteKind, list[AnkiNote]]] = []
+    taken: list[tuple[AnkiNoteType, NoteKind, list[AnkiNote], _Carried | None]] = []
     # Note types of no kind of the card format (or whose kind another took): declared.
     others: list[tuple[AnkiNoteType, list[AnkiNote]]] = []
+    keep = {unicodedata.normalize("NFC", name) for name in keep_scripts}
+    names: list[str] = []  # of the note types that could be kept from the package
     # The note type with the most notes takes a kind first.
     for type_id, notes in sorted(used.items(), key=lambda item: (-len(item[1]), item[0])):
         anki_type = package.note_types.get(type_id)
@@ -54,43 +70,56 @@ def package_notes(package: AnkiPackage, source: Path) -> Read:
         if kind is None or (type_id not in OWN_TYPE_IDS and _types_answer(anki_type)):
             others.append((anki_type, notes))
             continue
-        refused = spec_problems(_spec(anki_type, kind)) if type_id not in OWN_TYPE_IDS else []
-        if refused:
-            why = f"not imported: Anki would refuse its note type or change it ({refused[0]})"
-            result.report.append(_reported(name, len(notes), why))
-            continue
+        carried = None
+        if anki_type is not None and type_id not in OWN_TYPE_IDS:
+            names.append(anki_type.name)
+            carried = _carried(_spec(anki_type, kind), keep)
+            if carried.refused:
+                result.report.append(_reported(name, len(notes), carried.refused))
+                continue
         if kind in kinds:
             # A card file keeps one Anki note type per kind of note: this one comes in as
             # a note type of the deck's own.
             others.append((anki_type, notes))
             continue
         kinds[kind] = type_id
-        taken.append((anki_type, kind, notes))
+        taken.append((anki_type, kind, notes, carried))
+    names += [anki_type.name for anki_type, _ in others]
+    _all_kept_are_known(keep, names, source)
     language = own_language(
         [
             (kind, spoken_texts(n.fields)[0])
-            for t, kind, notes in taken
+            for t, kind, notes, _ in taken
             if t.id in OWN_TYPE_IDS
             for n in notes
         ]
     )
     parts.language, parts.label_language = language.lang, language.label
-    for anki_type, kind, notes in taken:
-        if anki_type.id in OWN_TYPE_IDS:
+    for anki_type, kind, notes, carried in taken:
+        if carried is None:
             kept += _own(result, anki_type, kind, notes, language)
             continue
-        parts.carried[kind] = (_spec(anki_type, kind), _lock_time(anki_type.mod))
+        assert carried.spec is not None
+        parts.carried[kind] = (carried.spec, _lock_time(anki_type.mod))
+        if carried.active is not None:
+            parts.active[kind.value] = carried.active
+            parts.in_collection[kind.value] = _spec(anki_type, kind)
         result.report.append(_reported(anki_type.name, len(notes), f"{_shown(kind)} notes"))
         kept += [(anki_note, _note(anki_note, kind, result)) for anki_note in notes]
     keys: set[str] = set()
     for anki_type, notes in others:
-        found = declared_notes(anki_type, notes, keys)
+        kept_as_is = unicodedata.normalize("NFC", anki_type.name) in keep
+        found = declared_notes(anki_type, notes, keys, keep_scripts=kept_as_is)
         if isinstance(found, str):
             result.report.append(_reported(anki_type.name, len(notes), f"not imported: {found}"))
             continue
-        note_type, read = found
+        note_type, read = found.note_type, found.notes
         keys.add(note_type.key)
         parts.declared_mods[note_type.key] = _lock_time(anki_type.mod)
+        if found.active is not None:
+            parts.active[note_type.key] = found.active
+        if found.in_collection is not None:
+            parts.in_collection[note_type.key] = found.in_collection
         outcome = f"notes of a note type of the deck's own ('{note_type.key}')"
         result.report.append(_reported(anki_type.name, len(read), outcome))
         kept += read
@@ -177,6 +206,71 @@ def _stock_kind(anki_type: AnkiNoteType) -> NoteKind | None:
     if anki_type.is_cloze:
         return NoteKind.CLOZE if count == 1 else None
     return {1: NoteKind.BASIC, 2: NoteKind.BASIC_REVERSED}.get(count)
+
+
+@dataclass(frozen=True)
+class _Carried:
+    """A note type to keep from the package, as the card file keeps it; or why not."""
+
+    spec: NoteTypeSpec | None
+    active: ActiveContent | None = None  # what it runs or fetches, removed or kept
+    refused: str = ""
+
+
+def _carried(spec: NoteTypeSpec, keep: Collection[str]) -> _Carried:
+    """``spec`` without what it runs or fetches, or as it is when ``keep`` names it; not
+    at all when Anki would refuse it, or removing leaves more (parts hidden in parts)."""
+    asked = f"; to keep them as they are, import with --keep-scripts {shown(spec.name)}"
+    if unicodedata.normalize("NFC", spec.name) in keep:
+        spec = replace(spec, keep_scripts=True)
+        refused = spec_problems(spec)
+        if refused:
+            return _Carried(None, refused=_refused(refused[0]))
+        found = note_type_parts(spec)
+        return _Carried(spec, ActiveContent(spec.name, found, kept=True) if found else None)
+    cleaned = without_note_type_parts(spec)
+    if not cleaned.clean:
+        why = (
+            "not imported: its templates or CSS hide what they run or fetch inside other "
+            f"such parts, and removing them leaves more{asked}"
+        )
+        return _Carried(None, refused=why)
+    refused = spec_problems(cleaned.spec)
+    if refused and cleaned.found and not spec_problems(replace(spec, keep_scripts=True)):
+        why = (
+            "not imported: without what its templates run or fetch, Anki would refuse its "
+            f"note type ({refused[0]}){asked}"
+        )
+        return _Carried(None, refused=why)
+    if refused:
+        return _Carried(None, refused=_refused(refused[0]))
+    active = ActiveContent(spec.name, cleaned.found, kept=False) if cleaned.found else None
+    return _Carried(cleaned.spec, active)
+
+
+def _refused(problem: str) -> str:
+    return f"not imported: Anki would refuse its note type or change it ({problem})"
+
+
+def _all_kept_are_known(keep: Collection[str], names: list[str], source: Path) -> None:
+    """RequestError when ``keep`` names a note type that is not one kept from the
+    package (``names``)."""
+    known = {unicodedata.normalize("NFC", name) for name in names}
+    unknown = sorted(set(keep) - known)
+    if not unknown:
+        return
+    listed = ", ".join(shown(name) for name in dict.fromkeys(names))
+    there = (
+        f"its note types are {listed}"
+        if names
+        else "its notes keep no note type of their own (they are of deckbuilder's note types, "
+        "or not imported)"
+    )
+    raise RequestError.single(
+        "keep_scripts",
+        f"{', '.join(shown(name) for name in unknown)}: no such note type among those "
+        f"{source.name} brings with its notes; {there}",
+    )
 
 
 def _spec(anki_type: AnkiNoteType, kind: NoteKind) -> NoteTypeSpec:

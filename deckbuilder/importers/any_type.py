@@ -12,17 +12,19 @@ declared raw and kept as Anki has it, so that every field is identical after a b
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 
-from deckbuilder.anki.collection import AnkiNote, AnkiNoteType
-from deckbuilder.anki.notetypes import declared_spec
+from deckbuilder.anki.collection import AnkiNote, AnkiNoteType, shown
+from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
+from deckbuilder.anki.notetypes.active_content import note_type_parts, without_note_type_parts
 from deckbuilder.anki.notetypes.carried import spec_problems
-from deckbuilder.importers.base import slugify
+from deckbuilder.importers.base import ActiveContent, slugify
 from deckbuilder.importers.html_markdown import field_markdown, rendered_field
 from deckbuilder.model import FieldsNote
 from deckbuilder.note_types import CardTemplate, NoteType, TypeKind
 from deckbuilder.templates import tts_problems
 
-__all__ = ["declared_notes", "type_key"]
+__all__ = ["Declared", "declared_notes", "type_key"]
 
 _KEY_LENGTH = 40
 
@@ -38,11 +40,29 @@ def type_key(name: str, taken: Collection[str]) -> str:
     return key
 
 
+@dataclass(frozen=True)
+class Declared:
+    """A package's note type as a declaration, and its notes."""
+
+    note_type: NoteType
+    notes: list[tuple[AnkiNote, FieldsNote]]
+    # What its templates and CSS ran or fetched (removed, or kept as asked), and Anki's
+    # note type as the collection has it, which the lock file records so that the first
+    # build updates it in place without them; None when there was nothing.
+    active: ActiveContent | None = None
+    in_collection: NoteTypeSpec | None = None
+
+
 def declared_notes(
-    anki_type: AnkiNoteType, notes: Sequence[AnkiNote], taken: Collection[str]
-) -> tuple[NoteType, list[tuple[AnkiNote, FieldsNote]]] | str:
+    anki_type: AnkiNoteType,
+    notes: Sequence[AnkiNote],
+    taken: Collection[str],
+    *,
+    keep_scripts: bool = False,
+) -> Declared | str:
     """The note type as a declaration and its notes, or why it cannot come in (what Anki
-    or genanki would refuse or change in it)."""
+    or genanki would refuse or change in it). What its templates and CSS run or fetch is
+    removed (issue 45) unless ``keep_scripts``."""
     cloze = anki_type.is_cloze
     raw = frozenset(
         name
@@ -63,6 +83,27 @@ def declared_notes(
     )
     if not note_type.templates or not note_type.fields:
         return "its note type has no fields or no card templates"
+    original = declared_spec(note_type)
+    found = note_type_parts(replace(original, keep_scripts=False))
+    active = None
+    if found and keep_scripts:
+        active = ActiveContent(anki_type.name, found, kept=True)
+        note_type = replace(note_type, keep_scripts=True)
+    elif found:
+        cleaned = without_note_type_parts(original)
+        if not cleaned.clean:
+            return (
+                "its templates or CSS hide what they run or fetch inside other such parts, "
+                "and removing them leaves more; to keep them as they are, import with "
+                f"--keep-scripts {shown(anki_type.name)}"
+            )
+        spec = cleaned.spec
+        note_type = replace(
+            note_type,
+            templates=tuple(CardTemplate(*template) for template in spec.templates),
+            css=spec.css,
+        )
+        active = ActiveContent(anki_type.name, cleaned.found, kept=False)
     refused = spec_problems(declared_spec(note_type))
     refused += [
         p
@@ -87,7 +128,7 @@ def declared_notes(
             fields=tuple(texts),
         )
         read.append((anki_note, note))
-    return note_type, read
+    return Declared(note_type, read, active, original if active and not active.kept else None)
 
 
 def _field(note: AnkiNote, index: int) -> str:

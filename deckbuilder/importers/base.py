@@ -15,11 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes.active_content import Found
 from deckbuilder.errors import Problem
 from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, TypedAnswer, letter
 
 __all__ = [
     "MAX_CHOICES",
+    "ActiveContent",
     "AnkiIdentity",
     "PackageParts",
     "Read",
@@ -73,6 +75,17 @@ class AnkiIdentity:
     mod: int
 
 
+@dataclass(frozen=True)
+class ActiveContent:
+    """What a note type kept from a package runs or fetches when Anki shows a card
+    (:mod:`deckbuilder.anki.notetypes.active_content`): removed from the card file's copy
+    of its templates and CSS, or ``kept`` there as the user asked, by its name."""
+
+    note_type: str
+    found: tuple[Found, ...]
+    kept: bool
+
+
 @dataclass
 class PackageParts:
     """What an Anki package brings beside its notes."""
@@ -80,6 +93,12 @@ class PackageParts:
     # Note types kept as they were (with their modification time), and the modification
     # times of deckbuilder's own note types in the collection.
     carried: dict[NoteKind, tuple[NoteTypeSpec, int]] = field(default_factory=dict)
+    # What the carried note types run or fetch, and each one as the collection has it
+    # where the card file's copy is without that (the lock file records the collection's,
+    # so that the first build updates the note type in Anki).
+    # By note type key (a NoteKind's value, or a declared note type's key).
+    active: dict[str, ActiveContent] = field(default_factory=dict)
+    in_collection: dict[str, NoteTypeSpec] = field(default_factory=dict)
     own_type_mods: dict[NoteKind, int] = field(default_factory=dict)
     # The modification times of the note types that come in declared, by key.
     declared_mods: dict[str, int] = field(default_factory=dict)

@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from deckbuilder.anki.collection import shown
 from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes.active_content import counted
 from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
@@ -32,12 +33,13 @@ from deckbuilder.cardfile.writer import card_file_text
 from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
-from deckbuilder.importers.base import Read, Skipped, SourceDeck, with_ids
+from deckbuilder.importers.base import ActiveContent, Read, Skipped, SourceDeck, with_ids
 from deckbuilder.importers.naming import clean_deck_name, deck_id, file_stem
 from deckbuilder.invisible import is_blank
 from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
 from deckbuilder.lock.manifest import note_hashes, templates_hash
 from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAnswer, TypedNote
+from deckbuilder.note_types import NoteType
 from deckbuilder.render.deck import RenderedDeck, render_deck
 from deckbuilder.render.markdown import render_markdown
 
@@ -80,6 +82,8 @@ class ImportPlan:
     skipped: tuple[Skipped, ...]  # what was left out, and why, in source order
     warnings: tuple[Problem, ...]
     report: tuple[str, ...]
+    # What the note types written beside the card files run or fetch: removed, or kept.
+    active: tuple[ActiveContent, ...] = ()
 
 
 @dataclass
@@ -94,6 +98,8 @@ class _Planner:
     skipped: list[Skipped] = field(default_factory=list)
     missing_media: dict[str, tuple[int | None, str]] = field(default_factory=dict)
     missing_in: dict[str, set[str]] = field(default_factory=dict)  # deck key -> its missing
+    carried: set[NoteKind] = field(default_factory=set)  # note types written beside a deck
+    declared: dict[NoteType, None] = field(default_factory=dict)  # declared in a card file
 
     @property
     def file(self) -> str:
@@ -438,14 +444,23 @@ def _package_files(
     kept = {kind: spec for kind, spec in carried.items() if kind in used}
     if kept:
         planner.files[sidecar_path(target)] = carried_json(kept).encode("utf-8")
+        planner.carried.update(kept)
+    planner.declared.update(dict.fromkeys(rendered.deck.note_types))
     mods: dict[str, int] = {
         **{kind.value: mod for kind, mod in package.own_type_mods.items()},
         **{kind.value: mod for kind, (_, mod) in package.carried.items()},
         **package.declared_mods,
     }
+    # A note type without what it ran or fetched is recorded as the collection has it:
+    # the first build then changes it, and Anki updates it in place.
+    as_in_anki = package.in_collection
     note_types = {
         spec.type_key: NoteTypeEntry(
-            spec.type_key, spec.id, spec.fields, templates_hash(spec), mods.get(spec.type_key, 0)
+            spec.type_key,
+            spec.id,
+            spec.fields,
+            templates_hash(as_in_anki.get(spec.type_key, spec)),
+            mods.get(spec.type_key, 0),
         )
         for spec in rendered.note_types
     }
@@ -550,9 +565,28 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
             replace(p, message=p.message.removeprefix("warning: "))
             for p in [*read.strict_refusals, *refused]
         )
-    warnings = [*read.warnings, *read.strict_refusals, *refused, *missing, *planner.warnings]
+    package = read.package
+    active = (
+        [package.active[kind] for kind in sorted(planner.carried) if kind in package.active]
+        + [
+            package.active[note_type.key]
+            for note_type in planner.declared
+            if note_type.key in package.active
+        ]
+        if package is not None
+        else []
+    )
+    removed = [Problem(planner.file, None, _removed(a)) for a in active if not a.kept]
+    warnings = [
+        *read.warnings,
+        *removed,
+        *read.strict_refusals,
+        *refused,
+        *missing,
+        *planner.warnings,
+    ]
     noun = "question" if read.format in QUIZ_FORMATS else "note"
-    report = list(read.report)
+    report = [*read.report, *(_kept(a) for a in active if a.kept)]
     parse_skips = len(read.skipped)
     for i, deck in enumerate(planned):
         n = len(deck.notes)
@@ -592,6 +626,24 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         tuple(skipped),
         tuple(dict.fromkeys(warnings)),
         tuple(report),
+        tuple(active),
+    )
+
+
+def _removed(active: ActiveContent) -> str:
+    name = shown(active.note_type)
+    return (
+        f"warning: note type {name}: removed from its templates and CSS what Anki would run "
+        f"or fetch on every review: {counted(active.found)}; packages built from the card "
+        "file update the note type in Anki without them. To keep them as they are, import "
+        f"with --keep-scripts {name}"
+    )
+
+
+def _kept(active: ActiveContent) -> str:
+    return (
+        f"note type {shown(active.note_type)}: templates and CSS kept as they are, as asked, "
+        f"with what Anki runs or fetches on every review: {counted(active.found)}"
     )
 
 

@@ -15,7 +15,8 @@ from functools import cached_property
 from html import escape, unescape
 from pathlib import Path, PurePosixPath
 
-from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
+from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_for
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.errors import DeckError, Problem
@@ -32,6 +33,7 @@ from deckbuilder.model import (
     TypedNote,
     letter,
 )
+from deckbuilder.note_types import NoteType
 from deckbuilder.progress import step
 from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.fidelity import deletions_ended_early
@@ -373,6 +375,30 @@ class _Renderer:
         start = f'{opening[index][:-1]} data-db-pin="true">' if pinned else opening[index]
         return f"{start}{self.md(text, key)}{said}</div>"
 
+    @cached_property
+    def declared_types(self) -> dict[NoteType, None]:
+        """The declared note types met so far, each checked once."""
+        return {}
+
+    def check_imported(self, note_type: NoteType) -> None:
+        """A note type from an imported package (it keeps Anki's id) may not run or fetch
+        anything on review unless the user keeps that by name, as a note types file may
+        not (issue 45); an author's own note type may, as Anki allows."""
+        if not note_type.anki_id or note_type.keep_scripts:
+            return
+        found = note_type_parts(declared_spec(note_type))
+        if found:
+            self.problems.append(
+                Problem(
+                    note_type.source or self.file,
+                    note_type.line or None,
+                    f"note type '{note_type.key}' (from an imported package: it has "
+                    f"anki_id) holds what Anki runs or fetches on every review: "
+                    f"{counted(found)}; import the package again to remove them, or set "
+                    "'keep_scripts: true' in it if you trust them",
+                )
+            )
+
     def raw(self, html: str, key: str) -> str:
         """A raw field of a declared note type: its HTML as written, the media it names
         (``<img src>``, ``[sound:...]``) found and packaged like any other."""
@@ -387,6 +413,9 @@ class _Renderer:
         """A note of a declared note type: each field's Markdown rendered (a cloze note
         type's fields keep their deletions), a raw field's HTML kept."""
         note_type = note.note_type
+        if note_type not in self.declared_types:
+            self.declared_types[note_type] = None
+            self.check_imported(note_type)
         out = []
         for name, text in zip(note_type.fields, note.fields, strict=True):
             key = f"fields.{name}"

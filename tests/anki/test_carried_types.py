@@ -216,6 +216,8 @@ _TEMPLATE_BITS = st.sampled_from(
         "{{{",
         "x",
         " ",
+        "<script>x</script>",
+        "<img src=x onerror=y>",
     ]
 )
 _JSON_VALUES = st.recursive(
@@ -236,7 +238,11 @@ def _sidecars(draw: st.DrawFn) -> str:
         return json.dumps(draw(_JSON_VALUES))
     entry: dict[str, Any] = json.loads(carried_json({NoteKind.BASIC: GOOD}))["note_types"][0]
     for _ in range(draw(st.integers(1, 4))):
-        key = draw(st.sampled_from(["kind", "id", "name", "fields", "templates", "css", "front"]))
+        key = draw(
+            st.sampled_from(
+                ["kind", "id", "name", "fields", "templates", "css", "front", "keep_scripts"]
+            )
+        )
         templates = entry.get("templates")
         if key == "front" and isinstance(templates, list) and templates:
             if not isinstance(templates[0], dict):
@@ -278,3 +284,53 @@ def test_a_link_out_of_the_folder_is_not_read(deck: Path, cli: CliRun, tmp_path:
         "not read"
     )
     secret.unlink()
+
+
+_SCRIPTED = replace(
+    GOOD,
+    front='<div class="q">{{Front}}</div><script>document.title = "x";</script>',
+    back="{{FrontSide}}<hr id=answer><img src=x onerror=go()>{{Back}}",
+    css='@import url("https://fonts.example/f.css");\n' + GOOD.css,
+)
+
+
+def test_a_note_type_that_runs_or_fetches_something_is_refused_in_one_line(
+    deck: Path, cli: CliRun
+) -> None:
+    """A note types file carried a note type's scripts into every build without a word
+    (issue 45): check and build name the file, the note type, what it holds and the ways
+    out."""
+    deck.write_text(carried_json({NoteKind.BASIC: _SCRIPTED}), encoding="utf-8")
+    (line,) = _refused(cli)
+    assert line == (
+        "cards/d.notetypes.json: note type 'Basic (from Anki)': its templates and CSS hold "
+        "what Anki runs or fetches on every review: 1 script, 1 event handler, 1 remote CSS "
+        "@import (first, in the front of card 1: '<script>document.title = \"x\";</script>'); "
+        "import the package again to remove them, remove this note type from the file, or "
+        'set "keep_scripts": true in it if you trust them'
+    )
+    assert cli("build").code == 1
+
+
+def test_keep_scripts_true_keeps_them_and_is_written_only_when_true(
+    deck: Path, cli: CliRun
+) -> None:
+    kept = carried_json({NoteKind.BASIC: replace(_SCRIPTED, keep_scripts=True)})
+    assert '"name": "Basic (from Anki)",\n      "keep_scripts": true,\n' in kept
+    assert "keep_scripts" not in carried_json({NoteKind.BASIC: _SCRIPTED})
+    deck.write_text(kept, encoding="utf-8")
+    assert cli("check").code == 0
+    assert cli("build").code == 0
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, [True]])
+def test_keep_scripts_must_be_true_or_false(deck: Path, cli: CliRun, value: Any) -> None:
+    entry = _entry(deck)
+    entry["keep_scripts"] = value
+    _write(deck, entry)
+    (line,) = _refused(cli)
+    shown = json.dumps(value)
+    assert line == (
+        f"cards/d.notetypes.json: note type 'Basic (from Anki)': 'keep_scripts' is {shown}, "
+        "not true or false"
+    )

@@ -33,6 +33,9 @@ class NoteTypeSpec:
     # Templates after the first, as (name, front, back): Anki's "Basic (and reversed
     # card)" has a second one. Empty for a note type with one template.
     more_templates: tuple[tuple[str, str, str], ...] = ()
+    # A note type kept from a collection whose scripts and remote resources the user
+    # keeps, by name ("keep_scripts": true in its note types file); see active_content.
+    keep_scripts: bool = False
     # A declared note type (kind DECLARED): its key, whether it is of Anki's cloze kind.
     key: str = ""
     cloze: bool = False
@@ -147,6 +150,7 @@ def declared_spec(declared: NoteType) -> NoteTypeSpec:
         back=first.back,
         css=declared.css,
         more_templates=tuple((t.name, t.front, t.back) for t in more),
+        keep_scripts=declared.keep_scripts,
         key=declared.key,
         cloze=declared.is_cloze,
         sort_field=declared.sort_field,

@@ -5,8 +5,11 @@ Anki updates a note in place only when the package gives it the note type it alr
 note as conflicting and leaves it alone. So the notes
 ``deckbuilder import`` reads from an ``.apkg`` are built with their collection's note
 types, kept beside the card file in ``<card file stem>.notetypes.json``: per note kind
-(basic, basic-reversed, cloze), the id, name, fields, templates and CSS, as they were.
-A deck without that file uses deckbuilder's own note types.
+(basic, basic-reversed, cloze), the id, name, fields, templates and CSS, as they were,
+less what they run or fetch when Anki shows a card (scripts, remote resources: see
+:mod:`~deckbuilder.anki.notetypes.active_content`). A note type that holds such parts is
+refused unless its entry says ``"keep_scripts": true``, which import writes for the note
+types the user names. A deck without that file uses deckbuilder's own note types.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, declared_spec, note_type
+from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import read_regular
@@ -112,6 +116,8 @@ def carried_json(specs: Mapping[NoteKind, NoteTypeSpec]) -> str:
             "kind": kind.value,
             "id": spec.id,
             "name": spec.name,
+            # Written only when true, so that every other file keeps its bytes.
+            **({"keep_scripts": True} if spec.keep_scripts else {}),
             "fields": list(spec.fields),
             "templates": [
                 {"name": name, "front": front, "back": back} for name, front, back in spec.templates
@@ -210,6 +216,10 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         return None, [
             _restore(f"{label}: kind {_shortened(entry['kind'])!r} is not one of {kinds}")
         ]
+    keep_scripts = entry.get("keep_scripts", False)
+    if not isinstance(keep_scripts, bool):
+        shown = _shortened(json.dumps(keep_scripts, ensure_ascii=False))
+        return None, [f"{label}: 'keep_scripts' is {shown}, not true or false"]
     kind = _KINDS[entry["kind"]]
     cards = _CARRIED_TEMPLATES[kind]
     shape = f"{CARRIED_KINDS[kind]} fields and {cards} template{'s' if cards > 1 else ''}"
@@ -226,6 +236,7 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         back=first[2],
         css=entry["css"],
         more_templates=tuple(more),
+        keep_scripts=keep_scripts,
     )
     return spec, [f"{label}: {problem}" for problem in spec_problems(spec)]
 
@@ -263,7 +274,28 @@ def spec_problems(spec: NoteTypeSpec) -> list[str]:
             problems.append(f"{what} has {len(text):,} characters; the limit is {limit:,}")
     if not problems:
         problems += template_problems(spec.fields, spec.templates, cloze=spec.is_cloze)
+    if not spec.keep_scripts:
+        problems += _active_problems(spec)
     return problems
+
+
+def _active_problems(spec: NoteTypeSpec) -> list[str]:
+    """What a note type runs or fetches that nobody asked to keep (issue 45)."""
+    found = note_type_parts(spec)
+    if not found:
+        return []
+    first = found[0]
+    return [
+        f"its templates and CSS hold what Anki runs or fetches on every review: "
+        f"{counted(found)} (first, in {first.where}: {_shown_excerpt(first.excerpt)}); import "
+        "the package again to remove them, remove this note type from the file, or set "
+        '"keep_scripts": true in it if you trust them'
+    ]
+
+
+def _shown_excerpt(text: str) -> str:
+    """An excerpt quoted on one line: characters a terminal would act on escaped."""
+    return "'" + "".join(c if c.isprintable() else repr(c)[1:-1] for c in text) + "'"
 
 
 def _shared_problems(specs: Mapping[NoteKind, NoteTypeSpec]) -> list[str]:
