@@ -318,6 +318,10 @@ class TreeBuilder:
         if comment is None:
             return raw
         rest = comment.group().rstrip()
+        if not rest.startswith((" #", "\t#")):
+            # Two spaces or more (or a tab) before the '#': a comment set apart from the
+            # text on purpose, as YAML files write them (and the docs' examples do).
+            return raw
         one_line = event.start_mark.line == end.line
         line = self.lines[end.line]
         message, _ = comment_hint(
