@@ -112,14 +112,19 @@ def _read_masks(fields: FieldReader, item: YMap) -> tuple[list[Mask | Label], di
         e if isinstance(e, Label) else Mask(e[0], e[1], next(cards), e[3]) for e in read
     ]
     if len(read) == len(value.items):
-        _check_cards(fields, value, numbers)
+        mask_lines = [e[3] for e in read if not isinstance(e, Label)]
+        _check_cards(fields, value, numbers, mask_lines)
     return shapes, lines
 
 
 MASK_PHRASE = "a list of masks ({rect: [left, top, width, height]}, ...) and labels"
 
 
-def _check_cards(fields: FieldReader, value: YSeq, numbers: tuple[int, ...]) -> None:
+def _check_cards(
+    fields: FieldReader, value: YSeq, numbers: tuple[int, ...], lines: list[int]
+) -> None:
+    """Every card from 1 to the highest has a mask; the problem is on the first mask whose
+    number skips a card."""
     if not numbers:
         fields.problem(
             value.line,
@@ -133,8 +138,9 @@ def _check_cards(fields: FieldReader, value: YSeq, numbers: tuple[int, ...]) -> 
         used = sorted(set(numbers))
         listed = ", ".join(str(n) for n in used[:-1]) + f" and {used[-1]}"
         gap = ", ".join(str(n) for n in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        line = next(at for card, at in zip(numbers, lines, strict=True) if card > missing[0])
         fields.problem(
-            value.line,
+            line,
             f"card{'s' if len(missing) > 1 else ''} {gap} ha{'ve' if len(missing) > 1 else 's'} "
             f"no mask: the masks are on cards {listed}; number the cards from 1 without a gap",
             "masks",
