@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from deckbuilder import app
@@ -85,3 +86,58 @@ def build(root: Path, timestamp: int = T0) -> Path:
     )
     (package,) = app.build(request).packages
     return package.path
+
+
+# -- what a card shows, read from a screenshot of its picture --------------------------------
+ACTIVE = (0xFF, 0x8E, 0x8E)  # Anki's --active-shape-color
+INACTIVE = (0xFF, 0xEB, 0xA2)  # --inactive-shape-color
+# Where to look inside each mask (a point well inside it), in the picture's pixels.
+INSIDE = {1: [(160, 70)], 2: [(320, 215), (45, 230)], 3: [(35, 25)]}
+OUTSIDE = [(380, 20), (100, 150), (250, 280)]  # under no mask or label
+
+# Waits until the picture's canvas has something drawn on it.
+CANVAS_DRAWN = """() => {
+  const c = document.getElementById("image-occlusion-canvas");
+  const img = document.querySelector("#image-occlusion-container img");
+  if (!c || !c.width || !img || !img.complete) { return false; }
+  const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+  for (let i = 3; i < d.length; i += 4) { if (d[i]) { return true; } }
+  return false;
+}"""
+
+
+def near(colour: tuple[int, ...], wanted: tuple[int, int, int], tolerance: int = 6) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(colour[:3], wanted, strict=True))
+
+
+def colours(shot: bytes) -> Callable[[tuple[float, float]], tuple[int, ...]]:
+    """The colour at a point of the picture (in its own pixels) in ``shot``, a PNG of the
+    picture's box as the card shows it, at whatever scale."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(shot)).convert("RGB")
+    scale_x, scale_y = image.width / WIDTH, image.height / HEIGHT
+
+    def at(point: tuple[float, float]) -> tuple[int, ...]:
+        x, y = point
+        pixel = image.getpixel((int(x * scale_x), int(y * scale_y)))
+        assert isinstance(pixel, tuple)
+        return pixel
+
+    return at
+
+
+def expected_front(card: int, hide_all: bool) -> dict[tuple[float, float], tuple[int, int, int]]:
+    """The colour each sampled point should have on card ``card``'s front."""
+    out = {point: PICTURE_RGB for point in OUTSIDE}
+    for number, points in INSIDE.items():
+        colour = ACTIVE if number == card else INACTIVE if hide_all else PICTURE_RGB
+        out.update((point, colour) for point in points)
+    return out
+
+
+def expected_back(card: int, hide_all: bool) -> dict[tuple[float, float], tuple[int, int, int]]:
+    """The back reveals the card's own masks; in hide-all mode the others stay hidden."""
+    out = expected_front(card, hide_all)
+    out.update((point, PICTURE_RGB) for point in INSIDE[card])
+    return out
