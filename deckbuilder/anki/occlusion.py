@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from deckbuilder.occlusion import Label, Mask, MaskShape
 
-__all__ = ["ReadShape", "fraction", "occlusion_field", "read_occlusion_field"]
+__all__ = ["ReadShape", "fraction", "occlusion_field", "read_occlusion_field", "read_shape"]
 
 
 def fraction(value: float) -> str:
@@ -100,6 +100,19 @@ _PROPERTY = re.compile(r":([^=]+?)=((?:[^\\:]|\\[\\:])*)")
 _UNESCAPE = re.compile(r"\\([\\:])")
 
 
+def read_shape(text: str) -> tuple[str, tuple[tuple[str, str], ...], str]:
+    """What follows ``image-occlusion:`` in a deletion: the shape's name, its properties
+    in order (values unescaped), and what is left that does not read as properties."""
+    name, _, tail = text.partition(":")
+    tail = ":" + tail if tail else ""
+    properties = []
+    at = 0
+    while (prop := _PROPERTY.match(tail, at)) is not None and prop.end() > at:
+        properties.append((prop.group(1), _UNESCAPE.sub(r"\1", prop.group(2))))
+        at = prop.end()
+    return name, tuple(properties), tail[at:]
+
+
 def read_occlusion_field(text: str) -> tuple[list[ReadShape], str]:
     """The shapes of an Occlusion field, in order, and whatever else the field holds
     (text between and around them, '' when it is only shapes each followed by
@@ -112,15 +125,9 @@ def read_occlusion_field(text: str) -> tuple[list[ReadShape], str]:
         if found.group(3) is None:
             rest.append("(no <br>)")
         pos = found.end()
-        name, _, tail = found.group(2).partition(":")
-        tail = ":" + tail if tail else ""
-        properties = []
-        at = 0
-        while (prop := _PROPERTY.match(tail, at)) is not None and prop.end() > at:
-            properties.append((prop.group(1), _UNESCAPE.sub(r"\1", prop.group(2))))
-            at = prop.end()
-        if at < len(tail):
-            rest.append(tail[at:])
-        shapes.append(ReadShape(int(found.group(1)), name, tuple(properties)))
+        name, properties, unread = read_shape(found.group(2))
+        if unread:
+            rest.append(unread)
+        shapes.append(ReadShape(int(found.group(1)), name, properties))
     rest.append(text[pos:])
     return shapes, "".join(rest)

@@ -173,3 +173,23 @@ def test_a_mask_added_is_a_card_added_and_reordering_numbered_masks_keeps_cards(
         assert sorted(re.findall(r"<div[^>]*>", reordered[ord_])) == sorted(
             re.findall(r"<div[^>]*>", masks)
         )
+
+
+@pytest.mark.parametrize("mode", ["hide-all", "hide-one"])
+def test_the_preview_renders_each_side_as_the_backend_does(
+    tmp_path: Path, collection: Any, mode: str
+) -> None:
+    """The preview's template renderer writes the masks' <div>s as Anki's cloze filter
+    does (the page's script then draws them as the clients do)."""
+    from deckbuilder.preview.anki_template import render_card
+
+    heart_project(tmp_path, mode=mode)
+    import_package(collection, build(tmp_path))
+    (nid,) = collection.find_notes("")
+    note = collection.get_note(nid)
+    spec = note_type(NoteKind.IMAGE_OCCLUSION)
+    fields = dict(zip(spec.fields, note.fields, strict=True))
+    for card in note.cards():
+        out = card.render_output(reload=True)
+        ours = render_card(spec.front, spec.back, fields, card.ord, as_client=False)
+        assert (ours.question, ours.answer) == (out.question_text, out.answer_text)

@@ -17,7 +17,7 @@ from deckbuilder.anki.identity import note_type_anki_id
 from deckbuilder.model import NoteKind
 from deckbuilder.note_types import NoteType
 
-__all__ = ["IO_FIELDS", "OWN_KINDS", "NoteTypeSpec", "declared_spec", "note_type"]
+__all__ = ["IO_FIELDS", "IO_STOCK_KIND", "OWN_KINDS", "NoteTypeSpec", "declared_spec", "note_type"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,13 @@ class NoteTypeSpec:
 # (ImageOcclusionField in proto/anki/notetypes.proto) and originalStockKind 6, by which
 # Anki's mask editor and get_image_occlusion_note know it.
 IO_FIELDS = ("Occlusion", "Image", "Header", "Back Extra", "Comments")
-_STOCK = {NoteKind.IMAGE_OCCLUSION: (6, ((0, True), (1, True), (2, True), (3, True), (4, False)))}
+IO_STOCK_KIND = 6  # ORIGINAL_STOCK_KIND_IMAGE_OCCLUSION
+_STOCK = {
+    NoteKind.IMAGE_OCCLUSION: (
+        IO_STOCK_KIND,
+        ((0, True), (1, True), (2, True), (3, True), (4, False)),
+    )
+}
 
 _IDS = {
     NoteKind.MCQ: 1468248778730576,
