@@ -193,3 +193,34 @@ def test_the_preview_renders_each_side_as_the_backend_does(
         out = card.render_output(reload=True)
         ours = render_card(spec.front, spec.back, fields, card.ord, as_client=False)
         assert (ours.question, ours.answer) == (out.question_text, out.answer_text)
+
+
+def test_identities_are_pinned(tmp_path: Path) -> None:
+    """What a learner's collection depends on (tests/test_stability.py): the note's GUID,
+    the note type's id, the card ordinals; and a rebuild after a mask is added at the
+    end keeps the note id and adds the fourth card."""
+    import sqlite3
+    import zipfile
+
+    def identities(package: Path) -> list[tuple[Any, ...]]:
+        database = tmp_path / "collection.anki2"
+        with zipfile.ZipFile(package) as zf:
+            database.write_bytes(zf.read("collection.anki2"))
+        con = sqlite3.connect(database)
+        try:
+            rows = con.execute(
+                "SELECT n.guid, n.id, n.mid, c.ord FROM notes n, cards c"
+                " WHERE c.nid = n.id ORDER BY c.ord"
+            ).fetchall()
+        finally:
+            con.close()
+        return rows
+
+    built_at = 1_767_225_600
+    cards = heart_project(tmp_path)
+    first = identities(build(tmp_path, built_at))
+    assert first == [("QjPjHr%3CY", 1767225600000, 1379929385129766, n) for n in range(3)]
+    source = cards / "heart.yaml"
+    source.write_text(source.read_text(encoding="utf-8") + "      - rect: [250, 100, 30, 30]\n")
+    again = identities(build(tmp_path, built_at + 86_400))
+    assert again == [*first, ("QjPjHr%3CY", 1767225600000, 1379929385129766, 3)]
