@@ -63,8 +63,9 @@ def tab(browser: Any) -> Iterator[Any]:
 
 def _side(tab: Any, ordinal: int, side: str) -> Any:
     handle = tab.wait_for_selector(f'.pv-card[data-ord="{ordinal}"] .{side} iframe')
+    handle.scroll_into_view_if_needed()  # a frame out of sight is laid out only in view
     frame = handle.content_frame()
-    frame.wait_for_function(CANVAS_DRAWN, timeout=10_000)
+    frame.wait_for_function(CANVAS_DRAWN, timeout=10_000, polling=100)
     return frame
 
 
@@ -85,8 +86,6 @@ def test_each_card_s_frames_draw_its_masks(
     for ordinal in range(3):
         for side, expected in (("front", expected_front), ("back", expected_back)):
             frame = _side(tab, ordinal, side)
-            if phone or night:  # the page resized or restyled the frame: drawn again
-                frame.wait_for_function(CANVAS_DRAWN, timeout=10_000)
             at = colours(frame.locator("#image-occlusion-container").screenshot())
             wanted = expected(ordinal + 1, hide_all)
             wrong = {p: at(p) for p, colour in wanted.items() if not near(at(p), colour)}

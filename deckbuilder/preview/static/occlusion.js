@@ -7,13 +7,16 @@
    others only with "hide all" (data-occludeinactive) in the inactive colour (or their
    own fill); on the back the card's own in the highlight colour (transparent, a border);
    labels on every side. The back's Toggle Masks button (and the M key) hides and shows
-   the masks, as on the clients. Unlike a client, the picture may be as tall as it is
+   the masks, as on the clients. Unlike a client's, the picture may be as tall as it is
    (the card's frame grows with it). deckbuilder/preview/page.py puts this script before
    each side of an image occlusion card; Anki's own script is never shipped. */
 (function () {
   "use strict";
+  /* The picture lays the card out by itself (Anki's clients size its box from the
+     picture's proportions with a script instead): the preview's frames are measured
+     before a script of theirs may run. */
   var CSS = "#image-occlusion-container{position:relative;margin:0 auto}" +
-    "#image-occlusion-container img{position:absolute;top:0;left:0;width:100%;height:100%;" +
+    "#image-occlusion-container img{display:block;width:100%;height:auto;" +
     "max-width:none;max-height:none}" +
     "#image-occlusion-canvas{position:absolute;top:0;left:0;width:100%;height:100%}" +
     /* The note type's CSS paints the card white on black; at night Anki desktop's
@@ -151,15 +154,14 @@
       return;
     }
     function show() {
-      if (!image.naturalWidth) { return; }
-      container.style.aspectRatio = image.naturalWidth + " / " + image.naturalHeight;
+      wire();
+      if (!image.naturalWidth || !canvas.clientWidth) { return; }  /* not laid out yet */
       var ratio = window.devicePixelRatio || 1;
       canvas.width = Math.round(canvas.clientWidth * ratio);
       canvas.height = Math.round(canvas.clientHeight * ratio);
       draw(canvas);
     }
-    /* The back's button comes after the template's script: it is found once the
-       picture is in. */
+    /* The back's button comes after the template's script: it is wired once there. */
     var wired = false;
     function wire() {
       var toggle = document.getElementById("toggle");
@@ -173,16 +175,13 @@
       toggle.addEventListener("click", flip);
       window.addEventListener("keydown", function (event) { if (event.key === "M") { flip(); } });
     }
-    function ready() {
-      wire();
-      show();
-    }
-    if (image.complete) {
-      window.requestAnimationFrame(ready);
-    } else {
-      image.addEventListener("load", ready);
-    }
+    /* Drawn when the picture is in, and again whenever the canvas changes size (a frame
+       out of sight is laid out only once it comes into view). */
+    image.addEventListener("load", show);
+    document.addEventListener("DOMContentLoaded", show);
+    if (window.ResizeObserver) { new ResizeObserver(show).observe(canvas); }
     window.addEventListener("resize", show);
+    if (image.complete) { show(); }
   }
 
   var style = document.createElement("style");
