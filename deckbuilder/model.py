@@ -16,6 +16,7 @@ from typing import ClassVar
 from deckbuilder import cloze
 from deckbuilder.errors import Problem
 from deckbuilder.note_types import NoteType
+from deckbuilder.occlusion import Label, Mask, OcclusionMode
 
 __all__ = [
     "LINT_RULES",
@@ -23,6 +24,7 @@ __all__ = [
     "ClozeNote",
     "Deck",
     "FieldsNote",
+    "ImageOcclusionNote",
     "McqNote",
     "Note",
     "NoteKind",
@@ -40,6 +42,8 @@ class NoteKind(str, Enum):
     CLOZE = "cloze"
     BASIC = "basic"
     TYPED = "typed"
+    # A picture with masks over its parts, in Anki's own Image Occlusion note type.
+    IMAGE_OCCLUSION = "image-occlusion"
     # The note type of basic notes with ``reverse: true`` (two templates); such notes are
     # still of kind BASIC, and no card file says ``type: basic-reversed``.
     BASIC_REVERSED = "basic-reversed"
@@ -227,6 +231,37 @@ class TypedNote(Note):
             if not answer.is_number:
                 out[f"answer[{i}]"] = answer.text
         out["explanation"] = self.explanation
+        return out
+
+
+@dataclass(frozen=True)
+class ImageOcclusionNote(Note):
+    """A picture with masks over its parts (:mod:`deckbuilder.occlusion`): one card per
+    card number, whose front hides that number's masks."""
+
+    kind: ClassVar[NoteKind] = NoteKind.IMAGE_OCCLUSION
+    image: str = ""  # the picture, as the card file names it (media/)
+    header: str = ""
+    back_extra: str = ""
+    comments: str = ""  # Anki's Comments field: on no card
+    mode: OcclusionMode = OcclusionMode.HIDE_ALL
+    # The masks and labels in the order they are written, which is the order Anki draws
+    # them in (a later one over an earlier one).
+    shapes: tuple[Mask | Label, ...] = ()
+
+    @property
+    def masks(self) -> tuple[Mask, ...]:
+        return tuple(shape for shape in self.shapes if isinstance(shape, Mask))
+
+    @cached_property
+    def card_ordinals(self) -> tuple[int, ...]:
+        return tuple(sorted({mask.card - 1 for mask in self.masks}))
+
+    def texts(self) -> dict[str, str]:
+        out = {"header": self.header, "back_extra": self.back_extra, "comments": self.comments}
+        for i, shape in enumerate(self.shapes):
+            if isinstance(shape, Label):
+                out[f"masks[{i}]"] = shape.text
         return out
 
 

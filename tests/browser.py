@@ -258,6 +258,7 @@ class Player:
     ) -> None:
         self.night = night
         self.site = _Site()
+        self.has_media = media_dir is not None
         if media_dir is not None:
             self.site.folders.append(("/", media_dir))
         self.context: BrowserContext = browser.new_context(
@@ -351,8 +352,25 @@ class AnkiDroidPlayer(Player):
     client = "ankidroid"
     in_card = False  # the "useInputTag" preference: "Type answer into the card"
 
-    def __init__(self, browser: Browser, **options: Any) -> None:
+    def __init__(self, browser: Browser, *, extras: bool = False, **options: Any) -> None:
+        """``extras``: the page also loads what AnkiDroid's card_template.html loads from
+        Anki (its head's ``reviewer_extras.css`` and ``reviewer_extras_bundle.js``,
+        built from ankitects/anki ts/reviewer/reviewer_extras.ts): the image occlusion API,
+        ``anki.imageOcclusion``, and its CSS. The aqt wheel has no such bundle; its
+        reviewer.js holds the same API, from the same ts/routes/image-occlusion/review.ts,
+        and its reviewer.css the same image occlusion rules, which the page takes."""
         super().__init__(browser, **options)
+        self.extras = ""
+        if extras:
+            web = desktop_web_dir()
+            self.site.folders.insert(0, ("/_anki/", web))
+            css = (web / "css" / "reviewer.css").read_text(encoding="utf-8")
+            rules = re.findall(r"#image-occlusion-[^{}]*\{[^}]*\}", css)
+            self.extras = (
+                f"<style>\n{chr(10).join(rules)}\n</style>\n"
+                "<script>window.bridgeCommand = function () { return false; };</script>\n"
+                '<script src="/_anki/js/reviewer.js"></script>\n'
+            )
         self.typed = ""  # TypeAnswer.input: the text the back is compared with
         self.native_box = False  # whether the native answer box shows under the card
         self.native_text = ""  # what is in it
@@ -375,7 +393,10 @@ class AnkiDroidPlayer(Player):
         return (
             f'<!doctype html>\n<html class="{html_class}">\n<head>\n'
             '<title>AnkiDroid Flashcard</title>\n<meta charset="utf-8">\n'
-            f"<style>\n{card.css}\n</style>\n{_ANKIDROID_CARD_JS}\n</head>\n"
+            # AnkiDroid loads a side with its media server's address as the base URL
+            # (loadDataWithBaseURL): a card's pictures come from the media folder.
+            + (f'<base href="{ORIGIN}/">\n' if self.has_media else "")
+            + f"<style>\n{card.css}\n</style>\n{self.extras}{_ANKIDROID_CARD_JS}\n</head>\n"
             f'<body class="{html.escape(self.body_class(card))}">\n'
             f'<div id="content" dir="auto">\n<div id="qa">{content}</div>\n</div>\n'
             "</body>\n</html>\n"

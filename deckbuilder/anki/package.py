@@ -123,11 +123,18 @@ def _stamp_note_types(
     cursor: sqlite3.Cursor, rd: RenderedDeck, timestamp: int, stamps: Stamps
 ) -> None:
     """Give each note type the modification time of its last change (Anki updates a note
-    type on import only when this time is newer)."""
+    type on import only when this time is newer); a note type as Anki makes it also gets
+    its originalStockKind and its fields' tags, which genanki does not write."""
     (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
     models = json.loads(models_json)
     for spec in rd.note_types:
-        models[str(spec.id)]["mod"] = stamps.note_type_mod.get(spec.id, timestamp)
+        model = models[str(spec.id)]
+        model["mod"] = stamps.note_type_mod.get(spec.id, timestamp)
+        if spec.stock_kind:
+            model["originalStockKind"] = spec.stock_kind
+        for entry, (tag, kept) in zip(model["flds"], spec.field_tags, strict=False):
+            entry["tag"] = tag
+            entry["preventDeletion"] = kept
     cursor.execute("UPDATE col SET models = ?", (json.dumps(models),))
 
 

@@ -39,6 +39,7 @@ from deckbuilder.model import (
     ClozeNote,
     Deck,
     FieldsNote,
+    ImageOcclusionNote,
     McqNote,
     Note,
     NoteKind,
@@ -123,6 +124,8 @@ def note_problems(
             check.basic(note)
         elif isinstance(note, FieldsNote):
             check.declared(note)
+        elif isinstance(note, ImageOcclusionNote):
+            check.occlusion(note)
         out.append(check.problems or _NONE)
     return out
 
@@ -428,6 +431,17 @@ class _NoteCheck:
             if key not in self.failed and key not in self.unread:
                 for message in found.problems:
                     self.problem(key, message)
+
+    def occlusion(self, note: ImageOcclusionNote) -> None:
+        """Anki makes a card for each deletion number in any field of the note: a
+        deletion in the header or the back would be a card with no mask."""
+        for key in ("header", "back_extra", "comments"):
+            if key not in self.unread and cloze.read_deletions(note.texts()[key]).numbers:
+                self.problem(
+                    key,
+                    f"'{key}' has a cloze deletion ({{{{c1::...}}}}): Anki would make a card "
+                    "of it that hides no part of the picture; the masks are the cards",
+                )
 
     def basic(self, note: BasicNote) -> None:
         if note.add_reverse is None or "add_reverse" in self.unread:

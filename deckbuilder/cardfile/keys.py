@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from deckbuilder.cloze import HIGHEST_CARD_NUMBER
 from deckbuilder.deck_options import (
     ANKI_MAX_INTERVAL,
     ANKI_PER_DAY_MAX,
@@ -22,6 +23,7 @@ from deckbuilder.deck_options import (
     PARAMETER_COUNT,
 )
 from deckbuilder.model import LINT_RULES, NoteKind, StudySettings
+from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, MaskShape, OcclusionMode
 
 __all__ = [
     "CARD_TEMPLATE",
@@ -32,6 +34,7 @@ __all__ = [
     "ID_PATTERN",
     "LABEL_LANGUAGES",
     "LANG_PATTERN",
+    "MASK",
     "MAX_ANSWERS",
     "MAX_CHOICES",
     "MAX_NOTES",
@@ -103,6 +106,12 @@ class Shape(str, Enum):
     TYPE_KIND = "type-kind"
     SPEAK = "speak"
     LOCALE = "locale"
+    PICTURE = "picture"
+    MODE = "mode"
+    MASKS = "masks"
+    BOX = "box"
+    POINTS = "points"
+    POINT = "point"
 
     @property
     def phrase(self) -> str:
@@ -124,7 +133,16 @@ _SHAPES: dict[Shape, tuple[str, str]] = {
     Shape.GUID: ("text", "printable ASCII, no spaces"),
     Shape.NOTE_TYPE: (
         "text",
-        ", ".join(k.value for k in (NoteKind.MCQ, NoteKind.CLOZE, NoteKind.BASIC, NoteKind.TYPED))
+        ", ".join(
+            k.value
+            for k in (
+                NoteKind.MCQ,
+                NoteKind.CLOZE,
+                NoteKind.BASIC,
+                NoteKind.TYPED,
+                NoteKind.IMAGE_OCCLUSION,
+            )
+        )
         + ", or a declared note type's key",
     ),
     Shape.LABEL: ("text", "language code"),
@@ -165,6 +183,22 @@ _SHAPES: dict[Shape, tuple[str, str]] = {
         "text key or list of them",
     ),
     Shape.LOCALE: ("a speech language like ko_KR or en_US", "speech language (ko_KR, en_US)"),
+    Shape.PICTURE: (
+        "a picture's file name in media/ (PNG, JPEG, GIF, WebP or SVG)",
+        "file name in media/",
+    ),
+    Shape.MODE: ("hide-all or hide-one", "hide-all or hide-one"),
+    Shape.MASKS: (
+        "a list of masks ({rect: [left, top, width, height]}, {ellipse: ...}, "
+        "{polygon: [[x, y], ...]}) and labels ({text: RA, at: [x, y]})",
+        "list of masks and labels",
+    ),
+    Shape.BOX: ("[left, top, width, height] in the picture's pixels", "[left, top, width, height]"),
+    Shape.POINTS: (
+        "a list of at least 3 points, [x, y] each, in the picture's pixels",
+        "list of [x, y]",
+    ),
+    Shape.POINT: ("[x, y] in the picture's pixels", "[x, y]"),
 }
 
 
@@ -658,6 +692,84 @@ NOTE_TYPES: tuple[NoteType, ...] = (
         ),
         inferred=False,
         aliases=("type", "typing", "type-in", "input", "short-answer", "text-input", "answer"),
+    ),
+    NoteType(
+        NoteKind.IMAGE_OCCLUSION,
+        "A picture with masks over its parts, in Anki's own Image Occlusion note type: one "
+        "card per card number, whose front hides that card's masks.",
+        (
+            Key(
+                "image",
+                Shape.PICTURE,
+                "The picture, from media/ like any picture.",
+                "heart.png",
+                required=True,
+            ),
+            Key("header", Shape.TEXT, "Shown above the picture.", "Chambers of the heart"),
+            Key("back_extra", Shape.TEXT, "Shown on the back.", "Blood enters through the atria."),
+            Key("comments", Shape.TEXT, "Anki's Comments field: shown on no card.", "From Gray's."),
+            Key(
+                "mode",
+                Shape.MODE,
+                "hide-all: the front hides every mask, the card's own in Anki's active colour; "
+                "hide-one: only the card's own.",
+                "hide-one",
+                default=OcclusionMode.HIDE_ALL.value,
+                values=tuple(mode.value for mode in OcclusionMode),
+            ),
+            Key(
+                "masks",
+                Shape.MASKS,
+                "The masks, each a card (1, 2, 3... in order unless 'card' says), and labels.",
+                "[{rect: [120, 40, 80, 60]}, {text: RA, at: [200, 120]}]",
+                required=True,
+                low=1,
+            ),
+        ),
+        aliases=("occlusion", "image", "io", "image-occlusion-enhanced", "picture"),
+    ),
+)
+
+# One entry of an image occlusion note's 'masks': a mask (one of rect, ellipse, polygon,
+# maybe with card) or a label (text and at, maybe with size).
+MASK: tuple[Key, ...] = (
+    Key(
+        MaskShape.RECT.value,
+        Shape.BOX,
+        "A rectangle: left, top, width, height, in the picture's pixels.",
+        "[120, 40, 80, 60]",
+    ),
+    Key(
+        MaskShape.ELLIPSE.value,
+        Shape.BOX,
+        "An ellipse, by the box around it: left, top, width, height.",
+        "[300, 200, 40, 30]",
+    ),
+    Key(
+        MaskShape.POLYGON.value,
+        Shape.POINTS,
+        "A polygon, by its corners.",
+        "[[10, 10], [60, 10], [35, 50]]",
+    ),
+    Key(
+        "card",
+        Shape.WHOLE,
+        "The card the mask is on: masks with one number hide together on one card.",
+        "2",
+        default_doc="one more than the highest card of the masks before it",
+        low=1,
+        high=HIGHEST_CARD_NUMBER,
+    ),
+    Key("text", Shape.PLAIN, "A label drawn on the picture, on every card; never a card.", "RA"),
+    Key("at", Shape.POINT, "Where a label's top-left corner is.", "[200, 120]"),
+    Key(
+        "size",
+        Shape.NUMBER,
+        "A label's font size, in the picture's pixels.",
+        "24",
+        default=DEFAULT_TEXT_SIZE,
+        low=1,
+        high=10_000,
     ),
 )
 

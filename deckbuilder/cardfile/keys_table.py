@@ -9,6 +9,7 @@ from deckbuilder.cardfile.keys import (
     CHOICE,
     DECK,
     FIELDS,
+    MASK,
     NOTE_FIRST,
     NOTE_LAST,
     NOTE_TYPE_DECLARATION,
@@ -41,6 +42,7 @@ def keys_table(*, full: bool = True) -> str:
         ("note of a declared type", (FIELDS,)),
         ("a choice mapping", CHOICE),
         ("a typed number", NUMBER),
+        ("a mask", MASK),
         ("a note type declaration", NOTE_TYPE_DECLARATION),
         ("a card of a declared type", CARD_TEMPLATE),
     ]

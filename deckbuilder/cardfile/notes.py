@@ -29,6 +29,7 @@ from deckbuilder.cardfile.keys import (
     note_keys,
     note_type_named,
 )
+from deckbuilder.cardfile.occlusion import read_image_occlusion
 from deckbuilder.cardfile.optouts import read_lint_opt_outs, read_pins
 from deckbuilder.cardfile.typed import read_typed
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
@@ -171,6 +172,8 @@ def _read_note(
         _check_same_deletions(fields, item.get("text"))
     elif kind is NoteKind.TYPED:
         note = read_typed(fields, item, common)
+    elif kind is NoteKind.IMAGE_OCCLUSION:
+        note = read_image_occlusion(fields, item, common)
     else:
         reverse, add_reverse = read_reverse(fields, item)
         note = BasicNote(

@@ -19,6 +19,7 @@ from deckbuilder.cardfile.keys import (
     FIELDS,
     ID_PATTERN,
     LANG_PATTERN,
+    MASK,
     NOTE_FIRST,
     NOTE_LAST,
     NOTE_TYPE_DECLARATION,
@@ -353,7 +354,52 @@ def _value(key: Key) -> dict[str, Any]:
         return {"oneOf": [text_key, {"type": "array", "items": text_key}, {"type": "null"}]}
     if shape is Shape.LOCALE:
         return _text(key)
+    if shape is Shape.PICTURE:
+        return {"type": "string", "pattern": _NON_BLANK}
+    if shape is Shape.MODE:
+        return {"oneOf": [{"enum": list(key.values)}, {"type": "null"}]}
+    if shape is Shape.BOX:  # left and top may be 0, a width or height may not
+        return {
+            "type": "array",
+            "items": [{"type": "number", "minimum": 0}] * 2
+            + [{"type": "number", "exclusiveMinimum": 0}] * 2,
+            "minItems": 4,
+            "maxItems": 4,
+        }
+    if shape is Shape.POINT:
+        return _pixels(2)
+    if shape is Shape.POINTS:
+        return {"type": "array", "minItems": 3, "items": _pixels(2)}
+    if shape is Shape.MASKS:
+        return {"type": "array", "minItems": 1, "items": _masks()}
     raise AssertionError(f"no schema for {shape}")  # pragma: no cover - every shape is above
+
+
+def _pixels(count: int) -> dict[str, Any]:
+    """``count`` positions or sizes in a picture's pixels."""
+    pixel = {"type": "number", "minimum": 0}
+    return {"type": "array", "minItems": count, "maxItems": count, "items": pixel}
+
+
+def _masks() -> dict[str, Any]:
+    """One entry of an image occlusion note's 'masks': a mask or a label."""
+    by_name = {key.name: key for key in MASK}
+    shapes = [name for name in ("rect", "ellipse", "polygon")]
+    mask_keys = tuple(by_name[name] for name in (*shapes, "card"))
+    label_keys = tuple(by_name[name] for name in ("text", "at", "size"))
+    masks = [
+        {
+            **_mapping(mask_keys, f"A mask: a {name}, on a card."),
+            "required": [name],
+            "not": {"anyOf": [{"required": [other]} for other in shapes if other != name]},
+        }
+        for name in shapes
+    ]
+    label = _mapping(label_keys, "A label drawn on the picture: never a card.")
+    label["required"] = ["text", "at"]
+    text = label["properties"]["text"]
+    label["properties"]["text"] = {**text, "type": _SCALAR, "pattern": _NON_BLANK}
+    return {"oneOf": [*masks, label]}
 
 
 def _mapping(keys: tuple[Key, ...], description: str) -> dict[str, Any]:

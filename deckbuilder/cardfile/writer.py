@@ -22,6 +22,7 @@ from deckbuilder.cardfile.keys import (
     CHOICE,
     DECK,
     FIELDS,
+    MASK,
     NOTE_FIRST,
     NOTE_LAST,
     NOTE_TYPE_DECLARATION,
@@ -37,6 +38,7 @@ from deckbuilder.model import (
     ClozeNote,
     Deck,
     FieldsNote,
+    ImageOcclusionNote,
     McqNote,
     Note,
     StudySettings,
@@ -45,6 +47,7 @@ from deckbuilder.model import (
     letter,
 )
 from deckbuilder.note_types import NoteType
+from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, Label, Mask, MaskShape
 
 __all__ = ["card_file_text"]
 
@@ -288,6 +291,15 @@ def _note(note: Note) -> dict[str, Any]:
             "reverse": note.reverse if note.add_reverse is None else None,
             "add_reverse": None if note.add_reverse is None else _required(note.add_reverse),
         }
+    elif isinstance(note, ImageOcclusionNote):
+        values |= {
+            "image": note.image,
+            "header": _text(note.header),
+            "back_extra": _text(note.back_extra),
+            "comments": _text(note.comments),
+            "mode": note.mode.value,
+            "masks": _masks(note),
+        }
     elif isinstance(note, TypedNote):
         answers = [_typed_answer(answer) for answer in note.answers]
         values |= {
@@ -297,6 +309,33 @@ def _note(note: Note) -> dict[str, Any]:
             "match_case": note.match_case,
         }
     return _mapping(note_keys(note.kind), values)
+
+
+def _pixels(value: float) -> _Number:
+    """A position or size in pixels, as short as it reads back the same."""
+    return _Number(f"{value:.4f}".rstrip("0").rstrip("."))
+
+
+def _masks(note: ImageOcclusionNote) -> list[dict[str, Any]]:
+    """The masks and labels; a mask's card only where the loader would not give it that
+    one (the card after the highest before it)."""
+    out: list[dict[str, Any]] = []
+    highest = 0
+    for shape in note.shapes:
+        if isinstance(shape, Label):
+            size = None if shape.size == DEFAULT_TEXT_SIZE else _pixels(shape.size)
+            at = _FlowList([_pixels(shape.left), _pixels(shape.top)])
+            out.append(_mapping(MASK, {"text": _required(shape.text), "at": at, "size": size}))
+            continue
+        assert isinstance(shape, Mask)
+        if shape.shape is MaskShape.POLYGON:
+            drawn: Any = _FlowList(_FlowList([_pixels(x), _pixels(y)]) for x, y in shape.points)
+        else:
+            drawn = _FlowList(_pixels(value) for value in shape.values)
+        card = shape.card if shape.card != highest + 1 else None
+        highest = max(highest, shape.card)
+        out.append(_mapping(MASK, {shape.shape.value: drawn, "card": card}))
+    return out
 
 
 def _choice(note: McqNote, index: int) -> Any:

@@ -28,6 +28,7 @@ from deckbuilder.importers.base import (
     decks_of,
 )
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
+from deckbuilder.importers.image_occlusion import is_occlusion_type, occlusion_notes
 from deckbuilder.importers.own_types import (
     OWN_TYPE_IDS,
     OwnLanguage,
@@ -66,6 +67,10 @@ def package_notes(package: AnkiPackage, source: Path, keep_scripts: Collection[s
         kind = OWN_TYPE_IDS.get(type_id) or (_stock_kind(anki_type) if anki_type else None)
         if anki_type is None:
             result.report.append(_reported(name, len(notes), _NO_TYPE))
+            continue
+        if is_occlusion_type(anki_type) and NoteKind.IMAGE_OCCLUSION not in kinds:
+            kinds[NoteKind.IMAGE_OCCLUSION] = type_id
+            kept += _occlusions(result, anki_type, notes, package)
             continue
         if kind is None or (type_id not in OWN_TYPE_IDS and _types_answer(anki_type)):
             others.append((anki_type, notes))
@@ -186,6 +191,36 @@ def _own(
 
 
 _NO_TYPE = "not imported: the package does not hold their note type"
+
+
+def _occlusions(
+    result: Read, anki_type: AnkiNoteType, notes: list[AnkiNote], package: AnkiPackage
+) -> list[tuple[AnkiNote, Note]]:
+    """Image occlusion notes (:mod:`.image_occlusion`), their note type kept."""
+    assert result.package is not None
+    found = occlusion_notes(anki_type, notes, package.media)
+    kind = NoteKind.IMAGE_OCCLUSION
+    if found.spec is None:
+        result.package.own_type_mods[kind] = _lock_time(anki_type.mod)
+    else:
+        result.package.carried[kind] = (found.spec, _lock_time(anki_type.mod))
+    if found.notes:
+        result.report.append(_reported(anki_type.name, len(found.notes), f"{kind} notes"))
+    result.skipped += [
+        Skipped(None, f"not imported: {why}", who=f"note {anki_note.guid!r}")
+        for anki_note, why in found.left_out
+    ]
+    for anki_note in found.inexact:
+        result.warnings.append(
+            Problem(
+                str(result.source),
+                None,
+                f"warning: note {anki_note.guid!r}: its masks come in as they are drawn, "
+                "written a little otherwise than Anki's editor wrote them; the next import of "
+                "a build changes the note's Occlusion field to that, drawn the same",
+            )
+        )
+    return [(anki_note, note) for anki_note, note in found.notes]
 
 
 def _types_answer(anki_type: AnkiNoteType) -> bool:

@@ -141,6 +141,8 @@ def templates_hash(spec: NoteTypeSpec) -> str:
         parts.append([list(t) for t in spec.more_templates])
     if spec.sort_field:
         parts.append(spec.sort_field)
+    if spec.stock_kind:
+        parts.append([spec.stock_kind, [list(tag) for tag in spec.field_tags]])
     return _hash(parts)
 
 

@@ -27,9 +27,10 @@ Which cards a note makes is the core's rule (:func:`deckbuilder.templates.cards_
 
 Not rendered: the legacy ``{{=<% %>=}}`` syntax and malformed templates
 (:class:`TemplateError`; Anki refuses to save either kind of broken template), LaTeX
-(``[latex]`` becomes an image Anki makes with a TeX installation), the image-occlusion
-masks, and deletions with several numbers (``{{c1,2::...}}``), which deckbuilder's cloze
-reader does not know. Anki's messages are in English.
+(``[latex]`` becomes an image Anki makes with a TeX installation), and deletions with
+several numbers (``{{c1,2::...}}``), which deckbuilder's cloze reader does not know.
+Anki's messages are in English. Image occlusion deletions render as Anki renders them
+(:func:`image_occlusion`), for a script of the client's to draw.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple, TypeAlias
 
+from deckbuilder.anki.occlusion import read_shape
 from deckbuilder.cloze import Cloze, cloze_numbers, parse_clozes
 
 __all__ = [
@@ -494,6 +496,12 @@ def _reveal(cloze: Cloze, ordinal: int, question: bool, found: list[bool], out: 
     active = cloze.ordinal == ordinal
     if active:
         found[0] = True
+    first = cloze.nodes[0] if cloze.nodes else None
+    if isinstance(first, str) and first.startswith("image-occlusion:"):
+        out.append(
+            image_occlusion(cloze.ordinal, first.removeprefix("image-occlusion:"), question, active)
+        )
+        return
 
     def children(into: list[str]) -> None:
         for node in cloze.nodes:
@@ -515,6 +523,50 @@ def _reveal(cloze: Cloze, ordinal: int, question: bool, found: list[bool], out: 
     out.append(f'<span class="{css}" data-ordinal="{cloze.ordinal}">')
     children(out)
     out.append("</span>")
+
+
+# What Anki makes of an image occlusion deletion's properties (get_image_cloze_data in
+# rslib/src/image_occlusion/imageocclusion.rs): the data attribute of each it knows,
+# those of a size left out when empty or "0", in the order they are written.
+_IO_SHAPES = ("rect", "ellipse", "polygon", "text")
+_IO_PLAIN = {
+    "left": "left",
+    "top": "top",
+    "angle": "angle",
+    "fill": "fill",
+    "oi": "occludeInactive",
+}
+_IO_SIZES = ("width", "height", "rx", "ry", "scale")
+
+
+def image_occlusion(number: int, text: str, question: bool, active: bool) -> str:
+    """An image occlusion deletion (``{{cN::image-occlusion:SHAPE:key=value...}}``) as
+    the ``cloze:`` filter renders it for a client's script to draw: a ``<div>`` whose
+    class says how (the card's own on the front ``cloze``, on the back
+    ``cloze-highlight``; another card's ``cloze-inactive``; a label, c0, ``cloze``),
+    and whose data attributes hold the shape."""
+    shape, properties, _ = read_shape(text)
+    data = [f'data-shape="{shape}" '] if shape in _IO_SHAPES else []
+    for name, value in properties:
+        if not value:
+            continue
+        if name in _IO_PLAIN:
+            data.append(f'data-{_IO_PLAIN[name]}="{value}" ')
+        elif name in _IO_SIZES and value != "0":
+            data.append(f'data-{name}="{value}" ')
+        elif name == "points":
+            pairs = [pair for pair in value.split(" ") if "," in pair]
+            if pairs:
+                data.append(f'data-points="{" ".join(pairs)}" ')
+        elif name == "text":
+            data.append(f'data-text="{encode_attribute(value)}" ')
+        elif name == "fs":
+            data.append(f'data-font-size="{value}" ')
+    if (question and active) or number == 0:
+        css = "cloze"
+    else:
+        css = "cloze-highlight" if active else "cloze-inactive"
+    return f'<div class="{css}" data-ordinal="{number}" {"".join(data)}></div>'
 
 
 def reveal_cloze(text: str, ordinal: int, question: bool) -> str:

@@ -53,6 +53,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from deckbuilder.anki.notetypes import IO_STOCK_KIND
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.errors import Problem
 from deckbuilder.model import NoteKind
@@ -94,6 +95,7 @@ KIND_NAMES = {
     NoteKind.CLOZE: "cloze",
     NoteKind.BASIC: "basic",
     NoteKind.TYPED: "typed answer",
+    NoteKind.IMAGE_OCCLUSION: "image occlusion",
 }
 # Cards whose back depends on what the learner did on the front: the page can flip them.
 _PLAYED = (NoteKind.MCQ, NoteKind.TYPED)
@@ -261,6 +263,7 @@ class _Cards:
         self.codes: dict[str, int] = {}
         self.notes: list[list[Any]] = []
         self.cards: list[list[Any]] = []
+        self.occlusion = f"<script>\n{_static('occlusion.js')}</script>\n"
 
     def add(self, rn: RenderedNote, warnings: list[Problem]) -> None:
         spec = rn.spec
@@ -311,6 +314,9 @@ class _Cards:
                 self.media.inline(typeset(html, untypeset), card)
                 for html in (card.question, card.answer)
             )
+            if spec.stock_kind == IO_STOCK_KIND:
+                # What Anki's clients give an image occlusion card, the preview's own.
+                question, answer = (self.occlusion + side for side in (question, answer))
             label = f"card c{ordinal + 1}" if spec.is_cloze else ""
             self.cards.append(
                 [

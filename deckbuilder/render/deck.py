@@ -15,10 +15,13 @@ from functools import cached_property
 from html import escape, unescape
 from pathlib import Path, PurePosixPath
 
+import imagesize
+
 from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_for
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
+from deckbuilder.anki.occlusion import occlusion_field
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import (
@@ -26,6 +29,7 @@ from deckbuilder.model import (
     ClozeNote,
     Deck,
     FieldsNote,
+    ImageOcclusionNote,
     McqNote,
     Note,
     NoteKind,
@@ -34,6 +38,7 @@ from deckbuilder.model import (
     letter,
 )
 from deckbuilder.note_types import NoteType
+from deckbuilder.occlusion import Label, OcclusionMode
 from deckbuilder.progress import step
 from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.fidelity import deletions_ended_early
@@ -60,6 +65,9 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The media a raw field's HTML names, as Anki finds them (its media check).
 _RAW_IMAGE = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 _RAW_SOUND = re.compile(r"\[sound:([^\]]+)\]")
+# The pictures Anki's mask editor opens (is_image_file in rslib/src/image_occlusion/
+# imagedata.rs) whose size the renderer can read from their headers.
+PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif")
 # Anki's media sync refuses any single file over 100 MiB (MAX_INDIVIDUAL_MEDIA_FILE_SIZE
 # in ankitects/anki, rslib/src/sync/media/mod.rs): a bigger file would never reach the
 # learner's other devices, and every file is read whole into the package.
@@ -453,9 +461,74 @@ class _Renderer:
         src = found[1].strip()
         return f"[sound:{self.resolve(src, 'sound') or src}]"
 
+    def picture_size(self, name: str) -> tuple[float, float] | None:
+        """The width and height of the picture ``name`` (in the package), read from its
+        header as the browser reads its natural size; None, with a problem, when it
+        cannot be read."""
+        path = self.media[name]
+        if path.suffix.lower() not in PICTURE_SUFFIXES:
+            shown = ", ".join(PICTURE_SUFFIXES)
+            self.problem(
+                f"picture '{name}' is not one Anki's mask editor opens ({shown}); convert it"
+            )
+            return None
+        try:
+            width, height = imagesize.get(path)
+        except (OSError, ValueError) as exc:
+            self.problem(f"picture '{name}' cannot be read: {exc}")
+            return None
+        if width <= 0 or height <= 0:
+            svg = " (an SVG picture needs width and height on its <svg> element)"
+            self.problem(
+                f"picture '{name}' cannot be read: its size is not in its header; is it a "
+                f"{path.suffix.lstrip('.').upper()} picture?{svg if path.suffix.lower() == '.svg' else ''}"
+            )
+            return None
+        return float(width), float(height)
+
+    def occlusion(self, note: ImageOcclusionNote) -> tuple[str, ...]:
+        """An image occlusion note's fields, in Anki's order: Occlusion (the masks as
+        fractions of the picture's size), Image, Header, Back Extra, Comments."""
+        self.key = "image"
+        name = self.resolve(note.image, "image")
+        size = self.picture_size(name) if name else None
+        occlusions = ""
+        if size is not None and self.inside(note, *size):
+            hide_all = note.mode is OcclusionMode.HIDE_ALL
+            occlusions = occlusion_field(note.shapes, *size, hide_all=hide_all)
+        image = f'<img src="{escape(name)}">' if name else ""
+        texts = (note.header, note.back_extra, note.comments)
+        keys = ("header", "back_extra", "comments")
+        rendered = [
+            self.md(text, key) if text else "" for text, key in zip(texts, keys, strict=True)
+        ]
+        if self.deck.lang:
+            rendered = [self.lang(html) for html in rendered]
+        return (occlusions, image, *rendered)
+
+    def inside(self, note: ImageOcclusionNote, width: float, height: float) -> bool:
+        """Whether every mask and label is on the picture; a problem for each that is not."""
+        fits = True
+        for i, shape in enumerate(note.shapes):
+            if isinstance(shape, Label):
+                right, bottom, what = shape.left, shape.top, "label"
+            else:
+                _, _, right, bottom = shape.bounds()
+                what = shape.shape.value
+            if right > width or bottom > height:
+                self.key = f"masks[{i}]"
+                self.problem(
+                    f"masks[{i}] ({what}) reaches outside the picture '{note.image}', which "
+                    f"is {width:g} by {height:g} pixels (to x {right:g}, y {bottom:g})"
+                )
+                fits = False
+        return fits
+
     def fields(self, note: Note) -> tuple[str, ...]:
         if isinstance(note, FieldsNote):
             return self.declared(note)
+        if isinstance(note, ImageOcclusionNote):
+            return self.occlusion(note)
         fields = self.built_in_fields(note)
         if not note.speak:
             return fields

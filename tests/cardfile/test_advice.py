@@ -101,7 +101,7 @@ def test_an_answer_giving_a_choice_text_gets_its_letter(tmp_path: Path) -> None:
 def test_a_misspelt_note_type_gets_the_type_meant(tmp_path: Path, written: str, meant: str) -> None:
     found = problems(tmp_path, f"deck: D\nnotes:\n  - id: a\n    type: {written}\n    front: f\n")
     assert found == [
-        f"4: unknown note type '{written}'; expected one of mcq, cloze, basic, typed; "
+        f"4: unknown note type '{written}'; expected one of mcq, cloze, basic, typed, image-occlusion; "
         f"did you mean '{meant}'?"
     ]
 

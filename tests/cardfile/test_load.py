@@ -138,7 +138,7 @@ def test_deck_id_defaults_to_file_stem(tmp_path: Path) -> None:
         ),
         (
             "deck: D\nnotes:\n  - {id: a, type: mcu, front: f}\n",
-            "unknown note type 'mcu'; expected one of mcq, cloze, basic, typed; did you mean 'mcq'?",
+            "unknown note type 'mcu'; expected one of mcq, cloze, basic, typed, image-occlusion; did you mean 'mcq'?",
         ),
         ("deck: D\nnotes:\n  - {id: a, prompt: f}\n", ":3: note 'a': cannot tell the note type"),
         (

@@ -57,6 +57,8 @@ SEMANTIC = [
     r"differ only in case",
     r"would be renamed '.*' by Anki",  # 'a :: b': Anki's deck name rules (rslib decks/name.rs)
     r"'speak' names '[\w-]+', not a text",  # which texts each kind of note can speak
+    r"ha(s|ve) no mask: the masks are on cards",  # image occlusion: a card number skipped
+    r"has no area: the mask would hide nothing",  # a polygon whose corners are on a line
 ]
 
 
@@ -156,7 +158,37 @@ def right(key: Key, languages: list[str], mistakes: float) -> Any:
         return st.one_of(one, st.lists(one, min_size=1, max_size=3))
     if shape is Shape.STUDY:
         return st.one_of(st.none(), mapping(STUDY, languages, mistakes))
+    if shape is Shape.PICTURE:
+        return st.sampled_from(["heart.png", "내 그림.jpg"])
+    if shape is Shape.MODE:
+        return st.sampled_from([*key.values, None])
+    if shape is Shape.MASKS:
+        return st.tuples(mask(), st.lists(st.one_of(mask(), label()), max_size=3)).map(
+            lambda drawn: [drawn[0], *drawn[1]]
+        )
     raise AssertionError(shape)
+
+
+def mask() -> Any:
+    """A mask of an image occlusion note: its own card, or card 1."""
+    box = st.tuples(
+        st.integers(0, 50), st.integers(0, 50), st.integers(1, 50), st.floats(0.5, 50)
+    ).map(list)
+    triangle = st.just([[10, 10], [60, 10], [35, 50.5]])
+    shape = st.one_of(
+        st.fixed_dictionaries({"rect": box}),
+        st.fixed_dictionaries({"ellipse": box}),
+        st.fixed_dictionaries({"polygon": triangle}),
+    )
+    card = st.one_of(st.just({}), st.just({"card": 1}))
+    return st.tuples(shape, card).map(lambda drawn: {**drawn[0], **drawn[1]})
+
+
+def label() -> Any:
+    return st.fixed_dictionaries(
+        {"text": st.sampled_from(["RA", "왼쪽", "7"]), "at": st.just([200, 120])},
+        optional={"size": st.sampled_from([1, 24, 40.5])},
+    )
 
 
 def wrong(key: Key) -> Any:
@@ -182,6 +214,26 @@ def wrong(key: Key) -> Any:
         out.append(st.sampled_from(["1x", 60, ["10"]]))
     if shape is Shape.DECK_NAME:
         out.append(st.sampled_from(["A::::B", "a\tb", "  "]))
+    if shape is Shape.MODE:
+        out.append(st.sampled_from(["hide", "Hide-All", 1]))
+    if shape is Shape.MASKS:
+        out.append(
+            st.sampled_from(
+                [
+                    [{"rect": [0, 0, 0, 10]}],  # zero-sized
+                    [{"rect": [-1, 0, 5, 5]}],  # left of the picture
+                    [{"rect": [0, 0, 5]}],
+                    [{"polygon": [[0, 0], [1, 1]]}],
+                    [{"rect": [0, 0, 5, 5], "ellipse": [0, 0, 5, 5]}],
+                    [{"rect": [0, 0, 5, 5], "card": 0}],
+                    [{"text": "RA"}],  # no 'at'
+                    [{"text": "RA", "at": [1, 1], "card": 1}],
+                    [{"text": "RA", "at": [1, 1]}],  # no mask
+                    [{"rect": [0, 0, 5, 5], "at": [1, 1]}],
+                    [{"card": 2}],
+                ]
+            )
+        )
     return st.one_of(*out)
 
 

@@ -17,7 +17,7 @@ from deckbuilder.anki.identity import note_type_anki_id
 from deckbuilder.model import NoteKind
 from deckbuilder.note_types import NoteType
 
-__all__ = ["OWN_KINDS", "NoteTypeSpec", "declared_spec", "note_type"]
+__all__ = ["IO_FIELDS", "IO_STOCK_KIND", "OWN_KINDS", "NoteTypeSpec", "declared_spec", "note_type"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,12 @@ class NoteTypeSpec:
     key: str = ""
     cloze: bool = False
     sort_field: int = 0  # the index of the field Anki's browser sorts by
+    # For a note type as Anki makes it (Image Occlusion): Anki's originalStockKind, by
+    # which Anki knows the note type, and each field's tag and whether the note type
+    # editor refuses to delete it (the fields' "tag" and "preventDeletion"). 0 and ():
+    # none.
+    stock_kind: int = 0
+    field_tags: tuple[tuple[int, bool], ...] = ()
 
     @property
     def is_cloze(self) -> bool:
@@ -64,6 +70,20 @@ class NoteTypeSpec:
         return front, back
 
 
+# Anki's Image Occlusion note type as Anki makes it (rslib/src/image_occlusion/notetype.rs):
+# its templates and CSS (image-occlusion/, read from a collection the backend made, as
+# tests/anki/test_image_occlusion.py checks), its fields with their tags
+# (ImageOcclusionField in proto/anki/notetypes.proto) and originalStockKind 6, by which
+# Anki's mask editor and get_image_occlusion_note know it.
+IO_FIELDS = ("Occlusion", "Image", "Header", "Back Extra", "Comments")
+IO_STOCK_KIND = 6  # ORIGINAL_STOCK_KIND_IMAGE_OCCLUSION
+_STOCK = {
+    NoteKind.IMAGE_OCCLUSION: (
+        IO_STOCK_KIND,
+        ((0, True), (1, True), (2, True), (3, True), (4, False)),
+    )
+}
+
 _IDS = {
     NoteKind.MCQ: 1468248778730576,
     NoteKind.CLOZE: 1649248644858304,
@@ -73,6 +93,8 @@ _IDS = {
     NoteKind.TYPED: 1567040389656066,
     # As TYPED's, from "deckbuilder", "note type", "basic-reversed".
     NoteKind.BASIC_REVERSED: 2101222362487115,
+    # As TYPED's, from "deckbuilder", "note type", "image-occlusion".
+    NoteKind.IMAGE_OCCLUSION: 1379929385129766,
 }
 # The kinds with a note type of deckbuilder's own (Anki's "Basic (optional reversed card)"
 # is only ever carried from a collection).
@@ -83,6 +105,10 @@ _NAMES = {
     NoteKind.BASIC: ("deckbuilder Basic", "Card 1"),
     NoteKind.TYPED: ("deckbuilder Typed Answer", "Typed answer"),
     NoteKind.BASIC_REVERSED: ("deckbuilder Basic (and reversed card)", "Card 1"),
+    # Every collection has Anki's own "Image Occlusion" (with another id): a package's
+    # note type of that name would come in as "Image Occlusion+". The template keeps
+    # Anki's name.
+    NoteKind.IMAGE_OCCLUSION: ("deckbuilder Image Occlusion", "Image Occlusion"),
 }
 _FIELDS = {
     NoteKind.MCQ: ("Question", "Choices", "Answer", "Explanation", "Shuffle"),
@@ -90,6 +116,7 @@ _FIELDS = {
     NoteKind.BASIC: ("Front", "Back"),
     NoteKind.TYPED: ("Question", "Answers", "Explanation", "Match case"),
     NoteKind.BASIC_REVERSED: ("Front", "Back"),
+    NoteKind.IMAGE_OCCLUSION: IO_FIELDS,
 }
 # Note types that share another's folder, with the templates after the first.
 _FOLDERS = {NoteKind.BASIC_REVERSED: "basic"}
@@ -117,6 +144,7 @@ def _inline_includes(html: str, folder: str) -> str:
 def note_type(kind: NoteKind) -> NoteTypeSpec:
     folder = _FOLDERS.get(kind, kind.value)
     name, template_name = _NAMES[kind]
+    stock_kind, field_tags = _STOCK.get(kind, (0, ()))
     more = tuple(
         (title, _inline_includes(_read(folder, front), folder), _read(folder, back))
         for title, front, back in _MORE_TEMPLATES.get(kind, ())
@@ -129,8 +157,12 @@ def note_type(kind: NoteKind) -> NoteTypeSpec:
         template_name=template_name,
         front=_inline_includes(_read(folder, "front.html"), folder),
         back=_inline_includes(_read(folder, "back.html"), folder),
-        css=_read("base.css") + "\n" + _read(folder, "style.css"),
+        # A stock note type's CSS is Anki's alone.
+        css=(_read("base.css") + "\n" if not stock_kind else "") + _read(folder, "style.css"),
         more_templates=more,
+        cloze=kind is NoteKind.IMAGE_OCCLUSION,
+        stock_kind=stock_kind,
+        field_tags=field_tags,
     )
 
 

@@ -18,10 +18,17 @@ import json
 import os
 import unicodedata
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, declared_spec, note_type
+from deckbuilder.anki.notetypes import (
+    IO_FIELDS,
+    OWN_KINDS,
+    NoteTypeSpec,
+    declared_spec,
+    note_type,
+)
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import real_path_outside
@@ -46,6 +53,7 @@ CARRIED_KINDS = {
     NoteKind.BASIC_REVERSED: 2,
     NoteKind.CLOZE: 2,
     NoteKind.BASIC_OPTIONAL_REVERSED: 3,  # Front, Back and Add Reverse
+    NoteKind.IMAGE_OCCLUSION: len(IO_FIELDS),  # Anki's own, by originalStockKind
 }
 # Templates of each kind: one card, or two (the reversed card).
 _CARRIED_TEMPLATES = {
@@ -53,6 +61,7 @@ _CARRIED_TEMPLATES = {
     NoteKind.BASIC_REVERSED: 2,
     NoteKind.CLOZE: 1,
     NoteKind.BASIC_OPTIONAL_REVERSED: 2,
+    NoteKind.IMAGE_OCCLUSION: 1,
 }
 # Limits against absurd files (documented in docs/note-types.md). Anki's own note types
 # have templates of a few KB; genanki reads each template several times per build.
@@ -238,6 +247,9 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         more_templates=tuple(more),
         keep_scripts=keep_scripts,
     )
+    if kind is NoteKind.IMAGE_OCCLUSION:  # Anki knows it by its stock kind and field tags
+        own = note_type(kind)
+        spec = replace(spec, cloze=True, stock_kind=own.stock_kind, field_tags=own.field_tags)
     return spec, [f"{label}: {problem}" for problem in spec_problems(spec)]
 
 

@@ -1,0 +1,93 @@
+"""Image occlusion notes from Anki (issue 42, item 3): notes Anki's own backend made, in
+an exported package, come in as the card format (fractions back to the picture's pixels,
+the picture copied to media/), and round trip: import, build, import into the same
+collection gives no new note and the fields as they were."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Run
+from tests.occlusion_decks import picture
+
+pytestmark = pytest.mark.anki
+
+# What Anki's mask editor writes (ts/routes/image-occlusion/shapes/to-cloze.ts): each
+# shape a deletion followed by <br>, fractions of the picture with four decimals at most.
+EDITOR = (
+    "{{c1::image-occlusion:rect:left=.3:top=.1333:width=.2:height=.2:oi=1}}<br>"
+    "{{c2::image-occlusion:ellipse:left=.75:top=.6667:rx=.05:ry=.05:oi=1}}<br>"
+    "{{c3::image-occlusion:polygon:left=.025:top=.0333:points=.025,.0333 .15,.0333 "
+    ".0875,.1667:oi=1}}<br>"
+    "{{c2::image-occlusion:rect:left=.05:top=.7333:width=.125:height=.0667:oi=1}}<br>"
+    "{{c0::image-occlusion:text:left=.5:top=.4:text=R\\:A:scale=1.:fs=.1333:oi=1}}<br>"
+)
+HIDE_ONE = "{{c1::image-occlusion:rect:left=.1234:top=.5:width=.0625:height=.25}}<br>"
+
+
+def _fields(col: Any) -> dict[str, list[str]]:
+    return {col.get_note(nid).guid: list(col.get_note(nid).fields) for nid in col.find_notes("")}
+
+
+@pytest.fixture
+def exported(tmp_path: Path) -> tuple[Any, Path]:
+    """A collection with two image occlusion notes made by Anki's backend, exported."""
+    from anki.collection import Collection, DeckIdLimit, ExportAnkiPackageOptions
+
+    folder = tmp_path / "anki"
+    folder.mkdir()
+    col = Collection(str(folder / "collection.anki2"))
+    did = col.decks.id("Anatomy")
+    col.decks.select(did)
+    (io_type,) = [m for m in col.models.all() if m.get("originalStockKind") == 6]
+    for name, occlusions, header in (
+        ("heart.png", EDITOR, "Chambers of the <b>heart</b>"),
+        ("lung.png", HIDE_ONE, ""),
+    ):
+        image = picture(tmp_path / "pictures" / name)
+        col._backend.add_image_occlusion_note(
+            notetype_id=io_type["id"],
+            image_path=str(image),
+            occlusions=occlusions,
+            header=header,
+            back_extra="Blood enters through the atria.",
+            tags=["anatomy"],
+        )
+    path = tmp_path / "anatomy.apkg"
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    col.export_anki_package(out_path=str(path), options=options, limit=DeckIdLimit(deck_id=did))
+    return col, path
+
+
+def test_anki_s_notes_come_in_and_round_trip(
+    exported: tuple[Any, Path], project: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    col, package = exported
+    before = _fields(col)
+    run: Run = cli("import", package, "--out", "cards/anatomy.yaml")
+    assert run.code == 0, run.err
+    assert "Image Occlusion: 2 notes -> image-occlusion notes" in run.out
+    assert (project / "media" / "heart.png").read_bytes() == (
+        Path(col.media.dir()) / "heart.png"
+    ).read_bytes()
+    text = (project / "cards" / "anatomy.yaml").read_text(encoding="utf-8")
+    # The pixels of the 400 x 300 picture, the label, the card numbers, the modes.
+    assert "- rect: [120, 39.99, 80, 60]\n" in text
+    assert "- ellipse: [300, 200.01, 40, 30]\n" in text
+    assert "- polygon: [[10, 9.99], [60, 9.99], [35, 50.01]]\n" in text
+    assert "- rect: [20, 219.99, 50, 20.01]\n      card: 2\n" in text
+    assert "- text: R:A\n      at: [200, 120]\n      size: 39.99\n" in text
+    assert "mode: hide-one" in text and text.count("mode:") == 1
+    assert cli("check", "cards").code == 0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "2000000000")
+    built = cli("build", "cards", "--out", "output")
+    assert built.code == 0, built.err
+    from tests.conftest import import_package
+
+    log: Any = import_package(col, project / "output" / "anatomy.apkg", merge_notetypes=False)
+    assert (len(log.new), len(log.conflicting)) == (0, 0)
+    assert _fields(col) == before
+    col.close()
