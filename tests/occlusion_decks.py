@@ -18,8 +18,8 @@ T1 = T0 + 86_400
 WIDTH, HEIGHT = 400, 300
 PICTURE_RGB = (40, 80, 160)  # one colour: what shows where no mask is
 
-# The issue's card file (its comments after text values left out: the card format
-# refuses ' #' after text, which YAML would cut off).
+# The issue's card file, exactly (its comments set apart by two spaces or more are
+# comments; one space before ' #' after text would be refused).
 HEART = """\
 deck: Anatomy::Heart
 id: heart
@@ -27,16 +27,16 @@ notes:
   - id: heart-chambers
     type: image-occlusion
     image: heart.png                 # from media/, like any picture
-    header: Chambers of the heart
-    back_extra: Blood enters through the atria.
+    header: Chambers of the heart    # Markdown, optional
+    back_extra: Blood enters through the atria.   # optional
     mode: {mode}                   # hide-all (default) or hide-one
     masks:
       - rect: [120, 40, 80, 60]      # left, top, width, height in the image's pixels
       - ellipse: [300, 200, 40, 30]  # left, top, width, height of its box
       - polygon: [[10, 10], [60, 10], [35, 50]]
       - rect: [20, 220, 50, 20]
-        card: 2                      # shares card 2 with the ellipse
-      - text: RA
+        card: 2                      # shares card 2 with the ellipse (masks are cards 1, 2, 3... in order unless given)
+      - text: RA                     # a label drawn on the picture, never a card
         at: [200, 120]
 """
 # Each card's masks, as (shape, pixels): rect/ellipse boxes, polygon corners.

@@ -28,7 +28,12 @@ from deckbuilder.importers.base import (
     decks_of,
 )
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
-from deckbuilder.importers.image_occlusion import is_occlusion_type, occlusion_notes
+from deckbuilder.importers.image_occlusion import (
+    in_collection,
+    is_occlusion_type,
+    occlusion_notes,
+    restyled,
+)
 from deckbuilder.importers.own_types import (
     OWN_TYPE_IDS,
     OwnLanguage,
@@ -204,6 +209,20 @@ def _occlusions(
         result.package.own_type_mods[kind] = _lock_time(anki_type.mod)
     else:
         result.package.carried[kind] = (found.spec, _lock_time(anki_type.mod))
+        if restyled(anki_type):
+            # Recorded as the collection has it: the first build gives it Anki's own
+            # templates and CSS, in place.
+            result.package.in_collection[kind.value] = in_collection(anki_type)
+            result.warnings.append(
+                Problem(
+                    str(result.source),
+                    None,
+                    f"warning: note type {anki_type.name!r}: its templates or CSS are not "
+                    "Anki's own Image Occlusion ones; the card file keeps Anki's (whose "
+                    "script draws the masks), and the first build gives them to the "
+                    "collection's note type in place",
+                )
+            )
     if found.notes:
         result.report.append(_reported(anki_type.name, len(found.notes), f"{kind} notes"))
     result.skipped += [

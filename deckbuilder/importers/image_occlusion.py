@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from html import unescape
 
@@ -80,7 +80,8 @@ def occlusion_notes(
     return out
 
 
-def _spec(anki_type: AnkiNoteType) -> NoteTypeSpec:
+def in_collection(anki_type: AnkiNoteType) -> NoteTypeSpec:
+    """The collection's image occlusion note type as the collection has it."""
     own = note_type(NoteKind.IMAGE_OCCLUSION)
     ((name, front, back),) = anki_type.templates
     return NoteTypeSpec(
@@ -97,6 +98,31 @@ def _spec(anki_type: AnkiNoteType) -> NoteTypeSpec:
         stock_kind=IO_STOCK_KIND,
         field_tags=own.field_tags,
     )
+
+
+def _spec(anki_type: AnkiNoteType) -> NoteTypeSpec:
+    """The collection's image occlusion note type (its id, name and fields) with Anki's
+    own templates and CSS: their script is what draws the masks, and the one a card file
+    keeps is the copy deckbuilder ships of Anki's (a package's could carry any script
+    under the same kind, issue 45). A collection whose templates differ gets Anki's in
+    place on the next import (see :func:`restyled`)."""
+    own = note_type(NoteKind.IMAGE_OCCLUSION)
+    spec = in_collection(anki_type)
+    return replace(
+        spec,
+        template_name=own.template_name,
+        front=own.front,
+        back=own.back,
+        css=own.css,
+        keep_scripts=True,
+    )
+
+
+def restyled(anki_type: AnkiNoteType) -> bool:
+    """Whether the collection's image occlusion templates or CSS are not Anki's own."""
+    own = note_type(NoteKind.IMAGE_OCCLUSION)
+    ((_, front, back),) = anki_type.templates
+    return (front, back, anki_type.css) != (own.front, own.back, own.css)
 
 
 def _size(
