@@ -89,7 +89,7 @@ MISTAKES = [
     ("at: [200, 120]", "at: [500, 120]", 16, "outside the picture"),
     ("image: heart.png", "image: lung.png", 6, "media file 'lung.png' not found"),
     ("mode: hide-all", "mode: hide-some", 9, "'mode' must be hide-all or hide-one"),
-    ("        at: [200, 120]\n", "        at: [200, 120]\n        card: 1\n", 17, "never a card"),
+    ("        at: [200, 120]\n", "        at: [200, 120]\n        card: 1\n", 18, "never a card"),
 ]
 
 
