@@ -185,7 +185,15 @@ def anki_import(path: Path, kind: str, folder: Path) -> tuple[Collection | None,
                 media_folder=str(folder / "anki" / "collection.media"),
                 media_db=str(folder / "anki" / "collection.media.db2"),
             )
-            return Collection(str(col_path)), ""
+            restored = Collection(str(col_path))
+            if not restored.v3_scheduler():
+                # Anki imports a package only into a collection on its current scheduler,
+                # and asks for the upgrade first, as here (the notes do not change).
+                if restored.sched_ver() == 1:
+                    restored.upgrade_to_v2_scheduler()
+                restored.set_v3_scheduler(True)
+                return restored, "the collection was upgraded to Anki's v3 scheduler"
+            return restored, ""
         col = Collection(str(col_path))
         if kind == "apkg":
             col.import_anki_package(
