@@ -33,6 +33,7 @@ from deckbuilder.templates import (
 
 __all__ = [
     "NOTE_TYPES_FOLDER",
+    "RESERVED_KEYS",
     "DeclaredTypes",
     "project_root",
     "read_declared_note_fields",
@@ -45,7 +46,7 @@ _DECLARATION_KEYS = key_names(NOTE_TYPE_DECLARATION)
 _CARD_KEYS = key_names(CARD_TEMPLATE)
 # What 'type:' says for deckbuilder's own note types (and Anki's that it keeps as
 # they are): a declared note type cannot take one of these keys.
-_BUILT_IN = frozenset(t.kind.value for t in NOTE_TYPES) | {
+RESERVED_KEYS = frozenset(t.kind.value for t in NOTE_TYPES) | {
     "basic-reversed",
     "basic-optional-reversed",
     "declared",
@@ -143,7 +144,7 @@ def _key_problem(fields: FieldReader, key: str, line: int) -> bool:
     if not ID_RE.match(key):
         fields.problem(line, id_problem("note type key", key))
         return True
-    if key in _BUILT_IN:
+    if key in RESERVED_KEYS:
         fields.problem(
             line,
             f"'{key}' is the name of one of deckbuilder's own note types; give the note "

@@ -16,6 +16,7 @@ from collections.abc import Collection, Sequence
 from deckbuilder.anki.collection import AnkiNote, AnkiNoteType
 from deckbuilder.anki.notetypes import declared_spec
 from deckbuilder.anki.notetypes.carried import spec_problems
+from deckbuilder.cardfile.declared import RESERVED_KEYS
 from deckbuilder.importers.base import slugify
 from deckbuilder.importers.html_markdown import field_markdown, rendered_field
 from deckbuilder.model import FieldsNote
@@ -28,11 +29,12 @@ _KEY_LENGTH = 40
 
 
 def type_key(name: str, taken: Collection[str]) -> str:
-    """A note type key for Anki's note type ``name``, not one of ``taken``: its name as
-    a slug (``Korean vocabulary`` -> ``korean-vocabulary``), numbered when taken."""
+    """A note type key for Anki's note type ``name``, not one of ``taken`` nor one of
+    deckbuilder's own: its name as a slug (``Korean vocabulary`` -> ``korean-vocabulary``),
+    numbered when taken."""
     base = slugify(name, _KEY_LENGTH) or "note-type"
     key, number = base, 1
-    while key in taken:
+    while key in taken or key in RESERVED_KEYS:
         number += 1
         key = f"{base}-{number}"
     return key

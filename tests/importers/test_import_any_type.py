@@ -142,3 +142,43 @@ def test_a_field_markdown_cannot_hold_is_kept_raw(
     apple = next(n for n in document["notes"] if n.get("fields", {}).get("Meaning") == "apple")
     assert apple["fields"]["Example"] == "사과가 <b>맛있어요</b>."
     assert document["note_types"]["cloze-source"]["kind"] == "cloze"
+
+
+def _whole_collection(col: Any, path: Path) -> None:
+    from anki.collection import ExportAnkiPackageOptions
+
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    col.export_anki_package(out_path=str(path), options=options, limit=None)
+
+
+def test_a_note_type_named_as_one_of_deckbuilders_gets_another_key(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A collection whose stock Basic is renamed 'Basique' and that has another Basic-shaped
+    note type named 'Basic' (Redclem/Anki-Union's card_types.apkg, and two others): the
+    second is declared, and was given the key 'basic', which check refuses as one of
+    deckbuilder's own ("'basic' is the name of one of deckbuilder's own note types")."""
+    from anki.collection import Collection
+
+    col = Collection(str(tmp_path / "c.anki2"))
+    stock = col.models.by_name("Basic")
+    assert stock is not None
+    copy = col.models.copy(stock)
+    stock["name"] = "Basique"
+    col.models.update_dict(stock)
+    copy["name"] = "Basic"
+    col.models.update_dict(copy)
+    deck = col.decks.id("Words")
+    assert deck is not None
+    for model, front in ((stock, "un"), (stock, "deux"), (copy, "one")):
+        note = col.new_note(model)
+        note["Front"], note["Back"] = front, "x"
+        col.add_note(note, deck)
+    _whole_collection(col, tmp_path / "words.apkg")
+    col.close()
+    monkeypatch.chdir(tmp_path)
+
+    result = cli("import", "words.apkg")
+    assert result.code == 0, result.err
+    assert "Basic: 1 note -> notes of a note type of the deck's own ('basic-2')" in result.out
+    assert cli("check").code == 0
