@@ -27,8 +27,9 @@ from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
+from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER
 from deckbuilder.cardfile.reader import MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES
-from deckbuilder.cardfile.writer import card_file_text
+from deckbuilder.cardfile.writer import card_file_text, note_type_file_text
 from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
@@ -38,6 +39,7 @@ from deckbuilder.invisible import is_blank
 from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
 from deckbuilder.lock.manifest import note_hashes, templates_hash
 from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAnswer, TypedNote
+from deckbuilder.note_types import NoteType
 from deckbuilder.render.deck import RenderedDeck, render_deck
 from deckbuilder.render.markdown import render_markdown
 
@@ -94,6 +96,9 @@ class _Planner:
     skipped: list[Skipped] = field(default_factory=list)
     missing_media: dict[str, tuple[int | None, str]] = field(default_factory=dict)
     missing_in: dict[str, set[str]] = field(default_factory=dict)  # deck key -> its missing
+    # Declared note types whose notes go into more than one card file: written once, to
+    # the project's note-types/ folder, by key.
+    shared: dict[str, NoteType] = field(default_factory=dict)
 
     @property
     def file(self) -> str:
@@ -120,11 +125,52 @@ def plan_import(read: Read, options: ImportOptions) -> ImportPlan:
         targets = _targets(read, decks, options)
         if options.out is None:  # cards/ is not the user's choice; a file named with --out is
             refuse_links_out(targets, "nothing is written through it; make it a folder")
+        planner.shared = _shared_types([deck for deck, _ in decks])
         planned = [
             _plan_deck(planner, deck, name, target)
             for (deck, name), target in zip(decks, targets, strict=True)
         ]
+        _shared_type_files(planner, planned)
     return _finish(planner, planned)
+
+
+def _shared_types(decks: Sequence[SourceDeck]) -> dict[str, NoteType]:
+    """The declared note types whose notes are in more than one of ``decks``: a card file
+    declares a note type for itself alone, and two declaring one Anki note type would be
+    taken by Anki for one."""
+    decks_of_type: dict[NoteType, set[int]] = {}
+    for number, deck in enumerate(decks):
+        for note in deck.notes:
+            if isinstance(note, FieldsNote) and not note.note_type.source:
+                decks_of_type.setdefault(note.note_type, set()).add(number)
+    return {t.key: t for t, numbers in decks_of_type.items() if len(numbers) > 1}
+
+
+def _shared_type_files(planner: _Planner, planned: Sequence[PlannedDeck]) -> None:
+    """Each shared note type that notes kept use, as ``note-types/<key>.yaml`` (left as it
+    is when the project has it with the same text; refused when with another)."""
+    used = {n.note_type.key for deck in planned for n in deck.notes if isinstance(n, FieldsNote)}
+    folder = planner.options.cards_dir.parent / NOTE_TYPES_FOLDER
+    header = [
+        f"Imported by 'deckbuilder import' from {planner.read.source.name}: the note type "
+        "of notes in several card files, which name it with 'type: <key>'."
+    ]
+    for key, note_type in planner.shared.items():
+        if key not in used:
+            continue
+        path = folder / f"{key}.yaml"
+        data = note_type_file_text(note_type, header).encode("utf-8")
+        if not path.exists():
+            planner.files[path] = data
+        elif not path.is_file() or path.read_bytes() != data:
+            planner.problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"already exists with another note type than the import's '{key}' "
+                    f"({note_type.name}); rename or move it, and import again",
+                )
+            )
 
 
 def _chosen_decks(read: Read, options: ImportOptions) -> list[tuple[SourceDeck, str]]:
@@ -220,8 +266,15 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
         lang=lang,
         languages=(lang,) if lang else (),
         label_language="" if lang else label or detected_label_language(notes),
+        # A note type shared with other card files is declared in note-types/ instead.
         note_types=tuple(
-            dict.fromkeys(note.note_type for note in notes if isinstance(note, FieldsNote))
+            dict.fromkeys(
+                note.note_type
+                for note in notes
+                if isinstance(note, FieldsNote)
+                and note.note_type.key not in planner.shared
+                and not note.note_type.source
+            )
         ),
     )
     carried = {} if package is None else {k: spec for k, (spec, _) in package.carried.items()}

@@ -182,3 +182,40 @@ def test_a_note_type_named_as_one_of_deckbuilders_gets_another_key(
     assert result.code == 0, result.err
     assert "Basic: 1 note -> notes of a note type of the deck's own ('basic-2')" in result.out
     assert cli("check").code == 0
+
+
+def test_a_note_type_in_several_decks_is_written_once_to_note_types(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Notes of one note type in two top-level decks: each card file declared it, and
+    check refused the second ("Anki would take them for one"). The note type is written
+    once, to note-types/<key>.yaml, which both card files name; the built decks change
+    nothing in the collection they came from."""
+
+    col = _collection_with_own_note_types(tmp_path / "learner.anki2")
+    note = col.new_note(col.models.by_name("Vocab (ko)"))
+    note["Word"], note["Meaning"] = "밥", "rice"
+    col.add_note(note, col.decks.id("Food"))
+    _whole_collection(col, tmp_path / "all.apkg")
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+
+    result = cli("import", tmp_path / "all.apkg")
+    assert result.code == 0, result.err
+    assert "wrote note-types/vocab-ko.yaml" in result.out
+    shared = yaml.safe_load((project / "note-types" / "vocab-ko.yaml").read_text("utf-8"))
+    assert (
+        shared["fields"] == FIELDS and shared["anki_id"] == col.models.by_name("Vocab (ko)")["id"]
+    )
+    for name in ("food.yaml", "korean-words.yaml"):
+        document = yaml.safe_load((project / "cards" / name).read_text(encoding="utf-8"))
+        assert "vocab-ko" not in document.get("note_types", {})
+    assert cli("check").code == 0
+    assert cli("build", "--no-preview").code == 0
+    before = _state(col)
+    for package in sorted((project / "output").glob("*.apkg")):
+        log = import_package(col, package, merge_notetypes=False)
+        assert not log.new and not log.updated and not log.conflicting  # type: ignore[attr-defined]
+    assert _state(col) == before
+    col.close()
