@@ -105,6 +105,10 @@ class ImportRequest:
     strict: bool = False
     force: bool = False  # replace an existing card file
     media_dir: Path = Path("media")
+    # The note type the notes of Anki text or a spreadsheet come in onto when the file
+    # names none: the key of one of the project's (note-types/<key>.yaml), or of a new
+    # one, declared in the card file, named from the columns.
+    note_type: str | None = None
     written: list[Path] = field(default_factory=list, compare=False)
 
 

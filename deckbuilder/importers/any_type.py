@@ -12,6 +12,7 @@ declared raw and kept as Anki has it, so that every field is identical after a b
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from deckbuilder.anki.collection import AnkiNote, AnkiNoteType
 from deckbuilder.anki.notetypes import declared_spec
@@ -23,7 +24,7 @@ from deckbuilder.model import FieldsNote
 from deckbuilder.note_types import CardTemplate, NoteType, TypeKind
 from deckbuilder.templates import tts_problems
 
-__all__ = ["declared_notes", "type_key"]
+__all__ = ["declared_notes", "declared_type", "fields_note", "type_key"]
 
 _KEY_LENGTH = 40
 
@@ -45,55 +46,70 @@ def declared_notes(
 ) -> tuple[NoteType, list[tuple[AnkiNote, FieldsNote]]] | str:
     """The note type as a declaration and its notes, or why it cannot come in (what Anki
     or genanki would refuse or change in it)."""
-    cloze = anki_type.is_cloze
+    sort_field = anki_type.sort_field if 0 <= anki_type.sort_field < len(anki_type.fields) else 0
+    found = declared_type(
+        NoteType(
+            key=type_key(anki_type.name, taken),
+            name=anki_type.name,
+            fields=anki_type.fields,
+            templates=tuple(CardTemplate(*template) for template in anki_type.templates),
+            css=anki_type.css,
+            sort_field=sort_field,
+            kind=TypeKind.CLOZE if anki_type.is_cloze else TypeKind.STANDARD,
+            anki_id=anki_type.id,
+        ),
+        [n.fields for n in notes],
+    )
+    if isinstance(found, str):
+        return found
+    read = [(n, fields_note(found, n.fields, tags=n.tags, guid=n.guid, line=0)) for n in notes]
+    return found, read
+
+
+def declared_type(note_type: NoteType, notes: Sequence[Sequence[str]]) -> NoteType | str:
+    """``note_type`` for notes whose fields' HTML is ``notes``, with each field that some
+    note's HTML cannot be written for in Markdown kept raw; or why it cannot come in
+    (what Anki or genanki would refuse or change in it)."""
+    cloze = note_type.is_cloze
     raw = frozenset(
         name
-        for index, name in enumerate(anki_type.fields)
+        for index, name in enumerate(note_type.fields)
         if not all(_as_markdown(_field(n, index), cloze) is not None for n in notes)
     )
-    sort_field = anki_type.sort_field if 0 <= anki_type.sort_field < len(anki_type.fields) else 0
-    note_type = NoteType(
-        key=type_key(anki_type.name, taken),
-        name=anki_type.name,
-        fields=anki_type.fields,
-        templates=tuple(CardTemplate(*template) for template in anki_type.templates),
-        css=anki_type.css,
-        sort_field=sort_field,
-        kind=TypeKind.CLOZE if cloze else TypeKind.STANDARD,
-        raw=raw,
-        anki_id=anki_type.id,
-    )
+    note_type = replace(note_type, raw=raw)
     if not note_type.templates or not note_type.fields:
         return "its note type has no fields or no card templates"
     refused = spec_problems(declared_spec(note_type))
     refused += [
         p
-        for t in anki_type.templates
-        for side in t[1:]
-        for p in tts_problems(side, anki_type.fields)
+        for t in note_type.templates
+        for side in (t.front, t.back)
+        for p in tts_problems(side, note_type.fields)
     ]
     if refused:
         return f"Anki would refuse its note type or change it ({refused[0]})"
-    read = []
-    for anki_note in notes:
-        texts = []
-        for index, name in enumerate(anki_type.fields):
-            html = _field(anki_note, index)
-            texts.append(html if name in raw else _as_markdown(html, cloze) or "")
-        note = FieldsNote(
-            id="",
-            line=0,
-            tags=anki_note.tags,
-            guid=anki_note.guid,
-            note_type=note_type,
-            fields=tuple(texts),
-        )
-        read.append((anki_note, note))
-    return note_type, read
+    return note_type
 
 
-def _field(note: AnkiNote, index: int) -> str:
-    return note.fields[index] if index < len(note.fields) else ""
+def fields_note(
+    note_type: NoteType, html: Sequence[str], *, tags: tuple[str, ...], guid: str, line: int
+) -> FieldsNote:
+    """A note of ``note_type`` whose fields' HTML is ``html``: a raw field as it is, any
+    other in Markdown (that builds back to exactly the HTML when it can)."""
+    cloze = note_type.is_cloze
+    texts = []
+    for index, name in enumerate(note_type.fields):
+        text = _field(html, index)
+        if name not in note_type.raw:
+            text = _as_markdown(text, cloze) or field_markdown(text, cloze=cloze).markdown
+        texts.append(text)
+    return FieldsNote(
+        id="", line=line, tags=tags, guid=guid, note_type=note_type, fields=tuple(texts)
+    )
+
+
+def _field(fields: Sequence[str], index: int) -> str:
+    return fields[index] if index < len(fields) else ""
 
 
 def _as_markdown(html: str, cloze: bool) -> str | None:
