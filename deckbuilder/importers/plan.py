@@ -40,7 +40,7 @@ from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_m
 from deckbuilder.lock.manifest import note_hashes, templates_hash
 from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAnswer, TypedNote
 from deckbuilder.note_types import NoteType
-from deckbuilder.render.deck import RenderedDeck, render_deck
+from deckbuilder.render.deck import RenderedDeck, raw_media, render_deck
 from deckbuilder.render.markdown import render_markdown
 
 __all__ = ["ImportOptions", "ImportPlan", "PlannedDeck", "plan_import", "write_import"]
@@ -459,21 +459,34 @@ def _stand_in_media(planner: _Planner, deck: Deck, notes: list[Note]) -> bool:
     name and no media folder has; say so once per file. Whether there was any."""
     added = False
     for note in notes:
-        for key, text in note.texts().items():
-            rendered = render_markdown(text, cloze=key in ("text", "extra"))
-            for src in [*rendered.images, *rendered.sounds]:
-                path = PurePosixPath(src.replace("\\", "/"))
-                if path.is_absolute() or ".." in path.parts or ":" in src or not path.parts:
-                    continue
-                if any((folder / path).exists() for folder in deck.media_dirs):
-                    continue
-                stand_in = planner.scratch / path
-                stand_in.parent.mkdir(parents=True, exist_ok=True)
-                stand_in.write_bytes(b"")
-                planner.missing_media.setdefault(src, (note.line or None, note.id))
-                planner.missing_in.setdefault(deck.key, set()).add(src)
-                added = True
+        for src in _media_named(note):
+            path = PurePosixPath(src.replace("\\", "/"))
+            if path.is_absolute() or ".." in path.parts or ":" in src or not path.parts:
+                continue
+            if any((folder / path).exists() for folder in deck.media_dirs):
+                continue
+            stand_in = planner.scratch / path
+            stand_in.parent.mkdir(parents=True, exist_ok=True)
+            stand_in.write_bytes(b"")
+            planner.missing_media.setdefault(src, (note.line or None, note.id))
+            planner.missing_in.setdefault(deck.key, set()).add(src)
+            added = True
     return added
+
+
+def _media_named(note: Note) -> list[str]:
+    """The media files ``note`` names, as build finds them: in its Markdown, and in the
+    HTML of a declared note type's raw fields."""
+    found: list[str] = []
+    raw = note.note_type.raw if isinstance(note, FieldsNote) else frozenset()
+    cloze = note.note_type.is_cloze if isinstance(note, FieldsNote) else False
+    for key, text in note.texts().items():
+        if key.startswith("fields.") and key.removeprefix("fields.") in raw:
+            found += [name for name, _ in raw_media(text)]
+            continue
+        rendered = render_markdown(text, cloze=cloze or key in ("text", "extra"))
+        found += [*rendered.images, *rendered.sounds]
+    return found
 
 
 def _package_files(

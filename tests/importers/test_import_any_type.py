@@ -219,3 +219,29 @@ def test_a_note_type_in_several_decks_is_written_once_to_note_types(
         assert not log.new and not log.updated and not log.conflicting  # type: ignore[attr-defined]
     assert _state(col) == before
     col.close()
+
+
+def test_a_picture_missing_from_the_package_in_a_raw_field_keeps_its_note(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A raw field (HTML Markdown cannot hold) naming a picture the package lacks, as in
+    candytale55/ANKI-VOCABULARY's PT-Comida-01.apkg: the note was left out ("media file
+    '_en_corn.JPG' not found"), since only Markdown was searched for the media to stand
+    in for. It comes in, with the warning any missing file gets."""
+    col = _collection_with_own_note_types(tmp_path / "learner.anki2")
+    note = col.new_note(col.models.by_name("Vocab (ko)"))
+    note["Word"], note["Meaning"] = "옥수수", "corn"
+    note["Example"] = '<img src="_en_corn.JPG" style="width: 50%">'
+    col.add_note(note, col.decks.id("Korean::Words"))
+    _export(col, tmp_path / "words.apkg")
+    col.close()
+    monkeypatch.chdir(tmp_path)
+
+    result = cli("import", "words.apkg")
+    assert result.code == 0, result.err
+    assert "media file '_en_corn.JPG' is in neither the source nor media/" in result.err
+    assert "skipped" not in result.err
+    document = yaml.safe_load((tmp_path / "cards" / "korean-words.yaml").read_text("utf-8"))
+    assert document["missing_media"] == ["_en_corn.JPG"]
+    assert any(n.get("fields", {}).get("Meaning") == "corn" for n in document["notes"])
+    assert cli("check").code == 0
