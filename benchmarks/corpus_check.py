@@ -412,6 +412,11 @@ def run_deckbuilder(path: Path, project: Path, result: Outcome) -> None:
         ]
     if result.oracle is not None:
         expected = result.oracle - (1 if result.header_row and result.kind == "text" else 0)
+        if expected < result.oracle:
+            result.explained.append(
+                "the first row names the columns: Anki imports it as a note, deckbuilder "
+                "reads it as the columns' names (one note fewer expected)"
+            )
         if written + result.named < expected:
             result.problems.append(
                 f"{expected - written - result.named} notes neither imported nor named"
