@@ -128,6 +128,8 @@ def anki_text_notes(
         chosen=chosen,
         from_columns=(meta.notetype if note_type is None else "") in declared and not chosen,
     )
+    if chosen is not None:
+        result.warnings += _columns_left_out(table, by_column, chosen, source)
     if "guid" not in special:
         result.strict_refusals.append(Problem(str(source), None, NO_GUID))
     outcomes: dict[str, list[str]] = {}  # note type name -> what became of each note
@@ -175,7 +177,9 @@ def _declared_types(
 ) -> dict[str, NoteType | str]:
     """The note types that rows come in onto as declared, by the name the file gives
     them ('' for the one the import was given), or why one cannot come in: each named
-    type deckbuilder has no short form for whose notes have more than two fields."""
+    type deckbuilder has no short form for whose notes have more than two fields, and
+    (in a note type column) one named as Anki's own whose notes have more fields than
+    Anki's (a "Cloze" given a Source field)."""
     columns = set(special.values())
     if isinstance(note_type, NoteType):
         return {"": note_type}
@@ -191,17 +195,42 @@ def _declared_types(
     taken: set[str] = set()
     declared: dict[str, NoteType | str] = {}
     for name, notes in by_name.items():
-        wide = max(len(values) for values in notes) > 2
+        width = max(len(values) for values in notes)
+        known = _TYPES.get(name.casefold())
         if note_type:
             name_of = note_type
-        elif not name or name.casefold() in _TYPES or not wide:
-            continue  # Anki's Basic, its own, or two fields: a note type of deckbuilder's
+        elif not name or width <= 2:
+            continue  # Anki's Basic, or two fields: a note type of deckbuilder's own
+        elif known is not None and ("notetype" not in special or width <= len(known.fields)):
+            continue  # Anki's own, the next column its tags (no note type column)
         else:
             name_of = name
         html_notes = [[v if html else plain_html(v) for v in values] for values in notes]
         found = columns_type(name_of, field_labels, html_notes, taken, key=note_type or "")
         declared[name] = found
     return declared
+
+
+def _columns_left_out(
+    table: list[tuple[int, list[str]]], columns: _FieldColumns, chosen: NoteType, source: Path
+) -> list[Problem]:
+    """A warning naming the columns that hold text no field of ``chosen`` takes."""
+    used = {*columns.columns(chosen.fields), columns.tags_column, *columns.special}
+    left = sorted(
+        {i for _, row in table for i, value in enumerate(row, start=1) if value.strip()} - used
+    )
+    if not left:
+        return []
+    named = ("columns " if len(left) > 1 else "column ") + ", ".join(map(str, left))
+    fields = ", ".join(chosen.fields)
+    return [
+        Problem(
+            str(source),
+            None,
+            f"warning: no field of note type '{chosen.key}' ({fields}) takes the text of "
+            f"{named}: not imported",
+        )
+    ]
 
 
 class _FieldColumns:

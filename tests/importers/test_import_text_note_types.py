@@ -52,6 +52,23 @@ def test_a_note_type_column_declares_each_wide_type(tmp_path: Path) -> None:
     assert not read.skipped
 
 
+def test_a_type_named_as_ankis_own_with_more_fields_is_declared(tmp_path: Path) -> None:
+    """A note type column naming "Cloze" for notes of three fields (a collection whose
+    Cloze has a Source field): they were left out ("3 fields (deckbuilder reads notes of
+    two fields)"). Anki's own name keeps its notes of two fields deckbuilder's."""
+    path = tmp_path / "c.txt"
+    path.write_text(
+        "#separator:tab\n#html:true\n#notetype column:1\n"
+        "Cloze\t{{c1::Heparin}} potentiates antithrombin\t\tGoodman\n"
+        "Basic\tfront\tback\t\n",
+        encoding="utf-8",
+    )
+    source, basic = read_source(path).notes
+    assert isinstance(source, FieldsNote) and source.note_type.is_cloze
+    assert source.note_type.key == "cloze-2" and source.fields[2] == "Goodman"
+    assert isinstance(basic, BasicNote)
+
+
 def test_a_notetype_header_names_the_type_and_columns_its_fields(tmp_path: Path) -> None:
     path = tmp_path / "vocab.txt"
     path.write_text(
@@ -146,10 +163,15 @@ def test_note_type_option_takes_a_project_note_type(
         encoding="utf-8",
     )
     (tmp_path / "verbs.txt").write_text(
-        "gehen\tging\tgegangen\tstrong\nsehen\tsah\tgesehen\tstrong\n", encoding="utf-8"
+        "gehen\tging\tgegangen\tstrong\tto go\nsehen\tsah\tgesehen\tstrong\n",
+        encoding="utf-8",
     )
     result = cli("import", "verbs.txt", "--note-type", "verb")
     assert result.code == 0, result.err
+    assert (
+        "no field of note type 'verb' (Infinitive, Past, Perfect) takes the text of column 5"
+        in result.err
+    )
     document = _card_file(tmp_path / "cards" / "verbs.yaml")
     assert "note_types" not in document
     first = document["notes"][0]
