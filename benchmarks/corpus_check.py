@@ -10,7 +10,13 @@ are not kept in this repository, whose licence is not theirs. For every file:
    - ``.apkg``: Anki imports it into a new collection (the import dialog's defaults);
      ``.colpkg``: Anki restores it as a collection. The count is the collection's notes.
    - ``.txt``, ``.csv``, ``.tsv``: Anki's CSV importer, with the metadata Anki itself
-     reads from the file (``get_csv_metadata``), into a new collection.
+     reads from the file (``get_csv_metadata``), into a new collection. A text export
+     names its note types (``#notetype:NAME`` or a note type column) but does not carry
+     them, and Anki leaves out the rows of a note type the collection lacks; so the new
+     collection first gets each note type the file names that it lacks, as the
+     collection the file came from had it: as many fields as the file gives its rows
+     (named by ``#columns:`` where that names them), one card. The count without them
+     is shown beside.
    - GIFT and Aiken, which Anki does not read: the number of questions Moodle imports,
      from a file beside the input: ``NAME.expected`` holding the number (taken from
      Moodle's own tests), or the GIFT grammar project's ``NAME.json`` (its parse of the
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import html
 import io
 import json
@@ -68,6 +75,7 @@ PACKAGES = {".apkg", ".colpkg"}
 TEXT = {".txt", ".csv", ".tsv"}
 QUIZ = {".gift", ".aiken"}
 SIDECARS = {".json", ".expected"}
+NOT_INPUTS = {"MANIFEST.txt", "README.txt"}  # where the corpus says where its files came from
 
 WROTE = re.compile(
     r"^wrote (?P<file>\S.*?\.yaml): (?P<n>\d+) (?:notes?|questions?) imported"
@@ -165,7 +173,8 @@ def gift_questions_read(path: Path) -> int | None:
 
 
 def anki_import(path: Path, kind: str, folder: Path) -> tuple[Collection | None, str]:
-    """The collection Anki makes of ``path`` (None, and why, when Anki refuses it)."""
+    """The collection Anki makes of ``path`` and what it was given first (None, and why,
+    when Anki refuses it)."""
     col_path = folder / "anki" / "collection.anki2"
     col_path.parent.mkdir()
     try:
@@ -176,7 +185,15 @@ def anki_import(path: Path, kind: str, folder: Path) -> tuple[Collection | None,
                 media_folder=str(folder / "anki" / "collection.media"),
                 media_db=str(folder / "anki" / "collection.media.db2"),
             )
-            return Collection(str(col_path)), ""
+            restored = Collection(str(col_path))
+            if not restored.v3_scheduler():
+                # Anki imports a package only into a collection on its current scheduler,
+                # and asks for the upgrade first, as here (the notes do not change).
+                if restored.sched_ver() == 1:
+                    restored.upgrade_to_v2_scheduler()
+                restored.set_v3_scheduler(True)
+                return restored, "the collection was upgraded to Anki's v3 scheduler"
+            return restored, ""
         col = Collection(str(col_path))
         if kind == "apkg":
             col.import_anki_package(
@@ -185,9 +202,90 @@ def anki_import(path: Path, kind: str, folder: Path) -> tuple[Collection | None,
         else:
             metadata = col.get_csv_metadata(str(path), None)
             col.import_csv(ImportCsvRequest(path=str(path), metadata=metadata))
+            named = named_note_types(path, metadata)
+            if any(col.models.by_name(name) is None for name in named):
+                # Again, into a collection that has the note types the file names.
+                without = col.note_count()
+                col.close()
+                col_path.unlink()
+                col = Collection(str(col_path))
+                added = add_named_note_types(col, path, col.get_csv_metadata(str(path), None))
+                metadata = col.get_csv_metadata(str(path), None)
+                col.import_csv(ImportCsvRequest(path=str(path), metadata=metadata))
+                if added:
+                    return col, (
+                        f"the collection has the file's note types {', '.join(added)} "
+                        f"(without them Anki imports {without})"
+                    )
         return col, ""
     except Exception as exc:  # Anki refuses the file: nothing to compare against
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+DELIMITER_CHARS = "\t|;:, "  # Anki's CsvMetadata.Delimiter, in its order
+
+
+def text_table(path: Path, metadata: object) -> tuple[list[str], list[list[str]]]:
+    """The header lines and the rows of a text file, split as Anki splits them."""
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    head = 0
+    while head < len(lines) and lines[head].startswith("#"):
+        head += 1
+    delimiter = DELIMITER_CHARS[metadata.delimiter]  # type: ignore[attr-defined]
+    body = [line + "\n" for line in lines[head:] if not line.startswith("#")]
+    table = [row for row in csv.reader(body, delimiter=delimiter) if any(row)]
+    return lines[:head], table
+
+
+def named_note_types(path: Path, metadata: object) -> dict[str, int]:
+    """Each note type a text file names (``#notetype:`` or its column), with the most
+    fields it gives a row of that type (columns but those the headers name, up to the
+    last that is not empty: Anki pads each row to the widest note type)."""
+    headers, table = text_table(path, metadata)
+    named, columns = "", {}
+    for line in headers:
+        key, _, value = line[1:].partition(":")
+        key = key.strip().lower()
+        if key == "notetype":
+            named = value
+        elif key.endswith(" column") and value.strip().isdigit():
+            columns[key.removesuffix(" column")] = int(value.strip())
+    special = set(columns.values())
+    found: dict[str, int] = {}
+    for row in table:
+        n = columns.get("notetype", 0)
+        name = (row[n - 1] if n <= len(row) else "") if n else named
+        values = [v for i, v in enumerate(row, start=1) if i not in special]
+        while values and not values[-1].strip():
+            values.pop()
+        if name:
+            found[name] = max(found.get(name, 0), len(values))
+    return found
+
+
+def add_named_note_types(col: Collection, path: Path, metadata: object) -> list[str]:
+    """Add to ``col`` each note type the file names that it lacks: as many fields as
+    the file gives (named by ``#columns:`` where those name them), one card."""
+    labels = [label for label in metadata.column_labels if label]  # type: ignore[attr-defined]
+    added = []
+    for name, width in named_note_types(path, metadata).items():
+        if col.models.by_name(name) is not None or not width:
+            continue
+        names = labels if len(labels) == width and len(set(labels)) == width else []
+        names = names or [f"Field {i}" for i in range(1, width + 1)]
+        model = col.models.new(name)
+        for field_name in names:
+            col.models.add_field(model, col.models.new_field(field_name))
+        template = col.models.new_template("Card 1")
+        template["qfmt"] = "{{" + names[0] + "}}"
+        template["afmt"] = "{{FrontSide}}<hr id=answer>" + "<br>".join(
+            "{{" + n + "}}" for n in names[1:]
+        )
+        col.models.add_template(model, template)
+        col.models.add(model)
+        added.append(f"'{name}' ({width} fields)")
+    return added
 
 
 def fields_by_guid(col: Collection) -> dict[str, list[str]]:
@@ -263,6 +361,7 @@ def check_file(path_text: str) -> Outcome:
                     result.oracle_note = f"Anki refuses: {why}"
                 else:
                     result.oracle = col.note_count()
+                    result.oracle_note = why  # what the oracle's collection was given
             run_deckbuilder(path, folder / "project", result)
             if col is not None and result.built == "ok":
                 packages = sorted((folder / "project" / "output").glob("*.apkg"))
@@ -313,6 +412,11 @@ def run_deckbuilder(path: Path, project: Path, result: Outcome) -> None:
         ]
     if result.oracle is not None:
         expected = result.oracle - (1 if result.header_row and result.kind == "text" else 0)
+        if expected < result.oracle:
+            result.explained.append(
+                "the first row names the columns: Anki imports it as a note, deckbuilder "
+                "reads it as the columns' names (one note fewer expected)"
+            )
         if written + result.named < expected:
             result.problems.append(
                 f"{expected - written - result.named} notes neither imported nor named"
@@ -380,7 +484,10 @@ def inputs(folder: Path) -> list[str]:
     return sorted(
         str(p)
         for p in folder.rglob("*")
-        if p.is_file() and p.suffix.lower() in suffixes and p.suffix not in SIDECARS
+        if p.is_file()
+        and p.suffix.lower() in suffixes
+        and p.suffix not in SIDECARS
+        and p.name not in NOT_INPUTS
     )
 
 

@@ -6,9 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deckbuilder.app.requests import ImportRequest
+from deckbuilder.cardfile.declared import RESERVED_KEYS, project_root
+from deckbuilder.cardfile.fields import ID_RE, id_problem
+from deckbuilder.cardfile.reader import load_note_type
 from deckbuilder.errors import Problem, RequestError
 from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
 from deckbuilder.importers.base import ActiveContent
+from deckbuilder.note_types import NoteType
 
 __all__ = ["ImportResult", "import_file"]
 
@@ -50,7 +54,12 @@ def import_file(request: ImportRequest) -> ImportResult:
     lock files, note types and media); nothing is written when the import is refused."""
     if request.deck is not None and not request.deck.strip():
         raise RequestError.single("deck", "must not be empty")
-    read = read_source(request.source, request.format, keep_scripts=request.keep_scripts)
+    read = read_source(
+        request.source,
+        request.format,
+        _note_type(request),
+        keep_scripts=request.keep_scripts,
+    )
     options = ImportOptions(
         out=request.out,
         deck=request.deck,
@@ -63,3 +72,21 @@ def import_file(request: ImportRequest) -> ImportResult:
     return ImportResult(
         tuple(deck.out for deck in plan.decks), plan.warnings, plan.report, plan.active
     )
+
+
+def _note_type(request: ImportRequest) -> NoteType | str | None:
+    """The note type the request names: the project's ``note-types/<key>.yaml`` (the
+    project of the card file named, else of this folder), or a new key."""
+    key = request.note_type
+    if key is None:
+        return None
+    if not ID_RE.match(key):
+        raise RequestError.single("note_type", id_problem("note type key", key))
+    if key in RESERVED_KEYS:
+        raise RequestError.single(
+            "note_type",
+            f"'{key}' is one of deckbuilder's own note types; name a note type of the "
+            "project, or a new key",
+        )
+    root = project_root(request.out) if request.out is not None else Path(".")
+    return load_note_type(root, key) or key

@@ -114,6 +114,10 @@ class ImportRequest:
     # Note types of a package (by their Anki names) whose templates and CSS are kept with
     # the scripts and remote resources they hold; others lose them.
     keep_scripts: tuple[str, ...] = ()
+    # The note type the notes of Anki text or a spreadsheet come in onto when the file
+    # names none: the key of one of the project's (note-types/<key>.yaml), or of a new
+    # one, declared in the card file, named from the columns.
+    note_type: str | None = None
     written: list[Path] = field(default_factory=list, compare=False)
 
 

@@ -33,10 +33,12 @@ from deckbuilder.templates import (
 
 __all__ = [
     "NOTE_TYPES_FOLDER",
+    "RESERVED_KEYS",
     "DeclaredTypes",
     "project_root",
     "read_declared_note_fields",
     "shared_name_problems",
+    "shared_note_type",
 ]
 
 NOTE_TYPES_FOLDER = "note-types"
@@ -45,7 +47,7 @@ _DECLARATION_KEYS = key_names(NOTE_TYPE_DECLARATION)
 _CARD_KEYS = key_names(CARD_TEMPLATE)
 # What 'type:' says for deckbuilder's own note types (and Anki's that it keeps as
 # they are): a declared note type cannot take one of these keys.
-_BUILT_IN = frozenset(t.kind.value for t in NOTE_TYPES) | {
+RESERVED_KEYS = frozenset(t.kind.value for t in NOTE_TYPES) | {
     "basic-reversed",
     "basic-optional-reversed",
     "declared",
@@ -118,32 +120,46 @@ class DeclaredTypes:
         return list(dict.fromkeys([*self.own, *shared]))
 
     def _read_shared(self, key: str) -> NoteType | None:
-        if not ID_RE.match(key) or self.read_file is None:
+        if self.read_file is None:
             return None
-        path = self.root / NOTE_TYPES_FOLDER / f"{key}.yaml"
-        if not path.is_file():
-            return None
-        try:
-            tree = self.read_file(path)
-        except DeckError as exc:
-            self.fields.problems.extend(exc.problems)
-            return None
-        reader = FieldReader(path, self.fields.languages, self.fields.lang)
-        if not isinstance(tree, YMap):
-            line = tree.line if tree is not None else None
-            reader.problem(line, "a note type file must be a mapping (fields:, cards:, ...)")
-            found = None
-        else:
-            found = read_declaration(reader, key, tree, tree.line, "")
-        self.fields.problems.extend(reader.problems)
+        found, problems = shared_note_type(
+            self.root, key, self.read_file, self.fields.languages, self.fields.lang
+        )
+        self.fields.problems.extend(problems)
         return found
+
+
+def shared_note_type(
+    root: Path,
+    key: str,
+    read_file: ReadFile,
+    languages: tuple[str, ...] = (),
+    lang: str = "",
+) -> tuple[NoteType | None, list[Problem]]:
+    """The note type ``key`` of the project at ``root`` (``note-types/<key>.yaml``), None
+    when it has none, and what is wrong with its file."""
+    if not ID_RE.match(key):
+        return None, []
+    path = root / NOTE_TYPES_FOLDER / f"{key}.yaml"
+    if not path.is_file():
+        return None, []
+    try:
+        tree = read_file(path)
+    except DeckError as exc:
+        return None, list(exc.problems)
+    reader = FieldReader(path, languages, lang)
+    if not isinstance(tree, YMap):
+        line = tree.line if tree is not None else None
+        reader.problem(line, "a note type file must be a mapping (fields:, cards:, ...)")
+        return None, reader.problems
+    return read_declaration(reader, key, tree, tree.line, ""), reader.problems
 
 
 def _key_problem(fields: FieldReader, key: str, line: int) -> bool:
     if not ID_RE.match(key):
         fields.problem(line, id_problem("note type key", key))
         return True
-    if key in _BUILT_IN:
+    if key in RESERVED_KEYS:
         fields.problem(
             line,
             f"'{key}' is the name of one of deckbuilder's own note types; give the note "

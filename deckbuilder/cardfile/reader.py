@@ -19,7 +19,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import Spellings
 from deckbuilder.cardfile.deck import ALL_LANGUAGES, DECK_KEYS, declared_languages, read_deck
-from deckbuilder.cardfile.declared import shared_name_problems
+from deckbuilder.cardfile.declared import shared_name_problems, shared_note_type
 from deckbuilder.cardfile.fields import (
     ID_RE,
     LANG_RE,
@@ -35,6 +35,7 @@ from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.files.reading import read_regular
 from deckbuilder.model import Deck
+from deckbuilder.note_types import NoteType
 
 __all__ = [
     "ALL_LANGUAGES",
@@ -52,6 +53,7 @@ __all__ = [
     "load_deck",
     "load_deck_languages",
     "load_decks",
+    "load_note_type",
     "read_text",
     "source_digest",
 ]
@@ -267,6 +269,15 @@ def read_note_type_file(path: Path) -> YValue | None:
     if problems:
         raise DeckError(problems)
     return tree
+
+
+def load_note_type(root: Path, key: str) -> NoteType | None:
+    """The note type ``key`` of the project at ``root`` (``note-types/<key>.yaml``), None
+    when it has none; DeckError naming every problem of its file."""
+    found, problems = shared_note_type(root, key, read_note_type_file)
+    if problems:
+        raise DeckError(problems)
+    return found
 
 
 def load_deck(

@@ -49,7 +49,7 @@ from deckbuilder.model import (
 from deckbuilder.note_types import NoteType
 from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, Label, Mask, MaskShape
 
-__all__ = ["card_file_text"]
+__all__ = ["card_file_text", "note_type_file_text"]
 
 
 def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
@@ -71,15 +71,25 @@ def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
     }
     document = _mapping(DECK, values)
     del document["notes"]
-    comment = "".join(
-        f"# {_NOT_IN_COMMENT.sub(chr(0xFFFD), line)}".rstrip() + "\n"
-        for entry in header
-        for line in entry.splitlines() or [""]
-    )
+    comment = _comment(header)
     # Each note is dumped as a list of one and indented under 'notes:', so that a blank
     # line can stand between notes (the emitter writes none).
     notes = "\n".join(_indented(_dump([_note(note)])) for note in deck.notes)
     return comment + _dump(document) + "notes:\n" + notes
+
+
+def note_type_file_text(note_type: NoteType, header: Sequence[str] = ()) -> str:
+    """The ``note-types/<key>.yaml`` file of ``note_type``, with ``header`` as comment
+    lines at the top: what a card file's ``note_types:`` would say under its key."""
+    return _comment(header) + _dump(_declaration(note_type))
+
+
+def _comment(header: Sequence[str]) -> str:
+    return "".join(
+        f"# {_NOT_IN_COMMENT.sub(chr(0xFFFD), line)}".rstrip() + "\n"
+        for entry in header
+        for line in entry.splitlines() or [""]
+    )
 
 
 def _dump(data: Any) -> str:

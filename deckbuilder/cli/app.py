@@ -102,6 +102,7 @@ OPTIONS = {
     "lang": "--lang",
     "lead": "--lead",
     "new_per_day": "--new-per-day",
+    "note_type": "--note-type",
     "out": "--out",
     "params": "--params",
     "plot": "--plot",

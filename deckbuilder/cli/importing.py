@@ -52,6 +52,17 @@ def import_(
             show_default=False,
         ),
     ] = None,
+    note_type: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--note-type",
+            help="For Anki text or a spreadsheet that names no note type: the note type "
+            "its notes come in onto, every column a field. A note type of the project "
+            "(note-types/KEY.yaml), or a new key: declared in the card file, its fields "
+            "named from the columns.",
+            show_default=False,
+        ),
+    ] = None,
     allow_missing_answers: Annotated[
         bool,
         typer.Option(
@@ -98,6 +109,7 @@ def import_(
             format=fmt,
             out=out,
             deck=deck,
+            note_type=note_type,
             allow_missing_answers=allow_missing_answers,
             strict=strict,
             force=force,

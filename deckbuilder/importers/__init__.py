@@ -26,6 +26,7 @@ from deckbuilder.importers.plan import ImportOptions, ImportPlan, plan_import, w
 from deckbuilder.importers.quiz import looks_like_quiz, parse_quiz
 from deckbuilder.importers.spreadsheet import WORKBOOK_SUFFIXES, read_spreadsheet
 from deckbuilder.importers.text_input import read_source_text
+from deckbuilder.note_types import NoteType
 
 __all__ = [
     "FORMATS",
@@ -56,6 +57,7 @@ _EXPORT = (
     "'Include scheduling information' (or the whole collection as .colpkg), then import "
     "that file"
 )
+_NOTE_TYPE_FOR = "a note type applies to Anki's text files and spreadsheets"
 # Header-less text is read as Anki's when it is delimited by one of these (the separators
 # Anki guesses, but a space) and at least this share of its lines has the delimiter.
 _TEXT_DELIMITERS = "\t|;:,"
@@ -99,18 +101,33 @@ def _looks_delimited(lines: list[str]) -> bool:
     return sum(delimiter in line for line in body) >= _DELIMITED_SHARE * len(body)
 
 
-def read_text_source(text: str, source: Path, fmt: str = "auto") -> Read:
-    """Read ``text`` (decoded, line ends ``\\n``) in format ``fmt``."""
+def read_text_source(
+    text: str, source: Path, fmt: str = "auto", note_type: NoteType | str | None = None
+) -> Read:
+    """Read ``text`` (decoded, line ends ``\\n``) in format ``fmt``; ``note_type``: see
+    :func:`read_source`."""
     if fmt not in FORMATS:
         raise RequestError.single("format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if fmt == "auto":
         fmt = detect_format(text, str(source), source.suffix)
-    return PARSERS[fmt](text, source)
+    if note_type is None:
+        return PARSERS[fmt](text, source)
+    if fmt != "anki-text":
+        raise RequestError.single("note_type", _NOTE_TYPE_FOR + f", not to {fmt} questions")
+    return read_anki_text(text, source, note_type)
 
 
-def read_source(source: Path, fmt: str = "auto", *, keep_scripts: Sequence[str] = ()) -> Read:
+def read_source(
+    source: Path,
+    fmt: str = "auto",
+    note_type: NoteType | str | None = None,
+    *,
+    keep_scripts: Sequence[str] = (),
+) -> Read:
     """Read the file at ``source``: an Anki package or a spreadsheet by its suffix (with
     ``fmt`` "auto"), else text in format ``fmt`` (or the one it looks like).
+    ``note_type``: the note type the notes of Anki text or a spreadsheet that names none
+    come in onto: a declared one, or the key of a new one named from the columns.
     ``keep_scripts``: the note types of a package whose templates and CSS are kept with
     what they run or fetch (see :func:`~deckbuilder.importers.anki_package.package_notes`)."""
     if fmt not in FORMATS:
@@ -125,9 +142,13 @@ def read_source(source: Path, fmt: str = "auto", *, keep_scripts: Sequence[str] 
         )
     if fmt == "auto":
         if package:
+            if note_type is not None:
+                raise RequestError.single(
+                    "note_type", _NOTE_TYPE_FOR + ": a package brings its own note types"
+                )
             return package_notes(read_package(source), source, keep_scripts)
         if suffix in SPREADSHEET_SUFFIXES:
-            return read_spreadsheet(source)
+            return read_spreadsheet(source, note_type)
         if suffix in COLLECTION_SUFFIXES:
             raise DeckError.single(source, f"this is an Anki collection, not an export: {_EXPORT}")
         if _starts_with(source, _SQLITE):
@@ -145,7 +166,7 @@ def read_source(source: Path, fmt: str = "auto", *, keep_scripts: Sequence[str] 
                 "> Save As > 'CSV UTF-8 (Comma delimited)'), then import the .csv file",
             )
     text, warnings = read_source_text(source)
-    read = read_text_source(text, source, fmt)
+    read = read_text_source(text, source, fmt, note_type)
     read.warnings[:0] = warnings
     return read
 

@@ -8,20 +8,26 @@ does not build): its fields take the first columns, by ``#columns:`` name where 
 them, and the first column after them is the tags, as Anki maps a header-less file
 (``front<TAB>back<TAB>tags``).
 
-The export names each note's note type but does not carry it, so the notes become notes
-of deckbuilder's own types. With a GUID column they keep their GUIDs: built and imported
-into the collection they came from, Anki reports them as conflicting and changes nothing.
-Without one, each note's id (and so its GUID) comes from its first field as it shows;
-importing the built deck into that collection adds the notes again.
+The export names each note's note type but does not carry it. Notes of Anki's stock
+types (by their English names) become notes of deckbuilder's own; notes of a note type
+with more than two fields come in onto a note type declared from the columns
+(:mod:`.text_types`), and so do the rows of a file that names no note type when the
+import is given one (a note type of the project, or a new key). With a GUID column the
+notes keep their GUIDs: built and imported into the collection they came from, Anki
+reports them as conflicting and changes nothing. Without one, each note's id (and so its
+GUID) comes from its first field as it shows; importing the built deck into that
+collection adds the notes again.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, RequestError
+from deckbuilder.importers.any_type import fields_note
 from deckbuilder.importers.base import Read, Skipped, SourceDeck, decks_of
 from deckbuilder.importers.delimited import (
     Metadata,
@@ -31,7 +37,9 @@ from deckbuilder.importers.delimited import (
     rows,
 )
 from deckbuilder.importers.html_markdown import field_markdown, plain_html
+from deckbuilder.importers.text_types import columns_type
 from deckbuilder.model import BasicNote, ClozeNote, Note
+from deckbuilder.note_types import NoteType
 
 __all__ = ["IN_PLACE_HINT", "KNOWN_HEADERS", "NO_GUID", "anki_text_notes", "read_anki_text"]
 
@@ -77,22 +85,51 @@ _TYPES = {
 _BASIC = _TYPES["basic"]
 
 
-def read_anki_text(text: str, source: Path) -> Read:
-    """The notes of an Anki text file's ``text`` (decoded, line ends ``\\n``)."""
+def read_anki_text(text: str, source: Path, note_type: NoteType | str | None = None) -> Read:
+    """The notes of an Anki text file's ``text`` (decoded, line ends ``\\n``);
+    ``note_type``: see :func:`anki_text_notes`."""
     lines = text.split("\n")
-    return anki_text_notes(lines, read_metadata(lines), source)
+    return anki_text_notes(lines, read_metadata(lines), source, note_type=note_type)
 
 
-def anki_text_notes(lines: list[str], meta: Metadata, source: Path, delimiter: str = "") -> Read:
+def anki_text_notes(
+    lines: list[str],
+    meta: Metadata,
+    source: Path,
+    delimiter: str = "",
+    *,
+    note_type: NoteType | str | None = None,
+    labels: Sequence[str] = (),
+) -> Read:
     """The notes of an Anki text file split into ``lines``, whose headers are ``meta``.
-    ``delimiter``: the one to use when the headers name none (else Anki's guess)."""
+    ``delimiter``: the one to use when the headers name none (else Anki's guess).
+    ``note_type``: the note type every row is a note of when the file does not name its
+    own: a declared one, or the key of a new one named from the columns. ``labels``: the
+    columns' names when the headers give none (a spreadsheet's header row)."""
     start = meta.lines
     delimiter = meta.delimiter or delimiter or guess_delimiter("\n".join(lines[start:]))
     table = [(line, row) for line, row in rows(lines, start, delimiter, source) if any(row)]
     html = meta.html if meta.html is not None else looks_like_html([row for _, row in table])
     result = Read("Anki text", source, named_decks="deck" in meta.column)
     special = {key: n for key, n in meta.column.items() if n > 0}
-    by_column = _FieldColumns(meta, table[0][1] if table else [], set(special.values()))
+    if note_type is not None and "notetype" in special:
+        raise RequestError.single(
+            "note_type",
+            f"{source.name} names each note's note type in its column {special['notetype']}; "
+            "import it without a note type",
+        )
+    declared = _declared_types(table, meta, special, html, note_type, labels or meta.columns)
+    chosen = note_type if isinstance(note_type, NoteType) else None
+    by_column = _FieldColumns(
+        meta,
+        table[0][1] if table else [],
+        set(special.values()),
+        labels=labels,
+        chosen=chosen,
+        from_columns=(meta.notetype if note_type is None else "") in declared and not chosen,
+    )
+    if chosen is not None:
+        result.warnings += _columns_left_out(table, by_column, chosen, source)
     if "guid" not in special:
         result.strict_refusals.append(Problem(str(source), None, NO_GUID))
     outcomes: dict[str, list[str]] = {}  # note type name -> what became of each note
@@ -104,13 +141,19 @@ def anki_text_notes(lines: list[str], meta: Metadata, source: Path, delimiter: s
             return row[n - 1] if 0 < n <= len(row) else ""
 
         type_name = cell("notetype") if "notetype" in special else meta.notetype
-        note, outcome = _note(row, by_column, type_name, html, line)
-        outcomes.setdefault(type_name or "Basic", []).append(outcome)
+        tags = [*meta.tags, *cell("tags").split()] if "tags" in special else [*meta.tags]
+        tags.extend(by_column.tags(row))
+        own = declared.get(type_name if note_type is None else "")
+        if own is not None:
+            names = chosen.fields if chosen else None
+            note, outcome = _declared_note(row, by_column, own, names, html, line, tuple(tags))
+        else:
+            note, outcome = _note(row, by_column, type_name, html, line)
+        name = own.name if isinstance(own, NoteType) else type_name or "Basic"
+        outcomes.setdefault(name, []).append(outcome)
         if note is None:
             result.skipped.append(Skipped(line, outcome))
             continue
-        tags = [*meta.tags, *cell("tags").split()] if "tags" in special else [*meta.tags]
-        tags.extend(by_column.tags(row))
         note = replace(note, tags=tuple(dict.fromkeys(tags)), guid=cell("guid").strip())
         in_deck.append((cell("deck") if "deck" in special else meta.deck, note))
     result.decks = decks_of(in_deck) or [SourceDeck(meta.deck)]
@@ -124,18 +167,97 @@ def anki_text_notes(lines: list[str], meta: Metadata, source: Path, delimiter: s
     return result
 
 
+def _declared_types(
+    table: list[tuple[int, list[str]]],
+    meta: Metadata,
+    special: dict[str, int],
+    html: bool,
+    note_type: NoteType | str | None,
+    labels: Sequence[str],
+) -> dict[str, NoteType | str]:
+    """The note types that rows come in onto as declared, by the name the file gives
+    them ('' for the one the import was given), or why one cannot come in: each named
+    type deckbuilder has no short form for whose notes have more than two fields, and
+    (in a note type column) one named as Anki's own whose notes have more fields than
+    Anki's (a "Cloze" given a Source field)."""
+    columns = set(special.values())
+    if isinstance(note_type, NoteType):
+        return {"": note_type}
+    by_name: dict[str, list[list[str]]] = {}
+    for _, row in table:
+        n = special.get("notetype", 0)
+        name = (row[n - 1] if 0 < n <= len(row) else "") if n else meta.notetype
+        values = [value for i, value in enumerate(row, start=1) if i not in columns]
+        while values and not values[-1].strip():  # Anki pads rows to the widest type
+            values.pop()
+        by_name.setdefault("" if note_type else name, []).append(values)
+    field_labels = [label for i, label in enumerate(labels, start=1) if i not in columns]
+    taken: set[str] = set()
+    declared: dict[str, NoteType | str] = {}
+    for name, notes in by_name.items():
+        width = max(len(values) for values in notes)
+        known = _TYPES.get(name.casefold())
+        if note_type:
+            name_of = note_type
+        elif not name or width <= 2:
+            continue  # Anki's Basic, or two fields: a note type of deckbuilder's own
+        elif known is not None and ("notetype" not in special or width <= len(known.fields)):
+            continue  # Anki's own, the next column its tags (no note type column)
+        else:
+            name_of = name
+        html_notes = [[v if html else plain_html(v) for v in values] for values in notes]
+        found = columns_type(name_of, field_labels, html_notes, taken, key=note_type or "")
+        declared[name] = found
+    return declared
+
+
+def _columns_left_out(
+    table: list[tuple[int, list[str]]], columns: _FieldColumns, chosen: NoteType, source: Path
+) -> list[Problem]:
+    """A warning naming the columns that hold text no field of ``chosen`` takes."""
+    used = {*columns.columns(chosen.fields), columns.tags_column, *columns.special}
+    left = sorted(
+        {i for _, row in table for i, value in enumerate(row, start=1) if value.strip()} - used
+    )
+    if not left:
+        return []
+    named = ("columns " if len(left) > 1 else "column ") + ", ".join(map(str, left))
+    fields = ", ".join(chosen.fields)
+    return [
+        Problem(
+            str(source),
+            None,
+            f"warning: no field of note type '{chosen.key}' ({fields}) takes the text of "
+            f"{named}: not imported",
+        )
+    ]
+
+
 class _FieldColumns:
     """Which columns of a row are the fields of a note of a global note type, and which
-    the tags, as Anki maps them."""
+    the tags, as Anki maps them. ``chosen``: the note type the import was given, whose
+    fields take the columns by name where the columns' names name any of them, else in
+    order; ``from_columns``: the global note type is made from every column."""
 
-    def __init__(self, meta: Metadata, first_row: list[str], special: set[int]) -> None:
+    def __init__(
+        self,
+        meta: Metadata,
+        first_row: list[str],
+        special: set[int],
+        *,
+        labels: Sequence[str] = (),
+        chosen: NoteType | None = None,
+        from_columns: bool = False,
+    ) -> None:
         self.special = special
-        self.labels = meta.columns or [""] * len(first_row)
+        self.labels = list(labels or meta.columns) or [""] * len(first_row)
         self.by_row_type = "notetype" in meta.column and meta.column["notetype"] > 0
         self.tags_column = 0
         self.cache: dict[tuple[str, ...], list[int]] = {}
-        if not self.by_row_type and "tags" not in meta.column:
-            fields = self.columns(_TYPES.get(meta.notetype.casefold(), _BASIC).fields)
+        self.in_order = chosen is not None
+        if not self.by_row_type and "tags" not in meta.column and not from_columns:
+            names = chosen.fields if chosen else _TYPES.get(meta.notetype.casefold(), _BASIC).fields
+            fields = self.columns(names)
             after = max(fields, default=0) + 1
             free = [i for i in range(after, len(self.labels) + 1) if i not in special]
             self.tags_column = free[0] if free else 0
@@ -145,25 +267,47 @@ class _FieldColumns:
         if fields in self.cache:
             return self.cache[fields]
         free = [i for i in range(1, len(self.labels) + 1) if i not in self.special]
-        if all(not label for label in self.labels):
+        by_name = {self.labels[i - 1]: i for i in reversed(free) if self.labels[i - 1]}
+        if not by_name or (self.in_order and not by_name.keys() & set(fields)):
             mapped = free[: len(fields)] + [0] * (len(fields) - len(free))
         else:
-            by_name = {self.labels[i - 1]: i for i in reversed(free)}
             mapped = [by_name.get(name, 0) for name in fields]
         if mapped and not mapped[0] and free:
             mapped[0] = free[0]
         self.cache[fields] = mapped
         return mapped
 
-    def fields(self, row: list[str], kind: _Type | None) -> list[str]:
-        if kind is None or self.by_row_type:
-            # A row naming its note type: every other column is a field, in order.
+    def fields(self, row: list[str], names: tuple[str, ...] | None) -> list[str]:
+        """The row's fields: those of note type ``names``, or (None, or a row naming its
+        note type) every column but the special ones, in order."""
+        if names is None or self.by_row_type:
             return [value for i, value in enumerate(row, start=1) if i not in self.special]
-        return [row[i - 1] if 0 < i <= len(row) else "" for i in self.columns(kind.fields)]
+        return [row[i - 1] if 0 < i <= len(row) else "" for i in self.columns(names)]
 
     def tags(self, row: list[str]) -> list[str]:
         n = self.tags_column
         return row[n - 1].split() if 0 < n <= len(row) else []
+
+
+def _declared_note(
+    row: list[str],
+    columns: _FieldColumns,
+    note_type: NoteType | str,
+    names: tuple[str, ...] | None,
+    html: bool,
+    line: int,
+    tags: tuple[str, ...],
+) -> tuple[Note | None, str]:
+    """The row's note of a declared note type (its fields, by ``names``, or every column
+    in order), or None, and what became of it."""
+    if isinstance(note_type, str):
+        return None, f"not imported: {note_type}"
+    values = columns.fields(row, names)
+    if not values or not values[0].strip():
+        return None, "not imported: its first field is empty (Anki skips such a row too)"
+    html_fields = [v if html else plain_html(v) for v in values]
+    note = fields_note(note_type, html_fields, tags=tags, guid="", line=line)
+    return note, f"notes of a note type of the deck's own ('{note_type.key}')"
 
 
 def _note(
@@ -174,7 +318,7 @@ def _note(
     known = _TYPES.get(name)
     if known is None and not columns.by_row_type:
         known = _BASIC  # Anki falls back to its default note type
-    fields = columns.fields(row, known)
+    fields = columns.fields(row, known.fields if known is not None else None)
     reverse = known is not None and known.reverse
     if known is not None and known.optional:
         fields += [""] * (3 - len(fields))

@@ -28,8 +28,9 @@ from deckbuilder.anki.notetypes.active_content import counted
 from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
+from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER
 from deckbuilder.cardfile.reader import MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES
-from deckbuilder.cardfile.writer import card_file_text
+from deckbuilder.cardfile.writer import card_file_text, note_type_file_text
 from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
@@ -40,7 +41,7 @@ from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_m
 from deckbuilder.lock.manifest import note_hashes, templates_hash
 from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAnswer, TypedNote
 from deckbuilder.note_types import NoteType
-from deckbuilder.render.deck import RenderedDeck, render_deck
+from deckbuilder.render.deck import RenderedDeck, raw_media, render_deck
 from deckbuilder.render.markdown import render_markdown
 
 __all__ = ["ImportOptions", "ImportPlan", "PlannedDeck", "plan_import", "write_import"]
@@ -100,6 +101,9 @@ class _Planner:
     missing_in: dict[str, set[str]] = field(default_factory=dict)  # deck key -> its missing
     carried: set[NoteKind] = field(default_factory=set)  # note types written beside a deck
     declared: dict[NoteType, None] = field(default_factory=dict)  # declared in a card file
+    # Declared note types whose notes go into more than one card file: written once, to
+    # the project's note-types/ folder, by key.
+    shared: dict[str, NoteType] = field(default_factory=dict)
 
     @property
     def file(self) -> str:
@@ -126,11 +130,52 @@ def plan_import(read: Read, options: ImportOptions) -> ImportPlan:
         targets = _targets(read, decks, options)
         if options.out is None:  # cards/ is not the user's choice; a file named with --out is
             refuse_links_out(targets, "nothing is written through it; make it a folder")
+        planner.shared = _shared_types([deck for deck, _ in decks])
         planned = [
             _plan_deck(planner, deck, name, target)
             for (deck, name), target in zip(decks, targets, strict=True)
         ]
+        _shared_type_files(planner, planned)
     return _finish(planner, planned)
+
+
+def _shared_types(decks: Sequence[SourceDeck]) -> dict[str, NoteType]:
+    """The declared note types whose notes are in more than one of ``decks``: a card file
+    declares a note type for itself alone, and two declaring one Anki note type would be
+    taken by Anki for one."""
+    decks_of_type: dict[NoteType, set[int]] = {}
+    for number, deck in enumerate(decks):
+        for note in deck.notes:
+            if isinstance(note, FieldsNote) and not note.note_type.source:
+                decks_of_type.setdefault(note.note_type, set()).add(number)
+    return {t.key: t for t, numbers in decks_of_type.items() if len(numbers) > 1}
+
+
+def _shared_type_files(planner: _Planner, planned: Sequence[PlannedDeck]) -> None:
+    """Each shared note type that notes kept use, as ``note-types/<key>.yaml`` (left as it
+    is when the project has it with the same text; refused when with another)."""
+    used = {n.note_type.key for deck in planned for n in deck.notes if isinstance(n, FieldsNote)}
+    folder = planner.options.cards_dir.parent / NOTE_TYPES_FOLDER
+    header = [
+        f"Imported by 'deckbuilder import' from {planner.read.source.name}: the note type "
+        "of notes in several card files, which name it with 'type: <key>'."
+    ]
+    for key, note_type in planner.shared.items():
+        if key not in used:
+            continue
+        path = folder / f"{key}.yaml"
+        data = note_type_file_text(note_type, header).encode("utf-8")
+        if not path.exists():
+            planner.files[path] = data
+        elif not path.is_file() or path.read_bytes() != data:
+            planner.problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    f"already exists with another note type than the import's '{key}' "
+                    f"({note_type.name}); rename or move it, and import again",
+                )
+            )
 
 
 def _chosen_decks(read: Read, options: ImportOptions) -> list[tuple[SourceDeck, str]]:
@@ -226,8 +271,15 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
         lang=lang,
         languages=(lang,) if lang else (),
         label_language="" if lang else label or detected_label_language(notes),
+        # A note type shared with other card files is declared in note-types/ instead.
         note_types=tuple(
-            dict.fromkeys(note.note_type for note in notes if isinstance(note, FieldsNote))
+            dict.fromkeys(
+                note.note_type
+                for note in notes
+                if isinstance(note, FieldsNote)
+                and note.note_type.key not in planner.shared
+                and not note.note_type.source
+            )
         ),
         speak_language=package.speak_language if package is not None else "",
     )
@@ -413,21 +465,34 @@ def _stand_in_media(planner: _Planner, deck: Deck, notes: list[Note]) -> bool:
     name and no media folder has; say so once per file. Whether there was any."""
     added = False
     for note in notes:
-        for key, text in note.texts().items():
-            rendered = render_markdown(text, cloze=key in ("text", "extra"))
-            for src in [*rendered.images, *rendered.sounds]:
-                path = PurePosixPath(src.replace("\\", "/"))
-                if path.is_absolute() or ".." in path.parts or ":" in src or not path.parts:
-                    continue
-                if any((folder / path).exists() for folder in deck.media_dirs):
-                    continue
-                stand_in = planner.scratch / path
-                stand_in.parent.mkdir(parents=True, exist_ok=True)
-                stand_in.write_bytes(b"")
-                planner.missing_media.setdefault(src, (note.line or None, note.id))
-                planner.missing_in.setdefault(deck.key, set()).add(src)
-                added = True
+        for src in _media_named(note):
+            path = PurePosixPath(src.replace("\\", "/"))
+            if path.is_absolute() or ".." in path.parts or ":" in src or not path.parts:
+                continue
+            if any((folder / path).exists() for folder in deck.media_dirs):
+                continue
+            stand_in = planner.scratch / path
+            stand_in.parent.mkdir(parents=True, exist_ok=True)
+            stand_in.write_bytes(b"")
+            planner.missing_media.setdefault(src, (note.line or None, note.id))
+            planner.missing_in.setdefault(deck.key, set()).add(src)
+            added = True
     return added
+
+
+def _media_named(note: Note) -> list[str]:
+    """The media files ``note`` names, as build finds them: in its Markdown, and in the
+    HTML of a declared note type's raw fields."""
+    found: list[str] = []
+    raw = note.note_type.raw if isinstance(note, FieldsNote) else frozenset()
+    cloze = note.note_type.is_cloze if isinstance(note, FieldsNote) else False
+    for key, text in note.texts().items():
+        if key.startswith("fields.") and key.removeprefix("fields.") in raw:
+            found += [name for name, _ in raw_media(text)]
+            continue
+        rendered = render_markdown(text, cloze=cloze or key in ("text", "extra"))
+        found += [*rendered.images, *rendered.sounds]
+    return found
 
 
 def _package_files(

@@ -28,6 +28,7 @@ from deckbuilder.importers.delimited import Metadata, read_metadata, rows
 from deckbuilder.importers.html_markdown import hard_breaks
 from deckbuilder.importers.text_input import read_source_text
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, letter
+from deckbuilder.note_types import NoteType
 
 __all__ = ["WORKBOOK_SUFFIXES", "read_spreadsheet"]
 
@@ -80,9 +81,10 @@ def _column(name: str) -> str:
     return _NAMES.get(name, name)
 
 
-def read_spreadsheet(path: Path) -> Read:
+def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> Read:
     """Read the spreadsheet at ``path``: every row that can be a note is one; each that
-    cannot is skipped and said why."""
+    cannot is skipped and said why. ``note_type``: the note type every row is a note of
+    (a declared one, or the key of a new one named from the header row's columns)."""
     text, warnings = read_source_text(path)
     lines = text.split("\n")
     meta = read_metadata(lines)
@@ -94,12 +96,16 @@ def read_spreadsheet(path: Path) -> Read:
         except csv.Error:
             delimiter = ","
     if meta.lines:  # Anki's headers: Anki's rules
-        result = anki_text_notes(lines, meta, path, delimiter)
+        result = anki_text_notes(lines, meta, path, delimiter, note_type=note_type)
         result.warnings[:0] = warnings
         return result
     table = [
         (line, row) for line, row in rows(lines, 0, delimiter, path) if any(c.strip() for c in row)
     ]
+    if note_type is not None:
+        result = _onto_note_type(lines, table, delimiter, path, note_type)
+        result.warnings[:0] = warnings
+        return result
     header = table[0][1] if table else []
     columns = [_column(name) for name in header]
     if not any(_LETTER.match(name) for name in columns):
@@ -155,6 +161,36 @@ def read_spreadsheet(path: Path) -> Read:
     what = {"basic": "basic notes", "cloze": "cloze notes", "mcq": "multiple-choice notes"}[kind]
     n = len(result.decks[0].notes)
     result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> {what}")
+    return result
+
+
+def _onto_note_type(
+    lines: list[str],
+    table: list[tuple[int, list[str]]],
+    delimiter: str,
+    path: Path,
+    note_type: NoteType | str,
+) -> Read:
+    """Every row as a note of ``note_type``, read as Anki reads text with that note type.
+    The first row names the columns (and is no note) when it names a column of a layout
+    or a field of the note type, or when the sheet is wider than front, back and tags;
+    its ``tags`` and ``guid`` columns keep their meaning."""
+    header = table[0][1] if table else []
+    named = {_column(name) for name in header} & _KNOWN_NAMES
+    if isinstance(note_type, NoteType):
+        fields = {name.casefold() for name in note_type.fields}
+        named |= {name for name in header if name.strip().casefold() in fields}
+    wide = max((len(row) for _, row in table), default=0) > _HEADERLESS_COLUMNS
+    meta = Metadata()
+    labels: list[str] = []
+    if named or wide:
+        meta.lines = table[0][0]  # the rows after the header row
+        labels = [name.strip() for name in header]
+        for number, name in enumerate(header, start=1):
+            if _column(name) in ("tags", "guid"):
+                meta.column.setdefault(_column(name), number)
+    result = anki_text_notes(lines, meta, path, delimiter, note_type=note_type, labels=labels)
+    result.format = "spreadsheet"
     return result
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "RenderedDeck",
     "RenderedNote",
     "media_name_problem",
+    "raw_media",
     "render_deck",
     "unused_media",
 ]
@@ -104,6 +105,13 @@ class RenderedDeck:
         for rn in self.notes:
             seen.setdefault(rn.spec.id, rn.spec)
         return tuple(seen.values())
+
+
+def raw_media(html: str) -> list[tuple[str, str]]:
+    """The media files a raw field's HTML names, as Anki's media check finds them, each
+    with its kind ("image" for ``<img src>``, "sound" for ``[sound:...]``)."""
+    images = [(unescape(found.group(1)), "image") for found in _RAW_IMAGE.finditer(html)]
+    return images + [(found.group(1), "sound") for found in _RAW_SOUND.finditer(html)]
 
 
 def media_name_problem(name: str, image: bool) -> str | None:
@@ -411,10 +419,8 @@ class _Renderer:
         """A raw field of a declared note type: its HTML as written, the media it names
         (``<img src>``, ``[sound:...]``) found and packaged like any other."""
         self.key = key
-        for found in _RAW_IMAGE.finditer(html):
-            self.resolve(unescape(found.group(1)), "image")
-        for found in _RAW_SOUND.finditer(html):
-            self.resolve(found.group(1), "sound")
+        for name, kind in raw_media(html):
+            self.resolve(name, kind)
         return html
 
     def declared(self, note: FieldsNote) -> tuple[str, ...]:

@@ -142,3 +142,106 @@ def test_a_field_markdown_cannot_hold_is_kept_raw(
     apple = next(n for n in document["notes"] if n.get("fields", {}).get("Meaning") == "apple")
     assert apple["fields"]["Example"] == "사과가 <b>맛있어요</b>."
     assert document["note_types"]["cloze-source"]["kind"] == "cloze"
+
+
+def _whole_collection(col: Any, path: Path) -> None:
+    from anki.collection import ExportAnkiPackageOptions
+
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    col.export_anki_package(out_path=str(path), options=options, limit=None)
+
+
+def test_a_note_type_named_as_one_of_deckbuilders_gets_another_key(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A collection whose stock Basic is renamed 'Basique' and that has another Basic-shaped
+    note type named 'Basic' (Redclem/Anki-Union's card_types.apkg, and two others): the
+    second is declared, and was given the key 'basic', which check refuses as one of
+    deckbuilder's own ("'basic' is the name of one of deckbuilder's own note types")."""
+    from anki.collection import Collection
+
+    col = Collection(str(tmp_path / "c.anki2"))
+    stock = col.models.by_name("Basic")
+    assert stock is not None
+    copy = col.models.copy(stock)
+    stock["name"] = "Basique"
+    col.models.update_dict(stock)
+    copy["name"] = "Basic"
+    col.models.update_dict(copy)
+    deck = col.decks.id("Words")
+    assert deck is not None
+    for model, front in ((stock, "un"), (stock, "deux"), (copy, "one")):
+        note = col.new_note(model)
+        note["Front"], note["Back"] = front, "x"
+        col.add_note(note, deck)
+    _whole_collection(col, tmp_path / "words.apkg")
+    col.close()
+    monkeypatch.chdir(tmp_path)
+
+    result = cli("import", "words.apkg")
+    assert result.code == 0, result.err
+    assert "Basic: 1 note -> notes of a note type of the deck's own ('basic-2')" in result.out
+    assert cli("check").code == 0
+
+
+def test_a_note_type_in_several_decks_is_written_once_to_note_types(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Notes of one note type in two top-level decks: each card file declared it, and
+    check refused the second ("Anki would take them for one"). The note type is written
+    once, to note-types/<key>.yaml, which both card files name; the built decks change
+    nothing in the collection they came from."""
+
+    col = _collection_with_own_note_types(tmp_path / "learner.anki2")
+    note = col.new_note(col.models.by_name("Vocab (ko)"))
+    note["Word"], note["Meaning"] = "밥", "rice"
+    col.add_note(note, col.decks.id("Food"))
+    _whole_collection(col, tmp_path / "all.apkg")
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+
+    result = cli("import", tmp_path / "all.apkg")
+    assert result.code == 0, result.err
+    assert "wrote note-types/vocab-ko.yaml" in result.out
+    shared = yaml.safe_load((project / "note-types" / "vocab-ko.yaml").read_text("utf-8"))
+    assert (
+        shared["fields"] == FIELDS and shared["anki_id"] == col.models.by_name("Vocab (ko)")["id"]
+    )
+    for name in ("food.yaml", "korean-words.yaml"):
+        document = yaml.safe_load((project / "cards" / name).read_text(encoding="utf-8"))
+        assert "vocab-ko" not in document.get("note_types", {})
+    assert cli("check").code == 0
+    assert cli("build", "--no-preview").code == 0
+    before = _state(col)
+    for package in sorted((project / "output").glob("*.apkg")):
+        log = import_package(col, package, merge_notetypes=False)
+        assert not log.new and not log.updated and not log.conflicting  # type: ignore[attr-defined]
+    assert _state(col) == before
+    col.close()
+
+
+def test_a_picture_missing_from_the_package_in_a_raw_field_keeps_its_note(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A raw field (HTML Markdown cannot hold) naming a picture the package lacks, as in
+    candytale55/ANKI-VOCABULARY's PT-Comida-01.apkg: the note was left out ("media file
+    '_en_corn.JPG' not found"), since only Markdown was searched for the media to stand
+    in for. It comes in, with the warning any missing file gets."""
+    col = _collection_with_own_note_types(tmp_path / "learner.anki2")
+    note = col.new_note(col.models.by_name("Vocab (ko)"))
+    note["Word"], note["Meaning"] = "옥수수", "corn"
+    note["Example"] = '<img src="_en_corn.JPG" style="width: 50%">'
+    col.add_note(note, col.decks.id("Korean::Words"))
+    _export(col, tmp_path / "words.apkg")
+    col.close()
+    monkeypatch.chdir(tmp_path)
+
+    result = cli("import", "words.apkg")
+    assert result.code == 0, result.err
+    assert "media file '_en_corn.JPG' is in neither the source nor media/" in result.err
+    assert "skipped" not in result.err
+    document = yaml.safe_load((tmp_path / "cards" / "korean-words.yaml").read_text("utf-8"))
+    assert document["missing_media"] == ["_en_corn.JPG"]
+    assert any(n.get("fields", {}).get("Meaning") == "corn" for n in document["notes"])
+    assert cli("check").code == 0
