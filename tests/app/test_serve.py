@@ -446,3 +446,21 @@ def test_a_card_file_never_built_is_listed_with_its_problems(site: LiveSite) -> 
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in index and b"<script>" not in index
     site.unbuilt_file("cards/two.yaml", [])
     assert b"two.yaml" not in _get(site, "/", f"127.0.0.1:{site.port}")[1]
+
+
+@pytest.mark.parametrize(
+    "after",
+    ["x", "-1", "1.5", "", "%C2%B2", "%D9%A1", "1" * 19, "9" * 5000, "1&after=2", "0x10"],
+)
+def test_an_odd_version_is_a_bad_request_without_a_traceback(
+    site: LiveSite, after: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Any web page can ask ``/_changes?after=``: a version that is not a whole number the
+    server could have given (a superscript two, an Arabic-Indic one, 5,000 digits past
+    Python's int limit)
+    printed a traceback in the watch's terminal (issue 45)."""
+    status, body = _get(site, f"/_changes?after={after}", f"127.0.0.1:{site.port}")
+    assert status == 400 and body == b"after: not a version number\n"
+    assert _get(site, "/_changes?after=0", f"127.0.0.1:{site.port}")[0] == 200
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.err + captured.out
