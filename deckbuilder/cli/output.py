@@ -10,6 +10,7 @@ import re
 import shlex
 import sys
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from deckbuilder.errors import Problem
 
 __all__ = [
+    "MAX_OF_A_KIND",
     "Session",
     "build_facts",
     "build_lines",
@@ -138,9 +140,25 @@ def err(text: str, **style: Any) -> None:
     echo(text, err=True, style=style if colour else None)
 
 
+# Warnings of one kind shown before the rest are counted: 20,000 unused media files would
+# bury everything else under 20,000 lines.
+MAX_OF_A_KIND = 100
+_QUOTED = re.compile(r"'[^'\n]*'")
+
+
 def print_warnings(warnings: Sequence[Problem | str]) -> None:
+    """Each warning on a line of its own, but only the first MAX_OF_A_KIND of a kind (the
+    same words, whatever file, line, note or quoted value they name); then, for each kind
+    past it, how many more there were."""
+    count: Counter[str] = Counter()
     for warning in warnings:
-        err(str(warning), fg="yellow")
+        kind = _QUOTED.sub("'…'", warning.message if not isinstance(warning, str) else warning)
+        count[kind] += 1
+        if count[kind] <= MAX_OF_A_KIND:
+            err(str(warning), fg="yellow")
+    for kind, seen in count.items():
+        if seen > MAX_OF_A_KIND:
+            err(f"and {seen - MAX_OF_A_KIND:,} more like the above: {kind}", fg="yellow")
 
 
 def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | None) -> None:

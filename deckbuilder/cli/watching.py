@@ -20,7 +20,7 @@ from deckbuilder.cli.options import (
     selection,
     session_of,
 )
-from deckbuilder.cli.output import Session, echo, err, plural, removed_lines
+from deckbuilder.cli.output import Session, echo, err, plural, print_warnings, removed_lines
 
 __all__ = ["watch"]
 
@@ -84,8 +84,7 @@ def _tell(session: Session, rebuild: library.Rebuild) -> None:
             bold=True,
         )
         return
-    for warning in rebuild.result.warnings:
-        err(str(warning), fg="yellow")
+    print_warnings(rebuild.result.warnings)
     for package in rebuild.result.packages:
         c = package.changes
         session.say(
