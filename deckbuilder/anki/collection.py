@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from deckbuilder.anki.messages import DecodeError, notetype_config, template_formats
-from deckbuilder.errors import DeckError
+from deckbuilder.errors import DeckError, shown
 
 __all__ = [
     "BASE_STEPS",
@@ -58,7 +58,6 @@ __all__ = [
     "Revlog",
     "UnreadableNote",
     "open_collection",
-    "shown",
 ]
 
 MAX_VALUE_BYTES = 100 * 1024 * 1024
@@ -109,18 +108,6 @@ class UnreadableNote:
 
     id: int | None  # None when the id itself is not a number
     reason: str
-
-
-def shown(value: object, width: int = 60) -> str:
-    """``value`` quoted for a message: characters a terminal would act on (escapes,
-    line breaks, lone surrogates) written as escapes, cut to ``width`` characters;
-    bytes shown as the text they hold."""
-    if isinstance(value, bytes):  # text as the database gives it
-        value = value.decode("utf-8", "replace")
-    text = value if isinstance(value, str) else repr(value)
-    if len(text) > width:
-        text = text[: width - 3] + "..."
-    return "'" + "".join(c if c.isprintable() else repr(c)[1:-1] for c in text) + "'"
 
 
 @contextmanager

@@ -56,10 +56,9 @@ from deckbuilder.anki.collection import (
     CollectionReader,
     UnreadableNote,
     open_collection,
-    shown,
 )
 from deckbuilder.anki.messages import DecodeError, media_names
-from deckbuilder.errors import DeckError
+from deckbuilder.errors import DeckError, shown
 from deckbuilder.files.reading import LimitExceeded, copy_limited, open_regular, read_limited
 
 __all__ = [

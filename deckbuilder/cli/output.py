@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from deckbuilder.app import Deck, NoteKind
+from deckbuilder.errors import shown
 
 if TYPE_CHECKING:
     from deckbuilder.app import PackageResult
@@ -68,7 +69,8 @@ class Session:
 
     def emit_json(self, data: Any) -> None:
         text = json.dumps(data, ensure_ascii=False, indent=2)
-        # JSON escapes the C0 controls itself; the C1 ones too, here, for the terminal.
+        # JSON escapes the C0 controls itself; the C1 and direction controls too, here,
+        # for the terminal (a JSON reader gets the same text).
         echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), escape=False)
 
 
@@ -78,19 +80,21 @@ class StreamError(Exception):
 
 
 # Characters that would drive the terminal rather than show (escape sequences can retitle
-# a window or clear the screen): C0 controls but tab and line feed, DEL and C1 controls.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_C1 = re.compile(r"[\x7f-\x9f]")
+# a window or clear the screen): C0 controls but tab and line feed, DEL and C1 controls;
+# and those that would make a line read other than it is: the direction controls (U+202E
+# shows the rest of a line backwards) and the line and paragraph separators.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_C1 = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 # A line longer than this is cut (a value pasted whole into a message, say).
 MAX_LINE = 2000
 
 
 def printable(text: str) -> str:
-    """``text`` as a terminal should get it: control characters written as ``\\x1b``, lone
-    surrogates (file names that are not UTF-8) as '?', and each line at most MAX_LINE
-    characters."""
+    """``text`` as a terminal should get it: control characters written as ``\\x1b`` (a
+    direction control as ``\\u202e``), lone surrogates (file names that are not UTF-8) as
+    '?', and each line at most MAX_LINE characters."""
     if _CONTROLS.search(text):
-        text = _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+        text = _CONTROLS.sub(_escape, text)
     text = text.encode("utf-8", "replace").decode("utf-8")
     if len(text) > MAX_LINE:
         text = "\n".join(
@@ -100,6 +104,11 @@ def printable(text: str) -> str:
             for line in text.split("\n")
         )
     return text
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def echo(
@@ -226,7 +235,8 @@ def deck_table(decks: Sequence[Deck]) -> list[str]:
         counts = deck.counts()
         per_kind = [str(counts.get(kind, (0, 0))[0]) for kind in kinds]
         tags = " ".join(_all_tags(deck))
-        rows.append((deck.name, deck.key, str(deck.source), *per_kind, str(deck.card_count), tags))
+        source = shown(deck.source, None, quoted=False)
+        rows.append((deck.name, deck.key, source, *per_kind, str(deck.card_count), tags))
     widths = [max(_width(row[i]) for row in rows) for i in range(len(header))]
     numeric = set(range(3, 4 + len(kinds)))
     lines = []
@@ -243,11 +253,11 @@ def build_lines(result: PackageResult) -> list[str]:
     """What ``build`` says about one package: counts, the file, and what re-importing it
     will do (from the lock file)."""
     rd = result.rendered
-    lines = [f"{rd.deck.name}  ({rd.deck.source})"]
+    lines = [f"{rd.deck.name}  ({shown(rd.deck.source, None, quoted=False)})"]
     for kind, (notes, cards) in rd.deck.counts().items():
         lines.append(f"  {kind.value:<6} {plural(notes, 'note'):>10}  {plural(cards, 'card'):>10}")
     lines.append(f"  media  {plural(len(rd.media), 'file'):>10}")
-    lines.append(f"  wrote {result.path} ({human_size(result.size)})")
+    lines.append(f"  wrote {shown(result.path, None, quoted=False)} ({human_size(result.size)})")
     return lines + _change_lines(result)
 
 

@@ -21,6 +21,7 @@ from deckbuilder.cli.options import (
     session_of,
 )
 from deckbuilder.cli.output import Session, echo, err, plural, print_warnings, removed_lines
+from deckbuilder.errors import shown
 
 __all__ = ["watch"]
 
@@ -79,7 +80,7 @@ def _tell(session: Session, rebuild: library.Rebuild) -> None:
         for problem in rebuild.problems:
             err(str(problem), fg="red")
         err(
-            f"{now} {rebuild.source}: {plural(len(rebuild.problems), 'problem')}; nothing "
+            f"{now} {shown(rebuild.source, None, quoted=False)}: {plural(len(rebuild.problems), 'problem')}; nothing "
             "was written (its last package stays as it was)",
             bold=True,
         )

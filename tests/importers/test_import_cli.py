@@ -291,3 +291,34 @@ def test_a_missing_image_is_a_warning_and_check_asks_for_it(workdir: Path, cli: 
     (workdir / "media").mkdir(exist_ok=True)
     shutil.copyfile(DATA / "media" / "square.png", workdir / "media" / "missing.png")
     assert cli("check", "cards/q.yaml").code == 0
+
+
+def test_names_from_a_package_are_shown_escaped_and_kept_out_of_file_names(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deck named with a right-to-left override and a line break, and a note type named
+    with a line break: the card file's name holds neither, and the report and the
+    refusal show them escaped, each on its own line (issue 45)."""
+    import copy
+
+    from tests.anki.anki_files import BASIC, collection, package
+
+    monkeypatch.chdir(tmp_path)
+    decks = {"1": {"id": 1, "name": "Default"}, "2": {"id": 2, "name": "Evil\u202egnp.exe\nnid:1"}}
+    notes = [(100, "g1", 1, 1_700_000_000, "", "front\x1fback")]
+    db = collection(tmp_path / "c.anki2", decks=decks, notes=notes, cards=[(1000, 100, 2, 0)])
+    result = cli("import", package(tmp_path / "evil.apkg", db, media={}))
+    assert result.code == 0, result.err
+    assert [p.name for p in (tmp_path / "cards").glob("*.yaml")] == ["evilgnp-exe-nid-1.yaml"]
+    assert "(Anki package, deck 'Evil\\u202egnp.exe nid:1')" in result.out
+    assert "\u202e" not in result.out + result.err
+
+    renamed = copy.deepcopy(BASIC) | {"name": "Basic\nnid:1 delete"}
+    db = collection(
+        tmp_path / "d.anki2", models={"1": renamed}, notes=notes, cards=[(1, 100, 1, 0)]
+    )
+    refused = cli("import", package(Path("bad.apkg"), db, media={}))
+    assert refused.code == 1
+    first = refused.err.splitlines()[0]
+    assert first.startswith("bad.apkg: no notes to import; Basic\\nnid:1 delete: 1 note -> ")
+    assert not any(line.startswith("nid:") for line in refused.err.splitlines())
