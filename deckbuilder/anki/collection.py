@@ -58,6 +58,7 @@ __all__ = [
     "Revlog",
     "UnreadableNote",
     "open_collection",
+    "read_json",
 ]
 
 MAX_VALUE_BYTES = 100 * 1024 * 1024
@@ -68,6 +69,10 @@ DEFAULT_ROLLOVER = 4  # the hour Anki starts a new day at, unless the collection
 _STEPS_BETWEEN_CHECKS = 10_000
 _INT64 = range(-(2**63), 2**63)
 _DECIMAL = re.compile(r"-?[0-9]{1,19}")
+# The longest number Anki writes in its JSON: a 64-bit id or time, 19 digits. A longer
+# one is read as its digits (text), which every check of a number refuses by name: int()
+# refuses over 4,300 digits, and takes time that grows with the square of the length.
+_LONGEST_JSON_NUMBER = 19
 
 
 @dataclass(frozen=True)
@@ -290,7 +295,7 @@ class CollectionReader:
         if not isinstance(text, bytes):
             raise self.fault(f"its {what} (col.{column}) are not JSON text")
         try:
-            return json.loads(text.decode("utf-8"))
+            return read_json(text.decode("utf-8"))
         except RecursionError:
             raise self.fault(f"its {what} (col.{column}) are JSON nested too deeply") from None
         except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError among them
@@ -470,6 +475,16 @@ def _text(value: object) -> str | None:
         return None
 
 
+def read_json(text: str) -> Any:
+    """``text`` read as JSON, a whole number longer than any Anki writes kept as its
+    digits (text) rather than converted."""
+    return json.loads(text, parse_int=_json_number)
+
+
+def _json_number(digits: str) -> int | str:
+    return int(digits) if len(digits.lstrip("-")) <= _LONGEST_JSON_NUMBER else digits
+
+
 def _label(value: object) -> str:
     """A name from the database's own schema, as well as it can be read."""
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else ""
@@ -481,6 +496,6 @@ def _json(value: object) -> object:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return read_json(text)
     except (ValueError, RecursionError):
         return None

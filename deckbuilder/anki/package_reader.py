@@ -35,7 +35,6 @@ real package; docs/importing.md lists them for users):
 
 from __future__ import annotations
 
-import json
 import lzma
 import os
 import tempfile
@@ -56,6 +55,7 @@ from deckbuilder.anki.collection import (
     CollectionReader,
     UnreadableNote,
     open_collection,
+    read_json,
 )
 from deckbuilder.anki.messages import DecodeError, media_names
 from deckbuilder.errors import DeckError, shown
@@ -219,7 +219,7 @@ class _Package:
             except DecodeError as exc:
                 raise self.fault(f"cannot read the package's media list: {exc}") from None
         try:
-            mapping = json.loads(raw.decode("utf-8") or "{}")
+            mapping = read_json(raw.decode("utf-8") or "{}")
         except RecursionError:
             raise self.fault("the package's media list is JSON nested too deeply") from None
         except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError among them
