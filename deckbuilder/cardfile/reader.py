@@ -27,7 +27,7 @@ from deckbuilder.cardfile.fields import (
 )
 from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
 from deckbuilder.cardfile.yaml_recovery import read_yaml
-from deckbuilder.cardfile.yaml_tree import YMap, YValue
+from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES, YMap, YValue
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.files.reading import read_regular
@@ -51,8 +51,6 @@ __all__ = [
 ]
 
 SOURCE_SUFFIXES = (".yaml", ".yml")
-# Limit against absurd input (documented in README, "Limits").
-MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 def find_sources(paths: Sequence[Path]) -> list[Path]:

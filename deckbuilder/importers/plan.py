@@ -26,8 +26,9 @@ from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
-from deckbuilder.cardfile.reader import MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES
+from deckbuilder.cardfile.reader import MAX_NOTES, SOURCE_SUFFIXES
 from deckbuilder.cardfile.writer import card_file_text
+from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists, shown
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
