@@ -26,6 +26,7 @@ from deckbuilder.cardfile.fields import (
     plural,
 )
 from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
+from deckbuilder.cardfile.yaml_hints import look_alike_spaces
 from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES, YMap, YValue
 from deckbuilder.errors import DeckError, Problem
@@ -241,6 +242,29 @@ def load_deck_languages(
     A YAML mistake does not stop the checks: every one is reported with the problems of
     the notes that could still be read (see :mod:`.yaml_recovery`)."""
     text = read_text(path)
+    try:
+        return _decks(path, text, media_dir, lang, fallback)
+    except DeckError:
+        # A no-break or ideographic space where YAML needs a space (the indentation, after
+        # a key's colon) is text to YAML: the file fails far from it, or for another cause.
+        # Each is named at its line, and the file read again with plain spaces there. The
+        # same spaces in a file that loads are text the author meant.
+        mended, slips = look_alike_spaces(text)
+        if not slips:
+            raise
+        found = [Problem(str(path), line, message) for line, message in slips]
+        try:
+            decks = _decks(path, mended, media_dir, lang, fallback)
+        except DeckError as again:
+            problems = sorted([*found, *again.problems], key=lambda p: (p.line is None, p.line))
+            raise DeckError(dict.fromkeys(problems), partial=again.partial) from None
+        raise DeckError(found, partial=decks) from None
+
+
+def _decks(
+    path: Path, text: str, media_dir: Path | None, lang: str | None, fallback: bool
+) -> list[Deck]:
+    """:func:`load_deck_languages` of ``text``, the file's text."""
     tree, problems = read_yaml(text, str(path), LOCALIZED_KEYS)
     if not problems:
         return decks_from_tree(path, tree, media_dir, lang, fallback, source=text)
