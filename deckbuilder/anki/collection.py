@@ -40,6 +40,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -50,7 +51,10 @@ __all__ = [
     "BASE_STEPS",
     "DEFAULT_ROLLOVER",
     "MAX_EXPRESSION_DEPTH",
+    "MAX_REVIEW_LOG_ENTRIES",
     "MAX_VALUE_BYTES",
+    "REVIEW_TIMES",
+    "SMALLER_HISTORY",
     "STEPS_PER_BYTE",
     "AnkiNote",
     "AnkiNoteType",
@@ -62,6 +66,17 @@ __all__ = [
 ]
 
 MAX_VALUE_BYTES = 100 * 1024 * 1024
+# A review history holds at most this many entries (5 columns of 8 bytes each: 160 MB).
+# A learner of ten years with 100,000 cards logs one to three million.
+MAX_REVIEW_LOG_ENTRIES = 4_000_000
+# When Anki can have logged an answer (revlog ids are milliseconds since 1970): 1970 to
+# 2100. An entry dated 2**62 ms (146 million years) on made the fit overflow.
+REVIEW_TIMES = range(0, 4_102_444_800_000)
+# What to do with a history too long to fit.
+SMALLER_HISTORY = (
+    "export a smaller one (only the decks in question, with scheduling) or give the FSRS "
+    "parameters Anki's deck options show instead"
+)
 STEPS_PER_BYTE = 10
 BASE_STEPS = 10_000_000
 MAX_EXPRESSION_DEPTH = 100
@@ -240,7 +255,8 @@ class CollectionReader:
             return notes, unreadable
 
     def review_log(self) -> Revlog:
-        """Every entry of the review log, by card and then time, as columns."""
+        """Every entry of the review log, by card and then time, as columns: at most
+        MAX_REVIEW_LOG_ENTRIES, each dated as Anki dates answers (see REVIEW_TIMES)."""
         with self._reading():
             cards, millis, ratings, kinds, factors = (array("q") for _ in range(5))
             query = "SELECT cid, id, ease, type, factor FROM revlog ORDER BY cid, id"
@@ -252,6 +268,18 @@ class CollectionReader:
                     and type(kind) is int
                 ):
                     self._refuse_entry(cid, rid, ease, kind)
+                if rid not in REVIEW_TIMES:
+                    raise self.fault(
+                        f"its review log holds an entry dated {_date(rid)} (id {rid}, card "
+                        f"{cid}); Anki dates every answer it logs, in milliseconds since "
+                        f"1970, between 1970 and {_date(REVIEW_TIMES.stop)[:4]}: this is not a "
+                        "review history Anki wrote"
+                    )
+                if len(cards) == MAX_REVIEW_LOG_ENTRIES:
+                    raise self.fault(
+                        f"its review log holds over {MAX_REVIEW_LOG_ENTRIES:,} entries, more "
+                        f"than a history is read for; {SMALLER_HISTORY}"
+                    )
                 cards.append(cid)
                 millis.append(rid)
                 ratings.append(ease)
@@ -483,6 +511,18 @@ def read_json(text: str) -> Any:
 
 def _json_number(digits: str) -> int | str:
     return int(digits) if len(digits.lstrip("-")) <= _LONGEST_JSON_NUMBER else digits
+
+
+def _date(millis: int) -> str:
+    """A revlog time as a date, or where it lies beyond the dates Python knows."""
+    if millis < 0:
+        return "before 1970"
+    if millis >= _LAST_DATE_MILLIS:
+        return "after the year 9999"
+    return datetime.fromtimestamp(millis // 1000, timezone.utc).date().isoformat()
+
+
+_LAST_DATE_MILLIS = 253_402_300_800_000  # 10000-01-01
 
 
 def _label(value: object) -> str:

@@ -273,7 +273,9 @@ class LivePages:
     def _forecast(self, deck: Deck) -> DeckPreview:
         """The deck's forecast: the last one while its card count and settings hold
         (a saved wording changes neither, and a forecast takes a second)."""
-        chosen = settings_for(deck, self.overrides)
+        # A study-block history the preview cannot use gives the defaults, as build's
+        # preview does (the page says so): the watch goes on.
+        chosen = settings_for(deck, self.overrides, strict=False)
         last = self.forecasts.get(deck.key)
         if (
             last is not None
