@@ -200,14 +200,17 @@ class _Package:
             return {}
         raw, compressed = self._read("media", MAX_MEDIA_LIST_BYTES, "media list")
         media: dict[str, bytes] = {}
+        composed: dict[str, str] = {}  # each name in NFC -> the name the package gives
         for member, name in self._media_list(raw, compressed):
             problem = _name_problem(name)
             if problem:
                 raise self.fault(f"the package names a media file {shown(name)} {problem}")
             if member in self.names:
-                media[name] = self._read(member, MAX_MEDIA_FILE_BYTES, f"media file {shown(name)}")[
-                    0
-                ]
+                data = self._read(member, MAX_MEDIA_FILE_BYTES, f"media file {shown(name)}")[0]
+                other = composed.setdefault(unicodedata.normalize("NFC", name), name)
+                if other != name and media[other] != data:
+                    raise self.fault(_same_name(other, name))
+                media[name] = data
         return media
 
     def _media_list(self, raw: bytes, compressed: bool) -> list[tuple[str, str]]:
@@ -290,6 +293,16 @@ class _Package:
             yield
         except _BROKEN as exc:
             raise self.fault(f"cannot read the package: {exc}") from None
+
+
+def _same_name(first: str, second: str) -> str:
+    """Why two media files whose names differ only in Unicode form cannot both come in."""
+    return (
+        f"the package holds two media files named {shown(first)} and {shown(second)}, one "
+        f"name in Unicode's two forms ({first!a} and {second!a}): Anki stores both under "
+        "one name (the composed form, NFC), so one note would show the other's file; "
+        "rename one in Anki and export again"
+    )
 
 
 def _name_problem(name: str) -> str | None:

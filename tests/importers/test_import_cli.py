@@ -322,3 +322,42 @@ def test_names_from_a_package_are_shown_escaped_and_kept_out_of_file_names(
     first = refused.err.splitlines()[0]
     assert first.startswith("bad.apkg: no notes to import; Basic\\nnid:1 delete: 1 note -> ")
     assert not any(line.startswith("nid:") for line in refused.err.splitlines())
+
+
+@pytest.mark.parametrize("same_bytes", [False, True])
+def test_media_names_differing_only_in_unicode_form_are_refused_with_both_names(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, same_bytes: bool
+) -> None:
+    """'café.png' composed (NFC) and decomposed (NFD): Anki stores both as the NFC name,
+    and importing the package into Anki keeps one file for both notes (measured with
+    Anki 26.9.3 on a legacy package; a current package with a name not in NFC is refused
+    as corrupt). The import showed one note the other's picture; it is refused, naming
+    both. Two such files with the same bytes come in as one."""
+    import unicodedata
+
+    from tests.anki.anki_files import collection, package
+
+    monkeypatch.chdir(tmp_path)
+    nfc, nfd = (unicodedata.normalize(form, "café.png") for form in ("NFC", "NFD"))
+    notes = [
+        (100, "g1", 1, 1_700_000_000, "", f'<img src="{nfc}">\x1fone'),
+        (101, "g2", 1, 1_700_000_000, "", f'<img src="{nfd}">\x1ftwo'),
+    ]
+    db = collection(tmp_path / "c.anki2", notes=notes)
+    second = b"\x89PNG first" if same_bytes else b"\x89PNG second"
+    media = {"0": nfc, "1": nfd}
+    run = cli(
+        "import",
+        package(Path("nfc.apkg"), db, media=media, files={"0": b"\x89PNG first", "1": second}),
+    )
+    if same_bytes:
+        assert run.code == 0, run.err
+        return
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        f"nfc.apkg: the package holds two media files named '{nfc}' and '{nfd}', one name in "
+        "Unicode's two forms ('caf\\xe9.png' and 'cafe\\u0301.png'): Anki stores both under one "
+        "name (the composed form, NFC), so one note would show the other's file; rename one "
+        "in Anki and export again",
+        "1 problem found; nothing was written.",
+    ]
