@@ -271,12 +271,14 @@ def _change_lines(result: PackageResult) -> list[str]:
             f"{len(c.removed)} removed, {len(c.unchanged)} unchanged"
         ]
     for spec in c.note_types_changed:
-        lines.append(f"  note type '{spec.name}': templates or CSS changed (updates in place)")
+        lines.append(
+            f"  note type {shown(spec.name, None)}: templates or CSS changed (updates in place)"
+        )
     for rep in c.note_types_replaced:
         lines.append(
             f"  note type for {rep.new.kind.value} notes has new fields "
             f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
-            f"now '{rep.new.name}' (id {rep.new.id})"
+            f"now {shown(rep.new.name, None)} (id {rep.new.id})"
         )
         lines.append(
             '    Import with "Merge note types" ticked, or existing notes will not update '
