@@ -23,6 +23,7 @@ __all__ = [
     "Deletions",
     "card_ordinals",
     "cloze_numbers",
+    "deletion_number",
     "parse_clozes",
     "read_deletions",
 ]
@@ -63,15 +64,16 @@ def parse_clozes(text: str) -> list[str | Cloze]:
 
     start = 0
     for mark in _MARK.finditer(text):
-        number = mark.group(1)
-        if number is not None and int(number) > _MAX_NUMBER:
+        digits = mark.group(1)
+        number = None if digits is None else deletion_number(digits)
+        if digits is not None and number is None:
             continue  # not an opening: stays part of the text around it
         if start < mark.start():
             add_text(text[start : mark.start()])
         start = mark.end()
         if number is not None:
             if len(open_) < _MAX_NESTING:
-                open_.append(Cloze(int(number)))
+                open_.append(Cloze(number))
         elif open_:
             done = open_.pop()
             (open_[-1].nodes if open_ else output).append(done)
@@ -80,6 +82,17 @@ def parse_clozes(text: str) -> list[str | Cloze]:
     if start < len(text):
         add_text(text[start:])
     return output
+
+
+def deletion_number(digits: str) -> int | None:
+    """The number of an opening ``{{cN::`` whose N is ``digits``, as Anki reads it (a
+    16-bit number; leading zeros allowed); None when it is none, the opening then being
+    text. Any number of digits is read, without int() (which refuses over 4,300)."""
+    significant = digits.lstrip("0") or "0"
+    if not significant.isascii() or not significant.isdigit() or len(significant) > 5:
+        return None
+    number = int(significant)
+    return number if number <= _MAX_NUMBER else None
 
 
 def cloze_numbers(text: str) -> set[int]:

@@ -11,10 +11,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DeckError", "OutputError", "Problem", "RequestError", "TargetExists", "UsageError"]
+__all__ = [
+    "DeckError",
+    "OutputError",
+    "Problem",
+    "RequestError",
+    "TargetExists",
+    "UsageError",
+    "shown",
+]
 
 
 _SHOWN_NOTE_CHARS = 60
+
+
+def shown(value: object, width: int | None = 60, *, quoted: bool = True) -> str:
+    """``value`` for a message: every character that is not printable (escapes, line
+    breaks, tabs, direction overrides such as U+202E, no-break spaces, lone surrogates)
+    written as its escape (``\\n``, ``\\u202e``), so that a name can neither forge a line
+    nor turn the text around it; cut to ``width`` characters (None: whole) and quoted
+    ('...') unless ``quoted`` is false. Bytes are shown as the text they hold."""
+    if isinstance(value, bytes):  # text as a database gives it
+        value = value.decode("utf-8", "replace")
+    text = (
+        value if isinstance(value, str) else str(value) if isinstance(value, Path) else repr(value)
+    )
+    if width is not None and len(text) > width:
+        text = text[: width - 3] + "..."
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return f"'{text}'" if quoted else text
 
 
 @dataclass(frozen=True, order=True)
@@ -27,10 +53,13 @@ class Problem:
     note: str | None = None
 
     def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        # A file or note named with a line break would forge a line of its own.
+        file = shown(self.file, None, quoted=False)
+        where = file if self.line is None else f"{file}:{self.line}"
         note = self.note or ""
         if len(note) > _SHOWN_NOTE_CHARS:  # a pasted id of thousands of characters
             note = f"{note[:_SHOWN_NOTE_CHARS]}… ({len(note):,} characters)"
+        note = shown(note, None, quoted=False)
         who = f" note '{note}':" if note else ""
         return f"{where}:{who} {self.message}"
 

@@ -40,17 +40,21 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from deckbuilder.anki.messages import DecodeError, notetype_config, template_formats
-from deckbuilder.errors import DeckError
+from deckbuilder.errors import DeckError, shown
 
 __all__ = [
     "BASE_STEPS",
     "DEFAULT_ROLLOVER",
     "MAX_EXPRESSION_DEPTH",
+    "MAX_REVIEW_LOG_ENTRIES",
     "MAX_VALUE_BYTES",
+    "REVIEW_TIMES",
+    "SMALLER_HISTORY",
     "STEPS_PER_BYTE",
     "AnkiNote",
     "AnkiNoteType",
@@ -58,10 +62,21 @@ __all__ = [
     "Revlog",
     "UnreadableNote",
     "open_collection",
-    "shown",
+    "read_json",
 ]
 
 MAX_VALUE_BYTES = 100 * 1024 * 1024
+# A review history holds at most this many entries (5 columns of 8 bytes each: 160 MB).
+# A learner of ten years with 100,000 cards logs one to three million.
+MAX_REVIEW_LOG_ENTRIES = 4_000_000
+# When Anki can have logged an answer (revlog ids are milliseconds since 1970): 1970 to
+# 2100. An entry dated 2**62 ms (146 million years) on made the fit overflow.
+REVIEW_TIMES = range(0, 4_102_444_800_000)
+# What to do with a history too long to fit.
+SMALLER_HISTORY = (
+    "export a smaller one (only the decks in question, with scheduling) or give the FSRS "
+    "parameters Anki's deck options show instead"
+)
 STEPS_PER_BYTE = 10
 BASE_STEPS = 10_000_000
 MAX_EXPRESSION_DEPTH = 100
@@ -69,6 +84,10 @@ DEFAULT_ROLLOVER = 4  # the hour Anki starts a new day at, unless the collection
 _STEPS_BETWEEN_CHECKS = 10_000
 _INT64 = range(-(2**63), 2**63)
 _DECIMAL = re.compile(r"-?[0-9]{1,19}")
+# The longest number Anki writes in its JSON: a 64-bit id or time, 19 digits. A longer
+# one is read as its digits (text), which every check of a number refuses by name: int()
+# refuses over 4,300 digits, and takes time that grows with the square of the length.
+_LONGEST_JSON_NUMBER = 19
 
 
 @dataclass(frozen=True)
@@ -111,18 +130,6 @@ class UnreadableNote:
 
     id: int | None  # None when the id itself is not a number
     reason: str
-
-
-def shown(value: object, width: int = 60) -> str:
-    """``value`` quoted for a message: characters a terminal would act on (escapes,
-    line breaks, lone surrogates) written as escapes, cut to ``width`` characters;
-    bytes shown as the text they hold."""
-    if isinstance(value, bytes):  # text as the database gives it
-        value = value.decode("utf-8", "replace")
-    text = value if isinstance(value, str) else repr(value)
-    if len(text) > width:
-        text = text[: width - 3] + "..."
-    return "'" + "".join(c if c.isprintable() else repr(c)[1:-1] for c in text) + "'"
 
 
 @contextmanager
@@ -250,7 +257,8 @@ class CollectionReader:
             return notes, unreadable
 
     def review_log(self) -> Revlog:
-        """Every entry of the review log, by card and then time, as columns."""
+        """Every entry of the review log, by card and then time, as columns: at most
+        MAX_REVIEW_LOG_ENTRIES, each dated as Anki dates answers (see REVIEW_TIMES)."""
         with self._reading():
             cards, millis, ratings, kinds, factors = (array("q") for _ in range(5))
             query = "SELECT cid, id, ease, type, factor FROM revlog ORDER BY cid, id"
@@ -262,6 +270,18 @@ class CollectionReader:
                     and type(kind) is int
                 ):
                     self._refuse_entry(cid, rid, ease, kind)
+                if rid not in REVIEW_TIMES:
+                    raise self.fault(
+                        f"its review log holds an entry dated {_date(rid)} (id {rid}, card "
+                        f"{cid}); Anki dates every answer it logs, in milliseconds since "
+                        f"1970, between 1970 and {_date(REVIEW_TIMES.stop)[:4]}: this is not a "
+                        "review history Anki wrote"
+                    )
+                if len(cards) == MAX_REVIEW_LOG_ENTRIES:
+                    raise self.fault(
+                        f"its review log holds over {MAX_REVIEW_LOG_ENTRIES:,} entries, more "
+                        f"than a history is read for; {SMALLER_HISTORY}"
+                    )
                 cards.append(cid)
                 millis.append(rid)
                 ratings.append(ease)
@@ -305,7 +325,7 @@ class CollectionReader:
         if not isinstance(text, bytes):
             raise self.fault(f"its {what} (col.{column}) are not JSON text")
         try:
-            return json.loads(text.decode("utf-8"))
+            return read_json(text.decode("utf-8"))
         except RecursionError:
             raise self.fault(f"its {what} (col.{column}) are JSON nested too deeply") from None
         except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError among them
@@ -489,6 +509,28 @@ def _text(value: object) -> str | None:
         return None
 
 
+def read_json(text: str) -> Any:
+    """``text`` read as JSON, a whole number longer than any Anki writes kept as its
+    digits (text) rather than converted."""
+    return json.loads(text, parse_int=_json_number)
+
+
+def _json_number(digits: str) -> int | str:
+    return int(digits) if len(digits.lstrip("-")) <= _LONGEST_JSON_NUMBER else digits
+
+
+def _date(millis: int) -> str:
+    """A revlog time as a date, or where it lies beyond the dates Python knows."""
+    if millis < 0:
+        return "before 1970"
+    if millis >= _LAST_DATE_MILLIS:
+        return "after the year 9999"
+    return datetime.fromtimestamp(millis // 1000, timezone.utc).date().isoformat()
+
+
+_LAST_DATE_MILLIS = 253_402_300_800_000  # 10000-01-01
+
+
 def _label(value: object) -> str:
     """A name from the database's own schema, as well as it can be read."""
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else ""
@@ -500,6 +542,6 @@ def _json(value: object) -> object:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return read_json(text)
     except (ValueError, RecursionError):
         return None

@@ -35,7 +35,6 @@ real package; docs/importing.md lists them for users):
 
 from __future__ import annotations
 
-import json
 import lzma
 import os
 import tempfile
@@ -56,10 +55,10 @@ from deckbuilder.anki.collection import (
     CollectionReader,
     UnreadableNote,
     open_collection,
-    shown,
+    read_json,
 )
 from deckbuilder.anki.messages import DecodeError, media_names
-from deckbuilder.errors import DeckError
+from deckbuilder.errors import DeckError, shown
 from deckbuilder.files.reading import LimitExceeded, copy_limited, open_regular, read_limited
 
 __all__ = [
@@ -201,14 +200,17 @@ class _Package:
             return {}
         raw, compressed = self._read("media", MAX_MEDIA_LIST_BYTES, "media list")
         media: dict[str, bytes] = {}
+        composed: dict[str, str] = {}  # each name in NFC -> the name the package gives
         for member, name in self._media_list(raw, compressed):
             problem = _name_problem(name)
             if problem:
                 raise self.fault(f"the package names a media file {shown(name)} {problem}")
             if member in self.names:
-                media[name] = self._read(member, MAX_MEDIA_FILE_BYTES, f"media file {shown(name)}")[
-                    0
-                ]
+                data = self._read(member, MAX_MEDIA_FILE_BYTES, f"media file {shown(name)}")[0]
+                other = composed.setdefault(unicodedata.normalize("NFC", name), name)
+                if other != name and media[other] != data:
+                    raise self.fault(_same_name(other, name))
+                media[name] = data
         return media
 
     def _media_list(self, raw: bytes, compressed: bool) -> list[tuple[str, str]]:
@@ -220,7 +222,7 @@ class _Package:
             except DecodeError as exc:
                 raise self.fault(f"cannot read the package's media list: {exc}") from None
         try:
-            mapping = json.loads(raw.decode("utf-8") or "{}")
+            mapping = read_json(raw.decode("utf-8") or "{}")
         except RecursionError:
             raise self.fault("the package's media list is JSON nested too deeply") from None
         except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError among them
@@ -291,6 +293,16 @@ class _Package:
             yield
         except _BROKEN as exc:
             raise self.fault(f"cannot read the package: {exc}") from None
+
+
+def _same_name(first: str, second: str) -> str:
+    """Why two media files whose names differ only in Unicode form cannot both come in."""
+    return (
+        f"the package holds two media files named {shown(first)} and {shown(second)}, one "
+        f"name in Unicode's two forms ({first!a} and {second!a}): Anki stores both under "
+        "one name (the composed form, NFC), so one note would show the other's file; "
+        "rename one in Anki and export again"
+    )
 
 
 def _name_problem(name: str) -> str | None:

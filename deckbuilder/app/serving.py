@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -44,6 +45,8 @@ from deckbuilder.render.deck import RenderedDeck
 __all__ = ["LOCAL", "LivePages", "LiveSite"]
 
 LOCAL = "127.0.0.1"
+# A version a page may ask about: the server counts from 1 and never nears 10**18.
+_VERSION = re.compile(r"[0-9]{1,18}")
 # How long a page's question waits for a change before it is answered "nothing yet".
 WAIT_SECONDS = 20.0
 
@@ -159,9 +162,13 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
             if path == "/":
                 self._send(HTTPStatus.OK, self._index(), "text/html; charset=utf-8")
             elif path == "/_changes":
-                after = parse_qs(url.query).get("after", ["0"])[0]
-                number = int(after) if after.isdigit() else 0
-                body = json.dumps(site.state(number)).encode()
+                # Any page can send this: a version is what the server gave the page, a
+                # whole number of ASCII digits, and no other answer tells the terminal.
+                after = parse_qs(url.query, keep_blank_values=True).get("after", ["0"])
+                if len(after) != 1 or not _VERSION.fullmatch(after[0]):
+                    self._send(HTTPStatus.BAD_REQUEST, b"after: not a version number\n")
+                    return
+                body = json.dumps(site.state(int(after[0]))).encode()
                 self._send(HTTPStatus.OK, body, "application/json")
             elif path.startswith("/deck/") and path.endswith(".html"):
                 deck = site.decks.get(path[len("/deck/") : -len(".html")])
@@ -266,7 +273,9 @@ class LivePages:
     def _forecast(self, deck: Deck) -> DeckPreview:
         """The deck's forecast: the last one while its card count and settings hold
         (a saved wording changes neither, and a forecast takes a second)."""
-        chosen = settings_for(deck, self.overrides)
+        # A study-block history the preview cannot use gives the defaults, as build's
+        # preview does (the page says so): the watch goes on.
+        chosen = settings_for(deck, self.overrides, strict=False)
         last = self.forecasts.get(deck.key)
         if (
             last is not None

@@ -29,8 +29,9 @@ from deckbuilder.cardfile.fields import (
     plural,
 )
 from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
+from deckbuilder.cardfile.yaml_hints import look_alike_spaces
 from deckbuilder.cardfile.yaml_recovery import read_yaml
-from deckbuilder.cardfile.yaml_tree import YMap, YValue
+from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES, YMap, YValue
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.files.reading import read_regular
@@ -59,8 +60,6 @@ __all__ = [
 ]
 
 SOURCE_SUFFIXES = (".yaml", ".yml")
-# Limit against absurd input (documented in README, "Limits").
-MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 def find_sources(paths: Sequence[Path]) -> list[Path]:
@@ -306,6 +305,35 @@ def load_deck_languages(
     data = read_regular(path, MAX_FILE_BYTES)
     text = _decoded(path, data)
     digest = source_digest(data)
+    try:
+        return _decks(path, text, media_dir, lang, fallback, digest)
+    except DeckError:
+        # A no-break or ideographic space where YAML needs a space (the indentation, after
+        # a key's colon) is text to YAML: the file fails far from it, or for another cause.
+        # Each is named at its line, and the file read again with plain spaces there. The
+        # same spaces in a file that loads are text the author meant.
+        mended, slips = look_alike_spaces(text)
+        if not slips:
+            raise
+        found = [Problem(str(path), line, message) for line, message in slips]
+        try:
+            decks = _decks(path, mended, media_dir, lang, fallback, digest)
+        except DeckError as again:
+            problems = sorted([*found, *again.problems], key=lambda p: (p.line is None, p.line))
+            raise DeckError(dict.fromkeys(problems), partial=again.partial) from None
+        raise DeckError(found, partial=decks) from None
+
+
+def _decks(
+    path: Path,
+    text: str,
+    media_dir: Path | None,
+    lang: str | None,
+    fallback: bool,
+    digest: str,
+) -> list[Deck]:
+    """:func:`load_deck_languages` of ``text``, the file's text (whose bytes have
+    ``digest``)."""
     tree, problems = read_yaml(text, str(path), LOCALIZED_KEYS)
     decks: list[Deck] = []
     try:

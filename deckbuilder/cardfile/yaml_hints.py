@@ -22,6 +22,7 @@ __all__ = [
     "LineHint",
     "comment_hint",
     "disallowed_characters",
+    "look_alike_spaces",
     "not_allowed",
     "quoting_advice_at",
     "syntax_hint",
@@ -339,3 +340,121 @@ def quoting_advice_at(lines: Sequence[str], line: int, first: str) -> str | None
         return None
     advice, _ = _quoting_advice(lines, line - 1)
     return _with_source(advice, source, shape.start("value")) if advice else None
+
+
+# Spaces that look like the space YAML reads (U+00A0 NO-BREAK SPACE from a word processor
+# or a web page, U+3000 IDEOGRAPHIC SPACE from a Korean, Chinese or Japanese keyboard)
+# but that YAML reads as text: Unicode's space separators but the space itself.
+_LOOK_ALIKE = "".join(chr(c) for c in range(0x80, 0x3001) if unicodedata.category(chr(c)) == "Zs")
+_HAS_LOOK_ALIKE = re.compile(f"[{_LOOK_ALIKE}]")
+# Where YAML needs a space and a look-alike may stand: in the indentation, after a list
+# entry's dash, before or after a key's colon.
+_SPACED_LINE = re.compile(
+    rf"(?P<lead>[ \t{_LOOK_ALIKE}]*)"
+    rf"(?:-(?:(?P<dash>[{_LOOK_ALIKE}]+)|[ \t]+)[ \t]*)?"
+    rf"(?:(?P<key>[A-Za-z_][A-Za-z0-9_-]*)(?P<before>[{_LOOK_ALIKE}]*):"
+    rf"(?P<after>[{_LOOK_ALIKE}]+)?)?"
+)
+_QUOTE_OPEN = re.compile(r"""(?:^|:[ \t]+|-[ \t]+)(["'])""")
+
+
+def _look_alike(char: str) -> str:
+    return f"U+{ord(char):04X} ({unicodedata.name(char, 'space').lower()})"
+
+
+def _as_spaces(run: str) -> str:
+    """A run of indentation as plain spaces: an ideographic space is as wide as two."""
+    return "".join("  " if c == "\u3000" else " " if c in _LOOK_ALIKE else c for c in run)
+
+
+def look_alike_spaces(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """Look-alike spaces (see _LOOK_ALIKE) where YAML needs a space: each line (1-based)
+    holding one, with what to do, and ``text`` with them made spaces (deleted before a
+    colon). Lines inside a block of text (``|``, ``>``) or a quoted text over several
+    lines are text, whatever they hold."""
+    if _HAS_LOOK_ALIKE.search(text) is None:
+        return text, []
+    lines = text.split("\n")
+    found: list[tuple[int, str]] = []
+    block: int | None = None  # the indentation of the line a block of text starts under
+    quote: str | None = None  # the quote a text over several lines is waiting for
+    for index, line in enumerate(lines):
+        plain = len(line) - len(line.lstrip(" "))
+        if block is not None:
+            if not line.strip(" \t" + _LOOK_ALIKE) or plain > block:
+                continue
+            block = None
+        if quote is not None:
+            if _closes(line, quote):
+                quote = None
+            continue
+        m = _SPACED_LINE.match(line)
+        assert m is not None  # every part is optional
+        slips = _slips(m, bool(line[m.end("lead") :].strip()))
+        if slips:
+            found.append((index + 1, "; ".join(message for _, message in slips)))
+            for group, _ in reversed(slips):  # from the right: the spans stay where they are
+                start, stop = m.span(group)
+                made = "" if group == "before" else _as_spaces(line[start:stop])
+                line = line[:start] + made + line[stop:]
+            lines[index] = line
+            m = _SPACED_LINE.match(line)
+            assert m is not None
+        if (m.group("key") or m.end("lead") < m.end()) and _BLOCK_HEADER.fullmatch(
+            line[m.end() :].strip(" \t")
+        ):
+            block = plain
+        opened = _QUOTE_OPEN.search(line)
+        if opened and not _closes(line[opened.end() :], opened.group(1)):
+            quote = opened.group(1)
+    return "\n".join(lines), found
+
+
+def _slips(m: re.Match[str], more: bool) -> list[tuple[str, str]]:
+    """The look-alike spaces of a line matched by _SPACED_LINE: (group, what to do)."""
+    slips = []
+    lead, key = m.group("lead"), m.group("key")
+    alike = _HAS_LOOK_ALIKE.search(lead)
+    if alike is not None and more:
+        width = "two spaces" if alike.group() == "\u3000" else "a space"
+        slips.append(
+            (
+                "lead",
+                f"{_look_alike(alike.group())} in the indentation: YAML indents with plain "
+                f"spaces and reads this line as text; replace it with {width}",
+            )
+        )
+    if m.group("dash"):
+        slips.append(
+            (
+                "dash",
+                f"{_look_alike(m.group('dash')[0])} after '-': a list entry needs a plain "
+                "space after its dash; replace it with a space",
+            )
+        )
+    if key and m.group("before"):
+        slips.append(
+            (
+                "before",
+                f"{_look_alike(m.group('before')[0])} between '{key}' and its colon: YAML "
+                "reads it as part of the key; delete it",
+            )
+        )
+    if key and m.group("after"):
+        slips.append(
+            (
+                "after",
+                f"{_look_alike(m.group('after')[0])} after '{key}:': YAML needs a plain "
+                f"space after a key's colon and reads '{key}:' and what follows as text; "
+                "replace it with a space",
+            )
+        )
+    return slips
+
+
+def _closes(text: str, quote: str) -> bool:
+    """Whether ``text`` holds the quote that ends a quoted text (a doubled single quote
+    and an escaped double quote are text)."""
+    if quote == "'":
+        return re.search(r"(?<!')'(?!')", text.replace("''", "")) is not None
+    return re.search(r'(?<!\\)"', text.replace("\\\\", "")) is not None

@@ -43,6 +43,7 @@ from deckbuilder.errors import DeckError, Problem
 from deckbuilder.progress import step
 
 __all__ = [
+    "MAX_FILE_BYTES",
     "TreeBuilder",
     "YMap",
     "YScalar",
@@ -66,6 +67,9 @@ SCALAR_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "timestam
 _NULL = _T + "null"
 _STR = _T + "str"
 _MERGE = _T + "merge"
+# The most a card file may hold (documented in README, "Limits"); with its aliases
+# written out, it may hold this many characters of text at most.
+MAX_FILE_BYTES = 64 * 1024 * 1024
 # Aliases may repeat a structure, but not blow it up: expanded size is capped at
 # this many times the written size (plus slack for small files).
 ALIAS_FACTOR = 10
@@ -215,10 +219,13 @@ class TreeBuilder:
         patterns = self.resolver.yaml_implicit_resolvers
         self.resolvable: frozenset[str] | None = None if None in patterns else frozenset(patterns)
         self.problems: list[Problem] = []
-        self.anchors: dict[str, tuple[YValue, int]] = {}  # anchor -> (value, expanded size)
+        # anchor -> (value, its values and characters of text with every alias expanded)
+        self.anchors: dict[str, tuple[YValue, int, int]] = {}
         self.opening: list[str | None] = []  # anchors of the collections being read
         self.written = 0  # values as written
         self.expanded = 0  # values with every alias expanded
+        self.characters = 0  # of the text values read, every alias expanded
+        self.repeated = 0  # characters of text the aliases repeat
 
     def fail(self, line: int | None, message: str) -> DeckError:
         return DeckError([*self.problems, Problem(self.file, line, message)])
@@ -262,7 +269,7 @@ class TreeBuilder:
         line = event.start_mark.line + 1
         if isinstance(event, AliasEvent):
             return self.alias(event.anchor, line)
-        expanded_before = self.expanded
+        expanded_before, characters_before = self.expanded, self.characters
         self.written += 1
         self.expanded += 1
         if self.written % _PROGRESS_EVERY == 0:
@@ -274,10 +281,15 @@ class TreeBuilder:
             if self.in_text and tag == _STR and not event.style:
                 raw = self.comment_cut(event, raw)
             value = YScalar(raw, tag, line)
+            self.characters += len(raw)
         else:
             value = self.collection(event, line, stream)
         if event.anchor:
-            self.anchors[event.anchor] = (value, self.expanded - expanded_before)
+            self.anchors[event.anchor] = (
+                value,
+                self.expanded - expanded_before,
+                self.characters - characters_before,
+            )
         return value
 
     def collection(self, event: Any, line: int, stream: _Events) -> YSeq | YMap:
@@ -397,7 +409,19 @@ class TreeBuilder:
             advice = self.quoting_advice(line, "*")
             self.problem(line, f"unknown YAML alias '*{name}'" + (f"; {advice}" if advice else ""))
             return YScalar("", _NULL, line)
-        value, size = hit
+        value, size, characters = hit
+        # Text an alias repeats counts as if written out: a 60 KB text repeated 1,500
+        # times is a 90 MB card file, whatever the few values it takes.
+        self.characters += characters
+        self.repeated += characters
+        if len(self.text) + self.repeated > MAX_FILE_BYTES:
+            raise self.fail(
+                line,
+                f"YAML alias '*{name}' repeats text past the size limit of a card file: "
+                f"written out, the file would hold over {len(self.text) + self.repeated:,} "
+                f"characters, the limit being {MAX_FILE_BYTES:,} (write the text out where "
+                "it is needed, or split the deck into several files)",
+            )
         # Every other value adds one to both counts, so only an alias can cross the limit.
         self.expanded += size
         if self.expanded > self.written * ALIAS_FACTOR + ALIAS_SLACK:

@@ -35,7 +35,7 @@ from deckbuilder.cli.output import (
     print_warnings,
 )
 from deckbuilder.cli.progress import terminal_progress
-from deckbuilder.errors import OutputError
+from deckbuilder.errors import OutputError, shown
 
 
 @app.command()
@@ -155,7 +155,8 @@ def check(
         return
     lint_pointer(session, result.lint_warnings, sources)
     for rd in result.decks:
-        session.detail(f"{rd.deck.source}: {rd.deck.name}: {counts_text(rd.deck)}")
+        source = shown(rd.deck.source, None, quoted=False)
+        session.detail(f"{source}: {rd.deck.name}: {counts_text(rd.deck)}")
     session.say(
         f"ok: {plural(len(result.decks), 'deck')}, {plural(result.notes, 'note')}, "
         f"{plural(result.cards, 'card')}"

@@ -10,6 +10,7 @@ import re
 import shlex
 import sys
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from deckbuilder.app import Deck, NoteKind
+from deckbuilder.errors import shown
 
 if TYPE_CHECKING:
     from deckbuilder.app import PackageResult
     from deckbuilder.errors import Problem
 
 __all__ = [
+    "MAX_OF_A_KIND",
     "Session",
     "build_facts",
     "build_lines",
@@ -66,7 +69,8 @@ class Session:
 
     def emit_json(self, data: Any) -> None:
         text = json.dumps(data, ensure_ascii=False, indent=2)
-        # JSON escapes the C0 controls itself; the C1 ones too, here, for the terminal.
+        # JSON escapes the C0 controls itself; the C1 and direction controls too, here,
+        # for the terminal (a JSON reader gets the same text).
         echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), escape=False)
 
 
@@ -76,19 +80,21 @@ class StreamError(Exception):
 
 
 # Characters that would drive the terminal rather than show (escape sequences can retitle
-# a window or clear the screen): C0 controls but tab and line feed, DEL and C1 controls.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_C1 = re.compile(r"[\x7f-\x9f]")
+# a window or clear the screen): C0 controls but tab and line feed, DEL and C1 controls;
+# and those that would make a line read other than it is: the direction controls (U+202E
+# shows the rest of a line backwards) and the line and paragraph separators.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_C1 = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 # A line longer than this is cut (a value pasted whole into a message, say).
 MAX_LINE = 2000
 
 
 def printable(text: str) -> str:
-    """``text`` as a terminal should get it: control characters written as ``\\x1b``, lone
-    surrogates (file names that are not UTF-8) as '?', and each line at most MAX_LINE
-    characters."""
+    """``text`` as a terminal should get it: control characters written as ``\\x1b`` (a
+    direction control as ``\\u202e``), lone surrogates (file names that are not UTF-8) as
+    '?', and each line at most MAX_LINE characters."""
     if _CONTROLS.search(text):
-        text = _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+        text = _CONTROLS.sub(_escape, text)
     text = text.encode("utf-8", "replace").decode("utf-8")
     if len(text) > MAX_LINE:
         text = "\n".join(
@@ -98,6 +104,11 @@ def printable(text: str) -> str:
             for line in text.split("\n")
         )
     return text
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def echo(
@@ -138,9 +149,25 @@ def err(text: str, **style: Any) -> None:
     echo(text, err=True, style=style if colour else None)
 
 
+# Warnings of one kind shown before the rest are counted: 20,000 unused media files would
+# bury everything else under 20,000 lines.
+MAX_OF_A_KIND = 100
+_QUOTED = re.compile(r"'[^'\n]*'")
+
+
 def print_warnings(warnings: Sequence[Problem | str]) -> None:
+    """Each warning on a line of its own, but only the first MAX_OF_A_KIND of a kind (the
+    same words, whatever file, line, note or quoted value they name); then, for each kind
+    past it, how many more there were."""
+    count: Counter[str] = Counter()
     for warning in warnings:
-        err(str(warning), fg="yellow")
+        kind = _QUOTED.sub("'…'", warning.message if not isinstance(warning, str) else warning)
+        count[kind] += 1
+        if count[kind] <= MAX_OF_A_KIND:
+            err(str(warning), fg="yellow")
+    for kind, seen in count.items():
+        if seen > MAX_OF_A_KIND:
+            err(f"and {seen - MAX_OF_A_KIND:,} more like the above: {kind}", fg="yellow")
 
 
 def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | None) -> None:
@@ -211,7 +238,8 @@ def deck_table(decks: Sequence[Deck]) -> list[str]:
         per_kind = [str(counts.get(kind, (0, 0))[0]) for kind in kinds]
         per_kind.append(str(sum(n for key, (n, _) in counts.items() if key not in kinds)))
         tags = " ".join(_all_tags(deck))
-        rows.append((deck.name, deck.key, str(deck.source), *per_kind, str(deck.card_count), tags))
+        source = shown(deck.source, None, quoted=False)
+        rows.append((deck.name, deck.key, source, *per_kind, str(deck.card_count), tags))
     widths = [max(_width(row[i]) for row in rows) for i in range(len(header))]
     numeric = set(range(3, 5 + len(kinds)))
     lines = []
@@ -228,13 +256,13 @@ def build_lines(result: PackageResult) -> list[str]:
     """What ``build`` says about one package: counts, the file, and what re-importing it
     will do (from the lock file)."""
     rd = result.rendered
-    lines = [f"{rd.deck.name}  ({rd.deck.source})"]
+    lines = [f"{rd.deck.name}  ({shown(rd.deck.source, None, quoted=False)})"]
     counts = rd.deck.counts()
     width = max([6, *(len(kind) for kind in counts)])  # 'media' and the kinds line up
     for kind, (notes, cards) in counts.items():
         lines.append(f"  {kind:<{width}} {plural(notes, 'note'):>10}  {plural(cards, 'card'):>10}")
     lines.append(f"  {'media':<{width}} {plural(len(rd.media), 'file'):>10}")
-    lines.append(f"  wrote {result.path} ({human_size(result.size)})")
+    lines.append(f"  wrote {shown(result.path, None, quoted=False)} ({human_size(result.size)})")
     return lines + _change_lines(result)
 
 
@@ -248,12 +276,14 @@ def _change_lines(result: PackageResult) -> list[str]:
             f"{len(c.removed)} removed, {len(c.unchanged)} unchanged"
         ]
     for spec in c.note_types_changed:
-        lines.append(f"  note type '{spec.name}': templates or CSS changed (updates in place)")
+        lines.append(
+            f"  note type {shown(spec.name, None)}: templates or CSS changed (updates in place)"
+        )
     for rep in c.note_types_replaced:
         lines.append(
             f"  note type for {rep.new.kind.value} notes has new fields "
             f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
-            f"now '{rep.new.name}' (id {rep.new.id})"
+            f"now {shown(rep.new.name, None)} (id {rep.new.id})"
         )
         lines.append(
             '    Import with "Merge note types" ticked, or existing notes will not update '

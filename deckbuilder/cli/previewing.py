@@ -12,7 +12,7 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import OPTIONS, app
 from deckbuilder.cli.options import Fallback, Jobs, Lang, MediaDir, Sources, selection, session_of
-from deckbuilder.cli.output import err
+from deckbuilder.cli.output import err, print_warnings
 from deckbuilder.cli.progress import terminal_progress
 from deckbuilder.errors import UsageError
 
@@ -172,8 +172,7 @@ def preview(
     for told in result.request_warnings:
         text = f"{OPTIONS[told[0]]} {told[1]}" if isinstance(told, tuple) else str(told)
         err(f"Warning: {text}", fg="yellow")
-    for warning in result.warnings:
-        err(str(warning), fg="yellow")
+    print_warnings(result.warnings)
     if as_json:
         data = result.as_json()
         if result.pages:

@@ -20,7 +20,16 @@ from deckbuilder.cli.options import (
     selection,
     session_of,
 )
-from deckbuilder.cli.output import Session, echo, err, lock_state, plural, removed_lines
+from deckbuilder.cli.output import (
+    Session,
+    echo,
+    err,
+    lock_state,
+    plural,
+    print_warnings,
+    removed_lines,
+)
+from deckbuilder.errors import shown
 
 __all__ = ["watch"]
 
@@ -79,13 +88,12 @@ def _tell(session: Session, rebuild: library.Rebuild) -> None:
         for problem in rebuild.problems:
             err(str(problem), fg="red")
         err(
-            f"{now} {rebuild.source}: {plural(len(rebuild.problems), 'problem')}; nothing "
+            f"{now} {shown(rebuild.source, None, quoted=False)}: {plural(len(rebuild.problems), 'problem')}; nothing "
             "was written (its last package stays as it was)",
             bold=True,
         )
         return
-    for warning in rebuild.result.warnings:
-        err(str(warning), fg="yellow")
+    print_warnings(rebuild.result.warnings)
     for package in rebuild.result.packages:
         c = package.changes
         session.say(

@@ -11,13 +11,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.anki.collection import shown
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import note_type_parts, without_note_type_parts
 from deckbuilder.anki.notetypes.carried import spec_problems
 from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
-from deckbuilder.errors import Problem, RequestError
+from deckbuilder.errors import Problem, RequestError, shown
 from deckbuilder.importers.any_type import declared_notes
 from deckbuilder.importers.base import (
     ActiveContent,

@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from deckbuilder.anki.collection import AnkiNote, AnkiNoteType, shown
+from deckbuilder.anki.collection import AnkiNote, AnkiNoteType
 from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
 from deckbuilder.anki.notetypes.active_content import note_type_parts, without_note_type_parts
 from deckbuilder.anki.notetypes.carried import spec_problems
 from deckbuilder.cardfile.declared import RESERVED_KEYS
+from deckbuilder.errors import shown
 from deckbuilder.importers.base import ActiveContent, slugify
 from deckbuilder.importers.html_markdown import field_markdown, rendered_field
 from deckbuilder.model import FieldsNote

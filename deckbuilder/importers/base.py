@@ -16,7 +16,7 @@ from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import Found
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, shown
 from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, TypedAnswer, letter
 
 __all__ = [
@@ -267,17 +267,19 @@ def parse_answer(
         elif numbers and len(token) == 1 and "\u2460" <= token <= "\u2473":  # ① .. ⑳
             index = ord(token) - 0x2460
         elif numbers and token.isascii() and token.isdigit():
-            index = int(token) - 1
+            # A number longer than any choice count is none of them (and int() refuses
+            # one of over 4,300 digits).
+            index = int(token) - 1 if len(token.lstrip("0")) <= 3 else n_choices
         else:
             hint = "letters (B) or numbers from 1" if numbers else "a letter (B)"
-            problems.append(Problem(file, line, f"cannot read answer '{raw}'; write {hint}"))
+            problems.append(Problem(file, line, f"cannot read answer {shown(raw)}; write {hint}"))
             continue
         if not 0 <= index < n_choices:
             problems.append(
-                Problem(file, line, f"answer '{raw}' is not one of the choices ({valid})")
+                Problem(file, line, f"answer {shown(raw)} is not one of the choices ({valid})")
             )
         elif index in picked:
-            problems.append(Problem(file, line, f"answer '{raw}' is given twice"))
+            problems.append(Problem(file, line, f"answer {shown(raw)} is given twice"))
         else:
             picked.append(index)
     return sorted(picked), problems

@@ -113,8 +113,10 @@ def _header(meta: Metadata, key: str, value: str) -> None:
     elif key == "deck":
         meta.deck = value
     elif key.endswith(" column") and key[: -len(" column")] in COLUMN_KEYS:
-        number = trimmed.strip()
-        if number.isascii() and number.isdigit():
+        # Anki reads the number as a 32-bit one and ignores the line when it is not one
+        # (int() would refuse over 4,300 digits).
+        number = trimmed.strip().lstrip("0") or "0"
+        if number.isascii() and number.isdigit() and len(number) <= 10 and int(number) < 1 << 32:
             meta.column[key[: -len(" column")]] = int(number)
 
 

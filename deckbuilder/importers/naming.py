@@ -20,6 +20,7 @@ from anyascii import anyascii
 from deckbuilder.cardfile.checks import deck_name_part
 from deckbuilder.cardfile.fields import ID_RE, MAX_DECK_ID_CHARS, UNSTORABLE, deck_id_problem
 from deckbuilder.importers.base import short_hash, slugify
+from deckbuilder.invisible import without_invisible
 
 __all__ = ["clean_deck_name", "deck_id", "file_stem"]
 
@@ -40,7 +41,9 @@ def clean_deck_name(name: str) -> str:
 def file_stem(name: str) -> str:
     """The card file's name (without ``.yaml``) for a deck called ``name``; '' when the
     name has no letter or digit."""
-    name = unicodedata.normalize("NFC", name)
+    # Invisible characters stay out of file names: a direction override (U+202E) would
+    # show the name backwards ("evil\u202egnp.yaml" reads "evilyaml.png").
+    name = without_invisible(unicodedata.normalize("NFC", name))
     if name.isascii():
         return _not_a_device(slugify(name, NAME_LENGTH))
     words = _NOT_IN_FILE_NAME.sub("-", name.lower()).strip("-.")

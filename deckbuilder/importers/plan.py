@@ -22,16 +22,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 
-from deckbuilder.anki.collection import shown
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import counted
 from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER
-from deckbuilder.cardfile.reader import MAX_FILE_BYTES, MAX_NOTES, SOURCE_SUFFIXES
+from deckbuilder.cardfile.reader import MAX_NOTES, SOURCE_SUFFIXES
 from deckbuilder.cardfile.writer import card_file_text, note_type_file_text
-from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists
+from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
+from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists, shown
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.importers.base import ActiveContent, Read, Skipped, SourceDeck, with_ids
@@ -610,20 +610,23 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         Problem(
             planner.file,
             line,
-            f"warning: media file '{src}' is in neither the source nor {options.media_dir}/; "
-            f"note '{note}' keeps its reference: put the file in {options.media_dir}/ "
+            f"warning: media file {shown(src, None)} is in neither the source nor "
+            f"{options.media_dir}/; note {shown(note, None)} keeps its reference: put the file in {options.media_dir}/ "
             "(the card file lists it under missing_media; check and build warn until then)",
         )
         for src, (line, note) in planner.missing_media.items()
     ]
     if planner.problems:
         raise DeckError(planner.problems)
+    # The readers' lines name decks and note types as the source has them: a line break
+    # or a direction override there must not forge or turn a line of the report.
+    read_report = [shown(line, None, quoted=False) for line in read.report]
     if not any(deck.notes for deck in planned):
         reasons = [
             Problem(planner.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
             for s in skipped
         ]
-        more = "".join(f"; {line}" for line in read.report if "not imported" in line)
+        more = "".join(f"; {line}" for line in read_report if "not imported" in line)
         raise DeckError([Problem(planner.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
         raise DeckError(
@@ -651,7 +654,7 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         *planner.warnings,
     ]
     noun = "question" if read.format in QUIZ_FORMATS else "note"
-    report = [*read.report, *(_kept(a) for a in active if a.kept)]
+    report = [*read_report, *(_kept(a) for a in active if a.kept)]
     parse_skips = len(read.skipped)
     for i, deck in enumerate(planned):
         n = len(deck.notes)
@@ -659,28 +662,30 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         summary = _summary(skipped) if len(planned) == 1 else f"{count} skipped"
         if noun == "question":
             line = (
-                f"wrote {deck.out}: {n} question{'' if n == 1 else 's'} imported, {summary} "
-                f"({read.format} format, deck '{deck.name}')"
+                f"wrote {shown(deck.out, None, quoted=False)}: {n} question{'' if n == 1 else 's'} imported, {summary} "
+                f"({read.format} format, deck {shown(deck.name, None)})"
             )
         else:
             left = f", {summary}" if count or (len(planned) == 1 and skipped) else ""
             line = (
-                f"wrote {deck.out}: {n} note{'' if n == 1 else 's'} imported{left} "
-                f"({read.format}, deck '{deck.name}')"
+                f"wrote {shown(deck.out, None, quoted=False)}: {n} note{'' if n == 1 else 's'} imported{left} "
+                f"({read.format}, deck {shown(deck.name, None)})"
             )
         if deck.unanswered:
             line += f"; {deck.unanswered} without an answer"
         report.append(line)
     outs = {deck.out for deck in planned}
     report += [
-        f"wrote {path}" for path in planner.files if path not in outs and path not in planner.media
+        f"wrote {shown(path, None, quoted=False)}"
+        for path in planner.files
+        if path not in outs and path not in planner.media
     ]
     if planner.media:
         count = len(planner.media)
         report.append(
             f"wrote {count} media {'file' if count == 1 else 'files'} into {options.media_dir}/"
         )
-    if any("not imported" in line for line in read.report):
+    if any("not imported" in line for line in read_report):
         report.append("notes of the note types marked 'not imported' stay in Anki as they are")
     report += read.notes_after
     return ImportPlan(

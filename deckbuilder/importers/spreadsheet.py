@@ -21,7 +21,7 @@ import csv
 import re
 from pathlib import Path
 
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.importers.anki_text import anki_text_notes
 from deckbuilder.importers.base import Read, Skipped, SourceDeck, parse_answer
 from deckbuilder.importers.delimited import Metadata, read_metadata, rows
@@ -121,9 +121,9 @@ def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> Rea
         others = [i for i, name in enumerate(columns) if name not in _SHARED_NAMES]
         if named <= _SHARED_NAMES and len(others) > 1:
             return _first_two_columns(table, columns, others, path, warnings)
-        shown = ", ".join(name for name in header if name.strip()) or "nothing"
+        named_cells = ", ".join(shown(n, quoted=False) for n in header if n.strip()) or "nothing"
         raise DeckError.single(
-            path, f"the header row names {shown}; expected the columns {_EXPECTED}", 1
+            path, f"the header row names {named_cells}; expected the columns {_EXPECTED}", 1
         )
     result = Read("spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings)
     choices = [i for i, name in enumerate(columns) if kind == "mcq" and _LETTER.match(name)]
@@ -211,10 +211,13 @@ def _first_two_columns(
     first two columns (Anki also makes a note of the header row)."""
     (_, header), *body = table
     front_at, back_at = others[:2]
-    left_out = ", ".join(name for i in others[2:] if (name := header[i].strip()))
+    left_out = ", ".join(
+        shown(label, quoted=False) for i in others[2:] if (label := header[i].strip())
+    )
     warning = (
         f"warning: the header row names none of the columns {_EXPECTED}: "
-        f"{header[front_at].strip()!r} is read as the front and {header[back_at].strip()!r} "
+        f"{shown(header[front_at].strip())} is read as the front and "
+        f"{shown(header[back_at].strip())} "
         "as the back, as Anki reads the first two columns"
     )
     if left_out:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from deckbuilder.cardfile.reader import MAX_FILE_BYTES
+from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.reading import read_regular
 

@@ -160,7 +160,9 @@ def _draw(p: DeckPreview, title: str) -> Figure:
         figsize=(9, 0.6 + ROW_INCHES * len(rows)), dpi=100, layout="constrained", facecolor="white"
     )
     FigureCanvasAgg(figure)  # Agg draws the PNG; no window system is ever touched
-    figure.suptitle(title, x=0.01, ha="left", fontsize=12)
+    # The deck's name as written: matplotlib would read "$...$" in it as math (and fail
+    # on "$x^$").
+    figure.suptitle(title, x=0.01, ha="left", fontsize=12, parse_math=False)
     axes = figure.subplot_mosaic(rows)
     whole = sm.whole
     if "first" in axes:

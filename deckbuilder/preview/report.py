@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 from deckbuilder.errors import Problem
+from deckbuilder.errors import shown as shown_text
 from deckbuilder.model import Deck
 from deckbuilder.preview.plan_report import exam_lines, sweep_agreement, sweep_lines
 from deckbuilder.preview.questions import Questions
@@ -341,7 +342,7 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lad = p.ladder
     fc, sm = shown_forecast(p)
     lines = [
-        f"{p.deck.name}  ({p.deck.source})  {sm.cards} cards",
+        f"{p.deck.name}  ({shown_text(p.deck.source, None, quoted=False)})  {sm.cards} cards",
         f"  {_settings_line(p)}",
         f"  settings from {p.origin}",
         "",

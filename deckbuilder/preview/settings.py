@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from deckbuilder.anki.collection import SMALLER_HISTORY
 from deckbuilder.anki.history import HistoryError, read_reviews
 from deckbuilder.deck_options import (
     ANKI_RETENTION_RANGE,
@@ -22,7 +23,7 @@ from deckbuilder.deck_options import (
 )
 from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.model import Deck, StudySettings
-from deckbuilder.schedule.fit import FittedParameters, ReviewLog, fit_log
+from deckbuilder.schedule.fit import FittedParameters, HistoryTooLong, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
 
 __all__ = [
@@ -327,7 +328,10 @@ def fit_history(path: Path) -> FittedParameters:
     computer it runs on; the defaults (``fitted=False``) when it holds too few reviews.
     Raises HistoryError when it cannot be read."""
     revlog, rollover = read_reviews(path)
-    return fit_log(ReviewLog(*revlog), rollover, time.localtime().tm_gmtoff)
+    try:
+        return fit_log(ReviewLog(*revlog), rollover, time.localtime().tm_gmtoff)
+    except HistoryTooLong as exc:
+        raise HistoryError(f"{path}: {exc}; {SMALLER_HISTORY}") from None
 
 
 def too_few_reviews(fitted: FittedParameters, path: Path) -> str:

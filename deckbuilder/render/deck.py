@@ -22,7 +22,7 @@ from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_for
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.anki.occlusion import occlusion_field
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import (
     BasicNote,
@@ -117,17 +117,20 @@ def raw_media(html: str) -> list[tuple[str, str]]:
 def media_name_problem(name: str, image: bool) -> str | None:
     """Why Anki cannot keep ``name`` as a media file name (None: it can)."""
     if _BAD_MEDIA_CHARS.search(name):
-        return f"media file name '{name}' has characters Anki removes from file names"
+        return f"media file name {shown(name, None)} has characters Anki removes from file names"
     if name.startswith("."):
-        return f"media file name '{name}' is a hidden file name"
+        return f"media file name {shown(name, None)} is a hidden file name"
     if name != name.rstrip(". "):
-        return f"media file name '{name}' ends with a dot or a space, which Anki changes"
+        return f"media file name {shown(name, None)} ends with a dot or a space, which Anki changes"
     if _WINDOWS_DEVICE.match(name):
-        return f"media file name '{name}' is reserved on Windows and renamed by Anki"
+        return f"media file name {shown(name, None)} is reserved on Windows and renamed by Anki"
     if len(name.encode("utf-8")) > _MAX_NAME_BYTES:
-        return f"media file name '{name[:30]}...' is longer than Anki's {_MAX_NAME_BYTES} bytes"
+        return f"media file name {shown(name, 33)} is longer than Anki's {_MAX_NAME_BYTES} bytes"
     if image and ("#" in name or "%" in name):
-        return f"image file name '{name}' has '#' or '%', which breaks its address in the card"
+        return (
+            f"image file name {shown(name, None)} has '#' or '%', which breaks its address "
+            "in the card"
+        )
     return None
 
 
@@ -214,11 +217,14 @@ class _Renderer:
             return None
         posix = PurePosixPath(src.replace("\\", "/"))
         if posix.is_absolute() or ".." in posix.parts or re.match(r"[A-Za-z]:[\\/]", src):
-            self.problem(f"media path '{src}' leaves the project; use a file name inside media/")
+            self.problem(
+                f"media path {shown(src, None)} leaves the project; use a file name inside media/"
+            )
             return None
         if _SCHEME.match(src):
             self.problem(
-                f"'{src}' is not a local file; put the file in media/ (cards must work offline)"
+                f"{shown(src, None)} is not a local file; put the file in media/ (cards must "
+                "work offline)"
             )
             return None
         found = self.find(posix.parts)
@@ -226,14 +232,14 @@ class _Renderer:
             where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
             if src in self.deck.missing_media:  # the reference stays, for when it comes
                 self.problem(
-                    f"warning: media file '{src}' is still missing (missing_media): put it "
-                    f"in {where}; until then Anki shows nothing in its place",
+                    f"warning: media file {shown(src, None)} is still missing (missing_media): "
+                    f"put it in {where}; until then Anki shows nothing in its place",
                     warning=True,
                 )
                 return None
             near = self.find_ignoring_case(posix.parts)
-            did_you_mean = f"; did you mean '{near}'?" if near else ""
-            self.problem(f"media file '{src}' not found in {where}{did_you_mean}")
+            did_you_mean = f"; did you mean {shown(near, None)}?" if near else ""
+            self.problem(f"media file {shown(src, None)} not found in {where}{did_you_mean}")
             return None
         folder, path = found
         refused = self.refusal(src, folder, path)
@@ -249,7 +255,8 @@ class _Renderer:
         known = self.folded.get(name.casefold())
         if known is not None and not _same_file(known, path):
             self.problem(
-                f"media files '{known}' and '{path}' would both be stored as '{name}'"
+                f"media files {shown(known, None)} and {shown(path, None)} would both be stored "
+                f"as {shown(name, None)}"
                 " (names are compared ignoring case, as on Windows and macOS); rename one"
             )
             return None
@@ -327,22 +334,25 @@ class _Renderer:
         link out of the project, or too big for Anki."""
         outside = self.folder_outside(folder)
         if outside is not None:
-            return f"media folder '{folder}' is a link to '{outside}', outside the project"
+            return (
+                f"media folder {shown(folder, None)} is a link to {shown(outside, None)}, "
+                "outside the project"
+            )
         real = real_path_outside(path, self.real_roots)
         if real is not None:
             trusted = [d for d in self.deck.media_dirs if self.folder_outside(d) is None]
             where = " and ".join(f"{d}/" for d in trusted)
             return (
-                f"media file '{src}' is a link to '{real}', outside {where};"
+                f"media file {shown(src, None)} is a link to {shown(real, None)}, outside {where};"
                 " only files inside them are packaged"
             )
         try:
             size = path.stat().st_size
         except OSError as exc:
-            return f"media file '{src}' cannot be read: {exc.strerror or exc}"
+            return f"media file {shown(src, None)} cannot be read: {exc.strerror or exc}"
         if size > MAX_MEDIA_BYTES:
             return (
-                f"media file '{src}' is {size:,} bytes; Anki syncs media files of up to"
+                f"media file {shown(src, None)} is {size:,} bytes; Anki syncs media files of up to"
                 f" {MAX_MEDIA_BYTES:,} bytes (100 MiB)"
             )
         return None
@@ -651,7 +661,7 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
         return ()
     outside = folder_link_outside(media_dir)
     if outside is not None:
-        message = f"warning: this folder is a link to '{outside}', outside the project;"
+        message = f"warning: this folder is a link to {shown(outside, None)}, outside the project;"
         return (Problem(str(media_dir), None, f"{message} nothing in it is packaged"),)
     card_folders = {rd.deck.source.parent for rd in rendered}
     roots = [media_dir, *(d for d in card_folders if folder_link_outside(d) is None)]
@@ -667,7 +677,7 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
                 Problem(
                     str(path),
                     None,
-                    f"warning: a link to '{outside}', outside {media_dir}/"
+                    f"warning: a link to {shown(outside, None)}, outside {media_dir}/"
                     " and the card folders; nothing is packaged through it",
                 )
             )

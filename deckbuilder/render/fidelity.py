@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable
 from html import unescape
 
+from deckbuilder.cloze import deletion_number
+
 __all__ = [
     "attributes_removed",
     "deletions_ended_early",
@@ -35,9 +37,8 @@ __all__ = [
 _CLOZE_READ = re.compile(r"\{\{c(\d+)::|\}\}|&#12[35];|[{}]|\\+|<(/?)(?:code|pre)\b[^>]*>")
 _BRACES = re.compile(r"\\+|&#12[35];|\}+|\{")
 _TAG = re.compile(r"<[^>]*>")
-# As Anki reads deletions (rslib/src/cloze.rs): numbers above this are text, and
-# deletions nest this deep at most.
-_MAX_NUMBER = 0xFFFF
+# As Anki reads deletions (rslib/src/cloze.rs): they nest this deep at most (and numbers
+# above 16 bits are text: deletion_number).
 _MAX_NESTING = 10
 _SHOWN = 40  # characters of hidden text shown in a message
 _SHOWN_FIX = 100  # characters of a rewrite shown in a message
@@ -62,8 +63,9 @@ def deletions_ended_early(html: str) -> list[str]:
     for m in _CLOZE_READ.finditer(html):
         token = m.group()
         if m.group(1) is not None:  # an opening, as Anki reads it
-            if int(m.group(1)) <= _MAX_NUMBER and len(opened) < _MAX_NESTING:
-                opened.append((int(m.group(1)), depth, m.end()))
+            number = deletion_number(m.group(1))
+            if number is not None and len(opened) < _MAX_NESTING:
+                opened.append((number, depth, m.end()))
         elif token == "}}" and opened:  # Anki's end of the innermost deletion
             number, depth_then, start = opened.pop()
             # Braces of the deletion still open, or its end taking a brace written

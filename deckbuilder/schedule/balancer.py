@@ -4,12 +4,23 @@ moves within Anki's fuzz range to a day with fewer cards due.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
+import numpy.typing as npt
 from fsrs.scheduler import FUZZ_RANGES
 
 from deckbuilder.schedule.memory import FloatArray, IntArray
 
-__all__ = ["LoadBalancer", "fuzz_bounds"]
+__all__ = ["CHUNK_CELLS", "TABLE_BYTES", "LoadBalancer", "fuzz_bounds"]
+
+# The most a table of cards due per copy and day may take. A small deck is simulated in
+# many copies (a one-card deck's sweep in 300,000), and a table of all their days would
+# take gigabytes over ten years; past this size the counts come from the cards' due days.
+TABLE_BYTES = 32 << 20
+# Cells of the day-by-card matrices the balancer weighs at once: a day on which many
+# cards are placed is weighed in parts of this size.
+CHUNK_CELLS = 1 << 19
 
 
 def fuzz_bounds(ivl: IntArray, maximum: int) -> tuple[IntArray, IntArray]:
@@ -32,6 +43,90 @@ def fuzz_bounds(ivl: IntArray, maximum: int) -> tuple[IntArray, IntArray]:
     return lo, hi
 
 
+class _DueCounts(Protocol):
+    """How many cards of a copy are due on a counted day (days before the simulator's
+    horizon; later days count as empty)."""
+
+    depth: int  # work per card of a window beyond its days: how CHUNK_CELLS is shared
+
+    def window(self, replica: IntArray, start: IntArray, width: int) -> IntArray:
+        """Counts of copy ``replica[j]`` on days ``start[j]`` to ``start[j] + width - 1``:
+        one row per card (days past the table count as empty)."""
+
+    def add(self, replica: IntArray, due: IntArray) -> None:
+        """Cards of copies ``replica`` placed on days ``due``."""
+
+    def postpone(self, per_replica: IntArray, day: int) -> None:
+        """Cards due but over the review limit, counted again on the day after ``day``."""
+
+
+class _Table:
+    """The counts as a table: a row of days per copy (for a deck in few copies)."""
+
+    depth = 0
+
+    def __init__(self, n_rep: int, row: int, horizon: int, planned: IntArray, bound: int) -> None:
+        self.horizon = horizon
+        self.counts: npt.NDArray[np.unsignedinteger] = np.empty(
+            (n_rep, row), dtype=np.min_scalar_type(bound)
+        )
+        self.counts[:] = planned
+        self.one = self.counts.dtype.type(1)  # np.add.at is slow with another type
+        self.flat = self.counts.reshape(-1)
+        self.offset = np.arange(n_rep, dtype=np.int64) * row
+
+    def window(self, replica: IntArray, start: IntArray, width: int) -> IntArray:
+        days = np.minimum(start[:, None] + np.arange(width), self.counts.shape[1] - 1)
+        out: IntArray = self.flat[self.offset[replica][:, None] + days]
+        return out
+
+    def add(self, replica: IntArray, due: IntArray) -> None:
+        counted = due < self.horizon
+        np.add.at(self.flat, due[counted] + self.offset[replica[counted]], self.one)
+
+    def postpone(self, per_replica: IntArray, day: int) -> None:
+        if day + 1 < self.horizon:
+            self.counts[:, day + 1] += per_replica.astype(self.counts.dtype)
+
+
+class _FromDue:
+    """The counts read from the simulation's due days, as many as the copy has cards: no
+    table (for a small deck in many copies).
+
+    ``due`` is the simulation's array, card i of copy ``i % n_rep``; it sets an answered
+    card's due day after :meth:`LoadBalancer.place` returns, so a day's cards see the
+    counts of earlier days only, as with the table."""
+
+    def __init__(
+        self, due: IntArray, n_rep: int, row: int, horizon: int, planned: IntArray
+    ) -> None:
+        self.due = due.reshape(-1, n_rep)  # column c: copy c's cards
+        self.depth = self.due.shape[0]
+        self.row, self.horizon, self.planned = row, horizon, planned
+        self.waiting = np.zeros(n_rep, dtype=np.int64)
+        self.waiting_day = -1
+
+    def window(self, replica: IntArray, start: IntArray, width: int) -> IntArray:
+        n = len(replica)
+        due = self.due[:, replica]
+        at = due - start  # cards never introduced are due at the largest int64: far past
+        seen = (at >= 0) & (at < width) & (due < self.horizon)
+        cell = (np.arange(n, dtype=np.int64) * width + at)[seen]
+        counts: IntArray = np.bincount(cell, minlength=n * width).reshape(n, width)
+        days = np.minimum(start[:, None] + np.arange(width), self.row - 1)
+        counts += self.planned[days]
+        if self.waiting_day >= 0:
+            counts += (days == self.waiting_day) * self.waiting[replica][:, None]
+        return counts
+
+    def add(self, replica: IntArray, due: IntArray) -> None:
+        pass  # the simulation records the due days
+
+    def postpone(self, per_replica: IntArray, day: int) -> None:
+        if day + 1 < self.horizon:
+            self.waiting, self.waiting_day = per_replica, day + 1
+
+
 class LoadBalancer:
     """Anki's load balancer as its simulator applies it, for every simulated copy.
 
@@ -41,12 +136,25 @@ class LoadBalancer:
     the simulator counts them: over 1.5 times the simulated days; later days count as
     empty). Anki places a day's cards one at a time, each seeing the ones before it;
     here a day's cards are placed together, seeing the counts from earlier days.
+
+    The counts are a table of each copy's days, or, when that table would take over
+    TABLE_BYTES, read from the simulation's ``due`` days (see :class:`_FromDue`); both
+    give the same counts, so the same days.
     """
 
     COUNT_EXPONENT = 2.15
     INTERVAL_EXPONENT = 3.0
 
-    def __init__(self, n_rep: int, days: int, maximum: int, cards: int, new_per_day: int) -> None:
+    def __init__(
+        self,
+        n_rep: int,
+        days: int,
+        maximum: int,
+        cards: int,
+        new_per_day: int,
+        due: IntArray | None = None,
+    ) -> None:
+        self.n_rep = n_rep
         self.horizon = days + days // 2  # the simulator's due-count array
         # Fuzz ranges as tables up to an interval whose range starts past the counted
         # days: a longer one lands where it is moot (see place).
@@ -57,9 +165,6 @@ class LoadBalancer:
         # their end may reach.
         crossing = (self.upper - self.lower)[self.lower < self.horizon]
         self.row = self.horizon + int(crossing.max(initial=0)) + 2
-        self.counts = np.zeros((n_rep, self.row), dtype=np.int64)
-        self.flat = self.counts.reshape(-1)
-        self.offset = np.arange(n_rep, dtype=np.int64) * self.row
         # Weights as tables: count**-2.15 (0 for an empty day, which weighs 1 whatever
         # its interval) and interval**-3. A day holds each card at most twice: on the
         # day it is planned to be new (see below) and on a due day.
@@ -72,14 +177,20 @@ class LoadBalancer:
         self.interval_weight = k**-self.INTERVAL_EXPONENT
         # Anki hands the simulator its new cards with a due day each (the day the new
         # card limit lets them in) and counts them on that day from the start.
+        planned = np.zeros(self.row, dtype=np.int64)
         if new_per_day > 0 and cards > 0:
-            planned = np.bincount(np.arange(cards) // new_per_day)[: self.horizon]
-            self.counts[:, : len(planned)] += planned
+            first = np.bincount(np.arange(cards) // new_per_day)[: self.horizon]
+            planned[: len(first)] = first
+        table = n_rep * self.row * np.min_scalar_type(2 * cards + 1).itemsize
+        self.due_counts: _DueCounts = (
+            _Table(n_rep, self.row, self.horizon, planned, 2 * cards + 1)
+            if due is None or table <= TABLE_BYTES
+            else _FromDue(due, n_rep, self.row, self.horizon, planned)
+        )
 
     def postpone(self, per_replica: IntArray, day: int) -> None:
         """Cards due but over the review limit move to tomorrow, in the counts too."""
-        if day + 1 < self.horizon:
-            self.counts[:, day + 1] += per_replica
+        self.due_counts.postpone(per_replica, day)
 
     def place(self, draw: FloatArray, replica: IntArray, ivl: IntArray, day: int) -> IntArray:
         """The balanced intervals of cards answered on ``day`` (at most ``maximum``), each
@@ -94,9 +205,7 @@ class LoadBalancer:
         near = np.nonzero(lo < self.horizon - day)[0]
         if len(near):
             pick[near] = self._balanced(replica[near], lo[near], hi[near], day, draw[near])
-        due = np.minimum(day + pick, self.horizon)  # the horizon's slot collects the rest
-        np.add.at(self.flat, due + self.offset[replica], 1)
-        self.counts[:, self.horizon] = 0
+        self.due_counts.add(replica, day + pick)
         return pick
 
     def _balanced(
@@ -109,10 +218,10 @@ class LoadBalancer:
         # groups of cards with ranges about as wide, so that a few wide ranges do not
         # widen the work of the many narrow ones.
         days_ahead = int(hi.max())
-        if len(self.offset) == 1:
-            return self._pick_by_copy(self.offset, replica, lo, hi, days_ahead, day, draw)
+        if self.n_rep == 1:
+            return self._pick_by_copy(np.zeros(1, np.int64), replica, lo, hi, days_ahead, day, draw)
         bits = np.ceil(np.log2(hi - lo + 1)).astype(np.int64)  # widths up to 2**bits
-        if min(len(self.offset), len(lo)) * days_ahead <= 2 * int((1 << bits).sum()):
+        if min(self.n_rep, len(lo)) * days_ahead <= 2 * int((1 << bits).sum()):
             copies = np.unique(replica)
             return self._pick_by_copy(copies, replica, lo, hi, days_ahead, day, draw)
         pick = np.empty_like(lo)
@@ -140,18 +249,44 @@ class LoadBalancer:
         draw: FloatArray,
     ) -> IntArray:
         """Running weights of days 1..top ahead for each copy in ``copies`` (sorted), laid
-        end to end as one increasing sequence, and each card's draw looked up in it."""
-        every_copy = len(copies) == len(self.offset)
-        if every_copy:
-            c = self.counts[:, day + 1 : day + top + 1]
-        else:
-            c = self.counts[copies[:, None], np.arange(day + 1, day + top + 1)]
-        cum = np.empty((len(copies), top + 1))
+        end to end as one increasing sequence, and each card's draw looked up in it; a
+        part of the copies at a time, each keeping its place in the whole sequence."""
+        # Each card's copy among ``copies`` (its own number when they are all of them).
+        every = copies[-1] == len(copies) - 1
+        where = replica if every else np.searchsorted(copies, replica)
+        ahead = self.interval_weight[1 : top + 1]
+        per_part = max(1, CHUNK_CELLS // (top + 1 + self.due_counts.depth))
+        if len(copies) <= per_part:
+            return self._pick_in_part(copies, 0, where, lo, hi, top, day, draw, ahead)
+        pick = np.empty_like(lo)
+        for first in range(0, len(copies), per_part):
+            part = copies[first : first + per_part]
+            cards = np.nonzero((where >= first) & (where < first + len(part)))[0]
+            pick[cards] = self._pick_in_part(
+                part, first, where[cards], lo[cards], hi[cards], top, day, draw[cards], ahead
+            )
+        return pick
+
+    def _pick_in_part(
+        self,
+        part: IntArray,
+        first: int,
+        where: IntArray,
+        lo: IntArray,
+        hi: IntArray,
+        top: int,
+        day: int,
+        draw: FloatArray,
+        ahead: FloatArray,
+    ) -> IntArray:
+        """:meth:`_pick_by_copy` for the copies ``part``, from the ``first``-th on."""
+        c = self.due_counts.window(part, np.full(len(part), day + 1), top)
+        cum = np.empty((len(part), top + 1))
         cum[:, 0] = 0.0
-        np.cumsum(self._weights(c, self.interval_weight[1 : top + 1]), axis=1, out=cum[:, 1:])
-        if len(copies) > 1:  # each copy's row above the last (a row's weights sum to < top)
-            cum += np.arange(len(copies), dtype=np.float64)[:, None] * (top + 1.0)
-        base = (replica if every_copy else np.searchsorted(copies, replica)) * (top + 1)
+        np.cumsum(self._weights(c, ahead), axis=1, out=cum[:, 1:])
+        if first or len(part) > 1:  # each copy's row above the last (its weights sum to < top)
+            cum += np.arange(first, first + len(part), dtype=np.float64)[:, None] * (top + 1.0)
+        base = (where - first) * (top + 1)
         flat = cum.reshape(-1)
         left = flat[lo - 1 + base]
         target = left + draw * (flat[hi + base] - left)
@@ -162,14 +297,19 @@ class LoadBalancer:
         self, replica: IntArray, lo: IntArray, hi: IntArray, width: int, day: int, draw: FloatArray
     ) -> IntArray:
         """Running weights of each card's own range (``width`` days, the widest range;
-        days past a card's range weigh nothing), and its draw looked up in them."""
+        days past a card's range weigh nothing), and its draw looked up in them; a part
+        of the cards at a time."""
         span = np.arange(width, dtype=np.int64)
-        k = np.minimum(lo[:, None] + span, hi[:, None])
-        w = self._weights(
-            self.flat[(self.offset[replica] + day)[:, None] + k], self.interval_weight[k]
-        )
-        w[span > (hi - lo)[:, None]] = 0.0
-        cum = np.cumsum(w, axis=1)
-        target = draw * cum[:, -1]
-        pick: IntArray = lo + np.minimum((cum <= target[:, None]).sum(axis=1), hi - lo)
+        per_part = max(1, CHUNK_CELLS // (width + self.due_counts.depth))
+        pick = np.empty_like(lo)
+        for first in range(0, len(lo), per_part):
+            part = slice(first, first + per_part)
+            lo_, hi_ = lo[part], hi[part]
+            k = np.minimum(lo_[:, None] + span, hi_[:, None])
+            c = self.due_counts.window(replica[part], day + lo_, width)
+            w = self._weights(c, self.interval_weight[k])
+            w[span > (hi_ - lo_)[:, None]] = 0.0
+            cum = np.cumsum(w, axis=1)
+            target = draw[part] * cum[:, -1]
+            pick[part] = lo_ + np.minimum((cum <= target[:, None]).sum(axis=1), hi_ - lo_)
         return pick

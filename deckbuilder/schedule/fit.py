@@ -24,17 +24,19 @@ one, so the items of a card cost time and memory linear in its answers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import fsrs_rs_python as fsrs_rs
 
 from deckbuilder.deck_options import default_parameters
 
 __all__ = [
+    "MAX_TRAINING_ANSWERS",
     "MIN_REVIEWS",
     "FittedParameters",
+    "HistoryTooLong",
     "Review",
     "ReviewLog",
     "fit_items",
@@ -53,6 +55,16 @@ _LEARNING, _FILTERED, _MANUAL, _RESCHEDULED = 0, 3, 4, 5
 _TRAINING_EPOCHS = 8
 # fsrs-rs's TrainingConfig.max_seq_len, the default Anki trains with.
 _MAX_SEQ_LEN = 256
+# The most answers all training items may hold together. The fit takes about 20 bytes
+# and 0.3 microseconds of CPU per answer (the items, then fsrs-rs's own copies): this
+# many is about 400 MB and 15 seconds. A history of 40,000 cards reviewed 20 times each
+# makes 8 million; 1,000 cards answered 1,000 times each make 224 million (a 27 MB
+# collection that took 5.8 GB and over a minute).
+MAX_TRAINING_ANSWERS = 20_000_000
+
+
+class HistoryTooLong(ValueError):
+    """A review log whose training items would hold more than MAX_TRAINING_ANSWERS."""
 
 
 class Review(NamedTuple):
@@ -98,74 +110,125 @@ class FittedParameters:
 
 
 Item = list[tuple[int, int]]  # (rating, days since the previous answer), oldest first
+_I = TypeVar("_I")
 
 
 def training_items(log: ReviewLog, rollover: int, utc_offset: int = 0) -> list[Item]:
     """Training items in the order their last answers were given: per card, from its
     last run of learning answers, one item per long-term review with all answers up to
     it (a stand-in for one longer than the optimizer trains on). Days start at
-    ``rollover`` o'clock in the time zone ``utc_offset`` seconds east of UTC."""
-    return _training_set(log, rollover, utc_offset)[0]
+    ``rollover`` o'clock in the time zone ``utc_offset`` seconds east of UTC. Raises
+    HistoryTooLong past MAX_TRAINING_ANSWERS."""
+    return _training_set(log, rollover, utc_offset, list)[0]
 
 
 def fit_log(log: ReviewLog, rollover: int, utc_offset: int) -> FittedParameters:
     """FSRS parameters fitted to ``log``; the defaults (with ``fitted=False``) when it
     holds too few long-term reviews for the optimizer. Days start at ``rollover``
-    o'clock in the time zone ``utc_offset`` seconds east of UTC."""
-    items, cards = _training_set(log, rollover, utc_offset)
+    o'clock in the time zone ``utc_offset`` seconds east of UTC. Raises HistoryTooLong
+    past MAX_TRAINING_ANSWERS."""
+    batch, cards = _training_set(log, rollover, utc_offset, _Batch().item)
     defaults = default_parameters()
-    parameters = fit_items(items, cards) if len(items) >= MIN_REVIEWS else defaults
+    parameters = _fit_batch(batch, cards) if len(batch) >= MIN_REVIEWS else defaults
     fitted = any(abs(a - b) > 1e-4 for a, b in zip(parameters, defaults, strict=True))
-    return FittedParameters(parameters if fitted else defaults, len(items), fitted, len(log))
+    return FittedParameters(parameters if fitted else defaults, len(batch), fitted, len(log))
 
 
 def fit_items(items: Sequence[Item], cards: Sequence[int] | None = None) -> tuple[float, ...]:
     """The fsrs-rs optimizer's parameters for training ``items`` (from ``cards``), given
     in the order they were answered, trained as Anki trains them."""
+    make = _Batch().item
+    return _fit_batch([make(item) for item in items], cards)
+
+
+class _Batch:
+    """Training items as fsrs-rs takes them, made one by one (a log's items are not held
+    twice), each distinct answer one object."""
+
+    def __init__(self) -> None:
+        self.reviews: dict[tuple[int, int], Any] = {}
+
+    def item(self, answers: Item) -> Any:
+        reviews = self.reviews
+        return fsrs_rs.FSRSItem(
+            [reviews.get(r) or reviews.setdefault(r, fsrs_rs.FSRSReview(*r)) for r in answers]
+        )
+
+
+def _fit_batch(batch: Sequence[Any], cards: Sequence[int] | None) -> tuple[float, ...]:
     model = fsrs_rs.FSRS(list(default_parameters()))
     config = fsrs_rs.TrainingConfig(num_epochs=_TRAINING_EPOCHS, max_seq_len=_MAX_SEQ_LEN)
-    reviews: dict[tuple[int, int], Any] = {}  # one object per distinct answer
-    batch = [
-        fsrs_rs.FSRSItem([reviews.setdefault(r, fsrs_rs.FSRSReview(*r)) for r in item])
-        for item in items
-    ]
     fitted = model.compute_parameters(
-        batch, card_ids=list(cards) if cards else None, training_config=config
+        list(batch), card_ids=list(cards) if cards else None, training_config=config
     )
     return tuple(round(float(w), 4) for w in fitted)
 
 
-def _training_set(log: ReviewLog, rollover: int, utc_offset: int) -> tuple[list[Item], list[int]]:
-    """The training items in answer order and the card each comes from (the optimizer
-    weights later items more, and keeps a card's items together)."""
+def _training_set(
+    log: ReviewLog, rollover: int, utc_offset: int, make: Callable[[Item], _I]
+) -> tuple[list[_I], list[int]]:
+    """The training items in answer order, each made by ``make``, and the card each comes
+    from (the optimizer weights later items more, and keeps a card's items together).
+    The answers they would hold are counted first: past MAX_TRAINING_ANSWERS, none is
+    made."""
     day_start = rollover * 3600 - utc_offset
-    found: list[tuple[int, int, Item]] = []
+    cards = _cards(log)
+    answers = sum(_items_size(_card_answers(log, a, b, day_start)[1]) for a, b in cards)
+    if answers > MAX_TRAINING_ANSWERS:
+        raise HistoryTooLong(
+            f"its {len(log):,} review log entries make {answers:,} answers to train on, "
+            f"over the {MAX_TRAINING_ANSWERS:,} a fit takes (its memory and time grow "
+            "with them)"
+        )
+    found: list[tuple[int, int, _I]] = []
+    for a, b in cards:
+        found.extend(_card_items(log, a, b, day_start, make))
+    found.sort(key=lambda item: item[0])
+    return [item for _, _, item in found], [card for _, card, _ in found]
+
+
+def _cards(log: ReviewLog) -> list[tuple[int, int]]:
+    """Where each card's entries start and end in ``log``."""
+    spans = []
     start, total = 0, len(log)
     while start < total:
         end = start
         while end < total and log.cards[end] == log.cards[start]:
             end += 1
-        found.extend(_card_items(log, start, end, day_start))
+        spans.append((start, end))
         start = end
-    found.sort(key=lambda item: item[0])
-    return [item for _, _, item in found], [card for _, card, _ in found]
+    return spans
 
 
-def _card_items(
+def _card_answers(
     log: ReviewLog, start: int, end: int, day_start: int
-) -> list[tuple[int, int, Item]]:
-    """The items of the card whose entries are ``start:end`` in ``log``, each with the
-    time of its last answer and the card."""
+) -> tuple[list[int], list[int]]:
+    """The entries of the card's answers that train (from its last run of learning
+    answers on), and the day of each; none when it has no learning answers."""
     first = _last_learning_start(log, start, end)
     if first is None:  # no learning in the log: the card's first rating is unknown
-        return []
+        return [], []
     answers = [i for i in range(first, end) if _is_graded_answer(log, i)]
     # Anki counts days back from the next day's start: an answer at the very second a
     # day starts belongs to the day before.
     days = [-((day_start - log.millis[i] // 1000) // 86400) for i in answers]
+    return answers, days
+
+
+def _items_size(days: Sequence[int]) -> int:
+    """The answers the items of a card answered on ``days`` hold, at most."""
+    return sum(min(n + 1, _MAX_SEQ_LEN + 2) for n in range(1, len(days)) if days[n] > days[n - 1])
+
+
+def _card_items(
+    log: ReviewLog, start: int, end: int, day_start: int, make: Callable[[Item], _I]
+) -> list[tuple[int, int, _I]]:
+    """The items of the card whose entries are ``start:end`` in ``log``, each with the
+    time of its last answer and the card."""
+    answers, days = _card_answers(log, start, end, day_start)
     history: Item = []
     first_long_term = 0  # where the card's first long-term review is in history
-    out: list[tuple[int, int, Item]] = []
+    out: list[tuple[int, int, _I]] = []
     for n, i in enumerate(answers):
         elapsed = days[n] - days[n - 1] if n else 0
         history.append((log.ratings[i], elapsed))
@@ -179,7 +242,7 @@ def _card_items(
             if _MAX_SEQ_LEN <= first_long_term < n:
                 item.append(history[first_long_term])
             item.append(history[n])
-        out.append((log.millis[i], log.cards[i], item))
+        out.append((log.millis[i], log.cards[i], make(item)))
     return out
 
 

@@ -97,7 +97,7 @@ def simulate(
         return sums
 
     balancer = (
-        LoadBalancer(n_copies, days, settings.maximum_interval, cards, settings.new_per_day)
+        LoadBalancer(n_copies, days, settings.maximum_interval, cards, settings.new_per_day, due)
         if settings.load_balancer
         else None
     )

@@ -373,3 +373,108 @@ def test_an_apkg_without_scheduling_says_how_to_export_one_with_it(
 def test_a_history_that_is_a_folder_says_so(tmp_path: Path, cli: CliRun, project: Path) -> None:
     run = cli("preview", "cards/", "--history", tmp_path)
     assert run.code == 1 and f"--history: {tmp_path} is a folder" in run.err
+
+
+# -- histories past the bounds (issue 45) ---------------------------------------------------
+
+
+def _revlog(cards: int, answers: int, first: int = 1_600_000_000_000) -> list[tuple[int, ...]]:
+    """(id, cid, ease, type, factor) rows: each card learned, then answered Good every
+    three days."""
+    rows = []
+    for card in range(cards):
+        start = first + card * 1000
+        rows.append((start, 10_000 + card, 3, 0, 2500))
+        rows += [(start + k * 259_200_000, 10_000 + card, 3, 1, 2500) for k in range(1, answers)]
+    return rows
+
+
+def _history(path: Path, rows: list[tuple[int, ...]]) -> Path:
+    from tests.anki.anki_files import collection
+
+    return collection(path, revlog=sorted(rows, key=lambda row: (row[1], row[0])))
+
+
+FAR = 1 << 62  # milliseconds: 146 million years on
+
+
+def test_a_review_dated_past_what_anki_writes_is_refused_by_name(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reviews 2**62 ms apart ended check and build in exit 3 (an overflow in the fit);
+    the entry is named, with the dates Anki writes."""
+    monkeypatch.chdir(tmp_path)
+    _history(tmp_path / "far.anki2", [*_revlog(20, 6), (FAR, 10_000, 3, 1, 2500)])
+    (tmp_path / "deck.yaml").write_text(
+        "deck: D\nid: d\nstudy:\n  history: far.anki2\nnotes: [{id: a, front: f, back: b}]\n",
+        encoding="utf-8",
+    )
+    named = (
+        f"far.anki2: its review log holds an entry dated after the year 9999 (id {FAR}, card "
+        "10000); Anki dates every answer it logs, in milliseconds since 1970, between 1970 "
+        "and 2100: this is not a review history Anki wrote"
+    )
+    for command in ("check", "build"):
+        run = cli(command, "deck.yaml")
+        assert run.code == 0, run.err
+        assert f"deck.yaml:4: warning: 'history' cannot be used: {named}; the preview" in run.err
+    preview = cli("preview", "deck.yaml", "--history", "far.anki2", "--days", "30")
+    assert preview.code == 1
+    assert preview.err.splitlines() == [f"Error: --history: {named}"]
+
+
+def test_a_history_too_long_to_fit_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    """300 cards answered 1,000 times each: 67 million answers to train on, which took
+    1.7 GB and more (a 29 MB history died by SIGABRT under a 1.5 GB cap, with no
+    message). Refused in one line, under a 1 GB cap on the process's address space."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    _history(tmp_path / "dense.anki2", _revlog(300, 1000))
+    (tmp_path / "deck.yaml").write_text(
+        "deck: D\nid: d\nnotes: [{id: a, front: f, back: b}]\n", encoding="utf-8"
+    )
+    cap = 1 << 30
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    run = subprocess.run(
+        [sys.executable, "-m", "deckbuilder", "preview", "deck.yaml", "--history", "dense.anki2"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        preexec_fn=capped,
+    )
+    assert run.returncode == 1, run.stderr[-2000:]
+    assert run.stderr.splitlines() == [
+        "Error: --history: dense.anki2: its 300,000 review log entries make 67,453,800 "
+        "answers to train on, over the 20,000,000 a fit takes (its memory and time grow with "
+        "them); export a smaller one (only the decks in question, with scheduling) or give "
+        "the FSRS parameters Anki's deck options show instead"
+    ]
+
+
+def test_a_history_of_too_many_entries_is_refused_before_it_is_read_whole(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deckbuilder.anki import collection
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(collection, "MAX_REVIEW_LOG_ENTRIES", 100)
+    _history(tmp_path / "long.anki2", _revlog(30, 4))
+    (tmp_path / "deck.yaml").write_text(
+        "deck: D\nid: d\nnotes: [{id: a, front: f, back: b}]\n", encoding="utf-8"
+    )
+    run = cli("preview", "deck.yaml", "--history", "long.anki2", "--days", "30")
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        "Error: --history: long.anki2: its review log holds over 100 entries, more than a "
+        "history is read for; export a smaller one (only the decks in question, with "
+        "scheduling) or give the FSRS parameters Anki's deck options show instead"
+    ]

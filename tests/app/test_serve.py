@@ -506,3 +506,53 @@ def test_a_card_file_never_built_is_listed_with_its_problems(site: LiveSite) -> 
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in index and b"<script>" not in index
     site.unbuilt_file("cards/two.yaml", [])
     assert b"two.yaml" not in _get(site, "/", f"127.0.0.1:{site.port}")[1]
+
+
+@pytest.mark.parametrize(
+    "after",
+    ["x", "-1", "1.5", "", "%C2%B2", "%D9%A1", "1" * 19, "9" * 5000, "1&after=2", "0x10"],
+)
+def test_an_odd_version_is_a_bad_request_without_a_traceback(
+    site: LiveSite, after: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Any web page can ask ``/_changes?after=``: a version that is not a whole number the
+    server could have given (a superscript two, an Arabic-Indic one, 5,000 digits past
+    Python's int limit)
+    printed a traceback in the watch's terminal (issue 45)."""
+    status, body = _get(site, f"/_changes?after={after}", f"127.0.0.1:{site.port}")
+    assert status == 400 and body == b"after: not a version number\n"
+    assert _get(site, "/_changes?after=0", f"127.0.0.1:{site.port}")[0] == 200
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+
+
+def test_a_history_the_preview_cannot_use_keeps_the_watch_serving(project: Path) -> None:
+    """A study block's history with a review dated 2**62 ms on made the page's forecast
+    overflow and ended the watch (issue 45): the page is served with the default
+    parameters, as build's preview uses them."""
+    from tests.anki.anki_files import collection
+
+    day = 86_400_000
+    rows = [
+        (1_600_000_000_000 + card * 1000 + k * 3 * day, card, 3, int(k > 0), 2500)
+        for card in range(20)
+        for k in range(6)
+    ]
+    collection(project / "cards" / "far.anki2", revlog=[*rows, (1 << 62, 19, 3, 1, 2500)])
+    card = project / "cards" / "one.yaml"
+    card.write_text(DECK.replace("id: one\n", "id: one\nstudy:\n  history: far.anki2\n"), "utf-8")
+    watcher = Serving(project)
+    try:
+        assert watcher.next().result is not None
+        deadline = time.monotonic() + 30
+        while (status := _get_url(watcher.url, "/deck/one.html", _host(watcher))[0]) != 200:
+            assert time.monotonic() < deadline and watcher.thread.is_alive(), status
+            time.sleep(0.1)
+        assert watcher.thread.is_alive()
+    finally:
+        watcher.stop.set()
+        watcher.thread.join(timeout=10)
+
+
+def _host(watcher: Serving) -> str:
+    return f"127.0.0.1:{_port(watcher.url)}"

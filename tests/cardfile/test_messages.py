@@ -188,3 +188,89 @@ def test_build_warns_about_a_renamed_note(
         "cards/deck.yaml:3: note 'b': warning: looks like 'a' was renamed to 'b'; its review "
         "history stays with the old id. To keep it, change the id back to 'a'" in built.err
     )
+
+
+TWO_NOTES = "deck: D\nid: d\nnotes:\n  - id: a\n    front: q\n    back: b\n  - id: b\n    front: q2\n    back: b2\n"
+NBSP, IDEOGRAPHIC = "U+00A0 (no-break space)", "U+3000 (ideographic space)"
+
+
+@pytest.mark.parametrize(
+    ("written", "meant", "line", "message"),
+    [
+        (
+            "\u00a0   back: b2",
+            "    back: b2",
+            9,
+            f"{NBSP} in the indentation: YAML indents with plain spaces and reads this line "
+            "as text; replace it with a space",
+        ),
+        (
+            "\u3000  back: b2",
+            "    back: b2",
+            9,
+            f"{IDEOGRAPHIC} in the indentation: YAML indents with plain spaces and reads this "
+            "line as text; replace it with two spaces",
+        ),
+        (
+            "    back:\u00a0b2",
+            "    back: b2",
+            9,
+            f"{NBSP} after 'back:': YAML needs a plain space after a key's colon and reads "
+            "'back:' and what follows as text; replace it with a space",
+        ),
+        (
+            "    front:\u3000q2",
+            "    front: q2",
+            8,
+            f"{IDEOGRAPHIC} after 'front:': YAML needs a plain space after a key's colon and "
+            "reads 'front:' and what follows as text; replace it with a space",
+        ),
+        (
+            "    back\u00a0: b2",
+            "    back: b2",
+            9,
+            f"{NBSP} between 'back' and its colon: YAML reads it as part of the key; delete it",
+        ),
+        (
+            "  -\u00a0id: b",
+            "  - id: b",
+            7,
+            f"{NBSP} after '-': a list entry needs a plain space after its dash; replace it "
+            "with a space",
+        ),
+    ],
+)
+def test_a_look_alike_space_is_named_at_its_line(
+    tmp_path: Path, cli: CliRun, written: str, meant: str, line: int, message: str
+) -> None:
+    """A no-break or ideographic space where YAML needs a space: the message blamed
+    another line or cause (tabs, quotes, an unknown key '    back') and never named the
+    character (issue 45). Named at its line, the rest of the file is read as if fixed."""
+    source = tmp_path / "deck.yaml"
+    source.write_text(TWO_NOTES.replace(meant, written, 1), encoding="utf-8")
+    assert written in source.read_text(encoding="utf-8")
+    run = cli("check", source)
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        f"{source}:{line}: {message}",
+        "1 problem found; nothing was written.",
+    ]
+
+
+def test_look_alike_spaces_in_text_are_text(tmp_path: Path, cli: CliRun) -> None:
+    """The same spaces inside text, in a block of text or a quoted text over several
+    lines, are the author's: a file that loads is not questioned, and a file with another
+    mistake gets only that one."""
+    text = (
+        "deck: D\nid: d\nnotes:\n  - id: a\n    front: 10\u00a0km?\n    back: |\n"
+        '      \u3000첫 문단입니다.\n\n      \u3000둘째 문단.\n  - id: b\n    front: "one\n'
+        '      \u3000two"\n    back: b\n'
+    )
+    source = tmp_path / "deck.yaml"
+    source.write_text(text, encoding="utf-8")
+    run = cli("check", source)
+    assert run.code == 0, run.err
+    source.write_text(text.replace("  - id: b\n", "  - id: b\n    bogus: 1\n"), encoding="utf-8")
+    run = cli("check", source)
+    assert run.code == 1
+    assert "U+3000" not in run.err and "bogus" in run.err.splitlines()[0]

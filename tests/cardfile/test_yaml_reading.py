@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import yaml
@@ -12,9 +14,17 @@ from yaml.events import ScalarEvent
 from yaml.nodes import ScalarNode
 
 from deckbuilder.cardfile.yaml_recovery import read_yaml
-from deckbuilder.cardfile.yaml_tree import TreeBuilder, YMap, YScalar, YSeq, YValue, parse_yaml
+from deckbuilder.cardfile.yaml_tree import (
+    MAX_FILE_BYTES,
+    TreeBuilder,
+    YMap,
+    YScalar,
+    YSeq,
+    YValue,
+    parse_yaml,
+)
 from deckbuilder.errors import DeckError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Run
 
 FILE = "cards/deck.yaml"
 
@@ -187,6 +197,30 @@ def test_aliases_that_expand_far_beyond_the_text_are_refused() -> None:
             "YAML aliases expand this file far beyond what is written (over 11,238 values "
             "from 19); refusing to load (write the values out, or use fewer nested aliases)",
         )
+    ]
+
+
+def test_text_an_alias_repeats_counts_toward_the_card_files_size_limit(
+    tmp_path: Path, cli: Callable[..., Run]
+) -> None:
+    """One 60 KB text aliased 1,500 times: a 123 KB card file that built a 71 MB package
+    in 16 s (issue 45). Written out it would be 90 MB, past the 64 MiB a card file may
+    hold; refused at the alias that crosses it."""
+    text = "word " * 12_000
+    notes = [f"  - id: n0\n    front: q0\n    back: &a '{text}'\n"]
+    notes += [f"  - id: n{i}\n    front: q{i}\n    back: *a\n" for i in range(1, 1500)]
+    source = tmp_path / "bomb.yaml"
+    source.write_text("deck: Bomb\nid: bomb\nnotes:\n" + "".join(notes), encoding="utf-8")
+    crossing = -(-(MAX_FILE_BYTES - source.stat().st_size) // len(text))  # the alias past it
+    run = cli("check", source)
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        f"{source}:{3 * crossing + 6}: YAML alias '*a' repeats text past the size limit of a "
+        f"card file: written out, the file would hold over "
+        f"{source.stat().st_size + crossing * len(text):,} characters, the limit being "
+        f"{MAX_FILE_BYTES:,} (write the text out where it is needed, or split the deck into "
+        "several files)",
+        "1 problem found; nothing was written.",
     ]
 
 

@@ -392,3 +392,22 @@ def test_build_outside_a_project_says_where_to_run_it(
         "cards: no such folder: run deckbuilder in a project folder (the one holding cards/), "
         "start one with 'deckbuilder init', or name the card files\n"
     )
+
+
+@pytest.mark.parametrize("command", ["check", "build"])
+def test_warnings_of_one_kind_are_counted_past_a_hundred(
+    project: Path, cli: CliRun, command: str
+) -> None:
+    """20,000 unused media files printed 20,001 warning lines, burying the rest (issue
+    45): the first hundred of a kind are shown, then how many more there were."""
+    for i in range(250):
+        (project / "media" / f"unused-{i:03}.png").write_bytes(b"x")
+    result = cli(command, "--lang", "en")
+    assert result.code == 0, result.err
+    unused = [line for line in result.err.splitlines() if "no card uses this file" in line]
+    assert len(unused) == 101
+    assert unused[0].startswith("media/unused-000.png: warning: no card uses this file")
+    assert unused[99].startswith("media/unused-099.png:")
+    assert unused[100] == (
+        "and 150 more like the above: warning: no card uses this file; it is not packaged"
+    )

@@ -109,3 +109,65 @@ def test_long_values_are_shortened_and_controls_escaped() -> None:
     assert first == "x" * MAX_LINE + "... (500 more characters)"
     assert second == "short \\x9b line"
     assert printable("file\udcff.png") == "file?.png"
+
+
+FORGED = "a\n    nid:1700000000000 delete.png"  # would print a line of its own
+REVERSED = "photo\u202egnp.exe"  # U+202E shows the rest backwards: "photoexe.png"
+
+
+def _no_forged_line(run: Run) -> None:
+    text = run.out + run.err
+    assert not any(line.lstrip().startswith("nid:") for line in text.splitlines()), text
+    assert "\u202e" not in text
+
+
+@pytest.mark.parametrize("command", ["check", "build"])
+def test_line_breaks_and_direction_controls_in_file_names_are_shown_escaped(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """Media files named with a line break (printing a forged "nid:" line like the one a
+    learner searches to delete notes) and with a right-to-left override (issue 45)."""
+    project = _project(tmp_path)
+    (project / "media").mkdir()
+    for name in (FORGED, REVERSED):
+        (project / "media" / name).write_bytes(b"x")
+    monkeypatch.chdir(project)
+    result = cli(command)
+    assert result.code == 0, result.err
+    lines = result.err.splitlines()
+    for name in ("a\\n    nid:1700000000000 delete.png", "photo\\u202egnp.exe"):
+        assert f"media/{name}: warning: no card uses this file; it is not packaged" in lines
+    _no_forged_line(result)
+
+
+def test_a_missing_media_name_with_a_line_break_is_one_line(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference whose address decodes to a line break names the file escaped."""
+    card = "deck: D\nid: d\nnotes:\n  - id: a\n    front: '![](a%0Anid:1.png)'\n    back: b\n"
+    monkeypatch.chdir(_project(tmp_path, card))
+    result = cli("check")
+    assert result.code == 1
+    assert result.err.splitlines()[0] == (
+        "cards/ko.yaml:5: note 'a': media file 'a\\nnid:1.png' not found in media/ or cards/"
+    )
+    _no_forged_line(result)
+
+
+def test_a_card_file_named_with_a_line_break_is_shown_escaped(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The card file's own name, in build's lines and in a problem's place."""
+    project = _project(tmp_path)
+    named = project / "cards" / "ko\n    nid:1 \u202e.yaml"
+    (project / "cards" / "ko.yaml").rename(named)
+    monkeypatch.chdir(project)
+    built = cli("build")
+    assert built.code == 0, built.err
+    assert "한국어 덱  (cards/ko\\n    nid:1 \\u202e.yaml)" in built.out.splitlines()
+    _no_forged_line(built)
+    named.write_text(KOREAN + "    bogus: 1\n", encoding="utf-8")
+    failed = cli("check")
+    assert failed.code == 1
+    assert failed.err.startswith("cards/ko\\n    nid:1 \\u202e.yaml:7: note 'a': ")
+    _no_forged_line(failed)

@@ -183,3 +183,90 @@ def test_deck_names_that_differ_in_case_import_as_one_spelling(
     assert all("\ndeck: con\n" in text for text in texts)
     assert "tags: [x]" in texts[1] and "tags: [y]" in texts[0]
     assert cli("check").code == 0
+
+
+BIG = "9" * 5000  # past the 4,300 digits Python's int() reads
+BIG_SHOWN = "'" + "9" * 57 + "...'"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        (
+            "sheet.csv",
+            f"question,a,b,answer\nWhat?,x,y,{BIG}\n",
+            f"sheet.csv:2: answer {BIG_SHOWN} is not one of the choices (A-B)",
+        ),
+        (
+            "quiz.md",
+            f"1. What?\nA) x\nB) y\nAnswer: {BIG}\n",
+            f"quiz.md:4: answer {BIG_SHOWN} is not one of the choices (A-B)",
+        ),
+        (
+            "aiken.txt",
+            f"What?\nA. x\nB. y\nANSWER: {BIG}\n",
+            f"aiken.txt:4: cannot read answer {BIG_SHOWN}; write a letter (B)",
+        ),
+        (
+            "header.csv",
+            f"question,choice {BIG},answer\nWhat?,x,A\n",
+            "header.csv:1: the header row names question, choice " + "9" * 50 + "..., answer; "
+            "expected the columns ",
+        ),
+    ],
+)
+def test_a_five_thousand_digit_number_is_refused_in_one_line(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, name: str, text: str, problem: str
+) -> None:
+    """A 5,000-digit answer ended in exit 3 at Python's int() limit (issue 45); refused,
+    it is shown cut."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    run = cli("import", name)
+    assert run.code == 1
+    assert any(line.startswith(problem) for line in run.err.splitlines()), run.err
+    assert all(len(line) < 300 for line in run.err.splitlines())
+
+
+def test_a_five_thousand_digit_column_number_is_ignored_as_anki_does(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anki reads a header's column number as a 32-bit one and ignores a line whose
+    number is not; int() ended in exit 3 (issue 45)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text(
+        f"#separator:tab\n#deck column:{BIG}\n#tags column:0{'0' * 5000}3\nfront\tback\tt\n",
+        encoding="utf-8",
+    )
+    run = cli("import", "notes.txt")
+    assert run.code == 0, run.err
+    assert "tags: [t]" in next((tmp_path / "cards").glob("*.yaml")).read_text(encoding="utf-8")
+
+
+def test_a_five_thousand_digit_number_in_a_packages_json_is_one_line(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read as its digits, refused where a number is needed, by name."""
+    from tests.anki.anki_files import collection, package
+
+    monkeypatch.chdir(tmp_path)
+    decks = '{"1": {"id": ' + BIG + ', "name": "Default"}}'
+    db = collection(tmp_path / "c.anki2", decks=decks)
+    run = cli("import", package(Path("big.apkg"), db, media={}))
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        f"big.apkg: deck 'Default': its id is {BIG_SHOWN}, not a number",
+        "1 problem found; nothing was written.",
+    ]
+
+
+def test_a_cloze_number_of_five_thousand_digits_is_text_as_in_anki(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anki reads a deletion number above 16 bits as text; int() ended in exit 3."""
+    monkeypatch.chdir(tmp_path)
+    card = f"deck: D\nid: d\nnotes:\n  - id: a\n    type: cloze\n    text: '{{{{c1::a}}}} {{{{c{BIG}::b}}}}'\n"
+    (tmp_path / "d.yaml").write_text(card, encoding="utf-8")
+    run = cli("check", "d.yaml")
+    assert run.code == 0, run.err
+    assert "1 card" in run.out

@@ -291,3 +291,73 @@ def test_a_missing_image_is_a_warning_and_check_asks_for_it(workdir: Path, cli: 
     (workdir / "media").mkdir(exist_ok=True)
     shutil.copyfile(DATA / "media" / "square.png", workdir / "media" / "missing.png")
     assert cli("check", "cards/q.yaml").code == 0
+
+
+def test_names_from_a_package_are_shown_escaped_and_kept_out_of_file_names(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deck named with a right-to-left override and a line break, and a note type named
+    with a line break: the card file's name holds neither, and the report and the
+    refusal show them escaped, each on its own line (issue 45)."""
+    import copy
+
+    from tests.anki.anki_files import BASIC, collection, package
+
+    monkeypatch.chdir(tmp_path)
+    decks = {"1": {"id": 1, "name": "Default"}, "2": {"id": 2, "name": "Evil\u202egnp.exe\nnid:1"}}
+    notes = [(100, "g1", 1, 1_700_000_000, "", "front\x1fback")]
+    db = collection(tmp_path / "c.anki2", decks=decks, notes=notes, cards=[(1000, 100, 2, 0)])
+    result = cli("import", package(tmp_path / "evil.apkg", db, media={}))
+    assert result.code == 0, result.err
+    assert [p.name for p in (tmp_path / "cards").glob("*.yaml")] == ["evilgnp-exe-nid-1.yaml"]
+    assert "(Anki package, deck 'Evil\\u202egnp.exe nid:1')" in result.out
+    assert "\u202e" not in result.out + result.err
+
+    renamed = copy.deepcopy(BASIC) | {"name": "Basic\nnid:1 delete"}
+    db = collection(
+        tmp_path / "d.anki2", models={"1": renamed}, notes=notes, cards=[(1, 100, 1, 0)]
+    )
+    refused = cli("import", package(Path("bad.apkg"), db, media={}))
+    assert refused.code == 1
+    first = refused.err.splitlines()[0]
+    assert first.startswith("bad.apkg: no notes to import; Basic\\nnid:1 delete: 1 note -> ")
+    assert not any(line.startswith("nid:") for line in refused.err.splitlines())
+
+
+@pytest.mark.parametrize("same_bytes", [False, True])
+def test_media_names_differing_only_in_unicode_form_are_refused_with_both_names(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch, same_bytes: bool
+) -> None:
+    """'café.png' composed (NFC) and decomposed (NFD): Anki stores both as the NFC name,
+    and importing the package into Anki keeps one file for both notes (measured with
+    Anki 26.9.3 on a legacy package; a current package with a name not in NFC is refused
+    as corrupt). The import showed one note the other's picture; it is refused, naming
+    both. Two such files with the same bytes come in as one."""
+    import unicodedata
+
+    from tests.anki.anki_files import collection, package
+
+    monkeypatch.chdir(tmp_path)
+    nfc, nfd = (unicodedata.normalize(form, "café.png") for form in ("NFC", "NFD"))
+    notes = [
+        (100, "g1", 1, 1_700_000_000, "", f'<img src="{nfc}">\x1fone'),
+        (101, "g2", 1, 1_700_000_000, "", f'<img src="{nfd}">\x1ftwo'),
+    ]
+    db = collection(tmp_path / "c.anki2", notes=notes)
+    second = b"\x89PNG first" if same_bytes else b"\x89PNG second"
+    media = {"0": nfc, "1": nfd}
+    run = cli(
+        "import",
+        package(Path("nfc.apkg"), db, media=media, files={"0": b"\x89PNG first", "1": second}),
+    )
+    if same_bytes:
+        assert run.code == 0, run.err
+        return
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        f"nfc.apkg: the package holds two media files named '{nfc}' and '{nfd}', one name in "
+        "Unicode's two forms ('caf\\xe9.png' and 'cafe\\u0301.png'): Anki stores both under one "
+        "name (the composed form, NFC), so one note would show the other's file; rename one "
+        "in Anki and export again",
+        "1 problem found; nothing was written.",
+    ]

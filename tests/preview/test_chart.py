@@ -9,6 +9,7 @@ import io
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -19,7 +20,7 @@ from deckbuilder.model import ClozeNote, Deck
 from deckbuilder.preview.chart import chart_image, font_families, write_chart
 from deckbuilder.preview.page_chart import forecast_svg
 from deckbuilder.preview.report import DeckPreview, deck_settings, preview_deck
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Run
 
 KOREAN_TITLE = "ML 시스템::그래디언트 체크포인팅"
 DAYS = 90
@@ -141,3 +142,26 @@ def test_matplotlib_loads_only_when_a_chart_is_drawn() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert proc.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["Costs $x^$", "From $5 to $10", r"Roots: $\sqrt$ and $}$"])
+def test_plot_draws_dollars_in_a_deck_name_as_written(
+    tmp_path: Path, name: str, cli: Callable[..., Run]
+) -> None:
+    """matplotlib reads ``$...$`` as math: a deck named so stopped ``preview --plot`` with
+    an internal error (issue 45). The title shows the name as written, a glyph for each
+    character."""
+    source = tmp_path / "one.yaml"
+    escaped = name.replace("'", "''")
+    source.write_text(
+        f"deck: '{escaped}'\nid: one\nnotes:\n"
+        "  - id: q1\n    type: basic\n    front: One?\n    back: One.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "chart.svg"
+    run = cli("preview", source, "--days", "30", "--plot", out)
+    assert run.code == 0, run.err
+    svg = out.read_text(encoding="utf-8")
+    title = f"{name}: 1 cards"
+    assert f"<!-- {title} -->" in svg
+    assert len(title_glyphs(svg, title)) == len(title)

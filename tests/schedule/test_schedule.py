@@ -197,8 +197,10 @@ def balancer_with_load(per_day: int) -> Any:
 
     from deckbuilder.schedule.balancer import LoadBalancer
 
-    lb = LoadBalancer(n_rep=1, days=100, maximum=36500, cards=1000, new_per_day=0)
-    lb.counts[0, 1:60] = per_day
+    # A deck as big as the 200,000 cards the tests below place: a day's count is held
+    # in a type as wide as the deck needs.
+    lb = LoadBalancer(n_rep=1, days=100, maximum=36500, cards=200_000, new_per_day=0)
+    lb.due_counts.counts[0, 1:60] = per_day
     return lb, np.random.default_rng(5)
 
 
@@ -213,14 +215,14 @@ def test_balancer_weighs_days_by_interval_cubed_when_equally_loaded() -> None:
     share = np.bincount(picks, minlength=14)[9:14] / n
     k = np.arange(9, 14, dtype=np.float64)
     assert share == pytest.approx(k**-3 / (k**-3).sum(), rel=0.03)
-    assert lb.counts[0, 9:14].sum() == 5 * 50 + n  # the placed cards are counted
+    assert lb.due_counts.counts[0, 9:14].sum() == 5 * 50 + n  # the placed cards are counted
 
 
 def test_balancer_prefers_an_empty_day() -> None:
     import numpy as np
 
     lb, rng = balancer_with_load(50)
-    lb.counts[0, 12] = 0
+    lb.due_counts.counts[0, 12] = 0
     draw = rng.random(1000)
     picks = lb.place(draw, np.zeros(1000, dtype=np.int64), np.full(1000, 11, dtype=np.int64), 0)
     assert set(picks.tolist()) <= {9, 10, 11, 12, 13}
@@ -233,7 +235,7 @@ def test_balancer_weighs_by_copy_and_by_card_alike() -> None:
 
     rng = np.random.default_rng(7)
     lb = _balancer(n_rep=40, days=200)
-    lb.counts[:, 1:300] = rng.integers(0, 4, size=(40, 299))
+    lb.due_counts.counts[:, 1:300] = rng.integers(0, 4, size=(40, 299))
     for day in (0, 17, 150, 290):
         n = 500
         replica = np.sort(rng.integers(0, 40, size=n))
@@ -602,3 +604,28 @@ def test_forecast_agrees_with_ankis_default_run_strictly(
     anki = anki_simulation(collection, cards, settings, 365)
     assert sum(ours.reviews) == pytest.approx(sum(anki.daily_review_count), rel=0.05)
     assert ours.memorized[-1] == pytest.approx(anki.accumulated_knowledge_acquisition[-1], rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("cards", "days", "values"),
+    [
+        (1, 400, {}),
+        (3, 300, {"review_limit": 1, "new_per_day": 1}),
+        (30, 200, {"review_limit": 4}),
+        (200, 150, {"review_limit": 20, "new_cards_ignore_review_limit": True}),
+    ],
+)
+def test_due_counts_from_due_days_balance_as_the_table_does(
+    monkeypatch: pytest.MonkeyPatch, cards: int, days: int, values: dict[str, Any]
+) -> None:
+    """A deck in many copies counts each day's due cards from the cards' due days rather
+    than a table of every copy's days (which took gigabytes); the days chosen are the same."""
+    from deckbuilder.schedule import balancer
+
+    settings = PreviewSettings(**{"new_per_day": 10, **values})
+    monkeypatch.setattr(balancer, "TABLE_BYTES", 1 << 40)
+    by_table = forecast(cards, settings, days)
+    monkeypatch.setattr(balancer, "TABLE_BYTES", 0)
+    by_due_days = forecast(cards, settings, days)
+    assert by_due_days == by_table
+    assert sum(by_table.reviews) > 0
