@@ -45,6 +45,7 @@ from deckbuilder.cardfile.patch import CannotPatch, CardFilePatch
 from deckbuilder.cardfile.reader import decks_from_tree, find_sources, read_text
 from deckbuilder.cardfile.writer import note_item_text
 from deckbuilder.cardfile.yaml_recovery import read_yaml
+from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq
 from deckbuilder.errors import DeckError, OutputError, Problem, RequestError
 from deckbuilder.files.atomic import PartlyReplaced, Staging
 from deckbuilder.files.bounds import refuse_links_out
@@ -193,7 +194,8 @@ class _CardFile:
 
     def patched(self) -> CardFilePatch:
         if self.patch is None:
-            self.patch = CardFilePatch(self.text, str(self.path))
+            lines = {note.id: note.line for note in self.decks[0].notes} if self.decks else None
+            self.patch = CardFilePatch(self.text, str(self.path), lines)
         return self.patch
 
 
@@ -350,7 +352,8 @@ class _Pulling:
             decks, rendered = card.decks, card.rendered
             if new_text != card.text:
                 decks, rendered = self.checked(card, new_text, media_copies)
-                diffs.append(_diff(card.path, card.text, new_text))
+                if self.request.dry_run and card.patch is not None:
+                    diffs.append(card.patch.diff(str(card.path), f"{card.path} (pulled)"))
                 card_writes.append((card.path, _encoded(card, new_text)))
             for deck, rd in zip(decks, rendered, strict=True):
                 lock = lock_path(deck)
@@ -372,12 +375,35 @@ class _Pulling:
     def checked(
         self, card: _CardFile, text: str, media: Path | None
     ) -> tuple[list[Deck], list[RenderedDeck]]:
-        """The card file's new text loaded and rendered, as check does; every note pulled
-        must read back as planned."""
+        """The card file's new text read as check reads it, and its changed notes loaded
+        and rendered; every note pulled must read back as planned. The other notes keep
+        their bytes, as the patch only writes inside the notes it changes (and after the
+        last), so they load and render as they did: a large deck is not read twice. The
+        decks returned hold the changed notes only."""
+        changed = {note_id for planned in card.planned.values() for note_id in planned}
+        tree, problems = read_yaml(text, str(card.path), LOCALIZED_KEYS)
+        notes = tree.get("notes") if isinstance(tree, YMap) else None
+        if not problems and isinstance(tree, YMap) and isinstance(notes, YSeq):
+            kept = [item for item in notes.items if _item_id(item) in changed]
+            entries = {**tree.entries, "notes": YSeq(kept, notes.line)}
+            tree = YMap(entries, tree.lines, tree.line)
         try:
-            decks = _decks(card.path, text, card.media_dir)
-            if media is not None:
-                decks = [replace(d, media_dirs=(*d.media_dirs, media)) for d in decks]
+            if problems:
+                raise DeckError(problems)
+            if not changed:  # notes removed, none changed: the rest as it was
+                return card.decks, card.rendered
+            decks = decks_from_tree(card.path, tree, card.media_dir, ALL_LANGUAGES, source=text)
+            # What the loader works out from every note (the labels' language, the
+            # speech's) stays what the whole deck gave.
+            decks = [
+                replace(
+                    d,
+                    label_language=before.label_language,
+                    speak_language=d.speak_language or before.speak_language,
+                    media_dirs=(*d.media_dirs, media) if media is not None else d.media_dirs,
+                )
+                for d, before in zip(decks, card.decks, strict=True)
+            ]
             rendered = [render_deck(deck) for deck in decks]
         except DeckError as exc:
             raise DeckError(
@@ -402,6 +428,8 @@ class _Pulling:
         return decks, rendered
 
     def new_manifest(self, old: Manifest, change: _LockChange, rd: RenderedDeck) -> Manifest:
+        """``old`` with ``change`` made; ``rd`` holds (at least) the notes whose content
+        hash the change takes from the card file as pulled."""
         notes = dict(old.notes)
         hashes = dict(zip((rn.note.id for rn in rd.notes), note_hashes(rd), strict=True))
         for note_id, entry in change.entries.items():
@@ -735,6 +763,11 @@ def _media_names(fields: Iterable[str]) -> list[str]:
     return [unicodedata.normalize("NFC", name) for name in dict.fromkeys(names)]
 
 
+def _item_id(item: object) -> str | None:
+    value = item.get("id") if isinstance(item, YMap) else None
+    return value.raw if isinstance(value, YScalar) else None
+
+
 def _mod(anki: AnkiNote) -> int:
     """Anki's modification time as a lock file holds it (see importers.anki_package)."""
     return min(max(anki.mod, 0), LAST_SECOND)
@@ -742,14 +775,6 @@ def _mod(anki: AnkiNote) -> int:
 
 def _written(note: Note) -> str:
     return unicodedata.normalize("NFC", note_item_text(replace(note, line=0), 0))
-
-
-def _diff(path: Path, before: str, after: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            before.splitlines(True), after.splitlines(True), f"{path}", f"{path} (pulled)"
-        )
-    )
 
 
 def _encoded(card: _CardFile, text: str) -> bytes:

@@ -20,12 +20,15 @@ language's text (choices added or removed in one language), is refused with why.
 
 from __future__ import annotations
 
+import bisect
+import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from deckbuilder.cardfile.fields import LOCALIZED_KEYS
@@ -48,6 +51,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 _BLANK = re.compile(r"[ \t]*\Z")
 _COMMENT_LINE = re.compile(r"[ \t]*(#.*)?\Z")
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _AFTER_VALUE = re.compile(r"[ \t]*(#[^\n]*)?")  # what may follow a value on its line
 
 
@@ -76,20 +80,75 @@ class _Slot:
 class CardFilePatch:
     """The text of one card file, and the changes to make to it."""
 
-    def __init__(self, text: str, file: str) -> None:
+    def __init__(self, text: str, file: str, note_lines: Mapping[str, int] | None = None) -> None:
+        """``note_lines``: the line each note starts at, as the loader found them. With
+        them, only the notes that change are parsed again (a large deck's file is parsed
+        once, by the loader); the whole file is parsed when a note's lines cannot be
+        read alone, and to add or remove notes."""
         self.text = text
         self.file = file
         self.edits: list[_Edit] = []
-        root = yaml.compose(text, Loader=_Loader)
+        self.notes: dict[str, MappingNode] = {}
+        self._notes_node: SequenceNode | None = None
+        self._note_lines = dict(note_lines) if note_lines is not None else None
+        self._sorted_lines = sorted(self._note_lines.values()) if self._note_lines else []
+        self._line_starts: list[int] = []
+        if self._note_lines is None:
+            self._parse_all()
+
+    def _parse_all(self) -> SequenceNode:
+        if self._notes_node is not None:
+            return self._notes_node
+        root = yaml.compose(self.text, Loader=_Loader)
         notes = _get(root, "notes") if isinstance(root, MappingNode) else None
         if not isinstance(notes, SequenceNode):
             raise CannotPatch("the file has no list of notes")
-        self.notes_node = notes
-        self.notes: dict[str, MappingNode] = {}
+        self._notes_node = notes
+        self._note_lines = None
+        self.notes = {}
         for item in notes.value:
             note_id = _get(item, "id") if isinstance(item, MappingNode) else None
             if isinstance(note_id, ScalarNode):
                 self.notes[note_id.value] = item
+        return notes
+
+    @property
+    def notes_node(self) -> SequenceNode:
+        return self._parse_all()
+
+    def note_node(self, note_id: str) -> MappingNode | None:
+        """The mapping of note ``note_id``, its marks where they are in the whole text."""
+        found = self.notes.get(note_id)
+        if found is not None or self._note_lines is None:
+            return found
+        line = self._note_lines.get(note_id)
+        if line is None:
+            return None
+        if not self._line_starts:
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        following = bisect.bisect_right(self._sorted_lines, line)
+        start = self._line_starts[line - 1]
+        end = (
+            self._line_starts[self._sorted_lines[following] - 1]
+            if following < len(self._sorted_lines)
+            else len(self.text)
+        )
+        try:
+            root = yaml.compose(self.text[start:end], Loader=_Loader)
+        except yaml.YAMLError:  # the last note, followed by other keys of the deck
+            root = None
+        item = root.value[0] if isinstance(root, SequenceNode) and len(root.value) == 1 else root
+        key = _get(item, "id") if isinstance(item, MappingNode) else None
+        if (
+            not isinstance(item, MappingNode)
+            or not isinstance(key, ScalarNode)
+            or key.value != note_id
+        ):
+            self._parse_all()
+            return self.notes.get(note_id)
+        _shift(item, start, line - 1)
+        self.notes[note_id] = item
+        return item
 
     # -- what changes ---------------------------------------------------------------------
 
@@ -99,7 +158,7 @@ class CardFilePatch:
         """Make note ``note_id`` (read as ``old``) read as ``new``; in a deck with
         ``languages``, ``old`` and ``new`` are the note in ``lang``. Raises CannotPatch,
         changing nothing, when that cannot be done in place."""
-        node = self.notes.get(note_id)
+        node = self.note_node(note_id)
         if node is None:
             raise CannotPatch(f"note '{note_id}' is not in the file")
         changer = _Changer(self.text, lang, tuple(languages))
@@ -124,6 +183,7 @@ class CardFilePatch:
 
     def remove_note(self, note_id: str) -> None:
         """Remove note ``note_id`` with its lines (and one blank line beside it)."""
+        self._parse_all()
         node = self.notes.get(note_id)
         if node is None:
             raise CannotPatch(f"note '{note_id}' is not in the file")
@@ -136,6 +196,51 @@ class CardFilePatch:
         elif start >= 2 and self.text[start - 2 : start] == "\n\n":
             start -= 1
         self._add([_Edit(start, end, "")])
+
+    def diff(self, before: str, after: str, context: int = 3) -> str:
+        """The changes as a unified diff (``before`` and ``after`` name the two files),
+        made from the changed lines alone: diffing the whole file compares every line of
+        a large deck with every other."""
+        lines = self.text.splitlines(True)
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        hunks: list[tuple[int, int, list[_Edit]]] = []  # old lines [first, last), edits
+        for edit in sorted(self.edits, key=lambda e: (e.start, e.end)):
+            first = bisect.bisect_right(starts, edit.start) - 1
+            last = max(first + 1, bisect.bisect_left(starts, edit.end))
+            if hunks and first <= hunks[-1][1] + 2 * context:
+                hunks[-1] = (hunks[-1][0], max(last, hunks[-1][1]), [*hunks[-1][2], edit])
+            else:
+                hunks.append((first, last, [edit]))
+        out = [f"--- {before}\n", f"+++ {after}\n"] if hunks else []
+        shift = 0  # new lines minus old lines before the hunk
+        for first, last, edits in hunks:
+            first = min(first, len(lines))
+            last = min(last, len(lines))
+            window_start = starts[first]
+            window = self.text[window_start : starts[last]]
+            changed, at = [], 0
+            for edit in edits:
+                changed.append(window[at : edit.start - window_start])
+                changed.append(edit.text)
+                at = edit.end - window_start
+            changed.append(window[at:])
+            old = lines[first:last]
+            new = "".join(changed).splitlines(True)
+            top = max(0, first - context)
+            bottom = min(len(lines), last + context)
+            head, tail = lines[top:first], lines[last:bottom]
+            for line in difflib.unified_diff(head + old + tail, head + new + tail, n=context):
+                found = _HUNK.match(line)
+                if found is not None:  # the window's line numbers, made the file's
+                    a, b, c, d = found.groups()
+                    line = f"@@ -{int(a) + top},{b or 1} +{int(c) + top + shift},{d or 1} @@\n"
+                elif line.startswith(("---", "+++")):
+                    continue
+                out.append(line)
+            shift += len(new) - len(old)
+        return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
     def result(self) -> str:
         """The text with every change made."""
@@ -408,6 +513,26 @@ class _Changer:
 
 
 # -- positions ----------------------------------------------------------------------------
+
+
+def _shift(node: Node, index: int, lines: int, seen: set[int] | None = None) -> None:
+    """Marks of a node parsed from a slice of the text (starting at ``index``, line
+    ``lines``), made the whole text's; a node an alias repeats is moved once."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    for name in ("start_mark", "end_mark"):
+        mark = getattr(node, name)
+        moved = Mark(mark.name, mark.index + index, mark.line + lines, mark.column, "", 0)
+        setattr(node, name, moved)
+    if isinstance(node, MappingNode):
+        for key, value in node.value:
+            _shift(key, index, lines, seen)
+            _shift(value, index, lines, seen)
+    elif isinstance(node, SequenceNode):
+        for item in node.value:
+            _shift(item, index, lines, seen)
 
 
 def _get(node: Node, key: str) -> Node | None:

@@ -51,6 +51,12 @@ class PullReader:
         if self.deck.lang:
             self.language = OwnLanguage(lang=self.deck.lang)
         self.declared: dict[str, NoteType] = {t.key: t for t in self.deck.note_types}
+        # How the card file spells each tag: a tag Anki gives a note is written so (Anki
+        # spells a tag as its collection first did, which may differ).
+        self.spellings: dict[str, str] = {}
+        for note in self.deck.notes:
+            for tag in note.tags:
+                self.spellings.setdefault(tag.casefold(), tag)
 
     def read(self, anki: AnkiNote, spec: NoteTypeSpec, like: Note | None) -> Reading | str:
         """Anki's copy ``anki`` of a note of note type ``spec`` as a card-file note (with
@@ -82,7 +88,11 @@ class PullReader:
             note = self.carried_note(anki, spec.kind, fields, losses)
         if isinstance(note, str):
             return note
-        tags = pulled_tags(like.tags if like else (), self.deck.tags, anki.tags)
+        tags = pulled_tags(
+            like.tags if like else (),
+            self.deck.tags,
+            [self.spellings.get(tag.casefold(), tag) for tag in anki.tags],
+        )
         if like is None:
             return Reading(replace(note, guid=anki.guid, tags=tags), tuple(losses))
         note = replace(

@@ -54,11 +54,17 @@ def _note(deck: Deck, note_id: str) -> Note:
 
 
 def _patched(tmp_path: Path, text: str, note_id: str, **changes: object) -> tuple[str, Deck]:
+    """The text with note ``note_id`` changed, parsing the whole file and only that
+    note's lines (pull's way): both give the same text."""
     deck = _load(tmp_path, text)
     old = _note(deck, note_id)
-    patch = CardFilePatch(text, "cells.yaml")
-    patch.change_note(note_id, old, replace(old, **changes))  # type: ignore[arg-type]
-    out = patch.result()
+    outs = []
+    for lines in (None, {note.id: note.line for note in deck.notes}):
+        patch = CardFilePatch(text, "cells.yaml", lines)
+        patch.change_note(note_id, old, replace(old, **changes))  # type: ignore[arg-type]
+        outs.append(patch.result())
+    out, sliced = outs
+    assert sliced == out
     return out, _load(tmp_path, out, "out.yaml")
 
 
@@ -167,6 +173,20 @@ def test_a_note_is_removed_with_its_lines_and_one_blank_line(tmp_path: Path) -> 
     patch.remove_note("red")
     assert patch.result() == HAND_WRITTEN.replace(
         "  - {id: red, front: The red planet, back: Mars}\n\n", ""
+    )
+
+
+def test_the_diff_shows_the_changed_lines_with_their_numbers(tmp_path: Path) -> None:
+    deck = _load(tmp_path, HAND_WRITTEN)
+    old = _note(deck, "membrane")
+    patch = CardFilePatch(HAND_WRITTEN, "cells.yaml")
+    patch.change_note("membrane", old, replace(old, extra="Also the plasma membrane."))  # type: ignore[arg-type]
+    assert patch.diff("a/cells.yaml", "b/cells.yaml") == (
+        "--- a/cells.yaml\n+++ b/cells.yaml\n@@ -13,6 +13,7 @@\n"
+        "   # A cloze note.\n   - id: membrane\n"
+        "     text: 'The cell membrane is a {{c1::phospholipid}} bilayer.'\n"
+        "+    extra: Also the plasma membrane.\n"
+        '     tags: [membranes, "lipids"]\n \n   - {id: red, front: The red planet, back: Mars}\n'
     )
 
 
@@ -318,7 +338,8 @@ def test_any_change_reads_back_and_leaves_the_other_notes_as_they_were(
     folder = tmp_path_factory.mktemp("patch")
     text = card_file_text(deck)
     loaded = _load(folder, text, "d.yaml")
-    patch = CardFilePatch(text, "d.yaml")
+    lines = {note.id: note.line for note in loaded.notes} if len(changed) % 2 else None
+    patch = CardFilePatch(text, "d.yaml", lines)
     for note in loaded.notes:
         if note.id in changed:
             patch.change_note(note.id, note, replace(changed[note.id], line=note.line))
@@ -333,6 +354,32 @@ def test_any_change_reads_back_and_leaves_the_other_notes_as_they_were(
         assert block in out
     if not changed:
         assert out == text
+    assert _applied(text, patch.diff("a", "b")) == out
+
+
+def _applied(text: str, diff: str) -> str:
+    """``diff`` (unified, as CardFilePatch.diff writes it) applied to ``text``."""
+    import re
+
+    lines = text.splitlines(True)
+    out: list[str] = []
+    at = 0
+    for line in diff.splitlines(True)[2:]:
+        hunk = re.match(r"@@ -(\d+),(\d+) ", line)
+        if hunk:
+            start = int(hunk.group(1)) - (1 if int(hunk.group(2)) else 0)
+            out += lines[at:start]
+            at = start
+        elif line.startswith(" "):
+            assert lines[at] == line[1:]
+            out.append(line[1:])
+            at += 1
+        elif line.startswith("-"):
+            assert lines[at] == line[1:]
+            at += 1
+        elif line.startswith("+"):
+            out.append(line[1:])
+    return "".join(out + lines[at:])
 
 
 def _note_block(text: str, note_id: str) -> str:
