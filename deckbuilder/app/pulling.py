@@ -238,6 +238,10 @@ class _LockChange:
     entries: dict[str, NoteEntry] = field(default_factory=dict)  # content filled in later
     hashes_from_render: set[str] = field(default_factory=set)  # note ids whose content is new
     removed: list[NoteEntry] = field(default_factory=list)
+    # Notes that speak, with Anki's fields and a time after the last build: when the card
+    # file speaks another text than Anki's copy does (its speech is made from the text
+    # by the build), the next build must give Anki the new speech.
+    spoken: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
 
 
 class _Pulling:
@@ -432,9 +436,13 @@ class _Pulling:
         hash the change takes from the card file as pulled."""
         notes = dict(old.notes)
         hashes = dict(zip((rn.note.id for rn in rd.notes), note_hashes(rd), strict=True))
+        fields = {rn.note.id: rn.fields for rn in rd.notes}
         for note_id, entry in change.entries.items():
             if note_id in change.hashes_from_render:
                 entry = replace(entry, content=hashes[note_id])
+            spoken = change.spoken.get(note_id)
+            if spoken is not None and _speech(fields[note_id]) != _speech(spoken[0]):
+                entry = replace(entry, changed=spoken[1])
             notes[note_id] = entry
         next_anki_id = old.next_anki_id
         for entry in change.removed:
@@ -582,6 +590,8 @@ class _DeckPlan:
         # (and every learner) takes the text the card file now has.
         when = _mod(anki) if _mod(anki) > entry.changed else self.later(entry.changed)
         self.set_entry(note.id, entry, in_anki, when, None)
+        if new.speak:
+            self.change.spoken[note.id] = (anki.fields, max(when + 1, self.later(entry.changed)))
         self.record(note, what, anki, reason=reason, losses=reading.losses)
 
     def later(self, previous: int) -> int:
@@ -761,6 +771,14 @@ def _media_names(fields: Iterable[str]) -> list[str]:
         names += [unquote(found) for found in _IMAGE.findall(html)]
         names += _SOUND.findall(html)
     return [unicodedata.normalize("NFC", name) for name in dict.fromkeys(names)]
+
+
+_TTS = re.compile(r"\[anki:tts[^\]]*\].*?\[/anki:tts\]", re.DOTALL)
+
+
+def _speech(fields: Sequence[str]) -> list[str]:
+    """What a note's fields speak (Anki's text-to-speech tags)."""
+    return [found for text in fields for found in _TTS.findall(text)]
 
 
 def _item_id(item: object) -> str | None:

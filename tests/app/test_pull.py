@@ -364,6 +364,35 @@ def test_a_source_that_is_a_folder_or_a_pipe_is_refused(project: Path, cli: CliR
         assert run.code == 1 and run.err.startswith(f"{name}: is {kind}, not a file"), run.err
 
 
+def test_a_package_bomb_is_refused_before_it_is_unpacked(project: Path, cli: CliRun) -> None:
+    from tests.anki.anki_files import package, time_limit, zstd_zeros
+
+    package(project / "bomb.colpkg", None, files={"collection.anki21b": zstd_zeros(2**30)})
+    with time_limit(60):
+        run = cli("pull", "bomb.colpkg")
+    assert run.code == 1 and run.err.startswith("bomb.colpkg: the package unpacks to more than")
+    assert (project / "cards" / "cells.yaml").read_text(encoding="utf-8") == CARD_FILE
+
+
+def test_nothing_is_written_through_a_media_link_out_of_the_project(
+    project: Path, cli: CliRun, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    shutil.rmtree(project / "media")
+    (project / "media").symlink_to(outside, target_is_directory=True)
+    with _collection(project) as col:
+        name = col.media.write_data("cell.png", b"\x89PNG\r\n\x1a\n not a real picture")
+        note = _notes(col)["Activation"]
+        note.fields[1] = f'A layer\'s output. <img src="{name}">'
+        col.update_note(note)
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert f"a link to '{outside}', outside the project; nothing is written through it" in run.err
+    assert list(outside.iterdir()) == []
+    assert (project / "cards" / "cells.yaml").read_text(encoding="utf-8") == CARD_FILE
+
+
 def test_a_note_with_another_deck_s_guid_is_refused(project: Path, cli: CliRun) -> None:
     """A note in this deck's Anki deck that is another deck's note (by its GUID), when
     that deck is not pulled: nothing is written."""
