@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_build import generate_deck, timed  # noqa: E402
+from benchmarks.bench_build import generate_deck, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,7 +85,9 @@ def time_pull(
     for _ in range(repeat):
         for path, data in saved.items():
             path.write_bytes(data)
-        wall, cpu, _ = timed([sys.executable, "-m", "deckbuilder", "pull", str(source)], folder, env)
+        wall, cpu, _ = timed(
+            [sys.executable, "-m", "deckbuilder", "pull", str(source)], folder, env
+        )
         best = (wall, cpu) if best is None or wall < best[0] else best
     for path, data in saved.items():
         path.write_bytes(data)

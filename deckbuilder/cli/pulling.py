@@ -120,8 +120,7 @@ def _show(session: Session, result: PullResult) -> None:
         for deck_note in deck.notes:
             for loss in deck_note.losses:
                 err(
-                    f"{deck.card_file}: note '{deck_note.note_id}': warning: {loss} has markup "
-                    "the card file cannot hold; it gets the text",
+                    f"{deck.card_file}: note '{deck_note.note_id}': warning: {loss}",
                     fg="yellow",
                 )
     if result.dry_run:

@@ -29,8 +29,8 @@ __all__ = ["PullReader", "Reading", "new_note_id", "pulled_tags", "same_texts_ke
 
 @dataclass(frozen=True)
 class Reading:
-    """A note read from Anki: the note, and what of Anki's copy the card file cannot hold
-    (in words, for a warning; empty when it holds all)."""
+    """A note read from Anki: the note, and what of Anki's copy the card file cannot hold,
+    each in words for a warning (empty when it holds all)."""
 
     note: Note
     losses: tuple[str, ...] = ()
@@ -93,6 +93,12 @@ class PullReader:
             self.deck.tags,
             [self.spellings.get(tag.casefold(), tag) for tag in anki.tags],
         )
+        in_anki = {tag.casefold() for tag in anki.tags}
+        losses += [
+            f"Anki took the deck's tag '{tag}' off it; a card file gives every note the deck's tags"
+            for tag in self.deck.tags
+            if tag.casefold() not in in_anki
+        ]
         if like is None:
             return Reading(replace(note, guid=anki.guid, tags=tags), tuple(losses))
         note = replace(
@@ -125,7 +131,10 @@ class PullReader:
         converted = field_markdown(inner, cloze=cloze)
         if not converted.exact:
             lost = "; ".join(markup_losses(inner)) or "markup"
-            losses.append(f"its {what} ({lost})")
+            losses.append(
+                f"Anki's copy of its {what} has markup the card file cannot hold ({lost}); "
+                "the card file gets its text"
+            )
         return converted.markdown
 
     def carried_note(

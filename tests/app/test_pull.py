@@ -102,10 +102,17 @@ def _import(col: Any, package: Path) -> Any:
     return col.import_anki_package(request).log
 
 
-def _export(col: Any, target: Path, deck: str = "Biology::Cells") -> Path:
+def _export(
+    col: Any, target: Path, deck: str = "Biology::Cells", *, scheduling: bool = True
+) -> Path:
+    """The deck exported as Anki's File > Export writes it (an .apkg), or the whole
+    collection (a .colpkg)."""
     from anki.collection import DeckIdLimit, ExportAnkiPackageOptions
 
-    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    if target.suffix == ".colpkg":
+        col.export_collection_package(str(target.resolve()), True, False)
+        return target
+    options = ExportAnkiPackageOptions(with_scheduling=scheduling, with_media=True, legacy=False)
     did = col.decks.id_for_name(deck)
     col.export_anki_package(out_path=str(target.resolve()), options=options, limit=DeckIdLimit(did))
     return target
@@ -171,7 +178,7 @@ def _rebuild_changes_nothing_in_anki(project: Path) -> None:
     assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
 
 
-@pytest.mark.parametrize("from_", ["apkg", "collection"])
+@pytest.mark.parametrize("from_", ["apkg", "apkg without scheduling", "colpkg", "collection"])
 def test_edits_made_in_anki_come_back_and_a_build_then_changes_nothing(
     project: Path, cli: CliRun, from_: str
 ) -> None:
@@ -181,8 +188,9 @@ def test_edits_made_in_anki_come_back_and_a_build_then_changes_nothing(
     with _collection(project) as col:
         _edit_in_anki(col)
         guid = _added_guid(col)
-        if from_ == "apkg":
-            source = _export(col, project / "Cells.apkg")
+        if from_ != "collection":
+            suffix = ".colpkg" if from_ == "colpkg" else ".apkg"
+            source = _export(col, project / f"Cells{suffix}", scheduling="without" not in from_)
     if from_ == "collection":
         source = project / "anki" / "collection.anki2"
     before = source.read_bytes()
