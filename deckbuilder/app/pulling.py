@@ -37,7 +37,6 @@ from deckbuilder.anki.collection import AnkiNote, shown
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.pull_source import AnkiSource, read_anki_source
-from deckbuilder.app.checking import checked
 from deckbuilder.app.lockfiles import ProjectLocks
 from deckbuilder.app.requests import ALL_LANGUAGES, PullRequest
 from deckbuilder.cardfile.fields import LOCALIZED_KEYS
@@ -121,7 +120,7 @@ def pull(request: PullRequest) -> PullResult:
         raise RequestError.single("prefer", f"must be anki or cards, not {request.prefer!r}")
     if not 0 <= request.timestamp <= LAST_SECOND:
         raise RequestError.single("timestamp", f"is outside 1970 to 9999: {request.timestamp}")
-    selection = checked(replace(request.selection, lang=ALL_LANGUAGES))
+    selection = replace(request.selection, lang=ALL_LANGUAGES)  # every language
     files = [_CardFile.load(path, selection.media_dir) for path in find_sources(selection.sources)]
     source = read_anki_source(request.source)
     by_guid = _by_guid(source)

@@ -390,11 +390,12 @@ class _Changer:
         one_line = "\n" not in text[node.start_mark.index : end] and not _is_block(node)
         if one_line and written.count("\n") == 1 and written.startswith(" "):
             # Only the value itself: what follows it on its line (a comment) stays, after
-            # a quoted text where the writer's would be plain (a card file's plain text
-            # followed by ' #' is taken for a mistake).
+            # a quoted text where the writer's would be plain and one space comes before
+            # the '#' (the loader takes a plain text followed by ' #' for a mistake).
             value_text = written.strip(" \n")
             after = _AFTER_VALUE.match(text, end)
-            if after and after.group(1) and isinstance(value, str) and value_text == value:
+            gap = len(after.group(0)) - len(after.group(1)) if after and after.group(1) else 2
+            if gap < 2 and isinstance(value, str) and value_text == value:
                 value_text = quoted_text(value)
             self.edits.append(_Edit(node.start_mark.index, end, value_text))
             return

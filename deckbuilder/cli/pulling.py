@@ -128,11 +128,8 @@ def _show(session: Session, result: PullResult) -> None:
             echo(result.diff.rstrip("\n"))
         session.say("dry run: nothing was written")
     elif result.written:
-        session.say(f"wrote {', '.join(str(path) for path in result.written)}")
-        session.say(
-            "Next: check the diff (git diff), build, and import the package into Anki; "
-            "commit the card and lock files."
-        )
+        wrote = ", ".join(str(path) for path in result.written)
+        session.say(f"wrote {wrote}; next: git diff, build, import, commit")
 
 
 def _deck_lines(deck: PulledDeck) -> list[str]:

@@ -149,7 +149,7 @@ def _edit_in_anki(col: Any) -> None:
 PULLED = (
     CARD_FILE.replace(
         '"Which organelle makes most of a cell\'s ATP?"  # the classic',
-        '"Which organelle makes most of a cell\'s <b>ATP</b>?"  # the classic',
+        "Which organelle makes most of a cell's <b>ATP</b>?  # the classic",
     )
     .replace(
         "    text: 'The cell membrane is a {{c1::phospholipid}} bilayer.'\n",

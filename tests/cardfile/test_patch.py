@@ -73,9 +73,17 @@ def test_a_changed_text_replaces_only_its_value(tmp_path: Path) -> None:
     out, deck = _patched(tmp_path, HAND_WRITTEN, "powerhouse", question="Which organelle, then?")
     assert out == HAND_WRITTEN.replace(
         '"Which organelle makes most of a cell\'s ATP?"  # the classic',
-        '"Which organelle, then?"  # the classic',
+        "Which organelle, then?  # the classic",
     )
     assert isinstance(_note(deck, "powerhouse"), McqNote)
+
+
+def test_a_text_before_a_comment_one_space_away_stays_quoted(tmp_path: Path) -> None:
+    """The loader takes a plain text followed by ' #' for text cut short; two spaces
+    mark a comment."""
+    text = HAND_WRITTEN.replace('ATP?"  # the classic', 'ATP?" # the classic')
+    out, _ = _patched(tmp_path, text, "powerhouse", question="Which organelle, then?")
+    assert '    question: "Which organelle, then?" # the classic\n' in out
 
 
 def test_a_text_with_lines_becomes_a_block_and_keeps_the_comment(tmp_path: Path) -> None:
