@@ -161,8 +161,11 @@ PULLED = (
 
 
 def _with_added(text: str, guid: str) -> str:
+    from deckbuilder.cardfile.writer import block_value_text
+
+    # Anki's random GUID, quoted as the writer quotes it when YAML needs it ('&...').
     return text + (
-        f"\n  - id: ribosome-6a661d\n    guid: {guid}\n    type: basic\n"
+        f"\n  - id: ribosome-6a661d\n    guid:{block_value_text(guid, 4)}    type: basic\n"
         "    front: Ribosome\n    back: Makes proteins.\n"
     )
 
