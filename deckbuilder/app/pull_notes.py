@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 from deckbuilder.anki.collection import AnkiNote, shown
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, note_type
 from deckbuilder.anki.pull_source import AnkiSource
 from deckbuilder.app.requests import ALL_LANGUAGES, PullRequest
 from deckbuilder.cardfile.fields import LOCALIZED_KEYS
@@ -49,7 +49,8 @@ class PulledNote:
     """What became of one note. ``what``: updated, added, same (edited alike on both
     sides, or to what the card file already says), deleted (in Anki; kept), removed
     (deleted in Anki and from the card file), conflict, kept (a conflict settled for the
-    card file), refused (it cannot be pulled; ``reason`` says why)."""
+    card file), refused (it cannot be pulled; ``reason`` says why), stale (a note removed
+    from the card file before, still in Anki: not added again)."""
 
     note_id: str
     what: str
@@ -385,6 +386,10 @@ class DeckPlan:
         """Notes added in Anki to this deck, with one of its note types."""
         inside = self.deck.name + "::"
         specs = {rn.spec.id: rn.spec for rn in self.rd.notes}
+        for key, held in self.manifest.note_types.items():  # the deck's, once or now
+            own = next((note_type(kind) for kind in OWN_KINDS if kind.value == key), None)
+            if own is not None and own.id == held.anki_id:
+                specs.setdefault(own.id, own)
         taken = {note.id for note in self.deck.notes}
         for anki in self.pulling.source.notes:
             if not (anki.deck == self.deck.name or anki.deck.startswith(inside)):
@@ -401,6 +406,12 @@ class DeckPlan:
                 )
                 continue
             label = f"anki-{anki.id}"
+            if anki.id < self.manifest.id_floor():
+                # An id this deck gave (Anki numbers a note it makes by the time it is
+                # made, after every build): a note removed from the card file, which
+                # learners delete in Anki themselves (build lists it then).
+                self.notes.append(PulledNote(label, "stale", None, anki.id))
+                continue
             spec = specs.get(anki.type_id)
             if spec is None:
                 why = (

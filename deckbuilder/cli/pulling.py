@@ -23,6 +23,7 @@ _SHOWN = (
     ("removed", "deleted in Anki, removed here"),
     ("deleted", "deleted in Anki (kept here; --delete removes them)"),
     ("kept", "conflicts settled for the card file"),
+    ("stale", "removed from the card file before, still in Anki (delete them there)"),
 )
 
 
@@ -138,7 +139,11 @@ def _deck_lines(deck: PulledDeck) -> list[str]:
         found = deck.of(what)
         if found:
             ids = ", ".join(
-                f"{n.note_id} (nid:{n.anki_id})" if what in ("deleted", "removed") else n.note_id
+                f"nid:{n.anki_id}"
+                if what == "stale"
+                else f"{n.note_id} (nid:{n.anki_id})"
+                if what in ("deleted", "removed")
+                else n.note_id
                 for n in found
             )
             lines.append(f"  {words}: {ids}")

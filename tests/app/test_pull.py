@@ -290,6 +290,30 @@ def test_deleted_in_anki_is_reported_and_removed_only_with_delete(
     assert built.code == 0 and "0 removed" in built.out  # not listed for deletion again
 
 
+def test_a_note_removed_from_the_card_file_and_left_in_anki_is_not_added_again(
+    project: Path, cli: CliRun
+) -> None:
+    card = project / "cards" / "cells.yaml"
+    removed = CARD_FILE.replace(
+        "\n  - {id: term, front: Activation, back: A layer's output.}\n", ""
+    )
+    card.write_text(removed, encoding="utf-8")
+    built = cli("build", "--no-preview")
+    assert "1 removed" in built.out
+    with _collection(project) as col:
+        nid = _notes(col)["Activation"].id
+        _edit_in_anki(col)  # the note added there is new; the one removed here is not
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert (
+        f"removed from the card file before, still in Anki (delete them there): nid:{nid}"
+        in run.out
+    )
+    assert "added from Anki: ribosome-6a661d" in run.out
+    assert "Activation" not in card.read_text(encoding="utf-8")
+
+
 def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, cli: CliRun) -> None:
     with _collection(project) as col:
         _edit_in_anki(col)
