@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote
 
-from deckbuilder.anki.collection import AnkiNote, shown
+from deckbuilder.anki.collection import AnkiNote
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, note_type
 from deckbuilder.anki.pull_source import AnkiSource
@@ -24,7 +24,7 @@ from deckbuilder.cardfile.patch import CannotPatch, CardFilePatch
 from deckbuilder.cardfile.reader import decks_from_tree, read_text
 from deckbuilder.cardfile.writer import note_item_text
 from deckbuilder.cardfile.yaml_recovery import read_yaml
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.importers.pulled import PullReader, Reading, new_note_id
 from deckbuilder.lock.anki_copy import anki_copy_hash
 from deckbuilder.lock.format import LAST_SECOND, MAX_ANKI_ID

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.anki.collection import AnkiNote, shown
+from deckbuilder.anki.collection import AnkiNote
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.pull_source import AnkiSource, read_anki_source
 from deckbuilder.app.lockfiles import ProjectLocks
@@ -49,7 +49,7 @@ from deckbuilder.cardfile.reader import decks_from_tree, find_sources
 from deckbuilder.cardfile.writer import note_item_text
 from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq
-from deckbuilder.errors import DeckError, OutputError, Problem, RequestError
+from deckbuilder.errors import DeckError, OutputError, Problem, RequestError, shown
 from deckbuilder.files.atomic import PartlyReplaced, Staging
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lock.anki_copy import anki_copy_hash
