@@ -340,6 +340,9 @@ class Deck:
     # The language the notes' spoken texts (Note.speak) are spoken in, as Anki's text to
     # speech names it ("ko_KR"); '' when no note speaks.
     speak_language: str = ""
+    # The web address of the card file's folder (``source_url:``): each card's back links
+    # to the card file, labelled with the note's id; '' for none.
+    source_url: str = ""
     # Worth telling the author, found while loading (e.g. a --fallback to the default
     # language); the renderer passes them on in RenderedDeck.warnings.
     warnings: tuple[Problem, ...] = field(default=(), compare=False)

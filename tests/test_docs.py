@@ -132,10 +132,17 @@ def make_shared_deck(folder: Path) -> None:
     shared_deck(folder / "shared-deck.apkg")
 
 
+def make_edited(folder: Path) -> None:
+    from tests.app.test_pull import make_edited_export
+
+    make_edited_export(folder)
+
+
 # Files the examples name that they do not show: made once, copied where an example runs.
 PROVIDED: dict[str, Callable[[Path], None]] = {
     "collection.anki2": make_history,
     "shared-deck.apkg": make_shared_deck,
+    "edited.apkg": make_edited,
 }
 
 

@@ -26,13 +26,14 @@ BUILT_AT = 1_767_225_600
 
 # deck key -> (SHA-256 of the lock file, [(GUID, Anki note id, note type id, card ordinals)]
 # in note id order). The lock files' hashes change, on purpose, when the note types'
-# templates or CSS change (they update in place in Anki); the identities never do, with
+# templates or CSS change (they update in place in Anki), and changed once when lock files
+# took the hash of each note's copy in Anki (version 2, for pull); the identities never do, with
 # one documented migration: the Korean deck's Anki note ids, which were the English
 # deck's (issue 45; docs/updating.md "Decks that shared note ids"): GUIDs unchanged.
 EXPECTED = {
     "bundled": {
         "gradient-checkpointing.ko": (
-            "22719a4ac5735d83b5074cc4b87e5ed39487ad9e83053f81dab4a316c6d64931",
+            "726dcb3e761cec566eeb7238aab83c5d7a3396c8197d8aae2bbafe34f50274de",
             [
                 ("r0Vm77k+gJ", 1796204609014, 1468248778730576, (0,)),
                 ("Gsce|Y!vCY", 1796204609015, 1468248778730576, (0,)),
@@ -51,7 +52,7 @@ EXPECTED = {
             ],
         ),
         "gradient-checkpointing.en": (
-            "907a380d9b1e5edaa5b461e04f3905e0171eb52dd881525446c0f4bc51c434b8",
+            "81fe6a00e4a2504dbeadf497d469af46d2051cf67997d7550b48599934e3b156",
             [
                 ("p59((CESMc", 1796204609000, 1468248778730576, (0,)),
                 ("FgNm|L6I@G", 1796204609001, 1468248778730576, (0,)),
@@ -72,7 +73,7 @@ EXPECTED = {
     },
     "bundled-scratch": {
         "gradient-checkpointing.ko": (
-            "6cc9516ec87ab2f87d0bab848a6924877864eb066fa7f04ef159cb97b54504fb",
+            "025ecae36c4193f83b6ed9917857a49f0e8986e798c9b2be2f5f4dc6dbb9e517",
             [
                 ("r0Vm77k+gJ", 1767225600000, 1468248778730576, (0,)),
                 ("Gsce|Y!vCY", 1767225600001, 1468248778730576, (0,)),
@@ -91,7 +92,7 @@ EXPECTED = {
             ],
         ),
         "gradient-checkpointing.en": (
-            "1f23b9e49651f558ba0a458c110866cb7db0a92ec418ce7e900d1d24c6368d54",
+            "e8ee590d7aa13705b80a5a98727f97e62b3f48be5cbe44334721db959b93d4f8",
             [
                 ("p59((CESMc", 1767225600014, 1468248778730576, (0,)),
                 ("FgNm|L6I@G", 1767225600015, 1468248778730576, (0,)),
@@ -112,7 +113,7 @@ EXPECTED = {
     },
     "mixed": {
         "mixed": (
-            "5fb42f24bf1b0ef025d9e901219c17296edcf82a5e568fdfb7ed5c042d0b13c5",
+            "4f3cb508032355d40527a00c3b1e5107d301b052b7995338d619c319ea10387b",
             [
                 ("dg4>A,=L2.", 1767225600000, 1468248778730576, (0,)),
                 ("F-iMiCR2e%", 1767225600001, 1468248778730576, (0,)),
@@ -123,7 +124,7 @@ EXPECTED = {
     },
     "rich": {
         "rich": (
-            "68dcd2f3d339a8d39c5c89d8d0cf91ede042334c01f08b73f8af9048adada997",
+            "fc4ef07e6681325629792e324cc8e2762a23db2ac17c0f9df2d5471a113afeaa",
             [
                 ("NwK$:hA^8-", 1767225600000, 1468248778730576, (0,)),
                 ("k8G|HAco@6", 1767225600001, 2152878658763882, (0,)),

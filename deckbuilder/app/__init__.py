@@ -9,6 +9,7 @@ call               request                 result
 ``build``          :class:`BuildRequest`   ``BuildResult``
 ``preview``        :class:`PreviewRequest` ``PreviewResult``
 ``import_file``    :class:`ImportRequest`  ``ImportResult``
+``pull``           :class:`PullRequest`    ``PullResult``
 ``lint``           :class:`LintRequest`    ``LintResult``
 ``list_decks``     :class:`ListRequest`    ``ListResult``
 ``init_project``   :class:`InitRequest`    ``InitResult``
@@ -39,6 +40,7 @@ from deckbuilder.app.requests import (
     LintRequest,
     ListRequest,
     PreviewRequest,
+    PullRequest,
     Selection,
     WatchRequest,
 )
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
     from deckbuilder.app.packages import PackageResult
     from deckbuilder.app.previewing import PreviewResult, preview
     from deckbuilder.app.project import InitResult, init_project, schema
+    from deckbuilder.app.pulling import PullResult, pull
     from deckbuilder.app.watching import Rebuild, Serving, watch
     from deckbuilder.render.deck import RenderedDeck
 
@@ -76,6 +79,8 @@ __all__ = [
     "PackageResult",
     "PreviewRequest",
     "PreviewResult",
+    "PullRequest",
+    "PullResult",
     "Rebuild",
     "RenderedDeck",
     "Selection",
@@ -89,6 +94,7 @@ __all__ = [
     "list_decks",
     "open_packages",
     "preview",
+    "pull",
     "schema",
     "watch",
 ]
@@ -106,6 +112,8 @@ _LAZY = {
     "LintResult": "linting",
     "preview": "previewing",
     "PreviewResult": "previewing",
+    "pull": "pulling",
+    "PullResult": "pulling",
     "init_project": "project",
     "InitResult": "project",
     "schema": "project",

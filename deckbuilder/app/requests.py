@@ -29,6 +29,7 @@ __all__ = [
     "ListRequest",
     "PreviewRequest",
     "Progress",
+    "PullRequest",
     "Selection",
     "WatchRequest",
 ]
@@ -67,6 +68,9 @@ class BuildRequest:
     # Warn of files in the media folder that no deck uses (only right when every deck
     # of the project is built).
     unused_media: bool = True
+    # What Anki has (as pull reads it): the build writes nothing while a note edited
+    # there since the last build would be overwritten by it.
+    against: Path | None = None
     written: list[Path] = field(default_factory=list, compare=False)
     progress: Progress | None = field(default=None, compare=False)
     # The decks of the project's other card files when they are built apart (watch builds
@@ -118,6 +122,17 @@ class ImportRequest:
     # names none: the key of one of the project's (note-types/<key>.yaml), or of a new
     # one, declared in the card file, named from the columns.
     note_type: str | None = None
+    written: list[Path] = field(default_factory=list, compare=False)
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    source: Path  # an .apkg or .colpkg exported from Anki, or a collection.anki2
+    timestamp: int  # seconds since 1970: the time given to notes the pull changes anew
+    selection: Selection = Selection()  # the card files (every language of each)
+    prefer: str | None = None  # settle every conflict: "anki" or "cards"
+    delete: bool = False  # remove notes deleted in Anki from the card files
+    dry_run: bool = False  # write nothing; the result says what would change
     written: list[Path] = field(default_factory=list, compare=False)
 
 

@@ -27,7 +27,7 @@ from deckbuilder.cardfile.fields import (
     suggest,
     trimmed,
 )
-from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, SPOKEN, key_names
+from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, SPOKEN, URL_PATTERN, key_names
 from deckbuilder.cardfile.notes import read_notes
 from deckbuilder.cardfile.study import STUDY_KEYS, quoted, read_study
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
@@ -52,6 +52,7 @@ ALL_LANGUAGES = "all"  # load_decks(lang=...): one Deck per declared language
 # Each language of a card file is a deck of its own, built, checked and previewed: the
 # limit keeps a small file from asking for hundreds of packages (docs/card-format.md).
 MAX_LANGUAGES = 32
+_URL = re.compile(URL_PATTERN)
 
 
 def declared_languages(fields: FieldReader, tree: YMap) -> tuple[str, ...]:
@@ -153,6 +154,7 @@ def read_deck(
         else:
             tags.append(tag)
     missing_media = tuple(name for name, _ in fields.tags(tree, "missing_media"))
+    source_url = _source_url(fields, tree)
     study = read_study(fields, tree)
     deck_speak = _deck_speak(fields, tree)
     notes = read_notes(fields, tree, spellings, declared, deck_speak)
@@ -173,6 +175,7 @@ def read_deck(
         label_language=label_language,
         note_types=tuple(declared.used.values()),
         speak_language=speak_language,
+        source_url=source_url,
         warnings=tuple(dict.fromkeys(fields.warnings)),
     )
     if fields.problems:
@@ -212,6 +215,19 @@ def _speak_language(fields: FieldReader, tree: YMap, notes: list[Note], lang: st
     if not any(note.speak for note in notes):
         return ""
     return written or speech_language(lang or "en")
+
+
+def _source_url(fields: FieldReader, tree: YMap) -> str:
+    """``source_url:``, a web address the cards link to ('' when there is none)."""
+    written = _checked(fields, tree, "source_url").strip()
+    if written and not _URL.fullmatch(written):
+        fields.problem(
+            tree.key_line("source_url"),
+            f"'source_url' must be a web address starting with https:// or http://, without "
+            f"spaces, quotes or angle brackets, not '{shown(written)}'",
+        )
+        return ""
+    return written
 
 
 def _line_order(problem: Problem) -> int:

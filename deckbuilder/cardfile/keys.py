@@ -47,6 +47,7 @@ __all__ = [
     "SPOKEN",
     "STEP_PATTERN",
     "STUDY",
+    "URL_PATTERN",
     "Key",
     "NoteType",
     "Shape",
@@ -62,6 +63,9 @@ LANG_PATTERN = "[a-z]{2,3}(-[A-Za-z0-9]{2,8})*"  # BCP 47 shape: ko, en, pt-BR, 
 # What Anki writes as a GUID (base-91 text, ten characters or so): printable, no spaces.
 # Anki accepts longer ones from other tools; 100 characters leave room for those.
 GUID_PATTERN = "[!-~]{1,100}"
+# A web address a card may link to: http or https, printable ASCII without spaces, quotes
+# or angle brackets (written into the card's HTML as it is).
+URL_PATTERN = "https?://[!#-;=?-~]+"
 STEP_PATTERN = r"[0-9]+(\.[0-9]+)?\s*[smhd]"  # Anki's notation: 30s, 10m, 1h, 1d
 # A typed answer's number: YAML's own number forms, less hex and octal.
 NUMBER_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
@@ -112,6 +116,7 @@ class Shape(str, Enum):
     BOX = "box"
     POINTS = "points"
     POINT = "point"
+    URL = "url"
 
     @property
     def phrase(self) -> str:
@@ -199,6 +204,7 @@ _SHAPES: dict[Shape, tuple[str, str]] = {
         "list of [x, y]",
     ),
     Shape.POINT: ("[x, y] in the picture's pixels", "[x, y]"),
+    Shape.URL: ("a web address like https://example.org/cards", "web address (https://...)"),
 }
 
 
@@ -329,6 +335,14 @@ DECK: tuple[Key, ...] = (
         "The language the cards speak in, as Anki's speech names it.",
         "ko_KR",
         default_doc="each language's (ko: ko_KR, en: en_US...), or the deck's label language",
+    ),
+    Key(
+        "source_url",
+        Shape.URL,
+        "The web address of the card file's folder (its repository's, say): the back of "
+        "each card then links to the card file, labelled with the note's id.",
+        "https://github.com/me/decks/blob/main/cards",
+        pattern=URL_PATTERN,
     ),
     Key(
         "study",

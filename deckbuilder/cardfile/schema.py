@@ -304,6 +304,10 @@ def _value(key: Key) -> dict[str, Any]:
         return _steps(key)
     if shape is Shape.PARAMS:
         return _params(key)
+    if shape is Shape.URL:
+        return {
+            "oneOf": [{"type": "string", "pattern": _anchored(key.pattern or "")}, {"type": "null"}]
+        }
     if shape is Shape.PATH:
         return {"oneOf": [{"type": "string", "pattern": _NON_BLANK}, {"type": "null"}]}
     if shape is Shape.TAGS:

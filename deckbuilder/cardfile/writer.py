@@ -49,7 +49,16 @@ from deckbuilder.model import (
 from deckbuilder.note_types import NoteType
 from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, Label, Mask, MaskShape
 
-__all__ = ["card_file_text", "note_type_file_text"]
+__all__ = [
+    "block_value_text",
+    "card_file_text",
+    "flow_value_text",
+    "item_value_text",
+    "note_item_text",
+    "note_type_file_text",
+    "note_values",
+    "quoted_text",
+]
 
 
 def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
@@ -90,6 +99,62 @@ def _comment(header: Sequence[str]) -> str:
         for entry in header
         for line in entry.splitlines() or [""]
     )
+
+
+def note_values(note: Note) -> dict[str, Any]:
+    """A note's keys and values as the card file writes them, in the declared order,
+    without those left out (defaults, empty texts). Values are those the writer dumps:
+    texts (a ``|`` block where they have lines), lists and mappings, flow lists."""
+    return _note(note)
+
+
+def note_item_text(note: Note, column: int) -> str:
+    """A note as an item of a ``notes:`` list whose dashes are at ``column``."""
+    return _shifted(_dump([_note(note)]), column)
+
+
+def block_value_text(value: Any, column: int) -> str:
+    """``value`` as written after ``key:`` in a block mapping whose keys are at
+    ``column``: `` text`` on the same line, or a block (``|``, a mapping, a list) on the
+    lines after, indented from ``column``. Ends with a line break."""
+    return _shifted(_dump({"k": value}), column)[len("k:") :]
+
+
+def item_value_text(value: Any, column: int) -> str:
+    """``value`` as written after the ``-`` of a block list whose dashes are at
+    ``column``; ends with a line break."""
+    return _shifted(_dump([value]), column)[len("-") :]
+
+
+def flow_value_text(value: Any) -> str:
+    """``value`` as written inside a flow collection (``[a, b]``, ``{k: v}``): on one line,
+    quoted where a flow collection needs it (a text with lines: in double quotes)."""
+    text: str = yaml.dump(
+        [value],
+        Dumper=_Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=True,
+        width=1 << 30,
+    )
+    return text.strip()[1:-1]
+
+
+def quoted_text(text: str) -> str:
+    """``text`` in double quotes, escaped: the form that may stand before a comment on its
+    line (the loader takes a plain text followed by ' #' for a mistake)."""
+    return flow_value_text(_Quoted(text))
+
+
+def _shifted(text: str, column: int) -> str:
+    """``text`` with every line but the first moved ``column`` spaces in (empty lines
+    left empty)."""
+    if not column:
+        return text
+    first, _, rest = text.partition("\n")
+    pad = " " * column
+    moved = "".join(pad + line if line != "\n" else line for line in rest.splitlines(True))
+    return f"{first}\n{moved}"
 
 
 def _dump(data: Any) -> str:

@@ -36,7 +36,18 @@ __all__ = ["app", "main", "run"]
 class _Commands(TyperGroup):
     """Lists the commands in the order of an author's day, not of their definition."""
 
-    ORDER = ("init", "import", "check", "lint", "build", "watch", "preview", "list", "schema")
+    ORDER = (
+        "init",
+        "import",
+        "check",
+        "lint",
+        "build",
+        "watch",
+        "pull",
+        "preview",
+        "list",
+        "schema",
+    )
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = super().list_commands(ctx)
@@ -106,6 +117,7 @@ OPTIONS = {
     "out": "--out",
     "params": "--params",
     "plot": "--plot",
+    "prefer": "--prefer",
     "retention": "--retention",
     "review_limit": "--review-limit",
     "seed": "--seed",

@@ -61,6 +61,16 @@ def build(
             help="Then open the packages in Anki desktop, as a double-click on them would.",
         ),
     ] = False,
+    against: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--against",
+            help="What Anki has (an .apkg, .colpkg or collection.anki2, as for pull): write "
+            "nothing, exit 1, when this build would overwrite notes edited there since the "
+            "last build.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Check the card files and write one Anki package per deck: OUT/<deck id>.apkg.
 
@@ -80,6 +90,7 @@ def build(
                 out_dir=out,
                 preview=not no_preview,
                 lint=as_json or not session.quiet,
+                against=against,
                 written=session.written,
                 progress=bar,
             )

@@ -39,7 +39,10 @@ __all__ = [
     "read_manifest",
 ]
 
-VERSION = 1
+VERSION = 2
+# Version 1 lock files (before ``pull``) are read as well; their notes have no ANKI-HASH
+# until the next build writes one.
+READABLE_VERSIONS = ("1", "2")
 # Anki's clients (the browser, AnkiDroid) handle ids as JavaScript numbers, exact only up
 # to 2**53 - 1; SQLite's own limit, 2**63 - 1, is far above.
 MAX_ANKI_ID = 2**53 - 1
@@ -59,6 +62,10 @@ class NoteEntry:
     content: str  # hash of everything that ends up in the note
     changed: int  # seconds since 1970 when ``content`` last changed
     line: int | None = field(default=None, compare=False)
+    # Hash of the field values and tags Anki has of the note, as the last build wrote them
+    # or ``pull`` took them from Anki (deckbuilder.lock.anki_copy); '' in a lock file of
+    # version 1, which predates pull.
+    anki: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,9 +134,9 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
     """The lock file's text: deterministic, one entry per line, sorted."""
     lines = [
         f"# deckbuilder lock file for deck '{deck.key}' ({_one_line(deck.source.name)}).",
-        "# Written by `deckbuilder build`; commit it with the card file and do not edit it.",
-        "# It keeps each note's modification time fixed until the note's content changes,",
-        "# so re-importing a rebuilt package updates exactly the notes that changed.",
+        "# Written by `deckbuilder build` and `pull`; commit it with the card file, do not edit it.",
+        "# Each note's modification time stays fixed until its content changes, so re-importing",
+        "# a rebuilt package updates exactly the notes that changed; ANKI-HASH is Anki's copy.",
         f"version {VERSION}",
         f"next-anki-id {manifest.next_anki_id}",
         "# notetype KIND ANKI-ID FIELDS TEMPLATES-HASH CHANGED",
@@ -140,10 +147,11 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
         t = manifest.note_types[kind]
         fields = ",".join(_field_token(name) for name in t.fields)
         lines.append(f"notetype {kind} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}")
-    lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED")
+    lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED ANKI-HASH")
     for note_id in sorted(manifest.notes):
         n = manifest.notes[note_id]
-        lines.append(f"note {n.id} {n.anki_id} {n.content} {iso_time(n.changed)}")
+        anki = f" {n.anki}" if n.anki else ""
+        lines.append(f"note {n.id} {n.anki_id} {n.content} {iso_time(n.changed)}{anki}")
     lines.append("")
     return "\n".join(lines)
 
@@ -153,6 +161,7 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 _TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
 # What a notetype line may name: one of deckbuilder's kinds, or a declared note type's key.
 _TYPE_KEY = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
+_ANKI_HASH = re.compile(r"[0-9a-f]{16}\Z")
 RESTORE = "restore the file from version control"
 _UNREADABLE = (
     f"cannot read this lock file line; {RESTORE} (deleting it makes every note count as changed)"
@@ -253,10 +262,12 @@ class _LockReader:
             self.problems.append(Problem(self.file, number, exc.message))
 
     def _entry(self, number: int, keyword: str, values: list[str]) -> None:
-        if keyword == "note" and len(values) == 4:
-            note_id, anki_id, content, changed = values
+        if keyword == "note" and (
+            len(values) == 4 or (len(values) == 5 and _ANKI_HASH.match(values[4]))
+        ):
+            note_id, anki_id, content, changed, *in_anki = values
             anki = _integer(anki_id, "Anki note id", 1, MAX_ANKI_ID)
-            entry = NoteEntry(note_id, anki, content, _time(changed), number)
+            entry = NoteEntry(note_id, anki, content, _time(changed), number, "".join(in_anki))
             was = self.notes.get(note_id)
             self.notes[note_id] = entry if was is None else _settle_note(was, entry)
             if was is not None:
@@ -284,7 +295,7 @@ class _LockReader:
                 self.next_anki_id, self.next_anki_id_line = value, number
         elif keyword == "version" and len(values) == 1:
             self.version_seen = True
-            if values[0] != str(VERSION):
+            if values[0] not in READABLE_VERSIONS:
                 raise _BadLine(
                     f"lock file version {values[0]} is not supported "
                     f"(this deckbuilder writes version {VERSION}); upgrade deckbuilder"

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.errors import DeckError, Problem
+from deckbuilder.lock.anki_copy import anki_copy_hash
 from deckbuilder.lock.format import (
     LAST_SECOND,
     MAX_ANKI_ID,
@@ -312,8 +313,10 @@ def update_manifest(
     for rn, content in zip(rd.notes, note_hashes(rd), strict=True):
         note_id = rn.note.id
         was = prev.notes.get(note_id)
+        # What Anki gets of the note (the base a pull compares Anki's copy with).
+        in_anki = anki_copy_hash(rn.fields, rn.tags)
         if was is None:
-            notes[note_id] = NoteEntry(note_id, next_anki_id, content, now)
+            notes[note_id] = NoteEntry(note_id, next_anki_id, content, now, anki=in_anki)
             next_anki_id += 1
             added.append(note_id)
             continue
@@ -325,12 +328,13 @@ def update_manifest(
             was = replace(was, anki_id=moved[note_id])
         if was.content == content:
             # Unchanged: the old entry as it is (it keeps its lock file line, as an
-            # unchanged note type does).
-            notes[note_id] = was
+            # unchanged note type does, and the Anki copy a pull took), given the
+            # hash of Anki's copy if its lock file predates pull.
+            notes[note_id] = was if was.anki else replace(was, anki=in_anki)
             unchanged.append(note_id)
         else:
             when = plan.later(was.changed, was.line, note_id)
-            notes[note_id] = NoteEntry(note_id, was.anki_id, content, when)
+            notes[note_id] = NoteEntry(note_id, was.anki_id, content, when, anki=in_anki)
             changed.append(note_id)
             if prev.note_types and rn.spec.type_key not in prev.note_types:
                 plan.warnings.append(_retyped_warning(rd, rn))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from html import escape, unescape
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 import imagesize
 
@@ -54,6 +55,8 @@ __all__ = [
     "media_name_problem",
     "raw_media",
     "render_deck",
+    "source_link",
+    "strip_source_link",
     "unused_media",
 ]
 
@@ -546,13 +549,16 @@ class _Renderer:
         if isinstance(note, ImageOcclusionNote):
             return self.occlusion(note)
         fields = self.built_in_fields(note)
-        if not note.speak:
+        if not note.speak and not self.deck.source_url:
             return fields
-        spoken = list(fields)
+        out = list(fields)
         for key in note.speak:
             index = SPOKEN_FIELDS[note.kind][key]
-            spoken[index] = _spoken(spoken[index], self.deck.speak_language)
-        return tuple(spoken)
+            out[index] = _spoken(out[index], self.deck.speak_language)
+        if self.deck.source_url:
+            index = SOURCE_FIELDS[note.kind]
+            out[index] += source_link(self.deck, note.id)
+        return tuple(out)
 
     def built_in_fields(self, note: Note) -> tuple[str, ...]:
         # A deck without languages keeps its fields as they are: no lang() call per field.
@@ -600,6 +606,38 @@ SPOKEN_FIELDS: dict[NoteKind, dict[str, int]] = {
     NoteKind.BASIC: {"front": 0, "back": 1},
     NoteKind.CLOZE: {"extra": 1},
 }
+# The field of each kind that shows on the back only (source_url's link goes there).
+SOURCE_FIELDS: dict[NoteKind, int] = {
+    NoteKind.MCQ: 3,  # Explanation
+    NoteKind.TYPED: 2,  # Explanation
+    NoteKind.BASIC: 1,  # Back (a reversed card's front hides it: basic/reverse-front.html)
+    NoteKind.CLOZE: 1,  # Extra
+}
+_SOURCE_CLASS = "db-source"
+_SOURCE_LINK = re.compile(rf'<div class="{_SOURCE_CLASS}"[^>]*>(?:(?!</div>).)*</div>\Z', re.DOTALL)
+
+
+def source_link(deck: Deck, note_id: str) -> str:
+    """The link a card's back carries to the note's card file (``source_url:``), labelled
+    with the note's id. It names no line, so that it stays the same when notes above the
+    note move; the text fragment finds the note's ``id:`` line where the browser can."""
+    address = (
+        f"{deck.source_url.rstrip('/')}/{quote(deck.source.name)}"
+        f"#:~:text={quote('id: ' + note_id, safe='')}"
+    )
+    return (
+        f'<div class="{_SOURCE_CLASS}" style="font-size: smaller; opacity: 0.7; '
+        f'margin-top: 1em"><a href="{escape(address)}">{escape(note_id)}</a></div>'
+    )
+
+
+def strip_source_link(fields: Sequence[str]) -> tuple[str, ...]:
+    """Fields without the link :func:`source_link` adds (as Anki's copy has them)."""
+    return tuple(
+        _SOURCE_LINK.sub("", field) if _SOURCE_CLASS in field else field for field in fields
+    )
+
+
 _TAG = re.compile(r"<[^>]*>|\[sound:[^\]]*\]")
 # What marks a spoken text in a field (deckbuilder.importers.own_types reads it back).
 SPEECH_CLASS = "db-speak"

@@ -121,6 +121,10 @@ def right(key: Key, languages: list[str], mistakes: float) -> Any:
             round((low + high) / 2, 3) for low, high in zip(LOWER_BOUNDS, UPPER_BOUNDS, strict=True)
         ]
         return st.sampled_from([None, middle])
+    if shape is Shape.URL:
+        return st.sampled_from(
+            [None, "https://example.org/cards", "http://x.test/a?b=1&c", "ftp://x", "https://a b"]
+        )
     if shape is Shape.PATH:
         return st.none()  # a real path must name a file: not the schema's business
     if shape is Shape.TAGS:

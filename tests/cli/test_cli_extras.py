@@ -376,6 +376,7 @@ def test_help_lists_commands_in_the_order_of_an_authors_day(cli: CliRun) -> None
         "lint",
         "build",
         "watch",
+        "pull",
         "preview",
         "list",
         "schema",

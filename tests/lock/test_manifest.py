@@ -65,12 +65,16 @@ def manifests(
     when: st.SearchStrategy[int] = times,
 ) -> Manifest:
     """Any manifest the lock file can hold."""
-    notes = draw(st.dictionaries(note_ids, st.tuples(ids, tokens, when), max_size=8))
+    anki_hashes = st.just("") | st.from_regex(r"[0-9a-f]{16}", fullmatch=True)
+    notes = draw(st.dictionaries(note_ids, st.tuples(ids, tokens, when, anki_hashes), max_size=8))
     kinds = draw(st.lists(st.sampled_from(list(NoteKind)), unique=True))
     fields = st.lists(field_names, min_size=1, max_size=4).map(tuple)
     return Manifest(
         {k: NoteTypeEntry(k, draw(ids), draw(fields), draw(tokens), draw(when)) for k in kinds},
-        {k: NoteEntry(k, anki, content, at) for k, (anki, content, at) in notes.items()},
+        {
+            k: NoteEntry(k, anki, content, at, anki=copy)
+            for k, (anki, content, at, copy) in notes.items()
+        },
         draw(st.integers(0, MAX_ANKI_ID + 1) | st.sampled_from([0, MAX_ANKI_ID + 1])),
     )
 
@@ -197,8 +201,33 @@ def test_lock_is_plain_sorted_text() -> None:
     text = format_manifest(deck_of(basic("a")).deck, update.manifest)
     lines = [line for line in text.splitlines() if line.startswith("note ")]
     assert [line.split()[1] for line in lines] == ["a", "b"]
-    assert lines[0].endswith(" 2023-11-14T22:13:20Z")
+    assert lines[0].split()[4] == "2023-11-14T22:13:20Z"
+    assert re.fullmatch(r"[0-9a-f]{16}", lines[0].split()[5])  # the hash of Anki's copy
     assert "notetype basic 2152878658763882 Front,Back " in text
+
+
+def test_a_version_1_lock_file_is_read_and_its_notes_have_no_anki_copy_yet() -> None:
+    """Lock files written before pull have no ANKI-HASH column: they are read (a pull then
+    asks for a build first), and the next build writes version 2 with the column."""
+    old = parse_manifest("version 1\nnote a 1 abc 2023-11-14T22:13:20Z\n", "d.lock")
+    assert old.notes["a"].anki == ""
+    deck = deck_of(basic("a"))
+    update = update_manifest(old, deck, 1_800_000_000)
+    entry = update.manifest.notes["a"]
+    assert entry.anki and entry.changed == 1_800_000_000  # its content hash was "abc"
+    text = format_manifest(deck.deck, update.manifest)
+    assert "\nversion 2\n" in text
+    assert text.rstrip().endswith(f" {entry.anki}")
+
+
+def test_an_unchanged_note_keeps_the_anki_copy_a_pull_recorded() -> None:
+    deck = deck_of(basic("a"))
+    first = update_manifest(None, deck, 1_800_000_000).manifest
+    pulled = dataclasses.replace(
+        first, notes={"a": dataclasses.replace(first.notes["a"], anki="0123456789abcdef")}
+    )
+    again = update_manifest(pulled, deck, 1_900_000_000).manifest
+    assert again.notes["a"] == pulled.notes["a"]
 
 
 @pytest.mark.parametrize(
@@ -215,7 +244,7 @@ def test_lock_is_plain_sorted_text() -> None:
         ("version 1\nnote a ² abc 1970-01-01T00:00:00Z\n", 2, "cannot read this lock file"),
         ("version 1\nnote a 1 abc 2023-1-1T0:0:0Z\n", 2, "cannot read this lock file line"),
         ("version 1\nnote a 1 abc 0000-01-01T00:00:00Z\n", 2, "cannot read this lock file"),
-        ("version 2\n", 1, "lock file version 2 is not supported"),
+        ("version 3\n", 1, "lock file version 3 is not supported"),
         ("note a 1 abc 2023-11-14T22:13:20Z\n", None, "not a deckbuilder lock file"),
     ],
 )

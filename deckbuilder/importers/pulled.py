@@ -1,0 +1,253 @@
+"""A note as Anki has it now, read back into the card file's terms for ``pull``.
+
+The card file says which note type a note is of; Anki's copy gives its fields and tags.
+They are read as ``import`` reads them: deckbuilder's own note types as the inverse of
+what the build wrote (:mod:`.own_types`: choices, answers, typed answers, the
+``<div lang>`` of a language's deck, spoken texts), a note type kept from a collection and
+a declared one field by field (:func:`.html_markdown.field_markdown`; a raw field keeps
+its HTML). Its id, GUID, spoken texts and lint opt-outs stay the card file's; its tags are
+Anki's less the deck's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+
+from deckbuilder.anki.collection import AnkiNote
+from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.importers.base import distinct_ids, id_text, note_id_for
+from deckbuilder.importers.html_markdown import field_markdown, markup_losses, rendered_field
+from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
+from deckbuilder.importers.own_types import spoken_texts as own_spoken_texts
+from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, Note, NoteKind
+from deckbuilder.note_types import NoteType
+from deckbuilder.render.deck import RenderedDeck, strip_source_link
+
+__all__ = ["PullReader", "Reading", "new_note_id", "pulled_tags", "same_texts_kept"]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A note read from Anki: the note, and what of Anki's copy the card file cannot hold,
+    each in words for a warning (empty when it holds all)."""
+
+    note: Note
+    losses: tuple[str, ...] = ()
+
+
+class PullReader:
+    """Reads Anki's copies of one deck's notes (one language of a bilingual card file)."""
+
+    def __init__(self, rd: RenderedDeck) -> None:
+        self.deck = rd.deck
+        self.language: OwnLanguage = own_language(
+            [
+                (rn.spec.kind, own_spoken_texts(rn.fields)[0])
+                for rn in rd.notes
+                if rn.spec.id in OWN_TYPE_IDS
+            ]
+        )
+        if self.deck.lang:
+            self.language = OwnLanguage(lang=self.deck.lang)
+        self.declared: dict[str, NoteType] = {t.key: t for t in self.deck.note_types}
+        # How the card file spells each tag: a tag Anki gives a note is written so (Anki
+        # spells a tag as its collection first did, which may differ).
+        self.spellings: dict[str, str] = {}
+        for note in self.deck.notes:
+            for tag in note.tags:
+                self.spellings.setdefault(tag.casefold(), tag)
+
+    def read(self, anki: AnkiNote, spec: NoteTypeSpec, like: Note | None) -> Reading | str:
+        """Anki's copy ``anki`` of a note of note type ``spec`` as a card-file note (with
+        ``like``'s id, GUID, spoken texts and lint opt-outs, when it has one), or why it
+        cannot be read."""
+        fields = strip_source_link(anki.fields)
+        if len(fields) != len(spec.fields):
+            return (
+                f"Anki's copy has {len(fields)} fields, its note type {len(spec.fields)}; "
+                "its note type was changed in Anki"
+            )
+        own = OWN_TYPE_IDS.get(spec.id)
+        losses: list[str] = []
+        note: Note | str
+        if own is not None:
+            read = own_note(own, anki.guid, fields, self.language)
+            if read is None:
+                return (
+                    "Anki's copy of its fields is not as deckbuilder writes them (its choices, "
+                    "answers or language markup were edited as HTML); edit it in the card file"
+                )
+            note = read
+        elif spec.kind is NoteKind.DECLARED:
+            declared = self.declared.get(spec.key)
+            if declared is None:  # pragma: no cover - a rendered note's type is declared
+                return f"its note type '{spec.key}' is not declared"
+            note = self.fields_note(anki, declared, fields, losses)
+        else:
+            note = self.carried_note(anki, spec.kind, fields, losses)
+        if isinstance(note, str):
+            return note
+        tags = pulled_tags(
+            like.tags if like else (),
+            self.deck.tags,
+            [self.spellings.get(tag.casefold(), tag) for tag in anki.tags],
+        )
+        in_anki = {tag.casefold() for tag in anki.tags}
+        losses += [
+            f"Anki took the deck's tag '{tag}' off it; a card file gives every note the deck's tags"
+            for tag in self.deck.tags
+            if tag.casefold() not in in_anki
+        ]
+        if like is None:
+            return Reading(replace(note, guid=anki.guid, tags=tags), tuple(losses))
+        note = replace(
+            note,
+            id=like.id,
+            line=like.line,
+            guid=like.guid,
+            tags=tags,
+            speak=like.speak,
+            lint_ignored=like.lint_ignored,
+            field_lines=like.field_lines,
+        )
+        return Reading(same_texts_kept(like, note), tuple(losses))
+
+    def unwrapped(self, html: str) -> str | None:
+        """A field of a language's deck without the ``<div lang>`` the build wraps it in
+        (None: it is not wrapped so)."""
+        lang = self.deck.lang
+        if not lang or not html:
+            return html
+        opening = f'<div lang="{lang}">'
+        if html.startswith(opening) and html.endswith("</div>"):
+            return html[len(opening) : -len("</div>")]
+        return None
+
+    def markdown(self, html: str, what: str, losses: list[str], *, cloze: bool) -> str | None:
+        inner = self.unwrapped(html)
+        if inner is None:
+            return None
+        converted = field_markdown(inner, cloze=cloze)
+        if not converted.exact:
+            lost = "; ".join(markup_losses(inner)) or "markup"
+            losses.append(
+                f"Anki's copy of its {what} has markup the card file cannot hold ({lost}); "
+                "the card file gets its text"
+            )
+        return converted.markdown
+
+    def carried_note(
+        self, anki: AnkiNote, kind: NoteKind, fields: Sequence[str], losses: list[str]
+    ) -> Note | str:
+        cloze = kind is NoteKind.CLOZE
+        texts = []
+        for name, html in zip(
+            ("text", "extra") if cloze else ("front", "back"), fields, strict=False
+        ):
+            text = self.markdown(html, name, losses, cloze=cloze)
+            if text is None:
+                return _NOT_WRAPPED
+            texts.append(text)
+        if cloze:
+            return ClozeNote(id="", line=0, text=texts[0], extra=texts[1])
+        optional = kind is NoteKind.BASIC_OPTIONAL_REVERSED
+        add_reverse = fields[2] if optional else None
+        return BasicNote(
+            id="",
+            line=0,
+            front=texts[0],
+            back=texts[1],
+            reverse=kind is NoteKind.BASIC_REVERSED or bool(add_reverse and add_reverse.strip()),
+            add_reverse=add_reverse,
+        )
+
+    def fields_note(
+        self, anki: AnkiNote, declared: NoteType, fields: Sequence[str], losses: list[str]
+    ) -> Note | str:
+        texts = []
+        for name, html in zip(declared.fields, fields, strict=True):
+            if name in declared.raw:
+                texts.append(html)
+                continue
+            text = self.markdown(html, f"field {name}", losses, cloze=declared.is_cloze)
+            if text is None:
+                return _NOT_WRAPPED
+            texts.append(text)
+        return FieldsNote(id="", line=0, note_type=declared, fields=tuple(texts))
+
+
+_NOT_WRAPPED = (
+    "Anki's copy of a field lost the language markup the build wraps it in "
+    "(<div lang=...>); edit it in the card file"
+)
+
+
+def same_texts_kept(card: Note, anki: Note) -> Note:
+    """``anki`` with each text that shows as the card file's text (the same HTML) written
+    as the card file writes it: Anki's copy of an unchanged text may read back otherwise
+    (a line break at its end, an escape), and the card file keeps its bytes."""
+    if type(card) is not type(anki):
+        return anki
+    before, after = card.texts(), anki.texts()
+    kept = {
+        key: text
+        for key, text in before.items()
+        if key in after
+        and after[key] != text
+        and not key.startswith("answer[")  # a typed answer is compared as written
+        and rendered_field(text, _is_cloze(card, key))
+        == rendered_field(after[key], _is_cloze(card, key))
+    }
+    return _with_texts(anki, kept) if kept else anki
+
+
+def _is_cloze(note: Note, key: str) -> bool:
+    if isinstance(note, ClozeNote):
+        return True
+    return isinstance(note, FieldsNote) and note.note_type.is_cloze
+
+
+def _with_texts(note: Note, texts: dict[str, str]) -> Note:
+    """``note`` with the texts of :meth:`Note.texts` keys ``texts`` replaced."""
+    simple = {key: text for key, text in texts.items() if "[" not in key and "." not in key}
+    note = replace(note, **simple)  # type: ignore[arg-type]
+    if isinstance(note, McqNote):
+        choices, feedback = list(note.choices), list(note.feedback)
+        for key, text in texts.items():
+            if key.startswith("choices["):
+                index = int(key[len("choices[") : key.index("]")])
+                if key.endswith(".feedback"):
+                    feedback[index] = text
+                else:
+                    choices[index] = text
+        note = replace(note, choices=tuple(choices), feedback=tuple(feedback))
+    if isinstance(note, FieldsNote):
+        names = note.note_type.fields
+        fields = list(note.fields)
+        for key, text in texts.items():
+            if key.startswith("fields."):
+                fields[names.index(key[len("fields.") :])] = text
+        note = replace(note, fields=tuple(fields))
+    return note
+
+
+def pulled_tags(card: Sequence[str], deck: Sequence[str], anki: Collection[str]) -> tuple[str, ...]:
+    """A note's own tags after a pull: those of the card file Anki still has (spelled as
+    the card file spells them, since Anki spells a tag as its collection first did), then
+    Anki's new ones, less the deck's tags, which every note of the deck gets anyway."""
+    in_anki = {tag.casefold() for tag in anki}
+    known = {tag.casefold() for tag in (*card, *deck)}
+    kept = [tag for tag in card if tag.casefold() in in_anki]
+    added = sorted(
+        {tag.casefold(): tag for tag in anki if tag.casefold() not in known}.values(),
+        key=str.casefold,
+    )
+    return tuple(kept + added)
+
+
+def new_note_id(note: Note, taken: Collection[str]) -> str:
+    """An id for a note added in Anki, from its text, not one of ``taken``."""
+    base = note_id_for(id_text(note))
+    ids = distinct_ids([*sorted(taken), base])
+    return ids[-1]

@@ -1,0 +1,183 @@
+"""What a pull takes from Anki, field by field (issue 43, item 2): multiple-choice choices,
+answers and explanations, typed answers, cloze text and extra, basic fronts and backs, a
+declared note type's fields, spoken texts; edited as Anki's editor writes HTML. Checked
+with the real backend: after the pull, a build imported into the same collection
+changes nothing there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deckbuilder.cardfile.reader import load_deck
+from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, TypedNote
+from tests.app.test_pull import BUILT, _build, _collection, _export, _import
+from tests.conftest import Run
+
+CliRun = Callable[..., Run]
+pytestmark = pytest.mark.anki
+
+CARD_FILE = """\
+deck: Kinds
+id: kinds
+note_types:
+  vocab:
+    fields: [Korean, English]
+    cards:
+      - name: Recognition
+        front: "{{Korean}}"
+        back: "{{FrontSide}}<hr id=answer>{{English}}"
+notes:
+  - id: organelle
+    question: Which organelles have their own DNA?
+    choices: [Mitochondrion, Ribosome, Chloroplast]
+    answer: A
+    explanation: The mitochondrion.
+
+  - id: nuclei
+    type: typed
+    question: How many nuclei does a red blood cell have?
+    answer: [none, "0", zero]
+
+  - id: membrane
+    text: The membrane is a {{c1::phospholipid}} bilayer.
+
+  - id: term
+    front: Activation
+    back: A layer's output.
+    reverse: true
+
+  - id: hello
+    type: vocab
+    fields: {Korean: 안녕하세요, English: hello}
+
+  - id: spoken
+    front: Bonjour
+    back: Hello
+    speak: [front]
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "media").mkdir()
+    (tmp_path / "cards" / "kinds.yaml").write_text(CARD_FILE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(BUILT))
+    _build()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    with _collection(tmp_path) as col:
+        assert len(_import(col, tmp_path / "output" / "kinds.apkg").new) == 6
+    return tmp_path
+
+
+def _edit(col: Any, starts: str, edit: Callable[[Any], None]) -> None:
+    (nid,) = [
+        n for n in col.find_notes("deck:Kinds") if col.get_note(n).fields[0].startswith(starts)
+    ]
+    note = col.get_note(nid)
+    edit(note)
+    col.update_note(note)
+
+
+def test_every_kind_of_field_comes_back(project: Path, cli: CliRun) -> None:
+    def mcq(note: Any) -> None:
+        note.fields[1] = note.fields[1].replace(">Ribosome<", ">A ribosome<")
+        note.fields[2] = "A, C"
+        note.fields[3] = "The mitochondrion<br>and the chloroplast."
+
+    def typed(note: Any) -> None:
+        note.fields[1] = note.fields[1].replace(">zero<", ">nil<")
+
+    def cloze(note: Any) -> None:
+        note.fields[0] = "The membrane is a {{c1::phospholipid}} {{c2::double}} layer."
+        note.fields[1] = "See <i>Alberts</i>."
+
+    def basic(note: Any) -> None:
+        note.fields[1] = "A layer's <b>output</b>."
+
+    def vocab(note: Any) -> None:
+        note.fields[1] = "hello,&nbsp;there"
+
+    def spoken(note: Any) -> None:
+        note.fields[1] = "Hello!"
+
+    with _collection(project) as col:
+        for starts, edit in (
+            ("Which organelles", mcq),
+            ("How many", typed),
+            ("The membrane", cloze),
+            ("Activation", basic),
+            ("안녕", vocab),
+            ("Bonjour", spoken),
+        ):
+            _edit(col, starts, edit)
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    deck = load_deck(project / "cards" / "kinds.yaml")
+    notes = {note.id: note for note in deck.notes}
+    organelle = notes["organelle"]
+    assert isinstance(organelle, McqNote)
+    assert organelle.choices == ("Mitochondrion", "A ribosome", "Chloroplast")
+    assert organelle.answer == (0, 2)
+    assert organelle.explanation == "The mitochondrion<br>and the chloroplast."
+    nuclei = notes["nuclei"]
+    assert isinstance(nuclei, TypedNote)
+    assert [a.text for a in nuclei.answers] == ["none", "0", "nil"]
+    membrane = notes["membrane"]
+    assert isinstance(membrane, ClozeNote)
+    assert membrane.text == "The membrane is a {{c1::phospholipid}} {{c2::double}} layer."
+    assert membrane.extra == "See <i>Alberts</i>."  # as import writes it: it builds back the same
+    term = notes["term"]
+    assert isinstance(term, BasicNote) and term.back == "A layer's <b>output</b>." and term.reverse
+    hello = notes["hello"]
+    assert isinstance(hello, FieldsNote) and hello.fields == ("안녕하세요", "hello,\xa0there")
+    spoken = notes["spoken"]
+    assert isinstance(spoken, BasicNote) and spoken.back == "Hello!" and spoken.speak == ("front",)
+    assert cli("check").code == 0
+    _build()
+    with _collection(project) as col:
+        log = _import(col, project / "output" / "kinds.apkg")
+    assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
+
+
+def test_an_edited_spoken_text_is_spoken_anew_by_the_next_build(project: Path, cli: CliRun) -> None:
+    """Anki's copy keeps the speech of the text the build gave it: the next build gives
+    Anki the new text's speech (one update), not the old one."""
+    with _collection(project) as col:
+        _edit(
+            col,
+            "Bonjour",
+            lambda note: note.fields.__setitem__(0, note.fields[0].replace("Bonjour", "Salut", 1)),
+        )
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    assert cli("pull", source).code == 0
+    _build()
+    with _collection(project) as col:
+        log = _import(col, project / "output" / "kinds.apkg")
+        assert len(log.updated) == 1
+        (nid,) = col.find_notes("deck:Kinds Salut")
+        assert "[anki:tts lang=en_US]Salut[/anki:tts]" in col.get_note(nid).fields[0]
+
+
+def test_a_choices_field_edited_as_html_is_not_pulled(project: Path, cli: CliRun) -> None:
+    with _collection(project) as col:
+        _edit(
+            col,
+            "Which organelles",
+            lambda note: note.fields.__setitem__(1, "Mitochondrion<br>Ribosome"),
+        )
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    before = (project / "cards" / "kinds.yaml").read_text(encoding="utf-8")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert (
+        "cards/kinds.yaml:11: note 'organelle': not pulled: Anki's copy of its fields is not as deckbuilder writes them"
+        in run.err
+    )
+    assert (project / "cards" / "kinds.yaml").read_text(encoding="utf-8") == before
