@@ -350,8 +350,8 @@ class _NoteCheck:
 
     def declared(self, note: FieldsNote) -> None:
         """A note of a declared note type makes a card (Anki's "empty card" otherwise)."""
-        if note.card_ordinals or "fields" in self.unread:
-            return
+        if note.card_ordinals or any(key.split(".")[0] == "fields" for key in self.unread):
+            return  # a field that could not be read has its own message
         note_type = note.note_type
         if note_type.is_cloze:
             message = (

@@ -192,3 +192,11 @@ def test_the_schema_takes_the_issues_shape_and_refuses_a_misspelt_key() -> None:
     document = yaml.safe_load(VOCAB)
     del document["notes"][0]["fields"]
     assert not validator.is_valid(document)
+
+
+def test_a_misspelt_field_is_one_message(tmp_path: Path) -> None:
+    """The note then fills no field, but it is told once: the misspelling."""
+    text = VOCAB.replace("      Korean: 안녕하세요\n", "      Koreann: 안녕하세요\n")
+    text = text.replace("      English: hello\n", "")
+    (problem,) = _problems(tmp_path, text)
+    assert "has no field 'Koreann'" in problem and "did you mean 'Korean'?" in problem
