@@ -193,6 +193,11 @@ def test_jumping_to_a_note_shows_its_card_even_when_filtered_out(tab: Tab) -> No
     card.locator(".front iframe").wait_for()
     tab.page.fill("#goto-id", "nothing-has-this-id")
     tab.page.click("#goto")
+    # The click's handler runs once the page's busy main thread (25 frames loading) gets to it.
+    tab.page.wait_for_function(
+        "document.getElementById('found').textContent.includes('No note has the id')",
+        timeout=10_000,
+    )
     assert "No note has the id" in tab.status()
 
 
