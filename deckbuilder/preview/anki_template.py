@@ -48,6 +48,7 @@ from typing import NamedTuple, TypeAlias
 
 from deckbuilder.anki.occlusion import read_shape
 from deckbuilder.cloze import Cloze, cloze_numbers, parse_clozes
+from deckbuilder.templates import field_is_empty
 
 __all__ = [
     "AVTag",
@@ -90,8 +91,6 @@ _GT = re.compile(">")
 _MATH_OPEN = re.compile(r"\\[(\[]")
 _MATH_CLOSE = re.compile(r"\\[)\]]")
 _ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
-# rslib template.rs field_is_empty: [[:space:]] is ASCII white space only.
-_EMPTY_FIELD = re.compile(r"(?:[\t\n\x0b\x0c\r ]|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
 # The tags text-to-speech reads as a pause (text.rs HTML_LINEBREAK_TAGS).
 _SPOKEN_BREAKS = re.compile(
     r"</?(?:br|address|article|aside|blockquote|canvas|dd|div|dl|dt|fieldset|figcaption"
@@ -194,12 +193,6 @@ def _strip_html_in_math(text: str) -> str:
         kept = closing.end()
     out.append(text[kept:])
     return "".join(out)
-
-
-def field_is_empty(text: str) -> bool:
-    """Anki's test for ``{{#Field}}``: only ASCII white space and empty ``<br>``/``<div>``
-    tags."""
-    return bool(_EMPTY_FIELD.match(text))
 
 
 def encode_attribute(text: str) -> str:
