@@ -153,7 +153,14 @@ def read_deck(
             fields.problem(line, wrong)
         else:
             tags.append(tag)
-    missing_media = tuple(name for name, _ in fields.tags(tree, "missing_media"))
+    missing_media = []
+    for name, line in fields.tags(tree, "missing_media"):
+        if name.strip():
+            missing_media.append(name)
+        else:  # as the schema says: a file name, never an empty one
+            fields.problem(
+                line, "'missing_media' holds an empty file name; write the name or delete it"
+            )
     source_url = _source_url(fields, tree)
     study = read_study(fields, tree)
     deck_speak = _deck_speak(fields, tree)
@@ -167,7 +174,7 @@ def read_deck(
         notes=tuple(notes),
         description=description,
         tags=tuple(tags),
-        missing_media=missing_media,
+        missing_media=tuple(missing_media),
         media_dirs=tuple(d for d in (media_dir, path.parent) if d is not None),
         study=study,
         lang=lang,

@@ -254,3 +254,12 @@ def test_missing_source_and_empty_folder(tmp_path: Path) -> None:
         load_decks([tmp_path / "nope.yaml", tmp_path])
     text = str(info.value)
     assert "no such file or folder" in text and "no card files" in text
+
+
+def test_an_empty_missing_media_name_is_refused(tmp_path: Path) -> None:
+    """The schema takes only file names there (found by the schema-agreement property)."""
+    path = tmp_path / "d.yaml"
+    path.write_text("deck: D\nid: d\nmissing_media: ''\nnotes:\n  - {id: a, front: f, back: b}\n")
+    with pytest.raises(DeckError) as caught:
+        load_deck(path)
+    assert "d.yaml:3: 'missing_media' holds an empty file name" in str(caught.value)
