@@ -22,6 +22,8 @@ def read_guid(fields: FieldReader, item: YMap) -> str:
     if not isinstance(value, YScalar) or value.is_null:
         fields.problem(value.line, f"'guid' must be text, not {describe(value)}", "guid")
         return ""
+    if not value.raw:  # as the schema says: a GUID is never empty
+        fields.problem(value.line, "'guid' is empty; delete the line to derive one", "guid")
     return value.raw
 
 

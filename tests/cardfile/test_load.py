@@ -263,3 +263,12 @@ def test_an_empty_missing_media_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DeckError) as caught:
         load_deck(path)
     assert "d.yaml:3: 'missing_media' holds an empty file name" in str(caught.value)
+
+
+def test_an_empty_guid_is_refused(tmp_path: Path) -> None:
+    """The schema takes only a GUID there (a schema-agreement disagreement)."""
+    path = tmp_path / "d.yaml"
+    path.write_text("deck: D\nid: d\nnotes:\n  - id: a\n    guid: ''\n    front: f\n    back: b\n")
+    with pytest.raises(DeckError) as caught:
+        load_deck(path)
+    assert "d.yaml:5: note 'a': 'guid' is empty" in str(caught.value)

@@ -56,7 +56,7 @@ SEMANTIC = [
     r"'min' \(.*\) is above 'max'",
     r"differ only in case",
     r"would be renamed '.*' by Anki",  # 'a :: b': Anki's deck name rules (rslib decks/name.rs)
-    r"'speak' names '[\w-]+', not a text",  # which texts each kind of note can speak
+    r"'speak' names '[^']*', not a text",  # which texts each kind of note can speak
     r"ha(s|ve) no mask: the masks are on cards",  # image occlusion: a card number skipped
     r"has no area: the mask would hide nothing",  # a polygon whose corners are on a line
 ]
