@@ -354,6 +354,9 @@ def _note(note_type: NoteType) -> dict[str, Any]:
     if kind == "basic":
         # 'add_reverse' is what Anki's optional reversed card keeps; 'reverse' is ours.
         schema["not"] = {"required": ["reverse", "add_reverse"]}
+        # Anki makes the card of a basic note whose back is empty, and the loader takes
+        # one: the back may be blank (the language map's entries share this text).
+        schema["properties"]["back"]["oneOf"][0].pop("pattern", None)
     return schema
 
 
