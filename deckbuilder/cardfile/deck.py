@@ -253,7 +253,8 @@ _SAMPLE = 1000  # characters of a note read to tell its language
 # gives its majority language as well as reading every note does.
 _SAMPLED_NOTES = 1000
 _NOT_PROSE = re.compile(
-    r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\{\{c\d+::|\]\([^)]*\)|\[sound:[^\]]*\]"
+    r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$?(?! )[^$\n]+(?<! )\$\$?|\{\{c\d+::"
+    r"|\]\([^)]*\)|\[sound:[^\]]*\]"
     r"|<[^>]*>",
     re.DOTALL,
 )

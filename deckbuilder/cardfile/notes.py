@@ -57,6 +57,7 @@ class _CommonFields(TypedDict):
     line: int
     tags: tuple[str, ...]
     field_lines: dict[str, int]
+    text_lines: dict[str, tuple[tuple[int, int], ...]]
     guid: str
     lint_ignored: tuple[str, ...]
 
@@ -106,6 +107,7 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
     None when not even its type can be told."""
     fields.note_id = None
     fields.unread = set()
+    fields.text_lines = {}
     if not isinstance(item, YMap):
         fields.problem(
             item.line, f"each note must be a mapping (id:, type:, ...), not {describe(item)}"
@@ -130,6 +132,7 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
         line=item.line,
         tags=tuple(tag for tag, _ in tags),
         field_lines=lines,
+        text_lines=fields.text_lines,
         guid=read_guid(fields, item),
         lint_ignored=tuple(code for code, _ in lint),
     )

@@ -85,6 +85,11 @@ class YScalar:
     raw: str
     tag: str
     line: int
+    # Where the value is written: its first character's column (0-based), its last line,
+    # and its style ('' plain, a quote, '|' or '>'): what finds the line of a part of it.
+    column: int = 0
+    end_line: int = 0
+    style: str = ""
 
     @property
     def is_null(self) -> bool:
@@ -263,6 +268,7 @@ class TreeBuilder:
         if isinstance(event, AliasEvent):
             return self.alias(event.anchor, line)
         expanded_before = self.expanded
+        column, end = event.start_mark.column, event.end_mark
         self.written += 1
         self.expanded += 1
         if self.written % _PROGRESS_EVERY == 0:
@@ -273,7 +279,9 @@ class TreeBuilder:
             raw = event.value
             if self.in_text and tag == _STR and not event.style:
                 raw = self.comment_cut(event, raw)
-            value = YScalar(raw, tag, line)
+            # A block ends at the start of the line after it.
+            last = end.line if end.column == 0 and end.line >= line else end.line + 1
+            value = YScalar(raw, tag, line, column, last, event.style or "")
         else:
             value = self.collection(event, line, stream)
         if event.anchor:

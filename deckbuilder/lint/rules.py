@@ -112,7 +112,9 @@ _EMPHASIS = re.compile(
     r"|<(b|strong|em|i|u|mark)\b[^>]*>(.+?)</\5\s*>",
     re.S | re.IGNORECASE,
 )
-_CODE_OR_MATH = re.compile(r"`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+_CODE_OR_MATH = re.compile(
+    r"`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$[^$]+\$\$|(?<![\\$])\$(?! )[^$\n]+(?<! )\$", re.S
+)
 
 
 @dataclass(frozen=True)
