@@ -64,7 +64,8 @@ class _CommonFields(TypedDict):
 
 def read_notes(fields: FieldReader, tree: YMap, tags: Spellings | None = None) -> list[Note]:
     """The deck's ``notes:`` list, each note checked (:mod:`.checks`); a note with a
-    problem is left out (and reported). ``tags``: the spellings of the deck's own tags."""
+    problem is left out (and reported), unless its problems leave its content sound (an
+    id or GUID another note has too). ``tags``: the spellings of the deck's own tags."""
     value = tree.get("notes")
     if value is None or is_null(value):
         line = tree.key_line("notes") if "notes" in tree.entries else tree.line
@@ -93,11 +94,13 @@ def read_notes(fields: FieldReader, tree: YMap, tags: Spellings | None = None) -
             unread.append(fields.unread or ())
             misread.append(len(fields.problems) > before)
     kept: list[Note] = []
-    for note, wrong, problems in zip(
-        notes, misread, note_problems(notes, fields.file, unread, tags), strict=True
-    ):
+    sound: list[bool] = []
+    found = note_problems(notes, fields.file, unread, tags, sound)
+    for note, wrong, problems, renderable in zip(notes, misread, found, sound, strict=True):
         fields.problems.extend(problems)
-        if not wrong and not problems:
+        # A note whose problems leave its content sound (an id another note has too) is
+        # checked further (its media, its math), so that they hide none of its others.
+        if not wrong and renderable:
             kept.append(note)
     return kept
 
