@@ -11,6 +11,8 @@ import re
 from collections.abc import Collection
 from typing import TypedDict, TypeGuard
 
+import yaml
+
 from deckbuilder import cloze
 from deckbuilder.cardfile.checks import Spellings, note_problems, text_problem
 from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, shown, suggest, trimmed
@@ -120,6 +122,15 @@ def _read_note(fields: FieldReader, item: YValue) -> Note | None:
     if note_id and UNSTORABLE.search(note_id) is None:  # never a control character in a message
         fields.note_id = note_id
     kind = _note_kind(fields, item)
+    if kind is NoteKind.MCQ and _typed_without_saying(item):
+        # Read as the fix makes it, so that its other problems are told in this run.
+        fields.problem(
+            item.line,
+            "this note has a 'question' and an 'answer' but no 'choices': for an answer the "
+            "learner types, add 'type: typed' to it (a multiple-choice note lists 'choices' "
+            "and answers with their letters)",
+        )
+        kind = NoteKind.TYPED
     if kind is None:
         fields.unknown_keys(item, ALL_NOTE_KEYS, "a note")
         fields.note_id = None
@@ -192,6 +203,25 @@ def _note_kind(fields: FieldReader, item: YMap) -> NoteKind | None:
     return None
 
 
+def _typed_without_saying(item: YMap) -> bool:
+    """A note without 'type:' that asks a question and gives an answer that is not choice
+    letters, with no choices: meant to be typed (a typed note needs 'type: typed')."""
+    if "type" in item.entries or "choices" in item.entries or "question" not in item.entries:
+        return False
+    answer = item.get("answer")
+    if answer is None or is_null(answer):
+        return False
+    entries = answer.items if isinstance(answer, YSeq) else [answer]
+    letters = [
+        part
+        for entry in entries
+        if isinstance(entry, YScalar)
+        for part in _ANSWER_SPLIT.split(entry.raw.strip())
+        if part
+    ]
+    return not letters or not all(len(part) == 1 and part.isalpha() for part in letters)
+
+
 def _field_lines(item: YMap) -> dict[str, int]:
     """Where each key of a note starts; choices by entry (``choices[0]``)."""
     lines = dict(item.lines)
@@ -259,7 +289,11 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
         fields.problem(line, "'choices' is required: a list of 2 to 26 answers", "choices")
         return [], []
     if not isinstance(value, YSeq):
-        fields.problem(value.line, f"'choices' must be a list, not {describe(value)}", "choices")
+        fields.problem(
+            value.line,
+            f"'choices' must be a list, not {describe(value)}{_as_list(value)}",
+            "choices",
+        )
         return [], []
     texts: list[str] = []
     feedback: list[str] = []
@@ -268,6 +302,18 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
         texts.append(text)
         feedback.append(said)
     return texts, feedback
+
+
+def _as_list(value: YValue) -> str:
+    """For choices written as one text of comma-separated answers (``choices: Ramipril,
+    Losartan``), the line that lists them: ``; write choices: [Ramipril, Losartan]``."""
+    if not isinstance(value, YScalar) or value.is_null or "," not in value.raw:
+        return "; write the choices in brackets, choices: [first, second], or one per line"
+    items = [part.strip() for part in value.raw.split(",")]
+    if not all(items):
+        return "; write the choices in brackets, choices: [first, second], or one per line"
+    listed = yaml.safe_dump(items, default_flow_style=True, allow_unicode=True, width=1 << 30)
+    return f"; write choices: {listed.strip()}"
 
 
 def _read_answer(fields: FieldReader, item: YMap, choices: list[str]) -> list[tuple[int, int]]:
