@@ -64,6 +64,7 @@ LINT_RULES: dict[str, str] = {
     "cloze-hides-all": "a cloze deletion hides nearly all of its text",
     "front-equals-back": "a basic card's back repeats its front",
     "answer-position": "with shuffling off, the right answers pile up on one letter",
+    "number-unit": "a typed number is accepted alone while the note writes it with a unit",
 }
 
 
@@ -212,10 +213,17 @@ class TypedAnswer:
     low: float | None = None  # both set for a number, both None for a text
     high: float | None = None
     shown: str = ""
+    # A number's unit ('mg'): accepted typed after the number or not, shown after it.
+    unit: str = ""
 
     @property
     def is_number(self) -> bool:
         return self.low is not None
+
+    @property
+    def shown_with_unit(self) -> str:
+        """How the back of the card writes the answer: '500 mg', '3 \u2013 5 mg'."""
+        return f"{self.shown} {self.unit}" if self.unit else self.shown
 
 
 @dataclass(frozen=True)

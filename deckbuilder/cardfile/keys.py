@@ -72,6 +72,7 @@ class Shape(str, Enum):
 
     TEXT = "text"  # Markdown; a map from language code to text in a deck with 'languages'
     PLAIN = "plain"  # text as Anki has it, in no language map
+    UNIT = "unit"  # a typed number's unit, one line
     DECK_NAME = "deck-name"
     ID = "id"
     GUID = "guid"
@@ -114,6 +115,7 @@ _PHRASES = {
     Shape.ANSWERS: "an accepted answer, a list of them, or a number mapping",
     Shape.STUDY: "a mapping (new_per_day:, ...)",
     Shape.NOTES: "a list",
+    Shape.UNIT: "a unit like mg, km/h or °C",
 }
 
 
@@ -460,7 +462,7 @@ NOTE_TYPES: tuple[NoteType, ...] = (
                 "answer",
                 Shape.ANSWERS,
                 "The accepted answer or a list of them: texts on one line, or numbers "
-                "({number: 4, tolerance: 0.5} or {min: 3, max: 5}).",
+                "({number: 4, tolerance: 0.5} or {min: 3, max: 5}; unit: mg).",
                 "[no one, nobody]",
                 required=True,
                 low=1,
@@ -513,6 +515,13 @@ NUMBER: tuple[Key, ...] = (
     ),
     Key("min", Shape.NUMBER, "The smallest accepted number.", "3.141"),
     Key("max", Shape.NUMBER, "The largest accepted number.", "3.142"),
+    Key(
+        "unit",
+        Shape.UNIT,
+        "The number's unit: accepted typed after it or not (500 mg, 500mg, 500), and shown "
+        "with it on the card.",
+        "mg",
+    ),
 )
 
 

@@ -43,6 +43,7 @@ _VALUES = {
     Shape.ANSWERS: "text, number mapping, or a list of them",
     Shape.STUDY: "mapping (the study keys)",
     Shape.NOTES: "list of notes",
+    Shape.UNIT: "text, one line",
 }
 
 
