@@ -254,7 +254,7 @@ class _Cards:
                 self.media.inline(typeset(html, untypeset), card)
                 for html in (card.question, card.answer)
             )
-            label = f"card c{ordinal + 1}" if spec.is_cloze else ""
+            label = f"card c{ordinal + 1}" if spec.is_cloze else "card 2 (reverse)" * (ordinal == 1)
             self.cards.append(
                 [
                     note_number,
@@ -546,6 +546,7 @@ def preview_page(
 {live_meta}<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="generator" content="deckbuilder">
+<link rel="icon" href="data:,">
 <title>{escape(deck.name)}: preview</title>
 <style>
 {_static("page.css")}
