@@ -221,7 +221,7 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
 
 def _static(name: str) -> str:
     """A file of the preview page's own (its style, its night mode)."""
-    return resources.files("deckbuilder.preview").joinpath("static", name).read_text("utf-8")
+    return (resources.files("deckbuilder.preview") / "static" / name).read_text("utf-8")
 
 
 _STYLE = _static("page.css")
