@@ -189,14 +189,15 @@ DECK: tuple[Key, ...] = (
         "The Anki deck name; \"::\" nests decks. In a deck with 'languages', one name per "
         'language, or one name that each language\'s deck gets with " (<code>)" appended.',
         "ML Systems::Gradient Checkpointing",
-        required=True,
+        default_doc="the card file's folders below cards/ and its name: "
+        "cards/Biology/Cells.yaml is Biology::Cells",
     ),
     Key(
         "id",
         Shape.ID,
         "The stable deck key: the package is output/<id>.apkg. Never change it once shared.",
         "gradient-checkpointing",
-        default_doc="the file name without .yaml",
+        default_doc="the file name made an id: Cells.yaml is cells",
         pattern=ID_PATTERN,
     ),
     Key(
