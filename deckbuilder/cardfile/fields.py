@@ -251,8 +251,11 @@ class FieldReader:
             words = written.strip()
             if not words:
                 continue
+            # A line's text starts within the length of the line's source after where the
+            # line before ended (YAML only shortens it): each line is looked for there.
+            window = searched + len(written) + 8
             for probe in (words[:24], words[:6]):
-                found = text.find(probe, searched)
+                found = text.find(probe, searched, window + len(probe))
                 if found >= 0:
                     break
             if found < 0:
