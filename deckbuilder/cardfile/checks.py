@@ -436,9 +436,9 @@ class _NoteCheck:
         for key, text in note.texts().items():
             if "{{c" not in text or key in self.failed or key in self.unread:
                 continue
-            if isinstance(note, TypedNote) and key.startswith("answer["):
-                continue  # an accepted answer is plain text, compared as typed
-            found = _CLOZE_MARK_WRITTEN.search(_without_code(text))
+            answer = isinstance(note, TypedNote) and key.startswith("answer[")
+            # (an accepted answer is plain text, compared as typed: no code, no escapes)
+            found = _CLOZE_MARK_WRITTEN.search(text if answer else _without_code(text))
             if found is None:
                 continue
             close = text.find("}}", found.end())
@@ -450,13 +450,20 @@ class _NoteCheck:
                 else "write it as a cloze note, with 'text:'"
             )
             self.renderable_problems += 1
-            self.problem(
-                key,
-                f"{where} holds the cloze deletion '{shown(deletion, 40)}', which a "
-                f"{note.kind.value} note shows as typed, braces and all: to hide it, "
-                f"{instead}; to show the braces on purpose, write \\{{{{c{found.group(1)}::",
-                note.line_in(key, found.start()),
-            )
+            if answer:
+                message = (
+                    f"{self.name(key)} holds the cloze deletion '{shown(deletion, 40)}', "
+                    "which the learner would have to type, braces and all: to hide a part of "
+                    "a text, write it as a cloze note, with 'text:'; an accepted answer is the "
+                    "text as it is typed"
+                )
+            else:
+                message = (
+                    f"{where} holds the cloze deletion '{shown(deletion, 40)}', which a "
+                    f"{note.kind.value} note shows as typed, braces and all: to hide it, "
+                    f"{instead}; to show the braces on purpose, write \\{{{{c{found.group(1)}::"
+                )
+            self.problem(key, message, note.line_in(key, found.start()))
 
     def basic(self, note: BasicNote) -> None:
         if note.add_reverse is None or "add_reverse" in self.unread:

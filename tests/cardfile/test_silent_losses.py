@@ -82,6 +82,21 @@ def test_cloze_marks_outside_a_cloze_note_are_a_problem(
     assert "'text:'" in message and "\\{{c" in message
 
 
+def test_cloze_marks_in_a_typed_answer_are_a_problem(tmp_path: Path, cli: object) -> None:
+    source, run = _check(
+        tmp_path,
+        cli,
+        "  - id: anticoagulant\n    type: typed\n    question: Which potentiates antithrombin?\n"
+        "    answer: ['{{c1::heparin}}', heparin sodium]\n",
+    )
+    assert run.code == 1
+    (message,) = _lines(run)
+    assert message.startswith(
+        f"{source}:6: note 'anticoagulant': answer[0] holds the cloze deletion "
+        "'{{c1::heparin}}', which the learner would have to type"
+    )
+
+
 @pytest.mark.parametrize(
     "text",
     [
