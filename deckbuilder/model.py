@@ -6,6 +6,7 @@ HTML is the job of :mod:`deckbuilder.render.markdown`, at packaging or preview t
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -72,6 +73,7 @@ LINT_RULES: dict[str, str] = {
     "cloze-hides-all": "a cloze deletion hides nearly all of its text",
     "front-equals-back": "a basic card's back repeats its front",
     "answer-position": "with shuffling off, the right answers pile up on one letter",
+    "number-unit": "a typed number is accepted alone while the note writes it with a unit",
 }
 
 
@@ -90,6 +92,12 @@ class Note:
     tags: tuple[str, ...] = ()
     # Line of each text field in the card file, keyed like texts() (for precise messages).
     field_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+    # Where the lines of a text field written over several lines start, keyed like
+    # field_lines: (offset in the text, line in the card file) pairs, by offset. A field
+    # on one line has none: its line is its field line.
+    text_lines: Mapping[str, tuple[tuple[int, int], ...]] = field(
+        default_factory=dict, compare=False
+    )
     # Lint rules this note opts out of (``lint: [code, ...]``): flaws the author intends.
     # They change nothing on the card.
     lint_ignored: tuple[str, ...] = field(default=(), compare=False)
@@ -102,6 +110,19 @@ class Note:
 
     def field_line(self, key: str) -> int:
         return self.field_lines.get(key, self.line)
+
+    def line_in(self, key: str, offset: int) -> int:
+        """The line of the card file holding character ``offset`` of the text of ``key``
+        (its field line when the text is on one line, or ``offset`` is negative)."""
+        starts = self.text_lines.get(key)
+        if not starts or offset < 0:
+            return self.field_line(key)
+        index = bisect_right(starts, (offset, float("inf"))) - 1
+        return starts[max(index, 0)][1]
+
+    def line_of(self, key: str, part: str) -> int:
+        """The line of the card file where ``part`` first stands in the text of ``key``."""
+        return self.line_in(key, self.texts().get(key, "").find(part) if part else -1)
 
     @property
     def card_ordinals(self) -> tuple[int, ...]:
@@ -209,10 +230,17 @@ class TypedAnswer:
     low: float | None = None  # both set for a number, both None for a text
     high: float | None = None
     shown: str = ""
+    # A number's unit ('mg'): accepted typed after the number or not, shown after it.
+    unit: str = ""
 
     @property
     def is_number(self) -> bool:
         return self.low is not None
+
+    @property
+    def shown_with_unit(self) -> str:
+        """How the back of the card writes the answer: '500 mg', '3 \u2013 5 mg'."""
+        return f"{self.shown} {self.unit}" if self.unit else self.shown
 
 
 @dataclass(frozen=True)

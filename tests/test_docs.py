@@ -226,6 +226,38 @@ def test_console_example_is_what_the_commands_print(
                 assert printed.splitlines() == shown, f"{example}: '{command}'"
 
 
+def test_the_readme_guide_runs_as_a_person_follows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 44: the guide showed a cards/example.yaml that init does not write, and
+    passed here because the runner writes each file a ``cat`` shows. The guide's steps
+    run in an empty folder as a person types them: each ``cat`` shows a file the
+    commands made, as it is, and nothing is written for them."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Your first deck")[1]
+    blocks, _ = fenced_blocks(section.split("\n## ")[0])
+    (guide,) = [Example(ROOT / "README.md", b.line, b.lines) for b in blocks if b.info == "console"]
+    monkeypatch.chdir(tmp_path)
+    shown_files = 0
+    for command, shown in steps(guide):
+        words = shlex.split(command)
+        if words[0] == "cat":
+            (target,) = words[1:]
+            assert Path(target).is_file(), f"'{command}': the guide's commands did not make it"
+            assert Path(target).read_text(encoding="utf-8").splitlines() == shown, command
+            shown_files += 1
+        elif words[0] == "cd":
+            monkeypatch.chdir(words[1])
+        else:
+            code, printed = run(words[1:], None)
+            assert code == 0, f"'{command}' exited with {code}:\n{printed}"
+            if not shown_pattern(shown).fullmatch(printed):
+                assert printed.splitlines() == shown, f"'{command}'"
+    assert shown_files == 1
+    starter = ROOT / "deckbuilder" / "starter" / "example.yaml"
+    assert (tmp_path / "my-deck" / "cards" / "example.yaml").read_bytes() == starter.read_bytes()
+    assert (tmp_path / "my-deck" / "output" / "cells.apkg").is_file()
+
+
 def test_every_page_has_its_examples_found() -> None:
     """The runner sees the README's examples: a page whose fences it misread would pass
     with nothing run."""

@@ -116,6 +116,13 @@ MARKDOWN_RUNS = {
     "escaped braces": run_of("\\{"),
     "sound tags": run_of("[sound:"),
     "list lines": run_of("\n1. "),
+    # Dollar math (issue 44): openings, pairs that stay text, escapes, display lines.
+    "dollar openings": run_of("$a "),
+    "dollar pairs left as text": run_of("$ x^2 $ "),
+    "double dollar openings": run_of("$$a$ "),
+    "double dollars escaped": run_of("$$a\\$ "),
+    "escaped dollars": run_of("\\$"),
+    "display dollar lines": run_of("$$\n"),
 }
 
 
@@ -534,3 +541,33 @@ ACTIVE_RUNS = [
 def test_finding_what_a_note_type_runs_takes_linear_time(unit: str) -> None:
     assert_linear(without_active_parts, run_of(unit))
     assert_linear(lambda t: without_active_parts(t, css=True), run_of(unit))
+
+
+@pytest.mark.parametrize("unit", ["`a ", "``a`", "{{c1::a}} `", "\\{{c1::"])
+def test_finding_cloze_marks_outside_a_cloze_note_takes_linear_time(unit: str) -> None:
+    """Issue 44: the check reads a basic note's text past its code (backtick runs paired
+    as Markdown pairs them) for a deletion it would show as typed."""
+    from deckbuilder.cardfile.checks import note_problems
+    from deckbuilder.model import BasicNote
+
+    assert_linear(
+        lambda t: note_problems([BasicNote(id="a", line=1, front="{{c" + t, back="b")], "f"),
+        run_of(unit),
+    )
+
+
+@pytest.mark.parametrize(
+    "unit", ["\\\\t\n  ", "word\n  ", "- x\n  "], ids=["escapes", "words", "entries"]
+)
+def test_locating_the_lines_of_a_long_field_takes_linear_time(unit: str) -> None:
+    """Issue 44: a field written over many lines is located line by line (for the line
+    of a picture in it), each line looked for once near where the one before ended."""
+    from deckbuilder.cardfile.reader import decks_from_tree
+    from deckbuilder.cardfile.yaml_recovery import read_yaml
+
+    def load(text: str) -> object:
+        source = f'deck: D\nnotes:\n  - id: a\n    front: "{text}"\n    back: b\n'
+        tree, _ = read_yaml(source, "d.yaml", frozenset({"front"}))
+        return decks_from_tree(Path("d.yaml"), tree, source=source)
+
+    assert_linear(load, run_of(unit), long=LONG // 4)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["deck_notes_search"]
+__all__ = ["deck_cards_search", "deck_notes_search"]
 
 
 def _deck_term(name: str) -> str:
@@ -28,3 +28,10 @@ def deck_notes_search(deck_name: str, anki_ids: Iterable[int]) -> str:
     subdecks = _deck_term(deck_name + "::")[:-1] + '*"'
     ids = ",".join(str(anki_id) for anki_id in anki_ids)
     return f"{_deck_term(deck_name)} -{subdecks} nid:{ids}"
+
+
+def deck_cards_search(deck_name: str) -> str:
+    """The search that finds the cards in the deck ``deck_name`` itself, not in its
+    subdecks: those a renamed deck left behind in its old name."""
+    subdecks = _deck_term(deck_name + "::")[:-1] + '*"'
+    return f"{_deck_term(deck_name)} -{subdecks}"

@@ -14,7 +14,7 @@ call               request                 result
 ``list_decks``     :class:`ListRequest`    ``ListResult``
 ``init_project``   :class:`InitRequest`    ``InitResult``
 ``watch``          :class:`WatchRequest`   ``Rebuild``, one per deck built
-                                           (``Serving`` first with ``serve``)
+                                           (``Serving`` after the first round, with ``serve``)
 ``open_packages``  the packages            ``Opened``
 ``schema``         (none)                  the JSON Schema
 =================  ======================  ======================

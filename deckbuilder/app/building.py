@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deckbuilder.anki.built import built_deck_name, deck_cards_search
 from deckbuilder.anki.pull_source import read_anki_source
 from deckbuilder.app.checking import deck_warnings, lint_count, rendered_decks
-from deckbuilder.app.packages import PackageResult, write_packages
+from deckbuilder.app.packages import PackageResult, package_path, write_packages
 from deckbuilder.app.pulling import anki_changes
 from deckbuilder.app.requests import BuildRequest
 from deckbuilder.cardfile.reader import digest_now
-from deckbuilder.errors import DeckError, Problem, RequestError
+from deckbuilder.errors import DeckError, Problem, RequestError, shown
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.lock.manifest import lock_path, note_hashes, read_manifest
@@ -143,6 +144,8 @@ def _build(request: BuildRequest) -> BuildResult:
     if out_dir is None:
         out_dir = DEFAULT_OUT
         refuse_links_out([out_dir / "-"], "no package is written through it")
+    # Before anything is replaced: the name each deck had in the package it replaces.
+    told = _renamed(rendered, out_dir)
     results = write_packages(
         rendered,
         out_dir,
@@ -154,6 +157,29 @@ def _build(request: BuildRequest) -> BuildResult:
         packages=tuple(results),
         study_warnings=tuple(study),
         previews=previews,
-        warnings=deck_warnings([r.rendered for r in results]),
+        warnings=deck_warnings([r.rendered for r in results]) + tuple(told),
         lint_warnings=lint_count(decks) if request.lint else None,
     )
+
+
+def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:
+    """A warning for each deck whose name changed since the package this build replaces:
+    Anki's import moves no card to the new name, so the learner moves them."""
+    told = []
+    for rd in rendered:
+        deck = rd.deck
+        old = built_deck_name(package_path(out_dir, rd), deck.key)
+        if old is None or old == deck.name:
+            continue
+        told.append(
+            Problem(
+                str(deck.source),
+                None,
+                f"warning: the deck was named {shown(old, None)} in its last build and is "
+                f"now {shown(deck.name, None)}; on import Anki keeps the cards it has in "
+                f"{shown(old, None)} (only new cards go to {shown(deck.name, None)}): to move "
+                f"them, search Anki's browser for {deck_cards_search(old)}, select all, and "
+                "use Change Deck",
+            )
+        )
+    return told

@@ -27,9 +27,10 @@ from datetime import date
 from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from deckbuilder.app.building import BuildResult
 from deckbuilder.app.packages import PackageResult
@@ -82,6 +83,14 @@ class LiveSite:
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/"
+
+    def page_url(self) -> str:
+        """Where to open the pages: the one deck's page when there is one deck, else
+        the index of them all."""
+        with self.changed:
+            pages = [key for key, deck in self.decks.items() if deck.page]
+            alone = len(self.decks) == 1 and len(pages) == 1 and not self.unbuilt
+        return f"{self.url}deck/{quote(pages[0])}.html" if alone else self.url
 
     def publish(
         self,
@@ -161,6 +170,8 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
             path = url.path
             if path == "/":
                 self._send(HTTPStatus.OK, self._index(), "text/html; charset=utf-8")
+            elif path == "/favicon.ico":  # the pages name none; a browser may ask anyway
+                self._send(HTTPStatus.NO_CONTENT, b"")
             elif path == "/_changes":
                 # Any page can send this: a version is what the server gave the page, a
                 # whole number of ASCII digits, and no other answer tells the terminal.
@@ -198,10 +209,7 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
                 f"<li>{html.escape(source)} (not built yet){_problems(problems)}</li>"
                 for source, problems in unbuilt
             )
-            return (
-                "<!doctype html><meta charset=utf-8><title>deckbuilder watch</title>"
-                f"<h1>Decks being watched</h1><ul>{items}</ul>"
-            ).encode()
+            return _INDEX.format(style=_STYLE, night=_NIGHT, items=items).encode()
 
         def _send(self, status: HTTPStatus, body: bytes, kind: str = "text/plain") -> None:
             self.send_response(status)
@@ -216,6 +224,38 @@ def _handler(site: LiveSite) -> type[BaseHTTPRequestHandler]:
             """Library code never prints: requests are not logged."""
 
     return Handler
+
+
+def _static(name: str) -> str:
+    """A file of the preview page's own (its style, its night mode)."""
+    return (resources.files("deckbuilder.preview") / "static" / name).read_text("utf-8")
+
+
+_STYLE = _static("page.css")
+_NIGHT = _static("night.js")
+# The index of the pages, in the pages' own style (day and night), asking for no icon.
+_INDEX = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; \
+style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
+<title>deckbuilder watch</title>
+<style>
+{style}
+</style>
+</head>
+<body>
+<script>{night}</script>
+<header class="top"><h1>Decks being watched</h1>
+<p class="meta">Each page redraws the cards you save.</p></header>
+<main><ul class="index">{items}</ul></main>
+</body>
+</html>
+"""
 
 
 def _problems(problems: Sequence[str]) -> str:

@@ -51,18 +51,26 @@ class Rebuild:
 
 @dataclass(frozen=True)
 class Serving:
-    """The preview pages are served at ``url`` (``serve``), until the watch ends."""
+    """The preview pages are served (``serve``), until the watch ends: ``url`` is where
+    to open them, the one deck's page when the watch has one deck, else their index at
+    ``site``."""
 
     url: str
+    site: str = ""
+
+
+class _FirstRound:
+    """Every card file has been built once (the watch's first round is over)."""
 
 
 def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
     """Build every deck, then rebuild each deck whose card file, lock file or media
     changes, until ``request.stop`` is set (or the caller closes the iterator). Yields
-    one Rebuild per card file built; with ``serve``, first where the pages are served,
-    and each deck's page is published after its Rebuild is yielded."""
+    one Rebuild per card file built; with ``serve``, each deck's page is published after
+    its Rebuild is yielded, and once every deck has been built the first time, where the
+    pages are served (the page of the only deck, when there is one)."""
     if not request.serve:
-        yield from _rebuilds(request)
+        yield from (event for event in _rebuilds(request) if isinstance(event, Rebuild))
         return
     try:
         site = LiveSite()
@@ -70,15 +78,17 @@ def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
         raise OutputError(f"cannot serve the pages on {LOCAL}: {exc.strerror or exc}") from exc
     try:
         pages = LivePages(site, request.lint)
-        yield Serving(site.url)
-        for rebuild in _rebuilds(request):
-            yield rebuild
-            pages.show(rebuild.source, rebuild.result, rebuild.problems)
+        for event in _rebuilds(request):
+            if isinstance(event, _FirstRound):
+                yield Serving(site.page_url(), site.url)
+                continue
+            yield event
+            pages.show(event.source, event.result, event.problems)
     finally:
         site.close()
 
 
-def _rebuilds(request: WatchRequest) -> Iterator[Rebuild]:
+def _rebuilds(request: WatchRequest) -> Iterator[Rebuild | _FirstRound]:
     watched = _Watched(request)
     started = False
     roots = watched.roots()
@@ -104,6 +114,7 @@ def _rebuilds(request: WatchRequest) -> Iterator[Rebuild]:
         if not started:
             started = True
             yield from watched.rebuild(watched.card_files(), ())
+            yield _FirstRound()
         if changes:
             paths = {Path(path) for _, path in changes}
             yield from watched.rebuild(watched.affected(paths), tuple(sorted(paths)))

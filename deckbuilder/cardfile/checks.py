@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -71,6 +72,9 @@ _LINT_CODES = next(key for key in NOTE_LAST if key.name == "lint").values
 # A well-formed deletion, removed before looking for malformed ones.
 _OPENING = re.compile(r"\{\{c\d+::")
 _BAD_CLOZE = re.compile(r"\{\{\s*c\d+\s*:(?!:)|\{\{c\d+::")
+# A deletion's opening as written in Markdown (a backslash before it shows the braces).
+_CLOZE_MARK_WRITTEN = re.compile(r"(?<!\\)\{\{c(\d+)::")
+_BACKTICKS = re.compile(r"`+")
 # A field Anki counts as empty when it decides which cards a note has (rslib's
 # field_is_empty): nothing but white space and line-break or div tags.
 ANKI_EMPTY = re.compile(r"(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
@@ -102,10 +106,14 @@ def note_problems(
     file: str,
     unread: Sequence[Collection[str]] = (),
     tags: Spellings | None = None,
+    renderable: list[bool] | None = None,
 ) -> list[Sequence[Problem]]:
     """The problems of each note, in the order of ``notes``. ``unread``: for each note,
     the keys the loader could not read (a problem already said why), whose content is
-    not checked again. ``tags``: the tags' spellings so far (the deck's own tags)."""
+    not checked again. ``tags``: the tags' spellings so far (the deck's own tags).
+    ``renderable`` gets, for each note, whether its content is sound despite its problems
+    (an id or GUID another note has too, a deletion outside a cloze note), so that it can
+    be checked further."""
     first_id: dict[str, Note] = {}
     first_guid: dict[str, Note] = {}
     spellings = tags if tags is not None else Spellings("tag")
@@ -126,7 +134,11 @@ def note_problems(
             check.declared(note)
         elif isinstance(note, ImageOcclusionNote):
             check.occlusion(note)
+        if isinstance(note, (McqNote, BasicNote, TypedNote)):
+            check.cloze_marks()  # (a declared note type's templates say what it shows)
         out.append(check.problems or _NONE)
+        if renderable is not None:
+            renderable.append(len(check.problems) == check.renderable_problems)
     return out
 
 
@@ -264,7 +276,7 @@ class Spellings:
 class _NoteCheck:
     """The checks of one note, collecting its problems."""
 
-    __slots__ = ("failed", "file", "note", "problems", "unread")
+    __slots__ = ("failed", "file", "note", "problems", "renderable_problems", "unread")
 
     def __init__(self, file: str, note: Note, unread: Collection[str]) -> None:
         self.file = file
@@ -273,13 +285,19 @@ class _NoteCheck:
         self.problems: list[Problem] = []
         # Fields with a problem of their own: their content is not judged further.
         self.failed: set[str] = set()
+        # Problems that leave the note's content sound (its id or GUID is another note's
+        # too, a deletion it cannot hide): it is checked further (rendered), so that they
+        # hide nothing else.
+        self.renderable_problems = 0
 
-    def problem(self, key: str, message: str) -> None:
+    def problem(self, key: str, message: str, line: int | None = None) -> None:
+        """A problem of the field ``key``, told on its line (or on ``line``)."""
         # Messages name the note by its id, unless that id could carry a control
         # character to the terminal.
         note_id = self.note.id
         who = note_id if note_id and UNSTORABLE.search(note_id) is None else None
-        self.problems.append(Problem(self.file, self.note.field_line(key), message, who))
+        where = self.note.field_line(key) if line is None else line
+        self.problems.append(Problem(self.file, where, message, who))
 
     def identity(
         self, first_id: dict[str, Note], first_guid: dict[str, Note], tags: Spellings
@@ -291,6 +309,7 @@ class _NoteCheck:
                 wrong = id_problem("note id", note.id)
             elif wrong is None and note.id in first_id:
                 wrong = f"duplicate note id (first at line {first_id[note.id].line})"
+                self.renderable_problems += 1
             if wrong:
                 self.problem("id", wrong)
             else:
@@ -319,6 +338,7 @@ class _NoteCheck:
             return
         was = first_guid.setdefault(note.guid, note)
         if was is not note:
+            self.renderable_problems += 1
             self.problem(
                 "guid",
                 f"guid '{note.guid}' is also the guid of note '{was.id}' (line {was.line}); "
@@ -411,20 +431,23 @@ class _NoteCheck:
         text = note.text
         deletions = cloze.read_deletions(text)
         if text.strip():
-            if not deletions.numbers:
+            # Anki would show a broken '{{c1:' literally; catch the common slips. One
+            # message for one slip: a text whose only deletion is broken has none.
+            stripped = _without_deletions(text)
+            bad = _BAD_CLOZE.search(stripped)
+            if bad:
+                near = stripped[bad.start() : bad.start() + 20].split("\n")[0]
+                self.problem(
+                    "text",
+                    f"malformed cloze near '{near}'; write {{{{c1::answer}}}} with two colons "
+                    "and closing '}}'",
+                    self.note.line_of("text", near),
+                )
+            elif not deletions.numbers:
                 self.problem(
                     "text",
                     "cloze text has no deletion; mark answers as {{c1::answer}} or "
                     "{{c1::answer::hint}}",
-                )
-            # Anki would show a broken '{{c1:' literally; catch the common slips.
-            stripped = _without_deletions(text)
-            bad = _BAD_CLOZE.search(stripped)
-            if bad:
-                self.problem(
-                    "text",
-                    f"malformed cloze near '{stripped[bad.start() : bad.start() + 20]}'; "
-                    "write {{c1::answer}} with two colons and closing '}}'",
                 )
         # Anki makes cards from the deletions of every field, the extra one too.
         for key, found in (("text", deletions), ("extra", cloze.read_deletions(note.extra))):
@@ -442,6 +465,42 @@ class _NoteCheck:
                     f"'{key}' has a cloze deletion ({{{{c1::...}}}}): Anki would make a card "
                     "of it that hides no part of the picture; the masks are the cards",
                 )
+
+    def cloze_marks(self) -> None:
+        """A cloze deletion written in a note of another type: Anki shows it as typed,
+        braces and all (only a cloze note type hides it). One problem per field."""
+        note = self.note
+        for key, text in note.texts().items():
+            if "{{c" not in text or key in self.failed or key in self.unread:
+                continue
+            answer = isinstance(note, TypedNote) and key.startswith("answer[")
+            # (an accepted answer is plain text, compared as typed: no code, no escapes)
+            found = _CLOZE_MARK_WRITTEN.search(text if answer else _without_code(text))
+            if found is None:
+                continue
+            close = text.find("}}", found.end())
+            deletion = text[found.start() : close + 2] if close >= 0 else found.group()
+            where = f"'{key}'" if key[-1] != "]" else key
+            instead = (
+                "write the text under 'text:' (and the back under 'extra:')"
+                if isinstance(note, BasicNote)
+                else "write it as a cloze note, with 'text:'"
+            )
+            self.renderable_problems += 1
+            if answer:
+                message = (
+                    f"{self.name(key)} holds the cloze deletion '{shown(deletion, 40)}', "
+                    "which the learner would have to type, braces and all: to hide a part of "
+                    "a text, write it as a cloze note, with 'text:'; an accepted answer is the "
+                    "text as it is typed"
+                )
+            else:
+                message = (
+                    f"{where} holds the cloze deletion '{shown(deletion, 40)}', which a "
+                    f"{note.kind.value} note shows as typed, braces and all: to hide it, "
+                    f"{instead}; to show the braces on purpose, write \\{{{{c{found.group(1)}::"
+                )
+            self.problem(key, message, note.line_in(key, found.start()))
 
     def basic(self, note: BasicNote) -> None:
         if note.add_reverse is None or "add_reverse" in self.unread:
@@ -500,6 +559,30 @@ def _typed_answer_problem(what: str, answer: TypedAnswer) -> str | None:
     if low > high:
         return f"'{what}': 'min' ({low:g}) is above 'max' ({high:g})"
     return None
+
+
+def _without_code(text: str) -> str:
+    """``text`` with its code blanked (each character a space, so that offsets stay):
+    from a run of backticks to the next run as long, as Markdown pairs them (a fenced
+    block's fences too). Each run is looked at once."""
+    if "`" not in text:
+        return text
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for i, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(i)
+    out, kept, i = [], 0, 0
+    while i < len(runs):
+        start, end = runs[i]
+        same = by_length[end - start]
+        after = bisect_right(same, i)
+        if after == len(same):
+            i += 1  # no closing run: the backticks are text
+            continue
+        closing = same[after]
+        out += [text[kept:start], " " * (runs[closing][1] - start)]
+        kept, i = runs[closing][1], closing + 1
+    return "".join([*out, text[kept:]])
 
 
 def _without_deletions(text: str) -> str:

@@ -9,8 +9,12 @@ the file can be read in; :func:`detected_label_language` which language a deck w
 
 from __future__ import annotations
 
+import os
 import re
+import unicodedata
 from pathlib import Path
+
+from anyascii import anyascii
 
 from deckbuilder.cardfile.checks import Spellings, deck_name_problem, tag_problem, text_problem
 from deckbuilder.cardfile.declared import DeclaredTypes, ReadFile
@@ -271,8 +275,17 @@ def _text_line(value: YValue, fields: FieldReader) -> int:
 
 
 def _deck_name(fields: FieldReader, tree: YMap) -> str:
-    name = trimmed(_checked(fields, tree, "deck", required=True))
     written = tree.get("deck")
+    if written is None:
+        return _name_from_folders(fields)
+    if is_null(written):
+        fields.problem(
+            tree.key_line("deck"),
+            "'deck' is empty: write the deck's name, or leave 'deck' out to name the deck "
+            f"after the card file's folders and name ({_name_from_path(fields.path)})",
+        )
+        return ""
+    name = trimmed(_checked(fields, tree, "deck", required=True))
     if fields.lang and not (isinstance(written, YMap) and written.get(fields.lang) is not None):
         # One name for several languages: suffix it, so the decks differ in Anki.
         name = f"{name} ({fields.lang})" if name else name
@@ -282,8 +295,51 @@ def _deck_name(fields: FieldReader, tree: YMap) -> str:
     return name
 
 
+# The folder card files are kept in: a card file without 'deck:' is named after the
+# folders it is in below it.
+CARDS_FOLDER = "cards"
+_NOT_IN_ID = re.compile(r"[^a-z0-9_-]+")
+
+
+def _name_from_path(path: Path) -> str:
+    """The deck name a card file without ``deck:`` takes: its folders below ``cards/``
+    and its name, joined with '::' (``cards/Biology/Cells.yaml``: ``Biology::Cells``); a
+    card file outside a ``cards`` folder, its name alone."""
+    parts = Path(os.path.abspath(path)).parts[:-1]
+    below = len(parts) - parts[::-1].index(CARDS_FOLDER) if CARDS_FOLDER in parts else len(parts)
+    return "::".join([*parts[below:], unicodedata.normalize("NFC", path.stem)])
+
+
+def _name_from_folders(fields: FieldReader) -> str:
+    """The deck name from the card file's folders and name, as :func:`_name_from_path`
+    makes it (with the language after it, as one written name gets it); '' with a
+    problem when Anki would not keep it."""
+    name = _name_from_path(fields.path)
+    wrong = text_problem("deck", name) or deck_name_problem(name)
+    if wrong:
+        fields.problem(
+            1,
+            f"the deck is named after the card file's folders and name, "
+            f"'{shown(name)}', which cannot be a deck name ({wrong}); add 'deck:' with its "
+            "name, or rename the folder or file",
+        )
+        return ""
+    return f"{name} ({fields.lang})" if fields.lang else name
+
+
+def deck_id_from_file_name(stem: str) -> str:
+    """The deck id a card file without ``id:`` takes: its name made an id (``Cells``:
+    ``cells``; ``Cell Biology``: ``cell-biology``; other scripts romanised, ``세포``:
+    ``sepo``); '' when nothing of it is left."""
+    written = unicodedata.normalize("NFC", stem)
+    if not written.isascii():
+        written = anyascii(written)
+    key = _NOT_IN_ID.sub("-", written.lower()).strip("-_")
+    return key[:MAX_DECK_ID_CHARS].rstrip("-_")
+
+
 def _deck_key(fields: FieldReader, tree: YMap) -> str:
-    """The deck's ``id:``, or the file name when it has none."""
+    """The deck's ``id:``, or the file name made an id when it has none."""
     if "id" in tree.entries:
         key = trimmed(_checked(fields, tree, "id", required=True))
         if key and not ID_RE.match(key):
@@ -293,16 +349,15 @@ def _deck_key(fields: FieldReader, tree: YMap) -> str:
             if wrong:
                 fields.problem(tree.key_line("id"), wrong)
         return key
-    key = fields.path.stem
+    stem = fields.path.stem
+    key = deck_id_from_file_name(stem)
     wrong = deck_id_problem(key) if ID_RE.match(key) else None
     if not ID_RE.match(key) or wrong:
-        example = re.sub(r"[^a-z0-9_-]+", "-", key.lower()).strip("-_")[:MAX_DECK_ID_CHARS]
-        example = example if example and deck_id_problem(example) is None else "my-deck"
-        why = "is not a valid deck id" if wrong is None else f"cannot be the deck id ({wrong})"
+        why = "gives no deck id" if wrong is None else f"cannot be the deck id ({wrong})"
         fields.problem(
             tree.line,
-            f"the file name '{shown(key)}' {why}; add 'id:' with lowercase letters, "
-            f"digits, '-' and '_' (for example id: {example})",
+            f"the file name '{shown(stem)}' {why}; add 'id:' with lowercase letters, "
+            "digits, '-' and '_' (for example id: my-deck)",
         )
     return key
 
@@ -318,7 +373,8 @@ _SAMPLE = 1000  # characters of a note read to tell its language
 # gives its majority language as well as reading every note does.
 _SAMPLED_NOTES = 1000
 _NOT_PROSE = re.compile(
-    r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\{\{c\d+::|\]\([^)]*\)|\[sound:[^\]]*\]"
+    r"```.*?```|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$?(?! )[^$\n]+(?<! )\$\$?|\{\{c\d+::"
+    r"|\]\([^)]*\)|\[sound:[^\]]*\]"
     r"|<[^>]*>",
     re.DOTALL,
 )

@@ -200,6 +200,9 @@ class FieldReader:
         self.warnings: list[Problem] = []
         self.note_id: str | None = None  # the note being read, for messages
         self.unread: set[str] = set()  # keys of the note being read that had a problem
+        # Where the lines of the note's texts written over several lines start (see
+        # Note.text_lines), by the name messages give them.
+        self.text_lines: dict[str, tuple[tuple[int, int], ...]] = {}
 
     def problem(self, line: int | None, message: str, what: str = "") -> None:
         self.problems.append(Problem(self.file, line, message, self.note_id))
@@ -221,12 +224,13 @@ class FieldReader:
 
         ``what`` names the field in messages (``question``, ``choices[2]``)."""
         localized = _KEY_OF.split(what, 1)[0] in LOCALIZED_KEYS
+        picked_from = None
         if isinstance(value, YMap) and localized and self.is_language_map(value):
             picked = self.pick_language(value, what)
             if picked is None:
                 self.unread.add(what)
                 return ""
-            value = picked
+            picked_from, value = value, picked
         if not isinstance(value, YScalar) or value.is_null:
             self.problem(
                 value.line,
@@ -234,7 +238,45 @@ class FieldReader:
                 what,
             )
             return ""
-        return unicodedata.normalize("NFC", value.raw)
+        text = unicodedata.normalize("NFC", value.raw)
+        if value.end_line > value.line or picked_from is not None:
+            self.text_lines[what] = self.line_starts(value, text)
+        return text
+
+    def line_starts(self, value: YScalar, text: str) -> tuple[tuple[int, int], ...]:
+        """Where in ``text`` (read from ``value``) each of its lines in the file starts, as
+        (offset, line) pairs: each line's words are looked for in the text in turn (YAML
+        joins the lines of a plain or quoted value with spaces, and takes away their
+        indentation). A line whose words are not found (an escape in quotes) is left out:
+        its text counts as the line before's."""
+        starts = [(0, value.line)]
+        if not self.lines:
+            return tuple(starts)
+        searched = 0
+        for number in range(value.line, min(value.end_line, len(self.lines)) + 1):
+            written = self.lines[number - 1]
+            if number == value.line:
+                if value.style in ("|", ">"):
+                    continue  # the block's header
+                written = written[value.column + (1 if value.style else 0) :]
+            words = written.strip()
+            if not words:
+                continue
+            # A line's text starts within the length of the line's source after where the
+            # line before ended (YAML only shortens it): each line is looked for there.
+            window = searched + len(written) + 8
+            for probe in (words[:24], words[:6]):
+                found = text.find(probe, searched, window + len(probe))
+                if found >= 0:
+                    break
+            if found < 0:
+                continue
+            if found == 0:
+                starts[0] = (0, number)
+            else:
+                starts.append((found, number))
+            searched = found + len(probe)
+        return tuple(starts)
 
     @cached_property
     def lines(self) -> list[str]:

@@ -83,6 +83,7 @@ class Shape(str, Enum):
 
     TEXT = "text"  # Markdown; a map from language code to text in a deck with 'languages'
     PLAIN = "plain"  # text as Anki has it, in no language map
+    UNIT = "unit"  # a typed number's unit, one line
     DECK_NAME = "deck-name"
     ID = "id"
     GUID = "guid"
@@ -205,6 +206,7 @@ _SHAPES: dict[Shape, tuple[str, str]] = {
     ),
     Shape.POINT: ("[x, y] in the picture's pixels", "[x, y]"),
     Shape.URL: ("a web address like https://example.org/cards", "web address (https://...)"),
+    Shape.UNIT: ("a unit like mg, km/h or °C", "text, one line"),
 }
 
 
@@ -225,6 +227,9 @@ class Key:
     high: float | None = None
     pattern: str | None = None  # what a text must match (unanchored)
     values: tuple[str, ...] = ()  # the only texts allowed, when there is such a list
+    # Written by 'deckbuilder import' to keep what the source had, rarely by hand: the
+    # README's table leaves it to docs/card-format.md.
+    by_import: bool = False
 
     @property
     def localized(self) -> bool:
@@ -284,14 +289,15 @@ DECK: tuple[Key, ...] = (
         "The Anki deck name; \"::\" nests decks. In a deck with 'languages', one name per "
         'language, or one name that each language\'s deck gets with " (<code>)" appended.',
         "ML Systems::Gradient Checkpointing",
-        required=True,
+        default_doc="the card file's folders below cards/ and its name: "
+        "cards/Biology/Cells.yaml is Biology::Cells",
     ),
     Key(
         "id",
         Shape.ID,
         "The stable deck key: the package is output/<id>.apkg. Never change it once shared.",
         "gradient-checkpointing",
-        default_doc="the file name without .yaml",
+        default_doc="the file name made an id: Cells.yaml is cells",
         pattern=ID_PATTERN,
     ),
     Key(
@@ -321,6 +327,7 @@ DECK: tuple[Key, ...] = (
         "'deckbuilder import': check and build warn about each until it is in media/ "
         "(Anki shows nothing in its place); then delete its name here.",
         "[diagram.png]",
+        by_import=True,
     ),
     Key(
         "speak",
@@ -464,6 +471,7 @@ NOTE_FIRST: tuple[Key, ...] = (
         "bX7q9kL2mz",
         default_doc="derived from the deck and note ids",
         pattern=GUID_PATTERN,
+        by_import=True,
     ),
     Key(
         "type",
@@ -675,6 +683,7 @@ NOTE_TYPES: tuple[NoteType, ...] = (
                 "written by 'deckbuilder import': the reversed card exists when it is not "
                 "empty. Not together with reverse.",
                 "y",
+                by_import=True,
             ),
         ),
         aliases=("flashcard", "card", "front-back", "qa", "simple", "reversed"),
@@ -688,7 +697,7 @@ NOTE_TYPES: tuple[NoteType, ...] = (
                 "answer",
                 Shape.ANSWERS,
                 "The accepted answer or a list of them: texts on one line, or numbers "
-                "({number: 4, tolerance: 0.5} or {min: 3, max: 5}).",
+                "({number: 4, tolerance: 0.5} or {min: 3, max: 5}; unit: mg).",
                 "[no one, nobody]",
                 required=True,
                 low=1,
@@ -819,6 +828,13 @@ NUMBER: tuple[Key, ...] = (
     ),
     Key("min", Shape.NUMBER, "The smallest accepted number.", "3.141"),
     Key("max", Shape.NUMBER, "The largest accepted number.", "3.142"),
+    Key(
+        "unit",
+        Shape.UNIT,
+        "The number's unit: accepted typed after it or not (500 mg, 500mg, 500), and shown "
+        "with it on the card.",
+        "mg",
+    ),
 )
 
 

@@ -19,20 +19,28 @@ from deckbuilder.cardfile.keys import (
     Key,
     Shape,
 )
+from deckbuilder.model import NoteKind
 
 __all__ = ["MARKERS", "keys_table"]
 
 MARKERS = ("<!-- keys:start -->", "<!-- keys:end -->")
-# What the README's shorter table holds: the keys of decks and of each kind of note.
+# What the README's shorter table holds: the keys of decks and of each kind of note an
+# author writes by hand (image occlusion has docs/image-occlusion.md).
 _IN_README = frozenset(
-    ["deck", "every note", "note of a declared type", *(f"{t.kind.value} note" for t in NOTE_TYPES)]
+    [
+        "deck",
+        "every note",
+        "note of a declared type",
+        *(f"{t.kind.value} note" for t in NOTE_TYPES if t.kind is not NoteKind.IMAGE_OCCLUSION),
+    ]
 )
 
 
 def keys_table(*, full: bool = True) -> str:
     """Every key of the card format as a Markdown table: where it goes, its value, its
     default, what it does, an example. Required keys are in bold. Not ``full`` (the
-    README's): the keys of decks and notes only, the rest left to docs/card-format.md."""
+    README's): the keys authors write in decks and notes, the rest left to
+    docs/card-format.md."""
     rows = ["| Key | In | Value | Default | What it is | Example |", "|---|---|---|---|---|---|"]
     groups: list[tuple[str, tuple[Key, ...]]] = [
         ("deck", DECK),
@@ -46,10 +54,9 @@ def keys_table(*, full: bool = True) -> str:
         ("a note type declaration", NOTE_TYPE_DECLARATION),
         ("a card of a declared type", CARD_TEMPLATE),
     ]
-    if not full:
-        groups = [(where, keys) for where, keys in groups if where in _IN_README]
     for where, keys in groups:
-        rows.extend(_row(where, key) for key in keys)
+        if full or where in _IN_README:
+            rows.extend(_row(where, key) for key in keys if full or not key.by_import)
     return "\n".join(rows) + "\n"
 
 

@@ -12,6 +12,8 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TypedDict, TypeGuard
 
+import yaml
+
 from deckbuilder import cloze
 from deckbuilder.cardfile.checks import Spellings, note_problems, text_problem
 from deckbuilder.cardfile.declared import DeclaredTypes, read_declared_note_fields
@@ -62,6 +64,7 @@ class _CommonFields(TypedDict):
     line: int
     tags: tuple[str, ...]
     field_lines: dict[str, int]
+    text_lines: dict[str, tuple[tuple[int, int], ...]]
     guid: str
     lint_ignored: tuple[str, ...]
 
@@ -74,7 +77,8 @@ def read_notes(
     speak: tuple[str, ...] = (),
 ) -> list[Note]:
     """The deck's ``notes:`` list, each note checked (:mod:`.checks`); a note with a
-    problem is left out (and reported). ``tags``: the spellings of the deck's own tags;
+    problem is left out (and reported), unless its problems leave its content sound (an
+    id or GUID another note has too). ``tags``: the spellings of the deck's own tags;
     ``declared``: the note types of the author's own that notes may name; ``speak``: the
     deck's ``speak:`` keys, for the notes that give none."""
     value = tree.get("notes")
@@ -105,11 +109,13 @@ def read_notes(
             unread.append(fields.unread or ())
             misread.append(len(fields.problems) > before)
     kept: list[Note] = []
-    for note, wrong, problems in zip(
-        notes, misread, note_problems(notes, fields.file, unread, tags), strict=True
-    ):
+    sound: list[bool] = []
+    found = note_problems(notes, fields.file, unread, tags, sound)
+    for note, wrong, problems, renderable in zip(notes, misread, found, sound, strict=True):
         fields.problems.extend(problems)
-        if not wrong and not problems:
+        # A note whose problems leave its content sound (an id another note has too) is
+        # checked further (its media, its math), so that they hide none of its others.
+        if not wrong and renderable:
             kept.append(note)
     return kept
 
@@ -124,6 +130,7 @@ def _read_note(
     None when not even its type can be told."""
     fields.note_id = None
     fields.unread = set()
+    fields.text_lines = {}
     if not isinstance(item, YMap):
         fields.problem(
             item.line, f"each note must be a mapping (id:, type:, ...), not {describe(item)}"
@@ -133,6 +140,15 @@ def _read_note(
     if note_id and UNSTORABLE.search(note_id) is None:  # never a control character in a message
         fields.note_id = note_id
     kind = _note_kind(fields, item, declared)
+    if kind is NoteKind.MCQ and _typed_without_saying(item):
+        # Read as the fix makes it, so that its other problems are told in this run.
+        fields.problem(
+            item.line,
+            "this note has a 'question' and an 'answer' but no 'choices': for an answer the "
+            "learner types, add 'type: typed' to it (a multiple-choice note lists 'choices' "
+            "and answers with their letters)",
+        )
+        kind = NoteKind.TYPED
     if kind is None:
         fields.unknown_keys(item, (*ALL_NOTE_KEYS, "fields"), "a note")
         fields.note_id = None
@@ -152,6 +168,7 @@ def _read_note(
         line=item.line,
         tags=tuple(tag for tag, _ in tags),
         field_lines=lines,
+        text_lines=fields.text_lines,
         guid=read_guid(fields, item),
         lint_ignored=tuple(code for code, _ in lint),
     )
@@ -263,6 +280,25 @@ def _note_kind(
     return None
 
 
+def _typed_without_saying(item: YMap) -> bool:
+    """A note without 'type:' that asks a question and gives an answer that is not choice
+    letters, with no choices: meant to be typed (a typed note needs 'type: typed')."""
+    if "type" in item.entries or "choices" in item.entries or "question" not in item.entries:
+        return False
+    answer = item.get("answer")
+    if answer is None or is_null(answer):
+        return False
+    entries = answer.items if isinstance(answer, YSeq) else [answer]
+    letters = [
+        part
+        for entry in entries
+        if isinstance(entry, YScalar)
+        for part in _ANSWER_SPLIT.split(entry.raw.strip())
+        if part
+    ]
+    return not letters or not all(len(part) == 1 and part.isalpha() for part in letters)
+
+
 def _field_lines(item: YMap) -> dict[str, int]:
     """Where each key of a note starts; choices by entry (``choices[0]``)."""
     lines = dict(item.lines)
@@ -330,7 +366,11 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
         fields.problem(line, "'choices' is required: a list of 2 to 26 answers", "choices")
         return [], []
     if not isinstance(value, YSeq):
-        fields.problem(value.line, f"'choices' must be a list, not {describe(value)}", "choices")
+        fields.problem(
+            value.line,
+            f"'choices' must be a list, not {describe(value)}{_as_list(value)}",
+            "choices",
+        )
         return [], []
     texts: list[str] = []
     feedback: list[str] = []
@@ -339,6 +379,18 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
         texts.append(text)
         feedback.append(said)
     return texts, feedback
+
+
+def _as_list(value: YValue) -> str:
+    """For choices written as one text of comma-separated answers (``choices: Ramipril,
+    Losartan``), the line that lists them: ``; write choices: [Ramipril, Losartan]``."""
+    if not isinstance(value, YScalar) or value.is_null or "," not in value.raw:
+        return "; write the choices in brackets, choices: [first, second], or one per line"
+    items = [part.strip() for part in value.raw.split(",")]
+    if not all(items):
+        return "; write the choices in brackets, choices: [first, second], or one per line"
+    listed = yaml.safe_dump(items, default_flow_style=True, allow_unicode=True, width=1 << 30)
+    return f"; write choices: {listed.strip()}"
 
 
 def _read_answer(fields: FieldReader, item: YMap, choices: list[str]) -> list[tuple[int, int]]:

@@ -196,13 +196,16 @@ def _choices(key: Key) -> dict[str, Any]:
 
 def _number_mapping() -> dict[str, Any]:
     """A typed answer's number: ``{number:, tolerance:}`` or ``{min:, max:}``."""
-    number, tolerance, low, high = NUMBER
+    number, tolerance, low, high, unit = NUMBER
+    # A unit: text after the number, not starting with a digit or a sign.
+    unit_text = {"type": _SCALAR, "pattern": r"^\s*[^\s0-9+\-.,]"}
     with_tolerance = {
         "type": "object",
         "description": "A number, maybe with a tolerance: {number: 4, tolerance: 0.5}.",
         "properties": {
             number.name: _described(number, _typed_number(number)),
             tolerance.name: _described(tolerance, _typed_number(tolerance)),
+            unit.name: _described(unit, unit_text),
         },
         "required": [number.name],
         "additionalProperties": False,
@@ -210,7 +213,10 @@ def _number_mapping() -> dict[str, Any]:
     a_range = {
         "type": "object",
         "description": "A range of numbers: {min: 3.141, max: 3.142}.",
-        "properties": {k.name: _described(k, _typed_number(k)) for k in (low, high)},
+        "properties": {
+            **{k.name: _described(k, _typed_number(k)) for k in (low, high)},
+            unit.name: _described(unit, unit_text),
+        },
         "required": [low.name, high.name],
         "additionalProperties": False,
     }
@@ -434,6 +440,9 @@ def _note(note_type: NoteType) -> dict[str, Any]:
     if kind == "basic":
         # 'add_reverse' is what Anki's optional reversed card keeps; 'reverse' is ours.
         schema["not"] = {"required": ["reverse", "add_reverse"]}
+        # Anki makes the card of a basic note whose back is empty, and the loader takes
+        # one: the back may be blank (the language map's entries share this text).
+        schema["properties"]["back"]["oneOf"][0].pop("pattern", None)
     return schema
 
 

@@ -4,6 +4,10 @@
       type: typed
       question: What is pi to three decimal places?
       answer: {number: 3.1416, tolerance: 0.0005}   # or {min: 3.141, max: 3.142}
+    - id: dose
+      type: typed
+      question: Usual adult dose of amoxicillin?
+      answer: {number: 500, unit: mg}              # 500 mg, 500mg and 500 are right
     - id: tomb
       type: typed
       question: Who is buried in Grant's tomb?
@@ -39,6 +43,7 @@ _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
 # A number is compared as a double (17 significant digits); longer ones are refused
 # rather than carried whole into the card and every message.
 MAX_NUMBER_CHARS = 32
+MAX_UNIT_CHARS = 20  # 'mL/min/1.73 m²' and the like
 
 
 def read_typed(fields: FieldReader, item: YMap, common: _CommonFields) -> TypedNote:
@@ -100,10 +105,36 @@ def _read_text(fields: FieldReader, entry: YValue, what: str) -> TypedAnswer | N
     return TypedAnswer(text=text, shown=text) if len(fields.problems) == before else None
 
 
+def _read_unit(fields: FieldReader, entry: YMap, what: str) -> str | None:
+    """The number's ``unit:`` ('' when it has none); None (with a problem) when it is not
+    a unit: text on one line, not starting with a digit or a sign."""
+    value = entry.get("unit")
+    if value is None or is_null(value):
+        return ""
+    before = len(fields.problems)
+    unit = " ".join(fields.as_text(value, f"{what}.unit").split())
+    if len(fields.problems) > before:
+        return None
+    if not unit or len(unit) > MAX_UNIT_CHARS or unit[0] in "0123456789+-.,":
+        fields.problem(
+            value.line,
+            f"'{what}.unit' must be a unit written after the number, like mg, km/h or °C "
+            f"(at most {MAX_UNIT_CHARS} characters), not {shown(unit) or describe(value)!r}",
+            what,
+        )
+        return None
+    return unit
+
+
 def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | None:
     fields.unknown_keys(entry, NUMBER_KEYS, f"'{what}'")
+    unit = _read_unit(fields, entry, what)
+    if unit is None:
+        return None
     got: dict[str, tuple[float, str]] = {}
     for key in NUMBER_KEYS:
+        if key == "unit":
+            continue
         value = entry.get(key)
         if value is None:
             continue
@@ -137,7 +168,9 @@ def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | N
             fields.problem(entry.line, f"'{what}.tolerance' must not be negative", what)
             return None
         written = raw if tolerance == 0 else f"{raw} ± {tol_raw}"
-        return TypedAnswer(low=number - tolerance, high=number + tolerance, shown=written)
+        return TypedAnswer(
+            low=number - tolerance, high=number + tolerance, shown=written, unit=unit
+        )
     if "min" in got and "max" in got:
         if "tolerance" in got:
             fields.problem(
@@ -145,7 +178,7 @@ def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | N
             )
             return None
         (low, low_raw), (high, high_raw) = got["min"], got["max"]
-        return TypedAnswer(low=low, high=high, shown=f"{low_raw} \u2013 {high_raw}")
+        return TypedAnswer(low=low, high=high, shown=f"{low_raw} \u2013 {high_raw}", unit=unit)
     fields.problem(
         entry.line, f"'{what}' must give 'number' (and 'tolerance'), or 'min' and 'max'", what
     )

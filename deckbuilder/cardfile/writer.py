@@ -429,9 +429,10 @@ def _typed_answer(answer: TypedAnswer) -> Any:
     if not answer.is_number:
         return _required(answer.text)
     assert answer.low is not None and answer.high is not None
-    number, tolerance, low, high = (key.name for key in NUMBER)
+    number, tolerance, low, high, unit = (key.name for key in NUMBER)
     value, _, around = answer.shown.partition(" \u00b1 ")
     start, _, end = answer.shown.partition(" \u2013 ")
+    written: dict[str, _Number | str | None]
     if _NUMBER.match(value) and (not around or _NUMBER.match(around)):
         written = {number: _Number(value), tolerance: _Number(around) if around else None}
     elif _NUMBER.match(start) and _NUMBER.match(end):
@@ -440,4 +441,6 @@ def _typed_answer(answer: TypedAnswer) -> Any:
         written = {number: _Number(repr(answer.low))}
     else:
         written = {low: _Number(repr(answer.low)), high: _Number(repr(answer.high))}
+    if answer.unit:
+        written[unit] = answer.unit
     return _FlowMap((k, v) for k, v in written.items() if v is not None)

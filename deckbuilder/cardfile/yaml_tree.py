@@ -89,6 +89,11 @@ class YScalar:
     raw: str
     tag: str
     line: int
+    # Where the value is written: its first character's column (0-based), its last line,
+    # and its style ('' plain, a quote, '|' or '>'): what finds the line of a part of it.
+    column: int = 0
+    end_line: int = 0
+    style: str = ""
 
     @property
     def is_null(self) -> bool:
@@ -200,8 +205,8 @@ class TreeBuilder:
 
     Text that YAML ends at a comment (``back: a # b``) is read as meant, and reported, in
     the values of ``text_keys`` (the card's text: the comment would be lost from it).
-    Problems that keep a value from being read as written (a duplicate key, an unknown
-    alias) add their line to :attr:`unreadable`; a problem raised (:meth:`fail`) stops
+    Problems that keep a value from being read as written (an unknown alias) add their
+    line to :attr:`unreadable` (a duplicate key is read as its first value); a problem raised (:meth:`fail`) stops
     the reading.
     """
 
@@ -270,6 +275,7 @@ class TreeBuilder:
         if isinstance(event, AliasEvent):
             return self.alias(event.anchor, line)
         expanded_before, characters_before = self.expanded, self.characters
+        column, end = event.start_mark.column, event.end_mark
         self.written += 1
         self.expanded += 1
         if self.written % _PROGRESS_EVERY == 0:
@@ -280,7 +286,9 @@ class TreeBuilder:
             raw = event.value
             if self.in_text and tag == _STR and not event.style:
                 raw = self.comment_cut(event, raw)
-            value = YScalar(raw, tag, line)
+            # A block ends at the start of the line after it.
+            last = end.line if end.column == 0 and end.line >= line else end.line + 1
+            value = YScalar(raw, tag, line, column, last, event.style or "")
             self.characters += len(raw)
         else:
             value = self.collection(event, line, stream)
@@ -367,8 +375,72 @@ class TreeBuilder:
         for event in stream:
             if isinstance(event, SequenceEndEvent):
                 break
-            seq.items.append(self.node(event, stream))
+            item = self.node(event, stream)
+            if isinstance(item, YScalar) and item.end_line > item.line and not item.style:
+                seq.items.extend(self.entry_run_on(item))
+            else:
+                seq.items.append(item)
         return seq
+
+    def run_on_entries(self, value: YScalar) -> Iterator[tuple[int, str]]:
+        """The lines after the first of a plain value written over several lines that
+        start like a list entry ('- x'): YAML joins them to the value, as text."""
+        for number in range(value.line + 1, min(value.end_line, len(self.lines)) + 1):
+            words = self.lines[number - 1].strip()
+            if words == "-" or words.startswith(("- ", "-\t")):
+                yield number, words
+
+    def entry_run_on(self, item: YScalar) -> list[YScalar]:
+        """A list entry whose next entry is indented deeper than it (``- Atorvastatin`` then
+        ``    - Ezetimibe``): YAML reads the two as one entry ('Atorvastatin -
+        Ezetimibe'). Reported on the deeper line, with that line as it should be; the
+        entries are read as that fix makes them, so that nothing else is said of the
+        joined one."""
+        first = self.lines[item.line - 1] if item.line <= len(self.lines) else ""
+        written = first.lstrip(" ")
+        run_on = list(self.run_on_entries(item))
+        if not run_on or not written.startswith("-"):
+            return [item]  # (an entry of a list in brackets: its lines are not entries)
+        lead = first[: len(first) - len(written)]
+        number, words = run_on[0]
+        joined = item.raw if len(item.raw) <= 60 else item.raw[:57] + "..."
+        self.problem(
+            number,
+            f"'{words}' is indented deeper than the list entry above it, so YAML reads "
+            f"it as part of that entry ('{joined}'), not as an entry of its own; put its "
+            f"'-' under the entry's: write '{lead}{words}'",
+            readable=True,
+        )
+        starts = {line for line, _ in run_on}
+        entries: list[tuple[int, list[str]]] = [(item.line, [first[item.column :].strip()])]
+        for line in range(item.line + 1, min(item.end_line, len(self.lines)) + 1):
+            words = _COMMENT_AFTER.split(self.lines[line - 1])[0].strip()
+            if line in starts:
+                entries.append((line, [words[1:].strip()]))
+            elif words:
+                entries[-1][1].append(words)
+        out = []
+        for line, parts in entries:
+            text = " ".join(part for part in parts if part)
+            tag = self.resolver.resolve(ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+            out.append(YScalar(text, tag, line, 0, line))
+        return out
+
+    def list_in_text(self, key: str, value: YScalar) -> None:
+        """Text that is not a block, written over lines that start like list entries
+        (``back: Causes`` then ``  - a``): YAML joins its lines with spaces, so the card
+        would show 'Causes - a', not a list. Reported on the first such line."""
+        if value.style:
+            return  # a block keeps its lines; quotes say the text is as meant
+        for number, words in self.run_on_entries(value):
+            self.problem(
+                number,
+                f"'{words}' is read as part of the text of '{key}', not as a list entry: "
+                "YAML joins the lines of text that is not a block with spaces; write "
+                f"'{key}: |' and the text on the lines under it, to keep its lines",
+                readable=True,
+            )
+            return
 
     def mapping(self, line: int, stream: _Events) -> YMap:
         ymap = YMap(line=line)
@@ -383,12 +455,20 @@ class TreeBuilder:
             self.in_text -= text
             if key is None:
                 continue
+            if text and isinstance(value, YScalar) and value.end_line > value.line > 0:
+                self.list_in_text(key, value)
             first = ymap.lines.get(key)
             if first is None:
                 ymap.entries[key] = value
                 ymap.lines[key] = key_line
             else:
-                self.problem(key_line, f"duplicate key '{key}' (first at line {first})")
+                # The first is read, and the rest checked: a duplicate hides nothing.
+                self.problem(
+                    key_line,
+                    f"duplicate key '{key}' (first at line {first}); the first is read: "
+                    "delete one of them",
+                    readable=True,
+                )
         return ymap
 
     def key_text(self, key: YValue, line: int) -> str | None:

@@ -8,13 +8,16 @@ Errors are mapped to messages and exit codes in one place, :func:`main`:
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from itertools import islice
 from typing import Annotated, Any
 
+import click
 import typer
 from typer.core import TyperGroup
 
@@ -34,7 +37,8 @@ __all__ = ["app", "main", "run"]
 
 
 class _Commands(TyperGroup):
-    """Lists the commands in the order of an author's day, not of their definition."""
+    """Lists the commands in the order of an author's day, not of their definition, and
+    takes the options every command shares (-q, -v, --debug) after the command too."""
 
     ORDER = (
         "init",
@@ -48,12 +52,45 @@ class _Commands(TyperGroup):
         "list",
         "schema",
     )
+    # The root's own flags, which a user may write after the command as well.
+    SHARED = frozenset({"-q", "--quiet", "-v", "--verbose", "--debug", "--version"})
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = super().list_commands(ctx)
         return sorted(
             names, key=lambda n: self.ORDER.index(n) if n in self.ORDER else len(self.ORDER)
         )
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self.shared_first(ctx, args))
+
+    def shared_first(self, ctx: Any, args: list[str]) -> list[str]:
+        """``args`` with the shared options written after the command moved before it,
+        where the root reads them (``build -q`` is ``-q build``). A word that is the value
+        of the command's own option, or that comes after ``--``, stays where it is."""
+        at = next((i for i, arg in enumerate(args) if not arg.startswith("-")), len(args))
+        command = self.get_command(ctx, args[at]) if at < len(args) else None
+        if command is None:
+            return args
+        takes_value = {
+            name
+            for param in command.params
+            if isinstance(param, click.Option) and not param.is_flag and not param.count
+            for name in param.opts
+        }
+        moved: list[str] = []
+        kept = args[: at + 1]
+        rest = iter(args[at + 1 :])
+        for arg in rest:
+            if arg == "--":
+                kept += [arg, *rest]
+            elif arg in self.SHARED or re.fullmatch(r"-[qv]{2,}", arg):
+                moved.append(arg)
+            else:
+                kept.append(arg)
+                if arg in takes_value:
+                    kept.extend(islice(rest, 1))  # its value, whatever it looks like
+        return moved + kept
 
 
 app = typer.Typer(

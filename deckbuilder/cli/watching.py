@@ -72,7 +72,8 @@ def watch(
         with closing(library.watch(request)) as events:
             for event in events:
                 if isinstance(event, library.Serving):
-                    echo(f"preview pages at {event.url} (this computer only)")
+                    which = "pages" if event.url == event.site else "page"
+                    echo(f"preview {which} at {event.url} (this computer only)")
                 else:
                     _tell(session, event)
     except KeyboardInterrupt:

@@ -121,7 +121,9 @@ _EMPHASIS = re.compile(
     r"|<(b|strong|em|i|u|mark)\b[^>]*>(.+?)</\5\s*>",
     re.S | re.IGNORECASE,
 )
-_CODE_OR_MATH = re.compile(r"`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+_CODE_OR_MATH = re.compile(
+    r"`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$[^$]+\$\$|(?<![\\$])\$(?! )[^$\n]+(?<! )\$", re.S
+)
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,53 @@ def note_findings(note: Note) -> Iterator[Finding]:
         yield from _front_equals_back(note)
     elif isinstance(note, TypedNote):
         yield from _negative_stem(note)
+        yield from _number_unit(note)
+
+
+# number-unit: a unit after a number (500 mg, 37 °C, 5 %, 120 km/h, 10 mg/kg), or asked
+# for in parentheses: "(in mg)". Units are the common ones, spelt as written (case
+# matters: 'at', 'in' and 'a' after a number are words); a unit ends where no letter or
+# '/' follows, so the order of the alternatives does not matter.
+_ONE_UNIT = (
+    "mg|g|kg|µg|μg|mcg|ng|t|lb|lbs|oz|mL|ml|L|l|dL|dl|cL|µL|μL|mol|mmol|µmol|μmol|mEq|IU"
+    "|m|cm|mm|km|µm|μm|nm|ft|mi|yd|s|ms|µs|μs|ns|min|h|hr|hrs|d"
+    "|Hz|kHz|MHz|GHz|W|kW|MW|mW|V|mV|kV|A|mA|J|kJ|MJ|cal|kcal|Pa|kPa|MPa|hPa|mmHg|atm|bar"
+    "|K|°C|°F|℃|℉|%|‰|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|bit|bits|byte|bytes|px|dpi|rpm|bpm|mph"
+)
+_UNIT = rf"(?:(?:{_ONE_UNIT})(?:/(?:{_ONE_UNIT}))*|° ?[CF])(?![\w/])"
+_ASKED_UNIT = re.compile(rf"\(\s*in\s+({_UNIT})\s*\)")
+
+
+def _number_unit(note: TypedNote) -> Iterator[Finding]:
+    """A number answer without ``unit:`` whose note writes that number with a unit
+    ('500 mg' in the question or explanation), or asks for one ('(in mg)'): a learner
+    who types the unit is marked wrong."""
+    text = f"{plain(note.question)}\n{plain(note.explanation)}"
+    asked = _ASKED_UNIT.search(text)
+    for i, answer in enumerate(note.answers):
+        if not answer.is_number or answer.unit:
+            continue
+        numbers = [part for part in re.split(r" [\u00b1\u2013] ", answer.shown) if part]
+        written = None
+        for number in numbers:
+            found = re.search(rf"(?<![\w.]){re.escape(number)}\s?({_UNIT})(?!\w)", text)
+            if found:
+                written = (found.group(), found.group(1))
+                break
+        if written is None and asked is not None:
+            written = (f"{numbers[0]} {asked.group(1)}", asked.group(1))
+        if written is None:
+            continue
+        example, unit = written
+        yield Finding(
+            note,
+            f"answer[{i}]",
+            "number-unit",
+            f"the card accepts the number alone, but the note writes it with a unit "
+            f"('{example}'): a learner who types '{example}' is marked wrong",
+            f"add unit: {unit} to the answer, which then takes the number with the unit or "
+            "without it",
+        )
 
 
 def _quote(text: str, limit: int = 40) -> str:

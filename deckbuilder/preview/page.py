@@ -56,7 +56,7 @@ from typing import Any
 from deckbuilder.anki.notetypes import IO_STOCK_KIND
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.errors import Problem
-from deckbuilder.model import NoteKind
+from deckbuilder.model import BasicNote, Note, NoteKind
 from deckbuilder.preview.anki_template import (
     CardContext,
     RenderedCard,
@@ -317,7 +317,7 @@ class _Cards:
             if spec.stock_kind == IO_STOCK_KIND:
                 # What Anki's clients give an image occlusion card, the preview's own.
                 question, answer = (self.occlusion + side for side in (question, answer))
-            label = f"card c{ordinal + 1}" if spec.is_cloze else ""
+            label = _card_label(rn.note, spec.is_cloze, name, ordinal)
             self.cards.append(
                 [
                     note_number,
@@ -624,6 +624,7 @@ def preview_page(
 {live_meta}<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="generator" content="deckbuilder">
+<link rel="icon" href="data:,">
 <title>{escape(deck.name)}: preview</title>
 <style>
 {_static("page.css")}
@@ -672,3 +673,16 @@ Math is drawn here from MathML; Anki draws it with MathJax, so fonts and spacing
 {live_script}</body>
 </html>
 """
+
+
+def _card_label(note: Note, cloze: bool, template: str, ordinal: int) -> str:
+    """What the page says of which card of its note a card is: nothing for a note's only
+    card; a cloze card's deletion number; a basic note's reverse card; a declared note
+    type's card by its template's name."""
+    if cloze:
+        return f"card c{ordinal + 1}"
+    if isinstance(note, BasicNote):
+        return "card 2 (reverse)" if ordinal == 1 else ""
+    if len(note.card_ordinals) > 1 or ordinal > 0:
+        return f"card {ordinal + 1} ({template})"
+    return ""

@@ -3,6 +3,7 @@ the page alike."""
 
 from __future__ import annotations
 
+import textwrap
 from datetime import timedelta
 
 from deckbuilder.deck_options import ANKI_PER_DAY_MAX
@@ -29,15 +30,28 @@ def _figure(value: float) -> str:
     return f"{shown(value):.{DECIMALS}f}"
 
 
-def recommendation(sw: Sweep) -> str:
-    """The one-line recommendation: the optimal retention and what it means."""
-    line = f"{sw.optimal_retention:.2f}: the least study time per card remembered"
-    if sw.at_range_edge:
-        line += (
-            f" (the lowest retention searched, as in Anki, {OPTIMAL_RANGE[0]:.2f}; a lower "
-            "one may cost even less)"
+def recommendation(sw: Sweep, days: int) -> list[str]:
+    """The recommendation, a sentence each: the optimal retention; that it is an end of
+    the retentions searched, when it is (one beyond might cost even less); and what it
+    costs against the current retention: cards memorized and study minutes."""
+    optimal = sw.optimal_retention
+    lines = [f"Optimal retention {optimal:.2f}: the least study time per card remembered."]
+    if sw.edge:
+        low, high = OPTIMAL_RANGE
+        beyond = "lower" if sw.edge == "lowest" else "higher"
+        lines.append(
+            f"{optimal:.2f} is the {sw.edge} retention searched ({low:.2f} to {high:.2f}, the "
+            f"range Anki's optimizer searches), so a {beyond} one may cost even less per card "
+            "remembered."
         )
-    return line
+    best, current = sw.point_at(optimal), sw.point_at(sw.current)
+    if best is not None and current is not None and best is not current:
+        lines.append(
+            f"At {optimal:.2f}, {_figure(best.memorized)} cards are memorized on day {days} "
+            f"instead of {_figure(current.memorized)} at the current {sw.current:.2f}, for "
+            f"{_figure(best.minutes)} study minutes instead of {_figure(current.minutes)}."
+        )
+    return lines
 
 
 SWEEP_COLUMNS: tuple[str, ...] = ("retention", "reviews", "minutes", "memorized")
@@ -75,7 +89,8 @@ def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
     for figures, mark in rows:
         note = f"  <- {mark}" if mark else ""
         lines.append("  " + "  ".join(f"{figure:>9}" for figure in figures) + note)
-    lines.append(f"  Optimal retention {recommendation(sw)}")
+    for sentence in recommendation(sw, days):
+        lines += textwrap.wrap(sentence, 88, initial_indent="  ", subsequent_indent="  ")
     return lines
 
 
@@ -83,26 +98,39 @@ def sweep_agreement(sw: Sweep, summary: Summary, fc: Forecast, new_per_day: int)
     """Why the sweep's row of the retention previewed and the forecast at it (``fc``,
     ``summary``: the preview's own, ``new_per_day`` new cards a day) differ, with both
     sets of figures: the sweep counts each new card's first showing, as Anki's workload
-    graph does, and each of its retentions is a simulation of its own."""
-    point = next((p for p in sw.points if abs(p.retention - sw.current) < 1e-9), None)
+    graph does, and each of its retentions is a simulation of its own. Chance is named
+    only for figures that differ as shown."""
+    point = sw.point_at(sw.current)
     if point is None:
         return [
             "Reviews in the sweep include each new card's first showing; the forecast's do not."
         ]
     whole = summary.whole
     first_showings = shown(sum(fc.new))
-    return [
+    counted = whole.total_reviews + first_showings
+    line = (
         f"At the retention previewed, {point.retention:.2f}, the sweep counts "
         f"{_figure(point.reviews)} reviews: the forecast over {fc.days} days at "
         f"{new_per_day} new cards a day has {_figure(whole.total_reviews)}, and each new "
-        f"card's first showing ({_figure(first_showings)}) makes "
-        f"{_figure(whole.total_reviews + first_showings)}, as Anki's workload graph counts "
-        f"them. The rest of the difference, and that in minutes ({_figure(point.minutes)} "
-        f"against {_figure(whole.total_minutes)}) and cards memorized "
-        f"({_figure(point.memorized)} against {_figure(summary.memorized_end)}), is "
-        f"chance: each retention of the sweep simulates {sw.simulated_cards:,} cards, the "
-        f"forecast {simulated_cards(fc.cards):,}."
+        f"card's first showing ({_figure(first_showings)}) makes {_figure(counted)}, as "
+        "Anki's workload graph counts them."
+    )
+    differ = [
+        f"{what} ({_figure(swept)} against {_figure(forecast)})"
+        for what, swept, forecast in (
+            ("reviews", point.reviews, counted),
+            ("minutes", point.minutes, whole.total_minutes),
+            ("cards memorized", point.memorized, summary.memorized_end),
+        )
+        if _figure(swept) != _figure(forecast)
     ]
+    if differ:
+        listed = differ[0] if len(differ) == 1 else f"{', '.join(differ[:-1])} and {differ[-1]}"
+        line += (
+            f" The difference in {listed} is chance: each retention of the sweep simulates "
+            f"{sw.simulated_cards:,} cards, the forecast {simulated_cards(fc.cards):,}."
+        )
+    return [line]
 
 
 def _nearest(sw: Sweep) -> SweepPoint | None:

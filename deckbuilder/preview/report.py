@@ -351,6 +351,8 @@ def report(p: DeckPreview, width: int = 60) -> str:
         f"  Hard         {_ladder_row(lad.hard)}",
         f"  Easy         {_ladder_row(lad.easy)}",
         f"  Again, Good  {_ladder_row(lad.again_good)}",
+        f"  Each row ends with the first interval that reaches day {lad.horizon}, or at "
+        f"{lad.max_steps} intervals.",
         "",
         _forecast_heading(p, width),
     ]

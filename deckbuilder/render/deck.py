@@ -6,12 +6,13 @@ the author previews is byte for byte what Anki receives.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 from html import escape, unescape
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
@@ -65,6 +66,9 @@ _BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
 # Names Windows reserves; Anki renames such files (con.png -> con_.png).
 _WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?\Z", re.IGNORECASE)
 _MAX_NAME_BYTES = 120  # Anki truncates longer names
+# How alike the name of a missing media file and a file's name (without extensions) must
+# be for "did you mean" (difflib's ratio: qt-ecg and qt_ecg, 0.83).
+_SIMILAR = 0.75
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The media a raw field's HTML names, as Anki finds them (its media check).
 _RAW_IMAGE = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
@@ -158,6 +162,7 @@ class _Renderer:
         self.folder_links: dict[Path, Path | None] = {}
         self.note: Note | None = None
         self.key = ""  # YAML key of the field being rendered (its line is looked up if needed)
+        self.text = ""  # the text of that field, as written
         # Field text -> HTML, for renders that used no media and warned about nothing (one
         # dict for other fields, one for cloze fields): the same text then renders the
         # same, and decks repeat text ("None of the above", a shared 'extra').
@@ -174,9 +179,17 @@ class _Renderer:
         """Line of the field being rendered."""
         return self.note.field_line(self.key) if self.note is not None else None
 
-    def problem(self, message: str, *, warning: bool = False) -> None:
+    def problem(self, message: str, *, warning: bool = False, at: str = "") -> None:
+        """A problem of the field being rendered (a warning: ``warning``), on the line
+        where ``at``, a part of the field's text, is written (or the field's line)."""
         note = self.note
-        found = Problem(self.file, self.line, message, note.id if note else None)
+        line = self.line
+        if note is not None and at:
+            offset = self.text.find(at)
+            if offset < 0 and at != quote(at, safe="/"):  # a name written %-encoded
+                offset = self.text.find(quote(at, safe="/"))
+            line = note.line_in(self.key, offset)
+        found = Problem(self.file, line, message, note.id if note else None)
         (self.warnings if warning else self.problems).append(found)
 
     def md(self, text: str, key: str = "", *, cloze: bool = False) -> str:
@@ -185,7 +198,7 @@ class _Renderer:
         if known is not None:
             return known
         html = fast_html(text)  # what render_markdown gives, when it is that simple
-        self.key = key
+        self.key, self.text = key, text
         ended_early = deletions_ended_early(html) if cloze and html is not None else []
         for message in ended_early:
             self.problem(message)
@@ -194,9 +207,9 @@ class _Renderer:
         if html is None:
             rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
             for message in rendered.warnings:
-                self.problem(f"warning: {message}", warning=True)
+                self.problem(f"warning: {message}", warning=True, at=rendered.at(message))
             for message in rendered.problems:  # e.g. a deletion Anki would read otherwise
-                self.problem(message)
+                self.problem(message, at=rendered.at(message))
             html = rendered.html
             if rendered.images or rendered.sounds or rendered.warnings or rendered.problems:
                 self.guard(html)
@@ -214,18 +227,20 @@ class _Renderer:
         return not problems
 
     def resolve(self, src: str, kind: str = "image") -> str | None:
-        """Find an image or sound file; return its name inside the package."""
+        """Find an image or sound file; return its name inside the package. A problem
+        with it is told on the line where the field names it."""
+        problem = partial(self.problem, at=src)
         if not src:
             self.problem("a media reference has no file name")
             return None
         posix = PurePosixPath(src.replace("\\", "/"))
         if posix.is_absolute() or ".." in posix.parts or re.match(r"[A-Za-z]:[\\/]", src):
-            self.problem(
+            problem(
                 f"media path {shown(src, None)} leaves the project; use a file name inside media/"
             )
             return None
         if _SCHEME.match(src):
-            self.problem(
+            problem(
                 f"{shown(src, None)} is not a local file; put the file in media/ (cards must "
                 "work offline)"
             )
@@ -234,30 +249,30 @@ class _Renderer:
         if found is None:
             where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
             if src in self.deck.missing_media:  # the reference stays, for when it comes
-                self.problem(
+                problem(
                     f"warning: media file {shown(src, None)} is still missing (missing_media): "
                     f"put it in {where}; until then Anki shows nothing in its place",
                     warning=True,
                 )
                 return None
-            near = self.find_ignoring_case(posix.parts)
+            near = self.find_ignoring_case(posix.parts) or self.find_similar(posix.parts)
             did_you_mean = f"; did you mean {shown(near, None)}?" if near else ""
-            self.problem(f"media file {shown(src, None)} not found in {where}{did_you_mean}")
+            problem(f"media file {shown(src, None)} not found in {where}{did_you_mean}")
             return None
         folder, path = found
         refused = self.refusal(src, folder, path)
         if refused:
-            self.problem(refused)
+            problem(refused)
             return None
         # Anki keeps media names in NFC; the field text (NFC, as loaded) must say the same.
         name = unicodedata.normalize("NFC", posix.name)
         bad = media_name_problem(name, image=kind == "image")
         if bad:
-            self.problem(f"{bad}; rename the file")
+            problem(f"{bad}; rename the file")
             return None
         known = self.folded.get(name.casefold())
         if known is not None and not _same_file(known, path):
-            self.problem(
+            problem(
                 f"media files {shown(known, None)} and {shown(path, None)} would both be stored "
                 f"as {shown(name, None)}"
                 " (names are compared ignoring case, as on Windows and macOS); rename one"
@@ -310,6 +325,26 @@ class _Renderer:
                 if here.is_file():
                     return "/".join(names)
         return None
+
+    def find_similar(self, parts: tuple[str, ...]) -> str | None:
+        """The path, as a card writes it, of the media file in the folder ``parts`` names
+        whose name is most like the one written (``qt_ecg.png`` for ``qt-ecg.png``), or
+        that differs only in its extension; None when none is near."""
+        *folders, wanted = parts
+        stem, suffix = self.case_key(PurePosixPath(wanted).stem), PurePosixPath(wanted).suffix
+        best: tuple[float, str] | None = None
+        for media in self.deck.media_dirs:
+            here = media.joinpath(*folders)
+            for name in self.entries(here).values():
+                other = PurePosixPath(name)
+                score = difflib.SequenceMatcher(None, stem, self.case_key(other.stem)).ratio()
+                if other.suffix.lower() != suffix.lower():
+                    score = 0.5 if score == 1 else 0.0  # another format of the same name
+                elif score < _SIMILAR:
+                    continue
+                if score and (best is None or score > best[0]) and (here / name).is_file():
+                    best = (score, "/".join([*folders, name]))
+        return best[1] if best else None
 
     def entries(self, folder: Path) -> dict[str, str]:
         """The names in ``folder`` by :meth:`case_key` (the first in sorted order when

@@ -9,7 +9,7 @@ subset and around its edges.
 The subset:
 
 * words and harmless punctuation (:data:`_GAP`: letters, digits,
-  `` ,.;:?!'"()/%+=@#${}-``), which render as typed; ``_`` between two letters or digits
+  `` ,.;:?!'"()/%+=@#{}-``), which render as typed (not ``$``, which may open math); ``_`` between two letters or digits
   is a literal underscore;
 * a lone ``~``, ``>``, and ``<`` or ``&`` before a space (escaped);
 * code spans of one to three backticks (any printable ASCII or alphanumeric content,
@@ -53,7 +53,7 @@ _TOKEN = re.compile(
             # A closing run: after an alphanumeric, before a non-alphanumeric (or the end).
             r"\*(?<=[^\W_]\*)\*?(?!\*)(?![^\W_])",
             r"_(?<=[^\W_]_)_?(?!_)(?![^\W_])",
-            r"\[(?<!!\[)(?:[^\W_]|[ ,.;?!'\"/%+=@#$-])+\]"
+            r"\[(?<!!\[)(?:[^\W_]|[ ,.;?!'\"/%+=@#-])+\]"
             r"\(https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*(?:/[A-Za-z0-9/._~=?#-]*)?\)",
             r"\\[!-')-/;-@\\-`|~]",  # an escape: ASCII punctuation less ( [ { } :
             r"\\(?=[^\W_]| )",
@@ -65,7 +65,7 @@ _TOKEN = re.compile(
     )
     + ")"
 )
-_GAP = re.compile(r"[\w ,.;:?!'\"()/%+=@#${}-]*")
+_GAP = re.compile(r"[\w ,.;:?!'\"()/%+=@#{}-]*")
 _BAD_UNDERSCORE = re.compile(r"_(?<![^\W_]_)|_(?![^\W_])")
 _LIST_START = re.compile(r"\d{1,9}[.)]")
 _SIMPLE_FIRST = frozenset("*_`[")

@@ -11,6 +11,8 @@ works in Anki:
 * a picture or link written in Markdown that stayed text: CommonMark ends a link's
   address at a space, so ``![그림](내 그림.png)`` reaches the card as typed
   (:func:`links_left_as_text`);
+* a formula between dollars that stays text (``$ x^2 $``: a space inside its dollars)
+  (:func:`dollars_left_as_text`);
 * raw HTML that is shown as typed, or loses attributes, instead of being kept
   (:func:`html_shown_as_text`, :func:`attributes_removed`).
 """
@@ -26,6 +28,7 @@ from deckbuilder.cloze import deletion_number
 __all__ = [
     "attributes_removed",
     "deletions_ended_early",
+    "dollars_left_as_text",
     "html_shown_as_text",
     "links_left_as_text",
 ]
@@ -198,39 +201,68 @@ _LINK_AS_TEXT = re.compile(
 _FILE_OR_PLACE = re.compile(r"[./:]")
 
 
-def links_left_as_text(text: str, is_link: Callable[[str], bool]) -> list[str]:
+# Addresses CommonMark refuses to link to (markdown-it's validateLink): a script, a
+# file of the learner's device, or content carried in the address itself (a picture in a
+# data: address is a picture, refused elsewhere as not a file of the deck).
+_UNSAFE_ADDRESS = re.compile(r"\s*<?\s*(vbscript|javascript|file|data):", re.IGNORECASE)
+_UNSAFE_WHY = {
+    "javascript": "it would run a script when tapped",
+    "vbscript": "it would run a script when tapped",
+    "file": "it names a file of the device the card is studied on, which the deck does not carry",
+    "data": "it carries a page or file in the address itself, which can run a script",
+}
+
+
+def links_left_as_text(
+    text: str, is_link: Callable[[str], bool], places: dict[str, str] | None = None
+) -> list[str]:
     """Why a picture or link written in ``text`` (the text Markdown left as text, with
     ``\\x00`` for what it made of the rest) reaches the card as typed; [] when none does.
-    ``is_link``: whether Markdown reads a rewrite as the picture or link it means."""
+    ``is_link``: whether Markdown reads a rewrite as the picture or link it means.
+    ``places`` gets each message with the picture or link as written, which locates it."""
     if "](" not in text:
         return []
     problems = []
     for m in _LINK_AS_TEXT.finditer(text):
-        bang, label, address = m.groups()
-        picture = bool(bang)
-        if not picture and not _FILE_OR_PLACE.search(address):
-            continue
-        what = "a picture" if picture else "a link"
-        message = f"'{_shown(m.group())}' is shown as text, not as {what}"
-        target, title = _split_title(address)
-        if " " in target or "\t" in target:
-            bracketed = f"{bang}[{label}](<{target}>{title})"
-            encoded = re.sub(r"[ \t]", "%20", target)
-            escaped = f"{bang}[{label}]({encoded}{title})"
-            message += ": CommonMark ends a link's address at a space, so write"
-            if len(escaped) > _SHOWN_FIX:  # too long to read as a fix
-                problems.append(f"{message} the address in <...>, or %20 for each space")
-                continue
-            if is_link(bracketed) and is_link(escaped):
-                problems.append(f"{message} {bracketed} or {escaped}")
-                continue
-            message = message.rsplit(": CommonMark", 1)[0]
-        problems.append(
-            f"{message}: CommonMark does not read its address ({_shown(address)}); write "
-            "the address in <...> if it has spaces, or %20 for each space, and check its "
-            "parentheses"
-        )
+        message = _link_as_text(m, is_link)
+        if message:
+            problems.append(message)
+            if places is not None:
+                places[message] = m.group()
     return problems
+
+
+def _link_as_text(m: re.Match[str], is_link: Callable[[str], bool]) -> str | None:
+    bang, label, address = m.groups()
+    picture = bool(bang)
+    if not picture and not _FILE_OR_PLACE.search(address):
+        return None
+    what = "a picture" if picture else "a link"
+    message = f"'{_shown(m.group())}' is shown as text, not as {what}"
+    unsafe = _UNSAFE_ADDRESS.match(address)
+    if unsafe:
+        scheme = unsafe.group(1).lower()
+        return (
+            f"{message}: an address starting '{scheme}:' is refused because it is unsafe "
+            f"({_UNSAFE_WHY[scheme]}); link to an https: address instead, or write it in "
+            "backticks to show it as text"
+        )
+    target, title = _split_title(address)
+    if " " in target or "\t" in target:
+        bracketed = f"{bang}[{label}](<{target}>{title})"
+        encoded = re.sub(r"[ \t]", "%20", target)
+        escaped = f"{bang}[{label}]({encoded}{title})"
+        message += ": CommonMark ends a link's address at a space, so write"
+        if len(escaped) > _SHOWN_FIX:  # too long to read as a fix
+            return f"{message} the address in <...>, or %20 for each space"
+        if is_link(bracketed) and is_link(escaped):
+            return f"{message} {bracketed} or {escaped}"
+        message = message.rsplit(": CommonMark", 1)[0]
+    return (
+        f"{message}: CommonMark does not read its address ({_shown(address)}); write "
+        "the address in <...> if it has spaces, or %20 for each space, and check its "
+        "parentheses"
+    )
 
 
 def _split_title(address: str) -> tuple[str, str]:
@@ -243,6 +275,70 @@ def _split_title(address: str) -> tuple[str, str]:
         if opening > 0 and written[opening - 1] in " \t":
             return written[:opening].rstrip(" \t"), " " + written[opening:]
     return written, ""
+
+
+# -- math between dollars -----------------------------------------------------------------
+# A dollar as the Markdown text holds it: \x00 stands for an escaped one, and for
+# anything else that is not text (code, math read as math, HTML).
+_DOLLAR = re.compile(r"\$\$?")
+# What tells TeX from a price or a shell variable: a command (\frac), or a sub- or
+# superscript of one character or in braces (x^2, a_{ij}; not HOME_DIR).
+_TEX = re.compile(r"\\[A-Za-z]+|[\^_](?:\{|[A-Za-z0-9](?![A-Za-z0-9]))")
+_LONGEST_FORMULA = 300  # characters between a pair of dollars looked at
+
+
+def dollars_left_as_text(text: str, places: dict[str, str] | None = None) -> list[str]:
+    """Why a formula written between dollars in ``text`` (the text Markdown left as text,
+    ``\\x00`` for the rest) reaches the card as typed, when it looks like TeX; [] when
+    none does. The dollars pair up as mdit-py-plugins' dollarmath pairs them: a pair
+    with a space just inside, or a digit just outside (a price: ``$5 and $10``), is
+    text. ``places`` gets each message with the pair as written, which locates it."""
+    if text.count("$") < 2:
+        return []
+    problems = []
+    dollars = list(_DOLLAR.finditer(text))
+    i = 0
+    while i + 1 < len(dollars):
+        opening, closing = dollars[i], dollars[i + 1]
+        body = text[opening.end() : closing.start()]
+        pair = text[opening.start() : closing.end()]
+        if (
+            opening.group() != closing.group()
+            or not body.strip()
+            or "\n" in body
+            or "\x00" in body
+            or len(body) > _LONGEST_FORMULA
+            or not _TEX.search(body)
+        ):
+            i += 1  # the closing dollar may open the next pair
+            continue
+        why = _dollar_why(text, opening, closing, body)
+        message = f"'{_shown(pair)}' is shown as text, not as math: {why}"
+        problems.append(message)
+        if places is not None:
+            places[message] = pair
+        i += 2
+    return problems
+
+
+def _dollar_why(text: str, opening: re.Match[str], closing: re.Match[str], body: str) -> str:
+    """Why the dollars ``opening`` and ``closing`` around ``body``, left as text, do not
+    make a formula, with the way to write it."""
+    mark = opening.group()
+    formula = f"{mark}{body.strip()}{mark}"
+    if mark == "$" and body != body.strip():
+        return (
+            "a formula between single dollars has no space just inside them (so that "
+            f"prices stay text); write {_shown(formula)}"
+        )
+    before = text[opening.start() - 1 : opening.start()]
+    after = text[closing.end() : closing.end() + 1]
+    if before.isdigit() or after.isdigit():
+        return (
+            "a digit right beside its dollars reads as a price; put a space between them, "
+            f"or write \\({_shown(body.strip())}\\)"
+        )
+    return f"write it as \\({_shown(body.strip())}\\)"
 
 
 # -- raw HTML --------------------------------------------------------------------------------

@@ -3,7 +3,12 @@
 The pipeline for one field: CommonMark (markdown-it-py) with three additions, then nh3.
 
 * Math: ``\\( ... \\)`` and ``\\[ ... \\]`` are taken out of the Markdown grammar whole, so
-  backslashes, ``_`` and ``*`` inside reach Anki's MathJax as typed.
+  backslashes, ``_`` and ``*`` inside reach Anki's MathJax as typed. So are ``$...$`` and
+  ``$$...$$``, read by mdit-py-plugins' dollarmath with Pandoc's rules for prices (no
+  space inside the dollars, no digit right after the closing one: ``$5 and $10`` stays
+  text; ``\\$`` is a dollar sign), and written as ``\\(...\\)`` and ``\\[...\\]``: the only
+  delimiters Anki's MathJax reads. A pair that looks like math but is not read as math
+  is a warning (:func:`deckbuilder.render.fidelity.dollars_left_as_text`).
 * Code: fenced blocks with a language are highlighted by Pygments
   (:mod:`deckbuilder.render.highlight`).
 * Media: ``![alt](file.png)`` and Anki's ``[sound:file.mp3]`` are collected and their
@@ -42,12 +47,14 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from deckbuilder.cloze import cloze_numbers
 from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.fidelity import (
     attributes_removed,
     deletions_ended_early,
+    dollars_left_as_text,
     html_shown_as_text,
     links_left_as_text,
 )
@@ -105,6 +112,13 @@ class Rendered:
     sounds: list[str] = field(default_factory=list)  # [sound:...] names as written
     warnings: list[str] = field(default_factory=list)  # things worth telling the author
     problems: list[str] = field(default_factory=list)  # things the author must fix
+    # A warning or problem -> the part of the text it is about, as written (which
+    # locates it in the card file); the others are about the whole field.
+    places: dict[str, str] = field(default_factory=dict)
+
+    def at(self, message: str) -> str:
+        """The part of the text ``message`` is about, as written ('' for the whole)."""
+        return self.places.get(message, "")
 
 
 def _escape(text: str) -> str:
@@ -219,6 +233,28 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
     return True
 
 
+# Dollar math as dollarmath reads it -> the token of the same formula written with the
+# delimiters Anki's MathJax reads, and the opening and closing it gets.
+_DOLLAR_MATH = {
+    "math_inline": ("db_math", "\\(", "\\)"),
+    "math_inline_double": ("db_math", "\\[", "\\]"),
+    "math_block": ("db_math_block", "\\[", "\\]"),
+}
+
+
+def _dollar_math(state: Any) -> None:
+    """Turn each formula dollarmath read into the math tokens of ``\\(...\\)`` and
+    ``\\[...\\]``: from here on (cloze marks, rendering, the checks of the HTML) a formula is
+    one thing, whichever way it was written."""
+    for token in state.tokens:
+        for each in [token, *(token.children or [])]:
+            written = _DOLLAR_MATH.get(each.type)
+            if written is not None:
+                kind, opening, closing = written
+                each.type = kind
+                each.content = f"{opening}{each.content}{closing}"
+
+
 # -- sound -----------------------------------------------------------------------------------
 def _sound(state: StateInline, silent: bool) -> bool:
     if state.src[state.pos] != "[":
@@ -290,7 +326,31 @@ def _links_left_as_text(state: Any) -> None:
                 parts.append("\n")
             elif child.type not in _TEXT_FORMATTING:
                 parts.append("\x00")  # not text: a link made, code, math, HTML
-        state.env["problems"].extend(links_left_as_text("".join(parts), _reads_as_link))
+        state.env["problems"].extend(
+            links_left_as_text("".join(parts), _reads_as_link, state.env["places"])
+        )
+
+
+def _dollars_left_as_text(state: Any) -> None:
+    """Name each formula written between dollars that stayed text. Runs before markdown-it
+    joins an escaped character (``\\$``, a dollar sign) into the text around it."""
+    if "warnings" not in state.env:
+        return
+    for token in state.tokens:
+        if token.type != "inline" or not token.children or token.content.count("$") < 2:
+            continue
+        parts = []
+        for child in token.children:
+            # (a backslash before a letter escapes nothing: it stays text)
+            if child.type == "text" or (
+                child.type == "text_special" and child.content == child.markup
+            ):
+                parts.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                parts.append("\n")
+            elif child.type not in _TEXT_FORMATTING:
+                parts.append("\x00")  # not text: an escaped dollar, code, math, HTML
+        state.env["warnings"].extend(dollars_left_as_text("".join(parts), state.env["places"]))
 
 
 def _reads_as_link(markdown: str) -> bool:
@@ -333,7 +393,18 @@ def _parser() -> MarkdownIt:
     md.inline.ruler.before("escape", "db_math", _math_inline)
     md.inline.ruler.before("link", "db_sound", _sound)
     md.block.ruler.before("fence", "db_math_block", _math_block)
+    # Pandoc's dollars: no space inside them, no digit after the closing one (a price).
+    dollarmath_plugin(
+        md,
+        allow_labels=False,
+        allow_space=False,
+        allow_digits=False,
+        allow_blank_lines=False,
+        double_inline=True,
+    )
+    md.core.ruler.after("inline", "db_dollar_math", _dollar_math)
     md.core.ruler.before("text_join", "db_escaped_cloze_syntax", _escaped_cloze_syntax)
+    md.core.ruler.before("text_join", "db_dollars_left_as_text", _dollars_left_as_text)
     md.core.ruler.push("db_cloze", _cloze_core)
     md.core.ruler.push("db_links_left_as_text", _links_left_as_text)
 
@@ -486,6 +557,7 @@ def render_markdown_fully(
         "sounds": [],
         "warnings": [],
         "problems": [],
+        "places": {},
     }
     tokens = md.parse(text, env)
     if (
@@ -502,4 +574,4 @@ def render_markdown_fully(
     problems = env["problems"]
     if cloze:
         problems += _deletions_changed(text, html) + deletions_ended_early(html)
-    return Rendered(html, env["images"], env["sounds"], env["warnings"], problems)
+    return Rendered(html, env["images"], env["sounds"], env["warnings"], problems, env["places"])

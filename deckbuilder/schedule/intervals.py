@@ -15,6 +15,9 @@ from deckbuilder.schedule.settings import PreviewSettings
 __all__ = ["LADDER_MAX_STEPS", "Ladder", "ladder"]
 
 
+LADDER_MAX_STEPS = 12
+
+
 @dataclass(frozen=True)
 class Ladder:
     """Successive review intervals in days of one new card, per answer pattern."""
@@ -23,6 +26,10 @@ class Ladder:
     hard: tuple[int, ...]
     easy: tuple[int, ...]
     again_good: tuple[int, ...]
+    # Where each pattern stops: at the first interval that reaches day ``horizon``, or
+    # after ``max_steps`` intervals (so the rows differ in length).
+    horizon: int = 0
+    max_steps: int = LADDER_MAX_STEPS
 
     def as_dict(self) -> dict[str, list[int]]:
         return {
@@ -31,9 +38,6 @@ class Ladder:
             "easy": list(self.easy),
             "again_good": list(self.again_good),
         }
-
-
-LADDER_MAX_STEPS = 12
 
 
 def ladder(settings: PreviewSettings, horizon: int, max_steps: int = LADDER_MAX_STEPS) -> Ladder:
@@ -73,4 +77,6 @@ def ladder(settings: PreviewSettings, horizon: int, max_steps: int = LADDER_MAX_
         hard=run(Rating.Hard, Rating.Hard),
         easy=run(Rating.Easy, Rating.Easy),
         again_good=run(Rating.Again, Rating.Good),
+        horizon=horizon,
+        max_steps=max(1, max_steps),
     )

@@ -67,9 +67,23 @@ class Sweep:
 
     @property
     def at_range_edge(self) -> bool:
-        """True when the optimum is the lowest retention searched: a lower one might
-        cost even less."""
-        return self.optimal_retention <= OPTIMAL_RANGE[0]
+        """True when the optimum is the lowest or the highest retention searched: one
+        beyond it might cost even less."""
+        return self.edge != ""
+
+    @property
+    def edge(self) -> str:
+        """'lowest' or 'highest' when the optimum is that end of the retentions searched
+        (OPTIMAL_RANGE), '' when it lies inside them."""
+        if self.optimal_retention <= OPTIMAL_RANGE[0] + 1e-9:
+            return "lowest"
+        if self.optimal_retention >= OPTIMAL_RANGE[1] - 1e-9:
+            return "highest"
+        return ""
+
+    def point_at(self, retention: float) -> SweepPoint | None:
+        """The point of ``retention`` (one of SWEEP_RETENTIONS), or None."""
+        return next((p for p in self.points if abs(p.retention - retention) < 1e-9), None)
 
 
 # Simulated cards per retention: a small deck is simulated in copies until it has this

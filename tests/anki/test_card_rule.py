@@ -66,8 +66,10 @@ CASES: dict[str, dict[str, Any]] = {
     "escaped-braces-in-extra": {"text": "{{c1::x}}", "extra": "\\{\\{c2::y}} &#123;&#123;c3::z}}"},
     "c499-and-c500": {"text": "{{c499::a}} {{c500::b}}"},
     "c65536-is-text": {"text": "{{c1::a}} {{c65536::b}}"},
-    "mcq": {"question": "Which {{c1::x}}?", "choices": ["a", "b"], "answer": "A"},
-    "basic": {"front": "Front {{c1::x}}", "back": "Back"},
+    # A deletion in another note type's field is shown as typed (written escaped: unescaped,
+    # check refuses it since issue 44), and makes no card of its own.
+    "mcq": {"question": "Which \\{{c1::x}}?", "choices": ["a", "b"], "answer": "A"},
+    "basic": {"front": "Front \\{{c1::x}}", "back": "Back"},
     "deletion-in-extra": {"text": "{{c1::a}}", "extra": "see {{c3::c}}"},
 }
 

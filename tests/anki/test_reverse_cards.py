@@ -101,3 +101,16 @@ def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: o
     assert shown.keys() == anki.keys()
     for key, sides in anki.items():
         assert shown[key] == sides, key
+
+
+def test_the_preview_page_labels_the_reversed_card(tmp_path: Path) -> None:
+    """Issue 44: the page labelled a reversed card "basic", with no "card 2 (reverse)"."""
+    from deckbuilder.preview.page import preview_page
+    from deckbuilder.preview.report import deck_settings, preview_deck
+    from tests.preview.pages import page_data
+
+    rd = render_deck(load_deck(_deck(tmp_path)))
+    settings, origin = deck_settings(rd.deck)
+    data = page_data(preview_page(rd, preview_deck(rd.deck, settings, 30, 0, origin)))
+    labels = {(data["notes"][card[0]][0], card[1]): card[2] for card in data["cards"]}
+    assert labels == {("one", 0): "", ("both", 0): "", ("both", 1): "card 2 (reverse)"}

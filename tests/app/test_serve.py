@@ -61,15 +61,20 @@ class Serving:
         )
         self.thread = threading.Thread(target=self._run, args=(request,), daemon=True)
         self.thread.start()
-        first = self.events.get(timeout=30)
-        assert isinstance(first, app.Serving)
-        self.url = first.url
+        # Where the pages are served is told once every deck has been built.
+        self.built: list[app.Rebuild] = []
+        while not isinstance(event := self.events.get(timeout=30), app.Serving):
+            self.built.append(event)
+        self.url = event.site  # the site's root
+        self.told = event.url  # what the watch said to open
 
     def _run(self, request: app.WatchRequest) -> None:
         for event in app.watch(request):
             self.events.put(event)
 
     def next(self) -> app.Rebuild:
+        if self.built:
+            return self.built.pop(0)
         event = self.events.get(timeout=30)
         assert isinstance(event, app.Rebuild)
         return event
@@ -307,9 +312,9 @@ def test_ctrl_c_during_a_rebuild_leaves_nothing_half_written(project: Path) -> N
         ["watch", "--serve"], project, {**os.environ, "SOURCE_DATE_EPOCH": "1800000000"}
     )
     try:
-        url = _read_url(proc)
-        assert proc.stdout is not None
-        assert "wrote output/one.apkg" in proc.stdout.readline()
+        before: list[str] = []
+        url = _read_url(proc, before)
+        assert any("wrote output/one.apkg" in line for line in before), before
         old = (project / "output" / "one.apkg").read_bytes()
         _save(card, "Question 5\n", "Question five\n")
         time.sleep(0.5)  # the rebuild is under way (2,000 notes take longer)
@@ -333,12 +338,18 @@ def _collection(package: Path) -> bytes:
         return whole.read("collection.anki2")
 
 
-def _read_url(proc: subprocess.Popen[str]) -> str:
+def _read_url(proc: subprocess.Popen[str], lines: list[str] | None = None) -> str:
+    """The site's root, from the address the watch prints once its deck is built: its
+    one deck's page. ``lines`` gets what the watch printed before it."""
     assert proc.stdout is not None
     for _ in range(5):
         line = proc.stdout.readline()
-        if line.startswith("preview pages at "):
-            return line.split()[3]
+        if line.startswith("preview page at "):
+            told = line.split()[3]
+            assert told.endswith("/deck/one.html"), line
+            return told.removesuffix("deck/one.html")
+        if lines is not None:
+            lines.append(line)
     raise AssertionError("no address printed")
 
 
@@ -503,7 +514,8 @@ def test_a_card_file_never_built_is_listed_with_its_problems(site: LiveSite) -> 
     assert status == 200
     assert b'<a href="/deck/one.html">One</a>' in index
     assert b"cards/two.yaml (not built yet)" in index
-    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in index and b"<script>" not in index
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in index and b"<script>alert" not in index
+    assert index.count(b"<script>") == 1  # the pages' own night mode, as on each page
     site.unbuilt_file("cards/two.yaml", [])
     assert b"two.yaml" not in _get(site, "/", f"127.0.0.1:{site.port}")[1]
 
@@ -554,5 +566,56 @@ def test_a_history_the_preview_cannot_use_keeps_the_watch_serving(project: Path)
         watcher.thread.join(timeout=10)
 
 
+# -- issue 44 ------------------------------------------------------------------------
+def test_with_one_deck_the_watch_tells_that_decks_page(serving: Serving) -> None:
+    """Issue 44: it printed the address of the index even when there was one deck."""
+    assert serving.told == f"{serving.url}deck/one.html"
+
+
+def test_with_several_decks_the_watch_tells_the_index(project: Path) -> None:
+    (project / "cards" / "two.yaml").write_text(DECK.replace("id: one", "id: two"), "utf-8")
+    watcher = Serving(project)
+    try:
+        assert watcher.told == watcher.url
+        assert len(watcher.built) == 2
+    finally:
+        watcher.stop.set()
+        watcher.thread.join(timeout=10)
+
+
 def _host(watcher: Serving) -> str:
     return f"127.0.0.1:{_port(watcher.url)}"
+
+
+def test_the_index_is_styled_as_the_pages_and_asks_for_no_icon(site: LiveSite) -> None:
+    """Issue 44: the index was unstyled, and the browser asked for a missing
+    /favicon.ico."""
+    status, index = _get(site, "/", f"127.0.0.1:{site.port}")
+    assert status == 200
+    text = index.decode()
+    assert "header.top, main { max-width: 1200px;" in text  # the page's own style
+    assert '<link rel="icon" href="data:,">' in text
+    assert "Content-Security-Policy" in text and 'class="top"' in text
+    assert _get(site, "/favicon.ico", f"127.0.0.1:{site.port}") == (204, b"")
+
+
+@pytest.mark.browser
+def test_the_browser_asks_for_nothing_but_the_page(
+    project: Path, serving: Serving, browser: Any
+) -> None:
+    """No request for /favicon.ico (or anything else) from the deck's page or the index."""
+    context = browser.new_context(viewport=DESKTOP)
+    asked: list[str] = []
+    context.on("request", lambda request: asked.append(request.url))
+    try:
+        opened = _open(context, serving.url)
+        opened.goto(serving.url)
+        opened.wait_for_timeout(500)
+    finally:
+        context.close()
+    assert not [url for url in asked if "favicon" in url], asked
+    assert {url.removeprefix(serving.url).split("?")[0] for url in asked} <= {
+        "deck/one.html",
+        "_changes",
+        "",
+    }

@@ -114,7 +114,7 @@ def test_deck_id_defaults_to_file_stem(tmp_path: Path) -> None:
         ("", "deck.yaml: the file is empty"),
         ("- a\n- b\n", ":1: the top level must be a mapping"),
         ("deck: D\nnotes: [\n", ":2: YAML syntax error"),
-        ("notes:\n  - {id: a, front: f, back: b}\n", ":1: 'deck' is required"),
+        ("deck:\nnotes:\n  - {id: a, front: f, back: b}\n", ":1: 'deck' is empty"),
         ("deck: D\nnotse: []\n", ":2: unknown key 'notse' in the deck; did you mean 'notes'?"),
         ("deck: D\nnotes: []\n", ":2: 'notes' is empty"),
         ("deck: D\nnotes: {a: 1}\n", ":2: 'notes' must be a list, not a mapping"),

@@ -8,7 +8,9 @@ from the schema itself, but its 0.23 does not run with this Hypothesis.)
 
 from __future__ import annotations
 
+import atexit
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,10 @@ from deckbuilder.errors import DeckError
 
 SCHEMA = card_schema()
 VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
-FOLDER = Path(tempfile.gettempdir()) / "deckbuilder-schema-test"
+# A folder of this process's own: a fixed name was shared by every run on the machine,
+# and one run's document overwrote another's mid-read.
+FOLDER = Path(tempfile.mkdtemp(prefix="deckbuilder-schema-test-"))
+atexit.register(shutil.rmtree, FOLDER, True)
 
 # What JSON Schema cannot say, each as the loader says it: the problems a document the
 # schema accepts may still get.

@@ -41,6 +41,10 @@ def test_the_test_decks_load_with_every_answer_form() -> None:
     born = notes["typed-english/grant-born"]
     assert isinstance(born, TypedNote)
     assert [(a.is_number, a.shown) for a in born.answers] == [(True, "1822"), (False, "twenty-two")]
+    dose = notes["typed-english/dose"]
+    assert isinstance(dose, TypedNote)
+    assert dose.answers == (TypedAnswer(low=500, high=500, shown="500", unit="mg"),)
+    assert dose.answers[0].shown_with_unit == "500 mg"
 
 
 @pytest.mark.parametrize("path", sorted(SOURCE.glob("*.yaml")), ids=lambda p: p.name)
@@ -61,6 +65,9 @@ def test_test_decks_validate_against_the_schema(path: Path) -> None:
         ("    question: Q?\n    answer: {min: 5}\n", "must give 'number'"),
         ("    question: Q?\n    answer: {number: 1, min: 0, max: 2}\n", "one or the other"),
         ("    question: Q?\n    answer: {numbr: 1}\n", "unknown key 'numbr'"),
+        ("    question: Q?\n    answer: {number: 1, unit: 5}\n", "must be a unit written after"),
+        ("    question: Q?\n    answer: {number: 1, unit: [mg]}\n", "'answer.unit' must be text"),
+        ("    question: Q?\n    answer: {number: 1, unit: ''}\n", "must be a unit written after"),
         ("    question: Q?\n    answer: [[a]]\n", "must be text or a number mapping"),
         ('    question: Q?\n    answer: "a\\nb"\n', "must be one line"),
         ("    question: Q?\n    answer: a\n    match_case: maybe\n", "'match_case' must be true"),
@@ -83,6 +90,10 @@ def test_answers_field_carries_texts_and_ranges() -> None:
         "3.141 \u2013 3.142</div>"
     )
     assert fields["case"][3] == "yes" and fields["tomb"][3] == "no"
+    assert fields["dose"][1] == (
+        '<div class="db-accept" data-min="500.0" data-max="500.0" data-unit="mg" '
+        'data-db-lang="en">500 mg</div>'
+    )
 
 
 @pytest.mark.anki
@@ -98,7 +109,7 @@ def test_anki_receives_the_typed_note_type(tmp_path: Path) -> None:
         assert model is not None and model["name"] == spec.name
         assert [f["name"] for f in model["flds"]] == list(spec.fields)
         cids = col.find_cards(f'"note:{spec.name}"')
-        assert len(cids) == 8  # one card per note
+        assert len(cids) == 10  # one card per note
         card = col.get_card(cids[0])
         question: Any = card.question()
         assert "[[type:Answers]]" in question and 'class="db-accept"' not in question

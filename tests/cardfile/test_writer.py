@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +18,9 @@ from deckbuilder.model import BasicNote, Deck, McqNote, StudySettings, TypedAnsw
 from tests.cardfile.decks import decks, without_lines
 from tests.conftest import DATA, ROOT
 
-SOURCE = Path(tempfile.gettempdir()) / "deckbuilder-writer-test" / "deck.yaml"
+# In a folder of this process's own: a fixed name was shared by every run on the machine.
+SOURCE = Path(tempfile.mkdtemp(prefix="deckbuilder-writer-test-")) / "deck.yaml"
+atexit.register(shutil.rmtree, SOURCE.parent, True)
 
 
 def reloaded(deck: Deck, header: tuple[str, ...] = ()) -> Deck:

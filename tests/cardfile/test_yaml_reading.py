@@ -91,8 +91,14 @@ def test_an_alias_shares_the_anchored_value() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("a: 1\na: 2\n", [(2, "duplicate key 'a' (first at line 1)")]),
-        ("a:\n  - x\na:\n  - y\n", [(3, "duplicate key 'a' (first at line 1)")]),
+        (
+            "a: 1\na: 2\n",
+            [(2, "duplicate key 'a' (first at line 1); the first is read: delete one of them")],
+        ),
+        (
+            "a:\n  - x\na:\n  - y\n",
+            [(3, "duplicate key 'a' (first at line 1); the first is read: delete one of them")],
+        ),
         (
             "a: {k: v}\n<<: *m\n",
             [(2, "YAML merge keys ('<<') are not supported"), (2, "unknown YAML alias '*m'")],
@@ -108,7 +114,10 @@ def test_an_alias_shares_the_anchored_value() -> None:
         # A refusal that stops reading still reports what was found before it.
         (
             "a: 1\na: 2\nb: [*nope]\n",
-            [(2, "duplicate key 'a' (first at line 1)"), (3, "unknown YAML alias '*nope'")],
+            [
+                (2, "duplicate key 'a' (first at line 1); the first is read: delete one of them"),
+                (3, "unknown YAML alias '*nope'"),
+            ],
         ),
         ("a: &a [*a]\n", [(1, "YAML alias refers to itself (a recursive structure)")]),
         ("a: 1\n---\nb: 2\n", [(2, "more than one YAML document ('---'); use one file per deck")]),
@@ -413,8 +422,10 @@ def test_mistakes_of_every_kind_in_one_file_are_all_reported() -> None:
     assert tree is None
     tree, problems = read(text.rsplit("study:", 1)[0])
     assert [line for line, _ in problems] == [7, 10, 13, 17, 20, 23]
-    # The notes read as written, and those read as their fixes write them, go on.
-    assert note_ids(tree) == ["ok1", "quote", "comment", "ok2"]
+    # The notes read as written, and those read as their fixes write them, go on: a key
+    # written twice is read as its first (issue 44: it hid the note's other problems).
+    assert note_ids(tree) == ["ok1", "quote", "twice", "comment", "ok2"]
+    assert field(tree, "twice", "front") == "one"
     assert field(tree, "comment", "front") == "줄 앞에 # 을 붙입니다"
 
 

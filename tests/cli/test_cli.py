@@ -116,6 +116,40 @@ def test_usage_error_exits_2(cli: CliRun) -> None:
     assert "No such option" in result.err
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-q", "check"],
+        ["check", "-q"],
+        ["check", "--quiet", "cards/"],
+        ["check", "cards/", "-q"],
+        ["check", "--media", "media", "-q"],
+        ["-v", "check", "--debug", "-q"],
+    ],
+)
+def test_shared_options_go_before_or_after_the_command(
+    project: Path, cli: CliRun, args: list[str]
+) -> None:
+    """Issue 44: ``check -q`` was refused with "No such option" and no hint."""
+    result = cli(*args)
+    assert result.code == 0, result.err
+    assert result.out == "" and result.err == ""
+
+
+def test_a_shared_option_after_the_command_does_what_it_does_before(
+    project: Path, cli: CliRun
+) -> None:
+    assert cli("check", "-v").out == cli("-v", "check").out
+    assert "cards/gradient-checkpointing.yaml: ML" in cli("check", "-v").out
+    assert cli("build", "--version").out.startswith("deckbuilder ")
+
+
+def test_a_word_after_double_dash_stays_an_argument(project: Path, cli: CliRun) -> None:
+    """Only options are moved: after ``--`` a word is a file name, even '-q'."""
+    result = cli("check", "--", "-q")
+    assert result.code == 1 and result.err.startswith("-q: no such file or folder")
+
+
 def test_console_script_writes_all_its_output_before_it_exits(tmp_path: Path) -> None:
     """Everything is written, to a file (20 KB, more than one buffer), and a reader that
     leaves early (``| head``) gets no complaint about a broken pipe."""

@@ -45,7 +45,7 @@ def test_init_creates_a_project_that_builds(
     monkeypatch.chdir(tmp_path / "deck")
     built = cli("build")
     assert built.code == 0, built.err
-    assert (tmp_path / "deck" / "output" / "example.apkg").is_file()
+    assert (tmp_path / "deck" / "output" / "cells.apkg").is_file()
 
 
 def test_init_refuses_to_overwrite(tmp_path: Path, cli: CliRun) -> None:
@@ -159,7 +159,7 @@ def test_schema_examples_pass_schema_and_loader(tmp_path: Path, example: dict[st
 @pytest.mark.parametrize(
     "document",
     [
-        {"notes": [{"id": "a", "front": "f", "back": "b"}]},
+        {"deck": "", "notes": [{"id": "a", "front": "f", "back": "b"}]},
         {"deck": "D", "notes": []},
         {"deck": "D", "notse": [], "notes": [{"id": "a", "front": "f", "back": "b"}]},
         {"deck": "D", "notes": [{"id": "Bad", "front": "f", "back": "b"}]},

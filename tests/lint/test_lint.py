@@ -111,6 +111,21 @@ notes:
   - id: clean-basic
     front: What do plants turn light into?
     back: Chemical energy
+  - id: dose
+    type: typed
+    question: What is the usual adult dose of amoxicillin?
+    answer: {number: 500}  # expect: number-unit
+    explanation: 500 mg three times a day.
+  - id: clean-dose-with-unit
+    type: typed
+    question: What is the usual adult dose of paracetamol?
+    answer: {number: 1, unit: g}
+    explanation: 1 g up to four times a day.
+  - id: clean-year
+    type: typed
+    question: In which year did Fleming discover penicillin?
+    answer: {number: 1928}
+    explanation: In 1928 at St Mary's Hospital.
   - id: opted-out
     lint: [longest-correct]
     question: What is DNA?

@@ -241,3 +241,75 @@ def test_reviews_and_memorized_grow_with_retention_for_a_small_deck() -> None:
     reviews = [p.reviews for p in result.points]
     memorized = [p.memorized for p in result.points]
     assert reviews == sorted(reviews) and memorized == sorted(memorized)
+
+
+# -- the words of the sweep (issue 44) -----------------------------------------------------
+def _swept(optimal: float, current: float, **at_current: float) -> Sweep:
+    """A sweep whose points are 0.70..0.99, with ``at_current`` figures at ``current``."""
+    from deckbuilder.schedule.sweep import SweepPoint
+
+    points = tuple(
+        SweepPoint(r, **at_current)
+        if abs(r - current) < 1e-9
+        else SweepPoint(r, reviews=100 * r, minutes=50 * r, memorized=20 * r)
+        for r in SWEEP_RETENTIONS
+    )
+    return Sweep(points, optimal, current, 10_000)
+
+
+def _forecast_of(cards: int) -> tuple[Any, Any]:
+    from deckbuilder.schedule import forecast, summarize
+
+    fc = forecast(cards, PreviewSettings(new_per_day=10), 365, seed=42).as_shown()
+    return fc, summarize(fc)
+
+
+def test_chance_is_named_only_for_figures_that_differ() -> None:
+    """Issue 44: a footnote about chance for a difference of zero ("186.3 against 186.3")."""
+    from deckbuilder.preview.plan_report import sweep_agreement
+    from deckbuilder.schedule.workload import shown
+
+    fc, summary = _forecast_of(21)
+    same = {
+        "reviews": summary.whole.total_reviews + shown(sum(fc.new)),
+        "minutes": summary.whole.total_minutes,
+        "memorized": summary.memorized_end,
+    }
+    (line,) = sweep_agreement(_swept(0.85, 0.90, **same), summary, fc, 10)
+    assert "chance" not in line and "against" not in line
+    (line,) = sweep_agreement(_swept(0.85, 0.90, **{**same, "memorized": 1.0}), summary, fc, 10)
+    assert (
+        f"The difference in cards memorized (1.0 against {shown(summary.memorized_end):.1f}) is chance"
+        in line
+    )
+    assert "minutes (" not in line and "reviews (" not in line
+
+
+def test_an_optimum_at_the_edge_of_the_range_is_said_plainly_with_its_cost() -> None:
+    """Issue 44: it recommended 0.70 without saying that it sits at the edge of the
+    range searched, or what it costs (cards memorized 45.6 -> 40.0)."""
+    from deckbuilder.preview.plan_report import recommendation
+
+    current = {"reviews": 300.0, "minutes": 186.3, "memorized": 45.6}
+    lines = recommendation(_swept(0.70, 0.90, **current), 365)
+    assert lines == [
+        "Optimal retention 0.70: the least study time per card remembered.",
+        "0.70 is the lowest retention searched (0.70 to 0.95, the range Anki's optimizer "
+        "searches), so a lower one may cost even less per card remembered.",
+        "At 0.70, 14.0 cards are memorized on day 365 instead of 45.6 at the current 0.90, "
+        "for 35.0 study minutes instead of 186.3.",
+    ]
+    inside = recommendation(_swept(0.85, 0.90, **current), 365)
+    assert len(inside) == 2 and "searched" not in " ".join(inside)
+    assert "highest retention searched" in recommendation(_swept(0.95, 0.90, **current), 365)[1]
+    assert recommendation(_swept(0.90, 0.90, **current), 365) == [
+        "Optimal retention 0.90: the least study time per card remembered."
+    ]
+
+
+def test_the_text_ladder_says_why_its_rows_differ_in_length(cli: CliRun, project: Any) -> None:
+    """Issue 44: rows of different lengths, and nothing said why."""
+    run = cli("preview", "cards/", "--days", "30")
+    assert "  Each row ends with the first interval that reaches day 30, or at 12 intervals.\n" in (
+        run.out
+    )

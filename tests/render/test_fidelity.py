@@ -503,3 +503,51 @@ def test_what_the_html_warnings_name_is_what_anki_shows(tmp_path: Path, collecti
     ((card, _),) = _built_cards(tmp_path, collection, notes)
     assert "&lt;div&gt;상자&lt;/div&gt;" in card.question()
     assert "<span>빨강</span>" in card.answer() and "color:red" not in card.answer()
+
+
+# -- issue 44 ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        (
+            "javascript:alert(1)",
+            "'javascript:' is refused because it is unsafe (it would run a script when tapped)",
+        ),
+        (
+            "data:text/html;base64,PHNjcmlwdD4=",
+            "'data:' is refused because it is unsafe (it carries a page",
+        ),
+        ("JavaScript:void(0)", "'javascript:' is refused because it is unsafe"),
+    ],
+)
+def test_an_unsafe_link_is_refused_saying_why(
+    tmp_path: Path, cli: CliRun, address: str, why: str
+) -> None:
+    """Issue 44: the message advised <...> and %20, which cannot help: the address is
+    refused because it is unsafe."""
+    source = _project(
+        tmp_path, f"  - id: l\n    front: x\n    back: {_quoted(f'[click]({address})')}\n"
+    )
+    result = cli("check", source, "--media", tmp_path / "media")
+    assert result.code == 1
+    (line, _) = result.err.splitlines()
+    assert line.startswith(f"{source}:5: note 'l': '[click](") and why in line, line
+    assert "%20" not in line and "<...>" not in line
+
+
+def test_a_dollar_pair_that_stays_text_is_warned_on_its_own_line(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """Issue 44: check warns where a pair of dollars looks like math but is not read as
+    math, on the line where the pair is written."""
+    source = _project(
+        tmp_path,
+        "  - id: m\n    front: |\n      Half-life:\n\n      $ t_{1/2} = 0.693 / k $\n    back: $5 and $10\n",
+    )
+    result = cli("check", source, "--media", tmp_path / "media")
+    assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        f"{source}:7: note 'm': warning: '$ t_{{1/2}} = 0.693 / k $' is shown as text, not as "
+        "math: a formula between single dollars has no space just inside them (so that "
+        "prices stay text); write $t_{1/2} = 0.693 / k$"
+    ]

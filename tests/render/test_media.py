@@ -163,7 +163,8 @@ def test_media_dir_wins_over_the_card_folder(tmp_path: Path) -> None:
         (
             "  - id: a\n    text: '{{c1::x}}'\n    extra: |\n      line one\n      ![x](none.png)\n",
             {},
-            ":5: note 'a': media file 'none.png' not found",
+            # Issue 44: the picture's own line, not the field's first.
+            ":7: note 'a': media file 'none.png' not found",
         ),
     ],
 )
@@ -438,3 +439,65 @@ def test_an_nfd_file_reaches_anki_under_the_name_its_field_shows(
     assert os.listdir(collection.media.dir()) == [NAME]
     media_check = collection.media.check()
     assert list(media_check.missing) == [] and list(media_check.unused) == []
+
+
+@pytest.mark.parametrize(
+    ("notes", "expected"),
+    [
+        # A literal block: the picture's own line.
+        (
+            "  - id: a\n    front: |\n      Look:\n\n      ![ecg](qt_ecg.png)\n    back: b\n",
+            ":7: note 'a'",
+        ),
+        # Folded and plain text over several lines, a choice, a language map's entry.
+        (
+            "  - id: a\n    front: >\n      one\n      two ![ecg](qt_ecg.png)\n    back: b\n",
+            ":6: note 'a'",
+        ),
+        (
+            "  - id: a\n    front: one\n      two\n      ![ecg](qt_ecg.png)\n    back: b\n",
+            ":6: note 'a'",
+        ),
+        (
+            "  - id: a\n    question: q\n    choices:\n      - x\n      - |\n        y\n        ![ecg](qt_ecg.png)\n    answer: A\n",
+            ":9: note 'a'",
+        ),
+        ('  - id: a\n    front: x\n    back: "quoted\n      ![ecg](qt_ecg.png)"\n', ":6: note 'a'"),
+    ],
+)
+def test_a_missing_picture_is_told_on_its_own_line(
+    tmp_path: Path, notes: str, expected: str
+) -> None:
+    """Issue 44: it was told at the field's first line."""
+    source = project(tmp_path, notes, {"media/qt-ecg.png": PNG})
+    (found,) = problems(source)
+    assert f"{source}{expected}: media file 'qt_ecg.png' not found" in found, found
+
+
+@pytest.mark.parametrize(
+    ("written", "files", "meant"),
+    [
+        ("qt_ecg.png", ["qt-ecg.png", "other.png"], "qt-ecg.png"),
+        ("QT_ECG.png", ["qt-ecg.png"], "qt-ecg.png"),
+        ("figs/diagram1.png", ["figs/diagram-1.png", "diagram1.png"], "figs/diagram-1.png"),
+        ("heart.jpg", ["heart.png", "hearts.jpg"], "hearts.jpg"),
+        ("heart.jpg", ["heart.png"], "heart.png"),
+        ("cell.png", ["cells.svg", "a.png"], None),
+        ("a.png", ["b.png"], None),
+    ],
+)
+def test_a_missing_file_suggests_the_nearest_name(
+    tmp_path: Path, written: str, files: list[str], meant: str | None
+) -> None:
+    """Issue 44: "did you mean" only covered differences of case (qt_ecg.png was not
+    suggested for qt-ecg.png)."""
+    source = project(
+        tmp_path,
+        f"  - id: a\n    front: '![x]({written})'\n    back: b\n",
+        {f"media/{name}": PNG for name in files},
+    )
+    (found,) = problems(source)
+    hint = f"; did you mean '{meant}'?" if meant else ""
+    assert found.endswith(
+        f"media file '{written}' not found in {tmp_path / 'media'}/ or {source.parent}/{hint}"
+    )

@@ -45,6 +45,63 @@ def test_math_reaches_anki_as_typed(text: str, expected: str) -> None:
     assert html(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 44: dollar math is written with the delimiters Anki's MathJax reads.
+        (r"$t_{1/2} = \frac{0.693 V_d}{CL}$", r"\(t_{1/2} = \frac{0.693 V_d}{CL}\)"),
+        (r"$a_1 * b_2$ and *x*", r"\(a_1 * b_2\) and <em>x</em>"),
+        ("a $$x^2$$ b", "a \\[x^2\\] b"),
+        ("$$\nx_1 * y_1\n$$", "\\[\nx_1 * y_1\n\\]"),
+        (r"{{c1::$x^{2}$}}", r"{{c1::\(x^{2}\)}}"),
+        # Prices, and a dollar sign escaped, stay text.
+        ("$5 and $10", "$5 and $10"),
+        ("from $10 to $x$", r"from $10 to \(x\)"),
+        (r"\$x$ costs", "$x$ costs"),
+        ("$ x $", "$ x $"),
+        ("`$x$`", "<code>$x$</code>"),
+        # \( \) and \[ \] keep working beside them.
+        (r"\(x\) and $y$", r"\(x\) and \(y\)"),
+    ],
+)
+def test_dollar_math_reaches_anki_as_its_delimiters(text: str, expected: str) -> None:
+    assert html(text, cloze="{{" in text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "warned"),
+    [
+        (
+            "$ x^2 $ here",
+            "'$ x^2 $' is shown as text, not as math: a formula between single dollars has no space just inside them (so that prices stay text); write $x^2$",
+        ),
+        (r"it is $\frac{a}{b} $", "no space just inside them"),
+        ("$x_1$2", "a digit right beside its dollars reads as a price"),
+    ],
+)
+def test_dollars_that_look_like_math_but_stay_text_are_warned(text: str, warned: str) -> None:
+    rendered = render_markdown(text)
+    assert rendered.html == text
+    (warning,) = rendered.warnings
+    assert warned in warning
+    assert rendered.at(warning) in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$5 and $10",
+        "costs $5, $6 or $7",
+        "env $HOME_DIR and $PATH_X",
+        r"\$x^2\$",
+        "`$ x^2 $`",
+        "$x^2$",
+    ],
+)
+def test_prices_and_math_are_not_warned(text: str) -> None:
+    assert render_markdown(text).warnings == []
+
+
 def test_inline_display_math_inside_a_paragraph() -> None:
     assert html("What is\n\\[\\sum_i x_i\\]\nhere?") == "What is\n\\[\\sum_i x_i\\]\nhere?"
 

@@ -7,11 +7,13 @@ field's ``{{type:Answers}}`` box:
 
     <div class="db-accept">no one</div>
     <div class="db-accept" data-min="3.141" data-max="3.142">3.141 to 3.142</div>
+    <div class="db-accept" data-min="500.0" data-max="500.0" data-unit="mg">500 mg</div>
 
 A text answer is the element's text (escaped HTML, read back with textContent, so no
 character needs a second escaping in an attribute); a number is the closed range in
 ``data-min``/``data-max`` (Python's shortest round-trip form, which JavaScript's
-``Number()`` reads back to the same double) and its text is only what the back shows.
+``Number()`` reads back to the same double), its unit in ``data-unit`` (typed after the
+number or not), and its text is only what the back shows.
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ def typed_answers_html(answers: Sequence[TypedAnswer], attributes: str = "") -> 
     for answer in answers:
         if answer.is_number:
             assert answer.low is not None and answer.high is not None
+            unit = f' data-unit="{escape(answer.unit)}"' if answer.unit else ""
             out.append(
                 f'<div class="db-accept" data-min="{answer.low!r}" data-max="{answer.high!r}"'
-                f"{attributes}>{escape(answer.shown, quote=False)}</div>"
+                f"{unit}{attributes}>{escape(answer.shown_with_unit, quote=False)}</div>"
             )
         else:
             out.append(

@@ -84,6 +84,16 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("1,822", "incorrect"),  # a comma is a decimal mark: 1.822
     ],
     "typed-english/symbols": [("< &", "correct"), ("&lt; &amp;", "incorrect")],
+    # Issue 44: a number with its unit (unit: mg) is right with it or without it.
+    "typed-english/dose": [
+        ("500 mg", "correct"),
+        ("500mg", "correct"),
+        ("500", "correct"),
+        ("500 MG", "correct"),
+        ("500 g", "incorrect"),
+        ("50 mg", "incorrect"),
+    ],
+    "typed-english/dose-bare": [("500", "correct"), ("500 mg", "incorrect")],
     "typed-korean/capital": [("서울", "correct"), ("서울특별시", "correct"), ("부산", "incorrect")],
 }
 VERDICT_WORDS = {
@@ -254,6 +264,27 @@ def test_in_card_box_text_wins_over_the_url_decoded_hand_over(
         assert p.typed == " 1822"  # what AnkiDroid compared
         assert p.page.locator("[data-typed-text]").inner_text() == "+1822"
         assert verdict(p) == "correct"
+        assert_clean(p)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_number_typed_with_a_unit_it_does_not_take_says_only_the_number_counts(
+    client: str, browser: Any, cards: dict[str, CardSides]
+) -> None:
+    """Issue 44: "500 mg" for {number: 500} was wrong, and nothing on the card said that
+    only the number counts."""
+    with open_player(client, browser) as p:
+        for name, typed, hinted in (
+            ("typed-english/dose-bare", "500 mg", True),
+            ("typed-english/dose-bare", "400 mg", False),
+            ("typed-english/dose", "500 g", False),
+            ("typed-english/dose-bare", "500", False),
+        ):
+            play(p, cards[name], typed)
+            hint = p.page.locator(".db-typed-hint")
+            assert hint.count() == hinted, (client, name, typed)
+            if hinted:
+                assert hint.inner_text() == "Only the number counts here: type it without a unit"
         assert_clean(p)
 
 

@@ -36,7 +36,10 @@
    (NFKC first, so full-width digits count; "-" or U+2212 for minus; a comma is read as
    the decimal mark when there is no point, "3,14"; no thousands separators) and accepts
    it inside the answer's closed range, widened by a billionth of its size so that
-   decimal bounds written in the card file are not lost to binary rounding. */
+   decimal bounds written in the card file are not lost to binary rounding. A number
+   answer with a unit (data-unit) takes the number with that unit after it too ("500 mg",
+   "500mg"); one without says, when the learner typed a number in its range with a word
+   after it, that only the number counts. */
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -57,11 +60,13 @@
     en: { placeholder: "Type your answer", typed: "Your answer", accepted: "Accepted answers",
           correct: "Correct", incorrect: "Incorrect", unanswered: "Not answered",
           unjudged: "Compare your answer with the accepted answers",
-          explanation: "Explanation", nothing: "(nothing typed)" },
+          explanation: "Explanation", nothing: "(nothing typed)",
+          numberOnly: "Only the number counts here: type it without a unit" },
     ko: { placeholder: "답을 입력하세요", typed: "내 답", accepted: "정답",
           correct: "정답입니다", incorrect: "오답입니다", unanswered: "답하지 않음",
           unjudged: "내 답을 정답과 비교해 보세요",
-          explanation: "해설", nothing: "(입력 없음)" }
+          explanation: "해설", nothing: "(입력 없음)",
+          numberOnly: "이 문제는 숫자만 맞힙니다: 단위 없이 입력하세요" }
   };
   /* The labels' language, found as mcq.js finds it: data-db-lang in the fields, else
      Hangul in the question means Korean. */
@@ -158,17 +163,35 @@
     }
     return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(s) ? Number(s) : NaN;
   }
+  /* What was typed less a number answer's unit after the number ("500 mg", "500mg"),
+     the unit compared as texts are; the text as it was when it does not end so. */
+  function withoutUnit(typed, unit) {
+    var s = normal(typed), u = normal(unit);
+    if (u && s.length > u.length && s.slice(-u.length) === u) {
+      return s.slice(0, -u.length);
+    }
+    return s;
+  }
+  function within(value, el) {
+    var low = Number(el.getAttribute("data-min"));
+    var high = Number(el.getAttribute("data-max"));
+    var slack = 1e-9 * Math.max(1, Math.abs(low), Math.abs(high));
+    return value >= low - slack && value <= high + slack;
+  }
+  /* A number followed by more text: what a learner types with a unit. */
+  var NUMBER_FIRST = /^\s*([+\u2212-]?(?:\d+[.,]?\d*|[.,]\d+)(?:e[+-]?\d+)?)\s*[^\d\s.,]/i;
+  var numberOnly = false; /* a number answer without a unit was typed with one */
   function judge(typed) {
     var text = normal(typed);
     if (!text) { return "unanswered"; }
     var value = number(typed);
+    var lead = NUMBER_FIRST.exec(String(typed));
     for (var i = 0; i < accepts.length; i++) {
       var el = accepts[i];
       if (el.hasAttribute("data-min")) {
-        var low = Number(el.getAttribute("data-min"));
-        var high = Number(el.getAttribute("data-max"));
-        var slack = 1e-9 * Math.max(1, Math.abs(low), Math.abs(high));
-        if (value >= low - slack && value <= high + slack) { return "correct"; }
+        var unit = el.getAttribute("data-unit");
+        if (within(unit ? number(withoutUnit(typed, unit)) : value, el)) { return "correct"; }
+        if (!unit && lead && within(number(lead[1]), el)) { numberOnly = true; }
       } else if (normal(el.textContent) === text) {
         return "correct";
       }
@@ -218,6 +241,11 @@
       v.setAttribute("data-verdict", verdict);
       v.setAttribute("role", "status");
       say(v, L[verdict]);
+      if (numberOnly && verdict === "incorrect") {
+        var hint = say(document.createElement("div"), L.numberOnly);
+        hint.className = "db-typed-hint";
+        v.parentNode.insertBefore(hint, v.nextSibling);
+      }
     }
   }
 })();
