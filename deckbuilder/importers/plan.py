@@ -318,7 +318,7 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
         )
     missing = tuple(sorted({src for rn in rendered.notes for src in rn.missing_media}))
     written = replace(deck, label_language="" if lang else label, missing_media=missing)
-    unanswered_kept = sum(1 for note in deck.notes if id(note) in unanswered)
+    unanswered_kept = sum(1 for note in deck.notes if note.id in unanswered)
     text = card_file_text(written, _header(read, deck.notes, unanswered_kept))
     data = text.encode("utf-8")
     if len(data) > MAX_FILE_BYTES:
@@ -397,18 +397,18 @@ def _unanswered(note: Note) -> bool:
     return isinstance(note, TypedNote) and not note.answers
 
 
-def _answered(planner: _Planner, notes: list[Note]) -> tuple[list[Note], set[int]]:
-    """The notes to keep, and (by ``id()``) those kept without an answer: only with
+def _answered(planner: _Planner, notes: list[Note]) -> tuple[list[Note], set[str]]:
+    """The notes to keep, and the ids of those kept without an answer: only with
     ``allow_missing_answers``; otherwise each is skipped, with the format's hint."""
     read = planner.read
     kept: list[Note] = []
-    unanswered: set[int] = set()
+    unanswered: set[str] = set()
     for note in notes:
         if not _unanswered(note):
             kept.append(note)
         elif planner.options.allow_missing_answers:
             kept.append(note)
-            unanswered.add(id(note))
+            unanswered.add(note.id)
             planner.warnings.append(
                 Problem(planner.file, note.line, "warning: no answer marked; 'answer:' left empty")
             )
@@ -434,10 +434,10 @@ def _stand_in(note: Note) -> Note:
     return replace(note, answers=(TypedAnswer(text="-", shown="-"),))
 
 
-def _checked(planner: _Planner, notes: list[Note], unanswered: set[int]) -> list[Note]:
+def _checked(planner: _Planner, notes: list[Note], unanswered: set[str]) -> list[Note]:
     """The notes that pass ``check``'s checks; each other one is skipped with its
-    problems."""
-    checked = [_stand_in(note) if id(note) in unanswered else note for note in notes]
+    problems. (``unanswered``: the ids of notes kept without an answer.)"""
+    checked = [_stand_in(note) if note.id in unanswered else note for note in notes]
     kept: list[Note] = []
     for note, problems in zip(notes, note_problems(checked, planner.file), strict=True):
         if problems:
