@@ -608,7 +608,7 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
             Problem(planner.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
             for s in skipped
         ]
-        more = "".join(f"; {line}" for line in read_report if "not imported" in line)
+        more = "".join(f"; {shown(line, None, quoted=False)}" for line in read.not_imported)
         raise DeckError([Problem(planner.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
         raise DeckError(
@@ -667,7 +667,7 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         report.append(
             f"wrote {count} media {'file' if count == 1 else 'files'} into {options.media_dir}/"
         )
-    if any("not imported" in line for line in read_report):
+    if read.not_imported:
         report.append("notes of the note types marked 'not imported' stay in Anki as they are")
     report += read.notes_after
     return ImportPlan(

@@ -108,3 +108,13 @@ def test_a_note_left_out_holds_no_media_name_against_the_others(tmp_path: Path) 
     plan = plan_import(read, ImportOptions(out=tmp_path / "q.yaml", media_dir=media))
     assert [note.line for note in plan.decks[0].notes] == [6]
     assert [s.line for s in plan.skipped] == [1]
+
+
+def test_a_note_type_named_not_imported_is_not_taken_for_one_left_out(tmp_path: Path) -> None:
+    """Note types left out were found by searching the report's lines for the words
+    'not imported', which a note type's own name may hold."""
+    text = "#separator:tab\n#notetype:Words not imported before\nhund\tdog\n"
+    read = read_text_source(text, Path("w.txt"), "anki-text")
+    plan = plan_import(read, ImportOptions(out=tmp_path / "w.yaml"))
+    assert plan.report[0] == "Words not imported before: 1 note -> basic notes"
+    assert not any("stay in Anki" in line for line in plan.report)
