@@ -70,7 +70,7 @@ def package_notes(package: AnkiPackage, source: Path, keep_scripts: Collection[s
         name = anki_type.name if anki_type else f"note type {type_id}"
         kind = OWN_TYPE_IDS.get(type_id) or (_stock_kind(anki_type) if anki_type else None)
         if anki_type is None:
-            result.report.append(_reported(name, len(notes), _NO_TYPE))
+            _left_in_anki(result, name, len(notes), _NO_TYPE)
             continue
         if is_occlusion_type(anki_type) and NoteKind.IMAGE_OCCLUSION not in kinds:
             kinds[NoteKind.IMAGE_OCCLUSION] = type_id
@@ -84,7 +84,7 @@ def package_notes(package: AnkiPackage, source: Path, keep_scripts: Collection[s
             names.append(anki_type.name)
             carried = _carried(_spec(anki_type, kind), keep)
             if carried.refused:
-                result.report.append(_reported(name, len(notes), carried.refused))
+                _left_in_anki(result, name, len(notes), carried.refused)
                 continue
         if kind in kinds:
             # A card file keeps one Anki note type per kind of note: this one comes in as
@@ -120,7 +120,7 @@ def package_notes(package: AnkiPackage, source: Path, keep_scripts: Collection[s
         kept_as_is = unicodedata.normalize("NFC", anki_type.name) in keep
         found = declared_notes(anki_type, notes, keys, keep_scripts=kept_as_is)
         if isinstance(found, str):
-            result.report.append(_reported(anki_type.name, len(notes), f"not imported: {found}"))
+            _left_in_anki(result, anki_type.name, len(notes), f"not imported: {found}")
             continue
         note_type, read = found.note_type, found.notes
         keys.add(note_type.key)
@@ -159,6 +159,13 @@ def _reported(name: str, count: int, outcome: str) -> str:
     return f"{name}: {count} {'note' if count == 1 else 'notes'} -> {outcome}"
 
 
+def _left_in_anki(result: Read, name: str, count: int, outcome: str) -> None:
+    """Report the notes of a note type that are not imported (they stay in Anki)."""
+    line = _reported(name, count, outcome)
+    result.report.append(line)
+    result.not_imported.append(line)
+
+
 def _shown(kind: NoteKind) -> str:
     return {
         NoteKind.BASIC_REVERSED: "reversed basic",
@@ -190,7 +197,7 @@ def _own(
         result.report.append(_reported(anki_type.name, len(read), f"{_shown(kind)} notes"))
     if len(read) < len(notes):
         why = "not imported: their fields are not as deckbuilder writes them"
-        result.report.append(_reported(anki_type.name, len(notes) - len(read), why))
+        _left_in_anki(result, anki_type.name, len(notes) - len(read), why)
     return read
 
 

@@ -129,6 +129,8 @@ class Read:
     named_decks: bool = False
     # What became of each source note type's notes ("Basic: 3 notes -> basic notes").
     report: list[str] = field(default_factory=list)
+    # The lines of report about notes left out with their note type: they stay in Anki.
+    not_imported: list[str] = field(default_factory=list)
     # Lines after the files written ("note: ..."), and warnings that --strict refuses.
     notes_after: list[str] = field(default_factory=list)
     strict_refusals: list[Problem] = field(default_factory=list)

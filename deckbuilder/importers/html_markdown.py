@@ -37,10 +37,11 @@ _SOUND_OR_MATH = re.compile(r"(\[sound:[^\]\[\n]+\]|\\\(.*?\\\)|\\\[.*?\\\])", r
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 # A backslash before a bracket or parenthesis is math in a card file (\[ \( ), so the
 # escapes leave those out: a bracket that would start a link, and the parenthesis of a
-# list's "1)", are written as character references instead.
-_MINIMAL = re.compile(r"([\\`*_<>])")
-_ALL_PUNCTUATION = re.compile(r"([\\`*_<>#!|~+\-.\"'=])")
-_ALT = re.compile(r"([\\`*_\[\]<>])")
+# list's "1)", are written as character references instead. A dollar sign opens math in
+# a card file too ($x$), and is escaped so that Anki's text keeps its "$5" and "[$]".
+_MINIMAL = re.compile(r"([\\`*_<>$])")
+_ALL_PUNCTUATION = re.compile(r"([\\`*_<>#!|~+\-.\"'=$])")
+_ALT = re.compile(r"([\\`*_\[\]<>$])")
 _LINK_LIKE = re.compile(r"\][ \t]*[(\[:]")
 _NUMBERED_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)")
 # The marks that begin a list, heading or quote, at the start of a folded field (its

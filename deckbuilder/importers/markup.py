@@ -17,7 +17,8 @@ from deckbuilder.render.markdown import MATH_CLOSER
 
 __all__ = ["escape_line_starts", "escape_markdown", "html_to_markdown", "moodle_to_markdown"]
 
-_INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&])")
+# A dollar sign opens math in a card file ($x$): escaped, it stays a dollar sign.
+_INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&$])")
 # What opens a block at the start of a line (after up to three spaces, which are dropped
 # anyway): an ATX heading, a list item, a quote, a code fence, or a line of marks only (a
 # rule, a setext underline, a table's delimiter row).

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import tempfile
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import counted
@@ -41,8 +42,7 @@ from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_m
 from deckbuilder.lock.manifest import note_hashes, templates_hash
 from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAnswer, TypedNote
 from deckbuilder.note_types import NoteType
-from deckbuilder.render.deck import RenderedDeck, raw_media, render_deck
-from deckbuilder.render.markdown import render_markdown
+from deckbuilder.render.deck import RenderedDeck, render_deck
 
 __all__ = ["ImportOptions", "ImportPlan", "PlannedDeck", "plan_import", "write_import"]
 
@@ -91,14 +91,15 @@ class ImportPlan:
 class _Planner:
     read: Read
     options: ImportOptions
-    scratch: Path  # package media, and stand-ins for media files nobody has
+    # The package's media files while the import is planned (None: it has none).
+    package_media: Path | None = None
     files: dict[Path, bytes] = field(default_factory=dict)
     media: list[Path] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # refuse the whole import
     skipped: list[Skipped] = field(default_factory=list)
+    # Each media file nobody has -> the line and id of the first note naming it.
     missing_media: dict[str, tuple[int | None, str]] = field(default_factory=dict)
-    missing_in: dict[str, set[str]] = field(default_factory=dict)  # deck key -> its missing
     carried: set[NoteKind] = field(default_factory=set)  # note types written beside a deck
     declared: dict[NoteType, None] = field(default_factory=dict)  # declared in a card file
     # Declared note types whose notes go into more than one card file: written once, to
@@ -119,23 +120,24 @@ def plan_import(read: Read, options: ImportOptions) -> ImportPlan:
             "out", f"must name a .yaml file (build and check look for *.yaml), not {options.out}"
         )
     decks = _chosen_decks(read, options)
-    with tempfile.TemporaryDirectory(prefix="deckbuilder-import-") as folder:
-        planner = _Planner(read, options, Path(folder))
-        package = read.package
-        if package is not None and package.media:
-            refuse_links_out(
-                [options.media_dir / "-"], "nothing is read or written through it; make it a folder"
-            )
-            _stage_media(planner)
-        targets = _targets(read, decks, options)
-        if options.out is None:  # cards/ is not the user's choice; a file named with --out is
-            refuse_links_out(targets, "nothing is written through it; make it a folder")
-        planner.shared = _shared_types([deck for deck, _ in decks])
+    planner = _Planner(read, options)
+    package = read.package
+    if package is not None and package.media:
+        refuse_links_out(
+            [options.media_dir / "-"], "nothing is read or written through it; make it a folder"
+        )
+        _media_to_write(planner)
+    targets = _targets(read, decks, options)
+    if options.out is None:  # cards/ is not the user's choice; a file named with --out is
+        refuse_links_out(targets, "nothing is written through it; make it a folder")
+    planner.shared = _shared_types([deck for deck, _ in decks])
+    with _package_media_folder(read) as package_media:
+        planner.package_media = package_media
         planned = [
             _plan_deck(planner, deck, name, target)
             for (deck, name), target in zip(decks, targets, strict=True)
         ]
-        _shared_type_files(planner, planned)
+    _shared_type_files(planner, planned)
     return _finish(planner, planned)
 
 
@@ -227,9 +229,24 @@ def _targets(read: Read, decks: list[tuple[SourceDeck, str]], options: ImportOpt
     return out
 
 
-def _stage_media(planner: _Planner) -> None:
-    """The package's media files in the scratch folder (where the renderer finds them
-    first), and each one to write into media/ unless it is there with the same bytes."""
+@contextmanager
+def _package_media_folder(read: Read) -> Iterator[Path | None]:
+    """A temporary folder holding the package's media files while the import is planned
+    (None for a source without any): the renderer reads them there as build reads media/,
+    for their sizes, a masked picture's dimensions and the bytes the lock file hashes."""
+    package = read.package
+    if package is None or not package.media:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="deckbuilder-import-") as folder:
+        for name, data in package.media.items():
+            (Path(folder) / name).write_bytes(data)
+        yield Path(folder)
+
+
+def _media_to_write(planner: _Planner) -> None:
+    """Each of the package's media files to write into media/, unless it is there with the
+    same bytes (with other bytes, the import is refused)."""
     package = planner.read.package
     assert package is not None
     media_dir = planner.options.media_dir
@@ -248,7 +265,6 @@ def _stage_media(planner: _Planner) -> None:
         else:
             planner.files[existing] = data
             planner.media.append(existing)
-        (planner.scratch / name).write_bytes(data)
 
 
 def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Path) -> PlannedDeck:
@@ -267,7 +283,12 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
         source=target,
         notes=tuple(notes),
         description=source_deck.description,
-        media_dirs=(planner.scratch, options.media_dir, target.parent),
+        # The package's media first, as the files written into media/ will be.
+        media_dirs=tuple(
+            folder
+            for folder in (planner.package_media, options.media_dir, target.parent)
+            if folder is not None
+        ),
         lang=lang,
         languages=(lang,) if lang else (),
         label_language="" if lang else label or detected_label_language(notes),
@@ -295,9 +316,9 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
                 "(split the file, and import each part)",
             )
         )
-    missing = tuple(sorted(planner.missing_in.get(deck.key, ())))
+    missing = tuple(sorted({src for rn in rendered.notes for src in rn.missing_media}))
     written = replace(deck, label_language="" if lang else label, missing_media=missing)
-    unanswered_kept = sum(1 for note in deck.notes if id(note) in unanswered)
+    unanswered_kept = sum(1 for note in deck.notes if note.id in unanswered)
     text = card_file_text(written, _header(read, deck.notes, unanswered_kept))
     data = text.encode("utf-8")
     if len(data) > MAX_FILE_BYTES:
@@ -376,18 +397,18 @@ def _unanswered(note: Note) -> bool:
     return isinstance(note, TypedNote) and not note.answers
 
 
-def _answered(planner: _Planner, notes: list[Note]) -> tuple[list[Note], set[int]]:
-    """The notes to keep, and (by ``id()``) those kept without an answer: only with
+def _answered(planner: _Planner, notes: list[Note]) -> tuple[list[Note], set[str]]:
+    """The notes to keep, and the ids of those kept without an answer: only with
     ``allow_missing_answers``; otherwise each is skipped, with the format's hint."""
     read = planner.read
     kept: list[Note] = []
-    unanswered: set[int] = set()
+    unanswered: set[str] = set()
     for note in notes:
         if not _unanswered(note):
             kept.append(note)
         elif planner.options.allow_missing_answers:
             kept.append(note)
-            unanswered.add(id(note))
+            unanswered.add(note.id)
             planner.warnings.append(
                 Problem(planner.file, note.line, "warning: no answer marked; 'answer:' left empty")
             )
@@ -413,10 +434,10 @@ def _stand_in(note: Note) -> Note:
     return replace(note, answers=(TypedAnswer(text="-", shown="-"),))
 
 
-def _checked(planner: _Planner, notes: list[Note], unanswered: set[int]) -> list[Note]:
+def _checked(planner: _Planner, notes: list[Note], unanswered: set[str]) -> list[Note]:
     """The notes that pass ``check``'s checks; each other one is skipped with its
-    problems."""
-    checked = [_stand_in(note) if id(note) in unanswered else note for note in notes]
+    problems. (``unanswered``: the ids of notes kept without an answer.)"""
+    checked = [_stand_in(note) if note.id in unanswered else note for note in notes]
     kept: list[Note] = []
     for note, problems in zip(notes, note_problems(checked, planner.file), strict=True):
         if problems:
@@ -435,64 +456,25 @@ def _skip(planner: _Planner, note: Note, messages: Sequence[str]) -> None:
 def _rendered(
     planner: _Planner, deck: Deck, carried: Mapping[NoteKind, NoteTypeSpec]
 ) -> RenderedDeck:
-    """``deck`` rendered as build renders it. A media file nobody has gets a stand-in
-    (and a warning); every other note that does not render is left out, with why."""
-    stand_ins = False
-    for _ in range(3):
-        try:
-            return render_deck(deck, carried)
-        except DeckError as exc:
-            by_note: dict[str, list[str]] = {}
-            for problem in exc.problems:
-                if problem.note is None:  # the deck's description
-                    planner.problems.append(replace(problem, file=planner.file))
-                else:
-                    by_note.setdefault(problem.note, []).append(problem.message)
-            if planner.problems:
-                raise DeckError(planner.problems) from None
-            failing = [note for note in deck.notes if note.id in by_note]
-            if not stand_ins and _stand_in_media(planner, deck, failing):
-                stand_ins = True
-                continue
-            for note in failing:
-                _skip(planner, note, by_note[note.id])
-            deck = replace(deck, notes=tuple(n for n in deck.notes if n.id not in by_note))
-    return render_deck(deck, carried)
-
-
-def _stand_in_media(planner: _Planner, deck: Deck, notes: list[Note]) -> bool:
-    """Put an empty stand-in in the scratch folder for each media file that ``notes``
-    name and no media folder has; say so once per file. Whether there was any."""
-    added = False
-    for note in notes:
-        for src in _media_named(note):
-            path = PurePosixPath(src.replace("\\", "/"))
-            if path.is_absolute() or ".." in path.parts or ":" in src or not path.parts:
-                continue
-            if any((folder / path).exists() for folder in deck.media_dirs):
-                continue
-            stand_in = planner.scratch / path
-            stand_in.parent.mkdir(parents=True, exist_ok=True)
-            stand_in.write_bytes(b"")
-            planner.missing_media.setdefault(src, (note.line or None, note.id))
-            planner.missing_in.setdefault(deck.key, set()).add(src)
-            added = True
-    return added
-
-
-def _media_named(note: Note) -> list[str]:
-    """The media files ``note`` names, as build finds them: in its Markdown, and in the
-    HTML of a declared note type's raw fields."""
-    found: list[str] = []
-    raw = note.note_type.raw if isinstance(note, FieldsNote) else frozenset()
-    cloze = note.note_type.is_cloze if isinstance(note, FieldsNote) else False
-    for key, text in note.texts().items():
-        if key.startswith("fields.") and key.removeprefix("fields.") in raw:
-            found += [name for name, _ in raw_media(text)]
-            continue
-        rendered = render_markdown(text, cloze=cloze or key in ("text", "extra"))
-        found += [*rendered.images, *rendered.sounds]
-    return found
+    """``deck`` rendered as build renders it, each note once. A media file nobody has
+    keeps its reference (and gets a warning, once per file); every other note that does
+    not render is left out, with why."""
+    try:
+        rendered = render_deck(deck, carried, leave_out_failing=True, keep_missing_media=True)
+    except DeckError as exc:  # the deck's description, or a note type
+        planner.problems += [replace(problem, file=planner.file) for problem in exc.problems]
+        raise DeckError(planner.problems) from None
+    by_note: dict[str, list[str]] = {}
+    for problem in rendered.left_out:
+        assert problem.note is not None
+        by_note.setdefault(problem.note, []).append(problem.message)
+    for note in deck.notes:
+        if note.id in by_note:
+            _skip(planner, note, by_note[note.id])
+    for rn in rendered.notes:
+        for src in rn.missing_media:
+            planner.missing_media.setdefault(src, (rn.note.line or None, rn.note.id))
+    return rendered
 
 
 def _package_files(
@@ -626,7 +608,7 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
             Problem(planner.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
             for s in skipped
         ]
-        more = "".join(f"; {line}" for line in read_report if "not imported" in line)
+        more = "".join(f"; {shown(line, None, quoted=False)}" for line in read.not_imported)
         raise DeckError([Problem(planner.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
         raise DeckError(
@@ -685,7 +667,7 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         report.append(
             f"wrote {count} media {'file' if count == 1 else 'files'} into {options.media_dir}/"
         )
-    if any("not imported" in line for line in read_report):
+    if read.not_imported:
         report.append("notes of the note types marked 'not imported' stay in Anki as they are")
     report += read.notes_after
     return ImportPlan(

@@ -89,6 +89,9 @@ class RenderedNote:
     fields: tuple[str, ...]
     tags: tuple[str, ...]
     media: tuple[str, ...] = ()  # names (in the package) of the media its fields use, sorted
+    # Media its fields name that no media folder has, as written: each keeps its reference
+    # (listed under the deck's missing_media, or any, with keep_missing_media).
+    missing_media: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ class RenderedDeck:
     description: str = ""  # the deck description as HTML
     # Worth telling the author, not worth refusing the build (printed by the CLI).
     warnings: tuple[Problem, ...] = ()
+    # With leave_out_failing: the problems of the notes left out, each naming its note.
+    left_out: tuple[Problem, ...] = ()
 
     @property
     def note_types(self) -> list[NoteTypeSpec]:
@@ -151,8 +156,9 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 class _Renderer:
-    def __init__(self, deck: Deck) -> None:
+    def __init__(self, deck: Deck, *, keep_missing_media: bool = False) -> None:
         self.deck = deck
+        self.keep_missing_media = keep_missing_media
         self.file = str(deck.source)
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
@@ -168,6 +174,11 @@ class _Renderer:
         # same, and decks repeat text ("None of the above", a shared 'extra').
         self.seen: tuple[dict[str, str], dict[str, str]] = ({}, {})
         self.used: set[str] = set()  # media names the current note's fields use
+        self.missing: dict[str, None] = {}  # media the current note names that nobody has
+        # Media names the current note brought into self.media, each with whether it
+        # brought its case-folded name into self.folded too: taken back if the note is
+        # left out, so that a note left out does not hold a name against the others.
+        self.brought: list[tuple[str, bool]] = []
         # Per-deck pieces of every note's fields.
         self.lang_attr = f' lang="{deck.lang}"' if deck.lang else ""
         self.choice_open: list[str] = []  # '<div class="db-choice" ...>' by choice index
@@ -226,9 +237,10 @@ class _Renderer:
             self.problem(message)
         return not problems
 
-    def resolve(self, src: str, kind: str = "image") -> str | None:
+    def resolve(self, src: str, kind: str = "image", *, must_exist: bool = False) -> str | None:
         """Find an image or sound file; return its name inside the package. A problem
-        with it is told on the line where the field names it."""
+        with it is told on the line where the field names it. ``must_exist``: the file is
+        needed now (its masks are placed on it), even by an import."""
         problem = partial(self.problem, at=src)
         if not src:
             self.problem("a media reference has no file name")
@@ -254,6 +266,16 @@ class _Renderer:
                     f"put it in {where}; until then Anki shows nothing in its place",
                     warning=True,
                 )
+                self.missing[src] = None
+                return None
+            # An import keeps the reference of a file nobody has yet, when Anki could keep
+            # a file of that name.
+            if self.keep_missing_media and not must_exist:
+                bad = media_name_problem(unicodedata.normalize("NFC", posix.name), kind == "image")
+                if bad:
+                    self.problem(f"{bad}; rename the file")
+                else:
+                    self.missing[src] = None
                 return None
             near = self.find_ignoring_case(posix.parts) or self.find_similar(posix.parts)
             did_you_mean = f"; did you mean {shown(near, None)}?" if near else ""
@@ -278,10 +300,20 @@ class _Renderer:
                 " (names are compared ignoring case, as on Windows and macOS); rename one"
             )
             return None
+        if name not in self.media:
+            self.brought.append((name, known is None))
         self.folded.setdefault(name.casefold(), path)
         self.media.setdefault(name, path)
         self.used.add(name)
         return name
+
+    def take_back_media(self) -> None:
+        """Forget the media names the current note brought in (it is left out)."""
+        for name, folded in self.brought:
+            del self.media[name]
+            if folded:
+                del self.folded[name.casefold()]
+        self.brought.clear()
 
     @cached_property
     def real_roots(self) -> tuple[str, ...]:
@@ -544,7 +576,7 @@ class _Renderer:
         """An image occlusion note's fields, in Anki's order: Occlusion (the masks as
         fractions of the picture's size), Image, Header, Back Extra, Comments."""
         self.key = "image"
-        name = self.resolve(note.image, "image")
+        name = self.resolve(note.image, "image", must_exist=True)
         size = self.picture_size(name) if name else None
         occlusions = ""
         if size is not None and self.inside(note, *size):
@@ -690,40 +722,71 @@ def _spoken(html: str, language: str) -> str:
 
 
 def render_deck(
-    deck: Deck, note_types: Mapping[NoteKind, NoteTypeSpec] | None = None
+    deck: Deck,
+    note_types: Mapping[NoteKind, NoteTypeSpec] | None = None,
+    *,
+    leave_out_failing: bool = False,
+    keep_missing_media: bool = False,
 ) -> RenderedDeck:
     """Render every note's fields; raise DeckError listing every media problem.
     ``note_types``: the Anki note types the deck keeps from its collection (None: read
-    them from beside the card file, see :mod:`deckbuilder.anki.notetypes.carried`)."""
+    them from beside the card file, see :mod:`deckbuilder.anki.notetypes.carried`).
+
+    An import plans with both flags, so that each note is rendered once:
+    ``leave_out_failing``: a note with a problem is left out of the result (its problems
+    in ``left_out``) instead of failing the deck; a problem of the deck itself (its
+    description, a note type) still raises. ``keep_missing_media``: a media file that no
+    media folder has keeps its reference, as one listed under ``missing_media`` does
+    (each note's :attr:`RenderedNote.missing_media` names them)."""
     carried = read_carried(deck.source) if note_types is None else note_types
-    renderer = _Renderer(deck)
+    renderer = _Renderer(deck, keep_missing_media=keep_missing_media)
     notes: list[RenderedNote] = []
+    left_out: list[Problem] = []
     total = len(deck.notes)
     deck_tags = tuple(dict.fromkeys(deck.tags))  # the tags of a note with none of its own
-    used = renderer.used
+    used, missing, problems = renderer.used, renderer.missing, renderer.problems
     for done, note in enumerate(deck.notes):
         if not done & 255:
             step("rendering", done, total)
         renderer.note = note
+        problems_before, warnings_before = len(problems), len(renderer.warnings)
         fields = renderer.fields(note)
         if isinstance(note, BasicNote) and note.add_reverse:  # kept as Anki had it
             renderer.key = "add_reverse"
             renderer.guard(note.add_reverse)
+        if leave_out_failing and any(p.note == note.id for p in problems[problems_before:]):
+            # The note's own problems go with it; one of the deck's (a note type's) stays.
+            left_out += [p for p in problems[problems_before:] if p.note == note.id]
+            problems[problems_before:] = [
+                p for p in problems[problems_before:] if p.note != note.id
+            ]
+            del renderer.warnings[warnings_before:]
+            renderer.take_back_media()
+            used.clear()
+            missing.clear()
+            continue
+        renderer.brought.clear()
         tags = tuple(dict.fromkeys(deck.tags + note.tags)) if note.tags else deck_tags
         media = tuple(sorted(used)) if used else ()
         used.clear()
+        not_found = tuple(missing) if missing else ()
+        missing.clear()
         spec = spec_for(note, carried)
-        notes.append(RenderedNote(note, spec, spec_fields(note, spec, fields), tags, media))
+        fields = spec_fields(note, spec, fields)
+        notes.append(RenderedNote(note, spec, fields, tags, media, not_found))
     renderer.note = None
     description = renderer.md(deck.description)
-    if renderer.problems:
-        raise DeckError(dict.fromkeys(renderer.problems))
+    if problems:
+        raise DeckError(dict.fromkeys(problems))
+    if len(notes) < len(deck.notes):
+        deck = replace(deck, notes=tuple(rn.note for rn in notes))
     return RenderedDeck(
         deck,
         tuple(notes),
         dict(sorted(renderer.media.items())),
         description,
         tuple(dict.fromkeys(deck.warnings + tuple(renderer.warnings))),
+        tuple(dict.fromkeys(left_out)),
     )
 
 

@@ -197,6 +197,7 @@ def test_a_note_type_that_shows_its_field_only_from_a_script_is_not_imported_wit
         f"makes no card of it); to keep them as they are, import with --keep-scripts '{NAME}'"
     ) in run.out.splitlines()
     assert "wrote cards/shared.yaml: 1 note imported" in run.out
+    assert "notes of the note types marked 'not imported' stay in Anki as they are" in run.out
     run = cli("import", export, "--keep-scripts", NAME, "--force")
     assert run.code == 0, run.err
     assert "wrote cards/shared.yaml: 3 notes imported" in run.out

@@ -187,6 +187,14 @@ def test_html_tags_are_text_as_in_moodle(tmp_path: Path) -> None:
     assert ">[y](z)<" in choices and "<a " not in choices
 
 
+def test_a_dollar_sign_is_text(tmp_path: Path) -> None:
+    """A dollar sign opens math in card text ($x$): Aiken's plain text escapes it."""
+    (q,) = import_text("Costs $5?\nA) $10 and $20\nB) no\nANSWER: A\n", "q.txt", "aiken").questions
+    assert (q.question, q.choices[0]) == (r"Costs \$5?", r"\$10 and \$20")
+    question, choices = _rendered_note(tmp_path, "Costs $5?\nA) $10 and $20\nB) no\nANSWER: A\n")
+    assert "Costs $5?" in question and ">$10 and $20<" in choices
+
+
 # What an Aiken line may hold after its letter (no leading space or '#', which the line
 # reader strips or takes for something else, and no blank or lone marker).
 SHOWN_TEXT = st.text(alphabet=st.sampled_from(list("ab1 .)*_`[]()<>!#-+=~|&\\;:/x한")), max_size=20)

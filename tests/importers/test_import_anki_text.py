@@ -150,3 +150,32 @@ def test_an_empty_front_is_skipped_at_its_row_and_an_empty_back_comes_in(
     assert "t.txt:5: warning: skipped: not imported: its first field is empty" in run.err
     assert "2 notes imported, 1 skipped" in run.out
     assert cli("check", "cards").code == 0
+
+
+def test_a_dollar_sign_stays_a_dollar_sign(tmp_path: Path) -> None:
+    """A dollar sign opens math in card text ($x$), so text from Anki comes in with each
+    one escaped: a price stays a price, and Anki's own LaTeX tags [$]...[/$] stay as
+    Anki wrote them."""
+    path = tmp_path / "prices.txt"
+    path.write_text("#separator:tab\nCosts $5 and $10\t[$]C = 2\\pi r[/$]\n", encoding="utf-8")
+    (note,) = read_anki_text(path).notes
+    assert isinstance(note, BasicNote)
+    assert note.front == r"Costs \$5 and \$10"
+    assert note.back == r"[\$]C = 2\\pi r[/\$]"
+
+
+@pytest.mark.parametrize(
+    ("html", "markdown"),
+    [
+        ("Costs $5 and $10", r"Costs \$5 and \$10"),
+        ("<strong>$5</strong> and <code>$PATH</code>", r"**\$5** and `$PATH`"),
+        ("<b>$5</b>", r"<b>\$5</b>"),
+        ('<img src="a.png" alt="$5">', r"![\$5](a.png)"),
+        (r"\($x$\)", r"\($x$\)"),
+    ],
+)
+def test_dollar_signs_are_escaped_in_text_only(html: str, markdown: str) -> None:
+    """Text is escaped (a picture's description too); code and math stay as written."""
+    from deckbuilder.importers.html_markdown import field_markdown
+
+    assert field_markdown(html).markdown == markdown

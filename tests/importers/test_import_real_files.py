@@ -234,14 +234,8 @@ def test_plain_text_fields_written_over_indented_lines_keep_the_text_anki_shows(
 @pytest.mark.parametrize(
     "field",
     [
-        pytest.param(
-            "<div>[$]C = (\\text{Obj}(C))[/$]</div><div>where C verifies [the laws]</div>",
-            # Issue 44 made '$...$' math in card text: the conversion must write a dollar
-            # as '\\$' (deckbuilder/importers, which another piece of work is changing).
-            marks=pytest.mark.xfail(
-                strict=True, reason="the importer does not yet escape '$' (issue 44)"
-            ),
-        ),
+        # Issue 44 made '$...$' math in card text: the conversion writes a dollar as '\\$'.
+        "<div>[$]C = (\\text{Obj}(C))[/$]</div><div>where C verifies [the laws]</div>",
         "see [4] and (PC to MAR)<br>1) fetch",
         "a [link](not one) b",
     ],
