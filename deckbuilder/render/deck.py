@@ -21,7 +21,7 @@ import imagesize
 
 from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
-from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_for
+from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.anki.occlusion import occlusion_field
 from deckbuilder.errors import DeckError, Problem, shown
@@ -693,9 +693,10 @@ def render_deck(
     deck: Deck, note_types: Mapping[NoteKind, NoteTypeSpec] | None = None
 ) -> RenderedDeck:
     """Render every note's fields; raise DeckError listing every media problem.
-    ``note_types``: the Anki note types the deck keeps from its collection (None: read
-    them from beside the card file, see :mod:`deckbuilder.anki.notetypes.carried`)."""
-    carried = read_carried(deck.source) if note_types is None else note_types
+    ``note_types``: the Anki note types the deck keeps from its collection (None: those
+    the deck declares, or an earlier import wrote beside the card file, see
+    :mod:`deckbuilder.anki.notetypes.carried`)."""
+    carried = carried_types(deck) if note_types is None else note_types
     renderer = _Renderer(deck)
     notes: list[RenderedNote] = []
     total = len(deck.notes)
