@@ -365,6 +365,10 @@ class Deck:
     label_language: str = ""
     # The note types of the author's own that the notes use (see FieldsNote).
     note_types: tuple[NoteType, ...] = ()
+    # Anki's own note types that the notes of a built-in kind are built with, kept from
+    # the collection the deck was imported from, each under that kind's key ('basic',
+    # 'cloze', ...; see deckbuilder.note_types.KEPT_SHAPES).
+    kept_types: tuple[NoteType, ...] = ()
     # The language the notes' spoken texts (Note.speak) are spoken in, as Anki's text to
     # speech names it ("ko_KR"); '' when no note speaks.
     speak_language: str = ""

@@ -17,7 +17,7 @@ from enum import Enum
 from deckbuilder import cloze
 from deckbuilder.templates import cards_made
 
-__all__ = ["CardTemplate", "NoteType", "TypeKind"]
+__all__ = ["KEPT_SHAPES", "CardTemplate", "KeptShape", "NoteType", "TypeKind"]
 
 
 class TypeKind(str, Enum):
@@ -82,3 +82,27 @@ class NoteType:
     def field_texts(self, given: Mapping[str, str]) -> tuple[str, ...]:
         """The note's texts in field order, '' for a field it does not give."""
         return tuple(given.get(name, "") for name in self.fields)
+
+
+@dataclass(frozen=True)
+class KeptShape:
+    """What Anki's own note type must look like to carry the notes of one of
+    deckbuilder's built-in kinds: its fields in Anki's stock order, its card templates,
+    its kind. A deck imported from Anki keeps the collection's note type of that shape
+    (``note_types:`` under the built-in key, with ``anki_id``), so that a build updates
+    the notes Anki has in place instead of adding copies."""
+
+    fields: int
+    templates: int
+    kind: TypeKind = TypeKind.STANDARD
+
+
+# By the built-in key the kept note type is declared under (and the notes' kind).
+KEPT_SHAPES: dict[str, KeptShape] = {
+    "basic": KeptShape(2, 1),
+    "basic-reversed": KeptShape(2, 2),
+    "basic-optional-reversed": KeptShape(3, 2),  # Front, Back and Add Reverse
+    "cloze": KeptShape(2, 1, TypeKind.CLOZE),
+    # Anki's own Image Occlusion: Occlusion, Image, Header, Back Extra, Comments.
+    "image-occlusion": KeptShape(5, 1, TypeKind.CLOZE),
+}

@@ -185,6 +185,7 @@ def read_deck(
         languages=languages,
         label_language=label_language,
         note_types=tuple(declared.used.values()),
+        kept_types=tuple(declared.kept.values()),
         speak_language=speak_language,
         source_url=source_url,
         warnings=tuple(dict.fromkeys(fields.warnings)),

@@ -6,6 +6,11 @@ lines are known: the fields' and cards' names as Anki keeps them, the templates 
 and genanki read them (:func:`deckbuilder.templates.template_problems`), the sort field,
 raw fields and text-to-speech tags. Notes name one with ``type: <key>`` and give their
 texts under ``fields:`` (read by :func:`read_declared_note`).
+
+Under a built-in key (``basic``, ``cloze``, ... : :data:`deckbuilder.note_types.KEPT_SHAPES`)
+a declaration is Anki's own note type that the deck's notes of that kind are built with,
+kept by ``deckbuilder import`` from the collection (with its ``anki_id``), so that a build
+updates the notes Anki has: the notes stay the short forms they are.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from deckbuilder.cardfile.keys import (
 )
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import DeckError, Problem
-from deckbuilder.note_types import CardTemplate, NoteType, TypeKind
+from deckbuilder.note_types import KEPT_SHAPES, CardTemplate, NoteType, TypeKind
 from deckbuilder.templates import (
     name_problems,
     names_problems,
@@ -82,6 +87,9 @@ class DeclaredTypes:
         self.own: dict[str, NoteType] = {}
         self.shared: dict[str, NoteType | None] = {}  # read from note-types/ (None: none)
         self.used: dict[str, NoteType] = {}
+        # Anki's own note types the deck's notes of a built-in kind are built with, by
+        # that kind's key (kept from the collection the deck was imported from).
+        self.kept: dict[str, NoteType] = {}
         value = tree.get("note_types")
         if value is not None and not is_null(value):
             self._read_own(value)
@@ -96,6 +104,11 @@ class DeclaredTypes:
             return
         for key, declaration in value.entries.items():
             line = value.lines.get(key, value.line)
+            if key in KEPT_SHAPES:
+                kept = read_declaration(self.fields, key, declaration, line, self.scope)
+                if kept is not None and not _kept_problems(self.fields, kept, declaration):
+                    self.kept[key] = kept
+                continue
             if _key_problem(self.fields, key, line):
                 continue
             found = read_declaration(self.fields, key, declaration, line, self.scope)
@@ -167,6 +180,33 @@ def _key_problem(fields: FieldReader, key: str, line: int) -> bool:
         )
         return True
     return False
+
+
+def _kept_problems(fields: FieldReader, kept: NoteType, value: YValue) -> bool:
+    """Whether the note type kept under a built-in key cannot carry that kind's notes
+    (each problem reported): it must be Anki's (an ``anki_id``) and of the kind's shape."""
+    before = len(fields.problems)
+    shape = KEPT_SHAPES[kept.key]
+    where = f"note type '{kept.key}'"
+    if not kept.anki_id:
+        fields.problem(
+            kept.line,
+            f"{where} is a built-in note type's key: a declaration under it is the Anki note "
+            f"type the deck's {kept.key} notes are built with, kept by 'deckbuilder import', "
+            "and needs its 'anki_id'; for a note type of your own, choose another key",
+        )
+    templates = "template" if shape.templates == 1 else "templates"
+    if (len(kept.fields), len(kept.templates)) != (shape.fields, shape.templates):
+        fields.problem(
+            kept.line,
+            f"{where} must have {shape.fields} fields and {shape.templates} card {templates} "
+            f"to carry {kept.key} notes, not {len(kept.fields)} and {len(kept.templates)}",
+        )
+    if kept.kind is not shape.kind:
+        written = isinstance(value, YMap) and "kind" in value.entries
+        line = value.key_line("kind") if isinstance(value, YMap) and written else kept.line
+        fields.problem(line, f"{where} must be of kind {shape.kind.value}, as Anki's is")
+    return len(fields.problems) > before
 
 
 def read_declaration(

@@ -75,7 +75,8 @@ def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
         "missing_media": _flow(deck.missing_media),
         "speak_language": _in_language(deck, deck.speak_language) if deck.speak_language else None,
         "study": _study(deck.study, deck),
-        "note_types": {t.key: _declaration(t) for t in deck.note_types} or None,
+        "note_types": {t.key: _declaration(t) for t in (*deck.kept_types, *deck.note_types)}
+        or None,
         "notes": [],  # written below, one note at a time
     }
     document = _mapping(DECK, values)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import counted
-from deckbuilder.anki.notetypes.carried import carried_json, sidecar_path
+from deckbuilder.anki.notetypes.carried import kept_declaration
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER
@@ -317,7 +317,15 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
             )
         )
     missing = tuple(sorted({src for rn in rendered.notes for src in rn.missing_media}))
-    written = replace(deck, label_language="" if lang else label, missing_media=missing)
+    # The collection's note types the notes are built with, kept in the card file.
+    used = {rn.spec.kind for rn in rendered.notes}
+    kept = {kind: spec for kind, spec in carried.items() if kind in used}
+    written = replace(
+        deck,
+        label_language="" if lang else label,
+        missing_media=missing,
+        kept_types=tuple(kept_declaration(kept[kind]) for kind in sorted(kept)),
+    )
     unanswered_kept = sum(1 for note in deck.notes if note.id in unanswered)
     text = card_file_text(written, _header(read, deck.notes, unanswered_kept))
     data = text.encode("utf-8")
@@ -343,7 +351,7 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
             )
         )
     if package is not None and deck.notes:
-        _package_files(planner, rendered, carried, target)
+        _package_files(planner, rendered, kept)
     skipped = len(planner.skipped) - before
     return PlannedDeck(target, name, key, deck.notes, skipped, unanswered_kept)
 
@@ -478,20 +486,14 @@ def _rendered(
 
 
 def _package_files(
-    planner: _Planner,
-    rendered: RenderedDeck,
-    carried: Mapping[NoteKind, NoteTypeSpec],
-    target: Path,
+    planner: _Planner, rendered: RenderedDeck, kept: Mapping[NoteKind, NoteTypeSpec]
 ) -> None:
-    """What keeps the package's notes Anki's notes: the note types, the lock file."""
+    """What keeps the package's notes Anki's notes: the lock file, and what the note
+    types kept in the card file (``kept``) held that import removed."""
     package = planner.read.package
     assert package is not None
     planner.warnings += _built_differently(planner, rendered)
-    used = {rn.spec.kind for rn in rendered.notes}
-    kept = {kind: spec for kind, spec in carried.items() if kind in used}
-    if kept:
-        planner.files[sidecar_path(target)] = carried_json(kept).encode("utf-8")
-        planner.carried.update(kept)
+    planner.carried.update(kept)
     planner.declared.update(dict.fromkeys(rendered.deck.note_types))
     mods: dict[str, int] = {
         **{kind.value: mod for kind, mod in package.own_type_mods.items()},

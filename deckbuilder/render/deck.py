@@ -21,7 +21,7 @@ import imagesize
 
 from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
-from deckbuilder.anki.notetypes.carried import read_carried, spec_fields, spec_for
+from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.anki.occlusion import occlusion_field
 from deckbuilder.errors import DeckError, Problem, shown
@@ -729,8 +729,9 @@ def render_deck(
     keep_missing_media: bool = False,
 ) -> RenderedDeck:
     """Render every note's fields; raise DeckError listing every media problem.
-    ``note_types``: the Anki note types the deck keeps from its collection (None: read
-    them from beside the card file, see :mod:`deckbuilder.anki.notetypes.carried`).
+    ``note_types``: the Anki note types the deck keeps from its collection (None: those
+    the deck declares, or an earlier import wrote beside the card file, see
+    :mod:`deckbuilder.anki.notetypes.carried`).
 
     An import plans with both flags, so that each note is rendered once:
     ``leave_out_failing``: a note with a problem is left out of the result (its problems
@@ -738,7 +739,7 @@ def render_deck(
     description, a note type) still raises. ``keep_missing_media``: a media file that no
     media folder has keeps its reference, as one listed under ``missing_media`` does
     (each note's :attr:`RenderedNote.missing_media` names them)."""
-    carried = read_carried(deck.source) if note_types is None else note_types
+    carried = carried_types(deck) if note_types is None else note_types
     renderer = _Renderer(deck, keep_missing_media=keep_missing_media)
     notes: list[RenderedNote] = []
     left_out: list[Problem] = []

@@ -13,6 +13,7 @@ from typing import Any
 
 import genanki
 import pytest
+import yaml
 
 from tests.conftest import Run, import_package
 
@@ -77,10 +78,16 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _sidecar(here: Path) -> dict[str, Any]:
-    data = json.loads((here / "cards" / "shared.notetypes.json").read_text(encoding="utf-8"))
-    (entry,) = [e for e in data["note_types"] if e["name"] == NAME]
-    return dict(entry)
+def _kept(here: Path, stem: str = "shared") -> dict[str, dict[str, Any]]:
+    """The collection's note types the imported card file keeps (its ``note_types:``
+    under the built-in keys), by Anki's name; import writes no other file for them."""
+    assert not list((here / "cards").glob("*.notetypes.json"))
+    data = yaml.safe_load((here / "cards" / f"{stem}.yaml").read_text(encoding="utf-8"))
+    return {entry.get("name", key): entry for key, entry in data["note_types"].items()}
+
+
+def _kept_shared(here: Path) -> dict[str, Any]:
+    return _kept(here)[NAME]
 
 
 def _built_into(here: Path, cli: CliRun, collection: Any) -> list[Any]:
@@ -108,11 +115,11 @@ def test_scripts_are_removed_with_a_warning_and_the_note_type_updates_in_place(
     assert run.code == 0, run.err
     assert WARNING in run.err.splitlines()
     assert run.err.count("warning: note type") == 1  # the cloze note type runs nothing
-    entry = _sidecar(here)
-    assert entry["templates"][0]["front"] == CLEAN_FRONT
-    assert entry["templates"][0]["back"] == BACK
+    entry = _kept_shared(here)
+    assert entry["cards"][0]["front"] == CLEAN_FRONT
+    assert entry["cards"][0]["back"] == BACK
     assert entry["css"] == CLEAN_CSS
-    assert "keep_scripts" not in entry
+    assert "keep_scripts" not in entry and entry["anki_id"] > 0
     *cards, note_type = _built_into(here, cli, collection)
     assert note_type["tmpls"][0]["qfmt"] == CLEAN_FRONT and note_type["css"] == CLEAN_CSS
     assert len(cards) == 2
@@ -134,9 +141,9 @@ def test_keep_scripts_keeps_them_byte_for_byte(here: Path, cli: CliRun, collecti
         "runs or fetches on every review: 1 script, 1 event handler, 1 remote resource, 1 "
         "remote CSS @import"
     ) in run.out.splitlines()
-    entry = _sidecar(here)
+    entry = _kept_shared(here)
     assert entry["keep_scripts"] is True
-    assert (entry["templates"][0]["front"], entry["css"]) == (FRONT, CSS)
+    assert (entry["cards"][0]["front"], entry["css"]) == (FRONT, CSS)
     *cards, note_type = _built_into(here, cli, collection)
     assert (note_type["tmpls"][0]["qfmt"], note_type["css"]) == (FRONT, CSS)
     for card in cards:
@@ -261,12 +268,11 @@ def test_a_shared_deck_with_a_harmless_script_is_imported_without_it(
         "droid.apkg: warning: note type 'Cloze (hints)': removed from its templates and CSS",
     ]
     assert "every review: 2 scripts;" in warnings[0] and "every review: 2 scripts;" in warnings[1]
-    data = json.loads((here / "cards" / "droid.notetypes.json").read_text(encoding="utf-8"))
-    by_name = {entry["name"]: entry for entry in data["note_types"]}
+    by_name = _kept(here, "droid")
     droid = by_name["Basic (AnkiDroid)"]
     assert droid["css"] == DROID_CSS
-    assert droid["templates"][0]["front"] == '<div class="card-front">{{Front}}</div>\n'
-    assert by_name["Cloze (hints)"]["templates"][0]["front"] == "{{cloze:Text}}"
+    assert droid["cards"][0]["front"] == '<div class="card-front">{{Front}}</div>\n'
+    assert by_name["Cloze (hints)"]["cards"][0]["front"] == "{{cloze:Text}}"
     assert cli("check").code == 0
     assert cli("build", "--no-preview").code == 0
     log = import_package(collection, here / "output" / "droid.apkg")

@@ -4,12 +4,16 @@ Anki updates a note in place only when the package gives it the note type it alr
 (the same id, field names and template names); with another, the import reports the
 note as conflicting and leaves it alone. So the notes
 ``deckbuilder import`` reads from an ``.apkg`` are built with their collection's note
-types, kept beside the card file in ``<card file stem>.notetypes.json``: per note kind
-(basic, basic-reversed, cloze), the id, name, fields, templates and CSS, as they were,
-less what they run or fetch when Anki shows a card (scripts, remote resources: see
-:mod:`~deckbuilder.anki.notetypes.active_content`). A note type that holds such parts is
-refused unless its entry says ``"keep_scripts": true``, which import writes for the note
-types the user names. A deck without that file uses deckbuilder's own note types.
+types: per note kind (basic, basic-reversed, cloze, ...), the id, name, fields, templates
+and CSS, as they were, less what they run or fetch when Anki shows a card (scripts,
+remote resources: see :mod:`~deckbuilder.anki.notetypes.active_content`). A note type
+that holds such parts is refused unless it says ``keep_scripts: true``, which import
+writes for the note types the user names. A deck that keeps none uses deckbuilder's own.
+
+Import writes them into the card file, as ``note_types:`` declarations under the kind's
+key (:func:`kept_declaration`; read back by :func:`carried_types`). Earlier imports wrote
+them beside the card file in ``<card file stem>.notetypes.json``, which is still read
+(:func:`read_carried`); a deck keeps a kind's note type in one of the two, not both.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.notetypes import (
-    IO_FIELDS,
     OWN_KINDS,
     NoteTypeSpec,
     declared_spec,
@@ -33,12 +36,15 @@ from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import read_regular
-from deckbuilder.model import BasicNote, FieldsNote, Note, NoteKind
+from deckbuilder.model import BasicNote, Deck, FieldsNote, Note, NoteKind
+from deckbuilder.note_types import KEPT_SHAPES, CardTemplate, NoteType
 from deckbuilder.templates import name_problems, names_problems, template_problems
 
 __all__ = [
     "SIDECAR_SUFFIX",
     "carried_json",
+    "carried_types",
+    "kept_declaration",
     "read_carried",
     "sidecar_path",
     "spec_fields",
@@ -47,22 +53,6 @@ __all__ = [
 ]
 
 SIDECAR_SUFFIX = ".notetypes.json"
-# The kinds a carried note type may take: those whose fields render in Anki's stock order.
-CARRIED_KINDS = {
-    NoteKind.BASIC: 2,
-    NoteKind.BASIC_REVERSED: 2,
-    NoteKind.CLOZE: 2,
-    NoteKind.BASIC_OPTIONAL_REVERSED: 3,  # Front, Back and Add Reverse
-    NoteKind.IMAGE_OCCLUSION: len(IO_FIELDS),  # Anki's own, by originalStockKind
-}
-# Templates of each kind: one card, or two (the reversed card).
-_CARRIED_TEMPLATES = {
-    NoteKind.BASIC: 1,
-    NoteKind.BASIC_REVERSED: 2,
-    NoteKind.CLOZE: 1,
-    NoteKind.BASIC_OPTIONAL_REVERSED: 2,
-    NoteKind.IMAGE_OCCLUSION: 1,
-}
 # Limits against absurd files (documented in docs/note-types.md). Anki's own note types
 # have templates of a few KB; genanki reads each template several times per build.
 MAX_SIDECAR_BYTES = 4 * 1024 * 1024
@@ -136,6 +126,77 @@ def carried_json(specs: Mapping[NoteKind, NoteTypeSpec]) -> str:
         for kind, spec in sorted(specs.items(), key=lambda item: item[0].value)
     ]
     return json.dumps({"about": _ABOUT, "note_types": entries}, ensure_ascii=False, indent=2) + "\n"
+
+
+def kept_declaration(spec: NoteTypeSpec) -> NoteType:
+    """The ``note_types:`` declaration that keeps ``spec``, a collection's note type of
+    one of the built-in kinds, in a card file (under the kind's key)."""
+    shape = KEPT_SHAPES[spec.kind.value]
+    return NoteType(
+        key=spec.kind.value,
+        name=spec.name,
+        fields=spec.fields,
+        templates=tuple(CardTemplate(*template) for template in spec.templates),
+        css=spec.css,
+        sort_field=spec.sort_field,
+        kind=shape.kind,
+        anki_id=spec.id,
+        keep_scripts=spec.keep_scripts,
+    )
+
+
+def kept_spec(kept: NoteType) -> NoteTypeSpec:
+    """The Anki note type a declaration under a built-in kind's key describes (the
+    loader has checked its shape: :data:`deckbuilder.note_types.KEPT_SHAPES`)."""
+    kind = NoteKind(kept.key)
+    first, *more = kept.templates
+    spec = NoteTypeSpec(
+        kind=kind,
+        id=kept.anki_id,
+        name=kept.name,
+        fields=kept.fields,
+        template_name=first.name,
+        front=first.front,
+        back=first.back,
+        css=kept.css,
+        more_templates=tuple((t.name, t.front, t.back) for t in more),
+        keep_scripts=kept.keep_scripts,
+        sort_field=kept.sort_field,
+    )
+    if kind is NoteKind.IMAGE_OCCLUSION:  # Anki knows it by its stock kind and field tags
+        own = note_type(kind)
+        spec = replace(spec, cloze=True, stock_kind=own.stock_kind, field_tags=own.field_tags)
+    return spec
+
+
+def carried_types(deck: Deck) -> Mapping[NoteKind, NoteTypeSpec]:
+    """The collection's note types ``deck`` keeps: declared in its card file, or in the
+    note types file an earlier import wrote beside it. DeckError for what Anki would
+    refuse in them, at the declaration's line, and for a kind kept in both places."""
+    carried = read_carried(deck.source)
+    if not deck.kept_types:
+        return carried
+    problems: list[Problem] = []
+    specs: dict[NoteKind, NoteTypeSpec] = dict(carried)
+    for kept in deck.kept_types:
+        spec = kept_spec(kept)
+        if spec.kind in carried:
+            problems.append(
+                Problem(
+                    kept.source,
+                    kept.line,
+                    f"note type '{kept.key}' is kept here and in {sidecar_path(deck.source)}: "
+                    "Anki's note type is kept in one place; delete that file",
+                )
+            )
+        where = f"note type '{kept.key}'"
+        refused = spec_problems(spec, keep="keep_scripts: true")
+        problems += [Problem(kept.source, kept.line, f"{where}: {p}") for p in refused]
+        specs[spec.kind] = spec
+    problems += [Problem(str(deck.source), None, p) for p in _shared_problems(specs)]
+    if problems:
+        raise DeckError(problems)
+    return specs
 
 
 def read_carried(card_file: Path) -> Mapping[NoteKind, NoteTypeSpec]:
@@ -220,8 +281,8 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         for t in templates
     ):
         return None, [_restore(f"{label}: a template is not {{name, front, back}} as text")]
-    if entry["kind"] not in _KINDS:
-        kinds = ", ".join(kind.value for kind in CARRIED_KINDS)
+    if entry["kind"] not in KEPT_SHAPES:
+        kinds = ", ".join(KEPT_SHAPES)
         return None, [
             _restore(f"{label}: kind {_shortened(entry['kind'])!r} is not one of {kinds}")
         ]
@@ -229,10 +290,11 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
     if not isinstance(keep_scripts, bool):
         shown = _shortened(json.dumps(keep_scripts, ensure_ascii=False))
         return None, [f"{label}: 'keep_scripts' is {shown}, not true or false"]
-    kind = _KINDS[entry["kind"]]
-    cards = _CARRIED_TEMPLATES[kind]
-    shape = f"{CARRIED_KINDS[kind]} fields and {cards} template{'s' if cards > 1 else ''}"
-    if (len(fields), len(templates)) != (CARRIED_KINDS[kind], _CARRIED_TEMPLATES[kind]):
+    kind = NoteKind(entry["kind"])
+    wanted = KEPT_SHAPES[kind.value]
+    cards = wanted.templates
+    shape = f"{wanted.fields} fields and {cards} template{'s' if cards > 1 else ''}"
+    if (len(fields), len(templates)) != (wanted.fields, cards):
         return None, [_restore(f"{label}: a note type of kind {kind.value} has {shape}")]
     first, *more = [(t["name"], t["front"], t["back"]) for t in templates]
     spec = NoteTypeSpec(
@@ -254,12 +316,12 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
 
 
 _SHAPES = {str: "text", int: "a whole number", list: "a list"}
-_KINDS = {kind.value: kind for kind in CARRIED_KINDS}
 
 
-def spec_problems(spec: NoteTypeSpec) -> list[str]:
+def spec_problems(spec: NoteTypeSpec, *, keep: str = '"keep_scripts": true') -> list[str]:
     """What Anki or genanki would refuse, or silently change, in a note type kept from a
-    collection: its id, its name, its field and template names, its templates, sizes."""
+    collection: its id, its name, its field and template names, its templates, sizes.
+    ``keep``: how the file it is kept in says to keep what it runs or fetches."""
     problems: list[str] = []
     if not 1 <= spec.id <= _LARGEST_ID:
         shown = str(spec.id) if -(10**40) < spec.id < 10**40 else "(over 40 digits)"
@@ -287,11 +349,11 @@ def spec_problems(spec: NoteTypeSpec) -> list[str]:
     if not problems:
         problems += template_problems(spec.fields, spec.templates, cloze=spec.is_cloze)
     if not spec.keep_scripts:
-        problems += _active_problems(spec)
+        problems += _active_problems(spec, keep)
     return problems
 
 
-def _active_problems(spec: NoteTypeSpec) -> list[str]:
+def _active_problems(spec: NoteTypeSpec, keep: str) -> list[str]:
     """What a note type runs or fetches that nobody asked to keep (issue 45)."""
     found = note_type_parts(spec)
     if not found:
@@ -300,8 +362,8 @@ def _active_problems(spec: NoteTypeSpec) -> list[str]:
     return [
         f"its templates and CSS hold what Anki runs or fetches on every review: "
         f"{counted(found)} (first, in {first.where}: {_shown_excerpt(first.excerpt)}); import "
-        "the package again to remove them, remove this note type from the file, or set "
-        '"keep_scripts": true in it if you trust them'
+        f"the package again to remove them, remove this note type from the file, or set "
+        f"{keep} in it if you trust them"
     ]
 
 
