@@ -216,7 +216,7 @@ class _Pulling(PullState):
             new_text = card.patch.result() if card.patch is not None else card.text
             decks, rendered = card.decks, card.rendered
             if new_text != card.text:
-                decks, rendered = self.checked(card, new_text, media_copies)
+                decks, rendered = self.read_back(card, new_text, media_copies)
                 if self.request.dry_run and card.patch is not None:
                     diffs.append(card.patch.diff(str(card.path), f"{card.path} (pulled)"))
                 card_writes.append((card.path, _encoded(card, new_text)))
@@ -237,7 +237,7 @@ class _Pulling(PullState):
         writes += card_writes + lock_writes
         return writes, "".join(diffs)
 
-    def checked(
+    def read_back(
         self, card: CardFile, text: str, media: Path | None
     ) -> tuple[list[Deck], list[RenderedDeck]]:
         """The card file's new text read as check reads it, and its changed notes loaded

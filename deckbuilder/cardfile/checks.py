@@ -1,4 +1,4 @@
-"""The content rules of notes, as one function over the model: :func:`check_deck`.
+"""The content rules of notes, as one function over the model: :func:`deck_problems`.
 
 The loader reads a card file's structure (known keys, the shape of each value) and then
 runs these checks on the notes it built; an importer runs the same checks on the notes
@@ -52,9 +52,9 @@ from deckbuilder.templates import fields_named
 
 __all__ = [
     "Spellings",
-    "check_deck",
     "deck_name_part",
     "deck_name_problem",
+    "deck_problems",
     "note_problems",
     "tag_problem",
     "text_problem",
@@ -80,7 +80,7 @@ _BACKTICKS = re.compile(r"`+")
 ANKI_EMPTY = re.compile(r"(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
 
 
-def check_deck(deck: Deck) -> list[Problem]:
+def deck_problems(deck: Deck) -> list[Problem]:
     """Every problem of the deck's notes, in order of line: ids well-formed and unique,
     text sizes and characters Anki can store, required texts not empty, choices and
     answers, cloze deletions, typed answers, tags, GUIDs, pins and lint opt-outs."""

@@ -1,6 +1,6 @@
 """Questions and notes written elsewhere -> the model's notes -> card files.
 
-:func:`read_source` reads a source file into a :class:`~deckbuilder.importers.base.Read`
+:func:`read_source` reads a source file into a :class:`~deckbuilder.importers.base.SourceNotes`
 (the model's notes, each with its source line, grouped by deck, and what could not be
 read and why): the numbered quiz format, Moodle's Aiken and GIFT, spreadsheets, Anki's
 text files and Anki packages. :func:`~deckbuilder.importers.plan.plan_import` checks the
@@ -19,7 +19,7 @@ from deckbuilder.files.reading import open_regular
 from deckbuilder.importers.aiken import looks_like_aiken, parse_aiken
 from deckbuilder.importers.anki_package import package_notes
 from deckbuilder.importers.anki_text import KNOWN_HEADERS, read_anki_text
-from deckbuilder.importers.base import Read
+from deckbuilder.importers.base import SourceNotes
 from deckbuilder.importers.delimited import guess_delimiter, read_metadata
 from deckbuilder.importers.gift import looks_like_gift, parse_gift
 from deckbuilder.importers.plan import ImportOptions, ImportPlan, plan_import, write_import
@@ -32,7 +32,7 @@ __all__ = [
     "FORMATS",
     "ImportOptions",
     "ImportPlan",
-    "Read",
+    "SourceNotes",
     "detect_format",
     "plan_import",
     "read_source",
@@ -40,7 +40,7 @@ __all__ = [
     "write_import",
 ]
 
-PARSERS: dict[str, Callable[[str, Path], Read]] = {
+PARSERS: dict[str, Callable[[str, Path], SourceNotes]] = {
     "quiz": parse_quiz,
     "aiken": parse_aiken,
     "gift": parse_gift,
@@ -103,7 +103,7 @@ def _looks_delimited(lines: list[str]) -> bool:
 
 def read_text_source(
     text: str, source: Path, fmt: str = "auto", note_type: NoteType | str | None = None
-) -> Read:
+) -> SourceNotes:
     """Read ``text`` (decoded, line ends ``\\n``) in format ``fmt``; ``note_type``: see
     :func:`read_source`."""
     if fmt not in FORMATS:
@@ -123,7 +123,7 @@ def read_source(
     note_type: NoteType | str | None = None,
     *,
     keep_scripts: Sequence[str] = (),
-) -> Read:
+) -> SourceNotes:
     """Read the file at ``source``: an Anki package or a spreadsheet by its suffix (with
     ``fmt`` "auto"), else text in format ``fmt`` (or the one it looks like).
     ``note_type``: the note type the notes of Anki text or a spreadsheet that names none

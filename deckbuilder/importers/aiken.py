@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deckbuilder.errors import DeckError, Problem
-from deckbuilder.importers.base import Read, Skipped, SourceDeck, parse_answer
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer
 from deckbuilder.importers.markup import escape_markdown
 from deckbuilder.model import McqNote
 
@@ -64,7 +64,7 @@ def _not_completed(file: str, draft: _Draft, next_line: int | None) -> Problem:
     )
 
 
-def parse_aiken(text: str, source: Path) -> Read:
+def parse_aiken(text: str, source: Path) -> SourceNotes:
     """Read Aiken questions as Moodle does: each question that can be read becomes a
     note; the others, and lines that are no part of a question, are skipped and said why."""
     file = str(source)
@@ -144,7 +144,7 @@ def parse_aiken(text: str, source: Path) -> Read:
             drafts.append(cur)
     if cur is not None and cur.choices:
         _unfinished(cur, None)
-    result = Read("aiken", source, [SourceDeck("")])
+    result = SourceNotes("aiken", source, [SourceDeck("")])
     for d in drafts:
         while d.text and not d.text[-1]:
             d.text.pop()

@@ -22,8 +22,8 @@ from deckbuilder.importers.base import (
     ActiveContent,
     AnkiIdentity,
     PackageParts,
-    Read,
     Skipped,
+    SourceNotes,
     decks_of,
 )
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
@@ -46,7 +46,9 @@ from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
 __all__ = ["package_notes"]
 
 
-def package_notes(package: AnkiPackage, source: Path, keep_scripts: Collection[str] = ()) -> Read:
+def package_notes(
+    package: AnkiPackage, source: Path, keep_scripts: Collection[str] = ()
+) -> SourceNotes:
     """The package's notes as the model's notes, each of a note type this tool can build
     as it was; every other note is counted in the report under its note type. What the
     note types kept from the package run or fetch is removed from their templates and
@@ -56,7 +58,7 @@ def package_notes(package: AnkiPackage, source: Path, keep_scripts: Collection[s
     for anki_note in package.notes:
         used.setdefault(anki_note.type_id, []).append(anki_note)
     parts = PackageParts(media=package.media)
-    result = Read("Anki package", source, named_decks=True, package=parts)
+    result = SourceNotes("Anki package", source, named_decks=True, package=parts)
     kept: list[tuple[AnkiNote, Note]] = []
     kinds: dict[NoteKind, int] = {}  # kind -> the note type id that takes it
     taken: list[tuple[AnkiNoteType, NoteKind, list[AnkiNote], _Carried | None]] = []
@@ -159,7 +161,7 @@ def _reported(name: str, count: int, outcome: str) -> str:
     return f"{name}: {count} {'note' if count == 1 else 'notes'} -> {outcome}"
 
 
-def _left_in_anki(result: Read, name: str, count: int, outcome: str) -> None:
+def _left_in_anki(result: SourceNotes, name: str, count: int, outcome: str) -> None:
     """Report the notes of a note type that are not imported (they stay in Anki)."""
     line = _reported(name, count, outcome)
     result.report.append(line)
@@ -174,7 +176,7 @@ def _shown(kind: NoteKind) -> str:
 
 
 def _own(
-    result: Read,
+    result: SourceNotes,
     anki_type: AnkiNoteType,
     kind: NoteKind,
     notes: list[AnkiNote],
@@ -205,7 +207,7 @@ _NO_TYPE = "not imported: the package does not hold their note type"
 
 
 def _occlusions(
-    result: Read, anki_type: AnkiNoteType, notes: list[AnkiNote], package: AnkiPackage
+    result: SourceNotes, anki_type: AnkiNoteType, notes: list[AnkiNote], package: AnkiPackage
 ) -> list[tuple[AnkiNote, Note]]:
     """Image occlusion notes (:mod:`.image_occlusion`), their note type kept."""
     assert result.package is not None
@@ -348,7 +350,7 @@ def _spec(anki_type: AnkiNoteType, kind: NoteKind) -> NoteTypeSpec:
     )
 
 
-def _note(anki_note: AnkiNote, kind: NoteKind, result: Read) -> Note:
+def _note(anki_note: AnkiNote, kind: NoteKind, result: SourceNotes) -> Note:
     cloze = kind is NoteKind.CLOZE
     keys = ("text", "extra") if cloze else ("front", "back")
     texts = dict.fromkeys(keys, "")

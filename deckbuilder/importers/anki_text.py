@@ -28,7 +28,7 @@ from pathlib import Path
 
 from deckbuilder.errors import Problem, RequestError
 from deckbuilder.importers.any_type import fields_note
-from deckbuilder.importers.base import Read, Skipped, SourceDeck, decks_of
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, decks_of
 from deckbuilder.importers.delimited import (
     Metadata,
     guess_delimiter,
@@ -85,7 +85,7 @@ _TYPES = {
 _BASIC = _TYPES["basic"]
 
 
-def read_anki_text(text: str, source: Path, note_type: NoteType | str | None = None) -> Read:
+def read_anki_text(text: str, source: Path, note_type: NoteType | str | None = None) -> SourceNotes:
     """The notes of an Anki text file's ``text`` (decoded, line ends ``\\n``);
     ``note_type``: see :func:`anki_text_notes`."""
     lines = text.split("\n")
@@ -100,7 +100,7 @@ def anki_text_notes(
     *,
     note_type: NoteType | str | None = None,
     labels: Sequence[str] = (),
-) -> Read:
+) -> SourceNotes:
     """The notes of an Anki text file split into ``lines``, whose headers are ``meta``.
     ``delimiter``: the one to use when the headers name none (else Anki's guess).
     ``note_type``: the note type every row is a note of when the file does not name its
@@ -110,7 +110,7 @@ def anki_text_notes(
     delimiter = meta.delimiter or delimiter or guess_delimiter("\n".join(lines[start:]))
     table = [(line, row) for line, row in rows(lines, start, delimiter, source) if any(row)]
     html = meta.html if meta.html is not None else looks_like_html([row for _, row in table])
-    result = Read("Anki text", source, named_decks="deck" in meta.column)
+    result = SourceNotes("Anki text", source, named_decks="deck" in meta.column)
     special = {key: n for key, n in meta.column.items() if n > 0}
     if note_type is not None and "notetype" in special:
         raise RequestError.single(

@@ -1,4 +1,4 @@
-"""What every importer gives: :class:`Read`, the model's notes found in one source file
+"""What every importer gives: :class:`SourceNotes`, the model's notes found in one source file
 (each with its source line), grouped by the deck they belong to, with what could not be
 carried and why. Helpers shared by the readers: stable note ids, answer letters.
 
@@ -24,9 +24,9 @@ __all__ = [
     "ActiveContent",
     "AnkiIdentity",
     "PackageParts",
-    "Read",
     "Skipped",
     "SourceDeck",
+    "SourceNotes",
     "decks_of",
     "distinct_ids",
     "id_text",
@@ -116,7 +116,7 @@ class PackageParts:
 
 
 @dataclass
-class Read:
+class SourceNotes:
     """Everything one importer read from one source file."""
 
     format: str  # "quiz", "aiken", "gift", "spreadsheet", "Anki text", "Anki package"

@@ -36,7 +36,7 @@ from pathlib import Path
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.errors import Problem
-from deckbuilder.importers.base import MAX_CHOICES, Read, Skipped, SourceDeck, typed_answer
+from deckbuilder.importers.base import MAX_CHOICES, Skipped, SourceDeck, SourceNotes, typed_answer
 from deckbuilder.importers.gift_answers import (
     Weighted,
     full_credit,
@@ -95,7 +95,7 @@ class _GiftReader:
         self.file = str(source)
         self.esc = esc
         self.problems: list[Problem] = []  # of the question being read
-        self.result = Read("gift", source)
+        self.result = SourceNotes("gift", source)
         self.notes: list[Note] = []
         self.category: tuple[str, ...] = ()
         self.categories: list[tuple[str, ...]] = []  # per note
@@ -411,7 +411,7 @@ class _GiftReader:
             self.result.skipped.append(Skipped(self.problems[0].line, reason))
 
 
-def parse_gift(text: str, source: Path) -> Read:
+def parse_gift(text: str, source: Path) -> SourceNotes:
     """Read GIFT questions as Moodle does: each question that can be read becomes a note
     (a matching question one per pair); each that cannot is skipped, and said why.
 

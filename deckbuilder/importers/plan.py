@@ -35,7 +35,7 @@ from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists, shown
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
-from deckbuilder.importers.base import ActiveContent, Read, Skipped, SourceDeck, with_ids
+from deckbuilder.importers.base import ActiveContent, Skipped, SourceDeck, SourceNotes, with_ids
 from deckbuilder.importers.naming import clean_deck_name, deck_id, file_stem
 from deckbuilder.invisible import is_blank
 from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
@@ -76,7 +76,7 @@ class PlannedDeck:
 
 @dataclass(frozen=True)
 class ImportPlan:
-    read: Read
+    read: SourceNotes
     decks: tuple[PlannedDeck, ...]
     files: dict[Path, bytes]  # everything to write
     media: tuple[Path, ...]  # the media files among them
@@ -88,8 +88,10 @@ class ImportPlan:
 
 
 @dataclass
-class _Planner:
-    read: Read
+class _PlanDraft:
+    """The import's plan while it is made: the files so far, what was left out and why."""
+
+    read: SourceNotes
     options: ImportOptions
     # The package's media files while the import is planned (None: it has none).
     package_media: Path | None = None
@@ -111,7 +113,7 @@ class _Planner:
         return str(self.read.source)
 
 
-def plan_import(read: Read, options: ImportOptions) -> ImportPlan:
+def plan_import(read: SourceNotes, options: ImportOptions) -> ImportPlan:
     """Check the notes of ``read`` and prepare every file; raise DeckError when nothing
     can be imported (or, ``strict``, when anything is left out), RequestError for
     options that cannot be followed."""
@@ -120,25 +122,25 @@ def plan_import(read: Read, options: ImportOptions) -> ImportPlan:
             "out", f"must name a .yaml file (build and check look for *.yaml), not {options.out}"
         )
     decks = _chosen_decks(read, options)
-    planner = _Planner(read, options)
+    draft = _PlanDraft(read, options)
     package = read.package
     if package is not None and package.media:
         refuse_links_out(
             [options.media_dir / "-"], "nothing is read or written through it; make it a folder"
         )
-        _media_to_write(planner)
+        _media_to_write(draft)
     targets = _targets(read, decks, options)
     if options.out is None:  # cards/ is not the user's choice; a file named with --out is
         refuse_links_out(targets, "nothing is written through it; make it a folder")
-    planner.shared = _shared_types([deck for deck, _ in decks])
+    draft.shared = _shared_types([deck for deck, _ in decks])
     with _package_media_folder(read) as package_media:
-        planner.package_media = package_media
+        draft.package_media = package_media
         planned = [
-            _plan_deck(planner, deck, name, target)
+            _plan_deck(draft, deck, name, target)
             for (deck, name), target in zip(decks, targets, strict=True)
         ]
-    _shared_type_files(planner, planned)
-    return _finish(planner, planned)
+    _shared_type_files(draft, planned)
+    return _finish(draft, planned)
 
 
 def _shared_types(decks: Sequence[SourceDeck]) -> dict[str, NoteType]:
@@ -153,24 +155,24 @@ def _shared_types(decks: Sequence[SourceDeck]) -> dict[str, NoteType]:
     return {t.key: t for t, numbers in decks_of_type.items() if len(numbers) > 1}
 
 
-def _shared_type_files(planner: _Planner, planned: Sequence[PlannedDeck]) -> None:
+def _shared_type_files(draft: _PlanDraft, planned: Sequence[PlannedDeck]) -> None:
     """Each shared note type that notes kept use, as ``note-types/<key>.yaml`` (left as it
     is when the project has it with the same text; refused when with another)."""
     used = {n.note_type.key for deck in planned for n in deck.notes if isinstance(n, FieldsNote)}
-    folder = planner.options.cards_dir.parent / NOTE_TYPES_FOLDER
+    folder = draft.options.cards_dir.parent / NOTE_TYPES_FOLDER
     header = [
-        f"Imported by 'deckbuilder import' from {planner.read.source.name}: the note type "
+        f"Imported by 'deckbuilder import' from {draft.read.source.name}: the note type "
         "of notes in several card files, which name it with 'type: <key>'."
     ]
-    for key, note_type in planner.shared.items():
+    for key, note_type in draft.shared.items():
         if key not in used:
             continue
         path = folder / f"{key}.yaml"
         data = note_type_file_text(note_type, header).encode("utf-8")
         if not path.exists():
-            planner.files[path] = data
+            draft.files[path] = data
         elif not path.is_file() or path.read_bytes() != data:
-            planner.problems.append(
+            draft.problems.append(
                 Problem(
                     str(path),
                     None,
@@ -180,7 +182,7 @@ def _shared_type_files(planner: _Planner, planned: Sequence[PlannedDeck]) -> Non
             )
 
 
-def _chosen_decks(read: Read, options: ImportOptions) -> list[tuple[SourceDeck, str]]:
+def _chosen_decks(read: SourceNotes, options: ImportOptions) -> list[tuple[SourceDeck, str]]:
     """The decks to import, each with its name."""
     decks = [deck for deck in read.decks if deck.notes] or read.decks[:1] or [SourceDeck("")]
     fallback = clean_deck_name(_file_name(read.source)) or "Imported"
@@ -215,7 +217,9 @@ def _file_name(source: Path) -> str:
     return stem.stem if stem.suffix.lower() in (".aiken", ".gift", ".quiz") else stem.name
 
 
-def _targets(read: Read, decks: list[tuple[SourceDeck, str]], options: ImportOptions) -> list[Path]:
+def _targets(
+    read: SourceNotes, decks: list[tuple[SourceDeck, str]], options: ImportOptions
+) -> list[Path]:
     if options.out is not None:
         return [options.out]
     out: list[Path] = []
@@ -230,7 +234,7 @@ def _targets(read: Read, decks: list[tuple[SourceDeck, str]], options: ImportOpt
 
 
 @contextmanager
-def _package_media_folder(read: Read) -> Iterator[Path | None]:
+def _package_media_folder(read: SourceNotes) -> Iterator[Path | None]:
     """A temporary folder holding the package's media files while the import is planned
     (None for a source without any): the renderer reads them there as build reads media/,
     for their sizes, a masked picture's dimensions and the bytes the lock file hashes."""
@@ -244,17 +248,17 @@ def _package_media_folder(read: Read) -> Iterator[Path | None]:
         yield Path(folder)
 
 
-def _media_to_write(planner: _Planner) -> None:
+def _media_to_write(draft: _PlanDraft) -> None:
     """Each of the package's media files to write into media/, unless it is there with the
     same bytes (with other bytes, the import is refused)."""
-    package = planner.read.package
+    package = draft.read.package
     assert package is not None
-    media_dir = planner.options.media_dir
+    media_dir = draft.options.media_dir
     for name, data in package.media.items():
         existing = media_dir / name
         if existing.is_file():
             if existing.read_bytes() != data:
-                planner.problems.append(
+                draft.problems.append(
                     Problem(
                         str(existing),
                         None,
@@ -263,18 +267,18 @@ def _media_to_write(planner: _Planner) -> None:
                     )
                 )
         else:
-            planner.files[existing] = data
-            planner.media.append(existing)
+            draft.files[existing] = data
+            draft.media.append(existing)
 
 
-def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Path) -> PlannedDeck:
-    read, options = planner.read, planner.options
+def _plan_deck(draft: _PlanDraft, source_deck: SourceDeck, name: str, target: Path) -> PlannedDeck:
+    read, options = draft.read, draft.options
     package = read.package
     key = deck_id(target.stem) or "imported"
     notes = _tags_as_anki_keeps([_nfc(note) for note in with_ids(source_deck.notes)])
-    before = len(planner.skipped)
-    notes, unanswered = _answered(planner, notes)
-    notes = _checked(planner, notes, unanswered)
+    before = len(draft.skipped)
+    notes, unanswered = _answered(draft, notes)
+    notes = _passing_notes(draft, notes, unanswered)
     lang = package.language if package is not None else ""
     label = package.label_language if package is not None else ""
     deck = Deck(
@@ -286,7 +290,7 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
         # The package's media first, as the files written into media/ will be.
         media_dirs=tuple(
             folder
-            for folder in (planner.package_media, options.media_dir, target.parent)
+            for folder in (draft.package_media, options.media_dir, target.parent)
             if folder is not None
         ),
         lang=lang,
@@ -298,19 +302,19 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
                 note.note_type
                 for note in notes
                 if isinstance(note, FieldsNote)
-                and note.note_type.key not in planner.shared
+                and note.note_type.key not in draft.shared
                 and not note.note_type.source
             )
         ),
         speak_language=package.speak_language if package is not None else "",
     )
     carried = {} if package is None else {k: spec for k, (spec, _) in package.carried.items()}
-    rendered = _rendered(planner, deck, carried)
+    rendered = _rendered(draft, deck, carried)
     deck = rendered.deck
     if len(deck.notes) > MAX_NOTES:
-        planner.problems.append(
+        draft.problems.append(
             Problem(
-                planner.file,
+                draft.file,
                 deck.notes[MAX_NOTES].line or None,
                 f"more than {MAX_NOTES:,} notes; a card file holds at most {MAX_NOTES:,} "
                 "(split the file, and import each part)",
@@ -330,20 +334,20 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
     text = card_file_text(written, _header(read, deck.notes, unanswered_kept))
     data = text.encode("utf-8")
     if len(data) > MAX_FILE_BYTES:
-        planner.problems.append(
+        draft.problems.append(
             Problem(
-                planner.file,
+                draft.file,
                 None,
                 f"the card file would be {len(data):,} bytes; the limit is {MAX_FILE_BYTES:,} "
                 "(split the file, and import each part)",
             )
         )
-    planner.files[target] = data
+    draft.files[target] = data
     if source_deck.subdecks and deck.notes:
         others = sum(source_deck.subdecks.values())
-        planner.warnings.append(
+        draft.warnings.append(
             Problem(
-                planner.file,
+                draft.file,
                 None,
                 f"warning: {others} {'note is' if others == 1 else 'notes are'} in subdecks of "
                 f"'{name}' ({', '.join(sorted(source_deck.subdecks))}); the card file "
@@ -351,8 +355,8 @@ def _plan_deck(planner: _Planner, source_deck: SourceDeck, name: str, target: Pa
             )
         )
     if package is not None and deck.notes:
-        _package_files(planner, rendered, kept)
-    skipped = len(planner.skipped) - before
+        _package_files(draft, rendered, kept)
+    skipped = len(draft.skipped) - before
     return PlannedDeck(target, name, key, deck.notes, skipped, unanswered_kept)
 
 
@@ -405,32 +409,32 @@ def _unanswered(note: Note) -> bool:
     return isinstance(note, TypedNote) and not note.answers
 
 
-def _answered(planner: _Planner, notes: list[Note]) -> tuple[list[Note], set[str]]:
+def _answered(draft: _PlanDraft, notes: list[Note]) -> tuple[list[Note], set[str]]:
     """The notes to keep, and the ids of those kept without an answer: only with
     ``allow_missing_answers``; otherwise each is skipped, with the format's hint."""
-    read = planner.read
+    read = draft.read
     kept: list[Note] = []
     unanswered: set[str] = set()
     for note in notes:
         if not _unanswered(note):
             kept.append(note)
-        elif planner.options.allow_missing_answers:
+        elif draft.options.allow_missing_answers:
             kept.append(note)
             unanswered.add(note.id)
-            planner.warnings.append(
-                Problem(planner.file, note.line, "warning: no answer marked; 'answer:' left empty")
+            draft.warnings.append(
+                Problem(draft.file, note.line, "warning: no answer marked; 'answer:' left empty")
             )
         else:
             own = read.unanswered.get(note.line)
             if own is not None:
-                planner.skipped.append(Skipped(own.line, own.message))
+                draft.skipped.append(Skipped(own.line, own.message))
                 continue
             hint = MISSING_HINT.get(read.format, "give its answer")
             reason = (
                 f"question has no marked answer; {hint} (or import with "
                 "--allow-missing-answers and fill it in later)"
             )
-            planner.skipped.append(Skipped(note.line, reason))
+            draft.skipped.append(Skipped(note.line, reason))
     return kept, unanswered
 
 
@@ -442,27 +446,27 @@ def _stand_in(note: Note) -> Note:
     return replace(note, answers=(TypedAnswer(text="-", shown="-"),))
 
 
-def _checked(planner: _Planner, notes: list[Note], unanswered: set[str]) -> list[Note]:
+def _passing_notes(draft: _PlanDraft, notes: list[Note], unanswered: set[str]) -> list[Note]:
     """The notes that pass ``check``'s checks; each other one is skipped with its
     problems. (``unanswered``: the ids of notes kept without an answer.)"""
     checked = [_stand_in(note) if note.id in unanswered else note for note in notes]
     kept: list[Note] = []
-    for note, problems in zip(notes, note_problems(checked, planner.file), strict=True):
+    for note, problems in zip(notes, note_problems(checked, draft.file), strict=True):
         if problems:
-            _skip(planner, note, [p.message for p in problems])
+            _skip(draft, note, [p.message for p in problems])
         else:
             kept.append(note)
     return kept
 
 
-def _skip(planner: _Planner, note: Note, messages: Sequence[str]) -> None:
+def _skip(draft: _PlanDraft, note: Note, messages: Sequence[str]) -> None:
     # A package's GUID may hold any character: shown escaped, so the message stays one line.
     who = "" if note.line else f"note {shown(note.guid or note.id)}"
-    planner.skipped.append(Skipped(note.line or None, "; ".join(dict.fromkeys(messages)), who=who))
+    draft.skipped.append(Skipped(note.line or None, "; ".join(dict.fromkeys(messages)), who=who))
 
 
 def _rendered(
-    planner: _Planner, deck: Deck, carried: Mapping[NoteKind, NoteTypeSpec]
+    draft: _PlanDraft, deck: Deck, carried: Mapping[NoteKind, NoteTypeSpec]
 ) -> RenderedDeck:
     """``deck`` rendered as build renders it, each note once. A media file nobody has
     keeps its reference (and gets a warning, once per file); every other note that does
@@ -470,31 +474,31 @@ def _rendered(
     try:
         rendered = render_deck(deck, carried, leave_out_failing=True, keep_missing_media=True)
     except DeckError as exc:  # the deck's description, or a note type
-        planner.problems += [replace(problem, file=planner.file) for problem in exc.problems]
-        raise DeckError(planner.problems) from None
+        draft.problems += [replace(problem, file=draft.file) for problem in exc.problems]
+        raise DeckError(draft.problems) from None
     by_note: dict[str, list[str]] = {}
     for problem in rendered.left_out:
         assert problem.note is not None
         by_note.setdefault(problem.note, []).append(problem.message)
     for note in deck.notes:
         if note.id in by_note:
-            _skip(planner, note, by_note[note.id])
+            _skip(draft, note, by_note[note.id])
     for rn in rendered.notes:
         for src in rn.missing_media:
-            planner.missing_media.setdefault(src, (rn.note.line or None, rn.note.id))
+            draft.missing_media.setdefault(src, (rn.note.line or None, rn.note.id))
     return rendered
 
 
 def _package_files(
-    planner: _Planner, rendered: RenderedDeck, kept: Mapping[NoteKind, NoteTypeSpec]
+    draft: _PlanDraft, rendered: RenderedDeck, kept: Mapping[NoteKind, NoteTypeSpec]
 ) -> None:
     """What keeps the package's notes Anki's notes: the lock file, and what the note
     types kept in the card file (``kept``) held that import removed."""
-    package = planner.read.package
+    package = draft.read.package
     assert package is not None
-    planner.warnings += _built_differently(planner, rendered)
-    planner.carried.update(kept)
-    planner.declared.update(dict.fromkeys(rendered.deck.note_types))
+    draft.warnings += _built_differently(draft, rendered)
+    draft.carried.update(kept)
+    draft.declared.update(dict.fromkeys(rendered.deck.note_types))
     mods: dict[str, int] = {
         **{kind.value: mod for kind, mod in package.own_type_mods.items()},
         **{kind.value: mod for kind, (_, mod) in package.carried.items()},
@@ -520,13 +524,13 @@ def _package_files(
     top = max((package.identities[rn.note.guid].note_id for rn in rendered.notes), default=0)
     manifest = Manifest(note_types, entries, top + 1)
     path = lock_path(rendered.deck)
-    planner.files[path] = format_manifest(rendered.deck, manifest).encode("utf-8")
+    draft.files[path] = format_manifest(rendered.deck, manifest).encode("utf-8")
 
 
-def _built_differently(planner: _Planner, rendered: RenderedDeck) -> list[Problem]:
+def _built_differently(draft: _PlanDraft, rendered: RenderedDeck) -> list[Problem]:
     """A warning for each own-type note whose card-file note would build other fields
     than the package has: Anki keeps such a note as it is until it is edited."""
-    package = planner.read.package
+    package = draft.read.package
     assert package is not None
     warnings = []
     for rn in rendered.notes:
@@ -538,7 +542,7 @@ def _built_differently(planner: _Planner, rendered: RenderedDeck) -> list[Proble
         ]
         warnings.append(
             Problem(
-                planner.file,
+                draft.file,
                 None,
                 f"warning: note '{rn.note.guid}': built from the card file, its "
                 f"{', '.join(names) or 'fields'} would not be exactly as in the package "
@@ -549,7 +553,7 @@ def _built_differently(planner: _Planner, rendered: RenderedDeck) -> list[Proble
     return warnings
 
 
-def _header(read: Read, notes: Sequence[Note], unanswered: int) -> list[str]:
+def _header(read: SourceNotes, notes: Sequence[Note], unanswered: int) -> list[str]:
     lines = [
         f"Imported by 'deckbuilder import' from {read.source.name} ({read.format}).",
         "The notes' ids"
@@ -564,7 +568,7 @@ def _header(read: Read, notes: Sequence[Note], unanswered: int) -> list[str]:
     return lines
 
 
-def _skipped_warning(read: Read, skipped: Skipped) -> Problem:
+def _skipped_warning(read: SourceNotes, skipped: Skipped) -> Problem:
     if skipped.kind:
         article = "an" if skipped.kind[0] in "aeiou" else "a"
         message = f"warning: skipped {article} {skipped.kind} question ({skipped.reason})"
@@ -586,32 +590,32 @@ def _summary(skipped: Sequence[Skipped]) -> str:
     return f"{len(skipped)} skipped ({', '.join(f'{n} {kind}' for kind, n in kinds.items())})"
 
 
-def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
-    read, options = planner.read, planner.options
-    skipped = sorted([*read.skipped, *planner.skipped], key=lambda s: s.line or 0)
+def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
+    read, options = draft.read, draft.options
+    skipped = sorted([*read.skipped, *draft.skipped], key=lambda s: s.line or 0)
     refused = [_skipped_warning(read, s) for s in skipped]
     missing = [
         Problem(
-            planner.file,
+            draft.file,
             line,
             f"warning: media file {shown(src, None)} is in neither the source nor "
             f"{options.media_dir}/; note {shown(note, None)} keeps its reference: put the file in {options.media_dir}/ "
             "(the card file lists it under missing_media; check and build warn until then)",
         )
-        for src, (line, note) in planner.missing_media.items()
+        for src, (line, note) in draft.missing_media.items()
     ]
-    if planner.problems:
-        raise DeckError(planner.problems)
+    if draft.problems:
+        raise DeckError(draft.problems)
     # The readers' lines name decks and note types as the source has them: a line break
     # or a direction override there must not forge or turn a line of the report.
     read_report = [shown(line, None, quoted=False) for line in read.report]
     if not any(deck.notes for deck in planned):
         reasons = [
-            Problem(planner.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
+            Problem(draft.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
             for s in skipped
         ]
         more = "".join(f"; {shown(line, None, quoted=False)}" for line in read.not_imported)
-        raise DeckError([Problem(planner.file, None, f"no notes to import{more}"), *reasons])
+        raise DeckError([Problem(draft.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
         raise DeckError(
             replace(p, message=p.message.removeprefix("warning: "))
@@ -619,23 +623,23 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
         )
     package = read.package
     active = (
-        [package.active[kind] for kind in sorted(planner.carried) if kind in package.active]
+        [package.active[kind] for kind in sorted(draft.carried) if kind in package.active]
         + [
             package.active[note_type.key]
-            for note_type in planner.declared
+            for note_type in draft.declared
             if note_type.key in package.active
         ]
         if package is not None
         else []
     )
-    removed = [Problem(planner.file, None, _removed(a)) for a in active if not a.kept]
+    removed = [Problem(draft.file, None, _removed(a)) for a in active if not a.kept]
     warnings = [
         *read.warnings,
         *removed,
         *read.strict_refusals,
         *refused,
         *missing,
-        *planner.warnings,
+        *draft.warnings,
     ]
     noun = "question" if read.format in QUIZ_FORMATS else "note"
     report = [*read_report, *(_kept(a) for a in active if a.kept)]
@@ -661,11 +665,11 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
     outs = {deck.out for deck in planned}
     report += [
         f"wrote {shown(path, None, quoted=False)}"
-        for path in planner.files
-        if path not in outs and path not in planner.media
+        for path in draft.files
+        if path not in outs and path not in draft.media
     ]
-    if planner.media:
-        count = len(planner.media)
+    if draft.media:
+        count = len(draft.media)
         report.append(
             f"wrote {count} media {'file' if count == 1 else 'files'} into {options.media_dir}/"
         )
@@ -675,8 +679,8 @@ def _finish(planner: _Planner, planned: list[PlannedDeck]) -> ImportPlan:
     return ImportPlan(
         read,
         tuple(planned),
-        dict(planner.files),
-        tuple(planner.media),
+        dict(draft.files),
+        tuple(draft.media),
         tuple(skipped),
         tuple(dict.fromkeys(warnings)),
         tuple(report),

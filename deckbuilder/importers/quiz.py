@@ -30,7 +30,7 @@ from pathlib import Path
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.keys import MAX_ANSWERS
 from deckbuilder.errors import DeckError, Problem
-from deckbuilder.importers.base import Read, Skipped, SourceDeck, parse_answer, typed_answer
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer, typed_answer
 from deckbuilder.model import McqNote, Note, TypedNote
 
 __all__ = ["looks_like_quiz", "parse_quiz"]
@@ -343,7 +343,7 @@ def _answer_key(entry: dict[str, str]) -> str:
     return " ± ".join(entry[key] for key in ("number", "tolerance") if key in entry)
 
 
-def parse_quiz(text: str, source: Path) -> Read:
+def parse_quiz(text: str, source: Path) -> SourceNotes:
     """Read the numbered quiz format: every question that can be read becomes a note;
     each that cannot is skipped with its problems. DeckError when nothing is a question."""
     file = str(source)
@@ -357,7 +357,7 @@ def parse_quiz(text: str, source: Path) -> Read:
         raise DeckError(reader.problems)
     # The title names the deck (control characters dropped); the introduction describes it.
     deck = SourceDeck(reader.title, description=_join(reader.intro))
-    result = Read("quiz", source, [deck])
+    result = SourceNotes("quiz", source, [deck])
     refused = text_problem("the introduction", deck.description)
     if refused:
         deck.description = ""

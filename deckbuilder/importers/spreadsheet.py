@@ -23,7 +23,7 @@ from pathlib import Path
 
 from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.importers.anki_text import anki_text_notes
-from deckbuilder.importers.base import Read, Skipped, SourceDeck, parse_answer
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer
 from deckbuilder.importers.delimited import Metadata, read_metadata, rows
 from deckbuilder.importers.html_markdown import hard_breaks
 from deckbuilder.importers.text_input import read_source_text
@@ -81,7 +81,7 @@ def _column(name: str) -> str:
     return _NAMES.get(name, name)
 
 
-def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> Read:
+def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> SourceNotes:
     """Read the spreadsheet at ``path``: every row that can be a note is one; each that
     cannot is skipped and said why. ``note_type``: the note type every row is a note of
     (a declared one, or the key of a new one named from the header row's columns)."""
@@ -125,7 +125,9 @@ def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> Rea
         raise DeckError.single(
             path, f"the header row names {named_cells}; expected the columns {_EXPECTED}", 1
         )
-    result = Read("spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings)
+    result = SourceNotes(
+        "spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings
+    )
     choices = [i for i, name in enumerate(columns) if kind == "mcq" and _LETTER.match(name)]
     for line, row in table[1:]:
         cell = {
@@ -170,7 +172,7 @@ def _onto_note_type(
     delimiter: str,
     path: Path,
     note_type: NoteType | str,
-) -> Read:
+) -> SourceNotes:
     """Every row as a note of ``note_type``, read as Anki reads text with that note type.
     The first row names the columns (and is no note) when it names a column of a layout
     or a field of the note type, or when the sheet is wider than front, back and tags;
@@ -205,7 +207,7 @@ def _first_two_columns(
     others: list[int],
     path: Path,
     warnings: list[Problem],
-) -> Read:
+) -> SourceNotes:
     """A sheet whose header row names columns of its own (besides ``id``, ``guid``,
     ``tags``): each row is a basic note of the first two of them, as Anki reads a sheet's
     first two columns (Anki also makes a note of the header row)."""
@@ -222,7 +224,9 @@ def _first_two_columns(
     )
     if left_out:
         warning += f"; not imported: {left_out} (name the columns to choose others)"
-    result = Read("spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings)
+    result = SourceNotes(
+        "spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings
+    )
     result.warnings.append(Problem(str(path), table[0][0], warning))
     for line, row in body:
         cell = {name: row[i].strip() if i < len(row) else "" for i, name in enumerate(columns)}

@@ -167,8 +167,9 @@ def note_hashes(rd: RenderedDeck) -> tuple[str, ...]:
     return tuple(note_content_hash(rn, media) for rn in rd.notes)
 
 
-class _Planner:
-    """Change times for one build, and the problems and warnings found planning it."""
+class _ChangeTimes:
+    """Gives the change times of one build's lock file, and collects the problems and
+    warnings found giving them."""
 
     def __init__(self, lock: str, now: int) -> None:
         self.lock = lock
@@ -197,7 +198,7 @@ class _Planner:
 
 
 def _update_note_types(
-    prev: Manifest, rd: RenderedDeck, plan: _Planner
+    prev: Manifest, rd: RenderedDeck, plan: _ChangeTimes
 ) -> tuple[dict[str, NoteTypeEntry], list[NoteTypeSpec], list[NoteTypeReplaced]]:
     note_types: dict[str, NoteTypeEntry] = dict(prev.note_types)
     changed: list[NoteTypeSpec] = []
@@ -294,7 +295,7 @@ def update_manifest(
     lock = str(lock_path(rd.deck))
     if prev.header is not None and prev.header.key != rd.deck.key:
         raise DeckError.single(lock, _not_this_deck(prev.header, rd.deck), prev.header.line)
-    plan = _Planner(lock, now)
+    plan = _ChangeTimes(lock, now)
     note_types, changed_types, replaced = _update_note_types(prev, rd, plan)
 
     others = others or OtherDecks()
@@ -418,7 +419,7 @@ def _moved_across(entry: NoteEntry, holder: str, new_id: int) -> str:
 
 
 def _removed(
-    gone: list[NoteEntry], shared: Mapping[str, NoteEntry], plan: _Planner
+    gone: list[NoteEntry], shared: Mapping[str, NoteEntry], plan: _ChangeTimes
 ) -> tuple[NoteEntry, ...]:
     """The notes gone from the deck that build may advise deleting: "nid:..." must find no
     other note, so a note that shared its Anki note id is left out, with a warning."""

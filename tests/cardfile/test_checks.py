@@ -1,4 +1,4 @@
-"""check_deck: the content rules of notes, run on model notes built in memory (as an
+"""deck_problems: the content rules of notes, run on model notes built in memory (as an
 importer builds them), located by each note's lines in the deck's source file."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.checks import check_deck
+from deckbuilder.cardfile.checks import deck_problems
 from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.model import (
@@ -25,7 +25,7 @@ SOURCE = Path("questions.txt")
 
 
 def checked(*notes: Note) -> list[str]:
-    found = check_deck(Deck(key="d", name="D", source=SOURCE, notes=notes))
+    found = deck_problems(Deck(key="d", name="D", source=SOURCE, notes=notes))
     assert all(p.file == str(SOURCE) for p in found)
     return [f"{p.line} {p.note}: {p.message}" for p in found]
 
@@ -43,7 +43,7 @@ def mcq(**changes: object) -> McqNote:
 
 def test_decks_that_load_pass() -> None:
     for path in (ROOT / "cards" / "gradient-checkpointing.yaml", DATA / "mixed.yaml"):
-        assert check_deck(load_deck(path)) == []
+        assert deck_problems(load_deck(path)) == []
 
 
 def test_a_duplicate_id_is_one_problem_among_the_notes_others() -> None:
@@ -147,7 +147,7 @@ def test_a_repeated_guid_names_the_first_note() -> None:
 
 
 def test_the_loader_reports_what_check_deck_reports(tmp_path: Path) -> None:
-    """One set of content rules: the loader's problems for a file are check_deck's for
+    """One set of content rules: the loader's problems for a file are deck_problems's for
     the notes it read."""
     path = tmp_path / "deck.yaml"
     path.write_text(
@@ -168,7 +168,7 @@ def test_the_loader_reports_what_check_deck_reports(tmp_path: Path) -> None:
         ),
         ClozeNote(id="a", line=7, text="none", field_lines={"id": 7, "text": 8}),
     ]
-    assert list(info.value.problems) == check_deck(
+    assert list(info.value.problems) == deck_problems(
         Deck(key="d", name="D", source=path, notes=tuple(read))
     )
     assert [p.message for p in info.value.problems] == [

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.checks import check_deck
+from deckbuilder.cardfile.checks import deck_problems
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.cardfile.writer import card_file_text
 from deckbuilder.model import BasicNote, Deck, McqNote, StudySettings, TypedAnswer, TypedNote
@@ -41,11 +41,11 @@ def test_a_written_deck_loads_back_equal_and_passes_the_checks(
 ) -> None:
     """Requirement (issue 31, item 5): card_file_text(deck) loads back into the deck it
     was written from (fields, kinds, ids, guids, tags, lint opt-outs, study settings;
-    line numbers aside), and what loads passes check_deck."""
-    assert check_deck(deck) == []
+    line numbers aside), and what loads passes deck_problems."""
+    assert deck_problems(deck) == []
     read = reloaded(deck, header)
     assert_same(deck, read)
-    assert check_deck(read) == []
+    assert deck_problems(read) == []
 
 
 def test_the_bundled_and_test_decks_survive_a_round_trip(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from deckbuilder.errors import DeckError, Problem
 from deckbuilder.importers import (
     ImportOptions,
     ImportPlan,
-    Read,
+    SourceNotes,
     plan_import,
     read_source,
     read_text_source,
@@ -86,7 +86,7 @@ def import_file(
     return _planned(read_source(path, fmt), allow_missing_answers, deck)
 
 
-def _planned(read: Read, allow_missing_answers: bool, deck: str | None = None) -> Imported:
+def _planned(read: SourceNotes, allow_missing_answers: bool, deck: str | None = None) -> Imported:
     file = str(read.source)
     options = ImportOptions(
         out=Path("out.yaml"), deck=deck, allow_missing_answers=allow_missing_answers

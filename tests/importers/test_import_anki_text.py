@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.importers import Read, detect_format, read_source
+from deckbuilder.importers import SourceNotes, detect_format, read_source
 from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, Note
 from tests.conftest import Run
 
 
-def read_anki_text(path: Path) -> Read:
+def read_anki_text(path: Path) -> SourceNotes:
     return read_source(path, "anki-text")
 
 
