@@ -10,7 +10,7 @@ from deckbuilder.cardfile.declared import RESERVED_KEYS, project_root
 from deckbuilder.cardfile.fields import ID_RE, id_problem
 from deckbuilder.cardfile.reader import load_note_type
 from deckbuilder.errors import Problem, RequestError
-from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
+from deckbuilder.importers import plan_import, read_source, write_import
 from deckbuilder.importers.base import ActiveContent
 from deckbuilder.note_types import NoteType
 
@@ -60,14 +60,7 @@ def import_file(request: ImportRequest) -> ImportResult:
         _note_type(request),
         keep_scripts=request.keep_scripts,
     )
-    options = ImportOptions(
-        out=request.out,
-        deck=request.deck,
-        allow_missing_answers=request.allow_missing_answers,
-        strict=request.strict,
-        media_dir=request.media_dir,
-    )
-    plan = plan_import(read, options)
+    plan = plan_import(read, request)
     write_import(plan, force=request.force, replaced=request.written)
     return ImportResult(
         tuple(deck.out for deck in plan.decks), plan.warnings, plan.report, plan.active

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Protocol
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import counted
@@ -44,7 +45,14 @@ from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAn
 from deckbuilder.note_types import NoteType
 from deckbuilder.render.deck import RenderedDeck, render_deck
 
-__all__ = ["ImportOptions", "ImportPlan", "PlannedDeck", "plan_import", "write_import"]
+__all__ = [
+    "ImportChoices",
+    "ImportOptions",
+    "ImportPlan",
+    "PlannedDeck",
+    "plan_import",
+    "write_import",
+]
 
 QUIZ_FORMATS = ("quiz", "aiken", "gift")
 MISSING_HINT = {
@@ -54,14 +62,39 @@ MISSING_HINT = {
 }
 
 
+# Where the card files of an import go when no file is named.
+CARDS_DIR = Path("cards")
+
+
+class ImportChoices(Protocol):
+    """What an import is asked to do. The application's ``ImportRequest`` is passed
+    through as it is; :class:`ImportOptions` is the same for a caller without one."""
+
+    @property
+    def out(self) -> Path | None: ...  # the card file (one deck); None: cards/<deck name>.yaml
+
+    @property
+    def deck(self) -> str | None: ...  # the deck to import (a source with decks), else its name
+
+    @property
+    def allow_missing_answers(self) -> bool: ...
+
+    @property
+    def strict(self) -> bool: ...  # refuse the import when anything is left out or unsure
+
+    @property
+    def media_dir(self) -> Path: ...
+
+
 @dataclass(frozen=True)
 class ImportOptions:
-    out: Path | None = None  # the card file (one deck); None: cards/<deck name>.yaml
-    deck: str | None = None  # the deck to import (a source with decks), else its name
+    """:class:`ImportChoices` as a value of its own."""
+
+    out: Path | None = None
+    deck: str | None = None
     allow_missing_answers: bool = False
-    strict: bool = False  # refuse the import when anything is left out or unsure
+    strict: bool = False
     media_dir: Path = Path("media")
-    cards_dir: Path = Path("cards")
 
 
 @dataclass(frozen=True)
@@ -92,7 +125,7 @@ class _PlanDraft:
     """The import's plan while it is made: the files so far, what was left out and why."""
 
     read: SourceNotes
-    options: ImportOptions
+    options: ImportChoices
     # The package's media files while the import is planned (None: it has none).
     package_media: Path | None = None
     files: dict[Path, bytes] = field(default_factory=dict)
@@ -113,7 +146,7 @@ class _PlanDraft:
         return str(self.read.source)
 
 
-def plan_import(read: SourceNotes, options: ImportOptions) -> ImportPlan:
+def plan_import(read: SourceNotes, options: ImportChoices) -> ImportPlan:
     """Check the notes of ``read`` and prepare every file; raise DeckError when nothing
     can be imported (or, ``strict``, when anything is left out), RequestError for
     options that cannot be followed."""
@@ -159,7 +192,7 @@ def _shared_type_files(draft: _PlanDraft, planned: Sequence[PlannedDeck]) -> Non
     """Each shared note type that notes kept use, as ``note-types/<key>.yaml`` (left as it
     is when the project has it with the same text; refused when with another)."""
     used = {n.note_type.key for deck in planned for n in deck.notes if isinstance(n, FieldsNote)}
-    folder = draft.options.cards_dir.parent / NOTE_TYPES_FOLDER
+    folder = CARDS_DIR.parent / NOTE_TYPES_FOLDER
     header = [
         f"Imported by 'deckbuilder import' from {draft.read.source.name}: the note type "
         "of notes in several card files, which name it with 'type: <key>'."
@@ -182,7 +215,7 @@ def _shared_type_files(draft: _PlanDraft, planned: Sequence[PlannedDeck]) -> Non
             )
 
 
-def _chosen_decks(read: SourceNotes, options: ImportOptions) -> list[tuple[SourceDeck, str]]:
+def _chosen_decks(read: SourceNotes, options: ImportChoices) -> list[tuple[SourceDeck, str]]:
     """The decks to import, each with its name."""
     decks = [deck for deck in read.decks if deck.notes] or read.decks[:1] or [SourceDeck("")]
     fallback = clean_deck_name(_file_name(read.source)) or "Imported"
@@ -218,17 +251,17 @@ def _file_name(source: Path) -> str:
 
 
 def _targets(
-    read: SourceNotes, decks: list[tuple[SourceDeck, str]], options: ImportOptions
+    read: SourceNotes, decks: list[tuple[SourceDeck, str]], options: ImportChoices
 ) -> list[Path]:
     if options.out is not None:
         return [options.out]
     out: list[Path] = []
     for _, name in decks:
         stem = file_stem(name) or file_stem(_file_name(read.source)) or "imported"
-        target, n = options.cards_dir / f"{stem}.yaml", 1
+        target, n = CARDS_DIR / f"{stem}.yaml", 1
         while target in out:  # two decks whose names make the same file name
             n += 1
-            target = options.cards_dir / f"{stem}-{n}.yaml"
+            target = CARDS_DIR / f"{stem}-{n}.yaml"
         out.append(target)
     return out
 
