@@ -303,12 +303,12 @@ def test_internal_errors_print_one_line_and_a_traceback_only_with_debug(
     project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A bug is not the user's fault: one line asking for a report, no traceback..."""
-    from deckbuilder.app import packages as pipeline
+    from deckbuilder.app import checking
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise ZeroDivisionError("simulated bug")
 
-    monkeypatch.setattr(pipeline, "load_decks", broken)
+    monkeypatch.setattr(checking, "load_decks", broken)
     result = cli("check")
     assert result.code == 3
     assert result.err.splitlines() == [

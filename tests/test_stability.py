@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.app.packages import build
+from tests.app_calls import build_packages
 from tests.conftest import DATA, ROOT
 
 # 2026-01-01T00:00:00Z: the clock of builds from scratch (SOURCE_DATE_EPOCH in the CLI).
@@ -169,7 +169,7 @@ def test_identities_and_lock_files_do_not_change(case: str, tmp_path: Path) -> N
     if from_scratch:
         for lock in folder.glob("*.lock"):
             lock.unlink()
-    results = build(
+    results = build_packages(
         [folder / source.name], tmp_path / "out", timestamp=BUILT_AT, media_dir=media, lang="all"
     )
     got = {

@@ -9,7 +9,7 @@ from typing import Any
 
 from deckbuilder.anki.built import built_deck_name, deck_cards_search
 from deckbuilder.anki.pull_source import read_anki_source
-from deckbuilder.app.checking import deck_warnings, lint_count, rendered_decks
+from deckbuilder.app.checking import deck_warnings, lint_count, render_selection
 from deckbuilder.app.packages import PackageResult, package_path, write_packages
 from deckbuilder.app.pulling import anki_changes
 from deckbuilder.app.requests import BuildRequest
@@ -128,7 +128,7 @@ def build(request: BuildRequest) -> BuildResult:
 
 
 def _build(request: BuildRequest) -> BuildResult:
-    rendered = rendered_decks(
+    rendered = render_selection(
         request.selection, unused_media=request.unused_media, alongside=request.alongside
     )
     decks = [rd.deck for rd in rendered]
@@ -145,7 +145,7 @@ def _build(request: BuildRequest) -> BuildResult:
         out_dir = DEFAULT_OUT
         refuse_links_out([out_dir / "-"], "no package is written through it")
     # Before anything is replaced: the name each deck had in the package it replaces.
-    told = _renamed(rendered, out_dir)
+    renamed = _renamed(rendered, out_dir)
     results = write_packages(
         rendered,
         out_dir,
@@ -157,7 +157,7 @@ def _build(request: BuildRequest) -> BuildResult:
         packages=tuple(results),
         study_warnings=tuple(study),
         previews=previews,
-        warnings=deck_warnings([r.rendered for r in results]) + tuple(told),
+        warnings=deck_warnings([r.rendered for r in results]) + tuple(renamed),
         lint_warnings=lint_count(decks) if request.lint else None,
     )
 
@@ -165,13 +165,13 @@ def _build(request: BuildRequest) -> BuildResult:
 def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:
     """A warning for each deck whose name changed since the package this build replaces:
     Anki's import moves no card to the new name, so the learner moves them."""
-    told = []
+    found = []
     for rd in rendered:
         deck = rd.deck
         old = built_deck_name(package_path(out_dir, rd), deck.key)
         if old is None or old == deck.name:
             continue
-        told.append(
+        found.append(
             Problem(
                 str(deck.source),
                 None,
@@ -182,4 +182,4 @@ def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:
                 "use Change Deck",
             )
         )
-    return told
+    return found

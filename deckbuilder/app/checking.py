@@ -1,27 +1,29 @@
-"""``check`` and ``list``: read and validate card files, writing nothing."""
+"""``check`` and ``list``: read and validate card files, writing nothing; and the reading
+and rendering of the card files a selection names, for every command that reads them."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from deckbuilder.app.packages import check as check_decks
+from deckbuilder.anki.identity import guid_problems
 from deckbuilder.app.requests import ALL_LANGUAGES, CheckRequest, ListRequest, Selection
-from deckbuilder.cardfile.reader import LANG_RE, load_decks
-from deckbuilder.errors import Problem, RequestError
+from deckbuilder.cardfile.reader import LANG_RE, find_sources, load_decks
+from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.lint import lint_decks
 from deckbuilder.model import Deck
 from deckbuilder.preview.settings import study_warnings
-from deckbuilder.render.deck import RenderedDeck
+from deckbuilder.render.deck import RenderedDeck, render_deck
+from deckbuilder.render.deck import unused_media as unused_media_files
 
 __all__ = [
     "CheckResult",
     "ListResult",
     "check",
-    "checked",
     "lint_count",
     "list_decks",
-    "rendered_decks",
+    "load_selection",
+    "render_selection",
 ]
 
 
@@ -48,37 +50,73 @@ class ListResult:
     decks: tuple[Deck, ...]
 
 
-def checked(selection: Selection) -> Selection:
-    """``selection``, once its language is known to be a code or 'all'."""
+def render_selection(
+    selection: Selection, *, unused_media: bool = True, alongside: Sequence[Deck] = ()
+) -> list[RenderedDeck]:
+    """Every deck ``selection`` names, loaded, validated and rendered; one DeckError with
+    every problem otherwise (and the decks that loaded as its ``partial``). With
+    ``unused_media``, a warning for each file in the media folder that no deck uses, once,
+    in the first deck's ``warnings``. ``alongside``: the decks of the project's other card
+    files when they are read apart (watch builds each card file alone): a deck id or a
+    GUID of theirs is refused here as it is between the files of one build."""
+    _refuse_bad_language(selection)
+    problems: list[Problem] = []
+    try:
+        decks = load_decks(
+            find_sources(selection.sources),
+            media_dir=selection.media_dir,
+            lang=selection.lang,
+            fallback=selection.fallback,
+            alongside=alongside,
+        )
+    except DeckError as exc:
+        # What loaded despite the problems is rendered too: a missing image shows in the
+        # same pass as a misspelt key.
+        problems.extend(exc.problems)
+        decks = list(exc.partial)
+    problems.extend(guid_problems(decks, alongside))
+    rendered: list[RenderedDeck] = []
+    for deck in decks:
+        try:
+            rendered.append(render_deck(deck))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise DeckError(_in_reading_order(problems), partial=decks)
+    found = unused_media_files(rendered, selection.media_dir) if unused_media else ()
+    if found and rendered:
+        rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + found)
+    return rendered
+
+
+def load_selection(selection: Selection) -> list[Deck]:
+    """Every deck ``selection`` names, loaded and validated, not rendered (so its media
+    folder is not read)."""
+    _refuse_bad_language(selection)
+    return load_decks(list(selection.sources), lang=selection.lang, fallback=selection.fallback)
+
+
+def _refuse_bad_language(selection: Selection) -> None:
+    """RequestError unless the selection's language is a code, 'all' or None."""
     lang = selection.lang
     if lang is not None and lang != ALL_LANGUAGES and not LANG_RE.match(lang):
         raise RequestError.single(
             "lang", f"must be a language code like ko or en, or 'all', not {lang!r}"
         )
-    return selection
 
 
-def rendered_decks(
-    selection: Selection, *, unused_media: bool = True, alongside: Sequence[Deck] = ()
-) -> list[RenderedDeck]:
-    """Every deck ``selection`` names, loaded, validated and rendered (DeckError with
-    every problem otherwise); with ``unused_media``, a warning for each file in the media
-    folder that none of them uses. ``alongside``: see
-    :func:`deckbuilder.app.packages.check`."""
-    selection = checked(selection)
-    return check_decks(
-        list(selection.sources),
-        media_dir=selection.media_dir,
-        lang=selection.lang,
-        fallback=selection.fallback,
-        unused=unused_media,
-        alongside=alongside,
-    )
+def _in_reading_order(problems: Sequence[Problem]) -> list[Problem]:
+    """Each problem once (the languages of a deck share its file), each file's in line
+    order, files in the order they were read."""
+    unique = list(dict.fromkeys(problems))
+    files = {p.file: i for i, p in reversed(list(enumerate(unique)))}
+    # A problem of the whole file (no line) comes after the file's lines.
+    return sorted(unique, key=lambda p: (files[p.file], p.line is None, p.line or 0))
 
 
 def check(request: CheckRequest) -> CheckResult:
     """Validate the card files as build would, and count lint warnings."""
-    rendered = rendered_decks(request.selection)
+    rendered = render_selection(request.selection)
     decks = [rd.deck for rd in rendered]
     return CheckResult(
         decks=tuple(rendered),
@@ -100,6 +138,4 @@ def lint_count(decks: list[Deck]) -> int:
 
 def list_decks(request: ListRequest) -> ListResult:
     """The decks the card files describe, loaded and validated, not rendered."""
-    selection = checked(request.selection)
-    decks = load_decks(list(selection.sources), lang=selection.lang, fallback=selection.fallback)
-    return ListResult(tuple(decks))
+    return ListResult(tuple(load_selection(request.selection)))

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from deckbuilder.app.checking import checked
+from deckbuilder.app.checking import load_selection
 from deckbuilder.app.requests import LintRequest
-from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.lint import LintWarning, lint_decks, warnings_json
 from deckbuilder.model import Deck
 
@@ -29,6 +28,5 @@ class LintResult:
 
 
 def lint(request: LintRequest) -> LintResult:
-    selection = checked(request.selection)
-    decks = load_decks(list(selection.sources), lang=selection.lang, fallback=selection.fallback)
+    decks = load_selection(request.selection)
     return LintResult(tuple(decks), tuple(lint_decks(decks)))

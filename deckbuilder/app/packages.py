@@ -1,7 +1,8 @@
-"""The build path: sources -> model -> rendered -> packages and lock files.
+"""The build's last step: rendered decks -> packages and lock files.
 
-Every deck is loaded and rendered before anything is written, so invalid input never
-writes or replaces a package; packages and lock files are replaced together or not at all.
+The build (:mod:`deckbuilder.app.building`) loads and renders every deck before anything
+is written, so invalid input never writes or replaces a package; packages and lock files
+are replaced together or not at all.
 """
 
 from __future__ import annotations
@@ -10,11 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.anki.identity import guid_problems
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
-from deckbuilder.cardfile.reader import find_sources, load_decks
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
 from deckbuilder.lock.manifest import (
@@ -26,10 +25,9 @@ from deckbuilder.lock.manifest import (
     lock_path,
     update_manifest,
 )
-from deckbuilder.model import Deck
-from deckbuilder.render.deck import RenderedDeck, render_deck, unused_media
+from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["PackageResult", "build", "check", "write_packages"]
+__all__ = ["PackageResult", "package_path", "write_packages"]
 
 
 @dataclass(frozen=True)
@@ -58,79 +56,8 @@ class PackageResult:
         return deck_notes_search(self.rendered.deck.name, (entry.anki_id,))
 
 
-def check(
-    sources: Sequence[Path],
-    media_dir: Path | None = None,
-    *,
-    lang: str | None = None,
-    fallback: bool = False,
-    unused: bool = True,
-    alongside: Sequence[Deck] = (),
-) -> list[RenderedDeck]:
-    """Load, validate and render every deck; raise one DeckError with all problems (and
-    the decks that loaded as its ``partial``). Media files no deck uses are reported once
-    (``unused``), in the first deck's ``warnings``.
-    ``lang`` and ``fallback``: see :func:`deckbuilder.cardfile.reader.load_deck_languages`.
-    ``alongside``: the decks of the project's other card files when they are read apart
-    (watch builds each card file alone): a deck id or a GUID of theirs is refused here as
-    it is between the files of one build.
-    """
-    problems: list[Problem] = []
-    try:
-        decks = load_decks(
-            find_sources(sources),
-            media_dir=media_dir,
-            lang=lang,
-            fallback=fallback,
-            alongside=alongside,
-        )
-    except DeckError as exc:
-        # What loaded despite the problems is rendered too: a missing image shows in the
-        # same pass as a misspelt key.
-        problems.extend(exc.problems)
-        decks = list(exc.partial)
-    problems.extend(guid_problems(decks, alongside))
-    rendered: list[RenderedDeck] = []
-    for deck in decks:
-        try:
-            rendered.append(render_deck(deck))
-        except DeckError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise DeckError(_in_reading_order(problems), partial=decks)
-    found = unused_media(rendered, media_dir) if unused else ()
-    if found and rendered:
-        rendered[0] = replace(rendered[0], warnings=rendered[0].warnings + found)
-    return rendered
-
-
-def _in_reading_order(problems: Sequence[Problem]) -> list[Problem]:
-    """Each problem once (the languages of a deck share its file), each file's in line
-    order, files in the order they were read."""
-    unique = list(dict.fromkeys(problems))
-    files = {p.file: i for i, p in reversed(list(enumerate(unique)))}
-    # A problem of the whole file (no line) comes after the file's lines.
-    return sorted(unique, key=lambda p: (files[p.file], p.line is None, p.line or 0))
-
-
 def package_path(out_dir: Path, rd: RenderedDeck) -> Path:
     return out_dir / f"{rd.deck.key}.apkg"
-
-
-def build(
-    sources: Sequence[Path],
-    out_dir: Path,
-    *,
-    timestamp: int,
-    media_dir: Path | None = None,
-    lang: str | None = None,
-    fallback: bool = False,
-) -> list[PackageResult]:
-    """Check everything, then write one ``<deck id>.apkg`` per deck into ``out_dir`` and
-    its lock file beside the card file (see :mod:`deckbuilder.lock.manifest`). A deck with
-    ``languages:`` is ``<deck id>.<lang>.apkg`` with ``<deck id>.<lang>.lock``."""
-    rendered = check(sources, media_dir=media_dir, lang=lang, fallback=fallback)
-    return write_packages(rendered, out_dir, timestamp=timestamp)
 
 
 def write_packages(
@@ -141,7 +68,8 @@ def write_packages(
     replaced: list[Path] | None = None,
     still_current: Callable[[], Sequence[Problem]] | None = None,
 ) -> list[PackageResult]:
-    """Write checked decks (from :func:`check`) as packages, with their lock files.
+    """Write rendered decks (from :func:`deckbuilder.app.checking.render_selection`) as
+    packages, with their lock files.
 
     ``timestamp`` is the clock (seconds since 1970): it is given only to notes and note
     types whose content changed since the last build. Every lock file is read and every
@@ -207,8 +135,8 @@ def write_packages(
     if warnings and results:
         # Of the project, not of one deck: told once, with the first deck's warnings.
         first = results[0]
-        told = replace(first.rendered, warnings=first.rendered.warnings + tuple(warnings))
-        results[0] = replace(first, rendered=told)
+        warned = replace(first.rendered, warnings=first.rendered.warnings + tuple(warnings))
+        results[0] = replace(first, rendered=warned)
     return results
 
 
@@ -237,9 +165,9 @@ def _stage_deck(
     info = stage_package(staging, rd, package, timestamp=timestamp, stamps=stamps)
     # What the lock file's update settled (shared ids after a merge...) is told with the
     # deck's other warnings.
-    told = replace(rd, warnings=rd.warnings + update.warnings)
+    warned = replace(rd, warnings=rd.warnings + update.warnings)
     return PackageResult(
-        told,
+        warned,
         info.path,
         info.size,
         update.changes,

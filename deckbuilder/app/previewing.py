@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.history import HistoryError
-from deckbuilder.app.checking import rendered_decks
+from deckbuilder.app.checking import render_selection
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import DeckError, OutputError, Problem, RequestError
 from deckbuilder.files.atomic import atomic_write_bytes
@@ -99,7 +99,7 @@ def _preview(request: PreviewRequest) -> PreviewResult:
         raise RequestError.single(
             "html_out", f"the file name must end in .html, not {request.html_out.name!r}"
         )
-    rendered = rendered_decks(request.selection)
+    rendered = render_selection(request.selection)
     previews = []
     study: dict[Problem, None] = {}  # the languages of a deck share its study block
     for deck in [rd.deck for rd in rendered]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build
+from tests.app_calls import build_packages
 from tests.conftest import DATA, ROOT, copied, import_package
 
 pytestmark = pytest.mark.anki
@@ -21,7 +21,7 @@ def notes_by_guid(col: object) -> dict[str, object]:
 
 def test_mixed_deck_in_anki(tmp_path: Path, collection: object) -> None:
     col: object = collection
-    (result,) = build(
+    (result,) = build_packages(
         [copied(DATA / "mixed.yaml", tmp_path)],
         tmp_path / "out",
         timestamp=1_700_000_000,
@@ -70,7 +70,7 @@ def test_mixed_deck_in_anki(tmp_path: Path, collection: object) -> None:
 def test_bundled_deck_in_anki(tmp_path: Path, collection: object) -> None:
     """Both languages of the bundled deck live side by side in one collection."""
     col: object = collection
-    results = build(
+    results = build_packages(
         [copied(ROOT / "cards", tmp_path)],
         tmp_path / "out",
         timestamp=1_700_000_000,
@@ -131,10 +131,10 @@ def test_edited_text_updates_the_note_instead_of_duplicating(
     col: object = collection
     src = tmp_path / "deck.yaml"
     src.write_text("deck: D\nnotes:\n  - {id: a, front: old text, back: b}\n", encoding="utf-8")
-    (first,) = build([src], tmp_path / "out", timestamp=1_700_000_000)
+    (first,) = build_packages([src], tmp_path / "out", timestamp=1_700_000_000)
     import_package(col, first.path)
     src.write_text("deck: D\nnotes:\n  - {id: a, front: new text, back: b}\n", encoding="utf-8")
-    (second,) = build([src], tmp_path / "out", timestamp=1_700_000_100)
+    (second,) = build_packages([src], tmp_path / "out", timestamp=1_700_000_100)
     log = import_package(col, second.path)
     assert len(log.updated) == 1 and not log.new  # type: ignore[attr-defined]
     assert col.note_count() == 1  # type: ignore[attr-defined]
@@ -144,7 +144,7 @@ def test_edited_text_updates_the_note_instead_of_duplicating(
 
 def test_note_types_have_the_expected_templates(tmp_path: Path, collection: object) -> None:
     col: object = collection
-    (result,) = build(
+    (result,) = build_packages(
         [copied(DATA / "mixed.yaml", tmp_path)],
         tmp_path / "out",
         timestamp=1_700_000_000,

@@ -18,8 +18,9 @@ import pytest
 import yaml
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import PackageResult, build
+from deckbuilder.app import PackageResult
 from deckbuilder.errors import DeckError
+from tests.app_calls import build_packages
 from tests.conftest import DATA, import_package
 
 pytestmark = pytest.mark.anki
@@ -141,7 +142,9 @@ def anki_view(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AnkiView]:
     try:
         source = root / "cards" / "agree.yaml"
         _write_deck(source, "agree", CASES)
-        (result,) = build([source], root / "out", timestamp=1_700_000_000, media_dir=DATA / "media")
+        (result,) = build_packages(
+            [source], root / "out", timestamp=1_700_000_000, media_dir=DATA / "media"
+        )
         import_package(col, result.path)
         card_counts = (result.rendered.deck.card_count, col.card_count())
         view = AnkiView(_seen(col, result), card_counts, set())
@@ -149,7 +152,7 @@ def anki_view(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AnkiView]:
             source = root / "cards" / f"{name}.yaml"
             _write_deck(source, name, {name: fields})
             try:
-                (result,) = build([source], root / "out", timestamp=1_700_000_000)
+                (result,) = build_packages([source], root / "out", timestamp=1_700_000_000)
             except DeckError:
                 view.refused.add(name)
                 continue
@@ -189,7 +192,7 @@ def test_unclosed_deletion_alone_is_refused(tmp_path: Path) -> None:
     source = tmp_path / "unclosed.yaml"
     _write_deck(source, "unclosed", {"open": {"text": "{{c1::closed}} {{c2::never closed"}})
     with pytest.raises(DeckError, match="malformed cloze"):
-        build([source], tmp_path / "out", timestamp=1_700_000_000)
+        build_packages([source], tmp_path / "out", timestamp=1_700_000_000)
 
 
 @pytest.mark.parametrize(
@@ -206,18 +209,18 @@ def test_numbers_above_500_are_refused(tmp_path: Path, text: str) -> None:
     source = tmp_path / "many.yaml"
     _write_deck(source, "many", {"big": {"text": text}})
     with pytest.raises(DeckError, match=r"above c500"):
-        build([source], tmp_path / "out", timestamp=1_700_000_000)
+        build_packages([source], tmp_path / "out", timestamp=1_700_000_000)
 
 
 def test_a_deletion_anki_would_not_see_as_written_is_an_error(tmp_path: Path) -> None:
     """Inside a link address Markdown percent-encodes the braces: Anki would see no c2, so
     the card count would be wrong; check refuses it with its line."""
-    from deckbuilder.app.packages import check
     from deckbuilder.errors import DeckError
+    from tests.app_calls import check_decks
 
     path = tmp_path / "link.yaml"
     _write_deck(path, "link", {"a": {"text": "[{{c1::x}}](https://e.com/{{c2::y}}) {{c3::z}}"}})
     with pytest.raises(DeckError) as raised:
-        check([path])
+        check_decks([path])
     (problem,) = raised.value.problems
     assert problem.note == "a" and problem.line is not None

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build
 from deckbuilder.preview.mathml import typeset
+from tests.app_calls import build_packages
 from tests.conftest import DATA, Run, copied, import_package
 
 DOLLARS = DATA / "dollars" / "dollars.yaml"
@@ -22,7 +22,9 @@ DOLLARS = DATA / "dollars" / "dollars.yaml"
 @pytest.fixture
 def cards(tmp_path: Path, collection: Any) -> dict[tuple[str, int], Any]:
     """The deck built and imported into a fresh collection: its cards by (note id, ord)."""
-    (result,) = build([copied(DOLLARS, tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
+    (result,) = build_packages(
+        [copied(DOLLARS, tmp_path)], tmp_path / "out", timestamp=1_700_000_000
+    )
     log = import_package(collection, result.path)
     assert len(log.new) == 4 and not log.conflicting
     found = {}

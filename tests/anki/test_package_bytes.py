@@ -11,17 +11,17 @@ from pathlib import Path
 import yaml
 
 from deckbuilder.anki.package import write_package
-from deckbuilder.app.packages import build, check
+from tests.app_calls import build_packages, check_decks
 from tests.conftest import DATA, copied
 
 
 def _built(source: Path, out: Path, timestamp: int) -> bytes:
-    (result,) = build([source], out, timestamp=timestamp, media_dir=DATA / "media")
+    (result,) = build_packages([source], out, timestamp=timestamp, media_dir=DATA / "media")
     return result.path.read_bytes()
 
 
 def test_package_bytes_are_the_same_each_time(tmp_path: Path) -> None:
-    rd = check([DATA / "mixed.yaml"], DATA / "media")[0]
+    rd = check_decks([DATA / "mixed.yaml"], DATA / "media")[0]
     packages = [
         write_package(rd, tmp_path / f"{n}.apkg", timestamp=1_700_000_000).path for n in range(3)
     ]
@@ -57,7 +57,7 @@ def test_moving_notes_around_in_the_card_file_keeps_the_package(tmp_path: Path) 
 
 
 def test_zip_members_have_fixed_names_order_and_dates(tmp_path: Path) -> None:
-    rd = check([DATA / "mixed.yaml"], DATA / "media")[0]
+    rd = check_decks([DATA / "mixed.yaml"], DATA / "media")[0]
     path = write_package(rd, tmp_path / "p.apkg", timestamp=1_700_000_000).path
     with zipfile.ZipFile(path) as zf:
         assert zf.testzip() is None
@@ -73,7 +73,7 @@ def test_zip_members_have_fixed_names_order_and_dates(tmp_path: Path) -> None:
 def test_scratch_settings_do_not_stay_in_the_collection(tmp_path: Path) -> None:
     """The collection is written without a journal or fsync; those are settings of the
     connection, not of the file, which Anki opens as any other. It has no free pages."""
-    rd = check([DATA / "mixed.yaml"], DATA / "media")[0]
+    rd = check_decks([DATA / "mixed.yaml"], DATA / "media")[0]
     path = write_package(rd, tmp_path / "p.apkg", timestamp=1_700_000_000).path
     collection = tmp_path / "collection.anki2"
     with zipfile.ZipFile(path) as zf:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.model import BasicNote, NoteKind
 from deckbuilder.render.deck import render_deck
+from tests.app_calls import build_packages
 from tests.conftest import import_package
 
 CARD_FILE = """\
@@ -63,7 +63,7 @@ def test_reverse_must_be_true_or_false(tmp_path: Path) -> None:
 
 @pytest.mark.anki
 def test_anki_makes_both_cards(tmp_path: Path, collection: object) -> None:
-    (result,) = build([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
+    (result,) = build_packages([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
     import_package(collection, result.path)
     col = collection
     (nid,) = col.find_notes("dos")  # type: ignore[attr-defined]
@@ -81,7 +81,7 @@ def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: o
     from deckbuilder.preview.report import deck_settings, preview_deck
     from tests.preview.pages import side_contents
 
-    (result,) = build([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
+    (result,) = build_packages([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
     import_package(collection, result.path)
     col = collection
     anki = {}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build
+from tests.app_calls import build_packages
 from tests.conftest import DATA, ROOT, copied, import_package
 
 pytestmark = pytest.mark.anki
@@ -20,7 +20,7 @@ RICH = DATA / "rich"
 @pytest.fixture
 def rich(tmp_path: Path, collection: Any) -> dict[str, Any]:
     """The rich deck built and imported into a fresh collection; notes by note id."""
-    (result,) = build(
+    (result,) = build_packages(
         [copied(RICH, tmp_path) / "rich.yaml"],
         tmp_path / "out",
         timestamp=1_700_000_000,
@@ -161,7 +161,7 @@ def test_cloze_inside_a_highlighted_code_block(rich: dict[str, Any]) -> None:
 
 
 def test_bundled_deck_shows_highlighted_code_and_math(tmp_path: Path, collection: Any) -> None:
-    (result,) = build(
+    (result,) = build_packages(
         [copied(ROOT / "cards", tmp_path)],
         tmp_path / "out",
         timestamp=1_700_000_000,

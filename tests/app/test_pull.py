@@ -553,12 +553,12 @@ def make_edited_export(folder: Path) -> None:
     the deck exported as Anki's File > Export does."""
     from anki.collection import Collection
 
-    from deckbuilder.app.packages import build
+    from tests.app_calls import build_packages
     from tests.conftest import ROOT
 
     work = folder / "work"
     shutil.copytree(ROOT / "cards", work / "cards")
-    (result,) = build(
+    (result,) = build_packages(
         [work / "cards"], work / "output", timestamp=BUILT, media_dir=ROOT / "media", lang="en"
     )
     col = Collection(str(work / "collection.anki2"))

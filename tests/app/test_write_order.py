@@ -18,9 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.packages import check, write_packages
+from deckbuilder.app.packages import write_packages
 from deckbuilder.errors import OutputError
 from deckbuilder.files.atomic import Staging
+from tests.app_calls import check_decks
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]
@@ -225,17 +226,21 @@ def test_a_lock_written_without_its_package_gives_that_package_next_build(
     """A build killed between its two renames leaves the new lock file with the old
     package; the next build writes the package that lock file describes."""
     sources = [project / "cards"]
-    write_packages(check(sources, project / "media"), project / "output", timestamp=1_700_000_000)
+    write_packages(
+        check_decks(sources, project / "media"), project / "output", timestamp=1_700_000_000
+    )
     source = project / "cards" / "gradient-checkpointing.yaml"
     source.write_text(
         source.read_text(encoding="utf-8").replace("무엇", "어떤 것"), encoding="utf-8"
     )
     killed = project / "killed"
-    write_packages(check(sources, project / "media"), killed, timestamp=1_800_000_000)
+    write_packages(check_decks(sources, project / "media"), killed, timestamp=1_800_000_000)
     expected = notes_of(killed / KO_PACKAGE.name)
     # The state a kill between the renames leaves: the new lock, the old package.
     assert notes_of(project / KO_PACKAGE) != expected
-    write_packages(check(sources, project / "media"), project / "output", timestamp=1_900_000_000)
+    write_packages(
+        check_decks(sources, project / "media"), project / "output", timestamp=1_900_000_000
+    )
     assert notes_of(project / KO_PACKAGE) == expected
 
 

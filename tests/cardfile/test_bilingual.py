@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.app.packages import check
 from deckbuilder.cardfile.reader import load_deck, load_deck_languages
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote
+from tests.app_calls import check_decks
 from tests.conftest import DATA, Run
 
 CliRun = Callable[..., Run]
@@ -88,7 +88,7 @@ def test_fallback_uses_the_default_language_and_warns(tmp_path: Path) -> None:
     assert deck.notes[0].texts() == {"front": "앞", "back": "back"}
     (warning,) = deck.warnings
     assert warning.line == 6 and "no 'en' text; using the 'ko' text" in warning.message
-    (rendered,) = check([path], lang="en", fallback=True)
+    (rendered,) = check_decks([path], lang="en", fallback=True)
     assert warning in rendered.warnings
 
 

@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build, check
 from deckbuilder.cardfile.fields import UNSTORABLE
 from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck
 from deckbuilder.errors import DeckError
 from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
 from deckbuilder.importers import plan as import_plan
+from tests.app_calls import build_packages, check_decks
 from tests.conftest import Run, import_package
 from tests.importers.reading import import_text
 
@@ -271,7 +271,7 @@ def test_what_check_accepts_anki_stores_as_written(
     }
     source.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     try:
-        (result,) = build([source], tmp_path / key / "out", timestamp=1_700_000_000)
+        (result,) = build_packages([source], tmp_path / key / "out", timestamp=1_700_000_000)
     except DeckError as exc:
         assert all(p.line for p in exc.problems), exc
         return
@@ -463,5 +463,5 @@ def test_any_import_gives_a_card_file_check_accepts(
         return
     assert all(skipped.line for skipped in plan.skipped)  # each left out at its line
     write_import(plan, force=True)
-    (deck,) = [rendered.deck for rendered in check([out])]
+    (deck,) = [rendered.deck for rendered in check_decks([out])]
     assert len(deck.notes) == len(plan.decks[0].notes)

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.deck_config import preset_id, preset_name
-from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
 from deckbuilder.model import StudySettings
+from tests.app_calls import build_packages
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]
@@ -178,7 +178,7 @@ def test_the_longest_step_is_one_anki_schedules_and_logs(
         'deck: "Long"\nid: long\nstudy: {learning_steps: [24855d], relearning_steps: [1s]}\n'
         "notes: [{id: a, front: f, back: b}]\n",
     )
-    (result,) = build([source], tmp_path / "out", timestamp=1_700_000_000)
+    (result,) = build_packages([source], tmp_path / "out", timestamp=1_700_000_000)
     import_package(col, result.path, with_deck_configs=True)
     conf = col.decks.config_dict_for_deck_id(col.decks.id_for_name("Long"))
     assert conf["new"]["delays"] == [pytest.approx(24855 * 1440)]
@@ -191,7 +191,7 @@ def test_the_longest_step_is_one_anki_schedules_and_logs(
 @pytest.mark.anki
 def test_preset_travels_only_with_import_deck_presets(tmp_path: Path, collection: object) -> None:
     col: object = collection
-    (result,) = build(
+    (result,) = build_packages(
         [write(tmp_path, STUDY.format(new=7))], tmp_path / "out", timestamp=1_700_000_000
     )
 
@@ -225,14 +225,14 @@ def test_reimporting_keeps_one_preset_until_the_settings_change(
     def presets() -> list[dict[str, object]]:
         return [c for c in col.decks.all_config() if str(c["name"]).startswith("Study::Test")]  # type: ignore[attr-defined]
 
-    (first,) = build([source], tmp_path / "out", timestamp=1_700_000_000)
+    (first,) = build_packages([source], tmp_path / "out", timestamp=1_700_000_000)
     import_package(col, first.path, with_deck_configs=True)
-    (again,) = build([source], tmp_path / "out", timestamp=1_700_000_300)
+    (again,) = build_packages([source], tmp_path / "out", timestamp=1_700_000_300)
     import_package(col, again.path, with_deck_configs=True)
     assert len(presets()) == 1
 
     source.write_text(STUDY.format(new=12), encoding="utf-8")
-    (changed,) = build([source], tmp_path / "out", timestamp=1_700_000_600)
+    (changed,) = build_packages([source], tmp_path / "out", timestamp=1_700_000_600)
     import_package(col, changed.path, with_deck_configs=True)
     did = col.decks.id_for_name("Study::Test")  # type: ignore[attr-defined]
     conf = col.decks.config_dict_for_deck_id(did)  # type: ignore[attr-defined]

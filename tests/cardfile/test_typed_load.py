@@ -10,12 +10,12 @@ import pytest
 import yaml
 
 from deckbuilder.anki.notetypes import OWN_KINDS, note_type
-from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_deck, load_decks
 from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError
 from deckbuilder.model import NoteKind, TypedAnswer, TypedNote
 from deckbuilder.render.deck import render_deck
+from tests.app_calls import build_packages
 from tests.conftest import DATA, copied, import_package
 
 SOURCE = DATA / "typed"
@@ -103,7 +103,9 @@ def test_anki_receives_the_typed_note_type(tmp_path: Path) -> None:
     spec = note_type(NoteKind.TYPED)
     col = Collection(str(tmp_path / "collection.anki2"))
     try:
-        for result in build([copied(SOURCE, tmp_path)], tmp_path / "out", timestamp=1_700_000_000):
+        for result in build_packages(
+            [copied(SOURCE, tmp_path)], tmp_path / "out", timestamp=1_700_000_000
+        ):
             import_package(col, result.path)
         model = col.models.get(spec.id)  # type: ignore[arg-type]
         assert model is not None and model["name"] == spec.name

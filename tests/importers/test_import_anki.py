@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build
 from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
+from tests.app_calls import build_packages
 from tests.conftest import DATA, import_package
 
 pytestmark = pytest.mark.anki
@@ -20,7 +20,7 @@ def imported_notes(tmp_path: Path, collection: object, source: Path) -> dict[str
     plan = plan_import(read_source(source), ImportOptions(out=tmp_path / "cards" / "deck.yaml"))
     write_import(plan)
     (deck,) = plan.decks
-    (result,) = build([deck.out], tmp_path / "out", timestamp=1_700_000_000)
+    (result,) = build_packages([deck.out], tmp_path / "out", timestamp=1_700_000_000)
     col: object = collection
     log = import_package(col, result.path)
     assert len(log.new) == len(deck.notes)  # type: ignore[attr-defined]

@@ -497,7 +497,7 @@ def test_questions_opening_alike_are_no_repeats_but_a_real_repeat_is(tmp_path: P
 
 
 def test_an_opt_out_changes_nothing_in_the_package(tmp_path: Path) -> None:
-    from deckbuilder.app.packages import build
+    from tests.app_calls import build_packages
 
     with_opt_out = PLANTED.replace(
         "  - id: negative\n", "  - id: negative\n    lint: [negative-stem]\n"
@@ -505,7 +505,7 @@ def test_an_opt_out_changes_nothing_in_the_package(tmp_path: Path) -> None:
     packages = []
     for name, text in (("plain", PLANTED), ("opted", with_opt_out)):
         source = write(tmp_path / name, "planted.yaml", text)
-        (result,) = build([source], tmp_path / name / "out", timestamp=1_700_000_000)
+        (result,) = build_packages([source], tmp_path / name / "out", timestamp=1_700_000_000)
         packages.append(result.path.read_bytes())
     assert with_opt_out != PLANTED and packages[0] == packages[1]
 

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.packages import check
 from deckbuilder.errors import DeckError
 from deckbuilder.lock.manifest import (
     NoteEntry,
@@ -27,6 +26,7 @@ from deckbuilder.lock.manifest import (
 )
 from deckbuilder.model import BasicNote, Deck
 from deckbuilder.render.deck import RenderedDeck, render_deck
+from tests.app_calls import check_decks
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]
@@ -317,7 +317,7 @@ def test_branches_adding_notes_in_the_same_second_merge_cleanly_and_build(repo: 
     shared = [line.split()[2] for line in repo.note_lines() if line.split()[1] in ("m0", "m9")]
     assert shared[0] == shared[1] == "1800000000000"  # both given the first id of that second
 
-    (rd,) = check([repo.card])
+    (rd,) = check_decks([repo.card])
     update = update_manifest(read_manifest(lock_path(rd.deck)), rd, int(MERGE_TIME))
     assert [(w.note, w.line) for w in update.warnings] == [("m9", 14)]
     assert (

@@ -15,9 +15,10 @@ import pytest
 import deckbuilder.anki.notetypes.carried
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
-from deckbuilder.app.packages import PackageResult, build
+from deckbuilder.app import PackageResult
 from deckbuilder.errors import DeckError
 from deckbuilder.model import NoteKind
+from tests.app_calls import build_packages
 from tests.conftest import DATA, ROOT, Run, import_package
 
 pytestmark = pytest.mark.anki
@@ -39,7 +40,7 @@ class Studied:
     reviewed: dict[int, tuple[int, int, int, int, int]]  # card id -> card_state()
 
     def rebuild(self, timestamp: int = T1) -> PackageResult:
-        (result,) = build([self.src], self.out, timestamp=timestamp)
+        (result,) = build_packages([self.src], self.out, timestamp=timestamp)
         return result
 
     def edit(self, old: str, new: str) -> None:
@@ -89,7 +90,7 @@ def studied(tmp_path: Path, collection: object) -> Iterator[Studied]:
     src = tmp_path / "cards" / "deck.yaml"
     shutil.copytree(SOURCE, src.parent)
     out = tmp_path / "out"
-    (first,) = build([src], out, timestamp=T0)
+    (first,) = build_packages([src], out, timestamp=T0)
     log = import_package(collection, first.path)
     assert len(log.new) == 5 and not log.updated and not log.duplicate  # type: ignore[attr-defined]
     cards = review(collection, 3)

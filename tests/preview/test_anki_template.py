@@ -20,7 +20,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build
 from deckbuilder.cloze import cloze_numbers
 from deckbuilder.model import BasicNote, ClozeNote
 from deckbuilder.preview.anki_template import (
@@ -31,6 +30,7 @@ from deckbuilder.preview.anki_template import (
     reveal_cloze,
     strip_html,
 )
+from tests.app_calls import build_packages
 from tests.conftest import DATA, ROOT, copied, import_package
 
 # (source, media folder): the bundled deck and the test decks the issue names.
@@ -47,7 +47,7 @@ DECKS = [
 def test_rendering_matches_the_anki_backend(
     source: Path, media: Path, tmp_path: Path, collection: Any
 ) -> None:
-    results = build(
+    results = build_packages(
         [copied(source, tmp_path)], tmp_path / "out", timestamp=1_700_000_000, media_dir=media
     )
     ours: dict[tuple[str, int], tuple[str, str, str]] = {}

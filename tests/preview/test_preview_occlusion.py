@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.app.packages import check
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import deck_settings, preview_deck
+from tests.app_calls import check_decks
 from tests.browser import ARTIFACTS
 from tests.occlusion_decks import (
     CANVAS_DRAWN,
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.browser
 
 def _page(root: Path, mode: str) -> Path:
     cards = heart_project(root, mode=mode)
-    (rd,) = check([cards / "heart.yaml"], media_dir=root / "media")
+    (rd,) = check_decks([cards / "heart.yaml"], media_dir=root / "media")
     settings, origin = deck_settings(rd.deck)
     text = preview_page(rd, preview_deck(rd.deck, settings, 365, 42, origin))
     data = page_data(text)

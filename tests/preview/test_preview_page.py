@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.model import McqNote
 from deckbuilder.preview.mathml import typeset
+from tests.app_calls import build_packages
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, Run, copied, import_package
 from tests.preview.pages import every_card_shown, night_everywhere, page_data
@@ -72,7 +72,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     col = Collection(str(tmp / "collection.anki2"))
     try:
         sources = [copied(ROOT / "cards", tmp / "anki")]
-        for result in build(
+        for result in build_packages(
             sources, tmp / "out", timestamp=1_700_000_000, media_dir=ROOT / "media"
         ):
             import_package(col, result.path)

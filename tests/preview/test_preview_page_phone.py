@@ -16,11 +16,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.packages import check
 from deckbuilder.errors import Problem
 from deckbuilder.preview.mathml import typeset
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import deck_settings, preview_deck
+from tests.app_calls import check_decks
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, copied
 from tests.preview.pages import night_everywhere
@@ -48,7 +48,7 @@ CUT_OFF = """doc => {
 
 
 def _page(source: Path, out: Path, warnings: list[Problem] | None = None) -> str:
-    (rd,) = check([source], media_dir=DATA / "media")
+    (rd,) = check_decks([source], media_dir=DATA / "media")
     settings_, origin = deck_settings(rd.deck)
     text = preview_page(rd, preview_deck(rd.deck, settings_, 365, 42, origin), warnings)
     out.write_text(text, encoding="utf-8")

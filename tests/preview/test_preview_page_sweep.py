@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.app.packages import check
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.page_chart import sweep_svg
 from deckbuilder.preview.report import DeckPreview, Questions, deck_settings, preview_deck
 from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
+from tests.app_calls import check_decks
 from tests.conftest import DATA, copied
 
 PHONE = {"width": 390, "height": 844}
@@ -23,7 +23,7 @@ DAYS = 60
 
 
 def _preview(source: Path, sweep: bool, **overrides: Any) -> tuple[Any, DeckPreview]:
-    (rd,) = check([source], media_dir=DATA / "media")
+    (rd,) = check_decks([source], media_dir=DATA / "media")
     settings, origin = deck_settings(rd.deck, overrides)
     return rd, preview_deck(rd.deck, settings, DAYS, 42, origin, Questions(sweep=sweep))
 

@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build, check
 from deckbuilder.cloze import parse_clozes
 from deckbuilder.errors import DeckError
 from deckbuilder.preview.anki_template import render_card
 from deckbuilder.render.markdown import render_markdown
+from tests.app_calls import build_packages, check_decks
 from tests.conftest import DATA, Run, import_package
 
 CliRun = Callable[..., Run]
@@ -104,7 +104,7 @@ def test_the_fast_path_is_checked_too(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     with pytest.raises(DeckError) as info:
-        check([source])
+        check_decks([source])
     # Both notes, though the text is rendered once.
     assert [(p.line, p.note) for p in info.value.problems] == [(4, "a"), (6, "b")]
 
@@ -222,7 +222,7 @@ def _built_cards(
 ) -> list[tuple[Any, Any]]:
     """Build ``notes``, import the package into ``collection``: each card with ours."""
     source = _project(tmp_path, notes, files)
-    (result,) = build(
+    (result,) = build_packages(
         [source], tmp_path / "out", timestamp=1_700_000_000, media_dir=tmp_path / "media"
     )
     import_package(collection, result.path)
@@ -496,7 +496,7 @@ def test_what_the_html_warnings_name_is_what_anki_shows(tmp_path: Path, collecti
         "  - id: h\n    front: <div>상자</div>\n    back: '<span style=\"color:red\">빨강</span>'\n"
     )
     source = _project(tmp_path, notes)
-    (rendered,) = check([source], media_dir=tmp_path / "media")
+    (rendered,) = check_decks([source], media_dir=tmp_path / "media")
     warnings = [w.message for w in rendered.warnings]
     assert any(w.startswith("warning: '<div>' is shown as text") for w in warnings), warnings
     assert any("loses its style" in w for w in warnings), warnings

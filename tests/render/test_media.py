@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.app.packages import build, check
 from deckbuilder.errors import DeckError
 from deckbuilder.render.deck import MAX_MEDIA_BYTES, media_name_problem
+from tests.app_calls import build_packages, check_decks
 from tests.conftest import DATA, Run, import_package
 
 PNG = (DATA / "media" / "square.png").read_bytes()
@@ -38,7 +38,7 @@ def project(tmp_path: Path, notes: str, files: dict[str, bytes] | None = None) -
 
 def problems(source: Path) -> list[str]:
     with pytest.raises(DeckError) as info:
-        check([source], media_dir=source.parent.parent / "media")
+        check_decks([source], media_dir=source.parent.parent / "media")
     return [str(p) for p in info.value.problems]
 
 
@@ -54,7 +54,7 @@ def test_images_and_sounds_are_packaged_from_both_roots(tmp_path: Path) -> None:
             "cards/beside.png": PNG + b"beside",
         },
     )
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert rd.media == {
         "beep.mp3": tmp_path / "media" / "beep.mp3",
         "beside.png": tmp_path / "cards" / "beside.png",
@@ -73,7 +73,7 @@ def test_media_dir_wins_over_the_card_folder(tmp_path: Path) -> None:
         "  - {id: a, front: '![x](same.png)', back: b}\n",
         {"media/same.png": PNG, "cards/same.png": PNG + b"other"},
     )
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert rd.media == {"same.png": tmp_path / "media" / "same.png"}
 
 
@@ -173,7 +173,7 @@ def test_media_errors_name_the_note_and_line(
 ) -> None:
     source = project(tmp_path, notes, files)
     if not expected:
-        check([source], media_dir=tmp_path / "media")
+        check_decks([source], media_dir=tmp_path / "media")
         return
     found = problems(source)
     assert any(expected in p for p in found), found
@@ -215,7 +215,7 @@ def test_the_suggested_name_builds(tmp_path: Path) -> None:
     (found,) = problems(source)
     suggested = found.split("did you mean '")[1].removesuffix("'?")
     source.write_text(source.read_text().replace("diagrams/chain.png", suggested))
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert list(rd.media) == ["Chain.png"]
 
 
@@ -250,7 +250,7 @@ def test_identical_copies_in_two_folders_are_not_a_collision(tmp_path: Path) -> 
         "  - {id: a, front: '![x](one.png)', back: '![y](copy/one.png)'}\n",
         {"media/one.png": PNG, "media/copy/one.png": PNG},
     )
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert list(rd.media) == ["one.png"]
 
 
@@ -277,7 +277,7 @@ def test_unused_media_is_a_warning_not_an_error(tmp_path: Path) -> None:
             "media/notes.yaml": b"deck: not media",
         },
     )
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert list(rd.media) == ["used.png"]
     assert [str(w) for w in rd.warnings] == [
         f"{tmp_path / 'media' / 'old.png'}: warning: no card uses this file; it is not packaged",
@@ -290,7 +290,7 @@ def test_a_file_used_by_another_deck_is_not_unused(tmp_path: Path) -> None:
     other = tmp_path / "cards" / "other.yaml"
     other.write_text("deck: E\nnotes:\n  - {id: a, front: '![x](two.png)', back: b}\n")
     (tmp_path / "media" / "two.png").write_bytes(PNG + b"2")
-    rendered = check([tmp_path / "cards"], media_dir=tmp_path / "media")
+    rendered = check_decks([tmp_path / "cards"], media_dir=tmp_path / "media")
     assert [w for rd in rendered for w in rd.warnings] == []
 
 
@@ -343,7 +343,7 @@ def test_a_media_file_over_ankis_sync_limit_is_refused_without_reading_it(
 def test_a_media_file_at_the_limit_is_accepted(tmp_path: Path) -> None:
     source = project(tmp_path, "  - {id: a, front: '[sound:big.mp3]', back: b}\n")
     sparse_file(tmp_path / "media" / "big.mp3", MAX_MEDIA_BYTES)
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert list(rd.media) == ["big.mp3"]
 
 
@@ -381,7 +381,7 @@ def test_media_names_match_whether_written_in_nfc_or_nfd(
         },
     )
     assert disk(NAME) in os.listdir(tmp_path / "media")  # the file system kept the form
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert rd.media == {
         "도표.png": tmp_path / "media" / disk("그림") / disk("도표.png"),
         NAME: tmp_path / "media" / disk(NAME),
@@ -414,7 +414,7 @@ def test_any_name_is_found_in_either_form_and_stored_in_nfc(name: str, disk_form
             f"  - {{id: a, front: '[sound:{name}.mp3]', back: b}}\n",
             {f"media/{file_name}": b"x"},
         )
-        (rd,) = check([source], media_dir=root / "media")
+        (rd,) = check_decks([source], media_dir=root / "media")
         assert rd.media == {nfc(name) + ".mp3": root / "media" / file_name}
         assert rd.notes[0].fields[0] == f"[sound:{nfc(name)}.mp3]"
 
@@ -428,7 +428,7 @@ def test_an_nfd_file_reaches_anki_under_the_name_its_field_shows(
         f"  - {{id: a, front: '![x]({NAME})', back: b}}\n",
         {f"media/{nfd(NAME)}": PNG},
     )
-    (result,) = build(
+    (result,) = build_packages(
         [source], tmp_path / "out", timestamp=1_700_000_000, media_dir=tmp_path / "media"
     )
     with zipfile.ZipFile(result.path) as zf:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.app.packages import build, check
 from deckbuilder.cardfile.reader import find_sources, read_text
 from deckbuilder.errors import DeckError
+from tests.app_calls import build_packages, check_decks
 from tests.conftest import DATA, Run
 
 PNG = (DATA / "media" / "square.png").read_bytes()
@@ -50,7 +50,7 @@ def write_deck(proj: Path, back: str = "'![x](x.png)'") -> Path:
 
 def problems(sources: list[Path]) -> list[str]:
     with pytest.raises(DeckError) as info:
-        check(sources, media_dir=Path("media"))
+        check_decks(sources, media_dir=Path("media"))
     return [str(p) for p in info.value.problems]
 
 
@@ -118,7 +118,7 @@ def test_links_that_stay_inside_are_packaged(
         (home / folder / "real.png").write_bytes(PNG)
     link(home / where, target)
     write_deck(home, f"'![x]({reference})'")
-    (rd,) = check([Path("cards")], media_dir=Path("media"))
+    (rd,) = check_decks([Path("cards")], media_dir=Path("media"))
     (name,) = rd.media
     assert rd.media[name].read_bytes() == PNG
 
@@ -159,7 +159,7 @@ def test_unused_media_warning_does_not_follow_links_out(home: Path) -> None:
     link(home / "media" / "x.png", "../../outside/secret.png")
     link(home / "media" / "elsewhere", "../../outside")  # a folder of someone else's files
     write_deck(home, "'![x](used.png)'")
-    (rd,) = check([Path("cards")], media_dir=Path("media"))
+    (rd,) = check_decks([Path("cards")], media_dir=Path("media"))
     outside = home.parent / "outside"
     assert [str(w) for w in rd.warnings] == [
         f"media/elsewhere: warning: a link to '{outside}', outside media/ and the card folders;"
@@ -173,7 +173,7 @@ def test_a_media_folder_linking_out_is_one_warning_not_a_listing(home: Path) -> 
     (home / "media").rmdir()
     link(home / "media", "../outside")
     write_deck(home, "b")
-    (rd,) = check([Path("cards")], media_dir=Path("media"))
+    (rd,) = check_decks([Path("cards")], media_dir=Path("media"))
     assert [str(w) for w in rd.warnings] == [
         f"media: warning: this folder is a link to '{home.parent / 'outside'}', outside the "
         "project; nothing in it is packaged"
@@ -207,7 +207,9 @@ def test_build_refuses_links_out_before_writing(home: Path) -> None:
     link(home / "cards" / "x.png", str(home.parent / "outside" / "secret.png"))
     write_deck(home)
     with pytest.raises(DeckError):
-        build([Path("cards")], Path("output"), timestamp=1_700_000_000, media_dir=Path("media"))
+        build_packages(
+            [Path("cards")], Path("output"), timestamp=1_700_000_000, media_dir=Path("media")
+        )
     assert not (home / "output").exists()
 
 

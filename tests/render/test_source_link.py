@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
 from deckbuilder.render.deck import render_deck, strip_source_link
+from tests.app_calls import build_packages
 from tests.conftest import import_package
 
 URL = "https://github.com/me/decks/blob/main/cards"
@@ -69,12 +69,12 @@ def test_moving_notes_changes_no_link_and_no_identity(tmp_path: Path) -> None:
     """A note's line is not in its link: notes added above it leave its fields as they
     were, and the build counts it unchanged (Anki is not asked to update it)."""
     path = _card_file(tmp_path)
-    first = build([path], tmp_path / "out", timestamp=1_800_000_000, media_dir=None)[0]
+    first = build_packages([path], tmp_path / "out", timestamp=1_800_000_000, media_dir=None)[0]
     moved = CARD_FILE.replace(
         "notes:\n", "notes:\n  - id: new-one\n    front: Ribosome\n    back: Makes proteins.\n"
     )
     path.write_text(moved, encoding="utf-8")
-    second = build([path], tmp_path / "out", timestamp=1_800_000_100, media_dir=None)[0]
+    second = build_packages([path], tmp_path / "out", timestamp=1_800_000_100, media_dir=None)[0]
     assert second.changes.added == ("new-one",)
     assert set(second.changes.unchanged) == set(BACK_FIELD)
     fields = {rn.note.id: rn.fields for rn in first.rendered.notes}
@@ -98,7 +98,7 @@ def test_anki_shows_the_link_on_the_back_only(tmp_path: Path, collection: object
     """Checked with the real backend: the link is on every card's back, never on a front
     (the reversed card's front hides the Back field's link)."""
     path = _card_file(tmp_path)
-    (result,) = build([path], tmp_path / "out", timestamp=1_800_000_000, media_dir=None)
+    (result,) = build_packages([path], tmp_path / "out", timestamp=1_800_000_000, media_dir=None)
     log = import_package(collection, result.path)
     assert len(log.new) == 5  # type: ignore[attr-defined]
     col = collection

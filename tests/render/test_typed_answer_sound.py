@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.app.packages import build, check
 from deckbuilder.errors import DeckError
+from tests.app_calls import build_packages, check_decks
 from tests.conftest import import_package
 
 MP3 = b"ID3 not really an mp3"
@@ -36,7 +36,7 @@ def project(tmp_path: Path, answer: str, files: dict[str, bytes] | None = None) 
 
 def problems(source: Path) -> list[str]:
     with pytest.raises(DeckError) as info:
-        check([source], media_dir=source.parent.parent / "media")
+        check_decks([source], media_dir=source.parent.parent / "media")
     return [str(p) for p in info.value.problems]
 
 
@@ -46,7 +46,7 @@ def test_a_sound_in_a_typed_answer_is_packaged(tmp_path: Path) -> None:
         "\n      - bonjour [sound:bonjour.mp3]\n      - 'salut [sound:dir/salut.mp3]'",
         {"media/bonjour.mp3": MP3, "media/dir/salut.mp3": MP3 + b"2"},
     )
-    (rd,) = check([source], media_dir=tmp_path / "media")
+    (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert rd.media == {
         "bonjour.mp3": tmp_path / "media" / "bonjour.mp3",
         "salut.mp3": tmp_path / "media" / "dir" / "salut.mp3",
@@ -97,7 +97,7 @@ def test_anki_plays_the_answers_sound_on_the_back_and_has_the_file(
     tmp_path: Path, collection: Any
 ) -> None:
     source = project(tmp_path, "bonjour [sound:bonjour.mp3]", {"media/bonjour.mp3": MP3})
-    (result,) = build(
+    (result,) = build_packages(
         [source], tmp_path / "out", timestamp=1_700_000_000, media_dir=tmp_path / "media"
     )
     import_package(collection, result.path)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.app.packages import build
+from tests.app_calls import build_packages
 from tests.browser import ARTIFACTS, CardSides, Player, card_sides, contrast, player
 from tests.conftest import import_package
 from tests.preview.pages import night_everywhere
@@ -145,7 +145,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     (tmp / "src" / "display-zh.yaml").write_text(CHINESE_DECK, encoding="utf-8")
     col = Collection(str(tmp / "collection.anki2"))
     try:
-        for result in build([source.parent], tmp / "out", timestamp=1_700_000_000):
+        for result in build_packages([source.parent], tmp / "out", timestamp=1_700_000_000):
             import_package(col, result.path)
         ids = {
             note_guid(DECK_KEY, n): n

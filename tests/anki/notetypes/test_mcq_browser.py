@@ -16,9 +16,9 @@ import pytest
 
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.model import McqNote, NoteKind
+from tests.app_calls import build_packages
 from tests.browser import (
     DESKTOP,
     PHONE,
@@ -82,7 +82,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     col = Collection(str(tmp / "collection.anki2"))
     try:
         sources = [copied(src, tmp / f"copy{i}") for i, src in enumerate(SOURCES)]
-        for result in build(
+        for result in build_packages(
             sources, tmp / "out", timestamp=1_700_000_000, media_dir=ROOT / "media", lang="all"
         ):
             import_package(col, result.path)
@@ -123,7 +123,7 @@ def anki_cards(tmp: Path, sources: list[Path]) -> tuple[dict[str, CardSides], Pa
     col = Collection(str(tmp / "collection.anki2"))
     try:
         copies = [copied(src, tmp / f"copy{i}") for i, src in enumerate(sources)]
-        for result in build(copies, tmp / "out", timestamp=1_700_000_000, lang="all"):
+        for result in build_packages(copies, tmp / "out", timestamp=1_700_000_000, lang="all"):
             import_package(col, result.path)
         sides = {
             names[col.get_card(cid).note().guid]: card_sides(col, cid)

@@ -21,9 +21,9 @@ import pytest
 
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.app.packages import build
 from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.model import NoteKind, TypedNote
+from tests.app_calls import build_packages
 from tests.browser import (
     DESKTOP,
     PHONE,
@@ -121,7 +121,9 @@ def imported(
     }
     col = Collection(str(tmp / "collection.anki2"))
     try:
-        for result in build([copied(SOURCE, tmp / "copy")], tmp / "out", timestamp=1_700_000_000):
+        for result in build_packages(
+            [copied(SOURCE, tmp / "copy")], tmp / "out", timestamp=1_700_000_000
+        ):
             import_package(col, result.path)
         col.set_browser_card_columns(["question", "answer"])
         found: dict[str, CardSides] = {}

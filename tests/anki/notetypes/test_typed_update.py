@@ -17,8 +17,8 @@ import pytest
 
 import deckbuilder.anki.notetypes.carried
 from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
-from deckbuilder.app.packages import build
 from deckbuilder.model import NoteKind
+from tests.app_calls import build_packages
 from tests.conftest import DATA, answer_good, copied, import_package
 
 pytestmark = pytest.mark.anki
@@ -63,7 +63,7 @@ def test_the_type_answer_templates_replace_the_old_ones_in_place(
 
     with monkeypatch.context() as patch:
         patch.setattr(deckbuilder.anki.notetypes.carried, "note_type", before_issue_36)
-        for result in build([source], out, timestamp=T0):
+        for result in build_packages([source], out, timestamp=T0):
             log = import_package(collection, result.path, merge_notetypes=False)
             assert log.new and not log.conflicting  # type: ignore[attr-defined]
     before = _identities(collection)
@@ -72,7 +72,7 @@ def test_the_type_answer_templates_replace_the_old_ones_in_place(
     review = collection.get_card(reviewed)
     kept = (review.reps, review.due, review.ivl, review.queue)
 
-    results = build([source], out, timestamp=T1)
+    results = build_packages([source], out, timestamp=T1)
     for result in results:
         assert [spec.id for spec in result.changes.note_types_changed] == [current.id]
         assert result.changes.changed == () and result.changes.added == ()
