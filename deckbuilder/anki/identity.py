@@ -12,9 +12,17 @@ from collections.abc import Sequence
 from deckbuilder.errors import Problem
 from deckbuilder.model import Deck, Note
 
-__all__ = ["deck_anki_id", "guid_problems", "note_guid", "note_type_anki_id"]
+__all__ = [
+    "BASE91_DIGITS",
+    "base91",
+    "deck_anki_id",
+    "guid_problems",
+    "note_guid",
+    "note_type_anki_id",
+]
 
-_BASE91 = (
+# The digits of the base-91 GUIDs Anki and genanki give notes, the value of 0 first.
+BASE91_DIGITS = (
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"
 )
 
@@ -41,16 +49,16 @@ def note_guid(deck_key: str, note_id: str) -> str:
     """The note's GUID: the first 8 bytes of the SHA-256 of "deckbuilder", "note", the
     deck key and the note id joined by U+001F, in the base-91 alphabet Anki itself uses
     for GUIDs."""
-    return _base91(_digest("deckbuilder", "note", deck_key, note_id))
+    return base91(_digest("deckbuilder", "note", deck_key, note_id))
 
 
-def _base91(value: int) -> str:
+def base91(value: int) -> str:
     """``value`` in base 91, most significant digit first, without leading zero digits
     (zero is one digit, ``a``)."""
     digits: list[str] = []
     while True:
-        value, digit = divmod(value, len(_BASE91))
-        digits.append(_BASE91[digit])
+        value, digit = divmod(value, len(BASE91_DIGITS))
+        digits.append(BASE91_DIGITS[digit])
         if value == 0:
             return "".join(reversed(digits))
 

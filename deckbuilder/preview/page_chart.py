@@ -31,7 +31,7 @@ from deckbuilder.preview.chart import (
 from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, figure, shown_forecast
 from deckbuilder.schedule.workload import Peak, peak
 
-__all__ = ["FIRST_DAYS", "FONT_SIZE", "first_weeks_svg", "forecast_svg", "sweep_svg"]
+__all__ = ["FIRST_DAYS", "FONT_SIZE", "axis_label", "first_weeks_svg", "forecast_svg", "sweep_svg"]
 
 FONT_SIZE = 12  # px, at any width
 FIRST_DAYS = 60  # a forecast longer than this gets a chart of its first days as well
@@ -54,7 +54,7 @@ def _nice_max(value: float) -> float:
     return float(10 * exp)  # pragma: no cover
 
 
-def _label(value: float) -> str:
+def axis_label(value: float) -> str:
     """An axis value, short: 20000 is 20k, 5000000 is 5M (axis values are round, see
     :func:`_nice_max`)."""
     if value >= 10_000_000:
@@ -112,7 +112,7 @@ def _frame(panel: _Panel, title: str, first: str, last: str) -> list[str]:
             f'<line x1="0" y1="{y:.1f}" x2="100%" y2="{y:.1f}" stroke="{colour}" class="grid"/>'
         )
         if frac:  # 0 goes without saying, and would stand on the axis's own labels
-            out.append(_text("100%", y - 3, _label(panel.top * frac), "label value", "end"))
+            out.append(_text("100%", y - 3, axis_label(panel.top * frac), "label value", "end"))
     below = panel.plot_bottom + AXIS - 4
     out += [_text("0", below, first, "label axis"), _text("100%", below, last, "label axis", "end")]
     return out

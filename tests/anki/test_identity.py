@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deckbuilder.anki.identity import _BASE91, _base91, deck_anki_id, note_guid
+from deckbuilder.anki.identity import BASE91_DIGITS, base91, deck_anki_id, note_guid
 from deckbuilder.anki.notetypes import note_type
 from deckbuilder.model import NoteKind
 
@@ -62,14 +62,14 @@ def test_bundled_note_guids_are_fixed(deck_key: str, note_id: str, guid: str) ->
     ],
 )
 def test_base91_digits_are_fixed(value: int, digits: str) -> None:
-    assert _base91(value) == digits
+    assert base91(value) == digits
 
 
 @given(st.integers(min_value=0, max_value=2**64 - 1))
 def test_base91_reads_back_as_the_value(value: int) -> None:
     """Most significant digit first, no leading zero digit: one string per value."""
-    digits = _base91(value)
-    assert value == sum(_BASE91.index(d) * 91**k for k, d in enumerate(reversed(digits)))
+    digits = base91(value)
+    assert value == sum(BASE91_DIGITS.index(d) * 91**k for k, d in enumerate(reversed(digits)))
     assert 1 <= len(digits) <= 10
     assert digits == "a" or not digits.startswith("a")
 

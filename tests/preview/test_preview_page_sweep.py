@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.preview.page import preview_page
-from deckbuilder.preview.page_chart import sweep_svg
+from deckbuilder.preview.page_chart import axis_label, sweep_svg
 from deckbuilder.preview.report import DeckPreview, Questions, deck_settings, preview_deck
 from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
 from tests.app_calls import check_decks
@@ -188,6 +188,4 @@ def test_chart_labels_are_readable_inside_their_chart_and_apart(
 )  # fmt: skip
 def test_axis_values_are_short(value: float, shown: str) -> None:
     """An axis value stays a few characters long beside the lines it labels."""
-    from deckbuilder.preview.page_chart import _label
-
-    assert _label(value) == shown
+    assert axis_label(value) == shown
