@@ -7,7 +7,9 @@ and regular expressions included): linear time gives 4, quadratic 16; the tests 
 Where deckbuilder's own loops read a text, the characters they read are also counted.
 Inputs are runs of Markdown, cloze, HTML and math syntax as long as a field may be.
 The one-pass readers that replace Anki's lazy regular expressions must read as those
-regular expressions do; property tests compare them on short texts.
+regular expressions do; property tests compare them on short texts (those of the preview's
+template filters in tests/preview/test_anki_template_linear.py, of math in
+tests/render/test_text.py, beside the units they read).
 """
 
 from __future__ import annotations
@@ -18,11 +20,8 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from deckbuilder import cloze
 from deckbuilder.anki.notetypes import note_type
@@ -34,7 +33,6 @@ from deckbuilder.errors import DeckError
 from deckbuilder.importers import ImportOptions, plan_import, read_text_source
 from deckbuilder.lint.normalise import plain
 from deckbuilder.model import NoteKind
-from deckbuilder.preview import anki_template
 from deckbuilder.preview.anki_template import render_card, strip_html
 from deckbuilder.render import markdown as text
 from deckbuilder.render.fast_path import fast_html
@@ -224,128 +222,6 @@ def test_math_closings_are_found_once_per_text(monkeypatch: pytest.MonkeyPatch) 
     out = render_markdown("x " + "\\(" * 5000 + " \\(a\\) \\[b\\]")
     assert out.html.endswith("\\(a\\) \\[b\\]")
     assert counting.scans == 1
-
-
-class _CountingText(str):
-    """A text that counts the characters its ``find`` and the patterns searching it read."""
-
-    read = 0
-
-    def find(self, sub: str, start: Any = None, end: Any = None) -> int:
-        found = super().find(sub, start, end)
-        _CountingText.read += (len(self) if found < 0 else found + len(sub)) - (start or 0)
-        return found
-
-
-class _SearchCounted:
-    """A compiled pattern whose searches add the characters they read to the count."""
-
-    def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.pattern = pattern
-
-    def search(self, string: str, pos: int = 0) -> re.Match[str] | None:
-        found = self.pattern.search(string, pos)
-        _CountingText.read += (found.end() if found else len(string)) - pos
-        return found
-
-    def match(self, string: str, pos: int = 0) -> re.Match[str] | None:
-        return self.pattern.match(string, pos)
-
-
-_SCANNING_PATTERNS = ["_GT", "_COMMENT_CLOSE", "_STYLE_CLOSE", "_SCRIPT_CLOSE", "_STYLE_OPEN"]
-_SCANNING_PATTERNS += ["_SCRIPT_OPEN", "_MATH_OPEN", "_MATH_CLOSE"]
-_TAG_SYNTAX = ["<", ">", "<!--", "-->", "<style", "</style>", "<script", "</script>", "a"]
-_TAG_SYNTAX += ["\\(", "\\)", "\\[", "\\]", "[sound:", "]"]
-
-
-@settings(max_examples=60, deadline=None)
-@given(unit=st.lists(st.sampled_from(_TAG_SYNTAX), min_size=1, max_size=4).map("".join))
-def test_anki_filters_read_each_character_a_few_times(unit: str) -> None:
-    """Tags, math and sounds: each search starts where the last one ended or reuses its
-    answer, so the characters read stay within a few times the text's length."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        for name in _SCANNING_PATTERNS:
-            pattern = getattr(anki_template, name)
-            monkeypatch.setattr(anki_template, name, _SearchCounted(pattern))
-        field = _CountingText(run_of(unit)(4096))
-        for read in (
-            anki_template._remove_tags,
-            anki_template._strip_html_in_math,
-            lambda t: anki_template._extract_av_tags(t, "q"),
-        ):
-            _CountingText.read = 0
-            read(field)
-            assert _CountingText.read <= 4 * len(field) + 64, read
-
-
-# -- the one-pass readers read as Anki's regular expressions do ---------------------------
-# Anki's (rslib/src/text.rs and template_filters.rs), for short texts.
-ANKI_HTML = re.compile(
-    r"(<!--.*?-->)|(<style.*?>.*?</style>)|(<script.*?>.*?</script>)|(<.*?>)",
-    re.IGNORECASE | re.DOTALL,
-)
-# The sound tag of Anki's play-tag reader (rslib card_rendering/parser.rs): a name of at
-# least one character that is not ']' (measured: "[sound:]]" is text).
-ANKI_SOUND = re.compile(r"\[sound:([^\]]+)\]")
-ANKI_MATHJAX = re.compile(r"(\\[(\[])(.*?)(\\[\])])", re.IGNORECASE | re.DOTALL)
-# U+017F (long s) matches 's' when case is ignored.
-_SHORT = st.lists(st.sampled_from([*_TAG_SYNTAX, "STYLE", "\u017f", "\n", "b>", "&amp;"])).map(
-    "".join
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(_SHORT)
-def test_tags_are_removed_as_anki_removes_them(html: str) -> None:
-    assert anki_template._remove_tags(html) == ANKI_HTML.sub("", html)
-
-
-@settings(max_examples=500, deadline=None)
-@given(_SHORT)
-def test_sounds_are_found_as_anki_finds_them(html: str) -> None:
-    names: list[str] = []
-
-    def ref(m: re.Match[str]) -> str:
-        names.append(anki_template._decode_entities(m.group(1)))
-        return f"[anki:play:q:{len(names) - 1}]"
-
-    expected = ANKI_SOUND.sub(ref, html)
-    # pylib hands a client the file's base name (anki.template.av_tag_to_native).
-    sounds = tuple(anki_template.SoundTag(name.rsplit("/", 1)[-1]) for name in names)
-    assert anki_template._extract_av_tags(html, "q") == (expected, sounds)
-
-
-@settings(max_examples=500, deadline=None)
-@given(_SHORT)
-def test_tags_in_math_are_removed_as_anki_removes_them(html: str) -> None:
-    expected = ANKI_MATHJAX.sub(
-        lambda m: m.group(1) + ANKI_HTML.sub("", m.group(2)) + m.group(3), html
-    )
-    assert anki_template._strip_html_in_math(html) == expected
-
-
-def _mathjax_end(src: str, start: int, closer: str) -> int:
-    """How MathJax finds the end of a formula: ``\\x`` pairs skipped whole."""
-    pos = start
-    while pos < len(src) - 1:
-        if src[pos] == "\\":
-            if src[pos + 1] == closer:
-                return pos + 2
-            pos += 2
-        else:
-            pos += 1
-    return -1
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(["\\", "(", ")", "[", "]", "a", "\\\\", "\\("])).map("".join))
-def test_math_ends_where_mathjax_ends_it(src: str) -> None:
-    env: dict[str, Any] = {}
-    for start in range(1, len(src) + 1):
-        if src[start - 1] in "([":
-            for closer in ")]":
-                found = text._math_end(src, start, closer, len(src), env)
-                assert found == _mathjax_end(src, start, closer), (src, start, closer)
 
 
 @pytest.mark.parametrize("fmt", ["quiz", "aiken"])

@@ -5,12 +5,15 @@ long): the template reader (``{{``, comments, sections), the reader of sound and
 ``[anki:...]`` tags (a name's closing searched once, options read once whichever
 opening reaches them) and the ``furigana:``/``kanji:``/``kana:`` reader (Anki's lazy
 regular expression, which a backtracking engine would rescan from every ``[``).
+Anki's HTML and sound filters (tags removed, tags in math removed, sounds found) read each
+character a few times, counted, and give what Anki's regular expressions give.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -111,3 +114,102 @@ def test_ruby_is_read_as_anki_reads_it(text: str) -> None:
         return f"<ruby><rb>{m.group(1)}</rb><rt>{m.group(2)}</rt></ruby>"
 
     assert anki_template._furigana(text) == ANKI_FURIGANA.sub(ruby, text.replace("&nbsp;", " "))
+
+
+# -- Anki's HTML and sound filters -------------------------------------------------------
+class _CountingText(str):
+    """A text that counts the characters its ``find`` and the patterns searching it read."""
+
+    read = 0
+
+    def find(self, sub: str, start: Any = None, end: Any = None) -> int:
+        found = super().find(sub, start, end)
+        _CountingText.read += (len(self) if found < 0 else found + len(sub)) - (start or 0)
+        return found
+
+
+class _SearchCounted:
+    """A compiled pattern whose searches add the characters they read to the count."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+
+    def search(self, string: str, pos: int = 0) -> re.Match[str] | None:
+        found = self.pattern.search(string, pos)
+        _CountingText.read += (found.end() if found else len(string)) - pos
+        return found
+
+    def match(self, string: str, pos: int = 0) -> re.Match[str] | None:
+        return self.pattern.match(string, pos)
+
+
+_SCANNING_PATTERNS = ["_GT", "_COMMENT_CLOSE", "_STYLE_CLOSE", "_SCRIPT_CLOSE", "_STYLE_OPEN"]
+_SCANNING_PATTERNS += ["_SCRIPT_OPEN", "_MATH_OPEN", "_MATH_CLOSE"]
+_TAG_SYNTAX = ["<", ">", "<!--", "-->", "<style", "</style>", "<script", "</script>", "a"]
+_TAG_SYNTAX += ["\\(", "\\)", "\\[", "\\]", "[sound:", "]"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(unit=st.lists(st.sampled_from(_TAG_SYNTAX), min_size=1, max_size=4).map("".join))
+def test_anki_filters_read_each_character_a_few_times(unit: str) -> None:
+    """Tags, math and sounds: each search starts where the last one ended or reuses its
+    answer, so the characters read stay within a few times the text's length."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name in _SCANNING_PATTERNS:
+            pattern = getattr(anki_template, name)
+            monkeypatch.setattr(anki_template, name, _SearchCounted(pattern))
+        field = _CountingText(run_of(unit)(4096))
+        for read in (
+            anki_template._remove_tags,
+            anki_template._strip_html_in_math,
+            lambda t: anki_template._extract_av_tags(t, "q"),
+        ):
+            _CountingText.read = 0
+            read(field)
+            assert _CountingText.read <= 4 * len(field) + 64, read
+
+
+# -- the one-pass readers read as Anki's regular expressions do ---------------------------
+# Anki's (rslib/src/text.rs and template_filters.rs), for short texts.
+ANKI_HTML = re.compile(
+    r"(<!--.*?-->)|(<style.*?>.*?</style>)|(<script.*?>.*?</script>)|(<.*?>)",
+    re.IGNORECASE | re.DOTALL,
+)
+# The sound tag of Anki's play-tag reader (rslib card_rendering/parser.rs): a name of at
+# least one character that is not ']' (measured: "[sound:]]" is text).
+ANKI_SOUND = re.compile(r"\[sound:([^\]]+)\]")
+ANKI_MATHJAX = re.compile(r"(\\[(\[])(.*?)(\\[\])])", re.IGNORECASE | re.DOTALL)
+# U+017F (long s) matches 's' when case is ignored.
+_SHORT = st.lists(st.sampled_from([*_TAG_SYNTAX, "STYLE", "\u017f", "\n", "b>", "&amp;"])).map(
+    "".join
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SHORT)
+def test_tags_are_removed_as_anki_removes_them(html: str) -> None:
+    assert anki_template._remove_tags(html) == ANKI_HTML.sub("", html)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SHORT)
+def test_sounds_are_found_as_anki_finds_them(html: str) -> None:
+    names: list[str] = []
+
+    def ref(m: re.Match[str]) -> str:
+        names.append(anki_template._decode_entities(m.group(1)))
+        return f"[anki:play:q:{len(names) - 1}]"
+
+    expected = ANKI_SOUND.sub(ref, html)
+    # pylib hands a client the file's base name (anki.template.av_tag_to_native).
+    sounds = tuple(anki_template.SoundTag(name.rsplit("/", 1)[-1]) for name in names)
+    assert anki_template._extract_av_tags(html, "q") == (expected, sounds)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SHORT)
+def test_tags_in_math_are_removed_as_anki_removes_them(html: str) -> None:
+    expected = ANKI_MATHJAX.sub(
+        lambda m: m.group(1) + ANKI_HTML.sub("", m.group(2)) + m.group(3), html
+    )
+    assert anki_template._strip_html_in_math(html) == expected

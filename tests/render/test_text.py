@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html as html_module
 import re
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.cloze import cloze_numbers
+from deckbuilder.render import markdown
 from deckbuilder.render.markdown import render_markdown
 
 
@@ -383,3 +385,27 @@ def _runs_script(url: str) -> bool:
 )
 def test_script_url_check(tag: str, runs: bool) -> None:
     assert any(_runs_script(url) for url in _urls(tag)) is runs
+
+
+def _mathjax_end(src: str, start: int, closer: str) -> int:
+    """How MathJax finds the end of a formula: ``\\x`` pairs skipped whole."""
+    pos = start
+    while pos < len(src) - 1:
+        if src[pos] == "\\":
+            if src[pos + 1] == closer:
+                return pos + 2
+            pos += 2
+        else:
+            pos += 1
+    return -1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["\\", "(", ")", "[", "]", "a", "\\\\", "\\("])).map("".join))
+def test_math_ends_where_mathjax_ends_it(src: str) -> None:
+    env: dict[str, Any] = {}
+    for start in range(1, len(src) + 1):
+        if src[start - 1] in "([":
+            for closer in ")]":
+                found = markdown._math_end(src, start, closer, len(src), env)
+                assert found == _mathjax_end(src, start, closer), (src, start, closer)
