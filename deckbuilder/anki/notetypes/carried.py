@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.notetypes import (
-    IO_FIELDS,
-    OWN_KINDS,
     NoteTypeSpec,
     declared_spec,
     note_type,
@@ -34,6 +32,7 @@ from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import read_regular
 from deckbuilder.model import BasicNote, FieldsNote, Note, NoteKind
+from deckbuilder.note_types import BUILT_IN
 from deckbuilder.templates import name_problems, names_problems, template_problems
 
 __all__ = [
@@ -47,30 +46,23 @@ __all__ = [
 ]
 
 SIDECAR_SUFFIX = ".notetypes.json"
-# The kinds a carried note type may take: those whose fields render in Anki's stock order.
-CARRIED_KINDS = {
-    NoteKind.BASIC: 2,
-    NoteKind.BASIC_REVERSED: 2,
-    NoteKind.CLOZE: 2,
-    NoteKind.BASIC_OPTIONAL_REVERSED: 3,  # Front, Back and Add Reverse
-    NoteKind.IMAGE_OCCLUSION: len(IO_FIELDS),  # Anki's own, by originalStockKind
+# The kinds a carried note type may take, with their (fields, templates): the built-in
+# note types a collection's own may stand in for (BuiltinType.carried), whose fields render
+# in Anki's stock order, and Anki's "Basic (optional reversed card)", which deckbuilder
+# has no note type of its own for.
+_CARRIED_SHAPES: dict[NoteKind, tuple[int, int]] = {
+    **{NoteKind(t.key): (len(t.fields), len(t.templates)) for t in BUILT_IN.values() if t.carried},
+    NoteKind.BASIC_OPTIONAL_REVERSED: (3, 2),  # Front, Back and Add Reverse; two cards
 }
-# Templates of each kind: one card, or two (the reversed card).
-_CARRIED_TEMPLATES = {
-    NoteKind.BASIC: 1,
-    NoteKind.BASIC_REVERSED: 2,
-    NoteKind.CLOZE: 1,
-    NoteKind.BASIC_OPTIONAL_REVERSED: 2,
-    NoteKind.IMAGE_OCCLUSION: 1,
-}
+CARRIED_KINDS = {kind: fields for kind, (fields, _) in _CARRIED_SHAPES.items()}
 # Limits against absurd files (documented in docs/note-types.md). Anki's own note types
 # have templates of a few KB; genanki reads each template several times per build.
 MAX_SIDECAR_BYTES = 4 * 1024 * 1024
 MAX_TEMPLATE_CHARS = 128 * 1024
 MAX_CSS_CHARS = 1024 * 1024
 _LARGEST_ID = 2**63 - 1  # Anki's ids are signed 64-bit numbers
-_OWN_IDS = {note_type(kind).id: kind for kind in OWN_KINDS}
-_OWN_NAMES = {note_type(kind).name.casefold() for kind in OWN_KINDS}
+_OWN_IDS = {t.anki_id: NoteKind(t.key) for t in BUILT_IN.values()}
+_OWN_NAMES = {t.name.casefold() for t in BUILT_IN.values()}
 _SHOWN = 60  # characters of a name quoted in a message
 _ABOUT = (
     "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
@@ -230,9 +222,9 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         shown = _shortened(json.dumps(keep_scripts, ensure_ascii=False))
         return None, [f"{label}: 'keep_scripts' is {shown}, not true or false"]
     kind = _KINDS[entry["kind"]]
-    cards = _CARRIED_TEMPLATES[kind]
-    shape = f"{CARRIED_KINDS[kind]} fields and {cards} template{'s' if cards > 1 else ''}"
-    if (len(fields), len(templates)) != (CARRIED_KINDS[kind], _CARRIED_TEMPLATES[kind]):
+    fields_wanted, cards = _CARRIED_SHAPES[kind]
+    shape = f"{fields_wanted} fields and {cards} template{'s' if cards > 1 else ''}"
+    if (len(fields), len(templates)) != (fields_wanted, cards):
         return None, [_restore(f"{label}: a note type of kind {kind.value} has {shape}")]
     first, *more = [(t["name"], t["front"], t["back"]) for t in templates]
     spec = NoteTypeSpec(
@@ -247,9 +239,11 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         more_templates=tuple(more),
         keep_scripts=keep_scripts,
     )
-    if kind is NoteKind.IMAGE_OCCLUSION:  # Anki knows it by its stock kind and field tags
-        own = note_type(kind)
-        spec = replace(spec, cloze=True, stock_kind=own.stock_kind, field_tags=own.field_tags)
+    own = BUILT_IN.get(kind.value)
+    if own is not None and own.stock_kind:  # Anki knows it by its stock kind and field tags
+        spec = replace(
+            spec, cloze=own.is_cloze, stock_kind=own.stock_kind, field_tags=own.field_tags
+        )
     return spec, [f"{label}: {problem}" for problem in spec_problems(spec)]
 
 
