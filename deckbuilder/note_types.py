@@ -20,14 +20,18 @@ Two records, one for each place a note type comes from:
   Anki's note type of both records by one path.
 
 What a built-in type's notes say in a card file (their keys, the documentation of each,
-the aliases of its name) is the card format's, declared in ``deckbuilder.cardfile.keys``:
-the core cannot import the card format, so that module attaches its keys to a record by
-the record's key (``NOTE_KEYS["mcq"]``) and takes the list of types from here, never a
-list of its own. Behaviour that differs by the shape of a note (how an MCQ's choices
-render, what lint looks for in a cloze) stays with each layer, as one table per layer
-keyed by the note's kind; everything a layer asks of the note *type* (its label, its
-``list`` column, how its cards are counted, which of its fields speak or carry the source
-link) is here.
+the aliases of its name) is the card format's, declared in ``deckbuilder.cardfile.keys``.
+The core cannot import the card format, and the record should not hold a second copy of
+it, so the attachment points the other way: each entry there is made from the record,
+looked up by its key (``NoteType(built_in("mcq"), doc, keys)``), and takes the record's
+place in the registry's order. There is no list of kinds of its own to keep in step: a
+key naming no record fails at import, and a record without an entry (Basic and
+reversed, used by ``reverse: true``) is simply one a card file cannot name.
+
+Behaviour that differs by the shape of a note (how an MCQ's choices render, what lint
+looks for in a cloze) stays with each layer, as one table per layer keyed by the note's
+kind; everything a layer asks of the note *type* (its label, its ``list`` column, how its
+cards are counted, which of its fields speak or carry the source link) is here.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 
 from deckbuilder import cloze
 from deckbuilder.templates import cards_made
@@ -185,6 +190,11 @@ class BuiltinType:
     @property
     def is_cloze(self) -> bool:
         return self.kind is TypeKind.CLOZE
+
+    @cached_property
+    def template_ordinals(self) -> tuple[int, ...]:
+        """A card per template (CardCount.EVERY_TEMPLATE): the cards of every note."""
+        return tuple(range(len(self.templates)))
 
     def spoken_field(self, key: str) -> int:
         """The index of the field the spoken text ``key`` renders into."""

@@ -123,7 +123,9 @@ def note_problems(
         check = _NoteCheck(file, note, unread[i] if unread else ())
         check.identity(first_id, first_guid, spellings)
         check.texts()
-        _SHAPE_CHECKS[note.kind](check, note)
+        shape_checks = _SHAPE_CHECKS.get(note.kind)
+        if shape_checks is not None:
+            shape_checks(check, note)
         own = BUILT_IN.get(note.kind.value)
         if own is not None and not own.is_cloze:
             # (a declared note type's templates say what it shows)
