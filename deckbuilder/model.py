@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from deckbuilder import cloze
 from deckbuilder.errors import Problem
-from deckbuilder.note_types import NoteType
+from deckbuilder.note_types import NoteType, built_in
 from deckbuilder.occlusion import Label, Mask, OcclusionMode
 
 __all__ = [
@@ -128,9 +128,11 @@ class Note:
     def card_ordinals(self) -> tuple[int, ...]:
         """The cards Anki makes for this note, as 0-based card ordinals: the one rule the
         counts, the package writer and the preview page share (tests/test_card_rule.py
-        checks it against Anki). Multiple-choice and basic notes have one template and a
-        required first field, so one card each."""
-        return (0,)
+        checks it against Anki). As its note type's record counts them
+        (BuiltinType.cards): here a card per template, since each template's front shows
+        a field every note fills (one for multiple choice and typed); the kinds counted
+        otherwise say how."""
+        return built_in(self.kind).template_ordinals
 
     @property
     def card_count(self) -> int:
@@ -214,7 +216,8 @@ class BasicNote(Note):
 
     @property
     def card_ordinals(self) -> tuple[int, ...]:
-        return (0, 1) if self.reverse else (0,)
+        # A card per template of the note type it is written in.
+        return built_in("basic-reversed" if self.reverse else "basic").template_ordinals
 
     def texts(self) -> dict[str, str]:
         return {"front": self.front, "back": self.back}

@@ -44,7 +44,8 @@ from deckbuilder.app.requests import (
     Selection,
     WatchRequest,
 )
-from deckbuilder.model import Deck, NoteKind
+from deckbuilder.model import Deck
+from deckbuilder.note_types import BUILT_IN
 
 if TYPE_CHECKING:
     from deckbuilder.app.building import BuildResult, build
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_LANGUAGES",
+    "BUILT_IN",
     "BuildRequest",
     "BuildResult",
     "CheckRequest",
@@ -74,7 +76,6 @@ __all__ = [
     "LintResult",
     "ListRequest",
     "ListResult",
-    "NoteKind",
     "Opened",
     "PackageResult",
     "PreviewRequest",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from deckbuilder import cloze
@@ -48,6 +48,7 @@ from deckbuilder.model import (
     TypedNote,
     letter,
 )
+from deckbuilder.note_types import BUILT_IN
 from deckbuilder.templates import fields_named
 
 __all__ = [
@@ -122,20 +123,13 @@ def note_problems(
         check = _NoteCheck(file, note, unread[i] if unread else ())
         check.identity(first_id, first_guid, spellings)
         check.texts()
-        if isinstance(note, McqNote):
-            check.mcq(note)
-        elif isinstance(note, ClozeNote):
-            check.cloze(note)
-        elif isinstance(note, TypedNote):
-            check.typed(note)
-        elif isinstance(note, BasicNote):
-            check.basic(note)
-        elif isinstance(note, FieldsNote):
-            check.declared(note)
-        elif isinstance(note, ImageOcclusionNote):
-            check.occlusion(note)
-        if isinstance(note, (McqNote, BasicNote, TypedNote)):
-            check.cloze_marks()  # (a declared note type's templates say what it shows)
+        shape_checks = _SHAPE_CHECKS.get(note.kind)
+        if shape_checks is not None:
+            shape_checks(check, note)
+        own = BUILT_IN.get(note.kind.value)
+        if own is not None and not own.is_cloze:
+            # (a declared note type's templates say what it shows)
+            check.cloze_marks()
         out.append(check.problems or _NONE)
         if renderable is not None:
             renderable.append(len(check.problems) == check.renderable_problems)
@@ -540,6 +534,17 @@ class _NoteCheck:
                 self.problem(key, f"{self.name(key)} repeats answer[{seen[loose]}]")
             else:
                 seen[loose] = i
+
+
+# The checks of each kind of note's own shape (choices and answers, deletions, masks...).
+_SHAPE_CHECKS: dict[NoteKind, Callable[[_NoteCheck, Any], None]] = {
+    NoteKind.MCQ: _NoteCheck.mcq,
+    NoteKind.CLOZE: _NoteCheck.cloze,
+    NoteKind.BASIC: _NoteCheck.basic,
+    NoteKind.TYPED: _NoteCheck.typed,
+    NoteKind.IMAGE_OCCLUSION: _NoteCheck.occlusion,
+    NoteKind.DECLARED: _NoteCheck.declared,
+}
 
 
 def _as_it_looks(text: str) -> str:

@@ -6,6 +6,15 @@ keys and the words of its "must be ..." messages, the JSON Schema (:mod:`.schema
 order in which the writer (:mod:`.writer`) puts keys, and the keys table of the README
 and docs/card-format.md (:mod:`.keys_table`). A new key is one entry here (and the code
 that reads its value into the model).
+
+The note types are the core's (:data:`deckbuilder.note_types.BUILT_IN`: names, fields,
+which texts speak); what this module adds to one is what its notes say in a card file
+(:class:`NoteType`: its keys, their documentation, the names authors mistake for it),
+attached to the record itself rather than to a list of kinds of its own. The core cannot
+import the card format, so the attachment is made here, one way: a built-in type a card
+file can write is one with an entry in :data:`NOTE_TYPES` (Anki's "Basic (and reversed
+card)" has none: a basic note with ``reverse: true`` uses it), and every other question
+about the type is asked of its record.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from deckbuilder.deck_options import (
     PARAMETER_COUNT,
 )
 from deckbuilder.model import LINT_RULES, NoteKind, StudySettings
+from deckbuilder.note_types import BUILT_IN, BuiltinType, built_in
 from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, MaskShape, OcclusionMode
 
 __all__ = [
@@ -137,20 +147,7 @@ _SHAPES: dict[Shape, tuple[str, str]] = {
     Shape.DECK_NAME: ("text", "text, one line"),
     Shape.ID: ("text", "id: a-z, 0-9, - and _"),
     Shape.GUID: ("text", "printable ASCII, no spaces"),
-    Shape.NOTE_TYPE: (
-        "text",
-        ", ".join(
-            k.value
-            for k in (
-                NoteKind.MCQ,
-                NoteKind.CLOZE,
-                NoteKind.BASIC,
-                NoteKind.TYPED,
-                NoteKind.IMAGE_OCCLUSION,
-            )
-        )
-        + ", or a declared note type's key",
-    ),
+    # Shape.NOTE_TYPE: from NOTE_TYPES, below.
     Shape.LABEL: ("text", "language code"),
     Shape.FLAG: ("true or false", "true or false"),
     Shape.WHOLE: ("a whole number like 20", "whole number"),
@@ -258,9 +255,10 @@ class Key:
 
 @dataclass(frozen=True)
 class NoteType:
-    """One note type of the card format: what 'type:' says, and its own keys."""
+    """A built-in note type as the card format has it: its record (what 'type:' says is
+    the record's key), and its notes' own keys."""
 
-    kind: NoteKind
+    record: BuiltinType
     doc: str
     keys: tuple[Key, ...]
     # Whether a note without 'type:' is taken to be of this type when it uses its keys
@@ -269,6 +267,10 @@ class NoteType:
     # What authors write when they mean this type, for "did you mean" (compared in
     # lowercase, with '_' and ' ' read as '-').
     aliases: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> NoteKind:
+        return NoteKind(self.record.key)
 
 
 def step_text(seconds: float) -> str:
@@ -602,9 +604,9 @@ def _question() -> Key:
     return Key("question", Shape.TEXT, "The question.", "What is traded for memory?", required=True)
 
 
-NOTE_TYPES: tuple[NoteType, ...] = (
+_NOTE_TYPES = (
     NoteType(
-        NoteKind.MCQ,
+        built_in("mcq"),
         "A multiple-choice question: one card.",
         (
             _question(),
@@ -647,7 +649,7 @@ NOTE_TYPES: tuple[NoteType, ...] = (
         ),
     ),
     NoteType(
-        NoteKind.CLOZE,
+        built_in("cloze"),
         "A cloze deletion: one card per {{cN::...}} number.",
         (
             Key(
@@ -663,7 +665,7 @@ NOTE_TYPES: tuple[NoteType, ...] = (
         aliases=("fill-in", "fill-in-the-blank", "blank", "blanks", "gap", "deletion"),
     ),
     NoteType(
-        NoteKind.BASIC,
+        built_in("basic"),
         "A question and its answer: one card (two with reverse: true).",
         (
             Key("front", Shape.TEXT, "The question side.", "Activation", required=True),
@@ -689,7 +691,7 @@ NOTE_TYPES: tuple[NoteType, ...] = (
         aliases=("flashcard", "card", "front-back", "qa", "simple", "reversed"),
     ),
     NoteType(
-        NoteKind.TYPED,
+        built_in("typed"),
         "The learner types the answer and the card judges it: one card.",
         (
             _question(),
@@ -717,7 +719,7 @@ NOTE_TYPES: tuple[NoteType, ...] = (
         aliases=("type", "typing", "type-in", "input", "short-answer", "text-input", "answer"),
     ),
     NoteType(
-        NoteKind.IMAGE_OCCLUSION,
+        built_in("image-occlusion"),
         "A picture with masks over its parts, in Anki's own Image Occlusion note type: one "
         "card per card number, whose front hides that card's masks.",
         (
@@ -751,6 +753,15 @@ NOTE_TYPES: tuple[NoteType, ...] = (
         ),
         aliases=("occlusion", "image", "io", "image-occlusion-enhanced", "picture"),
     ),
+)
+
+# The built-in note types a card file's 'type:' may say, in the registry's order.
+NOTE_TYPES: tuple[NoteType, ...] = tuple(
+    sorted(_NOTE_TYPES, key=lambda t: list(BUILT_IN).index(t.record.key))
+)
+_SHAPES[Shape.NOTE_TYPE] = (
+    "text",
+    ", ".join(t.record.key for t in NOTE_TYPES) + ", or a declared note type's key",
 )
 
 # One entry of an image occlusion note's 'masks': a mask (one of rect, ellipse, polygon,
@@ -838,13 +849,10 @@ NUMBER: tuple[Key, ...] = (
 )
 
 
-# The texts of each kind of note a card can speak: spoken where the card shows them.
-# A cloze note's text is not among them: spoken on the front, it would say the answer.
+# The texts of each kind of note a card can speak (BuiltinType.spoken): spoken where the
+# card shows them.
 SPOKEN: dict[NoteKind, tuple[str, ...]] = {
-    NoteKind.MCQ: ("question", "explanation"),
-    NoteKind.TYPED: ("question", "explanation"),
-    NoteKind.BASIC: ("front", "back"),
-    NoteKind.CLOZE: ("extra",),
+    t.kind: tuple(key for key, _ in t.record.spoken) for t in NOTE_TYPES if t.record.spoken
 }
 
 
@@ -866,6 +874,6 @@ def note_type_named(written: str) -> NoteType | None:
     ``multiple-choice``), or None; the caller tells "is" from "did you mean"."""
     loose = re.sub(r"[\s_]+", "-", written.strip().lower())
     for note in NOTE_TYPES:
-        if loose == note.kind.value or loose in note.aliases:
+        if loose == note.record.key or loose in note.aliases:
             return note
     return None

@@ -8,7 +8,7 @@ Multiple-choice (``question``, ``choices``, ``answer``), cloze (``text`` with
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import TypedDict, TypeGuard
 
@@ -178,28 +178,8 @@ def _read_note(
         texts, field_lines = read_declared_note_fields(fields, item, kind)
         common["field_lines"].update(field_lines)
         note = FieldsNote(**common, note_type=kind, fields=texts)
-    elif kind is NoteKind.MCQ:
-        note = _read_mcq(fields, item, common)
-    elif kind is NoteKind.CLOZE:
-        note = ClozeNote(
-            **common,
-            text=fields.text(item, "text", required=True),
-            extra=fields.text(item, "extra"),
-        )
-        _check_same_deletions(fields, item.get("text"))
-    elif kind is NoteKind.TYPED:
-        note = read_typed(fields, item, common)
-    elif kind is NoteKind.IMAGE_OCCLUSION:
-        note = read_image_occlusion(fields, item, common)
     else:
-        reverse, add_reverse = read_reverse(fields, item)
-        note = BasicNote(
-            **common,
-            front=fields.text(item, "front", required=True),
-            back=fields.text(item, "back", required=True),
-            reverse=reverse,
-            add_reverse=add_reverse,
-        )
+        note = _READERS[kind](fields, item, common)
     fields.note_id = None
     return replace(note, speak=spoken) if spoken else note
 
@@ -314,6 +294,27 @@ def _field_lines(item: YMap) -> dict[str, int]:
 
 
 # -- multiple choice ---------------------------------------------------------------------------
+def _read_cloze(fields: FieldReader, item: YMap, common: _CommonFields) -> ClozeNote:
+    note = ClozeNote(
+        **common,
+        text=fields.text(item, "text", required=True),
+        extra=fields.text(item, "extra"),
+    )
+    _check_same_deletions(fields, item.get("text"))
+    return note
+
+
+def _read_basic(fields: FieldReader, item: YMap, common: _CommonFields) -> BasicNote:
+    reverse, add_reverse = read_reverse(fields, item)
+    return BasicNote(
+        **common,
+        front=fields.text(item, "front", required=True),
+        back=fields.text(item, "back", required=True),
+        reverse=reverse,
+        add_reverse=add_reverse,
+    )
+
+
 def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote:
     question = fields.text(item, "question", required=True)
     choices, feedback = _read_choices(fields, item)
@@ -472,3 +473,13 @@ def _check_same_deletions(fields: FieldReader, value: YValue | None) -> None:
             f"the languages of 'text' number their deletions differently ({shown}); "
             "give every language the same {{cN::...}} numbers",
         )
+
+
+# How each built-in note type's notes are read, by kind: their keys are their own.
+_READERS: dict[NoteKind, Callable[[FieldReader, YMap, _CommonFields], Note]] = {
+    NoteKind.MCQ: _read_mcq,
+    NoteKind.CLOZE: _read_cloze,
+    NoteKind.BASIC: _read_basic,
+    NoteKind.TYPED: read_typed,
+    NoteKind.IMAGE_OCCLUSION: read_image_occlusion,
+}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import yaml
@@ -41,6 +41,7 @@ from deckbuilder.model import (
     ImageOcclusionNote,
     McqNote,
     Note,
+    NoteKind,
     StudySettings,
     TypedAnswer,
     TypedNote,
@@ -349,42 +350,63 @@ def _note(note: Note) -> dict[str, Any]:
         }
         values["fields"] = texts
         return _mapping((*NOTE_FIRST, FIELDS, *NOTE_LAST), values)
-    if isinstance(note, McqNote):
-        letters = [letter(i) for i in note.answer]
-        values |= {
-            "question": _required(note.question),
-            "choices": [_choice(note, i) for i in range(len(note.choices))],
-            "answer": letters[0] if len(letters) == 1 else _flow(letters) or [],
-            "explanation": _text(note.explanation),
-            "shuffle": note.shuffle,
-        }
-    elif isinstance(note, ClozeNote):
-        values |= {"text": _required(note.text), "extra": _text(note.extra)}
-    elif isinstance(note, BasicNote):
-        values |= {
-            "front": _required(note.front),
-            "back": _required(note.back),
-            "reverse": note.reverse if note.add_reverse is None else None,
-            "add_reverse": None if note.add_reverse is None else _required(note.add_reverse),
-        }
-    elif isinstance(note, ImageOcclusionNote):
-        values |= {
-            "image": note.image,
-            "header": _text(note.header),
-            "back_extra": _text(note.back_extra),
-            "comments": _text(note.comments),
-            "mode": note.mode.value,
-            "masks": _masks(note),
-        }
-    elif isinstance(note, TypedNote):
-        answers = [_typed_answer(answer) for answer in note.answers]
-        values |= {
-            "question": _required(note.question),
-            "answer": answers[0] if len(answers) == 1 else answers,
-            "explanation": _text(note.explanation),
-            "match_case": note.match_case,
-        }
+    values |= _OWN_VALUES[note.kind](note)
     return _mapping(note_keys(note.kind), values)
+
+
+def _mcq(note: McqNote) -> dict[str, Any]:
+    letters = [letter(i) for i in note.answer]
+    return {
+        "question": _required(note.question),
+        "choices": [_choice(note, i) for i in range(len(note.choices))],
+        "answer": letters[0] if len(letters) == 1 else _flow(letters) or [],
+        "explanation": _text(note.explanation),
+        "shuffle": note.shuffle,
+    }
+
+
+def _cloze(note: ClozeNote) -> dict[str, Any]:
+    return {"text": _required(note.text), "extra": _text(note.extra)}
+
+
+def _basic(note: BasicNote) -> dict[str, Any]:
+    return {
+        "front": _required(note.front),
+        "back": _required(note.back),
+        "reverse": note.reverse if note.add_reverse is None else None,
+        "add_reverse": None if note.add_reverse is None else _required(note.add_reverse),
+    }
+
+
+def _occlusion(note: ImageOcclusionNote) -> dict[str, Any]:
+    return {
+        "image": note.image,
+        "header": _text(note.header),
+        "back_extra": _text(note.back_extra),
+        "comments": _text(note.comments),
+        "mode": note.mode.value,
+        "masks": _masks(note),
+    }
+
+
+def _typed(note: TypedNote) -> dict[str, Any]:
+    answers = [_typed_answer(answer) for answer in note.answers]
+    return {
+        "question": _required(note.question),
+        "answer": answers[0] if len(answers) == 1 else answers,
+        "explanation": _text(note.explanation),
+        "match_case": note.match_case,
+    }
+
+
+# The values of each built-in note type's own keys (keys.NOTE_TYPES), by its notes' kind.
+_OWN_VALUES: dict[NoteKind, Callable[[Any], dict[str, Any]]] = {
+    NoteKind.MCQ: _mcq,
+    NoteKind.CLOZE: _cloze,
+    NoteKind.BASIC: _basic,
+    NoteKind.TYPED: _typed,
+    NoteKind.IMAGE_OCCLUSION: _occlusion,
+}
 
 
 def _pixels(value: float) -> _Number:

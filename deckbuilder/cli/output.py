@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from deckbuilder.app import Deck, NoteKind
+from deckbuilder.app import BUILT_IN, Deck
 from deckbuilder.errors import shown
 
 if TYPE_CHECKING:
@@ -228,9 +228,11 @@ def deck_summary(deck: Deck) -> dict[str, Any]:
 
 def deck_table(decks: Sequence[Deck]) -> list[str]:
     """``deckbuilder list``: one row per deck, columns aligned for wide characters too."""
-    kinds = (NoteKind.MCQ, NoteKind.CLOZE, NoteKind.BASIC, NoteKind.TYPED)  # card-file kinds
-    # Notes of the note types a deck declares (or an import brought) are counted together.
-    header = ("DECK", "ID", "FILE", *(kind.value.upper() for kind in kinds), "OTHER", "CARDS")
+    # A column for each built-in note type that has one; notes of the others (and of the
+    # note types a deck declares, or an import brought) are counted together.
+    columns = [t for t in BUILT_IN.values() if t.column]
+    kinds = [t.key for t in columns]
+    header = ("DECK", "ID", "FILE", *(t.column for t in columns), "OTHER", "CARDS")
     header += ("TAGS",)
     rows: list[tuple[str, ...]] = [header]
     for deck in decks:

@@ -13,26 +13,22 @@ note, is checked once the card file is planned (:mod:`.plan`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from html import unescape
 
-from deckbuilder.anki.notetypes import note_type
 from deckbuilder.importers.base import typed_answer
 from deckbuilder.importers.html_markdown import field_markdown
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, TypedNote, letter
-from deckbuilder.render.deck import SPEECH_CLASS, SPOKEN_FIELDS
+from deckbuilder.note_types import BUILT_IN, built_in
+from deckbuilder.render.deck import SPEECH_CLASS
 
 __all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_language", "own_note", "spoken_texts"]
 
-OWN_KINDS = (
-    NoteKind.MCQ,
-    NoteKind.TYPED,
-    NoteKind.BASIC,
-    NoteKind.BASIC_REVERSED,
-    NoteKind.CLOZE,
-)
-OWN_TYPE_IDS = {note_type(kind).id: kind for kind in OWN_KINDS}
+# The built-in note types whose notes an import reads back (image occlusion notes come
+# in through Anki's own note type: .image_occlusion).
+OWN_KINDS = tuple(NoteKind(t.key) for t in BUILT_IN.values() if not t.stock_kind)
+OWN_TYPE_IDS = {built_in(kind).anki_id: kind for kind in OWN_KINDS}
 
 _LANG_OPEN = re.compile(r'<div lang="([A-Za-z][A-Za-z0-9-]{0,34})"( data-db-lang="\1")?>')
 _CHOICE_ATTRS = re.compile(r'<div class="db-(?:choice|accept)"[^>]*? (lang|data-db-lang)="([^"]*)"')
@@ -70,14 +66,14 @@ def _unwrap(html: str, lang: str) -> str | None:
     return html[found.end() : -len("</div>")]
 
 
-# The fields render.py wraps in the deck's language, by index (the others are markup of
-# their own, letters, or yes/no).
-_WRAPPED = {NoteKind.MCQ: (0, 3), NoteKind.TYPED: (0, 2)}
+def _wrapped(kind: NoteKind, count: int) -> Sequence[int]:
+    """The fields render.deck wraps in the deck's language, by index (the type's text
+    fields; the others are markup of their own, letters, or yes/no)."""
+    return built_in(kind).text_fields or range(count)
 
 
 def _wrapped_fields(kind: NoteKind, fields: Sequence[str]) -> list[str]:
-    indexes = _WRAPPED.get(kind, range(len(fields)))
-    return [fields[i] for i in indexes if i < len(fields)]
+    return [fields[i] for i in _wrapped(kind, len(fields)) if i < len(fields)]
 
 
 def own_language(notes: Sequence[tuple[NoteKind, Sequence[str]]]) -> OwnLanguage:
@@ -186,14 +182,13 @@ def own_note(
 ) -> Note | None:
     """The model note for an own-type note's ``fields`` (None: they are not as
     deckbuilder writes them). Its fields are Markdown where that renders back exactly."""
-    spec = note_type(kind)
-    if len(fields) != len(spec.fields):
+    if len(fields) != len(built_in(kind).fields):
         return None
     texts, spoken = spoken_texts(fields)
     note = _own_note(kind, guid, texts, language)
     if note is None or not spoken:
         return note
-    keys = {index: key for key, index in SPOKEN_FIELDS.get(kind, {}).items()}
+    keys = {index: key for key, index in built_in(kind).spoken}
     if not all(index in keys for index in spoken):
         return None  # speech where deckbuilder writes none
     return replace(note, speak=tuple(keys[index] for index in sorted(spoken)))
@@ -222,49 +217,57 @@ def _own_note(
     kind: NoteKind, guid: str, fields: Sequence[str], language: OwnLanguage
 ) -> Note | None:
     texts = list(fields)
-    for i in _WRAPPED.get(kind, range(len(fields))) if language.lang else ():
+    for i in _wrapped(kind, len(fields)) if language.lang else ():
         unwrapped = _unwrap(fields[i], language.lang)
         if unwrapped is None:
             return None
         texts[i] = unwrapped
-    if kind in (NoteKind.BASIC, NoteKind.BASIC_REVERSED):
-        return BasicNote(
-            id="",
-            line=0,
-            guid=guid,
-            front=_md(texts[0]),
-            back=_md(texts[1]),
-            reverse=kind is NoteKind.BASIC_REVERSED,
-        )
-    if kind is NoteKind.CLOZE:
-        return ClozeNote(
-            id="",
-            line=0,
-            guid=guid,
-            text=_md(texts[0], cloze=True),
-            extra=_md(texts[1], cloze=True),
-        )
-    if kind is NoteKind.MCQ:
-        question, choices_html, answer, explanation, shuffle = texts
-        choices = _choices(choices_html, language.choice_attributes)
-        if choices is None or shuffle not in ("yes", "no"):
-            return None
-        picked = _answer_letters(answer, len(choices))
-        if picked is None:
-            return None
-        feedback = tuple(_md(said) for _, said, _ in choices)
-        return McqNote(
-            id="",
-            line=0,
-            guid=guid,
-            question=_md(question),
-            choices=tuple(_md(text) for text, _, _ in choices),
-            answer=tuple(picked),
-            explanation=_md(explanation),
-            shuffle=shuffle == "yes",
-            feedback=feedback if any(feedback) else (),
-            pinned=tuple(i for i, (_, _, pinned) in enumerate(choices) if pinned),
-        )
+    return _READERS[kind](kind, guid, texts, language)
+
+
+def _basic(kind: NoteKind, guid: str, texts: Sequence[str], _: OwnLanguage) -> Note | None:
+    front, back = texts
+    return BasicNote(
+        id="",
+        line=0,
+        guid=guid,
+        front=_md(front),
+        back=_md(back),
+        reverse=len(built_in(kind).templates) == 2,
+    )
+
+
+def _cloze(_kind: NoteKind, guid: str, texts: Sequence[str], _: OwnLanguage) -> Note | None:
+    text, extra = texts
+    return ClozeNote(
+        id="", line=0, guid=guid, text=_md(text, cloze=True), extra=_md(extra, cloze=True)
+    )
+
+
+def _mcq(_: NoteKind, guid: str, texts: Sequence[str], language: OwnLanguage) -> Note | None:
+    question, choices_html, answer, explanation, shuffle = texts
+    choices = _choices(choices_html, language.choice_attributes)
+    if choices is None or shuffle not in ("yes", "no"):
+        return None
+    picked = _answer_letters(answer, len(choices))
+    if picked is None:
+        return None
+    feedback = tuple(_md(said) for _, said, _ in choices)
+    return McqNote(
+        id="",
+        line=0,
+        guid=guid,
+        question=_md(question),
+        choices=tuple(_md(text) for text, _, _ in choices),
+        answer=tuple(picked),
+        explanation=_md(explanation),
+        shuffle=shuffle == "yes",
+        feedback=feedback if any(feedback) else (),
+        pinned=tuple(i for i, (_, _, pinned) in enumerate(choices) if pinned),
+    )
+
+
+def _typed(_: NoteKind, guid: str, texts: Sequence[str], language: OwnLanguage) -> Note | None:
     question, answers_html, explanation, match_case = texts
     typed = _typed_answers(answers_html, language.choice_attributes)
     if typed is None or match_case not in ("yes", "no"):
@@ -278,6 +281,17 @@ def _own_note(
         explanation=_md(explanation),
         match_case=match_case == "yes",
     )
+
+
+# How the fields of each own note type read back into a note: the inverse of what
+# render.deck wrote for its shape.
+_READERS: dict[NoteKind, Callable[[NoteKind, str, Sequence[str], OwnLanguage], Note | None]] = {
+    NoteKind.MCQ: _mcq,
+    NoteKind.CLOZE: _cloze,
+    NoteKind.BASIC: _basic,
+    NoteKind.TYPED: _typed,
+    NoteKind.BASIC_REVERSED: _basic,
+}
 
 
 def _md(html: str, *, cloze: bool = False) -> str:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from deckbuilder.cloze import read_deletions
 from deckbuilder.lint.normalise import normalised, plain
@@ -19,6 +20,7 @@ from deckbuilder.model import (
     FieldsNote,
     McqNote,
     Note,
+    NoteKind,
     TypedNote,
     letter,
 )
@@ -139,24 +141,26 @@ class Finding:
 
 def note_findings(note: Note) -> Iterator[Finding]:
     """Every per-note rule's findings for ``note`` (other kinds of note: none)."""
-    if isinstance(note, McqNote):
-        shown = [plain(choice) for choice in note.choices]
-        above = [speaks_of_choices_above(choice) for choice in note.choices]
-        names_others = [_names_other_choices(text, note.question) for text in shown]
-        yield from _above_choice(note, above)
-        yield from _choice_reference(note, names_others)
-        # A choice that speaks of the others is judged by its own rule; its length is no cue.
-        yield from _longest_correct(
-            note, shown, [a or n for a, n in zip(above, names_others, strict=True)]
-        )
-        yield from _negative_stem(note)
-    elif isinstance(note, ClozeNote):
-        yield from _cloze_hides_all(note)
-    elif isinstance(note, BasicNote):
-        yield from _front_equals_back(note)
-    elif isinstance(note, TypedNote):
-        yield from _negative_stem(note)
-        yield from _number_unit(note)
+    rules = _NOTE_RULES.get(note.kind)
+    return rules(note) if rules is not None else iter(())
+
+
+def _mcq_findings(note: McqNote) -> Iterator[Finding]:
+    shown = [plain(choice) for choice in note.choices]
+    above = [speaks_of_choices_above(choice) for choice in note.choices]
+    names_others = [_names_other_choices(text, note.question) for text in shown]
+    yield from _above_choice(note, above)
+    yield from _choice_reference(note, names_others)
+    # A choice that speaks of the others is judged by its own rule; its length is no cue.
+    yield from _longest_correct(
+        note, shown, [a or n for a, n in zip(above, names_others, strict=True)]
+    )
+    yield from _negative_stem(note)
+
+
+def _typed_findings(note: TypedNote) -> Iterator[Finding]:
+    yield from _negative_stem(note)
+    yield from _number_unit(note)
 
 
 # number-unit: a unit after a number (500 mg, 37 °C, 5 %, 120 km/h, 10 mg/kg), or asked
@@ -413,15 +417,30 @@ def _at_least(hits: int, n: int, p: float) -> float:
 
 def duplicate_sources(note: Note) -> Sequence[tuple[str, str]]:
     """The question texts of a note that :mod:`.duplicates` compares, by field key."""
-    if isinstance(note, McqNote | TypedNote):
-        return [("question", note.question)]
-    if isinstance(note, BasicNote):
-        return [("front", note.front)]
-    if isinstance(note, ClozeNote):
-        return [("text", read_deletions(note.text).revealed)]
-    if isinstance(note, FieldsNote) and note.fields:
-        # The first field, which Anki's own duplicate check compares.
-        first = note.fields[0]
-        text = read_deletions(first).revealed if note.note_type.is_cloze else first
-        return [(f"fields.{note.note_type.fields[0]}", text)]
-    return []
+    sources = _DUPLICATE_SOURCES.get(note.kind)
+    return sources(note) if sources is not None else []
+
+
+def _declared_sources(note: FieldsNote) -> Sequence[tuple[str, str]]:
+    if not note.fields:
+        return []
+    # The first field, which Anki's own duplicate check compares.
+    first = note.fields[0]
+    text = read_deletions(first).revealed if note.note_type.is_cloze else first
+    return [(f"fields.{note.note_type.fields[0]}", text)]
+
+
+# What the rules look at in each kind of note: its own rules, and its question texts.
+_NOTE_RULES: dict[NoteKind, Callable[[Any], Iterator[Finding]]] = {
+    NoteKind.MCQ: _mcq_findings,
+    NoteKind.CLOZE: _cloze_hides_all,
+    NoteKind.BASIC: _front_equals_back,
+    NoteKind.TYPED: _typed_findings,
+}
+_DUPLICATE_SOURCES: dict[NoteKind, Callable[[Any], Sequence[tuple[str, str]]]] = {
+    NoteKind.MCQ: lambda note: [("question", note.question)],
+    NoteKind.TYPED: lambda note: [("question", note.question)],
+    NoteKind.BASIC: lambda note: [("front", note.front)],
+    NoteKind.CLOZE: lambda note: [("text", read_deletions(note.text).revealed)],
+    NoteKind.DECLARED: _declared_sources,
+}

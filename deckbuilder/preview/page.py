@@ -53,10 +53,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from deckbuilder.anki.notetypes import IO_STOCK_KIND
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.errors import Problem
-from deckbuilder.model import BasicNote, Note, NoteKind
+from deckbuilder.model import BasicNote, Note
+from deckbuilder.note_types import BUILT_IN, IO_STOCK_KIND
 from deckbuilder.preview.anki_template import (
     CardContext,
     RenderedCard,
@@ -90,15 +90,6 @@ LintNotes = Mapping[str, Sequence[tuple[str, str]]]
 # browser finds it by, ``nid:``).
 Removed = tuple[str, int]
 
-KIND_NAMES = {
-    NoteKind.MCQ: "multiple choice",
-    NoteKind.CLOZE: "cloze",
-    NoteKind.BASIC: "basic",
-    NoteKind.TYPED: "typed answer",
-    NoteKind.IMAGE_OCCLUSION: "image occlusion",
-}
-# Cards whose back depends on what the learner did on the front: the page can flip them.
-_PLAYED = (NoteKind.MCQ, NoteKind.TYPED)
 _SRC = re.compile(r'(<(?:img|audio|video|source)\b[^>]*?\bsrc=")([^"]*)(")', re.IGNORECASE)
 _PLAY = re.compile(r"\[anki:play:([qa]):(\d+)\]")
 _TAG = re.compile(r"<[^>]*>")
@@ -272,7 +263,7 @@ class _Cards:
             self.type_rows.append([spec.name, self.sides.share(spec.css)])
         note_number = len(self.notes)
         lint = self.lint.get(rn.note.id, ())
-        if rn.note.kind is NoteKind.DECLARED:
+        if rn.note.type_key not in BUILT_IN:  # a declared note type: its Anki name
             self.declared.setdefault(rn.note.type_key, spec.name)
         self.notes.append(
             [
@@ -334,8 +325,10 @@ class _Cards:
             "frame": _static("card-side.css"),
             "frameCsp": FRAME_CSP,
             "shim": _static("card-frame.js"),
-            "kinds": {**{kind.value: name for kind, name in KIND_NAMES.items()}, **self.declared},
-            "played": [kind.value for kind in _PLAYED],
+            # What the page calls each note type, and those whose cards it can flip (their
+            # back depends on what the learner did on the front).
+            "kinds": {**{t.key: t.label for t in BUILT_IN.values()}, **self.declared},
+            "played": [t.key for t in BUILT_IN.values() if t.played],
             "pageSize": PAGE_SIZE,
             "phoneWidth": PHONE_WIDTH,
             "shared": self.sides.shared,
@@ -511,9 +504,9 @@ def _counts(rd: RenderedDeck) -> str:
 def _type_label(rd: RenderedDeck, key: str) -> str:
     """What the page calls a note type: a built-in kind's name, or a declared note
     type's Anki name."""
-    known = KIND_NAMES.get(key)  # type: ignore[call-overload]
+    known = BUILT_IN.get(key)
     if known is not None:
-        return str(known)
+        return known.label
     for rn in rd.notes:
         if rn.note.type_key == key:
             return rn.spec.name

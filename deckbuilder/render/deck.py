@@ -10,11 +10,12 @@ import difflib
 import os
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from html import escape, unescape
 from pathlib import Path, PurePosixPath
+from typing import Any
 from urllib.parse import quote
 
 import imagesize
@@ -39,7 +40,7 @@ from deckbuilder.model import (
     TypedNote,
     letter,
 )
-from deckbuilder.note_types import NoteType
+from deckbuilder.note_types import BUILT_IN, NoteType
 from deckbuilder.occlusion import Label, OcclusionMode
 from deckbuilder.progress import step
 from deckbuilder.render.fast_path import fast_html
@@ -50,7 +51,6 @@ from deckbuilder.render.mathguard import math_markup_problems
 __all__ = [
     "MAX_MEDIA_BYTES",
     "SPEECH_CLASS",
-    "SPOKEN_FIELDS",
     "RenderedDeck",
     "RenderedNote",
     "media_name_problem",
@@ -611,74 +611,67 @@ class _Renderer:
         return fits
 
     def fields(self, note: Note) -> tuple[str, ...]:
-        if isinstance(note, FieldsNote):
-            return self.declared(note)
-        if isinstance(note, ImageOcclusionNote):
-            return self.occlusion(note)
-        fields = self.built_in_fields(note)
-        if not note.speak and not self.deck.source_url:
+        fields = _FIELDS[note.kind](self, note)
+        own = BUILT_IN.get(note.kind.value)  # None for a declared note type
+        if own is None or (not note.speak and not self.deck.source_url):
             return fields
         out = list(fields)
         for key in note.speak:
-            index = SPOKEN_FIELDS[note.kind][key]
+            index = own.spoken_field(key)
             out[index] = _spoken(out[index], self.deck.speak_language)
-        if self.deck.source_url:
-            index = SOURCE_FIELDS[note.kind]
-            out[index] += source_link(self.deck, note.id)
+        if self.deck.source_url and own.source_field is not None:
+            out[own.source_field] += source_link(self.deck, note.id)
         return tuple(out)
 
-    def built_in_fields(self, note: Note) -> tuple[str, ...]:
+    def mcq(self, note: McqNote) -> tuple[str, ...]:
+        choices = "\n".join(
+            [
+                self.choice(i, text, note.choice_feedback(i), i in note.pinned)
+                for i, text in enumerate(note.choices)
+            ]
+        )
+        letters = self.letters.get(note.answer)
+        if letters is None:
+            letters = self.letters[note.answer] = ", ".join(note.answer_letters)
+        question = self.md(note.question, "question")
+        explanation = self.md(note.explanation, "explanation")
+        if self.deck.lang:
+            # data-db-lang tells the template script which labels to show.
+            question = self.lang(question, f' data-db-lang="{self.deck.lang}"')
+            explanation = self.lang(explanation)
+        return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
+
+    def cloze(self, note: ClozeNote) -> tuple[str, ...]:
+        text = self.md(note.text, "text", cloze=True)
+        # Anki reads deletions in Extra too: its braces are kept as written.
+        extra = self.md(note.extra, "extra", cloze=True)
         # A deck without languages keeps its fields as they are: no lang() call per field.
-        lang = self.lang if self.deck.lang else None
-        if isinstance(note, McqNote):
-            choices = "\n".join(
-                [
-                    self.choice(i, text, note.choice_feedback(i), i in note.pinned)
-                    for i, text in enumerate(note.choices)
-                ]
-            )
-            letters = self.letters.get(note.answer)
-            if letters is None:
-                letters = self.letters[note.answer] = ", ".join(note.answer_letters)
-            question = self.md(note.question, "question")
-            explanation = self.md(note.explanation, "explanation")
-            if lang:
-                # data-db-lang tells the template script which labels to show.
-                question = lang(question, f' data-db-lang="{self.deck.lang}"')
-                explanation = lang(explanation)
-            return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
-        if isinstance(note, ClozeNote):
-            text = self.md(note.text, "text", cloze=True)
-            # Anki reads deletions in Extra too: its braces are kept as written.
-            extra = self.md(note.extra, "extra", cloze=True)
-            return (lang(text), lang(extra)) if lang else (text, extra)
-        if isinstance(note, TypedNote):
-            question = self.md(note.question, "question")
-            explanation = self.md(note.explanation, "explanation")
-            if lang:
-                question = lang(question, f' data-db-lang="{self.deck.lang}"')
-                explanation = lang(explanation)
-            answers = typed_answers_html(self.typed_answers(note), self.choice_attributes)
-            return (question, answers, explanation, "yes" if note.match_case else "no")
-        assert isinstance(note, BasicNote)
+        return (self.lang(text), self.lang(extra)) if self.deck.lang else (text, extra)
+
+    def typed(self, note: TypedNote) -> tuple[str, ...]:
+        question = self.md(note.question, "question")
+        explanation = self.md(note.explanation, "explanation")
+        if self.deck.lang:
+            question = self.lang(question, f' data-db-lang="{self.deck.lang}"')
+            explanation = self.lang(explanation)
+        answers = typed_answers_html(self.typed_answers(note), self.choice_attributes)
+        return (question, answers, explanation, "yes" if note.match_case else "no")
+
+    def basic(self, note: BasicNote) -> tuple[str, ...]:
         front = self.md(note.front, "front")
         back = self.md(note.back, "back")
-        return (lang(front), lang(back)) if lang else (front, back)
+        return (self.lang(front), self.lang(back)) if self.deck.lang else (front, back)
 
 
-# Where each text a card can speak (cardfile.keys.SPOKEN) is among its note's fields.
-SPOKEN_FIELDS: dict[NoteKind, dict[str, int]] = {
-    NoteKind.MCQ: {"question": 0, "explanation": 3},
-    NoteKind.TYPED: {"question": 0, "explanation": 2},
-    NoteKind.BASIC: {"front": 0, "back": 1},
-    NoteKind.CLOZE: {"extra": 1},
-}
-# The field of each kind that shows on the back only (source_url's link goes there).
-SOURCE_FIELDS: dict[NoteKind, int] = {
-    NoteKind.MCQ: 3,  # Explanation
-    NoteKind.TYPED: 2,  # Explanation
-    NoteKind.BASIC: 1,  # Back (a reversed card's front hides it: basic/reverse-front.html)
-    NoteKind.CLOZE: 1,  # Extra
+# Which method renders a note's fields, by its kind: the shapes of the notes differ (an
+# MCQ's choices, a cloze's deletions), so each has its own.
+_FIELDS: dict[NoteKind, Callable[[_Renderer, Any], tuple[str, ...]]] = {
+    NoteKind.MCQ: _Renderer.mcq,
+    NoteKind.CLOZE: _Renderer.cloze,
+    NoteKind.BASIC: _Renderer.basic,
+    NoteKind.TYPED: _Renderer.typed,
+    NoteKind.IMAGE_OCCLUSION: _Renderer.occlusion,
+    NoteKind.DECLARED: _Renderer.declared,
 }
 _SOURCE_CLASS = "db-source"
 _SOURCE_LINK = re.compile(rf'<div class="{_SOURCE_CLASS}"[^>]*>(?:(?!</div>).)*</div>\Z', re.DOTALL)

@@ -1,4 +1,6 @@
-"""The Anki note types deckbuilder writes, read from the template files beside this module.
+"""The Anki note types deckbuilder writes: its own (:data:`deckbuilder.note_types.BUILT_IN`),
+their templates and CSS read from the files beside this module, and those declared in card
+files; both are made by one path (:func:`_spec`).
 
 Note type ids are fixed forever: Anki matches note types by id on import, so a new id
 would give every user a second copy of the note type. Changing a note type's *fields*
@@ -15,7 +17,15 @@ from importlib import resources
 
 from deckbuilder.anki.identity import note_type_anki_id
 from deckbuilder.model import NoteKind
-from deckbuilder.note_types import NoteType
+from deckbuilder.note_types import (
+    BUILT_IN,
+    IO_FIELDS,
+    IO_STOCK_KIND,
+    BuiltinType,
+    CardTemplate,
+    NoteType,
+    built_in,
+)
 
 __all__ = ["IO_FIELDS", "IO_STOCK_KIND", "OWN_KINDS", "NoteTypeSpec", "declared_spec", "note_type"]
 
@@ -70,59 +80,9 @@ class NoteTypeSpec:
         return front, back
 
 
-# Anki's Image Occlusion note type as Anki makes it (rslib/src/image_occlusion/notetype.rs):
-# its templates and CSS (image-occlusion/, read from a collection the backend made, as
-# tests/anki/test_image_occlusion.py checks), its fields with their tags
-# (ImageOcclusionField in proto/anki/notetypes.proto) and originalStockKind 6, by which
-# Anki's mask editor and get_image_occlusion_note know it.
-IO_FIELDS = ("Occlusion", "Image", "Header", "Back Extra", "Comments")
-IO_STOCK_KIND = 6  # ORIGINAL_STOCK_KIND_IMAGE_OCCLUSION
-_STOCK = {
-    NoteKind.IMAGE_OCCLUSION: (
-        IO_STOCK_KIND,
-        ((0, True), (1, True), (2, True), (3, True), (4, False)),
-    )
-}
-
-_IDS = {
-    NoteKind.MCQ: 1468248778730576,
-    NoteKind.CLOZE: 1649248644858304,
-    NoteKind.BASIC: 2152878658763882,
-    # In [2**50, 2**51) like the others: 2**50 plus the SHA-256 digest (identity._digest)
-    # of "deckbuilder", "note type", "typed" modulo 2**50, computed once and fixed here.
-    NoteKind.TYPED: 1567040389656066,
-    # As TYPED's, from "deckbuilder", "note type", "basic-reversed".
-    NoteKind.BASIC_REVERSED: 2101222362487115,
-    # As TYPED's, from "deckbuilder", "note type", "image-occlusion".
-    NoteKind.IMAGE_OCCLUSION: 1379929385129766,
-}
-# The kinds with a note type of deckbuilder's own (Anki's "Basic (optional reversed card)"
-# is only ever carried from a collection).
-OWN_KINDS: tuple[NoteKind, ...] = tuple(_IDS)
-_NAMES = {
-    NoteKind.MCQ: ("deckbuilder Multiple Choice", "Multiple choice"),
-    NoteKind.CLOZE: ("deckbuilder Cloze", "Cloze"),
-    NoteKind.BASIC: ("deckbuilder Basic", "Card 1"),
-    NoteKind.TYPED: ("deckbuilder Typed Answer", "Typed answer"),
-    NoteKind.BASIC_REVERSED: ("deckbuilder Basic (and reversed card)", "Card 1"),
-    # Every collection has Anki's own "Image Occlusion" (with another id): a package's
-    # note type of that name would come in as "Image Occlusion+". The template keeps
-    # Anki's name.
-    NoteKind.IMAGE_OCCLUSION: ("deckbuilder Image Occlusion", "Image Occlusion"),
-}
-_FIELDS = {
-    NoteKind.MCQ: ("Question", "Choices", "Answer", "Explanation", "Shuffle"),
-    NoteKind.CLOZE: ("Text", "Extra"),
-    NoteKind.BASIC: ("Front", "Back"),
-    NoteKind.TYPED: ("Question", "Answers", "Explanation", "Match case"),
-    NoteKind.BASIC_REVERSED: ("Front", "Back"),
-    NoteKind.IMAGE_OCCLUSION: IO_FIELDS,
-}
-# Note types that share another's folder, with the templates after the first.
-_FOLDERS = {NoteKind.BASIC_REVERSED: "basic"}
-_MORE_TEMPLATES = {
-    NoteKind.BASIC_REVERSED: (("Card 2", "reverse-front.html", "reverse-back.html"),)
-}
+# The built-in note types' keys, as kinds (Anki's "Basic (optional reversed card)" is
+# only ever carried from a collection).
+OWN_KINDS: tuple[NoteKind, ...] = tuple(NoteKind(key) for key in BUILT_IN)
 
 
 def _read(*parts: str) -> str:
@@ -142,27 +102,41 @@ def _inline_includes(html: str, folder: str) -> str:
 
 @cache
 def note_type(kind: NoteKind) -> NoteTypeSpec:
-    folder = _FOLDERS.get(kind, kind.value)
-    name, template_name = _NAMES[kind]
-    stock_kind, field_tags = _STOCK.get(kind, (0, ()))
-    more = tuple(
-        (title, _inline_includes(_read(folder, front), folder), _read(folder, back))
-        for title, front, back in _MORE_TEMPLATES.get(kind, ())
+    """The Anki note type of the built-in note type ``kind``: its record
+    (:data:`deckbuilder.note_types.BUILT_IN`) with its templates and CSS read from its
+    folder, by the path a declared note type takes."""
+    own = built_in(kind.value)
+    return _spec(
+        _with_texts(own),
+        kind,
+        own.anki_id,
+        stock_kind=own.stock_kind,
+        field_tags=own.field_tags,
     )
-    return NoteTypeSpec(
-        kind=kind,
-        id=_IDS[kind],
-        name=name,
-        fields=_FIELDS[kind],
-        template_name=template_name,
-        front=_inline_includes(_read(folder, "front.html"), folder),
-        back=_inline_includes(_read(folder, "back.html"), folder),
-        # A stock note type's CSS is Anki's alone.
-        css=(_read("base.css") + "\n" if not stock_kind else "") + _read(folder, "style.css"),
-        more_templates=more,
-        cloze=kind is NoteKind.IMAGE_OCCLUSION,
-        stock_kind=stock_kind,
-        field_tags=field_tags,
+
+
+def _with_texts(own: BuiltinType) -> NoteType:
+    """A built-in note type as a declared one would be: its templates and CSS as text."""
+    folder = own.folder
+    templates = tuple(
+        CardTemplate(
+            t.name,
+            _inline_includes(_read(folder, t.front), folder),
+            _inline_includes(_read(folder, t.back), folder),
+        )
+        for t in own.templates
+    )
+    # A stock note type's CSS is Anki's alone.
+    css = (_read("base.css") + "\n" if not own.stock_kind else "") + _read(folder, "style.css")
+    return NoteType(
+        key=own.key,
+        name=own.name,
+        fields=own.fields,
+        templates=templates,
+        css=css,
+        sort_field=own.sort_field,
+        kind=own.kind,
+        anki_id=own.anki_id,
     )
 
 
@@ -171,19 +145,39 @@ def declared_spec(declared: NoteType) -> NoteTypeSpec:
     """The Anki note type of a note type the author declares (or an import brought): its
     own id when it has one, else one derived from its key (and, for a card file's own,
     from the deck's id), so that every build gives it the same."""
-    first, *more = declared.templates
+    return _spec(
+        declared,
+        NoteKind.DECLARED,
+        declared.anki_id or note_type_anki_id(declared.scope, declared.key),
+        key=declared.key,
+    )
+
+
+def _spec(
+    record: NoteType,
+    kind: NoteKind,
+    anki_id: int,
+    *,
+    key: str = "",
+    stock_kind: int = 0,
+    field_tags: tuple[tuple[int, bool], ...] = (),
+) -> NoteTypeSpec:
+    first, *more = record.templates
     return NoteTypeSpec(
-        kind=NoteKind.DECLARED,
-        id=declared.anki_id or note_type_anki_id(declared.scope, declared.key),
-        name=declared.name,
-        fields=declared.fields,
+        kind=kind,
+        id=anki_id,
+        name=record.name,
+        fields=record.fields,
         template_name=first.name,
         front=first.front,
         back=first.back,
-        css=declared.css,
+        css=record.css,
         more_templates=tuple((t.name, t.front, t.back) for t in more),
-        keep_scripts=declared.keep_scripts,
-        key=declared.key,
-        cloze=declared.is_cloze,
-        sort_field=declared.sort_field,
+        keep_scripts=record.keep_scripts,
+        key=key,
+        # A built-in cloze note type is known by its kind (NoteTypeSpec.is_cloze).
+        cloze=record.is_cloze and kind is not NoteKind.CLOZE,
+        sort_field=record.sort_field,
+        stock_kind=stock_kind,
+        field_tags=field_tags,
     )

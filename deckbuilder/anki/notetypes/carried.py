@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.notetypes import (
-    OWN_KINDS,
     NoteTypeSpec,
     declared_spec,
     note_type,
@@ -37,7 +36,7 @@ from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import read_regular
 from deckbuilder.model import BasicNote, Deck, FieldsNote, Note, NoteKind
-from deckbuilder.note_types import KEPT_SHAPES, CardTemplate, NoteType
+from deckbuilder.note_types import BUILT_IN, KEPT_SHAPES, CardTemplate, NoteType
 from deckbuilder.templates import name_problems, names_problems, template_problems
 
 __all__ = [
@@ -59,8 +58,8 @@ MAX_SIDECAR_BYTES = 4 * 1024 * 1024
 MAX_TEMPLATE_CHARS = 128 * 1024
 MAX_CSS_CHARS = 1024 * 1024
 _LARGEST_ID = 2**63 - 1  # Anki's ids are signed 64-bit numbers
-_OWN_IDS = {note_type(kind).id: kind for kind in OWN_KINDS}
-_OWN_NAMES = {note_type(kind).name.casefold() for kind in OWN_KINDS}
+_OWN_IDS = {t.anki_id: NoteKind(t.key) for t in BUILT_IN.values()}
+_OWN_NAMES = {t.name.casefold() for t in BUILT_IN.values()}
 _SHOWN = 60  # characters of a name quoted in a message
 _ABOUT = (
     "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
@@ -309,9 +308,11 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         more_templates=tuple(more),
         keep_scripts=keep_scripts,
     )
-    if kind is NoteKind.IMAGE_OCCLUSION:  # Anki knows it by its stock kind and field tags
-        own = note_type(kind)
-        spec = replace(spec, cloze=True, stock_kind=own.stock_kind, field_tags=own.field_tags)
+    own = BUILT_IN.get(kind.value)
+    if own is not None and own.stock_kind:  # Anki knows it by its stock kind and field tags
+        spec = replace(
+            spec, cloze=own.is_cloze, stock_kind=own.stock_kind, field_tags=own.field_tags
+        )
     return spec, [f"{label}: {problem}" for problem in spec_problems(spec)]
 
 
