@@ -166,6 +166,16 @@ class LoadBalancer:
         # their end may reach.
         crossing = (self.upper - self.lower)[self.lower < self.horizon]
         self.row = self.horizon + int(crossing.max(initial=0)) + 2
+        # A small deck's cards are weighed in classes of ranges about as wide (see
+        # _balanced): a range of n days in the class of the least of 1, 2, 3, 4, 6, 8,
+        # 12, ... days that is at least n, so a class weighs few days past its ranges.
+        powers = [1 << b for b in range(1, self.row.bit_length() + 1)]
+        self.class_width = np.asarray([1, *sorted(powers + [p * 3 // 2 for p in powers])])
+        n = np.arange(1, self.row + 1)
+        self.width_class = np.searchsorted(self.class_width, n).astype(np.int8)
+        # The work reckoned for a range of n days weighed by card, against the days
+        # ahead weighed by copy: the least power of two at least n.
+        self.card_cost = 1 << np.ceil(np.log2(n)).astype(np.int64)
         # Weights as tables: count**-2.15 (0 for an empty day, which weighs 1 whatever
         # its interval) and interval**-3. A day holds each card at most twice: on the
         # day it is planned to be new (see below) and on a due day.
@@ -221,18 +231,18 @@ class LoadBalancer:
         days_ahead = int(hi.max())
         if self.n_rep == 1:
             return self._pick_by_copy(np.zeros(1, np.int64), replica, lo, hi, days_ahead, day, draw)
-        bits = np.ceil(np.log2(hi - lo + 1)).astype(np.int64)  # widths up to 2**bits
-        if min(self.n_rep, len(lo)) * days_ahead <= 2 * int((1 << bits).sum()):
+        if min(self.n_rep, len(lo)) * days_ahead <= 2 * int(self.card_cost[hi - lo].sum()):
             copies = np.unique(replica)
             return self._pick_by_copy(copies, replica, lo, hi, days_ahead, day, draw)
-        pick: IntArray = lo.copy()  # a range of one day (bits 0) leaves no choice
-        order = np.argsort(bits.astype(np.int8), kind="stable")  # a radix sort
-        ends = np.cumsum(np.bincount(bits)).tolist()
+        pick: IntArray = lo.copy()  # a range of one day (class 0) leaves no choice
+        cls = self.width_class[hi - lo]
+        order = np.argsort(cls, kind="stable")  # a radix sort: cls is one byte
+        ends = np.cumsum(np.bincount(cls)).tolist()
         for b in range(1, len(ends)):
             group = order[ends[b - 1] : ends[b]]
             if len(group):
                 pick[group] = self._pick_by_card(
-                    replica[group], lo[group], hi[group], 1 << b, day, draw[group]
+                    replica[group], lo[group], hi[group], int(self.class_width[b]), day, draw[group]
                 )
         return pick
 
@@ -300,7 +310,7 @@ class LoadBalancer:
     def _pick_by_card(
         self, replica: IntArray, lo: IntArray, hi: IntArray, width: int, day: int, draw: FloatArray
     ) -> IntArray:
-        """Running weights of each card's own range (``width`` days, the widest range),
+        """Running weights of each card's own range (``width`` days, its class's),
         and its draw looked up in them; a part of the cards at a time. Past a card's
         range the sums only grow, so its draw never lands there."""
         span = np.arange(width, dtype=np.int64)[:, None]  # a row per day, a column per card
