@@ -34,12 +34,13 @@ def step_ratings(
     Answers follow a Markov chain (``transitions[r - 1]`` is the distribution of the
     answer after answer ``r``). A session ends after ``step_count`` passing answers in a
     row (one fewer when it started with Good or Easy), on Easy, or after
-    MAX_SHORT_TERM_STEPS answers; Hard neither counts nor resets. Returns one row per
-    session: its answers (1..4), padded with 0. The answers do not depend on memory
-    state, so they can be drawn before the cards are simulated.
+    MAX_SHORT_TERM_STEPS answers; Hard neither counts nor resets. Returns one column per
+    session: its answers (1..4) from row 0 on, then 0 (a row per answer, so that NumPy
+    works along the sessions). The answers do not depend on memory state, so they can
+    be drawn before the cards are simulated.
     """
     n = len(start)
-    out = np.zeros((n, MAX_SHORT_TERM_STEPS), dtype=np.int64)
+    out = np.zeros((MAX_SHORT_TERM_STEPS, n), dtype=np.int64)
     if step_count == 0 or n == 0:
         return out
     cumulative = np.cumsum(transitions, axis=1)
@@ -53,7 +54,7 @@ def step_ratings(
             break
         u = rng.random(len(active))
         nxt = 1 + (u[:, None] >= cumulative[rating[active] - 1, :3]).sum(axis=1)
-        out[active, j] = nxt
+        out[j, active] = nxt
         rating[active] = nxt
         consecutive[active] = np.where(nxt == 1, 0, consecutive[active] + (nxt > 2))
     return out
@@ -62,12 +63,12 @@ def step_ratings(
 def apply_steps(
     model: MemoryModel, s: FloatArray, d: FloatArray, steps: IntArray, costs: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Memory state and seconds after the same-day answers in ``steps`` (0 = none; each
-    session's answers come first in its row). ``costs[r]`` is the seconds of answer r,
-    ``costs[0]`` 0."""
-    cost: FloatArray = costs[steps].sum(axis=1)
-    longest = int(np.count_nonzero(steps, axis=1).max(initial=0))
-    for rating in steps.T[:longest]:
+    """Memory state and seconds after the same-day answers in ``steps`` (as
+    :func:`step_ratings` gives them: a column per session, 0 = none). ``costs[r]`` is
+    the seconds of answer r, ``costs[0]`` 0."""
+    cost: FloatArray = costs[steps].sum(axis=0)
+    longest = int(steps.any(axis=1).sum())  # each session's answers come first
+    for rating in steps[:longest]:
         s = model.short_term_s(s, rating)
         d = model.next_d(d, rating)
     return s, d, cost
@@ -87,5 +88,5 @@ class SessionPool:
 
     def pick(self, u: FloatArray) -> IntArray:
         """A session for each uniform number in ``u``."""
-        out: IntArray = self.pool[(u * len(self.pool)).astype(np.int64)]
+        out: IntArray = self.pool[:, (u * self.pool.shape[1]).astype(np.int64)]
         return out

@@ -51,7 +51,8 @@ class _DueCounts(Protocol):
 
     def window(self, replica: IntArray, start: IntArray, width: int) -> IntArray:
         """Counts of copy ``replica[j]`` on days ``start[j]`` to ``start[j] + width - 1``:
-        one row per card (days past the table count as empty)."""
+        a row per day, a column per card (days past the table count as empty). Many
+        cards weigh a few days each: NumPy works along the long rows."""
 
     def add(self, replica: IntArray, due: IntArray) -> None:
         """Cards of copies ``replica`` placed on days ``due``."""
@@ -76,8 +77,8 @@ class _Table:
         self.offset = np.arange(n_rep, dtype=np.int64) * row
 
     def window(self, replica: IntArray, start: IntArray, width: int) -> IntArray:
-        days = np.minimum(start[:, None] + np.arange(width), self.counts.shape[1] - 1)
-        out: IntArray = self.flat[self.offset[replica][:, None] + days]
+        days = np.minimum(start + np.arange(width)[:, None], self.counts.shape[1] - 1)
+        out: IntArray = self.flat[self.offset[replica] + days]
         return out
 
     def add(self, replica: IntArray, due: IntArray) -> None:
@@ -111,12 +112,12 @@ class _FromDue:
         due = self.due[:, replica]
         at = due - start  # cards never introduced are due at the largest int64: far past
         seen = (at >= 0) & (at < width) & (due < self.horizon)
-        cell = (np.arange(n, dtype=np.int64) * width + at)[seen]
-        counts: IntArray = np.bincount(cell, minlength=n * width).reshape(n, width)
-        days = np.minimum(start[:, None] + np.arange(width), self.row - 1)
+        cell = (at * n + np.arange(n, dtype=np.int64))[seen]
+        counts: IntArray = np.bincount(cell, minlength=width * n).reshape(width, n)
+        days = np.minimum(start + np.arange(width)[:, None], self.row - 1)
         counts += self.planned[days]
         if self.waiting_day >= 0:
-            counts += (days == self.waiting_day) * self.waiting[replica][:, None]
+            counts += (days == self.waiting_day) * self.waiting[replica]
         return counts
 
     def add(self, replica: IntArray, due: IntArray) -> None:
@@ -165,6 +166,16 @@ class LoadBalancer:
         # their end may reach.
         crossing = (self.upper - self.lower)[self.lower < self.horizon]
         self.row = self.horizon + int(crossing.max(initial=0)) + 2
+        # A small deck's cards are weighed in classes of ranges about as wide (see
+        # _balanced): a range of n days in the class of the least of 1, 2, 3, 4, 6, 8,
+        # 12, ... days that is at least n, so a class weighs few days past its ranges.
+        powers = [1 << b for b in range(1, self.row.bit_length() + 1)]
+        self.class_width = np.asarray([1, *sorted(powers + [p * 3 // 2 for p in powers])])
+        n = np.arange(1, self.row + 1)
+        self.width_class = np.searchsorted(self.class_width, n).astype(np.int8)
+        # The work reckoned for a range of n days weighed by card, against the days
+        # ahead weighed by copy: the least power of two at least n.
+        self.card_cost = 1 << np.ceil(np.log2(n)).astype(np.int64)
         # Weights as tables: count**-2.15 (0 for an empty day, which weighs 1 whatever
         # its interval) and interval**-3. A day holds each card at most twice: on the
         # day it is planned to be new (see below) and on a due day.
@@ -220,16 +231,19 @@ class LoadBalancer:
         days_ahead = int(hi.max())
         if self.n_rep == 1:
             return self._pick_by_copy(np.zeros(1, np.int64), replica, lo, hi, days_ahead, day, draw)
-        bits = np.ceil(np.log2(hi - lo + 1)).astype(np.int64)  # widths up to 2**bits
-        if min(self.n_rep, len(lo)) * days_ahead <= 2 * int((1 << bits).sum()):
+        if min(self.n_rep, len(lo)) * days_ahead <= 2 * int(self.card_cost[hi - lo].sum()):
             copies = np.unique(replica)
             return self._pick_by_copy(copies, replica, lo, hi, days_ahead, day, draw)
-        pick = np.empty_like(lo)
-        for b in np.nonzero(np.bincount(bits))[0].tolist():
-            group = np.nonzero(bits == b)[0]
-            pick[group] = self._pick_by_card(
-                replica[group], lo[group], hi[group], 1 << b, day, draw[group]
-            )
+        pick: IntArray = lo.copy()  # a range of one day (class 0) leaves no choice
+        cls = self.width_class[hi - lo]
+        order = np.argsort(cls, kind="stable")  # a radix sort: cls is one byte
+        ends = np.cumsum(np.bincount(cls)).tolist()
+        for b in range(1, len(ends)):
+            group = order[ends[b - 1] : ends[b]]
+            if len(group):
+                pick[group] = self._pick_by_card(
+                    replica[group], lo[group], hi[group], int(self.class_width[b]), day, draw[group]
+                )
         return pick
 
     def _weights(self, c: IntArray, ahead: FloatArray) -> FloatArray:
@@ -280,7 +294,7 @@ class LoadBalancer:
         ahead: FloatArray,
     ) -> IntArray:
         """:meth:`_pick_by_copy` for the copies ``part``, from the ``first``-th on."""
-        c = self.due_counts.window(part, np.full(len(part), day + 1), top)
+        c = self.due_counts.window(part, np.full(len(part), day + 1), top).T
         cum = np.empty((len(part), top + 1))
         cum[:, 0] = 0.0
         np.cumsum(self._weights(c, ahead), axis=1, out=cum[:, 1:])
@@ -296,20 +310,18 @@ class LoadBalancer:
     def _pick_by_card(
         self, replica: IntArray, lo: IntArray, hi: IntArray, width: int, day: int, draw: FloatArray
     ) -> IntArray:
-        """Running weights of each card's own range (``width`` days, the widest range;
-        days past a card's range weigh nothing), and its draw looked up in them; a part
-        of the cards at a time."""
-        span = np.arange(width, dtype=np.int64)
+        """Running weights of each card's own range (``width`` days, its class's),
+        and its draw looked up in them; a part of the cards at a time. Past a card's
+        range the sums only grow, so its draw never lands there."""
+        span = np.arange(width, dtype=np.int64)[:, None]  # a row per day, a column per card
         per_part = max(1, CHUNK_CELLS // (width + self.due_counts.depth))
         pick = np.empty_like(lo)
         for first in range(0, len(lo), per_part):
             part = slice(first, first + per_part)
-            lo_, hi_ = lo[part], hi[part]
-            k = np.minimum(lo_[:, None] + span, hi_[:, None])
+            lo_, last = lo[part], hi[part] - lo[part]
+            k = np.minimum(lo_ + span, hi[part])
             c = self.due_counts.window(replica[part], day + lo_, width)
-            w = self._weights(c, self.interval_weight[k])
-            w[span > (hi_ - lo_)[:, None]] = 0.0
-            cum = np.cumsum(w, axis=1)
-            target = draw[part] * cum[:, -1]
-            pick[part] = lo_ + np.minimum((cum <= target[:, None]).sum(axis=1), hi_ - lo_)
+            cum = np.cumsum(self._weights(c, self.interval_weight[k]), axis=0)
+            target = draw[part] * cum[last, np.arange(len(lo_))]
+            pick[part] = lo_ + np.minimum((cum <= target).sum(axis=0), last)
         return pick

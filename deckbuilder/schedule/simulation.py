@@ -68,6 +68,8 @@ def simulate(
         np.asarray(behaviour.relearning_step_transitions, dtype=np.float64),
     )
     limit = settings.review_limit
+    if limit is not None and limit >= cards:
+        limit = None  # a copy never has more cards due than it has: no limit to keep
     replica = np.arange(total, dtype=np.int64) % n_copies
     group = replica // copies
     copy_group = np.arange(n_copies, dtype=np.int64) // copies
