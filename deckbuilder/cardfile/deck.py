@@ -31,7 +31,7 @@ from deckbuilder.cardfile.fields import (
     suggest,
     trimmed,
 )
-from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, SPOKEN, URL_PATTERN, key_names
+from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, SPOKEN, URL_PATTERN, key_names, keyed
 from deckbuilder.cardfile.notes import read_notes
 from deckbuilder.cardfile.study import STUDY_KEYS, quoted, read_study
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 DECK_KEYS = key_names(DECK)
+_KEYS = keyed(DECK)
 ALL_LANGUAGES = "all"  # load_decks(lang=...): one Deck per declared language
 # Each language of a card file is a deck of its own, built, checked and previewed: the
 # limit keeps a small file from asking for hundreds of packages (docs/card-format.md).
@@ -151,14 +152,14 @@ def read_deck(
     description = _checked(fields, tree, "description")
     tags = []
     spellings = Spellings("tag")
-    for tag, line in fields.tags(tree):
+    for tag, line in fields.read(tree, _KEYS["tags"]):
         wrong = tag_problem(tag) or spellings.problem(tag, f"line {line}")
         if wrong:
             fields.problem(line, wrong)
         else:
             tags.append(tag)
     missing_media = []
-    for name, line in fields.tags(tree, "missing_media"):
+    for name, line in fields.read(tree, _KEYS["missing_media"]):
         if name.strip():
             missing_media.append(name)
         else:  # as the schema says: a file name, never an empty one
@@ -200,7 +201,7 @@ def _deck_speak(fields: FieldReader, tree: YMap) -> tuple[str, ...]:
     """The deck's ``speak:`` keys, each a text some kind of note can speak."""
     every = tuple(dict.fromkeys(key for keys in SPOKEN.values() for key in keys))
     found = []
-    for key, line in fields.tags(tree, "speak"):
+    for key, line in fields.read(tree, _KEYS["speak"]):
         if key in every:
             found.append(key)
         else:

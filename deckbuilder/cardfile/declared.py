@@ -25,6 +25,7 @@ from deckbuilder.cardfile.keys import (
     NOTE_TYPE_DECLARATION,
     NOTE_TYPES,
     key_names,
+    keyed,
 )
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import DeckError, Problem
@@ -50,6 +51,8 @@ NOTE_TYPES_FOLDER = "note-types"
 _CARDS_FOLDER = "cards"
 _DECLARATION_KEYS = key_names(NOTE_TYPE_DECLARATION)
 _CARD_KEYS = key_names(CARD_TEMPLATE)
+_DECLARATION = keyed(NOTE_TYPE_DECLARATION)
+_CARD = keyed(CARD_TEMPLATE)
 # What 'type:' says for deckbuilder's own note types (and Anki's that it keeps as
 # they are): a declared note type cannot take one of these keys.
 RESERVED_KEYS = frozenset(t.kind.value for t in NOTE_TYPES) | {
@@ -221,7 +224,7 @@ def read_declaration(
         return None
     before = len(fields.problems)
     fields.unknown_keys(value, _DECLARATION_KEYS, f"note type '{key}'")
-    name = _plain(fields, value, "name") or key
+    name = fields.read(value, _DECLARATION["name"]) or key
     for wrong in name_problems("its name", name):
         fields.problem(
             value.key_line("name") if "name" in value.entries else line,
@@ -230,7 +233,7 @@ def read_declaration(
     names = _names(fields, value, "fields", key, required=True)
     kind = _kind(fields, value, key)
     templates = _cards(fields, value, key)
-    css = _plain(fields, value, "css")
+    css = fields.read(value, _DECLARATION["css"])
     sort_field = _sort_field(fields, value, key, names)
     raw = _names(fields, value, "raw", key)
     for field_name in raw:
@@ -241,7 +244,7 @@ def read_declaration(
                 f"({', '.join(names)}){suggest(field_name, names)}",
             )
     anki_id = _anki_id(fields, value, key)
-    keep_scripts = fields.flag(value, "keep_scripts", default=False)
+    keep_scripts = fields.read(value, _DECLARATION["keep_scripts"])
     if len(fields.problems) > before or not names or not templates:
         return None
     cards_line = value.key_line("cards")
@@ -281,16 +284,6 @@ def read_declaration(
     )
 
 
-def _plain(fields: FieldReader, value: YMap, key: str) -> str:
-    found = value.get(key)
-    if found is None or is_null(found):
-        return ""
-    if not isinstance(found, YScalar):
-        fields.problem(found.line, f"'{key}' must be text, not {describe(found)}")
-        return ""
-    return unicodedata.normalize("NFC", found.raw)
-
-
 def _names(
     fields: FieldReader, value: YMap, key: str, type_key: str, *, required: bool = False
 ) -> list[str]:
@@ -317,7 +310,7 @@ def _names(
 
 
 def _kind(fields: FieldReader, value: YMap, key: str) -> TypeKind:
-    written = _plain(fields, value, "kind").strip()
+    written = fields.read_plain(value, _DECLARATION["kind"]).strip()
     if not written:
         return TypeKind.STANDARD
     try:
@@ -358,10 +351,10 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
             )
             continue
         fields.unknown_keys(item, _CARD_KEYS, f"card {number} of note type '{key}'")
-        name = _plain(fields, item, "name") or f"Card {number}"
+        name = fields.read(item, _CARD["name"]) or f"Card {number}"
         sides = []
         for side in ("front", "back"):
-            text = _plain(fields, item, side)
+            text = fields.read(item, _CARD[side])
             if not text.strip():
                 line = item.key_line(side) if side in item.entries else item.line
                 fields.problem(line, f"note type '{key}': card {number} needs a '{side}'")
@@ -374,7 +367,7 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
 
 
 def _sort_field(fields: FieldReader, value: YMap, key: str, names: list[str]) -> int:
-    written = _plain(fields, value, "sort_field")
+    written = fields.read(value, _DECLARATION["sort_field"])
     if not written:
         return 0
     if written in names:

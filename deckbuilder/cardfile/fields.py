@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from deckbuilder.cardfile.keys import (
     CHOICE,
@@ -20,8 +21,10 @@ from deckbuilder.cardfile.keys import (
     ID_PATTERN,
     LANG_PATTERN,
     NOTE_TYPES,
+    Key,
     Shape,
 )
+from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import Problem
 from deckbuilder.invisible import INVISIBLE
@@ -383,9 +386,42 @@ class FieldReader:
         if isinstance(value, YScalar) and value.kind == "bool":
             return value.raw.lower() in ("true", "yes", "on", "y")
         self.problem(
-            value.line, f"'{what or key}' must be {Shape.FLAG.phrase}, not {describe(value)}"
+            value.line,
+            f"'{what or key}' must be {SHAPES[Shape.FLAG].phrase}, not {describe(value)}",
         )
         return default
+
+    # -- a key's value, read by its shape (the readers of keys.SHAPES) -------------------
+    def read(self, ymap: YMap, key: Key) -> Any:
+        """The value of the declared ``key`` in ``ymap``, read by the reader its shape's
+        row names (:data:`.shapes.SHAPES`), with the key's own required or default."""
+        reader = SHAPES[key.shape].reader
+        if not isinstance(reader, str):
+            raise TypeError(f"'{key.name}' ({key.shape.value}) is read by {reader.functions}")
+        return getattr(self, reader)(ymap, key)
+
+    def read_text(self, ymap: YMap, key: Key) -> str:
+        """Text, maybe per language (:meth:`text`)."""
+        return self.text(ymap, key.name, required=key.required)
+
+    def read_plain(self, ymap: YMap, key: Key) -> str:
+        """Text as written, never per language (a note type's name, CSS, a template);
+        '' when absent or a problem."""
+        found = ymap.get(key.name)
+        if found is None or is_null(found):
+            return ""
+        if not isinstance(found, YScalar):
+            self.problem(found.line, f"'{key.name}' must be text, not {describe(found)}")
+            return ""
+        return unicodedata.normalize("NFC", found.raw)
+
+    def read_flag(self, ymap: YMap, key: Key) -> bool:
+        """True or false (:meth:`flag`), the key's default when absent."""
+        return self.flag(ymap, key.name, default=bool(key.default))
+
+    def read_tags(self, ymap: YMap, key: Key) -> list[tuple[str, int]]:
+        """One word or a list of them, each with its line (:meth:`tags`)."""
+        return self.tags(ymap, key.name)
 
     def unknown_keys(self, ymap: YMap, allowed: Sequence[str], where: str) -> None:
         for key, line in ymap.lines.items():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from deckbuilder.cardfile.checks import ANKI_EMPTY, GUID_RE
 from deckbuilder.cardfile.fields import FieldReader
+from deckbuilder.cardfile.keys import Key
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, describe
 
 __all__ = ["GUID_RE", "read_guid", "read_reverse"]
@@ -27,11 +28,12 @@ def read_guid(fields: FieldReader, item: YMap) -> str:
     return value.raw
 
 
-def read_reverse(fields: FieldReader, item: YMap) -> tuple[bool, str | None]:
-    """A basic note's (second card?, ``add_reverse:`` text or None)."""
+def read_reverse(fields: FieldReader, item: YMap, reverse: Key) -> tuple[bool, str | None]:
+    """A basic note's (second card?, ``add_reverse:`` text or None); ``reverse`` is the
+    declaration of its 'reverse' key."""
     value = item.get("add_reverse")
     if value is None:
-        return fields.flag(item, "reverse", default=False), None
+        return fields.read(item, reverse), None
     if item.get("reverse") is not None:
         fields.problem(
             value.line,

@@ -2,10 +2,11 @@
 with its range or pattern, default, one line of documentation and an example.
 
 Everything else that knows the format is derived from this module: the loader's known
-keys and the words of its "must be ..." messages, the JSON Schema (:mod:`.schema`), the
-order in which the writer (:mod:`.writer`) puts keys, and the keys table of the README
-and docs/card-format.md (:mod:`.keys_table`). A new key is one entry here (and the code
-that reads its value into the model).
+keys, the JSON Schema (:mod:`.schema`), the order in which the writer (:mod:`.writer`)
+puts keys, and the keys table of the README and docs/card-format.md (:mod:`.keys_table`).
+What is said of a key's value by its shape (the words of "must be ..." messages and of
+the docs, its JSON Schema, what reads it) is the shape's row in :mod:`.shapes`. A new key
+is one entry here (and the code that puts its value into the model).
 
 The note types are the core's (:data:`deckbuilder.note_types.BUILT_IN`: names, fields,
 which texts speak); what this module adds to one is what its notes say in a card file
@@ -62,6 +63,7 @@ __all__ = [
     "NoteType",
     "Shape",
     "key_names",
+    "keyed",
     "note_keys",
     "note_type_named",
     "step_text",
@@ -88,8 +90,8 @@ MAX_NOTES = 100_000
 
 
 class Shape(str, Enum):
-    """What a key's value is. :attr:`phrase` is how messages and the docs say it: a wrong
-    value gets "'KEY' must be PHRASE, not ..."."""
+    """What a key's value is. How messages and the docs say it, its JSON Schema and what
+    reads it are its row of :data:`deckbuilder.cardfile.shapes.SHAPES`."""
 
     TEXT = "text"  # Markdown; a map from language code to text in a deck with 'languages'
     PLAIN = "plain"  # text as Anki has it, in no language map
@@ -128,83 +130,6 @@ class Shape(str, Enum):
     POINTS = "points"
     POINT = "point"
     URL = "url"
-
-    @property
-    def phrase(self) -> str:
-        """How a message says the value: "'KEY' must be PHRASE, not ..."."""
-        return _SHAPES[self][0]
-
-    @property
-    def words(self) -> str:
-        """How the keys table of the docs says the value."""
-        return _SHAPES[self][1]
-
-
-# Each value shape once: how messages say it, and how the keys table of the docs says it.
-_SHAPES: dict[Shape, tuple[str, str]] = {
-    Shape.TEXT: ("text", "text (Markdown)"),
-    Shape.PLAIN: ("text", "text (HTML, as Anki has it)"),
-    Shape.DECK_NAME: ("text", "text, one line"),
-    Shape.ID: ("text", "id: a-z, 0-9, - and _"),
-    Shape.GUID: ("text", "printable ASCII, no spaces"),
-    # Shape.NOTE_TYPE: from NOTE_TYPES, below.
-    Shape.LABEL: ("text", "language code"),
-    Shape.FLAG: ("true or false", "true or false"),
-    Shape.WHOLE: ("a whole number like 20", "whole number"),
-    Shape.NUMBER: ("a number like 0.9", "number"),
-    Shape.STEPS: ("a list of steps like [1m, 10m]", "list of steps (30s, 10m, 1h, 1d)"),
-    Shape.PARAMS: ("a list of 21 numbers", "list of 21 numbers, or text"),
-    Shape.PATH: (
-        "the path of a review history (collection.anki2, .colpkg or .apkg)",
-        "path",
-    ),
-    Shape.TAGS: ("a tag or a list of tags", "tag or list of tags"),
-    Shape.FILES: ("a file name or a list of file names", "file name or list of them"),
-    Shape.LINT: ("a rule code or a list of them", "rule code or list of them"),
-    Shape.LANGUAGES: (
-        "a list of language codes, e.g. [ko, en] (the first is the default)",
-        "list of language codes",
-    ),
-    Shape.LETTERS: ("a letter or a list of letters", "letter or list of letters"),
-    Shape.CHOICES: ("a list", "list of choices"),
-    Shape.ANSWERS: (
-        "an accepted answer, a list of them, or a number mapping",
-        "text, number mapping, or a list of them",
-    ),
-    Shape.STUDY: ("a mapping (new_per_day:, ...)", "mapping (the study keys)"),
-    Shape.NOTES: ("a list", "list of notes"),
-    Shape.NOTE_TYPES: (
-        "a mapping from a note type's key to its declaration (name:, fields:, cards:)",
-        "mapping from key to note type declaration",
-    ),
-    Shape.FIELD_TEXTS: ("a mapping from field name to text", "mapping from field name to text"),
-    Shape.FIELD_NAMES: ("a list of field names", "list of field names"),
-    Shape.CARDS: ("a list of cards, each {name:, front:, back:}", "list of card templates"),
-    Shape.TYPE_KIND: ("standard or cloze", "standard or cloze"),
-    Shape.SPEAK: (
-        "a text key of the note or a list of them, e.g. [question]",
-        "text key or list of them",
-    ),
-    Shape.LOCALE: ("a speech language like ko_KR or en_US", "speech language (ko_KR, en_US)"),
-    Shape.PICTURE: (
-        "a picture's file name in media/ (PNG, JPEG, GIF, WebP or SVG)",
-        "file name in media/",
-    ),
-    Shape.MODE: ("hide-all or hide-one", "hide-all or hide-one"),
-    Shape.MASKS: (
-        "a list of masks ({rect: [left, top, width, height]}, {ellipse: ...}, "
-        "{polygon: [[x, y], ...]}) and labels ({text: RA, at: [x, y]})",
-        "list of masks and labels",
-    ),
-    Shape.BOX: ("[left, top, width, height] in the picture's pixels", "[left, top, width, height]"),
-    Shape.POINTS: (
-        "a list of at least 3 points, [x, y] each, in the picture's pixels",
-        "list of [x, y]",
-    ),
-    Shape.POINT: ("[x, y] in the picture's pixels", "[x, y]"),
-    Shape.URL: ("a web address like https://example.org/cards", "web address (https://...)"),
-    Shape.UNIT: ("a unit like mg, km/h or °C", "text, one line"),
-}
 
 
 @dataclass(frozen=True)
@@ -759,10 +684,7 @@ _NOTE_TYPES = (
 NOTE_TYPES: tuple[NoteType, ...] = tuple(
     sorted(_NOTE_TYPES, key=lambda t: list(BUILT_IN).index(t.record.key))
 )
-_SHAPES[Shape.NOTE_TYPE] = (
-    "text",
-    ", ".join(t.record.key for t in NOTE_TYPES) + ", or a declared note type's key",
-)
+
 
 # One entry of an image occlusion note's 'masks': a mask (one of rect, ellipse, polygon,
 # maybe with card) or a label (text and at, maybe with size).
@@ -858,6 +780,11 @@ SPOKEN: dict[NoteKind, tuple[str, ...]] = {
 
 def key_names(keys: tuple[Key, ...]) -> tuple[str, ...]:
     return tuple(key.name for key in keys)
+
+
+def keyed(keys: tuple[Key, ...]) -> dict[str, Key]:
+    """``keys`` by name, for the reader of a mapping of them."""
+    return {key.name: key for key in keys}
 
 
 def note_keys(kind: NoteKind) -> tuple[Key, ...]:

@@ -19,6 +19,7 @@ from deckbuilder.cardfile.keys import (
     Key,
     Shape,
 )
+from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.model import NoteKind
 
 __all__ = ["MARKERS", "keys_table"]
@@ -68,7 +69,7 @@ def _row(where: str, key: Key) -> str:
 
 
 def _value(key: Key) -> str:
-    words = key.shape.words
+    words = SHAPES[key.shape].words
     if key.values and key.shape is not Shape.LINT:
         words = " or ".join(key.values)
     if key.low is not None and key.high is not None and key.low != key.high:

@@ -28,6 +28,7 @@ from deckbuilder.cardfile.keys import (
     NOTE_TYPES,
     SPOKEN,
     key_names,
+    keyed,
     note_keys,
     note_type_named,
 )
@@ -53,6 +54,9 @@ NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {t.kind: key_names(t.keys) for t in
 ALL_NOTE_KEYS = tuple(dict.fromkeys(k for t in NOTE_TYPES for k in key_names(note_keys(t.kind))))
 _KIND_NAMES = {kind.value: kind for kind in NOTE_KEYS}  # what `type:` may say
 CHOICE_KEYS = key_names(CHOICE)  # a choice written as a mapping
+# Each kind's keys by name, for reading them by their declaration.
+_KEYS = {t.kind: keyed(note_keys(t.kind)) for t in NOTE_TYPES}
+_COMMON = keyed(NOTE_FIRST + NOTE_LAST)
 
 _ANSWER_SPLIT = re.compile(r"[\s,]+")
 
@@ -158,7 +162,7 @@ def _read_note(
         fields.unknown_keys(item, allowed, f"a note of note type '{kind.key}'")
     else:
         fields.unknown_keys(item, COMMON_NOTE_KEYS + NOTE_KEYS[kind], f"a {kind.value} note")
-    tags = fields.tags(item)
+    tags = fields.read(item, _COMMON["tags"])
     lint = read_lint_opt_outs(fields, item)
     lines = _field_lines(item)
     for name, found in (("tags", tags), ("lint", lint)) if tags or lint else ():
@@ -193,7 +197,7 @@ def _read_speak(
     if "speak" not in item.entries:
         return tuple(key for key in deck_speak if key in spoken)
     found = []
-    for key, line in fields.tags(item, "speak"):
+    for key, line in fields.read(item, _COMMON["speak"]):
         if isinstance(kind, NoteType):
             fields.problem(
                 line,
@@ -295,38 +299,41 @@ def _field_lines(item: YMap) -> dict[str, int]:
 
 # -- multiple choice ---------------------------------------------------------------------------
 def _read_cloze(fields: FieldReader, item: YMap, common: _CommonFields) -> ClozeNote:
+    keys = _KEYS[NoteKind.CLOZE]
     note = ClozeNote(
         **common,
-        text=fields.text(item, "text", required=True),
-        extra=fields.text(item, "extra"),
+        text=fields.read(item, keys["text"]),
+        extra=fields.read(item, keys["extra"]),
     )
     _check_same_deletions(fields, item.get("text"))
     return note
 
 
 def _read_basic(fields: FieldReader, item: YMap, common: _CommonFields) -> BasicNote:
-    reverse, add_reverse = read_reverse(fields, item)
+    keys = _KEYS[NoteKind.BASIC]
+    reverse, add_reverse = read_reverse(fields, item, keys["reverse"])
     return BasicNote(
         **common,
-        front=fields.text(item, "front", required=True),
-        back=fields.text(item, "back", required=True),
+        front=fields.read(item, keys["front"]),
+        back=fields.read(item, keys["back"]),
         reverse=reverse,
         add_reverse=add_reverse,
     )
 
 
 def _read_mcq(fields: FieldReader, item: YMap, common: _CommonFields) -> McqNote:
-    question = fields.text(item, "question", required=True)
+    keys = _KEYS[NoteKind.MCQ]
+    question = fields.read(item, keys["question"])
     choices, feedback = _read_choices(fields, item)
     answer = _read_answer(fields, item, choices)
     common["field_lines"].update((f"answer[{i}]", line) for i, (_, line) in enumerate(answer))
-    shuffle = fields.flag(item, "shuffle", default=True)
+    shuffle = fields.read(item, keys["shuffle"])
     return McqNote(
         **common,
         question=question,
         choices=tuple(choices),
         answer=tuple(index for index, _ in answer),
-        explanation=fields.text(item, "explanation"),
+        explanation=fields.read(item, keys["explanation"]),
         shuffle=shuffle,
         feedback=tuple(feedback) if any(feedback) else (),
         pinned=read_pins(fields, item),

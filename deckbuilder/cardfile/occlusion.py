@@ -26,8 +26,9 @@ import re
 from typing import TYPE_CHECKING
 
 from deckbuilder.cardfile.fields import FieldReader, is_null, shown, trimmed
-from deckbuilder.cardfile.keys import MASK, NUMBER_PATTERN, key_names
+from deckbuilder.cardfile.keys import MASK, NUMBER_PATTERN, key_names, keyed
 from deckbuilder.cardfile.keys import note_type as _note_type
+from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.cloze import HIGHEST_CARD_NUMBER
 from deckbuilder.model import ImageOcclusionNote, NoteKind
@@ -49,7 +50,8 @@ __all__ = ["MASK_KEYS", "read_image_occlusion"]
 MASK_KEYS = key_names(MASK)
 _SHAPES = {shape.value: shape for shape in MaskShape}
 _MODES = {mode.value: mode for mode in OcclusionMode}
-_MODE_KEY = next(k for k in _note_type(NoteKind.IMAGE_OCCLUSION).keys if k.name == "mode")
+_KEYS = keyed(_note_type(NoteKind.IMAGE_OCCLUSION).keys)
+_MODE_KEY = _KEYS["mode"]
 _SIZE = next(k for k in MASK if k.name == "size")
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
 # Against absurd input: Anki's editor makes a polygon point by point.
@@ -61,15 +63,15 @@ _CLOZE_MARKS = ("{{", "}}")
 def read_image_occlusion(
     fields: FieldReader, item: YMap, common: _CommonFields
 ) -> ImageOcclusionNote:
-    image = trimmed(fields.text(item, "image", required=True))
+    image = trimmed(fields.read(item, _KEYS["image"]))
     shapes = _read_masks(fields, item)
     common["field_lines"].update((f"masks[{i}]", line) for i, line in shapes[1].items())
     return ImageOcclusionNote(
         **common,
         image=image,
-        header=fields.text(item, "header"),
-        back_extra=fields.text(item, "back_extra"),
-        comments=fields.text(item, "comments"),
+        header=fields.read(item, _KEYS["header"]),
+        back_extra=fields.read(item, _KEYS["back_extra"]),
+        comments=fields.read(item, _KEYS["comments"]),
         mode=_read_mode(fields, item),
         shapes=tuple(shapes[0]),
     )
@@ -83,7 +85,9 @@ def _read_mode(fields: FieldReader, item: YMap) -> OcclusionMode:
     mode = _MODES.get(written)
     if mode is None and written:
         fields.problem(
-            value.line, f"'mode' must be {_MODE_KEY.shape.phrase}, not '{shown(written)}'", "mode"
+            value.line,
+            f"'mode' must be {SHAPES[_MODE_KEY.shape].phrase}, not '{shown(written)}'",
+            "mode",
         )
     return mode or OcclusionMode.HIDE_ALL
 

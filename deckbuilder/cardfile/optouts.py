@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from deckbuilder.cardfile.fields import FieldReader, is_null
 from deckbuilder.cardfile.keys import Shape
+from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, describe
 
 __all__ = ["read_lint_opt_outs", "read_pins"]
@@ -36,7 +37,9 @@ def read_lint_opt_outs(fields: FieldReader, item: YMap) -> list[tuple[str, int]]
     for entry in entries:
         if not isinstance(entry, YScalar) or entry.is_null:
             fields.problem(
-                entry.line, f"'lint' must be {Shape.LINT.phrase}, not {describe(entry)}", "lint"
+                entry.line,
+                f"'lint' must be {SHAPES[Shape.LINT].phrase}, not {describe(entry)}",
+                "lint",
             )
             continue
         codes.setdefault(entry.raw.strip(), entry.line)

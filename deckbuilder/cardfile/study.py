@@ -16,6 +16,7 @@ from pathlib import Path
 from deckbuilder import deck_options
 from deckbuilder.cardfile.fields import FieldReader, is_null
 from deckbuilder.cardfile.keys import STUDY, Shape, key_names
+from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.deck_options import (
     ANKI_STEP_MAX_SECONDS,
@@ -49,7 +50,9 @@ def read_study(fields: FieldReader, tree: YMap) -> StudySettings | None:
     if value is None or is_null(value):
         return None
     if not isinstance(value, YMap):
-        fields.problem(value.line, f"'study' must be {Shape.STUDY.phrase}, not {describe(value)}")
+        fields.problem(
+            value.line, f"'study' must be {SHAPES[Shape.STUDY].phrase}, not {describe(value)}"
+        )
         return None
     fields.unknown_keys(value, STUDY_KEYS, "'study'")
     defaults = StudySettings()
@@ -213,7 +216,9 @@ def _number(fields: FieldReader, value: YValue, key: str) -> float | None:
             return float(_NOT_FINITE.get(text.lower(), text))
         except ValueError:  # YAML 1.1 forms such as 0x1 or 1:30.5
             pass
-    fields.problem(value.line, f"'{key}' must be {Shape.NUMBER.phrase}, not {_shown(value)}")
+    fields.problem(
+        value.line, f"'{key}' must be {SHAPES[Shape.NUMBER].phrase}, not {_shown(value)}"
+    )
     return None
 
 
@@ -227,7 +232,9 @@ def _whole(fields: FieldReader, ymap: YMap, key: str) -> int:
         return default
     number = _yaml_int(value.raw) if isinstance(value, YScalar) and value.kind == "int" else None
     if number is None:
-        fields.problem(value.line, f"'{key}' must be {Shape.WHOLE.phrase}, not {_shown(value)}")
+        fields.problem(
+            value.line, f"'{key}' must be {SHAPES[Shape.WHOLE].phrase}, not {_shown(value)}"
+        )
         return default
     if not low <= number <= high:
         fields.problem(value.line, f"'{key}' is {_raw(value)}; allowed: {low} to {high}")

@@ -26,7 +26,14 @@ import re
 from typing import TYPE_CHECKING
 
 from deckbuilder.cardfile.fields import FieldReader, is_null, shown, trimmed
-from deckbuilder.cardfile.keys import MAX_ANSWERS, NUMBER, NUMBER_PATTERN, NoteType, key_names
+from deckbuilder.cardfile.keys import (
+    MAX_ANSWERS,
+    NUMBER,
+    NUMBER_PATTERN,
+    NoteType,
+    key_names,
+    keyed,
+)
 from deckbuilder.cardfile.keys import note_type as _note_type
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.model import NoteKind, TypedAnswer, TypedNote
@@ -38,6 +45,7 @@ __all__ = ["MAX_ANSWERS", "NUMBER_KEYS", "TYPED_KEYS", "read_typed"]
 
 _TYPED: NoteType = _note_type(NoteKind.TYPED)
 TYPED_KEYS = key_names(_TYPED.keys)
+_KEYS = keyed(_TYPED.keys)
 NUMBER_KEYS = key_names(NUMBER)
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
 # A number is compared as a double (17 significant digits); longer ones are refused
@@ -47,15 +55,15 @@ MAX_UNIT_CHARS = 20  # 'mL/min/1.73 m²' and the like
 
 
 def read_typed(fields: FieldReader, item: YMap, common: _CommonFields) -> TypedNote:
-    question = fields.text(item, "question", required=True)
+    question = fields.read(item, _KEYS["question"])
     answers = _read_answers(fields, item)
     common["field_lines"].update((f"answer[{i}]", line) for i, (_, line) in enumerate(answers))
-    match_case = fields.flag(item, "match_case", default=False)
+    match_case = fields.read(item, _KEYS["match_case"])
     return TypedNote(
         **common,
         question=question,
         answers=tuple(answer for answer, _ in answers),
-        explanation=fields.text(item, "explanation"),
+        explanation=fields.read(item, _KEYS["explanation"]),
         match_case=match_case,
     )
 
