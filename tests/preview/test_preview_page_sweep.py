@@ -5,7 +5,8 @@ phone's 390 px."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,22 +34,39 @@ def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copied(DATA / "phone", tmp_path_factory.mktemp("sweep"))
 
 
+Swept = Callable[..., tuple[Any, DeckPreview]]
+
+
 @pytest.fixture(scope="module")
-def page(deck: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    rd, p = _preview(deck, sweep=True)
+def swept(deck: Path) -> Swept:
+    """The deck's preview with a sweep, by desired retention (None: the deck's own), each
+    swept once in the module: several tests read the same preview, and none changes it."""
+
+    @cache
+    def run(retention: float | None = None) -> tuple[Any, DeckPreview]:
+        overrides = {} if retention is None else {"desired_retention": retention}
+        return _preview(deck, sweep=True, **overrides)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def page(swept: Swept, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("page") / "sweep.html"
-    out.write_text(preview_page(rd, p), encoding="utf-8")
+    out.write_text(preview_page(*swept()), encoding="utf-8")
     return out
 
 
-def test_the_page_has_a_sweep_chart_only_when_the_sweep_is_asked_for(deck: Path) -> None:
+def test_the_page_has_a_sweep_chart_only_when_the_sweep_is_asked_for(
+    deck: Path, swept: Swept
+) -> None:
     rd, plain = _preview(deck, sweep=False)
     assert sweep_svg(plain) == ""
     assert 'class="chart sweep"' not in preview_page(rd, plain)
-    _, swept = _preview(deck, sweep=True)
-    text = preview_page(rd, swept)
+    _, with_sweep = swept()
+    text = preview_page(rd, with_sweep)
     assert text.count('class="chart sweep"') == 1
-    assert text == preview_page(rd, swept)  # deterministic
+    assert text == preview_page(rd, with_sweep)  # deterministic
 
 
 def _across(svg: str, mark: str) -> float:
@@ -58,8 +76,8 @@ def _across(svg: str, mark: str) -> float:
     return float(found.group(1))
 
 
-def test_marks_sit_at_the_current_and_optimal_retention(deck: Path) -> None:
-    _, p = _preview(deck, sweep=True, desired_retention=0.85)
+def test_marks_sit_at_the_current_and_optimal_retention(swept: Swept) -> None:
+    _, p = swept(0.85)
     assert p.sweep is not None
     svg = sweep_svg(p)
     marks = dict(re.findall(r'data-mark="(\w+)" data-retention="([0-9.]+)"', svg))
@@ -75,23 +93,23 @@ def test_marks_sit_at_the_current_and_optimal_retention(deck: Path) -> None:
     assert _across(svg, "optimal") == pytest.approx(across[optimal_index], abs=0.01)
 
 
-def test_a_mark_at_the_first_retention_stands_clear_of_the_axis(deck: Path) -> None:
+def test_a_mark_at_the_first_retention_stands_clear_of_the_axis(swept: Swept) -> None:
     """The optimum is often 0.70, the first retention: drawn on the panel's left edge,
     where the grid lines start, it could not be seen. It stands half a column in."""
-    _, p = _preview(deck, sweep=True, desired_retention=0.7)
+    _, p = swept(0.7)
     svg = sweep_svg(p)
     assert _across(svg, "current") == pytest.approx(50 / len(SWEEP_RETENTIONS), abs=0.01)
 
 
-def test_a_retention_between_two_steps_is_marked_where_it_lies(deck: Path) -> None:
-    _, p = _preview(deck, sweep=True, desired_retention=0.855)
+def test_a_retention_between_two_steps_is_marked_where_it_lies(swept: Swept) -> None:
+    _, p = swept(0.855)
     svg = sweep_svg(p)
     assert 'data-mark="current" data-retention="0.855"' in svg
     assert "current 0.855</text>" in svg
 
 
-def test_a_what_if_retention_outside_the_sweep_has_no_mark(deck: Path) -> None:
-    _, p = _preview(deck, sweep=True, desired_retention=0.5)
+def test_a_what_if_retention_outside_the_sweep_has_no_mark(swept: Swept) -> None:
+    _, p = swept(0.5)
     assert 'data-mark="current"' not in sweep_svg(p)
     assert 'data-mark="optimal"' in sweep_svg(p)
 
@@ -154,13 +172,13 @@ def _overlap(a: list[float], b: list[float]) -> bool:
 @pytest.mark.parametrize("retention", [0.99, 0.7, 0.75])
 @pytest.mark.parametrize("width", [390, 1200])
 def test_chart_labels_are_readable_inside_their_chart_and_apart(
-    browser: Any, deck: Path, tmp_path: Path, width: int, retention: float
+    browser: Any, swept: Swept, tmp_path: Path, width: int, retention: float
 ) -> None:
     """Every label of every chart is at least 11 px tall at any width (a phone drew them
     at 7 to 8 px when the charts were scaled down whole); none runs past its chart or over
     another, even a mark at the last retention or the current retention at (or next to)
     the optimal one."""
-    rd, p = _preview(deck, sweep=True, desired_retention=retention)
+    rd, p = swept(retention)  # the same page at both widths
     page = tmp_path / "edge.html"
     page.write_text(preview_page(rd, p), encoding="utf-8")
     context = browser.new_context(viewport={"width": width, "height": 900})
