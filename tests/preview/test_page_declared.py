@@ -68,3 +68,23 @@ def test_each_side_renders_from_its_own_template(browser: Any, page: Path) -> No
         assert size == "24px"  # the note type's own CSS
     finally:
         tab.close()
+
+
+@pytest.mark.browser
+def test_night_mode_gives_a_declared_card_ankis_dark_canvas(browser: Any, page: Path) -> None:
+    """A note type whose CSS says nothing of colours showed a white card on the dark
+    page: Anki's reviewer gives body.nightMode its dark canvas and light text over any
+    .card styling (ts/reviewer/reviewer.scss), and the page's frames now do too."""
+    context = browser.new_context(color_scheme="dark")
+    tab = context.new_page()
+    try:
+        tab.goto(page.as_uri())
+        tab.wait_for_selector("html[data-cards-loaded=true]")
+        body = tab.frame_locator("#card-hello-1 .front iframe").locator("body")
+        assert "nightMode" in (body.get_attribute("class") or "")
+        colours = body.evaluate(
+            "e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color]"
+        )
+        assert colours == ["rgb(44, 44, 44)", "rgb(252, 252, 252)"]
+    finally:
+        context.close()
