@@ -21,7 +21,7 @@ from deckbuilder.deck_options import (
     default_parameters,
     parse_parameters,
 )
-from deckbuilder.errors import DeckError, Problem, RequestError
+from deckbuilder.errors import DeckError, Problem, RequestError, Severity
 from deckbuilder.model import Deck, StudySettings
 from deckbuilder.schedule.fit import FittedParameters, HistoryTooLong, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
@@ -281,7 +281,9 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
     path = study.history
 
     def warning(text: str) -> Problem:
-        return Problem(str(deck.source), study.history_line, f"warning: 'history' {text}")
+        return Problem(
+            str(deck.source), study.history_line, f"'history' {text}", severity=Severity.WARNING
+        )
 
     try:
         fitted = _fit(path)
