@@ -59,7 +59,8 @@ class Severity(str, Enum):
 @dataclass(frozen=True, order=True)
 class Problem:
     """One thing wrong with the input, located as precisely as we know. ``message`` says
-    what is wrong, without its severity; ``code`` names the rule found it (a lint code)."""
+    what is wrong, without its severity; ``code`` names the rule that found it (a lint
+    code), or for a problem of a request's or a setting's value (``file`` '') its field."""
 
     file: str
     line: int | None
