@@ -1,13 +1,16 @@
 """Errors users can fix, each knowing where in which file it comes from.
 
 Library code raises :class:`DeckError` carrying every :class:`Problem` found, never
-prints; the CLI turns them into ``FILE:LINE: note 'ID': what is wrong`` lines.
+prints; the CLI turns them into ``FILE:LINE: note 'ID': what is wrong`` lines. A
+problem's :class:`Severity` is data, never words in its message: the CLI words it
+(``warning: ...``) when it prints the problem.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ __all__ = [
     "OutputError",
     "Problem",
     "RequestError",
+    "Severity",
     "TargetExists",
     "UsageError",
     "shown",
@@ -43,16 +47,31 @@ def shown(value: object, width: int | None = 60, *, quoted: bool = True) -> str:
     return f"'{text}'" if quoted else text
 
 
+class Severity(str, Enum):
+    """How much a problem matters: an error stops the command, a warning is told and
+    the command goes on, a note only informs. The value is the word output uses."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One thing wrong with the input, located as precisely as we know."""
+    """One thing wrong with the input, located as precisely as we know. ``message`` says
+    what is wrong, without its severity; ``code`` names the rule that found it (a lint
+    code), or for a problem of a request's or a setting's value (``file`` '') its field."""
 
     file: str
     line: int | None
     message: str
     note: str | None = None
+    severity: Severity = Severity.ERROR
+    code: str | None = None
 
-    def __str__(self) -> str:
+    @property
+    def place(self) -> str:
+        """Where, as a line about it starts: ``FILE:LINE: note 'ID':``."""
         # A file or note named with a line break would forge a line of its own.
         file = shown(self.file, None, quoted=False)
         where = file if self.line is None else f"{file}:{self.line}"
@@ -61,7 +80,10 @@ class Problem:
             note = f"{note[:_SHOWN_NOTE_CHARS]}… ({len(note):,} characters)"
         note = shown(note, None, quoted=False)
         who = f" note '{note}':" if note else ""
-        return f"{where}:{who} {self.message}"
+        return f"{where}:{who}"
+
+    def __str__(self) -> str:
+        return f"{self.place} {self.message}"
 
 
 class DeckError(Exception):

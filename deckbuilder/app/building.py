@@ -14,7 +14,7 @@ from deckbuilder.app.packages import PackageResult, package_path, write_packages
 from deckbuilder.app.pulling import anki_changes
 from deckbuilder.app.requests import BuildRequest
 from deckbuilder.cardfile.reader import digest_now
-from deckbuilder.errors import DeckError, Problem, RequestError, shown
+from deckbuilder.errors import DeckError, Problem, RequestError, Severity, shown
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.lock.manifest import lock_path, note_hashes, read_manifest
@@ -175,11 +175,12 @@ def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:
             Problem(
                 str(deck.source),
                 None,
-                f"warning: the deck was named {shown(old, None)} in its last build and is "
+                f"the deck was named {shown(old, None)} in its last build and is "
                 f"now {shown(deck.name, None)}; on import Anki keeps the cards it has in "
                 f"{shown(old, None)} (only new cards go to {shown(deck.name, None)}): to move "
                 f"them, search Anki's browser for {deck_cards_search(old)}, select all, and "
                 "use Change Deck",
+                severity=Severity.WARNING,
             )
         )
     return found

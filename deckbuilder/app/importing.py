@@ -31,7 +31,13 @@ class ImportResult:
             "ok": True,
             "card_files": [str(path) for path in self.card_files],
             "warnings": [
-                {"file": p.file, "line": p.line, "note": p.note, "message": p.message}
+                {
+                    "file": p.file,
+                    "line": p.line,
+                    "note": p.note,
+                    "message": p.message,
+                    "severity": p.severity.value,
+                }
                 for p in self.warnings
             ],
             "report": list(self.report),

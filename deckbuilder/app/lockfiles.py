@@ -26,7 +26,7 @@ from deckbuilder.cardfile.reader import (
     deck_id_problems,
     load_decks,
 )
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.lock.manifest import Manifest, OtherDecks, lock_path, read_manifest
 from deckbuilder.model import Deck
 from deckbuilder.render.deck import RenderedDeck
@@ -293,24 +293,25 @@ def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
     now = built.get(_real(lock.card))
     if now is not None:
         message = (
-            f"warning: belongs to deck '{key}' as {name} was last built, but {name} is "
+            f"belongs to deck '{key}' as {name} was last built, but {name} is "
             f"now deck {', '.join(repr(key) for key in sorted(now))}: if you changed its id, "
             f"change it back to 'id: {base}' to keep its notes' identities; else delete this "
             "lock file"
         )
     else:
         message = (
-            f"warning: belongs to deck '{key}' ({name}), which no card file has now: if "
+            f"belongs to deck '{key}' ({name}), which no card file has now: if "
             f"you renamed {name}, add 'id: {base}' to the renamed card file to keep its notes' "
             "identities; if you deleted the deck, delete this lock file"
         )
-    return Problem(str(lock.path), None, message)
+    return Problem(str(lock.path), None, message, severity=Severity.WARNING)
 
 
 def _old_copy(lock: _Lock, own: Path) -> Problem:
     return Problem(
         str(lock.path),
         None,
-        f"warning: an old copy of deck '{shown(lock.key)}''s lock file, which is {own} beside its "
+        f"an old copy of deck '{shown(lock.key)}''s lock file, which is {own} beside its "
         "card file now: delete this one",
+        severity=Severity.WARNING,
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
-from deckbuilder.errors import DeckError, OutputError, Problem
+from deckbuilder.errors import DeckError, OutputError, Problem, Severity
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
 from deckbuilder.lock.manifest import (
     Changes,
@@ -128,8 +128,9 @@ def write_packages(
                     Problem(
                         str(result.lock_moved_from),
                         None,
-                        f"warning: cannot remove this lock file, now moved to {result.lock}: "
+                        f"cannot remove this lock file, now moved to {result.lock}: "
                         f"{exc.strerror or exc}; delete it",
+                        severity=Severity.WARNING,
                     )
                 )
     if warnings and results:

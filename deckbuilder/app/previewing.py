@@ -10,7 +10,7 @@ from typing import Any
 from deckbuilder.anki.history import HistoryError
 from deckbuilder.app.checking import render_selection
 from deckbuilder.app.requests import PreviewRequest
-from deckbuilder.errors import DeckError, OutputError, Problem, RequestError
+from deckbuilder.errors import DeckError, OutputError, Problem, RequestError, Severity
 from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
@@ -42,9 +42,9 @@ class PreviewResult:
     previews: tuple[DeckPreview, ...]
     charts: tuple[Path, ...]  # written with ``plot``
     pages: tuple[Path, ...]  # written with ``html`` or ``html_out``
-    # About the request: a history too short to fit from, a value Anki would not take
-    # (its field, and what is wrong with it).
-    request_warnings: tuple[Problem | tuple[str, str], ...]
+    # About the request: a history too short to fit from (of its file), a value Anki
+    # would not take (of no file; its ``code`` is the request field).
+    request_warnings: tuple[Problem, ...]
     # About the decks, in the order found: their study blocks, then what the pages cannot
     # show as Anki does (math they cannot typeset).
     warnings: tuple[Problem, ...]
@@ -81,7 +81,7 @@ def _preview(request: PreviewRequest) -> PreviewResult:
         request.lead,
         request.new_per_day,
     )
-    told: list[Problem | tuple[str, str]] = []
+    told: list[Problem] = []
     fitted = None  # the history and the parameters fitted from it
     if request.history is not None and request.params is None:  # given parameters win
         fit, problem = _history_parameters(request.history)
@@ -187,7 +187,9 @@ def _history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
         raise RequestError.single("history", str(exc)) from None
     if fitted.fitted:
         return fitted, None
-    return fitted, Problem(str(path), None, too_few_reviews(fitted, path))
+    return fitted, Problem(
+        str(path), None, too_few_reviews(fitted, path), severity=Severity.WARNING
+    )
 
 
 def lint_by_note(rendered: Sequence[RenderedDeck]) -> dict[str, LintNotes]:

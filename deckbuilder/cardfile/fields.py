@@ -26,7 +26,7 @@ from deckbuilder.cardfile.keys import (
 )
 from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, Severity
 from deckbuilder.invisible import INVISIBLE
 
 __all__ = [
@@ -341,8 +341,9 @@ class FieldReader:
                 Problem(
                     self.file,
                     value.line,
-                    f"warning: '{what}' has no '{self.lang}' text; using the '{default}' text",
+                    f"'{what}' has no '{self.lang}' text; using the '{default}' text",
                     self.note_id,
+                    severity=Severity.WARNING,
                 )
             )
             hit = value.get(default)

@@ -23,7 +23,7 @@ from typer.core import TyperGroup
 
 from deckbuilder import __version__
 from deckbuilder.cli.options import session_of
-from deckbuilder.cli.output import Session, StreamError, echo, err, plural
+from deckbuilder.cli.output import Session, StreamError, echo, err, plural, problem_line
 from deckbuilder.errors import (
     DeckError,
     OutputError,
@@ -226,14 +226,20 @@ def _run(args: list[str], session: Session) -> int:
         shown, unshown = _capped(exc.problems)
         if session.json:
             problems = [
-                {"file": p.file, "line": p.line, "note": p.note, "message": p.message}
+                {
+                    "file": p.file,
+                    "line": p.line,
+                    "note": p.note,
+                    "message": p.message,
+                    "severity": p.severity.value,
+                }
                 for p in shown
             ]
             more = [{"file": file, "more_problems": n} for file, n in unshown.items()]
             session.emit_json({"ok": False, "problems": problems + more})
             return 1
         for problem in shown:
-            err(str(problem), fg="red")
+            err(problem_line(problem), fg="red")
         for file, n in unshown.items():
             err(f"{file}: {plural(n, 'more problem')} not shown", fg="red")
         n = len(exc.problems)

@@ -33,6 +33,7 @@ from deckbuilder.cli.output import (
     lint_pointer,
     plural,
     print_warnings,
+    problem_line,
 )
 from deckbuilder.cli.progress import terminal_progress
 from deckbuilder.errors import shown
@@ -96,7 +97,7 @@ def build(
             )
         )
     for warning in result.study_warnings:  # a history the preview cannot use
-        err(str(warning), fg="yellow")
+        err(problem_line(warning), fg="yellow")
     if not as_json:
         for preview in result.previews.values():
             session.say(preview.line)
@@ -161,7 +162,7 @@ def check(
     )
     print_warnings(result.warnings)
     for warning in result.study_warnings:  # as build will say them
-        err(str(warning), fg="yellow")
+        err(problem_line(warning), fg="yellow")
     if as_json:
         decks = [deck_summary(rd.deck) for rd in result.decks]
         session.emit_json({"ok": True, "decks": decks, "lint_warnings": result.lint_warnings})

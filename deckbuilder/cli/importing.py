@@ -10,7 +10,7 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import JsonFlag, session_of
-from deckbuilder.cli.output import echo
+from deckbuilder.cli.output import echo, problem_line
 
 
 @app.command("import")
@@ -118,7 +118,7 @@ def import_(
         )
     )
     for warning in result.warnings:
-        echo(str(warning), err=True)
+        echo(problem_line(warning), err=True)
     if as_json:
         session.emit_json(result.as_json())
         return

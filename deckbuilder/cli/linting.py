@@ -9,7 +9,7 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import Fallback, JsonFlag, Lang, Sources, selection, session_of
-from deckbuilder.cli.output import echo, plural
+from deckbuilder.cli.output import echo, plural, problem_line
 
 __all__ = ["lint"]
 
@@ -40,7 +40,7 @@ def lint(
         session.emit_json(result.as_json(strict=strict))
     else:
         for warning in result.warnings:
-            echo(str(warning))
+            echo(problem_line(warning))
         found = f"{plural(len(result.warnings), 'warning')} in {plural(result.notes, 'note')}"
         session.say(
             found if result.warnings else f"no warnings in {plural(len(result.decks), 'deck')}"

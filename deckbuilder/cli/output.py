@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from deckbuilder.app import BUILT_IN, Deck
-from deckbuilder.errors import shown
+from deckbuilder.errors import Problem, Severity, shown
 
 if TYPE_CHECKING:
     from deckbuilder.app import PackageResult
-    from deckbuilder.errors import Problem
 
 __all__ = [
     "MAX_OF_A_KIND",
@@ -40,6 +39,8 @@ __all__ = [
     "plural",
     "print_warnings",
     "printable",
+    "problem_line",
+    "problem_text",
     "removed_lines",
 ]
 
@@ -155,16 +156,30 @@ MAX_OF_A_KIND = 100
 _QUOTED = re.compile(r"'[^'\n]*'")
 
 
-def print_warnings(warnings: Sequence[Problem | str]) -> None:
+def problem_text(problem: Problem) -> str:
+    """What ``problem`` says, its severity worded first: ``warning: ...``, ``warning
+    [code]: ...`` (a lint rule's), ``note: ...``; an error says only what is wrong."""
+    if problem.severity is Severity.ERROR:
+        return problem.message
+    code = f" [{problem.code}]" if problem.code else ""
+    return f"{problem.severity.value}{code}: {problem.message}"
+
+
+def problem_line(problem: Problem) -> str:
+    """``problem`` as a line of output: ``FILE:LINE: note 'ID': warning: what is wrong``."""
+    return f"{problem.place} {problem_text(problem)}"
+
+
+def print_warnings(warnings: Sequence[Problem]) -> None:
     """Each warning on a line of its own, but only the first MAX_OF_A_KIND of a kind (the
     same words, whatever file, line, note or quoted value they name); then, for each kind
     past it, how many more there were."""
     count: Counter[str] = Counter()
     for warning in warnings:
-        kind = _QUOTED.sub("'…'", warning.message if not isinstance(warning, str) else warning)
+        kind = _QUOTED.sub("'…'", problem_text(warning))
         count[kind] += 1
         if count[kind] <= MAX_OF_A_KIND:
-            err(str(warning), fg="yellow")
+            err(problem_line(warning), fg="yellow")
     for kind, seen in count.items():
         if seen > MAX_OF_A_KIND:
             err(f"and {seen - MAX_OF_A_KIND:,} more like the above: {kind}", fg="yellow")

@@ -169,9 +169,9 @@ def preview(
                 progress=bar,
             )
         )
-    for told in result.request_warnings:
-        text = f"{OPTIONS[told[0]]} {told[1]}" if isinstance(told, tuple) else str(told)
-        err(f"Warning: {text}", fg="yellow")
+    for told in result.request_warnings:  # of a file, or of the option its code names
+        where = OPTIONS[told.code] if told.code else told.place
+        err(f"Warning: {where} {told.message}", fg="yellow")
     print_warnings(result.warnings)
     if as_json:
         data = result.as_json()

@@ -27,6 +27,7 @@ from deckbuilder.cli.output import (
     lock_state,
     plural,
     print_warnings,
+    problem_line,
     removed_lines,
 )
 from deckbuilder.errors import shown
@@ -87,7 +88,7 @@ def _tell(session: Session, rebuild: library.Rebuild) -> None:
     now = time.strftime("%H:%M:%S")
     if rebuild.result is None:
         for problem in rebuild.problems:
-            err(str(problem), fg="red")
+            err(problem_line(problem), fg="red")
         err(
             f"{now} {shown(rebuild.source, None, quoted=False)}: {plural(len(rebuild.problems), 'problem')}; nothing "
             "was written (its last package stays as it was)",

@@ -16,7 +16,7 @@ from deckbuilder.anki.notetypes.active_content import note_type_parts, without_n
 from deckbuilder.anki.notetypes.carried import spec_problems
 from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
-from deckbuilder.errors import Problem, RequestError, shown
+from deckbuilder.errors import Problem, RequestError, Severity, shown
 from deckbuilder.importers.any_type import declared_notes
 from deckbuilder.importers.base import (
     ActiveContent,
@@ -225,10 +225,11 @@ def _occlusions(
                 Problem(
                     str(result.source),
                     None,
-                    f"warning: note type {anki_type.name!r}: its templates or CSS are not "
+                    f"note type {anki_type.name!r}: its templates or CSS are not "
                     "Anki's own Image Occlusion ones; the card file keeps Anki's (whose "
                     "script draws the masks), and the first build gives them to the "
                     "collection's note type in place",
+                    severity=Severity.WARNING,
                 )
             )
     if found.notes:
@@ -242,9 +243,10 @@ def _occlusions(
             Problem(
                 str(result.source),
                 None,
-                f"warning: note {anki_note.guid!r}: its masks come in as they are drawn, "
+                f"note {anki_note.guid!r}: its masks come in as they are drawn, "
                 "written a little otherwise than Anki's editor wrote them; the next import of "
                 "a build changes the note's Occlusion field to that, drawn the same",
+                severity=Severity.WARNING,
             )
         )
     return [(anki_note, note) for anki_note, note in found.notes]
@@ -364,10 +366,11 @@ def _note(anki_note: AnkiNote, kind: NoteKind, result: SourceNotes) -> Note:
                 Problem(
                     str(result.source),
                     None,
-                    f'warning: {label} ("{shown_text(anki_note.fields[0])[:40]}"): its {key} has '
+                    f'{label} ("{shown_text(anki_note.fields[0])[:40]}"): its {key} has '
                     f"markup the card format cannot hold: {lost}. Anki keeps showing it as it "
                     "is now; once you change this note in the card file (even only its "
                     "tags) and build, Anki's copy loses that markup",
+                    severity=Severity.WARNING,
                 )
             )
     common = {"id": "", "line": 0, "tags": anki_note.tags, "guid": anki_note.guid}

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.errors import Problem, RequestError
+from deckbuilder.errors import Problem, RequestError, Severity
 from deckbuilder.importers.any_type import fields_note
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, decks_of
 from deckbuilder.importers.delimited import (
@@ -55,7 +55,7 @@ IN_PLACE_HINT = (
     "export the deck as an .apkg and import that instead"
 )
 NO_GUID = (
-    "warning: no GUID column, so each note's identity comes from its first field: "
+    "no GUID column, so each note's identity comes from its first field: "
     "importing the built deck into a collection that already has these notes (the one "
     "this file came from) adds them again. Export from Anki with 'Include unique "
     "identifier' ticked (or as an .apkg) to update those notes instead"
@@ -131,8 +131,10 @@ def anki_text_notes(
     if chosen is not None:
         result.warnings += _columns_left_out(table, by_column, chosen, source)
     if "guid" not in special:
-        result.strict_refusals.append(Problem(str(source), None, NO_GUID))
-    outcomes: dict[str, list[str]] = {}  # note type name -> what became of each note
+        result.strict_refusals.append(
+            Problem(str(source), None, NO_GUID, severity=Severity.WARNING)
+        )
+    outcomes: dict[str, list[str]] = {}  # note type name -> what each note imported became
     in_deck: list[tuple[str, Note]] = []  # each note with its deck's name
     for line, row in table:
 
@@ -150,18 +152,18 @@ def anki_text_notes(
         else:
             note, outcome = _note(row, by_column, type_name, html, line)
         name = own.name if isinstance(own, NoteType) else type_name or "Basic"
-        outcomes.setdefault(name, []).append(outcome)
+        imported = outcomes.setdefault(name, [])  # named in the order the rows come
         if note is None:
             result.skipped.append(Skipped(line, outcome))
             continue
+        imported.append(outcome)
         note = replace(note, tags=tuple(dict.fromkeys(tags)), guid=cell("guid").strip())
         in_deck.append((cell("deck") if "deck" in special else meta.deck, note))
     result.decks = decks_of(in_deck) or [SourceDeck(meta.deck)]
     for name, said in outcomes.items():
         for outcome in dict.fromkeys(said):
             n = said.count(outcome)
-            if not outcome.startswith("not imported"):
-                result.report.append(f"{name}: {n} {'note' if n == 1 else 'notes'} -> {outcome}")
+            result.report.append(f"{name}: {n} {'note' if n == 1 else 'notes'} -> {outcome}")
     if "guid" in special and result.notes:
         result.notes_after.append(f"note: {IN_PLACE_HINT}.")
     return result
@@ -227,8 +229,9 @@ def _columns_left_out(
         Problem(
             str(source),
             None,
-            f"warning: no field of note type '{chosen.key}' ({fields}) takes the text of "
+            f"no field of note type '{chosen.key}' ({fields}) takes the text of "
             f"{named}: not imported",
+            severity=Severity.WARNING,
         )
     ]
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.deck import detected_label_language
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, Severity
 from deckbuilder.importers.base import MAX_CHOICES, Skipped, SourceDeck, SourceNotes, typed_answer
 from deckbuilder.importers.gift_answers import (
     Weighted,
@@ -131,7 +131,12 @@ class _GiftReader:
             too_long = text_problem("the category", "::".join(self.category))
             if too_long:
                 self.result.warnings.append(
-                    Problem(self.file, b.line_at(0), f"warning: {too_long}; it is left out")
+                    Problem(
+                        self.file,
+                        b.line_at(0),
+                        f"{too_long}; it is left out",
+                        severity=Severity.WARNING,
+                    )
                 )
                 self.category = ()
             if end >= len(b.text):
@@ -218,9 +223,10 @@ class _GiftReader:
                 Problem(
                     self.file,
                     b.line_at(start + at),
-                    f"warning: the '{mark}' after the feedback '{said}' starts another "
+                    f"the '{mark}' after the feedback '{said}' starts another "
                     f"{'right' if mark == '=' else 'wrong'} answer, as Moodle reads it; "
                     f"if it belongs to the feedback, write \\{mark}",
+                    severity=Severity.WARNING,
                 )
             )
 
@@ -255,8 +261,9 @@ class _GiftReader:
                 Problem(
                     self.file,
                     line,
-                    f"warning: {len(right)} answers are marked '=': Moodle takes any one of "
+                    f"{len(right)} answers are marked '=': Moodle takes any one of "
                     "them as right, the card asks for all of them",
+                    severity=Severity.WARNING,
                 )
             )
         if any(written):

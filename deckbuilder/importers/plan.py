@@ -33,7 +33,7 @@ from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER
 from deckbuilder.cardfile.reader import MAX_NOTES, SOURCE_SUFFIXES
 from deckbuilder.cardfile.writer import card_file_text, note_type_file_text
 from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
-from deckbuilder.errors import DeckError, Problem, RequestError, TargetExists, shown
+from deckbuilder.errors import DeckError, Problem, RequestError, Severity, TargetExists, shown
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.importers.base import ActiveContent, Skipped, SourceDeck, SourceNotes, with_ids
@@ -382,9 +382,10 @@ def _plan_deck(draft: _PlanDraft, source_deck: SourceDeck, name: str, target: Pa
             Problem(
                 draft.file,
                 None,
-                f"warning: {others} {'note is' if others == 1 else 'notes are'} in subdecks of "
+                f"{others} {'note is' if others == 1 else 'notes are'} in subdecks of "
                 f"'{name}' ({', '.join(sorted(source_deck.subdecks))}); the card file "
                 f"{target} holds them all in '{name}'",
+                severity=Severity.WARNING,
             )
         )
     if package is not None and deck.notes:
@@ -455,7 +456,12 @@ def _answered(draft: _PlanDraft, notes: list[Note]) -> tuple[list[Note], set[str
             kept.append(note)
             unanswered.add(note.id)
             draft.warnings.append(
-                Problem(draft.file, note.line, "warning: no answer marked; 'answer:' left empty")
+                Problem(
+                    draft.file,
+                    note.line,
+                    "no answer marked; 'answer:' left empty",
+                    severity=Severity.WARNING,
+                )
             )
         else:
             own = read.unanswered.get(note.line)
@@ -577,10 +583,11 @@ def _built_differently(draft: _PlanDraft, rendered: RenderedDeck) -> list[Proble
             Problem(
                 draft.file,
                 None,
-                f"warning: note '{rn.note.guid}': built from the card file, its "
+                f"note '{rn.note.guid}': built from the card file, its "
                 f"{', '.join(names) or 'fields'} would not be exactly as in the package "
                 "(markup the card format cannot hold); Anki keeps the note as it is until "
                 "you edit it",
+                severity=Severity.WARNING,
             )
         )
     return warnings
@@ -604,11 +611,11 @@ def _header(read: SourceNotes, notes: Sequence[Note], unanswered: int) -> list[s
 def _skipped_warning(read: SourceNotes, skipped: Skipped) -> Problem:
     if skipped.kind:
         article = "an" if skipped.kind[0] in "aeiou" else "a"
-        message = f"warning: skipped {article} {skipped.kind} question ({skipped.reason})"
+        message = f"skipped {article} {skipped.kind} question ({skipped.reason})"
     else:
         who = f" {skipped.who}" if skipped.who else ""
-        message = f"warning: skipped{who}: {skipped.reason}"
-    return Problem(str(read.source), skipped.line, message)
+        message = f"skipped{who}: {skipped.reason}"
+    return Problem(str(read.source), skipped.line, message, severity=Severity.WARNING)
 
 
 def _summary(skipped: Sequence[Skipped]) -> str:
@@ -631,9 +638,10 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
         Problem(
             draft.file,
             line,
-            f"warning: media file {shown(src, None)} is in neither the source nor "
+            f"media file {shown(src, None)} is in neither the source nor "
             f"{options.media_dir}/; note {shown(note, None)} keeps its reference: put the file in {options.media_dir}/ "
             "(the card file lists it under missing_media; check and build warn until then)",
+            severity=Severity.WARNING,
         )
         for src, (line, note) in draft.missing_media.items()
     ]
@@ -651,8 +659,7 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
         raise DeckError([Problem(draft.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
         raise DeckError(
-            replace(p, message=p.message.removeprefix("warning: "))
-            for p in [*read.strict_refusals, *refused]
+            replace(p, severity=Severity.ERROR) for p in [*read.strict_refusals, *refused]
         )
     package = read.package
     active = (
@@ -665,7 +672,11 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
         if package is not None
         else []
     )
-    removed = [Problem(draft.file, None, _removed(a)) for a in active if not a.kept]
+    removed = [
+        Problem(draft.file, None, _removed(a), severity=Severity.WARNING)
+        for a in active
+        if not a.kept
+    ]
     warnings = [
         *read.warnings,
         *removed,
@@ -724,7 +735,7 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
 def _removed(active: ActiveContent) -> str:
     name = shown(active.note_type)
     return (
-        f"warning: note type {name}: removed from its templates and CSS what Anki would run "
+        f"note type {name}: removed from its templates and CSS what Anki would run "
         f"or fetch on every review: {counted(active.found)}; packages built from the card "
         "file update the note type in Anki without them. To keep them as they are, import "
         f"with --keep-scripts {name}"

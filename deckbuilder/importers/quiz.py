@@ -29,7 +29,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.keys import MAX_ANSWERS
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer, typed_answer
 from deckbuilder.model import McqNote, Note, TypedNote
 
@@ -362,7 +362,12 @@ def parse_quiz(text: str, source: Path) -> SourceNotes:
     if refused:
         deck.description = ""
         result.warnings.append(
-            Problem(file, reader.intro_line, f"warning: {refused}; the deck has no description")
+            Problem(
+                file,
+                reader.intro_line,
+                f"{refused}; the deck has no description",
+                severity=Severity.WARNING,
+            )
         )
     for draft in reader.drafts:
         note = reader.finish(draft)

@@ -21,7 +21,7 @@ import csv
 import re
 from pathlib import Path
 
-from deckbuilder.errors import DeckError, Problem, shown
+from deckbuilder.errors import DeckError, Problem, Severity, shown
 from deckbuilder.importers.anki_text import anki_text_notes
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer
 from deckbuilder.importers.delimited import Metadata, read_metadata, rows
@@ -217,7 +217,7 @@ def _first_two_columns(
         shown(label, quoted=False) for i in others[2:] if (label := header[i].strip())
     )
     warning = (
-        f"warning: the header row names none of the columns {_EXPECTED}: "
+        f"the header row names none of the columns {_EXPECTED}: "
         f"{shown(header[front_at].strip())} is read as the front and "
         f"{shown(header[back_at].strip())} "
         "as the back, as Anki reads the first two columns"
@@ -227,7 +227,7 @@ def _first_two_columns(
     result = SourceNotes(
         "spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings
     )
-    result.warnings.append(Problem(str(path), table[0][0], warning))
+    result.warnings.append(Problem(str(path), table[0][0], warning, severity=Severity.WARNING))
     for line, row in body:
         cell = {name: row[i].strip() if i < len(row) else "" for i, name in enumerate(columns)}
         front, back = (hard_breaks(row[i].strip()) if i < len(row) else "" for i in others[:2])

@@ -45,7 +45,7 @@ def _placed(deck: Deck, findings: Iterator[Finding]) -> Iterator[tuple[LintWarni
         if f.code in f.note.lint_ignored:
             continue
         line = f.note.field_line(f.key) if f.key else f.note.line
-        warning = LintWarning(str(deck.source), line, f.note.id, f.code, f.problem, f.fix)
+        warning = LintWarning.found(str(deck.source), line, f.note.id, f.code, f.problem, f.fix)
         yield warning, deck.lang
 
 
@@ -64,7 +64,7 @@ def _repeats(
             else (f"nearly the same question ({repeat.shared:.0%} of its words)")
         )
         yield (
-            LintWarning(
+            LintWarning.found(
                 file,
                 repeat.later.line,
                 note_id,

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import LimitExceeded, open_regular, read_limited
 from deckbuilder.model import Deck, NoteKind
@@ -311,6 +311,7 @@ class _LockReader:
                 f"{what} (also line {first}), as when both sides of a git merge are kept; "
                 "the later change counts, and the next build writes one line",
                 note,
+                Severity.WARNING,
             )
         )
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.lock.anki_copy import anki_copy_hash
 from deckbuilder.lock.format import (
     LAST_SECOND,
@@ -194,7 +194,7 @@ class _ChangeTimes:
         return previous
 
     def warn(self, line: int | None, note: str, message: str) -> None:
-        self.warnings.append(Problem(self.lock, line, message, note))
+        self.warnings.append(Problem(self.lock, line, message, note, Severity.WARNING))
 
 
 def _update_note_types(
@@ -381,11 +381,12 @@ def _retyped_warning(rd: RenderedDeck, rn: RenderedNote) -> Problem:
     return Problem(
         str(rd.deck.source),
         rn.note.line,
-        f"warning: this note changed its note type (now '{rn.spec.name}'): {_MERGE}. Ask "
+        f"this note changed its note type (now '{rn.spec.name}'): {_MERGE}. Ask "
         'learners to import with "Merge note types" (the old card keeps its reviews but may '
         "show a blank front, which Tools > Empty Cards removes), or give the note a new id to "
         "replace it (the old note stays until learners delete it); see docs/updating.md",
         rn.note.id,
+        severity=Severity.WARNING,
     )
 
 
@@ -394,10 +395,11 @@ def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> P
     return Problem(
         lock,
         before.line,
-        f"warning: the {spec.type_key} notes now have note type '{spec.name}' (id {spec.id}, "
+        f"the {spec.type_key} notes now have note type '{spec.name}' (id {spec.id}, "
         f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
         f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
         '"Merge note types" (see docs/updating.md)',
+        severity=Severity.WARNING,
     )
 
 
@@ -458,10 +460,11 @@ def _renamed(
                 Problem(
                     str(rd.deck.source),
                     note.line,
-                    f"warning: looks like '{old[0]}' was renamed to '{note.id}'; its review "
+                    f"looks like '{old[0]}' was renamed to '{note.id}'; its review "
                     f"history stays with the old id. To keep it, change the id back to "
                     f"'{old[0]}' (unless learners already have '{note.id}')",
                     note.id,
+                    severity=Severity.WARNING,
                 )
             )
     return found
@@ -517,7 +520,7 @@ def _traded_warning(ring: list[str], lines: Mapping[str, int], rd: RenderedDeck)
     return Problem(
         str(rd.deck.source),
         lines[first],
-        f"warning: notes {who} traded contents ({passed}), as when "
+        f"notes {who} traded contents ({passed}), as when "
         f"{'their ids are swapped' if two else 'ids are passed round'}. Anki knows a note "
         "by its id: each note keeps its review history and takes "
         f"{'the other' if two else 'another'}'s text, so learners get '{len(ring)} updated' "
@@ -525,6 +528,7 @@ def _traded_warning(ring: list[str], lines: Mapping[str, int], rd: RenderedDeck)
         "keep each history with its question, "
         f"{'swap the ids back' if two else 'give each note its id back'} and build again",
         first,
+        severity=Severity.WARNING,
     )
 
 

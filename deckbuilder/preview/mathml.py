@@ -13,7 +13,7 @@ from functools import cache
 from html import escape, unescape
 from typing import TYPE_CHECKING
 
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, Severity
 from deckbuilder.model import Note
 
 if TYPE_CHECKING:
@@ -145,9 +145,9 @@ def untypeset_warnings(file: str, note: Note | None, untypeset: list[str]) -> li
         Problem(
             file,
             note.line if note else None,
-            f"warning: the preview page shows {tex} as TeX: it cannot typeset it "
-            "(Anki can, with MathJax)",
+            f"the preview page shows {tex} as TeX: it cannot typeset it (Anki can, with MathJax)",
             note.id if note else None,
+            severity=Severity.WARNING,
         )
         for tex in dict.fromkeys(untypeset)
     ]

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.search import deck_notes_search
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, Severity
 from deckbuilder.model import BasicNote, Note
 from deckbuilder.note_types import BUILT_IN, IO_STOCK_KIND
 from deckbuilder.preview.anki_template import (
@@ -294,8 +294,9 @@ class _Cards:
                     Problem(
                         str(self.rd.deck.source),
                         rn.note.line,
-                        f"warning: card {ordinal + 1} cannot be shown on the preview page: {exc}",
+                        f"card {ordinal + 1} cannot be shown on the preview page: {exc}",
                         rn.note.id,
+                        severity=Severity.WARNING,
                     )
                 )
                 shown = f'<p class="db-preview-error">{escape(str(exc))}</p>'

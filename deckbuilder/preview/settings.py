@@ -21,7 +21,7 @@ from deckbuilder.deck_options import (
     default_parameters,
     parse_parameters,
 )
-from deckbuilder.errors import DeckError, Problem, RequestError
+from deckbuilder.errors import DeckError, Problem, RequestError, Severity
 from deckbuilder.model import Deck, StudySettings
 from deckbuilder.schedule.fit import FittedParameters, HistoryTooLong, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
@@ -92,8 +92,8 @@ def settings_from_options(
     overrides = {k: v for k, v in overrides.items() if v is not None}
     problems = [
         (
-            FIELD_NAMES.get(p.name, p.name),
-            f"{params_file}: {p.message}" if p.name == "parameters" and params_file else p.message,
+            FIELD_NAMES.get(p.code or "", p.code or ""),
+            f"{params_file}: {p.message}" if p.code == "parameters" and params_file else p.message,
         )
         for p in PreviewSettings().with_values(**overrides).problems()
     ]
@@ -103,17 +103,20 @@ def settings_from_options(
     return overrides
 
 
-def retention_warning(retention: float | None) -> tuple[str, str] | None:
-    """The field and a sentence when a retention asked for is usable for a forecast but
-    outside what Anki's deck options accept (a what-if the deck's study block could not
-    carry)."""
+def retention_warning(retention: float | None) -> Problem | None:
+    """A warning, of the request's field ``retention`` (its ``code``), when a retention
+    asked for is usable for a forecast but outside what Anki's deck options accept (a
+    what-if the deck's study block could not carry)."""
     low, high = ANKI_RETENTION_RANGE
     if retention is None or low <= retention <= high:
         return None
-    return (
-        "retention",
+    return Problem(
+        "",
+        None,
         f"{retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's deck options "
         "accept; Anki will not schedule with it",
+        severity=Severity.WARNING,
+        code="retention",
     )
 
 
@@ -281,7 +284,9 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
     path = study.history
 
     def warning(text: str) -> Problem:
-        return Problem(str(deck.source), study.history_line, f"warning: 'history' {text}")
+        return Problem(
+            str(deck.source), study.history_line, f"'history' {text}", severity=Severity.WARNING
+        )
 
     try:
         fitted = _fit(path)

@@ -25,7 +25,7 @@ from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
 from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.anki.occlusion import occlusion_field
-from deckbuilder.errors import DeckError, Problem, shown
+from deckbuilder.errors import DeckError, Problem, Severity, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import (
     BasicNote,
@@ -200,8 +200,12 @@ class _Renderer:
             if offset < 0 and at != quote(at, safe="/"):  # a name written %-encoded
                 offset = self.text.find(quote(at, safe="/"))
             line = note.line_in(self.key, offset)
-        found = Problem(self.file, line, message, note.id if note else None)
-        (self.warnings if warning else self.problems).append(found)
+        if warning:
+            self.warnings.append(
+                Problem(self.file, line, message, note.id if note else None, Severity.WARNING)
+            )
+        else:
+            self.problems.append(Problem(self.file, line, message, note.id if note else None))
 
     def md(self, text: str, key: str = "", *, cloze: bool = False) -> str:
         seen = self.seen[cloze]
@@ -218,7 +222,7 @@ class _Renderer:
         if html is None:
             rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
             for message in rendered.warnings:
-                self.problem(f"warning: {message}", warning=True, at=rendered.at(message))
+                self.problem(message, warning=True, at=rendered.at(message))
             for message in rendered.problems:  # e.g. a deletion Anki would read otherwise
                 self.problem(message, at=rendered.at(message))
             html = rendered.html
@@ -262,7 +266,7 @@ class _Renderer:
             where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
             if src in self.deck.missing_media:  # the reference stays, for when it comes
                 problem(
-                    f"warning: media file {shown(src, None)} is still missing (missing_media): "
+                    f"media file {shown(src, None)} is still missing (missing_media): "
                     f"put it in {where}; until then Anki shows nothing in its place",
                     warning=True,
                 )
@@ -791,8 +795,9 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
         return ()
     outside = folder_link_outside(media_dir)
     if outside is not None:
-        message = f"warning: this folder is a link to {shown(outside, None)}, outside the project;"
-        return (Problem(str(media_dir), None, f"{message} nothing in it is packaged"),)
+        message = f"this folder is a link to {shown(outside, None)}, outside the project;"
+        told = f"{message} nothing in it is packaged"
+        return (Problem(str(media_dir), None, told, severity=Severity.WARNING),)
     card_folders = {rd.deck.source.parent for rd in rendered}
     roots = [media_dir, *(d for d in card_folders if folder_link_outside(d) is None)]
     real_roots = [os.path.realpath(d) for d in roots]
@@ -807,8 +812,9 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
                 Problem(
                     str(path),
                     None,
-                    f"warning: a link to {shown(outside, None)}, outside {media_dir}/"
+                    f"a link to {shown(outside, None)}, outside {media_dir}/"
                     " and the card folders; nothing is packaged through it",
+                    severity=Severity.WARNING,
                 )
             )
         elif (
@@ -817,6 +823,11 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
             and os.path.realpath(path) not in used
         ):
             found.append(
-                Problem(str(path), None, "warning: no card uses this file; it is not packaged")
+                Problem(
+                    str(path),
+                    None,
+                    "no card uses this file; it is not packaged",
+                    severity=Severity.WARNING,
+                )
             )
     return tuple(found)

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from deckbuilder.schedule.settings import (
         PreviewSettings,
         ReviewBehaviour,
-        SettingProblem,
         StudyBlock,
     )
     from deckbuilder.schedule.workload import Forecast, Load, Peak, Summary, forecast, summarize
@@ -47,7 +46,6 @@ __all__ = [
     "Peak",
     "PreviewSettings",
     "ReviewBehaviour",
-    "SettingProblem",
     "StudyBlock",
     "Summary",
     "forecast",

@@ -18,12 +18,12 @@ from deckbuilder.deck_options import (
     parameter_problems,
     percent_hint,
 )
+from deckbuilder.errors import Problem
 
 __all__ = [
     "RETENTION_RANGE",
     "PreviewSettings",
     "ReviewBehaviour",
-    "SettingProblem",
     "StudyBlock",
 ]
 
@@ -76,12 +76,10 @@ class StudyBlock(Protocol):
     def maximum_interval(self) -> int: ...
 
 
-@dataclass(frozen=True)
-class SettingProblem:
-    """One setting outside its allowed range; ``name`` is the PreviewSettings field."""
-
-    name: str
-    message: str
+def _out_of_range(name: str, message: str) -> Problem:
+    """A setting outside its allowed range: a problem of no file, whose ``code`` is the
+    PreviewSettings field at fault."""
+    return Problem("", None, message, code=name)
 
 
 @dataclass(frozen=True)
@@ -124,14 +122,14 @@ class PreviewSettings:
             raise TypeError(f"unknown study settings: {', '.join(unknown)}")
         return replace(self, **{k: v for k, v in values.items() if v is not None})
 
-    def problems(self) -> list[SettingProblem]:
+    def problems(self) -> list[Problem]:
         """Every value outside its allowed range (empty when the settings are usable)."""
-        out: list[SettingProblem] = []
+        out: list[Problem] = []
         dr = self.desired_retention
         low, high = RETENTION_RANGE
         if not (isinstance(dr, (int, float)) and low <= dr <= high):  # also rejects NaN
             out.append(
-                SettingProblem(
+                _out_of_range(
                     "desired_retention",
                     f"must be between {low} and {high}, not {dr}{percent_hint(dr)}",
                 )
@@ -139,14 +137,14 @@ class PreviewSettings:
         for name, value in (("new_per_day", self.new_per_day), ("review_limit", self.review_limit)):
             if value is not None and not 0 <= value <= ANKI_PER_DAY_MAX:
                 out.append(
-                    SettingProblem(
+                    _out_of_range(
                         name,
                         f"must be between 0 and {ANKI_PER_DAY_MAX} (Anki's limit), not {value}",
                     )
                 )
         if self.maximum_interval < 1:
             out.append(
-                SettingProblem(
+                _out_of_range(
                     "maximum_interval", f"must be 1 day or more, not {self.maximum_interval}"
                 )
             )
@@ -154,13 +152,13 @@ class PreviewSettings:
             steps = getattr(self, name)
             if any(not (0 < step <= ANKI_STEP_MAX_SECONDS) for step in steps):
                 out.append(
-                    SettingProblem(
+                    _out_of_range(
                         name,
                         f"steps must be between 0 and {ANKI_STEP_MAX_SECONDS} seconds, "
                         f"not {list(steps)}",
                     )
                 )
         out.extend(
-            SettingProblem("parameters", message) for message in parameter_problems(self.parameters)
+            _out_of_range("parameters", message) for message in parameter_problems(self.parameters)
         )
         return out

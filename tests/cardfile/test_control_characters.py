@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.cardfile.fields import UNSTORABLE
 from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck
+from deckbuilder.cli.output import problem_line
 from deckbuilder.errors import DeckError
 from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
 from deckbuilder.importers import plan as import_plan
@@ -365,7 +366,7 @@ def test_control_characters_leave_deck_names_and_category_tags(tmp_path: Path) -
 def test_quiz_introduction_with_a_control_character_is_left_out_with_a_warning() -> None:
     result = import_text("Title\n\nIntro\nmore \x1b[1m\n\n" + QUIZ.format(bad=""), "in.txt", "quiz")
     assert result.description == ""
-    assert [str(p) for p in result.warnings] == [
+    assert [problem_line(p) for p in result.warnings] == [
         "in.txt:3: warning: 'the introduction' contains the control character U+001B, which "
         "Anki cannot store; delete it; the deck has no description"
     ]

@@ -259,7 +259,15 @@ def test_json_errors_are_machine_readable(tmp_path: Path, cli: CliRun) -> None:
     data = json.loads(result.out)
     assert data == {
         "ok": False,
-        "problems": [{"file": str(bad), "line": 3, "note": "a", "message": "'back' is required"}],
+        "problems": [
+            {
+                "file": str(bad),
+                "line": 3,
+                "note": "a",
+                "message": "'back' is required",
+                "severity": "error",
+            }
+        ],
     }
 
 

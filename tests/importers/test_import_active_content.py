@@ -177,7 +177,8 @@ def test_json_output_carries_what_was_removed(here: Path, cli: CliRun, collectio
     assert run.code == 0, run.err
     data = json.loads(run.out)
     assert data["ok"] is True and data["card_files"] == ["cards/shared.yaml"]
-    assert WARNING.split(": ", 1)[1] in [w["message"] for w in data["warnings"]]
+    warning = {"message": WARNING.split(": warning: ", 1)[1], "severity": "warning"}
+    assert warning in [{k: w[k] for k in ("message", "severity")} for w in data["warnings"]]
     (note_type,) = data["note_types"]
     assert (note_type["name"], note_type["kept"]) == (NAME, False)
     assert [(p["kind"], p["where"]) for p in note_type["parts"]] == [

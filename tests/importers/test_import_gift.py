@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.cardfile.reader import load_deck
-from deckbuilder.errors import DeckError
+from deckbuilder.errors import DeckError, Severity
 from deckbuilder.importers.markup import escape_line_starts, escape_markdown, html_to_markdown
 from deckbuilder.model import McqNote
 from deckbuilder.render.markdown import render_markdown
@@ -434,7 +434,8 @@ def test_unescaped_mark_in_feedback_is_a_warning_naming_line_and_escape(
     assert q.choices == choices  # read as Moodle reads it: a new answer starts there
     (warning,) = [w for w in result.warnings if "after the feedback" in w.message]
     assert warning.file == "q.gift" and warning.line == line
-    assert warning.message.startswith(f"warning: the '{mark}' after the feedback")
+    assert warning.severity is Severity.WARNING
+    assert warning.message.startswith(f"the '{mark}' after the feedback")
     assert warning.message.endswith(f"write \\{mark}")
     # Escaped as the warning says, the mark is the feedback's own.
     fixed = import_text(text.replace(escaped.replace("\\", ""), escaped), "q.gift", "gift")

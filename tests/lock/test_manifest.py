@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.notetypes import note_type
+from deckbuilder.cli.output import problem_line
 from deckbuilder.errors import DeckError
 from deckbuilder.lock.manifest import (
     LAST_SECOND,
@@ -464,7 +465,7 @@ def test_a_new_note_never_takes_the_id_of_a_removed_one() -> None:
 
 def renamed_warnings(before: RenderedDeck, after: RenderedDeck) -> list[str]:
     first = update_manifest(None, before, 1_000)
-    return [str(w) for w in update_manifest(first.manifest, after, 2_000).warnings]
+    return [problem_line(w) for w in update_manifest(first.manifest, after, 2_000).warnings]
 
 
 def test_a_renamed_note_is_a_warning_with_what_to_do() -> None:
@@ -529,7 +530,7 @@ def traded_warnings(before: list[str], after: list[str]) -> list[str]:
         return deck_of(*(dataclasses.replace(note, line=n) for n, note in enumerate(notes, 1)))
 
     first = update_manifest(None, deck(before), 1_000)
-    return [str(w) for w in update_manifest(first.manifest, deck(after), 2_000).warnings]
+    return [problem_line(w) for w in update_manifest(first.manifest, deck(after), 2_000).warnings]
 
 
 def test_two_notes_that_traded_ids_are_a_warning_with_what_to_do() -> None:

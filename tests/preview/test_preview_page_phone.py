@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, Severity
 from deckbuilder.preview.mathml import typeset
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import deck_settings, preview_deck
@@ -196,17 +196,18 @@ def test_formulas_the_page_cannot_typeset_are_warnings(tmp_path: Path) -> None:
     )
     warnings: list[Problem] = []
     text = _page(source, tmp_path / "page.html", warnings)
+    assert all(w.severity is Severity.WARNING for w in warnings)
     assert [(w.line, w.note, w.message) for w in warnings] == [
         (
             4,
             "a",
-            "warning: the preview page shows \\(\\arg\\max_x f\\) as TeX: it cannot typeset "
+            "the preview page shows \\(\\arg\\max_x f\\) as TeX: it cannot typeset "
             "it (Anki can, with MathJax)",
         ),
         (
             7,
             "b",
-            "warning: the preview page shows \\[\\begin{foo}\\unknown\\end{foo}\\] as TeX: it "
+            "the preview page shows \\[\\begin{foo}\\unknown\\end{foo}\\] as TeX: it "
             "cannot typeset it (Anki can, with MathJax)",
         ),
     ]

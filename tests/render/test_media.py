@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deckbuilder.cli.output import problem_line
 from deckbuilder.errors import DeckError
 from deckbuilder.render.deck import MAX_MEDIA_BYTES, media_name_problem
 from tests.app_calls import build_packages, check_decks
@@ -279,7 +280,7 @@ def test_unused_media_is_a_warning_not_an_error(tmp_path: Path) -> None:
     )
     (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert list(rd.media) == ["used.png"]
-    assert [str(w) for w in rd.warnings] == [
+    assert [problem_line(w) for w in rd.warnings] == [
         f"{tmp_path / 'media' / 'old.png'}: warning: no card uses this file; it is not packaged",
         f"{tmp_path / 'media' / 'sub' / 'older.mp3'}: warning: no card uses this file; it is not packaged",
     ]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.cardfile.reader import find_sources, read_text
+from deckbuilder.cli.output import problem_line
 from deckbuilder.errors import DeckError
 from tests.app_calls import build_packages, check_decks
 from tests.conftest import DATA, Run
@@ -161,7 +162,7 @@ def test_unused_media_warning_does_not_follow_links_out(home: Path) -> None:
     write_deck(home, "'![x](used.png)'")
     (rd,) = check_decks([Path("cards")], media_dir=Path("media"))
     outside = home.parent / "outside"
-    assert [str(w) for w in rd.warnings] == [
+    assert [problem_line(w) for w in rd.warnings] == [
         f"media/elsewhere: warning: a link to '{outside}', outside media/ and the card folders;"
         " nothing is packaged through it",
         f"media/x.png: warning: a link to '{outside / 'secret.png'}', outside media/ and the"
@@ -174,7 +175,7 @@ def test_a_media_folder_linking_out_is_one_warning_not_a_listing(home: Path) -> 
     link(home / "media", "../outside")
     write_deck(home, "b")
     (rd,) = check_decks([Path("cards")], media_dir=Path("media"))
-    assert [str(w) for w in rd.warnings] == [
+    assert [problem_line(w) for w in rd.warnings] == [
         f"media: warning: this folder is a link to '{home.parent / 'outside'}', outside the "
         "project; nothing in it is packaged"
     ]

@@ -483,7 +483,7 @@ def test_defaults_and_bounds_are_py_fsrs_own_not_copies(monkeypatch: pytest.Monk
 )
 def test_out_of_range_settings_are_named(values: dict[str, Any], name: str, text: str) -> None:
     problems = PreviewSettings(**values).problems()
-    assert [p.name for p in problems] == [name]
+    assert [p.code for p in problems] == [name]
     assert text in problems[0].message
 
 
