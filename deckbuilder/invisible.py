@@ -23,7 +23,6 @@ INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
 # What a field may hold and still show nothing: white space, invisible characters, and the
 # line-break and div tags Anki itself counts as nothing (rslib's field_is_empty).
 _BLANK_PART = rf"(?:\s|[{_INVISIBLE_CHARS}]|</?(?:br|div) ?/?>)"
-_BLANK = re.compile(rf"{_BLANK_PART}*\Z", re.IGNORECASE)
 _BLANK_START = re.compile(f"{_BLANK_PART}*", re.IGNORECASE)
 _BLANK_TAGS = re.compile(r"</?(?:br|div) ?/?>", re.IGNORECASE)
 _SHOWS_NOTHING = re.compile(rf"(?:\s|[{_INVISIBLE_CHARS}])*\Z")
@@ -37,10 +36,13 @@ def without_invisible(text: str) -> str:
 def is_blank(text: str) -> bool:
     """Whether ``text`` shows nothing: only white space, invisible characters, line-break
     tags, or character references to them (``&nbsp;``, ``&#8203;``)."""
-    if _BLANK.match(text):
-        return True
+    # The blank part at the start, as long as it goes (each character has one way to be
+    # read in it): all of the text, or where it ends, a character reference that can still
+    # make it blank.
     start = _BLANK_START.match(text)
-    # Only a character reference where the blank part ends can still make it blank.
-    if start is None or not text.startswith("&", start.end()):
+    end = start.end() if start else 0
+    if end == len(text):
+        return True
+    if not text.startswith("&", end):
         return False
     return _SHOWS_NOTHING.match(html.unescape(_BLANK_TAGS.sub("", text))) is not None

@@ -67,6 +67,7 @@ SCALAR_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "timestam
 _NULL = _T + "null"
 _STR = _T + "str"
 _MERGE = _T + "merge"
+_MERGE_KEY = "YAML merge keys ('<<') are not supported"
 # The most a card file may hold (documented in README, "Limits"); with its aliases
 # written out, it may hold this many characters of text at most.
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -448,7 +449,7 @@ class TreeBuilder:
             if isinstance(event, MappingEndEvent):
                 break
             key_line = event.start_mark.line + 1
-            key = self.key_text(self.node(event, stream), key_line)
+            key = self.key(event, key_line, stream)
             text = key in self.text_keys
             self.in_text += text
             value = self.node(next(stream), stream)
@@ -471,13 +472,31 @@ class TreeBuilder:
                 )
         return ymap
 
+    def key(self, event: Any, line: int, stream: _Events) -> str | None:
+        """The text of the mapping key that starts with ``event``, or None (reported) for a
+        key this reader refuses. A plain key outside the card's text (most keys) is read
+        without the located value that nothing keeps, counted as :meth:`node` counts it."""
+        if not isinstance(event, ScalarEvent) or event.anchor or self.in_text:
+            return self.key_text(self.node(event, stream), line)
+        self.written += 1
+        self.expanded += 1
+        if self.written % _PROGRESS_EVERY == 0:
+            start: Any = event.start_mark  # (the parser gives every event its start)
+            step("reading", start.index, self.size)
+        self.characters += len(event.value)
+        if self.scalar_tag(event, line) == _MERGE:
+            self.problem(line, _MERGE_KEY)
+            return None
+        text: str = event.value
+        return text
+
     def key_text(self, key: YValue, line: int) -> str | None:
         """A mapping key's text, or None (reported) for a key this reader refuses."""
         if not isinstance(key, YScalar):
             self.problem(line, "a key must be plain text")
             return None
         if key.tag == _MERGE:
-            self.problem(line, "YAML merge keys ('<<') are not supported")
+            self.problem(line, _MERGE_KEY)
             return None
         return key.raw
 

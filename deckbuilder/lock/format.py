@@ -148,10 +148,14 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
         fields = ",".join(_field_token(name) for name in t.fields)
         lines.append(f"notetype {kind} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}")
     lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED ANKI-HASH")
+    times: dict[int, str] = {}  # each change time written once: the notes of a build share it
     for note_id in sorted(manifest.notes):
         n = manifest.notes[note_id]
         anki = f" {n.anki}" if n.anki else ""
-        lines.append(f"note {n.id} {n.anki_id} {n.content} {iso_time(n.changed)}{anki}")
+        changed = times.get(n.changed)
+        if changed is None:
+            changed = times[n.changed] = iso_time(n.changed)
+        lines.append(f"note {n.id} {n.anki_id} {n.content} {changed}{anki}")
     lines.append("")
     return "\n".join(lines)
 
