@@ -17,9 +17,8 @@ from contextlib import contextmanager, suppress
 from itertools import islice
 from typing import Annotated, Any
 
-import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from deckbuilder import __version__
 from deckbuilder.cli.options import session_of
@@ -75,7 +74,8 @@ class _Commands(TyperGroup):
         takes_value = {
             name
             for param in command.params
-            if isinstance(param, click.Option) and not param.is_flag and not param.count
+            # (typer's own option class: since typer 0.29 it carries its own click)
+            if isinstance(param, TyperOption) and not param.is_flag and not param.count
             for name in param.opts
         }
         moved: list[str] = []

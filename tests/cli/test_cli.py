@@ -144,6 +144,18 @@ def test_a_shared_option_after_the_command_does_what_it_does_before(
     assert cli("build", "--version").out.startswith("deckbuilder ")
 
 
+def test_the_value_of_the_commands_own_option_stays_its_value(
+    project: Path, cli: CliRun
+) -> None:
+    """``build --out -q`` writes to the folder '-q': the word is the option's value, not
+    the shared -q (typer 0.29 made its options no click.Option, and the test for one
+    stopped matching any)."""
+    result = cli("build", "--no-preview", "--out", "-q")
+    assert result.code == 0, result.err
+    assert (project / "-q" / "gradient-checkpointing.ko.apkg").is_file()
+    assert "wrote -q/gradient-checkpointing.ko.apkg" in result.out
+
+
 def test_a_word_after_double_dash_stays_an_argument(project: Path, cli: CliRun) -> None:
     """Only options are moved: after ``--`` a word is a file name, even '-q'."""
     result = cli("check", "--", "-q")
