@@ -144,9 +144,7 @@ def test_a_shared_option_after_the_command_does_what_it_does_before(
     assert cli("build", "--version").out.startswith("deckbuilder ")
 
 
-def test_the_value_of_the_commands_own_option_stays_its_value(
-    project: Path, cli: CliRun
-) -> None:
+def test_the_value_of_the_commands_own_option_stays_its_value(project: Path, cli: CliRun) -> None:
     """``build --out -q`` writes to the folder '-q': the word is the option's value, not
     the shared -q (typer 0.29 made its options no click.Option, and the test for one
     stopped matching any)."""
