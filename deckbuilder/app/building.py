@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.built import built_deck_name, deck_cards_search
-from deckbuilder.anki.pull_source import read_anki_source
+from deckbuilder.app.against import refuse_overwriting
 from deckbuilder.app.checking import deck_warnings, lint_count, render_selection
 from deckbuilder.app.packages import PackageResult, package_path, write_packages
-from deckbuilder.app.pulling import anki_changes
 from deckbuilder.app.requests import BuildRequest
 from deckbuilder.cardfile.reader import digest_now
-from deckbuilder.errors import DeckError, Problem, RequestError, Severity, shown
+from deckbuilder.errors import Problem, RequestError, Severity, shown
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lock.format import LAST_SECOND
-from deckbuilder.lock.manifest import lock_path, note_hashes, read_manifest
 from deckbuilder.model import Deck
 from deckbuilder.preview.report import build_previews
 from deckbuilder.progress import reporting
@@ -73,44 +71,6 @@ class SourceSnapshot:
             for path, digest in self.digests.items()
             if digest_now(path) != digest
         ]
-
-
-def refuse_overwriting(source: Path, rendered: Sequence[RenderedDeck], now: int) -> None:
-    """DeckError naming each note whose copy in ``source`` (what Anki has) changed since
-    the last build and that this build would overwrite: Anki takes a package's note when
-    it is newer than its own copy, and the build stamps a note with its lock file's time,
-    or with ``now`` when the card file changed it."""
-    anki = read_anki_source(source)
-    found: list[Problem] = []
-    for rd in rendered:
-        manifest = read_manifest(lock_path(rd.deck))
-        changed = anki_changes(anki, rd, manifest)
-        if not changed or manifest is None:
-            continue
-        hashes = dict(zip((rn.note.id for rn in rd.notes), note_hashes(rd), strict=True))
-        for rn in rd.notes:
-            copy = changed.get(rn.note.id)
-            if copy is None:
-                continue
-            entry = manifest.notes[rn.note.id]
-            stamp = (
-                entry.changed
-                if hashes[rn.note.id] == entry.content
-                else max(now, entry.changed + 1)
-            )
-            if stamp > copy.mod:
-                found.append(
-                    Problem(
-                        str(rd.deck.source),
-                        rn.note.line,
-                        "edited in Anki since the last build, and this build would overwrite "
-                        f"it: pull first (deckbuilder pull {source}), or build without "
-                        "--against to overwrite it",
-                        rn.note.id,
-                    )
-                )
-    if found:
-        raise DeckError(found)
 
 
 def build(request: BuildRequest) -> BuildResult:

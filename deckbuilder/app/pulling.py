@@ -52,7 +52,6 @@ from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq
 from deckbuilder.errors import DeckError, OutputError, Problem, RequestError, shown
 from deckbuilder.files.atomic import PartlyReplaced, Staging
 from deckbuilder.files.bounds import refuse_links_out
-from deckbuilder.lock.anki_copy import anki_copy_hash
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.lock.manifest import (
     Manifest,
@@ -64,7 +63,7 @@ from deckbuilder.lock.manifest import (
 from deckbuilder.model import Deck, Note
 from deckbuilder.render.deck import RenderedDeck, render_deck
 
-__all__ = ["PREFER", "PullResult", "PulledDeck", "PulledNote", "anki_changes", "pull"]
+__all__ = ["PREFER", "PullResult", "PulledDeck", "PulledNote", "pull"]
 
 PREFER = ("anki", "cards")
 
@@ -107,25 +106,6 @@ def pull(request: PullRequest) -> PullResult:
         _write(writes, files, request.written)
         written = [path for path, _ in writes]
     return PullResult(tuple(decks), diff, tuple(written), request.dry_run, tuple(pulling.warnings))
-
-
-def anki_changes(
-    source: AnkiSource, rd: RenderedDeck, manifest: Manifest | None
-) -> dict[str, AnkiNote]:
-    """The notes of ``rd`` whose copy in ``source`` differs from the one the lock file
-    says the last build gave Anki, by note id (``build --against``)."""
-    if manifest is None:
-        return {}
-    by_guid = {note.guid: note for note in source.notes}
-    found = {}
-    for rn in rd.notes:
-        entry = manifest.notes.get(rn.note.id)
-        anki = by_guid.get(rn.note.guid or note_guid(rd.deck.key, rn.note.id))
-        if entry is None or anki is None or not entry.anki:
-            continue
-        if anki_copy_hash(anki.fields, anki.tags) != entry.anki:
-            found[rn.note.id] = anki
-    return found
 
 
 def _by_guid(source: AnkiSource) -> dict[str, AnkiNote]:
