@@ -27,7 +27,15 @@ from deckbuilder.note_types import (
     built_in,
 )
 
-__all__ = ["IO_FIELDS", "IO_STOCK_KIND", "OWN_KINDS", "NoteTypeSpec", "declared_spec", "note_type"]
+__all__ = [
+    "IO_FIELDS",
+    "IO_STOCK_KIND",
+    "OWN_KINDS",
+    "NoteTypeSpec",
+    "declared_spec",
+    "kept_spec",
+    "note_type",
+]
 
 
 @dataclass(frozen=True)
@@ -150,6 +158,21 @@ def declared_spec(declared: NoteType) -> NoteTypeSpec:
         NoteKind.DECLARED,
         declared.anki_id or note_type_anki_id(declared.scope, declared.key),
         key=declared.key,
+    )
+
+
+def kept_spec(kept: NoteType) -> NoteTypeSpec:
+    """The Anki note type a declaration under a built-in kind's key describes, a
+    collection's own kept in a card file (the loader has checked its shape:
+    :data:`deckbuilder.note_types.KEPT_SHAPES`); Anki knows its Image Occlusion by the
+    built-in record's stock kind and field tags."""
+    stock = BUILT_IN.get(kept.key)
+    return _spec(
+        kept,
+        NoteKind(kept.key),
+        kept.anki_id,
+        stock_kind=stock.stock_kind if stock else 0,
+        field_tags=stock.field_tags if stock else (),
     )
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from deckbuilder.anki.notetypes import (
     NoteTypeSpec,
     declared_spec,
+    kept_spec,
     note_type,
 )
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
@@ -142,30 +143,6 @@ def kept_declaration(spec: NoteTypeSpec) -> NoteType:
         anki_id=spec.id,
         keep_scripts=spec.keep_scripts,
     )
-
-
-def kept_spec(kept: NoteType) -> NoteTypeSpec:
-    """The Anki note type a declaration under a built-in kind's key describes (the
-    loader has checked its shape: :data:`deckbuilder.note_types.KEPT_SHAPES`)."""
-    kind = NoteKind(kept.key)
-    first, *more = kept.templates
-    spec = NoteTypeSpec(
-        kind=kind,
-        id=kept.anki_id,
-        name=kept.name,
-        fields=kept.fields,
-        template_name=first.name,
-        front=first.front,
-        back=first.back,
-        css=kept.css,
-        more_templates=tuple((t.name, t.front, t.back) for t in more),
-        keep_scripts=kept.keep_scripts,
-        sort_field=kept.sort_field,
-    )
-    if kind is NoteKind.IMAGE_OCCLUSION:  # Anki knows it by its stock kind and field tags
-        own = note_type(kind)
-        spec = replace(spec, cloze=True, stock_kind=own.stock_kind, field_tags=own.field_tags)
-    return spec
 
 
 def carried_types(deck: Deck) -> Mapping[NoteKind, NoteTypeSpec]:
