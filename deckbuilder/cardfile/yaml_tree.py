@@ -66,6 +66,9 @@ _T = "tag:yaml.org,2002:"
 SCALAR_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
 _NULL = _T + "null"
 _STR = _T + "str"
+# The resolver's only patterns for a value that starts with a letter are YAML 1.1's
+# true/false words and null, none longer than this ('false'): a longer value is text.
+_LONGEST_WORD_VALUE = 5
 _MERGE = _T + "merge"
 _MERGE_KEY = "YAML merge keys ('<<') are not supported"
 # The most a card file may hold (documented in README, "Limits"); with its aliases
@@ -321,8 +324,11 @@ class TreeBuilder:
         if event.tag is None or event.tag == "!":
             if not event.implicit[0]:
                 return _STR  # quoted or a block: text, whatever it says
-            if self.resolvable is not None and event.value[:1] not in self.resolvable:
+            first = event.value[:1]
+            if self.resolvable is not None and first not in self.resolvable:
                 return _STR
+            if first.isalpha() and len(event.value) > _LONGEST_WORD_VALUE:
+                return _STR  # most of a deck's plain values: a word longer than any
             tag: str = self.resolver.resolve(ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
             return tag
         if event.tag not in SCALAR_TAGS:

@@ -61,6 +61,12 @@ _ABOVE = re.compile(
     r"|^\s*없음\s*$",
     re.IGNORECASE,
 )
+# A word every branch of _ABOVE holds, looked for first: this one pattern of plain words
+# is searched several times faster than _ABOVE, which most choices do not match.
+_ABOVE_WORD = re.compile(
+    "above|preceding|previous|foregoing|these|those|them|other|choices|options|answers"
+    "|correct|true|right|위|보기|모두|없"
+)
 # Letters naming choices: "Both A and B", "A, B and C", "(a) and (c)", "option 2",
 # "all but C", "ㄱ, ㄴ", "①과 ②", "1번과 3번". Bare numbers are left alone: "2 and 4"
 # is more often an answer than a reference.
@@ -218,7 +224,8 @@ def speaks_of_choices_above(choice: str) -> bool:
     """Whether a choice says "all/none of the above" (or a Korean phrasing of it): one
     that must stay last, pinned, when the choices shuffle. Importers may pin such a
     choice."""
-    return _ABOVE.search(plain(choice)) is not None
+    shown = plain(choice)
+    return _ABOVE_WORD.search(shown.casefold()) is not None and _ABOVE.search(shown) is not None
 
 
 def _above_choice(note: McqNote, above: Sequence[bool]) -> Iterator[Finding]:

@@ -299,6 +299,10 @@ def test_escaped_control_characters_are_read_as_written(text: str, expected: str
 @example("FALSE")
 @example("False value")
 @example("nulled")
+@example("FALSEY")
+@example("Yes sir")
+@example("off-line")
+@example("nullnull")
 def test_a_plain_value_is_what_yaml_resolves_it_to(value: str) -> None:
     # The reader skips the resolver for values no pattern can match: it must agree with it.
     event = ScalarEvent(None, None, (True, False), value, start_mark=None)

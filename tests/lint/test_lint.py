@@ -10,11 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.lint import lint_decks
+from deckbuilder.lint.normalise import plain
+from deckbuilder.lint.rules import _ABOVE, speaks_of_choices_above
 from deckbuilder.model import LINT_RULES
 from tests.conftest import ROOT, Run
 
@@ -516,8 +518,6 @@ def test_an_opt_out_changes_nothing_in_the_package(tmp_path: Path) -> None:
      ("Above the clouds", False), ("모두", False)],
 )  # fmt: skip
 def test_importers_can_tell_a_choice_that_speaks_of_the_others(choice: str, above: bool) -> None:
-    from deckbuilder.lint.rules import speaks_of_choices_above
-
     assert speaks_of_choices_above(choice) is above
 
 
@@ -611,3 +611,72 @@ def test_strict_json_says_not_ok_when_it_fails(planted: Path, cli: CliRun) -> No
     result = cli("lint", planted, "--strict", "--json")
     assert result.code == 1 and json.loads(result.out)["ok"] is False
     assert json.loads(cli("lint", planted, "--json").out)["ok"] is True
+
+
+_ABOVE_TOKENS = [
+    *[
+        "all",
+        "none",
+        "both",
+        "neither",
+        "any",
+        "either",
+        "of",
+        "the",
+        "above",
+        "preceding",
+        "previous",
+        "foregoing",
+        "these",
+    ],
+    *[
+        "those",
+        "them",
+        "others",
+        "other",
+        "choices",
+        "options",
+        "answers",
+        "are",
+        "is",
+        "correct",
+        "true",
+        "right",
+    ],
+    *[
+        "ALL",
+        "None",
+        "OF",
+        "THE",
+        "ABOVE",
+        "Above",
+        "위",
+        "위의",
+        "모든",
+        "모두",
+        "것",
+        "보기",
+        "항목",
+        "어느",
+        "답",
+        "전부",
+        "정답",
+    ],
+    *["맞음", "해당", "없음", "없다", "사항"],
+    "\u017f",  # LONG S, which the pattern, ignoring case, reads as 's'
+    "\u212a",  # KELVIN SIGN, read as 'k'
+]
+
+
+@given(st.lists(st.sampled_from(_ABOVE_TOKENS), max_size=6), st.sampled_from([" ", "  ", "\n", ""]))
+@example(["None", "of", "the", "above"], " ")
+@example(["없음"], "")
+@example(["None", "of", "them"], " ")
+@example(["all", "are", "right"], " ")
+def test_the_word_looked_for_first_never_hides_a_choice_that_speaks_of_the_others(
+    words: list[str], gap: str
+) -> None:
+    # speaks_of_choices_above looks for a word every branch of the pattern holds before
+    # trying the pattern: it must agree with the pattern alone.
+    text = gap.join(words)
+    assert speaks_of_choices_above(text) is (_ABOVE.search(plain(text)) is not None)
