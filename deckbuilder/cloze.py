@@ -140,24 +140,7 @@ def _parsed_deletions(text: str) -> Deletions:
     numbers: set[int] = set()
     empty: set[int] = set()
     hidden: dict[int, list[str]] = {}
-
-    def reveal(nodes: Sequence[str | Cloze]) -> str:
-        """The text of ``nodes`` with their deletions revealed, noting what each hides."""
-        parts: list[str] = []
-        for node in nodes:
-            if isinstance(node, str):
-                parts.append(node)
-                continue
-            inner = reveal(node.nodes)
-            hidden.setdefault(node.ordinal, []).append(inner)
-            if node.ordinal != 0:
-                numbers.add(node.ordinal)
-                if is_blank(inner):
-                    empty.add(node.ordinal)
-            parts.append(inner)
-        return "".join(parts)
-
-    revealed = reveal(parse_clozes(text))
+    revealed = _reveal(parse_clozes(text), numbers, empty, hidden)
     problems = []
     too_high = sorted(n for n in numbers if n > HIGHEST_CARD_NUMBER)
     if too_high:
@@ -181,3 +164,24 @@ def _parsed_deletions(text: str) -> Deletions:
         revealed,
         {n: " ".join(parts) for n, parts in hidden.items()},
     )
+
+
+def _reveal(
+    nodes: Sequence[str | Cloze], numbers: set[int], empty: set[int], hidden: dict[int, list[str]]
+) -> str:
+    """The text of ``nodes`` with their deletions revealed, noting the numbers used, the
+    empty ones, and what each hides. (A function of its own, not a closure that calls
+    itself: that would be a reference cycle left for the garbage collector per field.)"""
+    parts: list[str] = []
+    for node in nodes:
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        inner = _reveal(node.nodes, numbers, empty, hidden)
+        hidden.setdefault(node.ordinal, []).append(inner)
+        if node.ordinal != 0:
+            numbers.add(node.ordinal)
+            if is_blank(inner):
+                empty.add(node.ordinal)
+        parts.append(inner)
+    return "".join(parts)
