@@ -61,12 +61,25 @@ _ABOVE = re.compile(
     r"|^\s*없음\s*$",
     re.IGNORECASE,
 )
-# A word every branch of _ABOVE holds, looked for first: this one pattern of plain words
-# is searched several times faster than _ABOVE, which most choices do not match.
+# The words every branch of _ABOVE, and of _REFERENCE, holds one of, looked for first in
+# the text folded (_folded): one pattern of plain words is searched several times faster
+# than the patterns themselves, which most choices do not match.
 _ABOVE_WORD = re.compile(
     "above|preceding|previous|foregoing|these|those|them|other|choices|options|answers"
     "|correct|true|right|위|보기|모두|없"
 )
+_REFERENCE_WORD = re.compile(
+    "and|or|&|,|와|과|및|option|choice|answer|alternative|but|except|first|last|previous|next|보기"
+)
+# Ignoring case, the patterns take two letters that str.casefold does not fold to ASCII:
+# DOTLESS I as 'i', and I WITH DOT ABOVE, which casefold writes 'i' and a combining dot.
+_FOLD_AS_PATTERNS = str.maketrans({"\u0131": "i", "\u0307": None})
+
+
+def _folded(text: str) -> str:
+    return text.casefold().translate(_FOLD_AS_PATTERNS)
+
+
 # Letters naming choices: "Both A and B", "A, B and C", "(a) and (c)", "option 2",
 # "all but C", "ㄱ, ㄴ", "①과 ②", "1번과 3번". Bare numbers are left alone: "2 and 4"
 # is more often an answer than a reference.
@@ -225,7 +238,7 @@ def speaks_of_choices_above(choice: str) -> bool:
     that must stay last, pinned, when the choices shuffle. Importers may pin such a
     choice."""
     shown = plain(choice)
-    return _ABOVE_WORD.search(shown.casefold()) is not None and _ABOVE.search(shown) is not None
+    return _ABOVE_WORD.search(_folded(shown)) is not None and _ABOVE.search(shown) is not None
 
 
 def _above_choice(note: McqNote, above: Sequence[bool]) -> Iterator[Finding]:
@@ -253,6 +266,8 @@ def _names_other_choices(text: str, question: str) -> bool:
     or letters the question itself uses ("Let A and B be vectors")."""
     if len(text.split()) > _REFERENCE_WORDS:
         return False  # a sentence, where "A and B" names things
+    if _REFERENCE_WORD.search(_folded(text)) is None:
+        return False
     for match in _REFERENCE.finditer(text):
         before = text[: match.start()].split()
         if before and before[-1].isalpha() and before[-1].lower() not in _REFERRING_WORDS:

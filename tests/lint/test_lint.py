@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.lint import lint_decks
 from deckbuilder.lint.normalise import plain
-from deckbuilder.lint.rules import _ABOVE, speaks_of_choices_above
+from deckbuilder.lint.rules import (
+    _ABOVE,
+    _ABOVE_WORD,
+    _REFERENCE,
+    _REFERENCE_WORD,
+    _folded,
+    speaks_of_choices_above,
+)
 from deckbuilder.model import LINT_RULES
 from tests.conftest import ROOT, Run
 
@@ -449,7 +456,6 @@ MARKUP = st.lists(
 def test_visible_text_is_never_longer_than_its_source(source: str) -> None:
     """The cloze rule skips deletions too short to hide four fifths of the text, by their
     source length: that needs the visible text to be no longer than the source."""
-    from deckbuilder.lint.normalise import plain
 
     assert len(plain(source)) <= len(source)
 
@@ -613,6 +619,17 @@ def test_strict_json_says_not_ok_when_it_fails(planted: Path, cli: CliRun) -> No
     assert json.loads(cli("lint", planted, "--json").out)["ok"] is True
 
 
+# Letters the patterns, ignoring case, take as ASCII ones: LONG S, KELVIN SIGN, DOTLESS I,
+# I WITH DOT ABOVE, and words spelt with them.
+_FOLDED_ALIKE = [
+    "\u017f",
+    "\u212a",
+    "\u0131",
+    "\u0130",
+    "prev\u0130ous",
+    "opt\u0131ons",
+    "bu\u0307t",
+]
 _ABOVE_TOKENS = [
     *[
         "all",
@@ -663,8 +680,7 @@ _ABOVE_TOKENS = [
         "정답",
     ],
     *["맞음", "해당", "없음", "없다", "사항"],
-    "\u017f",  # LONG S, which the pattern, ignoring case, reads as 's'
-    "\u212a",  # KELVIN SIGN, read as 'k'
+    *_FOLDED_ALIKE,
 ]
 
 
@@ -673,10 +689,37 @@ _ABOVE_TOKENS = [
 @example(["없음"], "")
 @example(["None", "of", "them"], " ")
 @example(["all", "are", "right"], " ")
-def test_the_word_looked_for_first_never_hides_a_choice_that_speaks_of_the_others(
+def test_a_choice_that_speaks_of_the_others_always_holds_a_word_looked_for_first(
     words: list[str], gap: str
 ) -> None:
-    # speaks_of_choices_above looks for a word every branch of the pattern holds before
-    # trying the pattern: it must agree with the pattern alone.
+    # speaks_of_choices_above looks for one of these words before trying the pattern:
+    # every text the pattern matches must hold one.
     text = gap.join(words)
-    assert speaks_of_choices_above(text) is (_ABOVE.search(plain(text)) is not None)
+    if _ABOVE.search(text) is not None:
+        assert _ABOVE_WORD.search(_folded(text)) is not None
+
+
+_REFERENCE_TOKENS = [
+    *["A", "B", "C", "D", "(a)", "(c)", "(2)", "and", "AND", "or", "&", ",", "와", "과", "및"],
+    *["option", "Options", "choice", "answer", "alternative", "all", "any", "but", "except"],
+    *["the", "The", "first", "last", "previous", "next", "two", "both", "only", "Vitamins"],
+    *["ㄱ", "ㄴ", "①", "②", "1번", "3번", "번", "보기", "보기A", "1", "x"],
+    *_FOLDED_ALIKE,
+]
+
+
+@given(st.lists(st.sampled_from(_REFERENCE_TOKENS), max_size=6), st.sampled_from([" ", ""]))
+@example(["Both", "A", "and", "B"], " ")
+@example(["the", "last", "two"], " ")
+@example(["all", "but", "C"], " ")
+@example(["ㄱ", ",", "ㄴ"], "")
+@example(["보기A"], "")
+@example(["OPT\u0130ON", "2"], " ")
+def test_a_choice_that_names_the_others_always_holds_a_word_looked_for_first(
+    words: list[str], gap: str
+) -> None:
+    # The rule looks for one of these words before trying the pattern: every text the
+    # pattern matches must hold one.
+    text = gap.join(words)
+    if _REFERENCE.search(text) is not None:
+        assert _REFERENCE_WORD.search(_folded(text)) is not None
