@@ -63,7 +63,8 @@ __all__ = [
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:
     """The forecast summary ``build`` shows for a deck of ``cards`` cards."""
-    return summarize(forecast(cards, settings, DEFAULT_DAYS, seed=DEFAULT_SEED))
+    days = forecast(cards, settings, DEFAULT_DAYS, seed=DEFAULT_SEED, memorized_every_day=False)
+    return summarize(days)
 
 
 def build_previews(

@@ -98,7 +98,12 @@ def _copies(cards: int) -> int:
 
 
 def forecast(
-    cards: int, settings: PreviewSettings, days: int, seed: int = 42, replicas: int | None = None
+    cards: int,
+    settings: PreviewSettings,
+    days: int,
+    seed: int = 42,
+    replicas: int | None = None,
+    memorized_every_day: bool = True,
 ) -> Forecast:
     """Simulate studying ``cards`` new cards for ``days`` days; deterministic for a seed.
 
@@ -111,12 +116,17 @@ def forecast(
     A small deck is simulated as ``replicas`` independent copies (default: enough for
     10,000 simulated cards) and the per-day figures are their average, so the preview
     shows the expected workload rather than one noisy draw.
+
+    With ``memorized_every_day=False`` the cards memorized are counted on the last day
+    only (0 on the others), which is all a summary reads: the other figures are the same.
     """
     if cards < 0 or days < 0:
         raise ValueError("cards and days must be 0 or more")
     if replicas is None:
         replicas = _copies(cards)
-    totals = simulate(cards, replicas, settings, days, seed)
+    totals = simulate(
+        cards, replicas, settings, days, seed, memorized_every_day=memorized_every_day
+    )
     return Forecast(
         cards=cards,
         reviews=tuple((totals.reviews[0] / replicas).tolist()),

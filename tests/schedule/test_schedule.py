@@ -629,3 +629,23 @@ def test_due_counts_from_due_days_balance_as_the_table_does(
     by_due_days = forecast(cards, settings, days)
     assert by_due_days == by_table
     assert sum(by_table.reviews) > 0
+
+
+@pytest.mark.parametrize(
+    ("cards", "settings"),
+    [
+        (21, PreviewSettings()),
+        (300, PreviewSettings(new_per_day=7, review_limit=40, desired_retention=0.85)),
+    ],
+)
+def test_a_summary_reads_the_same_from_a_forecast_that_counts_memorized_cards_on_its_last_day(
+    cards: int, settings: PreviewSettings
+) -> None:
+    # build's summary forecasts with memorized_every_day=False, which only skips counting
+    # the cards memorized on the days before the last.
+    every_day = forecast(cards, settings, 120, seed=3)
+    last_day = forecast(cards, settings, 120, seed=3, memorized_every_day=False)
+    assert summarize(last_day) == summarize(every_day)
+    assert last_day.reviews == every_day.reviews and last_day.minutes == every_day.minutes
+    assert last_day.memorized[-1] == every_day.memorized[-1]
+    assert every_day.memorized[-2] > 0 and last_day.memorized[-2] == 0
