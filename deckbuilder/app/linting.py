@@ -16,15 +16,15 @@ __all__ = ["LintResult", "lint"]
 @dataclass(frozen=True)
 class LintResult:
     decks: tuple[Deck, ...]
-    warnings: tuple[LintWarning, ...]
+    diagnostics: tuple[LintWarning, ...]  # every flaw a warning
 
     @property
     def notes(self) -> int:
         """How many notes have a warning."""
-        return len({(w.file, w.note) for w in self.warnings})
+        return len({(w.file, w.note) for w in self.diagnostics})
 
     def as_json(self, *, strict: bool = False) -> dict[str, Any]:
-        return warnings_json(self.warnings, strict=strict)
+        return warnings_json(self.diagnostics, strict=strict)
 
 
 def lint(request: LintRequest) -> LintResult:

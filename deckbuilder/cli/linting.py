@@ -39,10 +39,10 @@ def lint(
     if as_json:
         session.emit_json(result.as_json(strict=strict))
     else:
-        for warning in result.warnings:
+        for warning in result.diagnostics:
             echo(problem_line(warning))
-        found = f"{plural(len(result.warnings), 'warning')} in {plural(result.notes, 'note')}"
+        found = f"{plural(len(result.diagnostics), 'warning')} in {plural(result.notes, 'note')}"
         session.say(
-            found if result.warnings else f"no warnings in {plural(len(result.decks), 'deck')}"
+            found if result.diagnostics else f"no warnings in {plural(len(result.decks), 'deck')}"
         )
-    return 1 if strict and result.warnings else 0
+    return 1 if strict and result.diagnostics else 0

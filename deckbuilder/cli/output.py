@@ -22,7 +22,7 @@ from deckbuilder.app import BUILT_IN, Deck
 from deckbuilder.errors import Problem, Severity, shown
 
 if TYPE_CHECKING:
-    from deckbuilder.app import PackageResult
+    from deckbuilder.app import DeckForecast, PackageResult
 
 __all__ = [
     "MAX_OF_A_KIND",
@@ -34,6 +34,7 @@ __all__ = [
     "deck_table",
     "echo",
     "err",
+    "forecast_line",
     "human_size",
     "lint_pointer",
     "plural",
@@ -329,6 +330,16 @@ def removed_lines(result: PackageResult) -> list[str]:
         "    A package cannot delete notes. To delete them in Anki, search the browser for:",
         f"    {result.removed_search}",
     ]
+
+
+def forecast_line(preview: DeckForecast) -> str:
+    """What ``build`` says of a deck's forecast, in one line."""
+    line = f"preview {preview.deck}: {preview.summary}"
+    if preview.history_unused:
+        return f"{line} (default FSRS parameters: the study block's history cannot be used)"
+    if preview.parameters_from is not None:
+        return f"{line} (FSRS parameters {preview.parameters_from})"
+    return line
 
 
 def build_facts(result: PackageResult) -> dict[str, Any]:

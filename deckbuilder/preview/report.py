@@ -21,6 +21,7 @@ from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
     DEFAULT_SEED,
+    StudyParameters,
     deck_settings,
     retention_warning,
     settings_for,
@@ -68,11 +69,11 @@ def build_summary(cards: int, settings: PreviewSettings) -> Summary:
 
 def build_previews(
     decks: Sequence[Deck],
-) -> tuple[dict[str, tuple[str, dict[str, Any]]], list[Problem]]:
-    """What ``build`` shows of each deck's preview: deck key -> (its line, its JSON
-    summary), and the warnings about the study blocks. A history the preview cannot use
-    is a warning here, and the line uses the default parameters: the package does not
-    depend on it."""
+) -> tuple[dict[str, tuple[Summary, StudyParameters | None]], list[Problem]]:
+    """What ``build`` shows of each deck's preview: deck key -> (its summary, the study
+    block's parameters when it names them), and the warnings about the study blocks. A
+    history the preview cannot use is a warning here, and the summary uses the default
+    parameters: the package does not depend on it."""
     out = {}
     warnings: list[Problem] = []
     # The languages of a deck have the same cards and settings: one forecast for all.
@@ -83,15 +84,7 @@ def build_previews(
         key = (deck.card_count, chosen.settings)
         if key not in summaries:
             summaries[key] = build_summary(deck.card_count, chosen.settings)
-        line = f"preview {deck.name}: {summary_line(summaries[key])}"
-        if chosen.study is not None:
-            own = chosen.study
-            line += (
-                " (default FSRS parameters: the study block's history cannot be used)"
-                if own.warning is not None
-                else f" (FSRS parameters {own.origin})"
-            )
-        out[deck.key] = (line, summaries[key].as_dict())
+        out[deck.key] = (summaries[key], chosen.study)
     return out, list(dict.fromkeys(warnings))
 
 
