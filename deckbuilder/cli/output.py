@@ -151,10 +151,9 @@ def err(text: str, **style: Any) -> None:
     echo(text, err=True, style=style if colour else None)
 
 
-# Warnings of one kind shown before the rest are counted: 20,000 unused media files would
+# Warnings of one code shown before the rest are counted: 20,000 unused media files would
 # bury everything else under 20,000 lines.
 MAX_OF_A_KIND = 100
-_QUOTED = re.compile(r"'[^'\n]*'")
 
 
 def problem_text(problem: Problem) -> str:
@@ -172,18 +171,18 @@ def problem_line(problem: Problem) -> str:
 
 
 def print_warnings(warnings: Sequence[Problem]) -> None:
-    """Each warning on a line of its own, but only the first MAX_OF_A_KIND of a kind (the
-    same words, whatever file, line, note or quoted value they name); then, for each kind
-    past it, how many more there were."""
+    """Each warning on a line of its own, but only the first MAX_OF_A_KIND of a code (the
+    warnings that can come by the thousand have one: unused media files, say); then, for
+    each code past it, how many more there were."""
     count: Counter[str] = Counter()
     for warning in warnings:
-        kind = _QUOTED.sub("'…'", problem_text(warning))
-        count[kind] += 1
-        if count[kind] <= MAX_OF_A_KIND:
+        if warning.code:
+            count[warning.code] += 1
+        if count[warning.code or ""] <= MAX_OF_A_KIND:
             err(problem_line(warning), fg="yellow")
-    for kind, seen in count.items():
+    for code, seen in count.items():
         if seen > MAX_OF_A_KIND:
-            err(f"and {seen - MAX_OF_A_KIND:,} more like the above: {kind}", fg="yellow")
+            err(f"and {seen - MAX_OF_A_KIND:,} more like the above [{code}]", fg="yellow")
 
 
 def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | None) -> None:
