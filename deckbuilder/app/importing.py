@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,8 @@ from deckbuilder.cardfile.fields import ID_RE, id_problem
 from deckbuilder.cardfile.reader import load_note_type
 from deckbuilder.errors import Problem, RequestError
 from deckbuilder.importers import plan_import, read_source, write_import
-from deckbuilder.importers.base import ActiveContent
+from deckbuilder.importers.base import ActiveContent, Skipped, Tally
+from deckbuilder.importers.plan import QUIZ_FORMATS, PlannedDeck
 from deckbuilder.note_types import NoteType
 
 __all__ = ["ImportResult", "import_file"]
@@ -19,40 +21,34 @@ __all__ = ["ImportResult", "import_file"]
 
 @dataclass(frozen=True)
 class ImportResult:
-    card_files: tuple[Path, ...]  # one per deck imported
-    warnings: tuple[Problem, ...]  # notes or questions left out or changed, with lines
-    report: tuple[str, ...]  # what became of the notes, and the files written
+    decks: tuple[PlannedDeck, ...]  # one card file each
+    format: str  # what the source was read as: "quiz", "aiken", "gift", "Anki package"...
+    # What became of the notes of each note type of the source (or a spreadsheet's rows).
+    tallies: tuple[Tally, ...]
+    skipped: tuple[Skipped, ...]  # what was left out, and why, in source order
+    parse_skipped: int  # how many of them the reader left out (told with the first deck)
+    written: tuple[Path, ...]  # the other files written: lock files, note types
+    media: tuple[Path, ...]  # the media files written
+    media_dir: Path
+    # Notes or questions left out or changed, with lines (warnings); then what is told
+    # besides (notes: a note type kept as asked, how to import the notes in place).
+    diagnostics: tuple[Problem, ...]
     # What the note types kept from a package run or fetch: removed, or kept as asked.
     active_content: tuple[ActiveContent, ...] = ()
 
-    def as_json(self) -> dict[str, object]:
-        """The result as ``import --json`` prints it."""
-        return {
-            "ok": True,
-            "card_files": [str(path) for path in self.card_files],
-            "warnings": [
-                {
-                    "file": p.file,
-                    "line": p.line,
-                    "note": p.note,
-                    "message": p.message,
-                    "severity": p.severity.value,
-                }
-                for p in self.warnings
-            ],
-            "report": list(self.report),
-            "note_types": [
-                {
-                    "name": active.note_type,
-                    "kept": active.kept,
-                    "parts": [
-                        {"kind": f.part.value, "where": f.where, "excerpt": f.excerpt}
-                        for f in active.found
-                    ],
-                }
-                for active in self.active_content
-            ],
-        }
+    @property
+    def card_files(self) -> tuple[Path, ...]:
+        return tuple(deck.out for deck in self.decks)
+
+    @property
+    def questions(self) -> bool:
+        """The source is a quiz: it holds questions rather than notes."""
+        return self.format in QUIZ_FORMATS
+
+    @property
+    def skipped_kinds(self) -> dict[str, int]:
+        """How many were left out of each kind ('essay'; '' for a note with a problem)."""
+        return dict(Counter(s.kind for s in self.skipped))
 
 
 def import_file(request: ImportRequest) -> ImportResult:
@@ -68,8 +64,18 @@ def import_file(request: ImportRequest) -> ImportResult:
     )
     plan = plan_import(read, request)
     write_import(plan, force=request.force, replaced=request.written)
+    outs = {deck.out for deck in plan.decks}
     return ImportResult(
-        tuple(deck.out for deck in plan.decks), plan.warnings, plan.report, plan.active
+        plan.decks,
+        read.format,
+        tuple(read.report),
+        plan.skipped,
+        len(read.skipped),
+        tuple(path for path in plan.files if path not in outs and path not in plan.media),
+        plan.media,
+        request.media_dir,
+        plan.diagnostics,
+        plan.active,
     )
 
 

@@ -10,7 +10,8 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import JsonFlag, session_of
-from deckbuilder.cli.output import echo, problem_line
+from deckbuilder.cli.output import echo, plural, problem_json, problem_line, problem_text
+from deckbuilder.errors import Severity, shown
 
 
 @app.command("import")
@@ -117,10 +118,87 @@ def import_(
             written=session.written,  # for the message if it is interrupted
         )
     )
-    for warning in result.warnings:
+    warnings = [p for p in result.diagnostics if p.severity is not Severity.NOTE]
+    for warning in warnings:
         echo(problem_line(warning), err=True)
+    # What is told besides (notes) comes after the files written, with the report.
+    report = [
+        *import_report(result),
+        *(problem_text(p) for p in result.diagnostics if p.severity is Severity.NOTE),
+    ]
     if as_json:
-        session.emit_json(result.as_json())
+        session.emit_json(
+            {
+                "ok": True,
+                "card_files": [str(path) for path in result.card_files],
+                "warnings": [problem_json(p) for p in warnings],
+                "report": report,
+                "note_types": [
+                    {
+                        "name": active.note_type,
+                        "kept": active.kept,
+                        "parts": [
+                            {"kind": f.part.value, "where": f.where, "excerpt": f.excerpt}
+                            for f in active.found
+                        ],
+                    }
+                    for active in result.active_content
+                ],
+            }
+        )
         return
-    for line in result.report:
+    for line in report:
         echo(line)
+
+
+def import_report(result: library.ImportResult) -> list[str]:
+    """What became of the notes of each note type, then the files written."""
+    # Note types are named as the source has them: a line break or a direction override
+    # there must not forge or turn a line of the report.
+    lines = [
+        shown(
+            f"{t.name}: {plural(t.notes, 'note')} -> {_outcome(t.imported, t.outcome)}",
+            None,
+            quoted=False,
+        )
+        for t in result.tallies
+    ]
+    decks, skipped = result.decks, len(result.skipped)
+    for i, deck in enumerate(decks):
+        count = deck.skipped + (result.parse_skipped if i == 0 else 0)
+        summary = _skipped_summary(result) if len(decks) == 1 else f"{count} skipped"
+        out, name = shown(deck.out, None, quoted=False), shown(deck.name, None)
+        if result.questions:
+            line = (
+                f"wrote {out}: {plural(len(deck.notes), 'question')} imported, {summary} "
+                f"({result.format} format, deck {name})"
+            )
+        else:
+            left = f", {summary}" if count or (len(decks) == 1 and skipped) else ""
+            line = (
+                f"wrote {out}: {plural(len(deck.notes), 'note')} imported{left} "
+                f"({result.format}, deck {name})"
+            )
+        if deck.unanswered:
+            line += f"; {deck.unanswered} without an answer"
+        lines.append(line)
+    lines += [f"wrote {shown(path, None, quoted=False)}" for path in result.written]
+    if result.media:
+        lines.append(f"wrote {plural(len(result.media), 'media file')} into {result.media_dir}/")
+    if not all(t.imported for t in result.tallies):
+        lines.append("notes of the note types marked 'not imported' stay in Anki as they are")
+    return lines
+
+
+def _outcome(imported: bool, outcome: str) -> str:
+    return outcome if imported else f"not imported: {outcome}"
+
+
+def _skipped_summary(result: library.ImportResult) -> str:
+    """'0 skipped', or '3 skipped (2 essay, 1 description)'."""
+    kinds = result.skipped_kinds
+    total = sum(kinds.values())
+    if set(kinds) <= {""}:
+        return f"{total} skipped"
+    named = ", ".join(f"{n} {kind or 'with a problem'}" for kind, n in kinds.items())
+    return f"{total} skipped ({named})"

@@ -40,6 +40,7 @@ __all__ = [
     "plural",
     "print_warnings",
     "printable",
+    "problem_json",
     "problem_line",
     "problem_text",
     "removed_lines",
@@ -163,6 +164,17 @@ def problem_text(problem: Problem) -> str:
         return problem.message
     code = f" [{problem.code}]" if problem.code else ""
     return f"{problem.severity.value}{code}: {problem.message}"
+
+
+def problem_json(problem: Problem) -> dict[str, Any]:
+    """``problem`` in JSON output."""
+    return {
+        "file": problem.file,
+        "line": problem.line,
+        "note": problem.note,
+        "message": problem.message,
+        "severity": problem.severity.value,
+    }
 
 
 def problem_line(problem: Problem) -> str:
