@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,11 +43,6 @@ class ImportResult:
     def questions(self) -> bool:
         """The source is a quiz: it holds questions rather than notes."""
         return self.format in QUIZ_FORMATS
-
-    @property
-    def skipped_kinds(self) -> dict[str, int]:
-        """How many were left out of each kind ('essay'; '' for a note with a problem)."""
-        return dict(Counter(s.kind for s in self.skipped))
 
 
 def import_file(request: ImportRequest) -> ImportResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -157,31 +158,25 @@ def import_report(result: library.ImportResult) -> list[str]:
     # there must not forge or turn a line of the report.
     lines = [
         shown(
-            f"{t.name}: {plural(t.notes, 'note')} -> {_outcome(t.imported, t.outcome)}",
+            f"{t.name}: {plural(t.notes, 'note')} -> {'' if t.imported else 'not imported: '}"
+            f"{t.outcome}",
             None,
             quoted=False,
         )
         for t in result.tallies
     ]
-    decks, skipped = result.decks, len(result.skipped)
+    decks, quiz = result.decks, result.questions
+    fmt = f"{result.format} format" if quiz else result.format
     for i, deck in enumerate(decks):
         count = deck.skipped + (result.parse_skipped if i == 0 else 0)
         summary = _skipped_summary(result) if len(decks) == 1 else f"{count} skipped"
-        out, name = shown(deck.out, None, quoted=False), shown(deck.name, None)
-        if result.questions:
-            line = (
-                f"wrote {out}: {plural(len(deck.notes), 'question')} imported, {summary} "
-                f"({result.format} format, deck {name})"
-            )
-        else:
-            left = f", {summary}" if count or (len(decks) == 1 and skipped) else ""
-            line = (
-                f"wrote {out}: {plural(len(deck.notes), 'note')} imported{left} "
-                f"({result.format}, deck {name})"
-            )
-        if deck.unanswered:
-            line += f"; {deck.unanswered} without an answer"
-        lines.append(line)
+        told = quiz or count or (len(decks) == 1 and result.skipped)
+        line = (
+            f"wrote {shown(deck.out, None, quoted=False)}: "
+            f"{plural(len(deck.notes), 'question' if quiz else 'note')} imported"
+            f"{f', {summary}' if told else ''} ({fmt}, deck {shown(deck.name, None)})"
+        )
+        lines.append(line + (f"; {deck.unanswered} without an answer" if deck.unanswered else ""))
     lines += [f"wrote {shown(path, None, quoted=False)}" for path in result.written]
     if result.media:
         lines.append(f"wrote {plural(len(result.media), 'media file')} into {result.media_dir}/")
@@ -190,15 +185,9 @@ def import_report(result: library.ImportResult) -> list[str]:
     return lines
 
 
-def _outcome(imported: bool, outcome: str) -> str:
-    return outcome if imported else f"not imported: {outcome}"
-
-
 def _skipped_summary(result: library.ImportResult) -> str:
     """'0 skipped', or '3 skipped (2 essay, 1 description)'."""
-    kinds = result.skipped_kinds
-    total = sum(kinds.values())
-    if set(kinds) <= {""}:
-        return f"{total} skipped"
-    named = ", ".join(f"{n} {kind or 'with a problem'}" for kind, n in kinds.items())
-    return f"{total} skipped ({named})"
+    kinds = Counter(s.kind or "with a problem" for s in result.skipped)
+    if set(kinds) <= {"with a problem"}:
+        return f"{len(result.skipped)} skipped"
+    return f"{len(result.skipped)} skipped ({', '.join(f'{n} {k}' for k, n in kinds.items())})"

@@ -37,7 +37,11 @@ def lint(
     session.json = as_json
     result = library.lint(library.LintRequest(selection(sources, lang, fallback)))
     if as_json:
-        session.emit_json(result.as_json(strict=strict))
+        # ok is false when --strict fails on warnings.
+        warnings = [w.as_dict() for w in result.diagnostics]
+        session.emit_json(
+            {"ok": not (strict and warnings), "warnings": warnings, "count": len(warnings)}
+        )
     else:
         for warning in result.diagnostics:
             echo(problem_line(warning))

@@ -153,11 +153,6 @@ class SourceNotes:
     def notes(self) -> list[Note]:
         return [note for deck in self.decks for note in deck.notes]
 
-    @property
-    def not_imported(self) -> list[Tally]:
-        """The notes left out with their note type: they stay in Anki."""
-        return [tally for tally in self.report if not tally.imported]
-
 
 def decks_of(notes: list[tuple[str, Note]]) -> list[SourceDeck]:
     """Notes with the names of the decks they are in -> one deck per top-level deck, in

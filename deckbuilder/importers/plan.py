@@ -649,7 +649,8 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
         ]
         # The readers name note types as the source has them: a line break or a direction
         # override there must not forge or turn a line of the message.
-        more = "".join(f"; {shown(_left_out(t), None, quoted=False)}" for t in read.not_imported)
+        left = [shown(_left_out(t), None, quoted=False) for t in read.report if not t.imported]
+        more = "".join(f"; {line}" for line in left)
         raise DeckError([Problem(draft.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
         raise DeckError(
