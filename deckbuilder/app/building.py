@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from deckbuilder.anki.built import built_deck_name, deck_cards_search
 from deckbuilder.app.against import refuse_overwriting
@@ -18,26 +17,13 @@ from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.model import Deck
-from deckbuilder.preview.report import build_previews, summary_line
+from deckbuilder.preview.report import DeckForecast, build_previews
 from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
 
 __all__ = ["DEFAULT_OUT", "BuildResult", "DeckForecast", "build"]
 
 DEFAULT_OUT = Path("output")
-
-
-@dataclass(frozen=True)
-class DeckForecast:
-    """What build tells of a deck's forecast, for the command line to word."""
-
-    deck: str  # the deck's name
-    summary: str  # the forecast in one line, as ``preview`` sums it up
-    numbers: dict[str, Any] = field(compare=False)  # the summary's numbers, for JSON
-    # Where the study block's FSRS parameters come from (None: it names none).
-    parameters_from: str | None = None
-    # The study block names a history that cannot be used: the defaults are.
-    history_unused: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,18 +86,7 @@ def _build(request: BuildRequest) -> BuildResult:
     previews: dict[str, DeckForecast] = {}
     study: list[Problem] = []
     if request.preview:
-        summaries, study = build_previews(decks)
-        names = {deck.key: deck.name for deck in decks}
-        previews = {
-            key: DeckForecast(
-                names[key],
-                summary_line(summary),
-                summary.as_dict(),
-                None if own is None else own.origin,
-                own is not None and own.warning is not None,
-            )
-            for key, (summary, own) in summaries.items()
-        }
+        previews, study = build_previews(decks)
     if request.against is not None:
         refuse_overwriting(request.against, rendered, request.timestamp)
     out_dir = request.out_dir

@@ -11,8 +11,7 @@ from deckbuilder.cardfile.fields import ID_RE, id_problem
 from deckbuilder.cardfile.reader import load_note_type
 from deckbuilder.errors import Problem, RequestError
 from deckbuilder.importers import plan_import, read_source, write_import
-from deckbuilder.importers.base import ActiveContent, Skipped, Tally
-from deckbuilder.importers.plan import QUIZ_FORMATS, PlannedDeck
+from deckbuilder.importers.plan import QUIZ_FORMATS, ImportPlan
 from deckbuilder.note_types import NoteType
 
 __all__ = ["ImportResult", "import_file"]
@@ -20,29 +19,24 @@ __all__ = ["ImportResult", "import_file"]
 
 @dataclass(frozen=True)
 class ImportResult:
-    decks: tuple[PlannedDeck, ...]  # one card file each
-    format: str  # what the source was read as: "quiz", "aiken", "gift", "Anki package"...
-    # What became of the notes of each note type of the source (or a spreadsheet's rows).
-    tallies: tuple[Tally, ...]
-    skipped: tuple[Skipped, ...]  # what was left out, and why, in source order
-    parse_skipped: int  # how many of them the reader left out (told with the first deck)
-    written: tuple[Path, ...]  # the other files written: lock files, note types
-    media: tuple[Path, ...]  # the media files written
+    # The decks and files written, what became of the notes of each note type of the
+    # source (its ``read.report``), what was left out, and the diagnostics: the warnings,
+    # with their lines, then notes (a note type kept as asked, how to import in place).
+    plan: ImportPlan
     media_dir: Path
-    # Notes or questions left out or changed, with lines (warnings); then what is told
-    # besides (notes: a note type kept as asked, how to import the notes in place).
-    diagnostics: tuple[Problem, ...]
-    # What the note types kept from a package run or fetch: removed, or kept as asked.
-    active_content: tuple[ActiveContent, ...] = ()
 
     @property
     def card_files(self) -> tuple[Path, ...]:
-        return tuple(deck.out for deck in self.decks)
+        return tuple(deck.out for deck in self.plan.decks)
+
+    @property
+    def diagnostics(self) -> tuple[Problem, ...]:
+        return self.plan.diagnostics
 
     @property
     def questions(self) -> bool:
         """The source is a quiz: it holds questions rather than notes."""
-        return self.format in QUIZ_FORMATS
+        return self.plan.read.format in QUIZ_FORMATS
 
 
 def import_file(request: ImportRequest) -> ImportResult:
@@ -58,19 +52,7 @@ def import_file(request: ImportRequest) -> ImportResult:
     )
     plan = plan_import(read, request)
     write_import(plan, force=request.force, replaced=request.written)
-    outs = {deck.out for deck in plan.decks}
-    return ImportResult(
-        plan.decks,
-        read.format,
-        tuple(read.report),
-        plan.skipped,
-        len(read.skipped),
-        tuple(path for path in plan.files if path not in outs and path not in plan.media),
-        plan.media,
-        request.media_dir,
-        plan.diagnostics,
-        plan.active,
-    )
+    return ImportResult(plan, request.media_dir)
 
 
 def _note_type(request: ImportRequest) -> NoteType | str | None:

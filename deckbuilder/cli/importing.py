@@ -143,7 +143,7 @@ def import_(
                             for f in active.found
                         ],
                     }
-                    for active in result.active_content
+                    for active in result.plan.active
                 ],
             }
         )
@@ -154,6 +154,7 @@ def import_(
 
 def import_report(result: library.ImportResult) -> list[str]:
     """What became of the notes of each note type, then the files written."""
+    plan = result.plan
     # Note types are named as the source has them: a line break or a direction override
     # there must not forge or turn a line of the report.
     lines = [
@@ -163,31 +164,33 @@ def import_report(result: library.ImportResult) -> list[str]:
             None,
             quoted=False,
         )
-        for t in result.tallies
+        for t in plan.read.report
     ]
-    decks, quiz = result.decks, result.questions
-    fmt = f"{result.format} format" if quiz else result.format
+    decks, quiz = plan.decks, result.questions
+    fmt = f"{plan.read.format} format" if quiz else plan.read.format
     for i, deck in enumerate(decks):
-        count = deck.skipped + (result.parse_skipped if i == 0 else 0)
+        count = deck.skipped + (len(plan.read.skipped) if i == 0 else 0)
         summary = _skipped_summary(result) if len(decks) == 1 else f"{count} skipped"
-        told = quiz or count or (len(decks) == 1 and result.skipped)
+        told = quiz or count or (len(decks) == 1 and plan.skipped)
         line = (
             f"wrote {shown(deck.out, None, quoted=False)}: "
             f"{plural(len(deck.notes), 'question' if quiz else 'note')} imported"
             f"{f', {summary}' if told else ''} ({fmt}, deck {shown(deck.name, None)})"
         )
         lines.append(line + (f"; {deck.unanswered} without an answer" if deck.unanswered else ""))
-    lines += [f"wrote {shown(path, None, quoted=False)}" for path in result.written]
-    if result.media:
-        lines.append(f"wrote {plural(len(result.media), 'media file')} into {result.media_dir}/")
-    if not all(t.imported for t in result.tallies):
+    written = set(result.card_files) | set(plan.media)  # lock files, note types
+    lines += [f"wrote {shown(p, None, quoted=False)}" for p in plan.files if p not in written]
+    if plan.media:
+        lines.append(f"wrote {plural(len(plan.media), 'media file')} into {result.media_dir}/")
+    if not all(t.imported for t in plan.read.report):
         lines.append("notes of the note types marked 'not imported' stay in Anki as they are")
     return lines
 
 
 def _skipped_summary(result: library.ImportResult) -> str:
     """'0 skipped', or '3 skipped (2 essay, 1 description)'."""
-    kinds = Counter(s.kind or "with a problem" for s in result.skipped)
+    skipped = result.plan.skipped
+    kinds = Counter(s.kind or "with a problem" for s in skipped)
     if set(kinds) <= {"with a problem"}:
-        return f"{len(result.skipped)} skipped"
-    return f"{len(result.skipped)} skipped ({', '.join(f'{n} {k}' for k, n in kinds.items())})"
+        return f"{len(skipped)} skipped"
+    return f"{len(skipped)} skipped ({', '.join(f'{n} {k}' for k, n in kinds.items())})"
