@@ -48,7 +48,7 @@ from deckbuilder.model import Deck
 from deckbuilder.note_types import BUILT_IN
 
 if TYPE_CHECKING:
-    from deckbuilder.app.building import BuildResult, build
+    from deckbuilder.app.building import BuildResult, DeckForecast, build
     from deckbuilder.app.checking import CheckResult, ListResult, check, list_decks
     from deckbuilder.app.importing import ImportResult, import_file
     from deckbuilder.app.linting import LintResult, lint
@@ -68,6 +68,7 @@ __all__ = [
     "CheckRequest",
     "CheckResult",
     "Deck",
+    "DeckForecast",
     "ImportRequest",
     "ImportResult",
     "InitRequest",
@@ -103,6 +104,7 @@ __all__ = [
 _LAZY = {
     "build": "building",
     "BuildResult": "building",
+    "DeckForecast": "building",
     "check": "checking",
     "CheckResult": "checking",
     "list_decks": "checking",

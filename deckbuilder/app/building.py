@@ -3,46 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from deckbuilder.anki.built import built_deck_name, deck_cards_search
 from deckbuilder.app.against import refuse_overwriting
-from deckbuilder.app.checking import deck_warnings, lint_count, render_selection
+from deckbuilder.app.checking import Diagnosed, deck_warnings, render_selection
 from deckbuilder.app.packages import PackageResult, package_path, write_packages
 from deckbuilder.app.requests import BuildRequest
 from deckbuilder.cardfile.reader import digest_now
 from deckbuilder.errors import Problem, RequestError, Severity, shown
 from deckbuilder.files.bounds import refuse_links_out
+from deckbuilder.lint import lint_decks
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.model import Deck
-from deckbuilder.preview.report import build_previews
+from deckbuilder.preview.report import DeckForecast, build_previews
 from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["DEFAULT_OUT", "BuildResult", "DeckPreviewLine", "build"]
+__all__ = ["DEFAULT_OUT", "BuildResult", "DeckForecast", "build"]
 
 DEFAULT_OUT = Path("output")
 
 
 @dataclass(frozen=True)
-class DeckPreviewLine:
-    """What build shows of a deck's forecast: one line, and its numbers for JSON."""
-
-    line: str
-    summary: dict[str, Any] = field(compare=False)
-
-
-@dataclass(frozen=True)
-class BuildResult:
+class BuildResult(Diagnosed):
+    # What the preview says of the study blocks (a history it cannot use: not about the
+    # packages, which never depend on it), the decks' warnings and the lock files'
+    # updates, each once; then lint's.
     packages: tuple[PackageResult, ...]
-    # What the preview says of the study blocks (a history it cannot use): not about the
-    # packages, which never depend on it.
-    study_warnings: tuple[Problem, ...]
-    previews: dict[str, DeckPreviewLine]  # by deck key; empty without a preview
-    warnings: tuple[Problem, ...]  # the decks' warnings and the lock files' updates, once
-    lint_warnings: int | None  # None: not counted
+    previews: dict[str, DeckForecast]  # by deck key; empty without a preview
 
 
 @dataclass(frozen=True)
@@ -93,11 +83,10 @@ def _build(request: BuildRequest) -> BuildResult:
     )
     decks = [rd.deck for rd in rendered]
     read = SourceSnapshot.of(decks)
-    previews: dict[str, DeckPreviewLine] = {}
+    previews: dict[str, DeckForecast] = {}
     study: list[Problem] = []
     if request.preview:
-        lines, study = build_previews(decks)
-        previews = {key: DeckPreviewLine(line, data) for key, (line, data) in lines.items()}
+        previews, study = build_previews(decks)
     if request.against is not None:
         refuse_overwriting(request.against, rendered, request.timestamp)
     out_dir = request.out_dir
@@ -113,13 +102,9 @@ def _build(request: BuildRequest) -> BuildResult:
         replaced=request.written,
         still_current=read.changes,
     )
-    return BuildResult(
-        packages=tuple(results),
-        study_warnings=tuple(study),
-        previews=previews,
-        warnings=deck_warnings([r.rendered for r in results]) + tuple(renamed),
-        lint_warnings=lint_count(decks) if request.lint else None,
-    )
+    told = deck_warnings([r.rendered for r in results])
+    lint = lint_decks(decks) if request.lint else []
+    return BuildResult((*study, *told, *renamed, *lint), tuple(results), previews)
 
 
 def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:

@@ -10,7 +10,7 @@ from deckbuilder.anki.identity import guid_problems
 from deckbuilder.app.requests import ALL_LANGUAGES, CheckRequest, ListRequest, Selection
 from deckbuilder.cardfile.reader import LANG_RE, find_sources, load_decks
 from deckbuilder.errors import DeckError, Problem, RequestError
-from deckbuilder.lint import lint_decks
+from deckbuilder.lint import LintWarning, lint_decks
 from deckbuilder.model import Deck
 from deckbuilder.preview.settings import study_warnings
 from deckbuilder.render.deck import RenderedDeck, render_deck
@@ -18,9 +18,9 @@ from deckbuilder.render.deck import unused_media as unused_media_files
 
 __all__ = [
     "CheckResult",
+    "Diagnosed",
     "ListResult",
     "check",
-    "lint_count",
     "list_decks",
     "load_selection",
     "render_selection",
@@ -28,13 +28,28 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class Diagnosed:
+    """A result with what its command tells besides: the decks' warnings, each once, in
+    the order told, and (when the request counted them) the warnings ``lint`` gives."""
+
+    diagnostics: tuple[Problem, ...]
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """What the command tells as it goes: every diagnostic but lint's."""
+        return tuple(p for p in self.diagnostics if not isinstance(p, LintWarning))
+
+    @property
+    def lint_warnings(self) -> int:
+        """How many warnings ``lint`` gives (the command points to them)."""
+        return sum(isinstance(p, LintWarning) for p in self.diagnostics)
+
+
+@dataclass(frozen=True)
+class CheckResult(Diagnosed):
+    # The decks' own warnings (unused media, a fallback language...), then what the
+    # preview would say of their study blocks (a history it cannot use), then lint's.
     decks: tuple[RenderedDeck, ...]
-    # The decks' own warnings (unused media, a fallback language...), each once, then what
-    # the preview would say of their study blocks (a history it cannot use).
-    warnings: tuple[Problem, ...]
-    study_warnings: tuple[Problem, ...]
-    lint_warnings: int | None  # how many warnings `lint` gives; None: not counted
 
     @property
     def notes(self) -> int:
@@ -118,22 +133,14 @@ def check(request: CheckRequest) -> CheckResult:
     """Validate the card files as build would, and count lint warnings."""
     rendered = render_selection(request.selection)
     decks = [rd.deck for rd in rendered]
-    return CheckResult(
-        decks=tuple(rendered),
-        warnings=deck_warnings(rendered),
-        study_warnings=tuple(study_warnings(decks)),
-        lint_warnings=lint_count(decks) if request.lint else None,
-    )
+    lint = lint_decks(decks) if request.lint else []
+    study = study_warnings(decks)
+    return CheckResult((*deck_warnings(rendered), *study, *lint), tuple(rendered))
 
 
 def deck_warnings(rendered: list[RenderedDeck]) -> tuple[Problem, ...]:
     """The decks' warnings, each once: the languages of a deck share its file."""
     return tuple(dict.fromkeys(w for rd in rendered for w in rd.warnings))
-
-
-def lint_count(decks: list[Deck]) -> int:
-    """How many warnings ``lint`` gives for ``decks``."""
-    return len(lint_decks(decks))
 
 
 def list_decks(request: ListRequest) -> ListResult:

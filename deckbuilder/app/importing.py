@@ -11,7 +11,7 @@ from deckbuilder.cardfile.fields import ID_RE, id_problem
 from deckbuilder.cardfile.reader import load_note_type
 from deckbuilder.errors import Problem, RequestError
 from deckbuilder.importers import plan_import, read_source, write_import
-from deckbuilder.importers.base import ActiveContent
+from deckbuilder.importers.plan import QUIZ_FORMATS, ImportPlan
 from deckbuilder.note_types import NoteType
 
 __all__ = ["ImportResult", "import_file"]
@@ -19,40 +19,24 @@ __all__ = ["ImportResult", "import_file"]
 
 @dataclass(frozen=True)
 class ImportResult:
-    card_files: tuple[Path, ...]  # one per deck imported
-    warnings: tuple[Problem, ...]  # notes or questions left out or changed, with lines
-    report: tuple[str, ...]  # what became of the notes, and the files written
-    # What the note types kept from a package run or fetch: removed, or kept as asked.
-    active_content: tuple[ActiveContent, ...] = ()
+    # The decks and files written, what became of the notes of each note type of the
+    # source (its ``read.report``), what was left out, and the diagnostics: the warnings,
+    # with their lines, then notes (a note type kept as asked, how to import in place).
+    plan: ImportPlan
+    media_dir: Path
 
-    def as_json(self) -> dict[str, object]:
-        """The result as ``import --json`` prints it."""
-        return {
-            "ok": True,
-            "card_files": [str(path) for path in self.card_files],
-            "warnings": [
-                {
-                    "file": p.file,
-                    "line": p.line,
-                    "note": p.note,
-                    "message": p.message,
-                    "severity": p.severity.value,
-                }
-                for p in self.warnings
-            ],
-            "report": list(self.report),
-            "note_types": [
-                {
-                    "name": active.note_type,
-                    "kept": active.kept,
-                    "parts": [
-                        {"kind": f.part.value, "where": f.where, "excerpt": f.excerpt}
-                        for f in active.found
-                    ],
-                }
-                for active in self.active_content
-            ],
-        }
+    @property
+    def card_files(self) -> tuple[Path, ...]:
+        return tuple(deck.out for deck in self.plan.decks)
+
+    @property
+    def diagnostics(self) -> tuple[Problem, ...]:
+        return self.plan.diagnostics
+
+    @property
+    def questions(self) -> bool:
+        """The source is a quiz: it holds questions rather than notes."""
+        return self.plan.read.format in QUIZ_FORMATS
 
 
 def import_file(request: ImportRequest) -> ImportResult:
@@ -68,9 +52,7 @@ def import_file(request: ImportRequest) -> ImportResult:
     )
     plan = plan_import(read, request)
     write_import(plan, force=request.force, replaced=request.written)
-    return ImportResult(
-        tuple(deck.out for deck in plan.decks), plan.warnings, plan.report, plan.active
-    )
+    return ImportResult(plan, request.media_dir)
 
 
 def _note_type(request: ImportRequest) -> NoteType | str | None:

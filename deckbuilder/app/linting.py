@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from deckbuilder.app.checking import load_selection
 from deckbuilder.app.requests import LintRequest
-from deckbuilder.lint import LintWarning, lint_decks, warnings_json
+from deckbuilder.lint import LintWarning, lint_decks
 from deckbuilder.model import Deck
 
 __all__ = ["LintResult", "lint"]
@@ -16,15 +15,12 @@ __all__ = ["LintResult", "lint"]
 @dataclass(frozen=True)
 class LintResult:
     decks: tuple[Deck, ...]
-    warnings: tuple[LintWarning, ...]
+    diagnostics: tuple[LintWarning, ...]  # every flaw a warning
 
     @property
     def notes(self) -> int:
         """How many notes have a warning."""
-        return len({(w.file, w.note) for w in self.warnings})
-
-    def as_json(self, *, strict: bool = False) -> dict[str, Any]:
-        return warnings_json(self.warnings, strict=strict)
+        return len({(w.file, w.note) for w in self.diagnostics})
 
 
 def lint(request: LintRequest) -> LintResult:

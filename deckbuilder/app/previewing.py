@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from deckbuilder.schedule.fit import FittedParameters
 __all__ = ["PreviewResult", "deck_preview", "lint_by_note", "preview", "removed_notes"]
 
 _PAGE_SUFFIXES = (".html", ".htm")
+_REQUEST_FIELDS = frozenset(f.name for f in fields(PreviewRequest))
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,20 @@ class PreviewResult:
     previews: tuple[DeckPreview, ...]
     charts: tuple[Path, ...]  # written with ``plot``
     pages: tuple[Path, ...]  # written with ``html`` or ``html_out``
-    # About the request: a history too short to fit from (of its file), a value Anki
-    # would not take (of no file; its ``code`` is the request field).
-    request_warnings: tuple[Problem, ...]
-    # About the decks, in the order found: their study blocks, then what the pages cannot
+    # First what is said of the request's values, each with the request field as its
+    # ``code`` (a history too short to fit from, a retention Anki would not take); then
+    # of the decks, in the order found: their study blocks, then what the pages cannot
     # show as Anki does (math they cannot typeset).
-    warnings: tuple[Problem, ...]
+    diagnostics: tuple[Problem, ...]
+
+    @property
+    def request_warnings(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.diagnostics if p.code in _REQUEST_FIELDS)
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """What is said of the decks."""
+        return tuple(p for p in self.diagnostics if p.code not in _REQUEST_FIELDS)
 
     def report(self) -> str:
         """The text preview of every deck."""
@@ -117,7 +126,7 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     pages: list[Path] = []
     if request.html or request.html_out is not None:
         pages = _write_pages(rendered, previews, request, warnings)
-    return PreviewResult(tuple(previews), tuple(charts), tuple(pages), tuple(told), tuple(warnings))
+    return PreviewResult(tuple(previews), tuple(charts), tuple(pages), (*told, *warnings))
 
 
 def deck_preview(
@@ -187,9 +196,8 @@ def _history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
         raise RequestError.single("history", str(exc)) from None
     if fitted.fitted:
         return fitted, None
-    return fitted, Problem(
-        str(path), None, too_few_reviews(fitted, path), severity=Severity.WARNING
-    )
+    told = too_few_reviews(fitted, path)
+    return fitted, Problem(str(path), None, told, severity=Severity.WARNING, code="history")
 
 
 def lint_by_note(rendered: Sequence[RenderedDeck]) -> dict[str, LintNotes]:

@@ -159,7 +159,6 @@ class PullState:
         self.files = files
         self.locks = locks
         self.problems: list[Problem] = []
-        self.warnings: list[Problem] = []
         self.changes: dict[Path, LockChange] = {}  # by lock file
         self.manifests: dict[Path, Manifest] = {}
         self.media: dict[str, tuple[Path, bytes]] = {}  # name -> (target, bytes)

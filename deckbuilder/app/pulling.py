@@ -74,7 +74,6 @@ class PullResult:
     diff: str  # the card files' changes as a unified diff
     written: tuple[Path, ...]  # files replaced (none with dry_run)
     dry_run: bool
-    warnings: tuple[Problem, ...] = ()
 
     @property
     def unsettled(self) -> list[tuple[PulledDeck, PulledNote]]:
@@ -105,7 +104,7 @@ def pull(request: PullRequest) -> PullResult:
     if not request.dry_run and writes:
         _write(writes, files, request.written)
         written = [path for path, _ in writes]
-    return PullResult(tuple(decks), diff, tuple(written), request.dry_run, tuple(pulling.warnings))
+    return PullResult(tuple(decks), diff, tuple(written), request.dry_run)
 
 
 def _by_guid(source: AnkiSource) -> dict[str, AnkiNote]:

@@ -344,6 +344,7 @@ class FieldReader:
                     f"'{what}' has no '{self.lang}' text; using the '{default}' text",
                     self.note_id,
                     severity=Severity.WARNING,
+                    code="fallback",
                 )
             )
             hit = value.get(default)

@@ -22,7 +22,15 @@ from typer.core import TyperGroup, TyperOption
 
 from deckbuilder import __version__
 from deckbuilder.cli.options import session_of
-from deckbuilder.cli.output import Session, StreamError, echo, err, plural, problem_line
+from deckbuilder.cli.output import (
+    Session,
+    StreamError,
+    echo,
+    err,
+    plural,
+    problem_json,
+    problem_line,
+)
 from deckbuilder.errors import (
     DeckError,
     OutputError,
@@ -225,16 +233,7 @@ def _run(args: list[str], session: Session) -> int:
     except DeckError as exc:
         shown, unshown = _capped(exc.problems)
         if session.json:
-            problems = [
-                {
-                    "file": p.file,
-                    "line": p.line,
-                    "note": p.note,
-                    "message": p.message,
-                    "severity": p.severity.value,
-                }
-                for p in shown
-            ]
+            problems = [problem_json(p) for p in shown]
             more = [{"file": file, "more_problems": n} for file, n in unshown.items()]
             session.emit_json({"ok": False, "problems": problems + more})
             return 1

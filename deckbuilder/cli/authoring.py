@@ -30,10 +30,10 @@ from deckbuilder.cli.output import (
     deck_summary,
     deck_table,
     err,
+    forecast_line,
     lint_pointer,
     plural,
     print_warnings,
-    problem_line,
 )
 from deckbuilder.cli.progress import terminal_progress
 from deckbuilder.errors import shown
@@ -96,11 +96,9 @@ def build(
                 progress=bar,
             )
         )
-    for warning in result.study_warnings:  # a history the preview cannot use
-        err(problem_line(warning), fg="yellow")
     if not as_json:
         for preview in result.previews.values():
-            session.say(preview.line)
+            session.say(forecast_line(preview))
     print_warnings(result.warnings)
     if as_json:
         decks = []
@@ -108,7 +106,7 @@ def build(
             entry = deck_summary(package.rendered.deck)
             entry.update(build_facts(package))
             if package.rendered.deck.key in result.previews:
-                entry["preview"] = result.previews[package.rendered.deck.key].summary
+                entry["preview"] = result.previews[package.rendered.deck.key].numbers
             decks.append(entry)
         session.emit_json({"ok": True, "decks": decks, "lint_warnings": result.lint_warnings})
         return
@@ -160,9 +158,7 @@ def check(
             selection(sources, lang, fallback, media), lint=as_json or not session.quiet
         )
     )
-    print_warnings(result.warnings)
-    for warning in result.study_warnings:  # as build will say them
-        err(problem_line(warning), fg="yellow")
+    print_warnings(result.warnings)  # the study blocks' too, as build will say them
     if as_json:
         decks = [deck_summary(rd.deck) for rd in result.decks]
         session.emit_json({"ok": True, "decks": decks, "lint_warnings": result.lint_warnings})

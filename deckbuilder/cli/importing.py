@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -10,7 +11,8 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import JsonFlag, session_of
-from deckbuilder.cli.output import echo, problem_line
+from deckbuilder.cli.output import echo, plural, problem_json, problem_line, problem_text
+from deckbuilder.errors import Severity, shown
 
 
 @app.command("import")
@@ -117,10 +119,78 @@ def import_(
             written=session.written,  # for the message if it is interrupted
         )
     )
-    for warning in result.warnings:
+    warnings = [p for p in result.diagnostics if p.severity is not Severity.NOTE]
+    for warning in warnings:
         echo(problem_line(warning), err=True)
+    # What is told besides (notes) comes after the files written, with the report.
+    report = [
+        *import_report(result),
+        *(problem_text(p) for p in result.diagnostics if p.severity is Severity.NOTE),
+    ]
     if as_json:
-        session.emit_json(result.as_json())
+        session.emit_json(
+            {
+                "ok": True,
+                "card_files": [str(path) for path in result.card_files],
+                "warnings": [problem_json(p) for p in warnings],
+                "report": report,
+                "note_types": [
+                    {
+                        "name": active.note_type,
+                        "kept": active.kept,
+                        "parts": [
+                            {"kind": f.part.value, "where": f.where, "excerpt": f.excerpt}
+                            for f in active.found
+                        ],
+                    }
+                    for active in result.plan.active
+                ],
+            }
+        )
         return
-    for line in result.report:
+    for line in report:
         echo(line)
+
+
+def import_report(result: library.ImportResult) -> list[str]:
+    """What became of the notes of each note type, then the files written."""
+    plan = result.plan
+    # Note types are named as the source has them: a line break or a direction override
+    # there must not forge or turn a line of the report.
+    lines = [
+        shown(
+            f"{t.name}: {plural(t.notes, 'note')} -> {'' if t.imported else 'not imported: '}"
+            f"{t.outcome}",
+            None,
+            quoted=False,
+        )
+        for t in plan.read.report
+    ]
+    decks, quiz = plan.decks, result.questions
+    fmt = f"{plan.read.format} format" if quiz else plan.read.format
+    for i, deck in enumerate(decks):
+        count = deck.skipped + (len(plan.read.skipped) if i == 0 else 0)
+        summary = _skipped_summary(result) if len(decks) == 1 else f"{count} skipped"
+        told = quiz or count or (len(decks) == 1 and plan.skipped)
+        line = (
+            f"wrote {shown(deck.out, None, quoted=False)}: "
+            f"{plural(len(deck.notes), 'question' if quiz else 'note')} imported"
+            f"{f', {summary}' if told else ''} ({fmt}, deck {shown(deck.name, None)})"
+        )
+        lines.append(line + (f"; {deck.unanswered} without an answer" if deck.unanswered else ""))
+    written = set(result.card_files) | set(plan.media)  # lock files, note types
+    lines += [f"wrote {shown(p, None, quoted=False)}" for p in plan.files if p not in written]
+    if plan.media:
+        lines.append(f"wrote {plural(len(plan.media), 'media file')} into {result.media_dir}/")
+    if not all(t.imported for t in plan.read.report):
+        lines.append("notes of the note types marked 'not imported' stay in Anki as they are")
+    return lines
+
+
+def _skipped_summary(result: library.ImportResult) -> str:
+    """'0 skipped', or '3 skipped (2 essay, 1 description)'."""
+    skipped = result.plan.skipped
+    kinds = Counter(s.kind or "with a problem" for s in skipped)
+    if set(kinds) <= {"with a problem"}:
+        return f"{len(skipped)} skipped"
+    return f"{len(skipped)} skipped ({', '.join(f'{n} {k}' for k, n in kinds.items())})"

@@ -37,12 +37,16 @@ def lint(
     session.json = as_json
     result = library.lint(library.LintRequest(selection(sources, lang, fallback)))
     if as_json:
-        session.emit_json(result.as_json(strict=strict))
-    else:
-        for warning in result.warnings:
-            echo(problem_line(warning))
-        found = f"{plural(len(result.warnings), 'warning')} in {plural(result.notes, 'note')}"
-        session.say(
-            found if result.warnings else f"no warnings in {plural(len(result.decks), 'deck')}"
+        # ok is false when --strict fails on warnings.
+        warnings = [w.as_dict() for w in result.diagnostics]
+        session.emit_json(
+            {"ok": not (strict and warnings), "warnings": warnings, "count": len(warnings)}
         )
-    return 1 if strict and result.warnings else 0
+    else:
+        for warning in result.diagnostics:
+            echo(problem_line(warning))
+        found = f"{plural(len(result.diagnostics), 'warning')} in {plural(result.notes, 'note')}"
+        session.say(
+            found if result.diagnostics else f"no warnings in {plural(len(result.decks), 'deck')}"
+        )
+    return 1 if strict and result.diagnostics else 0

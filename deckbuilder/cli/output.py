@@ -22,7 +22,7 @@ from deckbuilder.app import BUILT_IN, Deck
 from deckbuilder.errors import Problem, Severity, shown
 
 if TYPE_CHECKING:
-    from deckbuilder.app import PackageResult
+    from deckbuilder.app import DeckForecast, PackageResult
 
 __all__ = [
     "MAX_OF_A_KIND",
@@ -34,11 +34,13 @@ __all__ = [
     "deck_table",
     "echo",
     "err",
+    "forecast_line",
     "human_size",
     "lint_pointer",
     "plural",
     "print_warnings",
     "printable",
+    "problem_json",
     "problem_line",
     "problem_text",
     "removed_lines",
@@ -150,10 +152,9 @@ def err(text: str, **style: Any) -> None:
     echo(text, err=True, style=style if colour else None)
 
 
-# Warnings of one kind shown before the rest are counted: 20,000 unused media files would
+# Warnings of one code shown before the rest are counted: 20,000 unused media files would
 # bury everything else under 20,000 lines.
 MAX_OF_A_KIND = 100
-_QUOTED = re.compile(r"'[^'\n]*'")
 
 
 def problem_text(problem: Problem) -> str:
@@ -165,24 +166,35 @@ def problem_text(problem: Problem) -> str:
     return f"{problem.severity.value}{code}: {problem.message}"
 
 
+def problem_json(problem: Problem) -> dict[str, Any]:
+    """``problem`` in JSON output."""
+    return {
+        "file": problem.file,
+        "line": problem.line,
+        "note": problem.note,
+        "message": problem.message,
+        "severity": problem.severity.value,
+    }
+
+
 def problem_line(problem: Problem) -> str:
     """``problem`` as a line of output: ``FILE:LINE: note 'ID': warning: what is wrong``."""
     return f"{problem.place} {problem_text(problem)}"
 
 
 def print_warnings(warnings: Sequence[Problem]) -> None:
-    """Each warning on a line of its own, but only the first MAX_OF_A_KIND of a kind (the
-    same words, whatever file, line, note or quoted value they name); then, for each kind
-    past it, how many more there were."""
+    """Each warning on a line of its own, but only the first MAX_OF_A_KIND of a code (the
+    warnings that can come by the thousand have one: unused media files, say); then, for
+    each code past it, how many more there were."""
     count: Counter[str] = Counter()
     for warning in warnings:
-        kind = _QUOTED.sub("'…'", problem_text(warning))
-        count[kind] += 1
-        if count[kind] <= MAX_OF_A_KIND:
+        if warning.code:
+            count[warning.code] += 1
+        if count[warning.code or ""] <= MAX_OF_A_KIND:
             err(problem_line(warning), fg="yellow")
-    for kind, seen in count.items():
+    for code, seen in count.items():
         if seen > MAX_OF_A_KIND:
-            err(f"and {seen - MAX_OF_A_KIND:,} more like the above: {kind}", fg="yellow")
+            err(f"and {seen - MAX_OF_A_KIND:,} more like the above [{code}]", fg="yellow")
 
 
 def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | None) -> None:
@@ -329,6 +341,16 @@ def removed_lines(result: PackageResult) -> list[str]:
         "    A package cannot delete notes. To delete them in Anki, search the browser for:",
         f"    {result.removed_search}",
     ]
+
+
+def forecast_line(preview: DeckForecast) -> str:
+    """What ``build`` says of a deck's forecast, in one line."""
+    line = f"preview {preview.deck}: {preview.summary}"
+    if preview.history_unused:
+        return f"{line} (default FSRS parameters: the study block's history cannot be used)"
+    if preview.parameters_from is not None:
+        return f"{line} (FSRS parameters {preview.parameters_from})"
+    return line
 
 
 def build_facts(result: PackageResult) -> dict[str, Any]:

@@ -169,8 +169,8 @@ def preview(
                 progress=bar,
             )
         )
-    for told in result.request_warnings:  # of a file, or of the option its code names
-        where = OPTIONS[told.code] if told.code else told.place
+    for told in result.request_warnings:  # of its file, or of the option its code names
+        where = told.place if told.file else OPTIONS[str(told.code)]
         err(f"Warning: {where} {told.message}", fg="yellow")
     print_warnings(result.warnings)
     if as_json:

@@ -10,7 +10,7 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import MediaDir, build_timestamp, selection, session_of
-from deckbuilder.cli.output import Session, echo, err, plural, problem_line
+from deckbuilder.cli.output import Session, echo, err, plural
 
 if TYPE_CHECKING:
     from deckbuilder.app.pulling import PulledDeck, PullResult
@@ -97,8 +97,6 @@ def pull(
 
 
 def _show(session: Session, result: PullResult) -> None:
-    for warning in result.warnings:
-        err(problem_line(warning), fg="yellow")
     if not any(deck.in_source for deck in result.decks):
         err(
             "warning: SOURCE holds none of these card files' decks (no note of theirs, no "

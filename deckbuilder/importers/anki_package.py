@@ -24,6 +24,7 @@ from deckbuilder.importers.base import (
     PackageParts,
     Skipped,
     SourceNotes,
+    Tally,
     decks_of,
 )
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, shown_text
@@ -72,7 +73,7 @@ def package_notes(
         name = anki_type.name if anki_type else f"note type {type_id}"
         kind = OWN_TYPE_IDS.get(type_id) or (_stock_kind(anki_type) if anki_type else None)
         if anki_type is None:
-            _left_in_anki(result, name, len(notes), _NO_TYPE)
+            result.report.append(Tally(name, len(notes), _NO_TYPE, imported=False))
             continue
         if is_occlusion_type(anki_type) and NoteKind.IMAGE_OCCLUSION not in kinds:
             kinds[NoteKind.IMAGE_OCCLUSION] = type_id
@@ -86,7 +87,7 @@ def package_notes(
             names.append(anki_type.name)
             carried = _carried(_spec(anki_type, kind), keep)
             if carried.refused:
-                _left_in_anki(result, name, len(notes), carried.refused)
+                result.report.append(Tally(name, len(notes), carried.refused, imported=False))
                 continue
         if kind in kinds:
             # A card file keeps one Anki note type per kind of note: this one comes in as
@@ -115,14 +116,14 @@ def package_notes(
         if carried.active is not None:
             parts.active[kind.value] = carried.active
             parts.in_collection[kind.value] = _spec(anki_type, kind)
-        result.report.append(_reported(anki_type.name, len(notes), f"{_shown(kind)} notes"))
+        result.report.append(Tally(anki_type.name, len(notes), f"{_shown(kind)} notes"))
         kept += [(anki_note, _note(anki_note, kind, result)) for anki_note in notes]
     keys: set[str] = set()
     for anki_type, notes in others:
         kept_as_is = unicodedata.normalize("NFC", anki_type.name) in keep
         found = declared_notes(anki_type, notes, keys, keep_scripts=kept_as_is)
         if isinstance(found, str):
-            _left_in_anki(result, anki_type.name, len(notes), f"not imported: {found}")
+            result.report.append(Tally(anki_type.name, len(notes), found, imported=False))
             continue
         note_type, read = found.note_type, found.notes
         keys.add(note_type.key)
@@ -132,7 +133,7 @@ def package_notes(
         if found.in_collection is not None:
             parts.in_collection[note_type.key] = found.in_collection
         outcome = f"notes of a note type of the deck's own ('{note_type.key}')"
-        result.report.append(_reported(anki_type.name, len(read), outcome))
+        result.report.append(Tally(anki_type.name, len(read), outcome))
         kept += read
     kept.sort(key=lambda pair: pair[0].id)
     for anki_note, _ in kept:
@@ -155,17 +156,6 @@ def _lock_time(mod: int) -> int:
     (year 57000), which Anki keeps as they are: the lock records year 9999 instead, still
     not later than Anki's time, so the built deck leaves such a note as Anki has it."""
     return min(max(mod, 0), LAST_SECOND)
-
-
-def _reported(name: str, count: int, outcome: str) -> str:
-    return f"{name}: {count} {'note' if count == 1 else 'notes'} -> {outcome}"
-
-
-def _left_in_anki(result: SourceNotes, name: str, count: int, outcome: str) -> None:
-    """Report the notes of a note type that are not imported (they stay in Anki)."""
-    line = _reported(name, count, outcome)
-    result.report.append(line)
-    result.not_imported.append(line)
 
 
 def _shown(kind: NoteKind) -> str:
@@ -196,14 +186,14 @@ def _own(
         read.append((anki_note, replace(note, tags=anki_note.tags)))
         result.package.source_fields[anki_note.guid] = anki_note.fields
     if read:
-        result.report.append(_reported(anki_type.name, len(read), f"{_shown(kind)} notes"))
+        result.report.append(Tally(anki_type.name, len(read), f"{_shown(kind)} notes"))
     if len(read) < len(notes):
-        why = "not imported: their fields are not as deckbuilder writes them"
-        _left_in_anki(result, anki_type.name, len(notes) - len(read), why)
+        why = "their fields are not as deckbuilder writes them"
+        result.report.append(Tally(anki_type.name, len(notes) - len(read), why, imported=False))
     return read
 
 
-_NO_TYPE = "not imported: the package does not hold their note type"
+_NO_TYPE = "the package does not hold their note type"
 
 
 def _occlusions(
@@ -233,7 +223,7 @@ def _occlusions(
                 )
             )
     if found.notes:
-        result.report.append(_reported(anki_type.name, len(found.notes), f"{kind} notes"))
+        result.report.append(Tally(anki_type.name, len(found.notes), f"{kind} notes"))
     result.skipped += [
         Skipped(None, f"not imported: {why}", who=f"note {anki_note.guid!r}")
         for anki_note, why in found.left_out
@@ -295,14 +285,14 @@ def _carried(spec: NoteTypeSpec, keep: Collection[str]) -> _Carried:
     cleaned = without_note_type_parts(spec)
     if not cleaned.clean:
         why = (
-            "not imported: its templates or CSS hide what they run or fetch inside other "
+            "its templates or CSS hide what they run or fetch inside other "
             f"such parts, and removing them leaves more{asked}"
         )
         return _Carried(None, refused=why)
     refused = spec_problems(cleaned.spec)
     if refused and cleaned.found and not spec_problems(replace(spec, keep_scripts=True)):
         why = (
-            "not imported: without what its templates run or fetch, Anki would refuse its "
+            "without what its templates run or fetch, Anki would refuse its "
             f"note type ({refused[0]}){asked}"
         )
         return _Carried(None, refused=why)
@@ -313,7 +303,7 @@ def _carried(spec: NoteTypeSpec, keep: Collection[str]) -> _Carried:
 
 
 def _refused(problem: str) -> str:
-    return f"not imported: Anki would refuse its note type or change it ({problem})"
+    return f"Anki would refuse its note type or change it ({problem})"
 
 
 def _all_kept_are_known(keep: Collection[str], names: list[str], source: Path) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from deckbuilder.errors import Problem, RequestError, Severity
 from deckbuilder.importers.any_type import fields_note
-from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, decks_of
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, Tally, decks_of
 from deckbuilder.importers.delimited import (
     Metadata,
     guess_delimiter,
@@ -163,9 +163,10 @@ def anki_text_notes(
     for name, said in outcomes.items():
         for outcome in dict.fromkeys(said):
             n = said.count(outcome)
-            result.report.append(f"{name}: {n} {'note' if n == 1 else 'notes'} -> {outcome}")
+            result.report.append(Tally(name, n, outcome))
     if "guid" in special and result.notes:
-        result.notes_after.append(f"note: {IN_PLACE_HINT}.")
+        hint = Problem(str(source), None, f"{IN_PLACE_HINT}.", severity=Severity.NOTE)
+        result.notes_after.append(hint)
     return result
 
 

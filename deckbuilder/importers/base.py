@@ -53,6 +53,17 @@ class Skipped:
     who: str = ""  # how a note without a line is named: "note 'Ab1Cd2'"
 
 
+@dataclass(frozen=True)
+class Tally:
+    """What became of the notes of one note type of the source (or of a spreadsheet's
+    rows): ``outcome`` is what they became ("basic notes"), or why they stay out."""
+
+    name: str  # as the source names it ("Basic"), or "FILE rows"
+    notes: int
+    outcome: str
+    imported: bool = True
+
+
 @dataclass
 class SourceDeck:
     """The notes of one deck of the source, in source order. ``name`` is the deck's name
@@ -127,12 +138,11 @@ class SourceNotes:
     # Whether the source names its decks (a package, Anki text with a deck column): then
     # a requested deck name chooses among them instead of naming the one deck.
     named_decks: bool = False
-    # What became of each source note type's notes ("Basic: 3 notes -> basic notes").
-    report: list[str] = field(default_factory=list)
-    # The lines of report about notes left out with their note type: they stay in Anki.
-    not_imported: list[str] = field(default_factory=list)
-    # Lines after the files written ("note: ..."), and warnings that --strict refuses.
-    notes_after: list[str] = field(default_factory=list)
+    # What became of each source note type's notes (3 of Basic became basic notes).
+    report: list[Tally] = field(default_factory=list)
+    # What is told besides, neither an error nor a warning (severity note).
+    notes_after: list[Problem] = field(default_factory=list)
+    # Warnings that --strict refuses.
     strict_refusals: list[Problem] = field(default_factory=list)
     # Note lines whose answer is missing -> the format's own words for it, where it says
     # them (Aiken: where the next question starts, as Moodle does).

@@ -36,7 +36,14 @@ from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem, RequestError, Severity, TargetExists, shown
 from deckbuilder.files.atomic import Staging
 from deckbuilder.files.bounds import refuse_links_out
-from deckbuilder.importers.base import ActiveContent, Skipped, SourceDeck, SourceNotes, with_ids
+from deckbuilder.importers.base import (
+    ActiveContent,
+    Skipped,
+    SourceDeck,
+    SourceNotes,
+    Tally,
+    with_ids,
+)
 from deckbuilder.importers.naming import clean_deck_name, deck_id, file_stem
 from deckbuilder.invisible import is_blank
 from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
@@ -114,8 +121,8 @@ class ImportPlan:
     files: dict[Path, bytes]  # everything to write
     media: tuple[Path, ...]  # the media files among them
     skipped: tuple[Skipped, ...]  # what was left out, and why, in source order
-    warnings: tuple[Problem, ...]
-    report: tuple[str, ...]
+    # The warnings, with their lines, then what is told besides (severity note).
+    diagnostics: tuple[Problem, ...]
     # What the note types written beside the card files run or fetch: removed, or kept.
     active: tuple[ActiveContent, ...] = ()
 
@@ -618,18 +625,6 @@ def _skipped_warning(read: SourceNotes, skipped: Skipped) -> Problem:
     return Problem(str(read.source), skipped.line, message, severity=Severity.WARNING)
 
 
-def _summary(skipped: Sequence[Skipped]) -> str:
-    """'0 skipped', or '3 skipped (2 essay, 1 description)'."""
-    if not skipped:
-        return "0 skipped"
-    kinds: dict[str, int] = {}
-    for s in skipped:
-        kinds[s.kind or "with a problem"] = kinds.get(s.kind or "with a problem", 0) + 1
-    if list(kinds) == ["with a problem"]:
-        return f"{len(skipped)} skipped"
-    return f"{len(skipped)} skipped ({', '.join(f'{n} {kind}' for kind, n in kinds.items())})"
-
-
 def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
     read, options = draft.read, draft.options
     skipped = sorted([*read.skipped, *draft.skipped], key=lambda s: s.line or 0)
@@ -647,15 +642,15 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
     ]
     if draft.problems:
         raise DeckError(draft.problems)
-    # The readers' lines name decks and note types as the source has them: a line break
-    # or a direction override there must not forge or turn a line of the report.
-    read_report = [shown(line, None, quoted=False) for line in read.report]
     if not any(deck.notes for deck in planned):
         reasons = [
             Problem(draft.file, s.line, f"{s.who}: {s.reason}" if s.who else s.reason)
             for s in skipped
         ]
-        more = "".join(f"; {shown(line, None, quoted=False)}" for line in read.not_imported)
+        # The readers name note types as the source has them: a line break or a direction
+        # override there must not forge or turn a line of the message.
+        left = [shown(_left_out(t), None, quoted=False) for t in read.report if not t.imported]
+        more = "".join(f"; {line}" for line in left)
         raise DeckError([Problem(draft.file, None, f"no notes to import{more}"), *reasons])
     if options.strict and (refused or read.strict_refusals):
         raise DeckError(
@@ -677,59 +672,32 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
         for a in active
         if not a.kept
     ]
-    warnings = [
+    kept = [Problem(draft.file, None, _kept(a), severity=Severity.NOTE) for a in active if a.kept]
+    diagnostics = [
         *read.warnings,
         *removed,
         *read.strict_refusals,
         *refused,
         *missing,
         *draft.warnings,
+        *kept,
+        *read.notes_after,
     ]
-    noun = "question" if read.format in QUIZ_FORMATS else "note"
-    report = [*read_report, *(_kept(a) for a in active if a.kept)]
-    parse_skips = len(read.skipped)
-    for i, deck in enumerate(planned):
-        n = len(deck.notes)
-        count = deck.skipped + (parse_skips if i == 0 else 0)
-        summary = _summary(skipped) if len(planned) == 1 else f"{count} skipped"
-        if noun == "question":
-            line = (
-                f"wrote {shown(deck.out, None, quoted=False)}: {n} question{'' if n == 1 else 's'} imported, {summary} "
-                f"({read.format} format, deck {shown(deck.name, None)})"
-            )
-        else:
-            left = f", {summary}" if count or (len(planned) == 1 and skipped) else ""
-            line = (
-                f"wrote {shown(deck.out, None, quoted=False)}: {n} note{'' if n == 1 else 's'} imported{left} "
-                f"({read.format}, deck {shown(deck.name, None)})"
-            )
-        if deck.unanswered:
-            line += f"; {deck.unanswered} without an answer"
-        report.append(line)
-    outs = {deck.out for deck in planned}
-    report += [
-        f"wrote {shown(path, None, quoted=False)}"
-        for path in draft.files
-        if path not in outs and path not in draft.media
-    ]
-    if draft.media:
-        count = len(draft.media)
-        report.append(
-            f"wrote {count} media {'file' if count == 1 else 'files'} into {options.media_dir}/"
-        )
-    if read.not_imported:
-        report.append("notes of the note types marked 'not imported' stay in Anki as they are")
-    report += read.notes_after
     return ImportPlan(
         read,
         tuple(planned),
         dict(draft.files),
         tuple(draft.media),
         tuple(skipped),
-        tuple(dict.fromkeys(warnings)),
-        tuple(report),
+        tuple(dict.fromkeys(diagnostics)),
         tuple(active),
     )
+
+
+def _left_out(tally: Tally) -> str:
+    """'Basic: 3 notes -> not imported: why', for the message that nothing is imported."""
+    notes = f"{tally.notes} note{'' if tally.notes == 1 else 's'}"
+    return f"{tally.name}: {notes} -> not imported: {tally.outcome}"
 
 
 def _removed(active: ActiveContent) -> str:

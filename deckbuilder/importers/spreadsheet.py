@@ -23,7 +23,7 @@ from pathlib import Path
 
 from deckbuilder.errors import DeckError, Problem, Severity, shown
 from deckbuilder.importers.anki_text import anki_text_notes
-from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, Tally, parse_answer
 from deckbuilder.importers.delimited import Metadata, read_metadata, rows
 from deckbuilder.importers.html_markdown import hard_breaks
 from deckbuilder.importers.text_input import read_source_text
@@ -161,8 +161,7 @@ def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> Sou
             note = ClozeNote(**common, text=cell["text"], extra=cell.get("extra", ""))  # type: ignore[arg-type]
         result.decks[0].notes.append(note)
     what = {"basic": "basic notes", "cloze": "cloze notes", "mcq": "multiple-choice notes"}[kind]
-    n = len(result.decks[0].notes)
-    result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> {what}")
+    result.report.append(Tally(f"{path.name} rows", len(result.decks[0].notes), what))
     return result
 
 
@@ -245,8 +244,7 @@ def _first_two_columns(
                 back=back,
             )
         )
-    n = len(result.decks[0].notes)
-    result.report.append(f"{path.name} rows: {n} {'note' if n == 1 else 'notes'} -> basic notes")
+    result.report.append(Tally(f"{path.name} rows", len(result.decks[0].notes), "basic notes"))
     return result
 
 

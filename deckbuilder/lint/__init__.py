@@ -14,11 +14,11 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from deckbuilder.lint.duplicates import Question, find_repeats
 from deckbuilder.lint.normalise import normalised
-from deckbuilder.lint.report import LintWarning, collect, warnings_json
+from deckbuilder.lint.report import LintWarning, collect
 from deckbuilder.lint.rules import Finding, answer_position, duplicate_sources, note_findings
 from deckbuilder.model import Deck, Note
 
-__all__ = ["LintWarning", "lint_decks", "warnings_json"]
+__all__ = ["LintWarning", "lint_decks"]
 
 
 def lint_decks(decks: Sequence[Deck]) -> list[LintWarning]:

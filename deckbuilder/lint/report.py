@@ -12,7 +12,7 @@ from typing import Any
 
 from deckbuilder.errors import Problem, Severity
 
-__all__ = ["LintWarning", "collect", "warnings_json"]
+__all__ = ["LintWarning", "collect"]
 
 
 @dataclass(frozen=True, order=True)
@@ -96,9 +96,3 @@ def _with_languages(warning: LintWarning, languages: tuple[str, ...]) -> LintWar
         warning.fix,
         languages,
     )
-
-
-def warnings_json(warnings: Sequence[LintWarning], *, strict: bool = False) -> dict[str, Any]:
-    """``deckbuilder lint --json``: ``ok`` is false when ``--strict`` fails on warnings."""
-    ok = not (strict and warnings)
-    return {"ok": ok, "warnings": [w.as_dict() for w in warnings], "count": len(warnings)}

@@ -148,6 +148,7 @@ def untypeset_warnings(file: str, note: Note | None, untypeset: list[str]) -> li
             f"the preview page shows {tex} as TeX: it cannot typeset it (Anki can, with MathJax)",
             note.id if note else None,
             severity=Severity.WARNING,
+            code="untypeset-math",
         )
         for tex in dict.fromkeys(untypeset)
     ]

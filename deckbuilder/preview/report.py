@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -42,6 +42,7 @@ from deckbuilder.schedule.sweep import Sweep, sweep
 from deckbuilder.schedule.workload import DECIMALS, peak, shown
 
 __all__ = [
+    "DeckForecast",
     "DeckPreview",
     "Questions",
     "build_previews",
@@ -67,13 +68,23 @@ def build_summary(cards: int, settings: PreviewSettings) -> Summary:
     return summarize(days)
 
 
-def build_previews(
-    decks: Sequence[Deck],
-) -> tuple[dict[str, tuple[str, dict[str, Any]]], list[Problem]]:
-    """What ``build`` shows of each deck's preview: deck key -> (its line, its JSON
-    summary), and the warnings about the study blocks. A history the preview cannot use
-    is a warning here, and the line uses the default parameters: the package does not
-    depend on it."""
+@dataclass(frozen=True)
+class DeckForecast:
+    """What ``build`` tells of a deck's forecast, for the command line to word."""
+
+    deck: str  # the deck's name
+    summary: str  # the forecast in one line
+    numbers: dict[str, Any] = field(compare=False)  # the summary's numbers, for JSON
+    # Where the study block's FSRS parameters come from (None: it names none).
+    parameters_from: str | None = None
+    # The study block names a history that cannot be used: the defaults are.
+    history_unused: bool = False
+
+
+def build_previews(decks: Sequence[Deck]) -> tuple[dict[str, DeckForecast], list[Problem]]:
+    """What ``build`` shows of each deck's preview, by deck key, and the warnings about
+    the study blocks. A history the preview cannot use is a warning here, and the
+    forecast uses the default parameters: the package does not depend on it."""
     out = {}
     warnings: list[Problem] = []
     # The languages of a deck have the same cards and settings: one forecast for all.
@@ -84,15 +95,14 @@ def build_previews(
         key = (deck.card_count, chosen.settings)
         if key not in summaries:
             summaries[key] = build_summary(deck.card_count, chosen.settings)
-        line = f"preview {deck.name}: {summary_line(summaries[key])}"
-        if chosen.study is not None:
-            own = chosen.study
-            line += (
-                " (default FSRS parameters: the study block's history cannot be used)"
-                if own.warning is not None
-                else f" (FSRS parameters {own.origin})"
-            )
-        out[deck.key] = (line, summaries[key].as_dict())
+        sm, own = summaries[key], chosen.study
+        out[deck.key] = DeckForecast(
+            deck.name,
+            summary_line(sm),
+            sm.as_dict(),
+            None if own is None else own.origin,
+            own is not None and own.warning is not None,
+        )
     return out, list(dict.fromkeys(warnings))
 
 

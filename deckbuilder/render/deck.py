@@ -828,6 +828,7 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
                     None,
                     "no card uses this file; it is not packaged",
                     severity=Severity.WARNING,
+                    code="unused-media",
                 )
             )
     return tuple(found)

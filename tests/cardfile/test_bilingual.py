@@ -173,5 +173,5 @@ def test_cli_lang_options(tmp_path: Path, cli: CliRun) -> None:
     assert bad.code == 1 and "--lang: must be a language code" in bad.err
     path = write(tmp_path, MISSING)
     warned = cli("check", path, "--fallback")
-    assert warned.code == 0 and "warning: 'front' has no 'en' text" in warned.err
+    assert warned.code == 0 and "warning [fallback]: 'front' has no 'en' text" in warned.err
     assert cli("check", path).code == 1

@@ -413,10 +413,10 @@ def test_warnings_of_one_kind_are_counted_past_a_hundred(
         (project / "media" / f"unused-{i:03}.png").write_bytes(b"x")
     result = cli(command, "--lang", "en")
     assert result.code == 0, result.err
-    unused = [line for line in result.err.splitlines() if "no card uses this file" in line]
+    unused = [line for line in result.err.splitlines() if "[unused-media]" in line]
     assert len(unused) == 101
-    assert unused[0].startswith("media/unused-000.png: warning: no card uses this file")
-    assert unused[99].startswith("media/unused-099.png:")
-    assert unused[100] == (
-        "and 150 more like the above: warning: no card uses this file; it is not packaged"
+    assert unused[0].startswith(
+        "media/unused-000.png: warning [unused-media]: no card uses this file"
     )
+    assert unused[99].startswith("media/unused-099.png:")
+    assert unused[100] == "and 150 more like the above [unused-media]"

@@ -136,7 +136,10 @@ def test_line_breaks_and_direction_controls_in_file_names_are_shown_escaped(
     assert result.code == 0, result.err
     lines = result.err.splitlines()
     for name in ("a\\n    nid:1700000000000 delete.png", "photo\\u202egnp.exe"):
-        assert f"media/{name}: warning: no card uses this file; it is not packaged" in lines
+        assert (
+            f"media/{name}: warning [unused-media]: no card uses this file; it is not packaged"
+            in lines
+        )
     _no_forged_line(result)
 
 

@@ -100,7 +100,7 @@ def _planned(read: SourceNotes, allow_missing_answers: bool, deck: str | None = 
     skipped = [s for s in plan.skipped if s.kind]
     description = read.decks[0].description if read.decks else ""
     return Imported(
-        read.format, planned.name, description, notes, skipped, list(plan.warnings), plan
+        read.format, planned.name, description, notes, skipped, list(plan.diagnostics), plan
     )
 
 

@@ -137,7 +137,7 @@ def test_keep_scripts_keeps_them_byte_for_byte(here: Path, cli: CliRun, collecti
     assert run.code == 0, run.err
     assert "warning: note type" not in run.err
     assert (
-        f"note type '{NAME}': templates and CSS kept as they are, as asked, with what Anki "
+        f"note: note type '{NAME}': templates and CSS kept as they are, as asked, with what Anki "
         "runs or fetches on every review: 1 script, 1 event handler, 1 remote resource, 1 "
         "remote CSS @import"
     ) in run.out.splitlines()

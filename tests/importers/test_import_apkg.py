@@ -11,6 +11,7 @@ import pytest
 
 from deckbuilder.anki.package_reader import read_package
 from deckbuilder.importers.anki_package import package_notes
+from deckbuilder.importers.base import Tally
 from deckbuilder.model import BasicNote
 from tests.conftest import Run, import_package
 
@@ -70,8 +71,8 @@ def test_optional_reversed_notes_are_imported_with_their_add_reverse_field(
     col.close()  # type: ignore[attr-defined]
     result = package_notes(read_package(package), package)
     assert result.report == [
-        "Basic (optional reversed card): 2 notes -> basic (optional reversed card) notes",
-        "Basic: 1 note -> basic notes",
+        Tally("Basic (optional reversed card)", 2, "basic (optional reversed card) notes"),
+        Tally("Basic", 1, "basic notes"),
     ]
     by_front = {n.front: n for n in result.notes if isinstance(n, BasicNote)}
     assert by_front["ir"].add_reverse == "y" and by_front["ver"].add_reverse == ""

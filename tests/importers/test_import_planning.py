@@ -14,6 +14,7 @@ import pytest
 import deckbuilder.importers.plan
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.importers import ImportOptions, ImportPlan, plan_import, read_text_source
+from deckbuilder.importers.base import Tally
 from deckbuilder.model import Deck, NoteKind
 from deckbuilder.render.deck import RenderedDeck, render_deck
 
@@ -87,7 +88,7 @@ def test_a_missing_picture_is_listed_once_and_only_for_a_note_kept(tmp_path: Pat
     plan = _plan(tmp_path)
     text = plan.files[tmp_path / "cards" / "q.yaml"].decode("utf-8")
     assert "missing_media: [missing.png]" in text
-    missing = [p for p in plan.warnings if "is in neither the source nor" in p.message]
+    missing = [p for p in plan.diagnostics if "is in neither the source nor" in p.message]
     assert [(p.line, "'missing.png'" in p.message) for p in missing] == [(6, True)]
     assert [s.line for s in plan.skipped] == [11, 16]
     assert all("leaves the project" in s.reason for s in plan.skipped)
@@ -116,5 +117,5 @@ def test_a_note_type_named_not_imported_is_not_taken_for_one_left_out(tmp_path: 
     text = "#separator:tab\n#notetype:Words not imported before\nhund\tdog\n"
     read = read_text_source(text, Path("w.txt"), "anki-text")
     plan = plan_import(read, ImportOptions(out=tmp_path / "w.yaml"))
-    assert plan.report[0] == "Words not imported before: 1 note -> basic notes"
-    assert not any("stay in Anki" in line for line in plan.report)
+    assert read.report == [Tally("Words not imported before", 1, "basic notes")]
+    assert all(t.imported for t in read.report) and plan.decks[0].notes

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from deckbuilder.importers import read_source
+from deckbuilder.importers.base import Tally
 from deckbuilder.model import BasicNote, FieldsNote
 from tests.conftest import Run, import_package
 
@@ -46,7 +47,7 @@ def test_a_note_type_column_declares_each_wide_type(tmp_path: Path) -> None:
     assert strong.fields == ("gehen", "ging", "gegangen", "aller")
     assert seen.fields == ("sehen", "sah", "", "")
     assert isinstance(dog, BasicNote) and (dog.front, dog.back) == ("der Hund", "le chien")
-    assert "Verbe fort: 2 notes -> notes of a note type of the deck's own ('verbe-fort')" in (
+    assert Tally("Verbe fort", 2, "notes of a note type of the deck's own ('verbe-fort')") in (
         read.report
     )
     assert not read.skipped

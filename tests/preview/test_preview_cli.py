@@ -425,7 +425,7 @@ def test_html_warns_about_math_the_page_cannot_typeset(
     result = cli("preview", "--html")
     assert result.code == 0, result.err
     assert result.err.splitlines() == [
-        "cards/m.yaml:4: note 'a': warning: the preview page shows \\(\\arg\\max_x f\\) as TeX: "
+        "cards/m.yaml:4: note 'a': warning [untypeset-math]: the preview page shows \\(\\arg\\max_x f\\) as TeX: "
         "it cannot typeset it (Anki can, with MathJax)"
     ]
     assert "wrote output/math.html" in result.out

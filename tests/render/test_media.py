@@ -281,8 +281,8 @@ def test_unused_media_is_a_warning_not_an_error(tmp_path: Path) -> None:
     (rd,) = check_decks([source], media_dir=tmp_path / "media")
     assert list(rd.media) == ["used.png"]
     assert [problem_line(w) for w in rd.warnings] == [
-        f"{tmp_path / 'media' / 'old.png'}: warning: no card uses this file; it is not packaged",
-        f"{tmp_path / 'media' / 'sub' / 'older.mp3'}: warning: no card uses this file; it is not packaged",
+        f"{tmp_path / 'media' / 'old.png'}: warning [unused-media]: no card uses this file; it is not packaged",
+        f"{tmp_path / 'media' / 'sub' / 'older.mp3'}: warning [unused-media]: no card uses this file; it is not packaged",
     ]
 
 
@@ -310,7 +310,7 @@ def test_cli_prints_warnings_on_stderr_and_still_builds(
         assert result.err.splitlines() == [
             "cards/deck.yaml:5: note 'a': warning: code block language 'pyhton' is not known "
             "to Pygments; not highlighted",
-            "media/old.png: warning: no card uses this file; it is not packaged",
+            "media/old.png: warning [unused-media]: no card uses this file; it is not packaged",
         ]
     assert (tmp_path / "output" / "d.apkg").is_file() is False  # deck id is the file stem
     assert (tmp_path / "output" / "deck.apkg").is_file()
