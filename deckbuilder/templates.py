@@ -26,22 +26,6 @@ import chevron
 
 from deckbuilder.invisible import is_blank
 
-__all__ = [
-    "MAX_DEPTH",
-    "SPECIAL_FIELDS",
-    "TTS_LANGUAGE",
-    "TemplateSyntaxError",
-    "cards_made",
-    "field_is_empty",
-    "fields_named",
-    "name_problems",
-    "names_problems",
-    "speech_language",
-    "template_problems",
-    "token_spans",
-    "tts_problems",
-]
-
 # Fields Anki fills itself (rslib notetype/mod.rs SPECIAL_FIELDS).
 SPECIAL_FIELDS = frozenset(
     {"FrontSide", "Card", "CardFlag", "Deck", "Subdeck", "Tags", "Type", "CardID"}

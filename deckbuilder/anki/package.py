@@ -25,8 +25,6 @@ from deckbuilder.files.atomic import Staging, remove_stale
 from deckbuilder.progress import step
 from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["PackageInfo", "Stamps", "stage_package", "write_package"]
-
 # Zip entry times: a fixed date (the earliest a zip can hold), so a rebuild gives the same bytes.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 

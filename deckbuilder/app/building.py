@@ -21,8 +21,6 @@ from deckbuilder.preview.report import build_previews
 from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["DEFAULT_OUT", "BuildResult", "DeckPreviewLine", "build"]
-
 DEFAULT_OUT = Path("output")
 
 

@@ -10,8 +10,6 @@ from deckbuilder.app.requests import LintRequest
 from deckbuilder.lint import LintWarning, lint_decks, warnings_json
 from deckbuilder.model import Deck
 
-__all__ = ["LintResult", "lint"]
-
 
 @dataclass(frozen=True)
 class LintResult:

@@ -37,16 +37,6 @@ from deckbuilder.templates import (
     tts_problems,
 )
 
-__all__ = [
-    "NOTE_TYPES_FOLDER",
-    "RESERVED_KEYS",
-    "DeclaredTypes",
-    "project_root",
-    "read_declared_note_fields",
-    "shared_name_problems",
-    "shared_note_type",
-]
-
 NOTE_TYPES_FOLDER = "note-types"
 _CARDS_FOLDER = "cards"
 _DECLARATION_KEYS = key_names(NOTE_TYPE_DECLARATION)

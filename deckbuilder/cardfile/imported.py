@@ -6,12 +6,10 @@ a second card when it is not empty).
 
 from __future__ import annotations
 
-from deckbuilder.cardfile.checks import ANKI_EMPTY, GUID_RE
+from deckbuilder.cardfile.checks import ANKI_EMPTY
 from deckbuilder.cardfile.fields import FieldReader
 from deckbuilder.cardfile.keys import Key
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, describe
-
-__all__ = ["GUID_RE", "read_guid", "read_reverse"]
 
 
 def read_guid(fields: FieldReader, item: YMap) -> str:

@@ -36,39 +36,6 @@ from deckbuilder.model import LINT_RULES, NoteKind, StudySettings
 from deckbuilder.note_types import BUILT_IN, BuiltinType, built_in
 from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, MaskShape, OcclusionMode
 
-__all__ = [
-    "CARD_TEMPLATE",
-    "CHOICE",
-    "DECK",
-    "FIELDS",
-    "GUID_PATTERN",
-    "ID_PATTERN",
-    "LABEL_LANGUAGES",
-    "LANG_PATTERN",
-    "MASK",
-    "MAX_ANSWERS",
-    "MAX_CHOICES",
-    "MAX_NOTES",
-    "NOTE_FIRST",
-    "NOTE_LAST",
-    "NOTE_TYPES",
-    "NOTE_TYPE_DECLARATION",
-    "NUMBER",
-    "NUMBER_PATTERN",
-    "SPOKEN",
-    "STEP_PATTERN",
-    "STUDY",
-    "URL_PATTERN",
-    "Key",
-    "NoteType",
-    "Shape",
-    "key_names",
-    "keyed",
-    "note_keys",
-    "note_type_named",
-    "step_text",
-]
-
 # Patterns, without anchors (the loader matches them whole, the schema anchors them).
 ID_PATTERN = "[a-z0-9][a-z0-9_-]*"  # deck and note ids: they name packages and keep notes
 LANG_PATTERN = "[a-z]{2,3}(-[A-Za-z0-9]{2,8})*"  # BCP 47 shape: ko, en, pt-BR, zh-Hant

@@ -22,8 +22,6 @@ from deckbuilder.cardfile.keys import (
 from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.model import NoteKind
 
-__all__ = ["MARKERS", "keys_table"]
-
 MARKERS = ("<!-- keys:start -->", "<!-- keys:end -->")
 # What the README's shorter table holds: the keys of decks and of each kind of note an
 # author writes by hand (image occlusion has docs/image-occlusion.md).

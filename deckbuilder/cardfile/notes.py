@@ -39,16 +39,6 @@ from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, Note, NoteKind, letter
 from deckbuilder.note_types import NoteType
 
-__all__ = [
-    "ALL_NOTE_KEYS",
-    "CHOICE_KEYS",
-    "COMMON_NOTE_KEYS",
-    "MAX_CHOICES",
-    "MAX_NOTES",
-    "NOTE_KEYS",
-    "read_notes",
-]
-
 COMMON_NOTE_KEYS = key_names(NOTE_FIRST + NOTE_LAST)
 NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {t.kind: key_names(t.keys) for t in NOTE_TYPES}
 ALL_NOTE_KEYS = tuple(dict.fromkeys(k for t in NOTE_TYPES for k in key_names(note_keys(t.kind))))

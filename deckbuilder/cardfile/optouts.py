@@ -9,8 +9,6 @@ from deckbuilder.cardfile.keys import Shape
 from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, describe
 
-__all__ = ["read_lint_opt_outs", "read_pins"]
-
 
 def read_pins(fields: FieldReader, item: YMap) -> tuple[int, ...]:
     """The indexes of the note's choices written with ``pin: true``, sorted."""

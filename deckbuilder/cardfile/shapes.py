@@ -44,8 +44,6 @@ from deckbuilder.cardfile.keys import (
     note_keys,
 )
 
-__all__ = ["SHAPES", "ReadBy", "ValueShape", "mapping_schema", "value_schema"]
-
 
 @dataclass(frozen=True)
 class ReadBy:

@@ -41,8 +41,6 @@ from deckbuilder.importers.text_types import columns_type
 from deckbuilder.model import BasicNote, ClozeNote, Note
 from deckbuilder.note_types import NoteType
 
-__all__ = ["IN_PLACE_HINT", "KNOWN_HEADERS", "NO_GUID", "anki_text_notes", "read_anki_text"]
-
 KNOWN_HEADERS = frozenset(
     {"separator", "html", "tags", "columns", "notetype", "deck"}
     | {"guid column", "notetype column", "deck column", "tags column"}

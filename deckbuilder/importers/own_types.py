@@ -23,8 +23,6 @@ from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, Typ
 from deckbuilder.note_types import BUILT_IN, built_in
 from deckbuilder.render.deck import SPEECH_CLASS
 
-__all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_language", "own_note", "spoken_texts"]
-
 # The built-in note types whose notes an import reads back (image occlusion notes come
 # in through Anki's own note type: .image_occlusion).
 OWN_KINDS = tuple(NoteKind(t.key) for t in BUILT_IN.values() if not t.stock_kind)

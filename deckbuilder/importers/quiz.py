@@ -33,8 +33,6 @@ from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer, typed_answer
 from deckbuilder.model import McqNote, Note, TypedNote
 
-__all__ = ["looks_like_quiz", "parse_quiz"]
-
 # Up to nine digits: quizzes run past question 9,999; a longer number is text.
 QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,9})[.)](?:\s+((?:.*\S)?))?\s*$")
 BULLET_RE = re.compile(r"^\s*[•\-*·●○◦▪‣]\s+((?:.*\S)?)\s*$")

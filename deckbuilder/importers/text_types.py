@@ -20,8 +20,6 @@ from deckbuilder.importers.any_type import declared_type, type_key
 from deckbuilder.note_types import CardTemplate, NoteType, TypeKind
 from deckbuilder.templates import name_problems
 
-__all__ = ["columns_type", "field_names"]
-
 _CLOZE = re.compile(r"\{\{c\d+::")
 
 

@@ -50,20 +50,6 @@ from deckbuilder.anki.occlusion import read_shape
 from deckbuilder.cloze import Cloze, cloze_numbers, parse_clozes
 from deckbuilder.templates import field_is_empty
 
-__all__ = [
-    "AVTag",
-    "CardContext",
-    "RenderedCard",
-    "SoundTag",
-    "TTSTag",
-    "TemplateError",
-    "encode_attribute",
-    "field_is_empty",
-    "render_card",
-    "reveal_cloze",
-    "strip_html",
-]
-
 
 class TemplateError(ValueError):
     """The template is malformed or uses the legacy ``<% %>`` syntax."""

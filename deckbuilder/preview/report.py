@@ -21,10 +21,7 @@ from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
     DEFAULT_SEED,
-    deck_settings,
-    retention_warning,
     settings_for,
-    settings_from_options,
 )
 from deckbuilder.schedule import (
     Forecast,
@@ -40,25 +37,6 @@ from deckbuilder.schedule import (
 from deckbuilder.schedule.exam import ExamPlan, plan_exam
 from deckbuilder.schedule.sweep import Sweep, sweep
 from deckbuilder.schedule.workload import DECIMALS, peak, shown
-
-__all__ = [
-    "DeckPreview",
-    "Questions",
-    "build_previews",
-    "build_summary",
-    "deck_settings",
-    "figure",
-    "preview_deck",
-    "report",
-    "retention_warning",
-    "settings_from_options",
-    "shown_forecast",
-    "sparkline",
-    "summary_line",
-    "summary_notes",
-    "summary_rows",
-    "to_json",
-]
 
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:

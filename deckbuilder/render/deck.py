@@ -48,19 +48,6 @@ from deckbuilder.render.fidelity import deletions_ended_early
 from deckbuilder.render.markdown import SOUND_TAG, render_markdown
 from deckbuilder.render.mathguard import math_markup_problems
 
-__all__ = [
-    "MAX_MEDIA_BYTES",
-    "SPEECH_CLASS",
-    "RenderedDeck",
-    "RenderedNote",
-    "media_name_problem",
-    "raw_media",
-    "render_deck",
-    "source_link",
-    "strip_source_link",
-    "unused_media",
-]
-
 # Characters Anki removes from media file names (so the card would point at nothing).
 _BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
 # Names Windows reserves; Anki renames such files (con.png -> con_.png).

@@ -18,20 +18,6 @@ from functools import lru_cache
 from html import escape
 from typing import Any
 
-__all__ = [
-    "DAY_STYLE",
-    "HIGHLIGHT_LIMIT",
-    "NIGHT_STYLE",
-    "PYGMENTS_BEGIN",
-    "PYGMENTS_END",
-    "fenced_code",
-    "highlighted_code",
-    "language_problem",
-    "pygments_classes",
-    "pygments_css",
-    "with_pygments_css",
-]
-
 DAY_STYLE = "default"
 NIGHT_STYLE = "github-dark"
 

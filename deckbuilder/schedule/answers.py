@@ -11,8 +11,6 @@ import numpy as np
 
 from deckbuilder.schedule.memory import FloatArray, IntArray, MemoryModel
 
-__all__ = ["MAX_SHORT_TERM_STEPS", "SessionPool", "apply_steps", "ratings", "step_ratings"]
-
 MAX_SHORT_TERM_STEPS = 5  # same-day ratings simulated per learning/relearning session, as fsrs-rs
 
 

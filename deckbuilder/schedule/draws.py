@@ -16,8 +16,6 @@ import numpy.typing as npt
 
 from deckbuilder.schedule.memory import FloatArray, IntArray
 
-__all__ = ["ANSWER_BITS", "BITS", "CardDraws"]
-
 Words = npt.NDArray[np.uint64]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

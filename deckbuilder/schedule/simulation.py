@@ -21,8 +21,6 @@ from deckbuilder.schedule.draws import CardDraws
 from deckbuilder.schedule.memory import FloatArray, IntArray, MemoryModel
 from deckbuilder.schedule.settings import PreviewSettings, ReviewBehaviour
 
-__all__ = ["DailyTotals", "simulate"]
-
 
 @dataclass(frozen=True)
 class DailyTotals:

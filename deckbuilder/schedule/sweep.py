@@ -22,15 +22,6 @@ from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.simulation import simulate
 from deckbuilder.schedule.workload import shown
 
-__all__ = [
-    "MIN_SWEEP_CARDS",
-    "OPTIMAL_RANGE",
-    "SWEEP_RETENTIONS",
-    "Sweep",
-    "SweepPoint",
-    "sweep",
-]
-
 SWEEP_RETENTIONS = tuple(round(0.70 + i / 100, 2) for i in range(30))  # 0.70 .. 0.99
 OPTIMAL_RANGE = (0.70, 0.95)  # fsrs-rs R_MIN, R_MAX
 

@@ -19,23 +19,11 @@ from deckbuilder.anki.identity import note_type_anki_id
 from deckbuilder.model import NoteKind
 from deckbuilder.note_types import (
     BUILT_IN,
-    IO_FIELDS,
-    IO_STOCK_KIND,
     BuiltinType,
     CardTemplate,
     NoteType,
     built_in,
 )
-
-__all__ = [
-    "IO_FIELDS",
-    "IO_STOCK_KIND",
-    "OWN_KINDS",
-    "NoteTypeSpec",
-    "declared_spec",
-    "kept_spec",
-    "note_type",
-]
 
 
 @dataclass(frozen=True)

@@ -40,18 +40,6 @@ from deckbuilder.model import BasicNote, Deck, FieldsNote, Note, NoteKind
 from deckbuilder.note_types import BUILT_IN, KEPT_SHAPES, CardTemplate, NoteType
 from deckbuilder.templates import name_problems, names_problems, template_problems
 
-__all__ = [
-    "SIDECAR_SUFFIX",
-    "carried_json",
-    "carried_types",
-    "kept_declaration",
-    "read_carried",
-    "sidecar_path",
-    "spec_fields",
-    "spec_for",
-    "spec_problems",
-]
-
 SIDECAR_SUFFIX = ".notetypes.json"
 # Limits against absurd files (documented in docs/note-types.md). Anki's own note types
 # have templates of a few KB; genanki reads each template several times per build.

@@ -23,8 +23,6 @@ from html import escape
 
 from deckbuilder.model import TypedAnswer
 
-__all__ = ["typed_answers_html"]
-
 
 def typed_answers_html(answers: Sequence[TypedAnswer], attributes: str = "") -> str:
     """The Answers field; ``attributes`` go on every element (the deck's language)."""
