@@ -3,7 +3,8 @@ with its range or pattern, default, one line of documentation and an example.
 
 Everything else that knows the format is derived from this module: the loader's known
 keys, the JSON Schema (:mod:`.schema`), the order in which the writer (:mod:`.writer`)
-puts keys, and the keys table of the README and docs/card-format.md (:mod:`.keys_table`).
+puts keys, and the keys table of the README and docs/card-format.md (made and checked by
+tests/cardfile/keys_table.py).
 What is said of a key's value by its shape (the words of "must be ..." messages and of
 the docs, its JSON Schema, what reads it) is the shape's row in :mod:`.shapes`. A new key
 is one entry here (and the code that puts its value into the model).

@@ -4,7 +4,7 @@ from that shape's row of :data:`SHAPES`.
 
 A row (:class:`ValueShape`) holds how messages say the value ("'KEY' must be PHRASE, not
 ..."), how the keys table of the README and docs/card-format.md says it
-(:mod:`.keys_table`), its JSON Schema as a function of the key (range, pattern and
+(made by tests/cardfile/keys_table.py, which checks them), its JSON Schema as a function of the key (range, pattern and
 allowed values come from the :class:`~.keys.Key`; :mod:`.schema` puts the fragments
 together), and what reads it in the loader: a method of
 :class:`~.fields.FieldReader` that reads any key of the shape from the key's declaration
