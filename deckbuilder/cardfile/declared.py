@@ -452,9 +452,3 @@ def shared_name_problems(types: Iterable[NoteType]) -> list[Problem]:
                 )
             )
     return problems
-
-
-def _alike(a: NoteType, b: NoteType) -> bool:
-    """Whether two declarations describe the same Anki note type."""
-    parts = ("name", "fields", "templates", "css", "sort_field", "kind")
-    return all(getattr(a, part) == getattr(b, part) for part in parts)

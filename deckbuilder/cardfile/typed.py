@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from deckbuilder.cardfile.notes import _CommonFields
 
 _TYPED: NoteType = _note_type(NoteKind.TYPED)
-TYPED_KEYS = key_names(_TYPED.keys)
 _KEYS = keyed(_TYPED.keys)
 NUMBER_KEYS = key_names(NUMBER)
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")

@@ -97,7 +97,6 @@ class _QuizReader:
         self.current: _Draft | None = None
         self.drafts: list[_Draft] = []
         self.title = ""
-        self.title_line = 0
         self.intro: list[str] = []
         self.intro_line = 0
 
@@ -132,7 +131,6 @@ class _QuizReader:
                     pass
                 elif not self.title and not self.intro:
                     self.title = re.sub(r"^#+\s*", "", line)
-                    self.title_line = lineno
                 else:
                     self.intro_line = self.intro_line or lineno
                     self.intro.append(line)

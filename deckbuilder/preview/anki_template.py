@@ -687,8 +687,6 @@ _Node: TypeAlias = str | _Replacement | _Section  # text (comments included) or 
 _LEGACY = "{{=<% %>=}}"
 _OPENING = re.compile(r"\{\{|<!--")
 _HANDLEBAR_CLOSE = re.compile(r"\}\}")
-# The names Anki fills in itself (notetype/mod.rs SPECIAL_FIELDS).
-_SPECIAL_FIELDS = ("FrontSide", "Card", "CardFlag", "Deck", "Subdeck", "Tags", "Type", "CardID")
 
 
 def _tokens(template: str) -> Iterator[str | tuple[str, str]]:

@@ -57,12 +57,6 @@ class Sweep:
     simulated_cards: int  # per retention: the deck, in as many copies as it takes
 
     @property
-    def at_range_edge(self) -> bool:
-        """True when the optimum is the lowest or the highest retention searched: one
-        beyond it might cost even less."""
-        return self.edge != ""
-
-    @property
     def edge(self) -> str:
         """'lowest' or 'highest' when the optimum is that end of the retentions searched
         (OPTIMAL_RANGE), '' when it lies inside them."""
