@@ -50,11 +50,6 @@ _LARGEST_ID = 2**63 - 1  # Anki's ids are signed 64-bit numbers
 _OWN_IDS = {t.anki_id: NoteKind(t.key) for t in BUILT_IN.values()}
 _OWN_NAMES = {t.name.casefold() for t in BUILT_IN.values()}
 _SHOWN = 60  # characters of a name quoted in a message
-_ABOUT = (
-    "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
-    "they were in the collection so that Anki updates the notes in place. Commit it with "
-    "the card file; change a template or the CSS here if you must, never an id or a name."
-)
 _NO_CARRIED: dict[NoteKind, NoteTypeSpec] = {}
 
 
@@ -94,26 +89,6 @@ def spec_fields(note: Note, spec: NoteTypeSpec, fields: tuple[str, ...]) -> tupl
     if spec.kind is NoteKind.BASIC_OPTIONAL_REVERSED and isinstance(note, BasicNote):
         return (*fields, note.add_reverse or "")
     return fields
-
-
-def carried_json(specs: Mapping[NoteKind, NoteTypeSpec]) -> str:
-    """The sidecar file's text for ``specs`` (deterministic)."""
-    entries = [
-        {
-            "kind": kind.value,
-            "id": spec.id,
-            "name": spec.name,
-            # Written only when true, so that every other file keeps its bytes.
-            **({"keep_scripts": True} if spec.keep_scripts else {}),
-            "fields": list(spec.fields),
-            "templates": [
-                {"name": name, "front": front, "back": back} for name, front, back in spec.templates
-            ],
-            "css": spec.css,
-        }
-        for kind, spec in sorted(specs.items(), key=lambda item: item[0].value)
-    ]
-    return json.dumps({"about": _ABOUT, "note_types": entries}, ensure_ascii=False, indent=2) + "\n"
 
 
 def kept_declaration(spec: NoteTypeSpec) -> NoteType:
