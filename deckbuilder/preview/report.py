@@ -23,20 +23,21 @@ from deckbuilder.preview.settings import (
     DEFAULT_SEED,
     settings_for,
 )
-from deckbuilder.schedule import (
+from deckbuilder.schedule.exam import ExamPlan, plan_exam
+from deckbuilder.schedule.intervals import Ladder, ladder
+from deckbuilder.schedule.settings import PreviewSettings
+from deckbuilder.schedule.sweep import Sweep, sweep
+from deckbuilder.schedule.workload import (
+    DECIMALS,
     Forecast,
-    Ladder,
     Load,
     Peak,
-    PreviewSettings,
     Summary,
     forecast,
-    ladder,
+    peak,
+    shown,
     summarize,
 )
-from deckbuilder.schedule.exam import ExamPlan, plan_exam
-from deckbuilder.schedule.sweep import Sweep, sweep
-from deckbuilder.schedule.workload import DECIMALS, peak, shown
 
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:
