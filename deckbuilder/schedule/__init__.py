@@ -8,8 +8,8 @@ Pure functions: settings in, numbers out; randomness comes from a seed parameter
 - :mod:`.sweep`: the forecast at every desired retention, and the optimal one
 - :mod:`.exam`: the new cards a day an exam date needs
 - :mod:`.simulation`: the forecasts' vectorised simulation, built on :mod:`.memory`
-  (FSRS formulas on arrays), :mod:`.answers` (the learner's ratings), :mod:`.draws`
-  (their random numbers) and :mod:`.balancer` (Anki's load balancer)
+  (FSRS formulas on arrays), :mod:`.answers` (the learner's ratings and the random
+  numbers they are drawn with) and :mod:`.balancer` (Anki's load balancer)
 
 Importing this package stays light: ``check`` reads the settings of a card file's study
 block without NumPy or py-fsrs, so the names below are loaded from their modules when
