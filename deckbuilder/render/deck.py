@@ -20,10 +20,9 @@ from urllib.parse import quote
 
 import imagesize
 
-from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
+from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec, typed_answers_html
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
-from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.anki.occlusion import occlusion_field
 from deckbuilder.errors import DeckError, Problem, Severity, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
