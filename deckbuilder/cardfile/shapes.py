@@ -418,7 +418,7 @@ SHAPES: dict[Shape, ValueShape] = {
         "text",
         "printable ASCII, no spaces",
         lambda key: {"type": _SCALAR, "pattern": _anchored(key.pattern or "")},
-        ReadBy(("imported.read_guid",)),
+        ReadBy(("notes.read_guid",)),
     ),
     Shape.NOTE_TYPE: ValueShape(
         "text",
@@ -474,7 +474,7 @@ SHAPES: dict[Shape, ValueShape] = {
         "a rule code or a list of them",
         "rule code or list of them",
         _codes,
-        ReadBy(("optouts.read_lint_opt_outs",)),
+        ReadBy(("notes.read_lint_opt_outs",)),
     ),
     Shape.LANGUAGES: ValueShape(
         "a list of language codes, e.g. [ko, en] (the first is the default)",
