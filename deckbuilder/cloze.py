@@ -17,17 +17,6 @@ from typing import NamedTuple
 
 from deckbuilder.invisible import is_blank
 
-__all__ = [
-    "HIGHEST_CARD_NUMBER",
-    "Cloze",
-    "Deletions",
-    "card_ordinals",
-    "cloze_numbers",
-    "deletion_number",
-    "parse_clozes",
-    "read_deletions",
-]
-
 # An opening needs a number; "{{c::" is text. Anki ignores numbers above u16.
 _MARK = re.compile(r"\{\{c([0-9]+)::|\}\}")
 _MAX_NUMBER = 0xFFFF

@@ -13,22 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "ANKI_MAX_INTERVAL",
-    "ANKI_PER_DAY_MAX",
-    "ANKI_RETENTION_RANGE",
-    "ANKI_STEP_MAX_SECONDS",
-    "DEFAULT_PARAMETERS",
-    "LOWER_BOUNDS",
-    "PARAMETER_COUNT",
-    "UPPER_BOUNDS",
-    "ParameterSyntaxError",
-    "default_parameters",
-    "parameter_problems",
-    "parse_parameters",
-    "percent_hint",
-]
-
 # What Anki's deck options accept: the ranges its simulator offers (ankitects/anki
 # ts/routes/deck-options/SimulatorModal.svelte, commit 000cffc6d607b766ddfe610818bc18e7fb24076c)
 # and the ranges outside which Anki replaces a stored value with its default when it reads

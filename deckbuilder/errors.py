@@ -14,18 +14,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "DeckError",
-    "OutputError",
-    "Problem",
-    "RequestError",
-    "Severity",
-    "TargetExists",
-    "UsageError",
-    "shown",
-]
-
-
 _SHOWN_NOTE_CHARS = 60
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["INVISIBLE", "is_blank", "without_invisible"]
-
 _INVISIBLE_CHARS = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u2064\u2066-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"

@@ -19,22 +19,6 @@ from deckbuilder.errors import Problem
 from deckbuilder.note_types import NoteType, built_in
 from deckbuilder.occlusion import Label, Mask, OcclusionMode
 
-__all__ = [
-    "LINT_RULES",
-    "BasicNote",
-    "ClozeNote",
-    "Deck",
-    "FieldsNote",
-    "ImageOcclusionNote",
-    "McqNote",
-    "Note",
-    "NoteKind",
-    "StudySettings",
-    "TypedAnswer",
-    "TypedNote",
-    "letter",
-]
-
 
 class NoteKind(str, Enum):
     """The note types deckbuilder writes."""

@@ -44,21 +44,6 @@ from functools import cached_property
 from deckbuilder import cloze
 from deckbuilder.templates import cards_made
 
-__all__ = [
-    "BUILT_IN",
-    "IO_FIELDS",
-    "IO_STOCK_KIND",
-    "KEPT_SHAPES",
-    "BuiltinType",
-    "CardCount",
-    "CardTemplate",
-    "KeptShape",
-    "NoteType",
-    "TemplateFiles",
-    "TypeKind",
-    "built_in",
-]
-
 
 class TypeKind(str, Enum):
     """Anki's two kinds of note type."""

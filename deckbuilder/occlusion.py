@@ -13,16 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-__all__ = [
-    "DEFAULT_TEXT_SIZE",
-    "Label",
-    "Mask",
-    "MaskShape",
-    "OcclusionMode",
-    "card_numbers",
-    "missing_cards",
-]
-
 # The font size, in the picture's pixels, Anki's mask editor gives a text label
 # (TEXT_FONT_SIZE in ts/routes/image-occlusion/tools/lib.ts).
 DEFAULT_TEXT_SIZE = 40.0

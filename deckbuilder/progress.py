@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["Reporter", "reporting", "step"]
-
 # (stage, done, total): total 0 means the size is not known.
 Reporter = Callable[[str, int, int], None]
 

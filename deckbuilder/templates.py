@@ -19,28 +19,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 import chevron
 
 from deckbuilder.invisible import is_blank
-
-__all__ = [
-    "MAX_DEPTH",
-    "SPECIAL_FIELDS",
-    "TTS_LANGUAGE",
-    "TemplateSyntaxError",
-    "cards_made",
-    "field_is_empty",
-    "fields_named",
-    "name_problems",
-    "names_problems",
-    "speech_language",
-    "template_problems",
-    "token_spans",
-    "tts_problems",
-]
 
 # Fields Anki fills itself (rslib notetype/mod.rs SPECIAL_FIELDS).
 SPECIAL_FIELDS = frozenset(
@@ -114,39 +98,15 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 def _read(text: str) -> _Read:
     """The fields ``text`` names, read as Anki reads it; TemplateSyntaxError for what it
     refuses."""
-    if text.lstrip().startswith(_ALT_SYNTAX):
-        raise TemplateSyntaxError(
-            f"uses Anki's old alternative tags ({_ALT_SYNTAX}); write it with {{{{ }}}}"
-        )
     read = _Read()
-    open_: list[str] = []
-    for kind, content in _tokens(text):
-        if kind != "tag":
-            continue
-        key = content.lstrip("{").strip()
-        if len(key.encode("utf-8")) >= 2 and key[0] in "#^/":
-            name = key[1:].lstrip()
-            if key[0] == "/":
-                if not open_:
-                    raise TemplateSyntaxError(f"closes '{{{{/{name}}}}}', which is not open")
-                if open_[-1] != name:
-                    raise TemplateSyntaxError(
-                        f"closes '{{{{/{name}}}}}' where '{{{{/{open_[-1]}}}}}' was expected"
-                    )
-                open_.pop()
-                continue
-            open_.append(name)
-            if len(open_) > MAX_DEPTH:
-                raise TemplateSyntaxError(f"nests conditionals more than {MAX_DEPTH} deep")
-            if not _CLOZE_CONDITIONAL.match(name):
-                read.fields.add(name)
-            continue
-        *filters, name = key.split(":")
-        read.fields.add(name)
-        if "cloze" in filters:
-            read.cloze_fields.add(name)
-    if open_:
-        raise TemplateSyntaxError(f"opens '{{{{#{open_[-1]}}}}}' and never closes it")
+    for node in _walk(_tree(text)):
+        if isinstance(node, str):
+            *filters, name = node.split(":")
+            read.fields.add(name)
+            if "cloze" in filters:
+                read.cloze_fields.add(name)
+        elif not _CLOZE_CONDITIONAL.match(node[1]):
+            read.fields.add(node[1])
     return read
 
 
@@ -226,16 +186,20 @@ def field_is_empty(text: str) -> bool:
     return _EMPTY_FIELD.match(text) is not None
 
 
-# A parsed template: text is left out (it never makes a card), a replacement is its field
-# name, a conditional is (True for {{#..}} / False for {{^..}}, field name, children).
+# A parsed template: text is left out (it never makes a card), a replacement is its tag
+# with its filters ("Front", "cloze:Text"), a conditional is (True for {{#..}} / False for
+# {{^..}}, field name, children).
 _Node = str | tuple[bool, str, list["_Node"]]
 
 
 def _tree(text: str) -> list[_Node]:
     """The replacements and conditionals of ``text``, nested, as Anki parses them;
-    TemplateSyntaxError for a template Anki cannot read (it makes no card of it)."""
+    TemplateSyntaxError, in words for the author, for a template Anki cannot read (it
+    refuses to save it, and makes no card of it)."""
     if text.lstrip().startswith(_ALT_SYNTAX):
-        raise TemplateSyntaxError("uses Anki's old alternative tags")
+        raise TemplateSyntaxError(
+            f"uses Anki's old alternative tags ({_ALT_SYNTAX}); write it with {{{{ }}}}"
+        )
     root: list[_Node] = []
     stack: list[tuple[str, list[_Node]]] = [("", root)]
     for kind, content in _tokens(text):
@@ -245,8 +209,12 @@ def _tree(text: str) -> list[_Node]:
         if len(key.encode("utf-8")) >= 2 and key[0] in "#^/":
             name = key[1:].lstrip()
             if key[0] == "/":
-                if len(stack) == 1 or stack[-1][0] != name:
+                if len(stack) == 1:
                     raise TemplateSyntaxError(f"closes '{{{{/{name}}}}}', which is not open")
+                if stack[-1][0] != name:
+                    raise TemplateSyntaxError(
+                        f"closes '{{{{/{name}}}}}' where '{{{{/{stack[-1][0]}}}}}' was expected"
+                    )
                 stack.pop()
                 continue
             children: list[_Node] = []
@@ -255,10 +223,18 @@ def _tree(text: str) -> list[_Node]:
             if len(stack) > MAX_DEPTH + 1:
                 raise TemplateSyntaxError(f"nests conditionals more than {MAX_DEPTH} deep")
             continue
-        stack[-1][1].append(key.split(":")[-1])
+        stack[-1][1].append(key)
     if len(stack) > 1:
         raise TemplateSyntaxError(f"opens '{{{{#{stack[-1][0]}}}}}' and never closes it")
     return root
+
+
+def _walk(nodes: list[_Node]) -> Iterator[_Node]:
+    """Every node, each conditional before its children."""
+    for node in nodes:
+        yield node
+        if not isinstance(node, str):
+            yield from _walk(node[2])
 
 
 def _shows_something(nodes: list[_Node], nonempty: Set[str]) -> bool:
@@ -266,7 +242,7 @@ def _shows_something(nodes: list[_Node], nonempty: Set[str]) -> bool:
     negated conditionals checked)."""
     for node in nodes:
         if isinstance(node, str):
-            if node in nonempty:
+            if node.split(":")[-1] in nonempty:
                 return True
             continue
         shown_if_set, name, children = node
@@ -282,17 +258,9 @@ def fields_named(text: str) -> tuple[str, ...]:
         tree = _tree(text)
     except TemplateSyntaxError:
         return ()
-    names: dict[str, None] = {}
-
-    def walk(nodes: list[_Node]) -> None:
-        for node in nodes:
-            if isinstance(node, str):
-                names.setdefault(node)
-            else:
-                names.setdefault(node[1])
-                walk(node[2])
-
-    walk(tree)
+    names = dict.fromkeys(
+        node.split(":")[-1] if isinstance(node, str) else node[1] for node in _walk(tree)
+    )
     return tuple(name for name in names if name and name not in SPECIAL_FIELDS)
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Rewrite the generated Pygments block in deckbuilder/anki/notetypes/base.css.
 
-Run after changing deckbuilder.render.highlight.DAY_STYLE / NIGHT_STYLE or upgrading Pygments;
-tests/test_text.py fails while the block is stale.
+Run after changing DAY_STYLE / NIGHT_STYLE in tests/render/pygments_css.py or upgrading
+Pygments; tests/render/test_highlight.py fails while the block is stale.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from deckbuilder.render.highlight import pygments_css, with_pygments_css  # noqa: E402
+from tests.render.pygments_css import pygments_css, with_pygments_css  # noqa: E402
 
 css = ROOT / "deckbuilder" / "anki" / "notetypes" / "base.css"
 old = css.read_text(encoding="utf-8")

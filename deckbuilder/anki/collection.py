@@ -47,24 +47,6 @@ from typing import Any, NamedTuple
 from deckbuilder.anki.messages import DecodeError, notetype_config, template_formats
 from deckbuilder.errors import DeckError, shown
 
-__all__ = [
-    "BASE_STEPS",
-    "DEFAULT_ROLLOVER",
-    "MAX_EXPRESSION_DEPTH",
-    "MAX_REVIEW_LOG_ENTRIES",
-    "MAX_VALUE_BYTES",
-    "REVIEW_TIMES",
-    "SMALLER_HISTORY",
-    "STEPS_PER_BYTE",
-    "AnkiNote",
-    "AnkiNoteType",
-    "CollectionReader",
-    "Revlog",
-    "UnreadableNote",
-    "open_collection",
-    "read_json",
-]
-
 MAX_VALUE_BYTES = 100 * 1024 * 1024
 # A review history holds at most this many entries (5 columns of 8 bytes each: 160 MB).
 # A learner of ten years with 100,000 cards logs one to three million.

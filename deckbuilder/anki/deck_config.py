@@ -19,8 +19,6 @@ from typing import Any
 
 from deckbuilder.model import Deck, StudySettings
 
-__all__ = ["apply_study", "preset_id"]
-
 
 def preset_id(deck_key: str, study: StudySettings) -> int:
     """The preset id for a deck and its settings, in [2**50, 2**51) like the deck id."""

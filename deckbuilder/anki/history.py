@@ -15,8 +15,6 @@ from deckbuilder.anki.collection import Revlog
 from deckbuilder.anki.package_reader import read_collection
 from deckbuilder.errors import DeckError
 
-__all__ = ["HistoryError", "Revlog", "read_reviews"]
-
 
 class HistoryError(ValueError):
     """A review history that cannot be read: not a collection or package, or no revlog."""

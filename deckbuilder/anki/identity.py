@@ -12,15 +12,6 @@ from collections.abc import Sequence
 from deckbuilder.errors import Problem
 from deckbuilder.model import Deck, Note
 
-__all__ = [
-    "BASE91_DIGITS",
-    "base91",
-    "deck_anki_id",
-    "guid_problems",
-    "note_guid",
-    "note_type_anki_id",
-]
-
 # The digits of the base-91 GUIDs Anki and genanki give notes, the value of 0 first.
 BASE91_DIGITS = (
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"

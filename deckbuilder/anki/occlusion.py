@@ -18,8 +18,6 @@ from dataclasses import dataclass
 
 from deckbuilder.occlusion import Label, Mask, MaskShape
 
-__all__ = ["ReadShape", "fraction", "occlusion_field", "read_occlusion_field", "read_shape"]
-
 
 def fraction(value: float) -> str:
     """``value`` as Anki's editor writes a fraction (floatToDisplay): four decimals

@@ -21,11 +21,9 @@ from deckbuilder.anki.deck_config import apply_study
 from deckbuilder.anki.identity import deck_anki_id, note_guid
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.errors import OutputError
-from deckbuilder.files.atomic import Staging, remove_stale
+from deckbuilder.files.atomic import Staging
 from deckbuilder.progress import step
 from deckbuilder.render.deck import RenderedDeck
-
-__all__ = ["PackageInfo", "Stamps", "stage_package", "write_package"]
 
 # Zip entry times: a fixed date (the earliest a zip can hold), so a rebuild gives the same bytes.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -202,8 +200,10 @@ def stage_package(
     timestamp: int,
     stamps: Stamps | None = None,
 ) -> PackageInfo:
-    """Stage ``rd`` as a package to replace ``target`` (an .apkg) when ``staging`` commits;
-    see :func:`write_package`."""
+    """Stage ``rd`` as a package to replace ``target`` (an .apkg) when ``staging`` commits.
+    ``timestamp`` (seconds since the epoch) is the modification time given to notes and
+    note types, and the start of their ids, unless ``stamps`` says otherwise. The same
+    input gives the same bytes."""
     # The collection is built in a scratch folder beside the target, so that a killed
     # run's scratch is found and removed with its other temporary files. A folder, not a
     # file: the lock marking it in use must not be on the database, which SQLite locks
@@ -216,20 +216,3 @@ def stage_package(
             raise OutputError(f"cannot write {target}: {exc}; the previous file was kept") from exc
         staged = staging.stage(target, lambda tmp: _write_zip(tmp, db_path, rd.media))
     return PackageInfo(target, staged.stat().st_size, len(rd.media))
-
-
-def write_package(
-    rd: RenderedDeck,
-    target: Path,
-    *,
-    timestamp: int,
-    stamps: Stamps | None = None,
-) -> PackageInfo:
-    """Write ``rd`` to ``target`` (an .apkg). ``timestamp`` (seconds since the epoch) is
-    the modification time given to notes and note types, and the start of their ids,
-    unless ``stamps`` says otherwise. The same input gives the same bytes."""
-    remove_stale(target)
-    with Staging() as staging:
-        info = stage_package(staging, rd, target, timestamp=timestamp, stamps=stamps)
-        staging.commit()
-    return info

@@ -61,22 +61,6 @@ from deckbuilder.anki.messages import DecodeError, media_names
 from deckbuilder.errors import DeckError, shown
 from deckbuilder.files.reading import LimitExceeded, copy_limited, open_regular, read_limited
 
-__all__ = [
-    "MAX_COLLECTION_BYTES",
-    "MAX_MEDIA_FILE_BYTES",
-    "MAX_MEDIA_LIST_BYTES",
-    "MAX_RATIO",
-    "MAX_ZSTD_WINDOW",
-    "RATIO_FLOOR",
-    "AnkiNote",
-    "AnkiNoteType",
-    "AnkiPackage",
-    "UnreadableNote",
-    "is_anki_collection",
-    "read_collection",
-    "read_package",
-]
-
 MAX_RATIO = 100
 RATIO_FLOOR = 32 * 1024 * 1024
 MAX_COLLECTION_BYTES = 2 * 1024**3

@@ -34,8 +34,6 @@ try:  # POSIX: SQLite's locks are fcntl's
 except ImportError:  # pragma: no cover - Windows, where SQLite locks otherwise
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["AnkiSource", "held_by_anki", "read_anki_source"]
-
 # SQLite's lock bytes (its os_unix.c): a reader locks the shared range for reading; a
 # connection in exclusive locking mode, as Anki's backend is, holds it for writing.
 _PENDING_BYTE = 0x40000000

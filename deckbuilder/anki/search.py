@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["deck_cards_search", "deck_notes_search"]
-
 
 def _deck_term(name: str) -> str:
     """``"deck:NAME"`` matching the deck called ``name`` exactly (and, as Anki's deck

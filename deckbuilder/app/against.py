@@ -16,8 +16,6 @@ from deckbuilder.lock.format import Manifest
 from deckbuilder.lock.manifest import lock_path, note_hashes, read_manifest
 from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["anki_changes", "refuse_overwriting"]
-
 
 def refuse_overwriting(source: Path, rendered: Sequence[RenderedDeck], now: int) -> None:
     """DeckError naming each note whose copy in ``source`` (what Anki has) changed since

@@ -21,6 +21,7 @@ from deckbuilder.preview.report import DeckForecast, build_previews
 from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
 
+# DeckForecast is the preview's, given with the build result from here.
 __all__ = ["DEFAULT_OUT", "BuildResult", "DeckForecast", "build"]
 
 DEFAULT_OUT = Path("output")

@@ -16,16 +16,6 @@ from deckbuilder.preview.settings import study_warnings
 from deckbuilder.render.deck import RenderedDeck, render_deck
 from deckbuilder.render.deck import unused_media as unused_media_files
 
-__all__ = [
-    "CheckResult",
-    "Diagnosed",
-    "ListResult",
-    "check",
-    "list_decks",
-    "load_selection",
-    "render_selection",
-]
-
 
 @dataclass(frozen=True)
 class Diagnosed:

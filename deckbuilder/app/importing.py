@@ -14,8 +14,6 @@ from deckbuilder.importers import plan_import, read_source, write_import
 from deckbuilder.importers.plan import QUIZ_FORMATS, ImportPlan
 from deckbuilder.note_types import NoteType
 
-__all__ = ["ImportResult", "import_file"]
-
 
 @dataclass(frozen=True)
 class ImportResult:

@@ -9,8 +9,6 @@ from deckbuilder.app.requests import LintRequest
 from deckbuilder.lint import LintWarning, lint_decks
 from deckbuilder.model import Deck
 
-__all__ = ["LintResult", "lint"]
-
 
 @dataclass(frozen=True)
 class LintResult:

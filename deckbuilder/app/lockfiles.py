@@ -31,8 +31,6 @@ from deckbuilder.lock.manifest import Manifest, OtherDecks, lock_path, read_mani
 from deckbuilder.model import Deck
 from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["CARDS_FOLDER", "ProjectLocks"]
-
 # The folder a project keeps its card files in: the lock files of all its decks are there.
 CARDS_FOLDER = "cards"
 

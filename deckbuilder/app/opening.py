@@ -22,8 +22,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["APKG_TYPE", "Opened", "open_packages"]
-
 APKG_TYPE = "application/x-apkg"  # the MIME type Anki's desktop entry claims
 _TIMEOUT = 20  # seconds a system's opener may take to hand the file over
 

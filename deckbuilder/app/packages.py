@@ -27,8 +27,6 @@ from deckbuilder.lock.manifest import (
 )
 from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["PackageResult", "package_path", "write_packages"]
-
 
 @dataclass(frozen=True)
 class PackageResult:

@@ -32,8 +32,6 @@ from deckbuilder.progress import reporting
 from deckbuilder.render.deck import RenderedDeck
 from deckbuilder.schedule.fit import FittedParameters
 
-__all__ = ["PreviewResult", "deck_preview", "lint_by_note", "preview", "removed_notes"]
-
 _PAGE_SUFFIXES = (".html", ".htm")
 _REQUEST_FIELDS = frozenset(f.name for f in fields(PreviewRequest))
 

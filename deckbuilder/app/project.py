@@ -14,8 +14,6 @@ from deckbuilder.errors import OutputError
 from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.files.bounds import link_out_of_project
 
-__all__ = ["InitResult", "card_schema", "init_project"]
-
 _FOLDERS = ("cards", "media", "output")
 
 

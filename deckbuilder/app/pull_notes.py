@@ -32,17 +32,6 @@ from deckbuilder.lock.manifest import Manifest, NoteEntry, lock_path, note_hashe
 from deckbuilder.model import Deck, Note
 from deckbuilder.render.deck import RenderedDeck, render_deck
 
-__all__ = [
-    "CardFile",
-    "DeckPlan",
-    "LockChange",
-    "PullState",
-    "PulledDeck",
-    "PulledNote",
-    "card_file_decks",
-    "speech",
-]
-
 
 @dataclass(frozen=True)
 class PulledNote:

@@ -63,8 +63,6 @@ from deckbuilder.lock.manifest import (
 from deckbuilder.model import Deck, Note
 from deckbuilder.render.deck import RenderedDeck, render_deck
 
-__all__ = ["PREFER", "PullResult", "PulledDeck", "PulledNote", "pull"]
-
 PREFER = ("anki", "cards")
 
 

@@ -19,21 +19,6 @@ from deckbuilder.model import Deck
 # Told of long work as it goes: (stage, units done, units in all; 0 when not known).
 Progress = Callable[[str, int, int], None]
 
-__all__ = [
-    "ALL_LANGUAGES",
-    "BuildRequest",
-    "CheckRequest",
-    "ImportRequest",
-    "InitRequest",
-    "LintRequest",
-    "ListRequest",
-    "PreviewRequest",
-    "Progress",
-    "PullRequest",
-    "Selection",
-    "WatchRequest",
-]
-
 ALL_LANGUAGES = "all"  # a Selection's lang: every language of a bilingual deck
 
 

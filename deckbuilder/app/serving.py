@@ -43,8 +43,6 @@ from deckbuilder.preview.report import DeckPreview
 from deckbuilder.preview.settings import settings_for, settings_from_options
 from deckbuilder.render.deck import RenderedDeck
 
-__all__ = ["LOCAL", "LivePages", "LiveSite"]
-
 LOCAL = "127.0.0.1"
 # A version a page may ask about: the server counts from 1 and never nears 10**18.
 _VERSION = re.compile(r"[0-9]{1,18}")

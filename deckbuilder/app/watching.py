@@ -29,8 +29,6 @@ from deckbuilder.files.bounds import folder_link_outside, link_out_of_project
 from deckbuilder.lock.format import lock_path
 from deckbuilder.model import Deck
 
-__all__ = ["Rebuild", "Serving", "watch"]
-
 # Changes that come together are one save; a burst ends after this long without another.
 QUIET_MS = 100
 # However busy the files, a rebuild comes at least this often.

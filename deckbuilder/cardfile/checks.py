@@ -51,16 +51,6 @@ from deckbuilder.model import (
 from deckbuilder.note_types import BUILT_IN
 from deckbuilder.templates import fields_named
 
-__all__ = [
-    "Spellings",
-    "deck_name_part",
-    "deck_name_problem",
-    "deck_problems",
-    "note_problems",
-    "tag_problem",
-    "text_problem",
-]
-
 GUID_RE = re.compile(f"(?:{GUID_PATTERN})\\Z")
 # The keys of each note type whose text must not be empty.
 # Anki builds a card from a Basic note whose Back is empty: only its front must have text.

@@ -33,23 +33,11 @@ from deckbuilder.cardfile.fields import (
 )
 from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, SPOKEN, URL_PATTERN, key_names, keyed
 from deckbuilder.cardfile.notes import read_notes
-from deckbuilder.cardfile.study import STUDY_KEYS, quoted, read_study
+from deckbuilder.cardfile.study import quoted, read_study
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.model import Deck, Note
 from deckbuilder.templates import TTS_LANGUAGE, speech_language
-
-__all__ = [
-    "ALL_LANGUAGES",
-    "DECK_KEYS",
-    "LABEL_LANGUAGES",
-    "LANG_RE",
-    "MAX_LANGUAGES",
-    "STUDY_KEYS",
-    "declared_languages",
-    "detected_label_language",
-    "read_deck",
-]
 
 DECK_KEYS = key_names(DECK)
 _KEYS = keyed(DECK)

@@ -37,16 +37,6 @@ from deckbuilder.templates import (
     tts_problems,
 )
 
-__all__ = [
-    "NOTE_TYPES_FOLDER",
-    "RESERVED_KEYS",
-    "DeclaredTypes",
-    "project_root",
-    "read_declared_note_fields",
-    "shared_name_problems",
-    "shared_note_type",
-]
-
 NOTE_TYPES_FOLDER = "note-types"
 _CARDS_FOLDER = "cards"
 _DECLARATION_KEYS = key_names(NOTE_TYPE_DECLARATION)
@@ -462,9 +452,3 @@ def shared_name_problems(types: Iterable[NoteType]) -> list[Problem]:
                 )
             )
     return problems
-
-
-def _alike(a: NoteType, b: NoteType) -> bool:
-    """Whether two declarations describe the same Anki note type."""
-    parts = ("name", "fields", "templates", "css", "sort_field", "kind")
-    return all(getattr(a, part) == getattr(b, part) for part in parts)

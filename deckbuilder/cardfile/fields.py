@@ -29,26 +29,6 @@ from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import Problem, Severity
 from deckbuilder.invisible import INVISIBLE
 
-__all__ = [
-    "ID_RE",
-    "LANG_RE",
-    "LOCALIZED_KEYS",
-    "MAX_DECK_ID_CHARS",
-    "MAX_FIELD_BYTES",
-    "MAX_LANGUAGE_CHARS",
-    "UNSTORABLE",
-    "FieldReader",
-    "deck_id_problem",
-    "id_problem",
-    "is_null",
-    "plural",
-    "shown",
-    "suggest",
-    "trimmed",
-    "unstorable_problem",
-    "visible",
-]
-
 # What a deck or note id may be: it names the package and keeps notes' identities.
 ID_RE = re.compile(f"(?:{ID_PATTERN})\\Z")
 LANG_RE = re.compile(f"(?:{LANG_PATTERN})\\Z")

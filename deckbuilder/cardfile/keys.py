@@ -3,7 +3,8 @@ with its range or pattern, default, one line of documentation and an example.
 
 Everything else that knows the format is derived from this module: the loader's known
 keys, the JSON Schema (:mod:`.schema`), the order in which the writer (:mod:`.writer`)
-puts keys, and the keys table of the README and docs/card-format.md (:mod:`.keys_table`).
+puts keys, and the keys table of the README and docs/card-format.md (made and checked by
+tests/cardfile/keys_table.py).
 What is said of a key's value by its shape (the words of "must be ..." messages and of
 the docs, its JSON Schema, what reads it) is the shape's row in :mod:`.shapes`. A new key
 is one entry here (and the code that puts its value into the model).
@@ -35,39 +36,6 @@ from deckbuilder.deck_options import (
 from deckbuilder.model import LINT_RULES, NoteKind, StudySettings
 from deckbuilder.note_types import BUILT_IN, BuiltinType, built_in
 from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, MaskShape, OcclusionMode
-
-__all__ = [
-    "CARD_TEMPLATE",
-    "CHOICE",
-    "DECK",
-    "FIELDS",
-    "GUID_PATTERN",
-    "ID_PATTERN",
-    "LABEL_LANGUAGES",
-    "LANG_PATTERN",
-    "MASK",
-    "MAX_ANSWERS",
-    "MAX_CHOICES",
-    "MAX_NOTES",
-    "NOTE_FIRST",
-    "NOTE_LAST",
-    "NOTE_TYPES",
-    "NOTE_TYPE_DECLARATION",
-    "NUMBER",
-    "NUMBER_PATTERN",
-    "SPOKEN",
-    "STEP_PATTERN",
-    "STUDY",
-    "URL_PATTERN",
-    "Key",
-    "NoteType",
-    "Shape",
-    "key_names",
-    "keyed",
-    "note_keys",
-    "note_type_named",
-    "step_text",
-]
 
 # Patterns, without anchors (the loader matches them whole, the schema anchors them).
 ID_PATTERN = "[a-z0-9][a-z0-9_-]*"  # deck and note ids: they name packages and keep notes

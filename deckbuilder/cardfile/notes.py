@@ -15,10 +15,9 @@ from typing import TypedDict, TypeGuard
 import yaml
 
 from deckbuilder import cloze
-from deckbuilder.cardfile.checks import Spellings, note_problems, text_problem
+from deckbuilder.cardfile.checks import ANKI_EMPTY, Spellings, note_problems, text_problem
 from deckbuilder.cardfile.declared import DeclaredTypes, read_declared_note_fields
 from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, shown, suggest, trimmed
-from deckbuilder.cardfile.imported import read_guid, read_reverse
 from deckbuilder.cardfile.keys import (
     CHOICE,
     MAX_CHOICES,
@@ -27,27 +26,19 @@ from deckbuilder.cardfile.keys import (
     NOTE_LAST,
     NOTE_TYPES,
     SPOKEN,
+    Key,
+    Shape,
     key_names,
     keyed,
     note_keys,
     note_type_named,
 )
 from deckbuilder.cardfile.occlusion import read_image_occlusion
-from deckbuilder.cardfile.optouts import read_lint_opt_outs, read_pins
+from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.typed import read_typed
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, Note, NoteKind, letter
 from deckbuilder.note_types import NoteType
-
-__all__ = [
-    "ALL_NOTE_KEYS",
-    "CHOICE_KEYS",
-    "COMMON_NOTE_KEYS",
-    "MAX_CHOICES",
-    "MAX_NOTES",
-    "NOTE_KEYS",
-    "read_notes",
-]
 
 COMMON_NOTE_KEYS = key_names(NOTE_FIRST + NOTE_LAST)
 NOTE_KEYS: dict[NoteKind, tuple[str, ...]] = {t.kind: key_names(t.keys) for t in NOTE_TYPES}
@@ -490,3 +481,81 @@ _READERS: dict[NoteKind, Callable[[FieldReader, YMap, _CommonFields], Note]] = {
     NoteKind.TYPED: read_typed,
     NoteKind.IMAGE_OCCLUSION: read_image_occlusion,
 }
+
+
+# Two keys an author writes for something lint would otherwise question: a choice that
+# keeps its place while the others shuffle (`{text: None of the above, pin: true}`), and
+# a note's opt-outs from lint rules (`lint: [longest-correct]`).
+def read_pins(fields: FieldReader, item: YMap) -> tuple[int, ...]:
+    """The indexes of the note's choices written with ``pin: true``, sorted."""
+    choices = item.get("choices")
+    if not isinstance(choices, YSeq):
+        return ()
+    pinned: list[int] = []
+    for i, entry in enumerate(choices.items):
+        if isinstance(entry, YMap) and fields.flag(
+            entry, "pin", default=False, what=f"choices[{i}].pin"
+        ):
+            pinned.append(i)
+    return tuple(pinned)
+
+
+def read_lint_opt_outs(fields: FieldReader, item: YMap) -> list[tuple[str, int]]:
+    """The rule codes of the note's ``lint:`` (one code or a list), each once, with its
+    line; whether each is a rule is for :mod:`.checks`."""
+    value = item.get("lint")
+    if value is None or is_null(value):
+        return []
+    entries = value.items if isinstance(value, YSeq) else [value]
+    codes: dict[str, int] = {}
+    for entry in entries:
+        if not isinstance(entry, YScalar) or entry.is_null:
+            fields.problem(
+                entry.line,
+                f"'lint' must be {SHAPES[Shape.LINT].phrase}, not {describe(entry)}",
+                "lint",
+            )
+            continue
+        codes.setdefault(entry.raw.strip(), entry.line)
+    return list(codes.items())
+
+
+# The keys a note imported from Anki carries: `guid:` (the identity Anki knows it by)
+# and, on a basic note, `reverse:` (a second card, as Anki's "Basic (and reversed card)")
+# or `add_reverse:` (the "Add Reverse" field of Anki's "Basic (optional reversed card)":
+# a second card when it is not empty).
+def read_guid(fields: FieldReader, item: YMap) -> str:
+    """The note's ``guid:`` as written, or '' when it has none (its GUID is then derived
+    from the deck id and the note id)."""
+    value = item.get("guid")
+    if value is None:
+        return ""
+    if not isinstance(value, YScalar) or value.is_null:
+        fields.problem(value.line, f"'guid' must be text, not {describe(value)}", "guid")
+        return ""
+    if not value.raw:  # as the schema says: a GUID is never empty
+        fields.problem(value.line, "'guid' is empty; delete the line to derive one", "guid")
+    return value.raw
+
+
+def read_reverse(fields: FieldReader, item: YMap, reverse: Key) -> tuple[bool, str | None]:
+    """A basic note's (second card?, ``add_reverse:`` text or None); ``reverse`` is the
+    declaration of its 'reverse' key."""
+    value = item.get("add_reverse")
+    if value is None:
+        return fields.read(item, reverse), None
+    if item.get("reverse") is not None:
+        fields.problem(
+            value.line,
+            "give 'reverse' or 'add_reverse', not both: 'add_reverse' is the \"Add Reverse\" "
+            'field of Anki\'s "Basic (optional reversed card)", and the second card is made '
+            "when it is not empty",
+            "add_reverse",
+        )
+    if not isinstance(value, YScalar):
+        fields.problem(
+            value.line, f"'add_reverse' must be text, not {describe(value)}", "add_reverse"
+        )
+        return False, None
+    text = "" if value.is_null else value.raw
+    return not ANKI_EMPTY.match(text), text

@@ -45,8 +45,6 @@ from deckbuilder.occlusion import (
 if TYPE_CHECKING:
     from deckbuilder.cardfile.notes import _CommonFields
 
-__all__ = ["MASK_KEYS", "read_image_occlusion"]
-
 MASK_KEYS = key_names(MASK)
 _SHAPES = {shape.value: shape for shape in MaskShape}
 _MODES = {mode.value: mode for mode in OcclusionMode}

@@ -42,8 +42,6 @@ from deckbuilder.cardfile.writer import (
 )
 from deckbuilder.model import Note
 
-__all__ = ["CannotPatch", "CardFilePatch"]
-
 try:
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml

@@ -28,7 +28,8 @@ from deckbuilder.cardfile.fields import (
     FieldReader,
     plural,
 )
-from deckbuilder.cardfile.notes import MAX_NOTES, NOTE_KEYS
+from deckbuilder.cardfile.keys import MAX_NOTES
+from deckbuilder.cardfile.notes import NOTE_KEYS
 from deckbuilder.cardfile.yaml_hints import look_alike_spaces
 from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES, YMap, YValue

@@ -14,8 +14,6 @@ from typing import Any
 from deckbuilder.cardfile.keys import DECK
 from deckbuilder.cardfile.shapes import mapping_schema
 
-__all__ = ["EXAMPLES", "card_schema"]
-
 SCHEMA_ID = "https://deckbuilder.invalid/card-file.schema.json"
 
 EXAMPLES: list[dict[str, Any]] = [

@@ -4,7 +4,7 @@ from that shape's row of :data:`SHAPES`.
 
 A row (:class:`ValueShape`) holds how messages say the value ("'KEY' must be PHRASE, not
 ..."), how the keys table of the README and docs/card-format.md says it
-(:mod:`.keys_table`), its JSON Schema as a function of the key (range, pattern and
+(made by tests/cardfile/keys_table.py, which checks them), its JSON Schema as a function of the key (range, pattern and
 allowed values come from the :class:`~.keys.Key`; :mod:`.schema` puts the fragments
 together), and what reads it in the loader: a method of
 :class:`~.fields.FieldReader` that reads any key of the shape from the key's declaration
@@ -43,8 +43,6 @@ from deckbuilder.cardfile.keys import (
     Shape,
     note_keys,
 )
-
-__all__ = ["SHAPES", "ReadBy", "ValueShape", "mapping_schema", "value_schema"]
 
 
 @dataclass(frozen=True)
@@ -420,7 +418,7 @@ SHAPES: dict[Shape, ValueShape] = {
         "text",
         "printable ASCII, no spaces",
         lambda key: {"type": _SCALAR, "pattern": _anchored(key.pattern or "")},
-        ReadBy(("imported.read_guid",)),
+        ReadBy(("notes.read_guid",)),
     ),
     Shape.NOTE_TYPE: ValueShape(
         "text",
@@ -476,7 +474,7 @@ SHAPES: dict[Shape, ValueShape] = {
         "a rule code or a list of them",
         "rule code or list of them",
         _codes,
-        ReadBy(("optouts.read_lint_opt_outs",)),
+        ReadBy(("notes.read_lint_opt_outs",)),
     ),
     Shape.LANGUAGES: ValueShape(
         "a list of language codes, e.g. [ko, en] (the first is the default)",

@@ -29,8 +29,6 @@ from deckbuilder.files.bounds import link_out_of_project, project_folder
 from deckbuilder.files.reading import file_kind
 from deckbuilder.model import StudySettings
 
-__all__ = ["STUDY_KEYS", "quoted", "read_study"]
-
 STUDY_KEYS = key_names(STUDY)
 _KEYS = {key.name: key for key in STUDY}
 _STEP_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd])\Z")

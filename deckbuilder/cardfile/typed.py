@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 
 from deckbuilder.cardfile.fields import FieldReader, is_null, shown, trimmed
 from deckbuilder.cardfile.keys import (
-    MAX_ANSWERS,
     NUMBER,
     NUMBER_PATTERN,
     NoteType,
@@ -41,10 +40,7 @@ from deckbuilder.model import NoteKind, TypedAnswer, TypedNote
 if TYPE_CHECKING:
     from deckbuilder.cardfile.notes import _CommonFields
 
-__all__ = ["MAX_ANSWERS", "NUMBER_KEYS", "TYPED_KEYS", "read_typed"]
-
 _TYPED: NoteType = _note_type(NoteKind.TYPED)
-TYPED_KEYS = key_names(_TYPED.keys)
 _KEYS = keyed(_TYPED.keys)
 NUMBER_KEYS = key_names(NUMBER)
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")

@@ -50,17 +50,6 @@ from deckbuilder.model import (
 from deckbuilder.note_types import NoteType
 from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, Label, Mask, MaskShape
 
-__all__ = [
-    "block_value_text",
-    "card_file_text",
-    "flow_value_text",
-    "item_value_text",
-    "note_item_text",
-    "note_type_file_text",
-    "note_values",
-    "quoted_text",
-]
-
 
 def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
     """The card file of ``deck`` (one language: a deck read in one language of a

@@ -18,18 +18,6 @@ import yaml
 
 from deckbuilder.errors import Problem
 
-__all__ = [
-    "LineHint",
-    "comment_hint",
-    "disallowed_characters",
-    "look_alike_spaces",
-    "not_allowed",
-    "quoting_advice_at",
-    "syntax_hint",
-    "syntax_problem",
-    "yaml_lines",
-]
-
 # The characters YAML does not allow in a file (its "printable" set, inverted).
 _NOT_ALLOWED = re.compile(r"[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 # YAML's line breaks, which its parser counts lines by (str.splitlines knows more).

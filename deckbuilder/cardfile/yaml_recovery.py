@@ -42,8 +42,6 @@ from deckbuilder.cardfile.yaml_tree import (
 )
 from deckbuilder.errors import DeckError, Problem
 
-__all__ = ["read_yaml"]
-
 # A line and the line break that ends it ('' for the last line without one).
 _LINE = re.compile(r"([^\n\r\x85\u2028\u2029]*)(\r\n|[\n\r\x85\u2028\u2029]|\Z)")
 _NOTES_KEY = re.compile(r"notes[ \t]*:[ \t]*(?:#.*)?\Z")

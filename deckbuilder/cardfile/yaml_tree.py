@@ -42,21 +42,6 @@ from deckbuilder.cardfile.yaml_hints import (
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.progress import step
 
-__all__ = [
-    "MAX_FILE_BYTES",
-    "TreeBuilder",
-    "YMap",
-    "YScalar",
-    "YSeq",
-    "YValue",
-    "describe",
-    "first_syntax_error",
-    "marked_problem",
-    "parse_yaml",
-    "parser_words",
-    "too_deep",
-]
-
 try:  # libyaml's parser is several times faster than the pure-Python one; same events
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml

@@ -40,8 +40,6 @@ from deckbuilder.errors import (
     UsageError,
 )
 
-__all__ = ["app", "main", "run"]
-
 
 class _Commands(TyperGroup):
     """Lists the commands in the order of an author's day, not of their definition, and

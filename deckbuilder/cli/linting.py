@@ -11,8 +11,6 @@ from deckbuilder.cli.app import app
 from deckbuilder.cli.options import Fallback, JsonFlag, Lang, Sources, selection, session_of
 from deckbuilder.cli.output import echo, plural, problem_line
 
-__all__ = ["lint"]
-
 
 @app.command()
 def lint(

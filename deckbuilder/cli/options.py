@@ -14,18 +14,6 @@ from deckbuilder.app import ALL_LANGUAGES, Selection
 from deckbuilder.cli.output import Session
 from deckbuilder.errors import RequestError
 
-__all__ = [
-    "Fallback",
-    "Jobs",
-    "JsonFlag",
-    "Lang",
-    "MediaDir",
-    "Sources",
-    "build_timestamp",
-    "selection",
-    "session_of",
-]
-
 Sources = Annotated[
     Optional[list[Path]],  # noqa: UP045 - typer needs Optional on Python 3.10
     typer.Argument(

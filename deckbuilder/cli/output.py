@@ -24,28 +24,6 @@ from deckbuilder.errors import Problem, Severity, shown
 if TYPE_CHECKING:
     from deckbuilder.app import DeckForecast, PackageResult
 
-__all__ = [
-    "MAX_OF_A_KIND",
-    "Session",
-    "build_facts",
-    "build_lines",
-    "counts_text",
-    "deck_summary",
-    "deck_table",
-    "echo",
-    "err",
-    "forecast_line",
-    "human_size",
-    "lint_pointer",
-    "plural",
-    "print_warnings",
-    "printable",
-    "problem_json",
-    "problem_line",
-    "problem_text",
-    "removed_lines",
-]
-
 
 @dataclass
 class Session:

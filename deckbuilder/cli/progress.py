@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-__all__ = ["DELAY", "INTERVAL", "TerminalProgress", "terminal_progress"]
-
 DELAY = 1.0  # seconds before the first draw
 INTERVAL = 0.1  # seconds between draws
 

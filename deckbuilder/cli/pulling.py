@@ -13,7 +13,8 @@ from deckbuilder.cli.options import MediaDir, build_timestamp, selection, sessio
 from deckbuilder.cli.output import Session, echo, err, plural
 
 if TYPE_CHECKING:
-    from deckbuilder.app.pulling import PulledDeck, PullResult
+    from deckbuilder.app.pull_notes import PulledDeck
+    from deckbuilder.app.pulling import PullResult
 
 # What each outcome is called in the summary, in the order shown.
 _SHOWN = (

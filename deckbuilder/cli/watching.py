@@ -32,8 +32,6 @@ from deckbuilder.cli.output import (
 )
 from deckbuilder.errors import shown
 
-__all__ = ["watch"]
-
 
 @app.command()
 def watch(

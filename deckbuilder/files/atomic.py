@@ -27,8 +27,6 @@ from deckbuilder.errors import OutputError
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["PartlyReplaced", "Staging", "atomic_write", "atomic_write_bytes", "remove_stale"]
-
 _MARK = "deckbuilder-"  # every temporary file is named ".NAME.deckbuilder-XXXXXXXX.tmp"
 _SUFFIX = ".tmp"
 # What link() says on a file system that has no hard links.

@@ -14,14 +14,6 @@ from pathlib import Path
 
 from deckbuilder.errors import DeckError, Problem
 
-__all__ = [
-    "folder_link_outside",
-    "link_out_of_project",
-    "project_folder",
-    "real_path_outside",
-    "refuse_links_out",
-]
-
 
 def link_out_of_project(path: Path, root: Path | None = None) -> tuple[Path, Path] | None:
     """The first symbolic link on the way from ``root`` (default: the working folder) to

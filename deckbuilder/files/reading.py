@@ -17,16 +17,6 @@ from typing import IO
 
 from deckbuilder.errors import DeckError
 
-__all__ = [
-    "CHUNK_BYTES",
-    "LimitExceeded",
-    "copy_limited",
-    "file_kind",
-    "open_regular",
-    "read_limited",
-    "read_regular",
-]
-
 CHUNK_BYTES = 1 << 20
 
 _KINDS = (

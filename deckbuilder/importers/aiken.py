@@ -29,8 +29,6 @@ from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_a
 from deckbuilder.importers.markup import escape_markdown
 from deckbuilder.model import McqNote
 
-__all__ = ["looks_like_aiken", "parse_aiken"]
-
 CHOICE_RE = re.compile(r"^([A-Z])[.)][ \t]*((?:.*\S)?)\s*$")
 SPACED_CHOICE_RE = re.compile(r"^[A-Z][.)][ \t]")
 ANSWER_RE = re.compile(r"^ANSWER\s*:\s*((?:.*\S)?)\s*$", re.IGNORECASE)

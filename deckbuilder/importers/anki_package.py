@@ -11,10 +11,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from deckbuilder.anki.collection import AnkiNote, AnkiNoteType
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import note_type_parts, without_note_type_parts
 from deckbuilder.anki.notetypes.carried import spec_problems
-from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType, AnkiPackage
+from deckbuilder.anki.package_reader import AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
 from deckbuilder.errors import Problem, RequestError, Severity, shown
 from deckbuilder.importers.any_type import declared_notes
@@ -43,8 +44,6 @@ from deckbuilder.importers.own_types import (
 )
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
-
-__all__ = ["package_notes"]
 
 
 def package_notes(

@@ -11,7 +11,7 @@ them, and the first column after them is the tags, as Anki maps a header-less fi
 The export names each note's note type but does not carry it. Notes of Anki's stock
 types (by their English names) become notes of deckbuilder's own; notes of a note type
 with more than two fields come in onto a note type declared from the columns
-(:mod:`.text_types`), and so do the rows of a file that names no note type when the
+(:func:`columns_type`), and so do the rows of a file that names no note type when the
 import is given one (a note type of the project, or a new key). With a GUID column the
 notes keep their GUIDs: built and imported into the collection they came from, Anki
 reports them as conflicting and changes nothing. Without one, each note's id (and so its
@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deckbuilder.errors import Problem, RequestError, Severity
-from deckbuilder.importers.any_type import fields_note
+from deckbuilder.importers.any_type import declared_type, fields_note, type_key
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, Tally, decks_of
 from deckbuilder.importers.delimited import (
     Metadata,
@@ -37,11 +37,9 @@ from deckbuilder.importers.delimited import (
     rows,
 )
 from deckbuilder.importers.html_markdown import field_markdown, plain_html
-from deckbuilder.importers.text_types import columns_type
 from deckbuilder.model import BasicNote, ClozeNote, Note
-from deckbuilder.note_types import NoteType
-
-__all__ = ["IN_PLACE_HINT", "KNOWN_HEADERS", "NO_GUID", "anki_text_notes", "read_anki_text"]
+from deckbuilder.note_types import CardTemplate, NoteType, TypeKind
+from deckbuilder.templates import name_problems
 
 KNOWN_HEADERS = frozenset(
     {"separator", "html", "tags", "columns", "notetype", "deck"}
@@ -347,3 +345,69 @@ def _note(
     if cloze:
         return ClozeNote(id="", line=line, text=texts[0], extra=texts[1]), outcome
     return BasicNote(id="", line=line, front=texts[0], back=texts[1], reverse=reverse), outcome
+
+
+# Note types a text file's notes come in onto when they have more than two fields.
+#
+# Anki's text export names each note's note type (`#notetype:NAME` or a note type
+# column) but does not carry it: its fields, cards and styling stay in the collection. A
+# note type the card format has no short form for is declared from the columns instead:
+# its fields named by `#columns:` (or a spreadsheet's header row) where those name them,
+# else `Field 1` .. `Field N`, and one card that asks the first field and shows the
+# others on the back (a cloze card when every note's first field has a deletion). A note
+# type of the project (`note-types/<key>.yaml`) can be chosen instead, for a file that
+# names none; its fields take the columns by name where the column names match them, else
+# in order.
+
+
+def field_names(labels: Sequence[str], width: int) -> tuple[str, ...]:
+    """``width`` field names: each column's label where Anki would keep it as a field
+    name (and no other field has it), else ``Field N``."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for number in range(1, width + 1):
+        label = labels[number - 1].strip() if number <= len(labels) else ""
+        candidates = [label] if label and not name_problems("", label, field_name=True) else []
+        candidates += [f"Field {number}", *(f"Field {number}-{n}" for n in range(2, width + 2))]
+        name = next(c for c in candidates if c.casefold() not in seen)
+        seen.add(name.casefold())
+        names.append(name)
+    return tuple(names)
+
+
+def columns_type(
+    name: str,
+    labels: Sequence[str],
+    notes: Sequence[Sequence[str]],
+    taken: set[str],
+    *,
+    key: str = "",
+) -> NoteType | str:
+    """A note type named ``name`` for ``notes`` (each note's fields' HTML, column by
+    column), its fields named from ``labels``; or why Anki would refuse it. Its key
+    (``key``, else a slug of its name not in ``taken``) is added to ``taken``."""
+    width = max((len(fields) for fields in notes), default=0)
+    fields = field_names(labels, width)
+    cloze = bool(notes) and all(fields and _CLOZE.search(fields[0]) for fields in notes)
+    first, others = fields[0], fields[1:]
+    shown = "<br>\n".join(f"{{{{{field}}}}}" for field in others)
+    if cloze:
+        front = f"{{{{cloze:{first}}}}}"
+        back = front + (f"<br>\n{shown}" if shown else "")
+    else:
+        front = f"{{{{{first}}}}}"
+        back = "{{FrontSide}}\n\n<hr id=answer>\n\n" + shown
+    key = key or type_key(name, taken)
+    found = declared_type(
+        NoteType(
+            key=key,
+            name=name.strip() or key,
+            fields=fields,
+            templates=(CardTemplate("Card 1", front, back),),
+            kind=TypeKind.CLOZE if cloze else TypeKind.STANDARD,
+        ),
+        notes,
+    )
+    if isinstance(found, NoteType):
+        taken.add(key)
+    return found

@@ -26,8 +26,6 @@ from deckbuilder.model import FieldsNote
 from deckbuilder.note_types import CardTemplate, NoteType, TypeKind
 from deckbuilder.templates import tts_problems
 
-__all__ = ["Declared", "declared_notes", "declared_type", "fields_note", "type_key"]
-
 _KEY_LENGTH = 40
 
 

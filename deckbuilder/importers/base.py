@@ -19,24 +19,6 @@ from deckbuilder.anki.notetypes.active_content import Found
 from deckbuilder.errors import Problem, shown
 from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, TypedAnswer, letter
 
-__all__ = [
-    "MAX_CHOICES",
-    "ActiveContent",
-    "AnkiIdentity",
-    "PackageParts",
-    "Skipped",
-    "SourceDeck",
-    "SourceNotes",
-    "decks_of",
-    "distinct_ids",
-    "id_text",
-    "note_id_for",
-    "parse_answer",
-    "slugify",
-    "typed_answer",
-    "with_ids",
-]
-
 MAX_CHOICES = 26
 SLUG_LENGTH = 40
 HASH_LENGTH = 6

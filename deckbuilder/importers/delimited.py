@@ -27,8 +27,6 @@ from pathlib import Path
 
 from deckbuilder.errors import DeckError
 
-__all__ = ["DELIMITERS", "Metadata", "guess_delimiter", "looks_like_html", "read_metadata", "rows"]
-
 # Anki's Delimiter enum, in its order: the order in which a separator is guessed.
 DELIMITERS = {
     "tab": "\t",

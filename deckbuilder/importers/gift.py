@@ -50,8 +50,6 @@ from deckbuilder.importers.gift_source import Block, Escapes, blocks, category, 
 from deckbuilder.importers.markup import escape_markdown, html_to_markdown, moodle_to_markdown
 from deckbuilder.model import McqNote, Note, TypedNote
 
-__all__ = ["looks_like_gift", "parse_gift"]
-
 FORMAT_RE = re.compile(r"^\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
 # The choices of a true/false question, in the language of the deck's labels.

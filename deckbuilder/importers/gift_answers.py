@@ -20,16 +20,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = [
-    "Pair",
-    "Weighted",
-    "full_credit",
-    "matching_pairs",
-    "multiple_choice_right",
-    "numerical_answers",
-    "split_weight",
-]
-
 WEIGHT_RE = re.compile(r"^%\s*(-?\d+(?:\.\d*)?)\s*%")
 # What Moodle's is_numeric takes, less hexadecimal and surrounding space.
 NUMBER_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\Z")

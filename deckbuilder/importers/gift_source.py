@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from deckbuilder.cardfile.fields import UNSTORABLE
 
-__all__ = ["Block", "Escapes", "blocks", "category", "markers_in_feedback"]
-
 SPECIALS = ":#={}~n"  # after a backslash; 'n' is a line break
 
 

@@ -21,16 +21,6 @@ from urllib.parse import unquote
 
 from deckbuilder.render.markdown import RAW_TAGS, render_markdown
 
-__all__ = [
-    "Converted",
-    "field_markdown",
-    "hard_breaks",
-    "markup_losses",
-    "plain_html",
-    "rendered_field",
-    "shown_text",
-]
-
 _SOUND = re.compile(r"(\[sound:[^\]\[\n]+\])")
 # Sounds, and math as MathJax reads it (\(...\), \[...\]): kept as written.
 _SOUND_OR_MATH = re.compile(r"(\[sound:[^\]\[\n]+\]|\\\(.*?\\\)|\\\[.*?\\\])", re.DOTALL)

@@ -23,14 +23,13 @@ from html import unescape
 
 import imagesize
 
-from deckbuilder.anki.notetypes import IO_FIELDS, IO_STOCK_KIND, NoteTypeSpec, note_type
+from deckbuilder.anki.collection import AnkiNote, AnkiNoteType
+from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
 from deckbuilder.anki.occlusion import ReadShape, occlusion_field, read_occlusion_field
-from deckbuilder.anki.package_reader import AnkiNote, AnkiNoteType
 from deckbuilder.importers.html_markdown import field_markdown
 from deckbuilder.model import ImageOcclusionNote, NoteKind
+from deckbuilder.note_types import IO_FIELDS, IO_STOCK_KIND
 from deckbuilder.occlusion import Label, Mask, MaskShape, OcclusionMode
-
-__all__ = ["OWN_OCCLUSION_ID", "Occlusions", "is_occlusion_type", "occlusion_notes"]
 
 OWN_OCCLUSION_ID = note_type(NoteKind.IMAGE_OCCLUSION).id
 _IMG = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)

@@ -15,8 +15,6 @@ from urllib.parse import unquote
 from deckbuilder.importers.html_markdown import hard_breaks
 from deckbuilder.render.markdown import MATH_CLOSER
 
-__all__ = ["escape_line_starts", "escape_markdown", "html_to_markdown", "moodle_to_markdown"]
-
 # A dollar sign opens math in a card file ($x$): escaped, it stays a dollar sign.
 _INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&$])")
 # What opens a block at the start of a line (after up to three spaces, which are dropped

@@ -22,8 +22,6 @@ from deckbuilder.cardfile.fields import ID_RE, MAX_DECK_ID_CHARS, UNSTORABLE, de
 from deckbuilder.importers.base import short_hash, slugify
 from deckbuilder.invisible import without_invisible
 
-__all__ = ["clean_deck_name", "deck_id", "file_stem"]
-
 NAME_LENGTH = 60
 _ID_HASH = 4
 # What no file name holds on Windows, macOS or Linux, and white space.

@@ -3,8 +3,8 @@
 Their fields are the HTML :mod:`deckbuilder.render.deck` wrote, so each is read as the inverse
 of what wrote it: the Choices field's choice elements (letter, pin, feedback), the Answer
 letters, the Shuffle and Match case flags, a typed note's accepted answers
-(:mod:`deckbuilder.anki.notetypes.typed_answers`), and in a deck built for one language of a
-bilingual card file, the ``<div lang="..">`` each field is wrapped in. A package holds
+(:func:`deckbuilder.anki.notetypes.typed_answers_html`), and in a deck built for one
+language of a bilingual card file, the ``<div lang="..">`` each field is wrapped in. A package holds
 one language, so such a deck comes back as a card file with that one language
 (``languages: [en]``): built again, every field is as it was. Whether it is, note by
 note, is checked once the card file is planned (:mod:`.plan`).
@@ -22,8 +22,6 @@ from deckbuilder.importers.html_markdown import field_markdown
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, TypedNote, letter
 from deckbuilder.note_types import BUILT_IN, built_in
 from deckbuilder.render.deck import SPEECH_CLASS
-
-__all__ = ["OWN_KINDS", "OWN_TYPE_IDS", "OwnLanguage", "own_language", "own_note", "spoken_texts"]
 
 # The built-in note types whose notes an import reads back (image occlusion notes come
 # in through Anki's own note type: .image_occlusion).

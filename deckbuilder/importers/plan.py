@@ -52,15 +52,6 @@ from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAn
 from deckbuilder.note_types import NoteType
 from deckbuilder.render.deck import RenderedDeck, render_deck
 
-__all__ = [
-    "ImportChoices",
-    "ImportOptions",
-    "ImportPlan",
-    "PlannedDeck",
-    "plan_import",
-    "write_import",
-]
-
 QUIZ_FORMATS = ("quiz", "aiken", "gift")
 MISSING_HINT = {
     "quiz": "put ✓ after the right choice or add a line 'ANSWER: B'",

@@ -24,8 +24,6 @@ from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, Note, N
 from deckbuilder.note_types import NoteType
 from deckbuilder.render.deck import RenderedDeck, strip_source_link
 
-__all__ = ["PullReader", "Reading", "new_note_id", "pulled_tags", "same_texts_kept"]
-
 
 @dataclass(frozen=True)
 class Reading:

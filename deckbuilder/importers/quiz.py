@@ -33,8 +33,6 @@ from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer, typed_answer
 from deckbuilder.model import McqNote, Note, TypedNote
 
-__all__ = ["looks_like_quiz", "parse_quiz"]
-
 # Up to nine digits: quizzes run past question 9,999; a longer number is text.
 QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,9})[.)](?:\s+((?:.*\S)?))?\s*$")
 BULLET_RE = re.compile(r"^\s*[•\-*·●○◦▪‣]\s+((?:.*\S)?)\s*$")
@@ -99,7 +97,6 @@ class _QuizReader:
         self.current: _Draft | None = None
         self.drafts: list[_Draft] = []
         self.title = ""
-        self.title_line = 0
         self.intro: list[str] = []
         self.intro_line = 0
 
@@ -134,7 +131,6 @@ class _QuizReader:
                     pass
                 elif not self.title and not self.intro:
                     self.title = re.sub(r"^#+\s*", "", line)
-                    self.title_line = lineno
                 else:
                     self.intro_line = self.intro_line or lineno
                     self.intro.append(line)

@@ -30,8 +30,6 @@ from deckbuilder.importers.text_input import read_source_text
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, letter
 from deckbuilder.note_types import NoteType
 
-__all__ = ["WORKBOOK_SUFFIXES", "read_spreadsheet"]
-
 _LAYOUTS = {
     "basic": ({"front", "back"}, {"tags", "id", "guid"}),
     "cloze": ({"text"}, {"extra", "tags", "id", "guid"}),

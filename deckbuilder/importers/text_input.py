@@ -15,8 +15,6 @@ from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.files.reading import read_regular
 
-__all__ = ["decode", "read_source_bytes", "read_source_text"]
-
 _HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _BOMS = (
     (b"\xef\xbb\xbf", "utf-8-sig"),

@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["MAX_BUCKET", "MIN_WORDS", "SIMILAR", "Question", "Repeat", "find_repeats"]
-
 SIMILAR = 0.8
 MIN_WORDS = 4
 FUNCTION_WORDS = frozenset(

@@ -14,8 +14,6 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["normalised", "plain"]
-
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.M)
 # No part of a link or image crosses a '[': each match attempt then stops at the next
 # one, so a field of 40,000 unclosed '[' or '![' is read in linear time, not quadratic.

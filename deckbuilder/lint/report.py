@@ -12,8 +12,6 @@ from typing import Any
 
 from deckbuilder.errors import Problem, Severity
 
-__all__ = ["LintWarning", "collect"]
-
 
 @dataclass(frozen=True, order=True)
 class LintWarning(Problem):

@@ -25,18 +25,6 @@ from deckbuilder.model import (
     letter,
 )
 
-__all__ = [
-    "CHANCE",
-    "COVERED",
-    "LONGER",
-    "LONGER_BY",
-    "MIN_UNSHUFFLED",
-    "Finding",
-    "answer_position",
-    "note_findings",
-    "speaks_of_choices_above",
-]
-
 # longest-correct: the right choice is this many times as long as the longest other
 # choice, and this many characters longer (so that "12" beside "4" is no flaw).
 LONGER = 1.5

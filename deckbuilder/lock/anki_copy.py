@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 
-__all__ = ["anki_copy_hash"]
-
 _HASH_CHARS = 16  # as the content hash (deckbuilder.lock.manifest)
 
 

@@ -23,22 +23,6 @@ from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import LimitExceeded, open_regular, read_limited
 from deckbuilder.model import Deck, NoteKind
 
-__all__ = [
-    "LAST_SECOND",
-    "MAX_ANKI_ID",
-    "RESTORE",
-    "UNSETTLED",
-    "LockHeader",
-    "Manifest",
-    "NoteEntry",
-    "NoteTypeEntry",
-    "format_manifest",
-    "iso_time",
-    "lock_path",
-    "parse_manifest",
-    "read_manifest",
-]
-
 VERSION = 2
 # Version 1 lock files (before ``pull``) are read as well; their notes have no ANKI-HASH
 # until the next build writes one.

@@ -48,21 +48,7 @@ from typing import NamedTuple, TypeAlias
 
 from deckbuilder.anki.occlusion import read_shape
 from deckbuilder.cloze import Cloze, cloze_numbers, parse_clozes
-from deckbuilder.templates import field_is_empty
-
-__all__ = [
-    "AVTag",
-    "CardContext",
-    "RenderedCard",
-    "SoundTag",
-    "TTSTag",
-    "TemplateError",
-    "encode_attribute",
-    "field_is_empty",
-    "render_card",
-    "reveal_cloze",
-    "strip_html",
-]
+from deckbuilder.templates import field_is_empty, token_spans
 
 
 class TemplateError(ValueError):
@@ -699,40 +685,14 @@ class _Section(NamedTuple):
 _Node: TypeAlias = str | _Replacement | _Section  # text (comments included) or a tag
 
 _LEGACY = "{{=<% %>=}}"
-_OPENING = re.compile(r"\{\{|<!--")
-_HANDLEBAR_CLOSE = re.compile(r"\}\}")
-# The names Anki fills in itself (notetype/mod.rs SPECIAL_FIELDS).
-_SPECIAL_FIELDS = ("FrontSide", "Card", "CardFlag", "Deck", "Subdeck", "Tags", "Type", "CardID")
 
 
 def _tokens(template: str) -> Iterator[str | tuple[str, str]]:
     """Text (comments included, as they are) and ``("{{", inside)`` for each
-    ``{{...}}`` that has a ``}}`` after it; a ``<!--`` with its ``-->`` hides tags."""
-    handlebar_end = _Next(template, _HANDLEBAR_CLOSE)
-    comment_end = _Next(template, _COMMENT_CLOSE)
-    kept = 0
-    pos = 0
-    while (opening := _OPENING.search(template, pos)) is not None:
-        start = opening.start()
-        if opening.group() == "{{":
-            end = handlebar_end.at(start + 2)
-            if end is not None:
-                if kept < start:
-                    yield template[kept:start]
-                yield ("{{", template[start + 2 : end.start()])
-                kept = pos = end.end()
-                continue
-        else:
-            end = comment_end.at(start + 4)
-            if end is not None:
-                if kept < start:
-                    yield template[kept:start]
-                yield template[start : end.end()]
-                kept = pos = end.end()
-                continue
-        pos = start + 1
-    if kept < len(template):
-        yield template[kept:]
+    ``{{...}}`` that has a ``}}`` after it; a ``<!--`` with its ``-->`` hides tags. Anki's
+    tokens, as the core reads them (:func:`deckbuilder.templates.token_spans`)."""
+    for kind, start, end in token_spans(template):
+        yield ("{{", template[start + 2 : end - 2]) if kind == "tag" else template[start:end]
 
 
 def _tag(inside: str) -> tuple[str, str]:

@@ -34,14 +34,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.typing import HashableList
 
-__all__ = [
-    "FORMATS",
-    "chart_image",
-    "font_families",
-    "peak_label",
-    "write_chart",
-]
-
 FORMATS = (".svg", ".png")
 
 REVIEW_COLOUR = "#3b6ea5"

@@ -19,8 +19,6 @@ from deckbuilder.model import Note
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-__all__ = ["typeset", "untypeset_warnings"]
-
 
 # The backslash pairs of a text, read left to right as Anki's MathJax reads them: \( opens
 # an inline formula, \[ a displayed one, and any other pair (\\, \$) is skipped whole.

@@ -79,8 +79,6 @@ from deckbuilder.preview.report import (
 from deckbuilder.progress import step
 from deckbuilder.render.deck import RenderedDeck, RenderedNote
 
-__all__ = ["PAGE_SIZE", "PHONE_WIDTH", "LintNotes", "Removed", "preview_page"]
-
 PHONE_WIDTH = 412  # CSS pixels: a common Android phone width
 PAGE_SIZE = 25  # cards shown at a time: each side is a document of its own
 

@@ -31,8 +31,6 @@ from deckbuilder.preview.chart import (
 from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, figure, shown_forecast
 from deckbuilder.schedule.workload import Peak, peak
 
-__all__ = ["FIRST_DAYS", "FONT_SIZE", "axis_label", "first_weeks_svg", "forecast_svg", "sweep_svg"]
-
 FONT_SIZE = 12  # px, at any width
 FIRST_DAYS = 60  # a forecast longer than this gets a chart of its first days as well
 # Heights in pixels: a panel's title line, its note line (the peak), the line of its top

@@ -11,16 +11,6 @@ from deckbuilder.schedule.exam import ExamPlan
 from deckbuilder.schedule.sweep import OPTIMAL_RANGE, Sweep, SweepPoint
 from deckbuilder.schedule.workload import DECIMALS, Forecast, Summary, shown, simulated_cards
 
-__all__ = [
-    "exam_lines",
-    "exam_rows",
-    "impossible_reason",
-    "recommendation",
-    "sweep_agreement",
-    "sweep_lines",
-    "sweep_table_rows",
-]
-
 REVIEWS_COUNTED = (
     "reviews include each new card's first showing, as Anki's workload graph counts them"
 )

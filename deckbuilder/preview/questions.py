@@ -8,8 +8,6 @@ from datetime import date
 
 from deckbuilder.errors import RequestError
 
-__all__ = ["MAX_EXAM_DAYS", "Questions", "questions_for"]
-
 MAX_EXAM_DAYS = 3650  # as the forecast's days: Anki's simulator offers up to ten years
 
 

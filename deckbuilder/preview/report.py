@@ -21,45 +21,23 @@ from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
     DEFAULT_SEED,
-    deck_settings,
-    retention_warning,
     settings_for,
-    settings_from_options,
-)
-from deckbuilder.schedule import (
-    Forecast,
-    Ladder,
-    Load,
-    Peak,
-    PreviewSettings,
-    Summary,
-    forecast,
-    ladder,
-    summarize,
 )
 from deckbuilder.schedule.exam import ExamPlan, plan_exam
+from deckbuilder.schedule.intervals import Ladder, ladder
+from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.sweep import Sweep, sweep
-from deckbuilder.schedule.workload import DECIMALS, peak, shown
-
-__all__ = [
-    "DeckForecast",
-    "DeckPreview",
-    "Questions",
-    "build_previews",
-    "build_summary",
-    "deck_settings",
-    "figure",
-    "preview_deck",
-    "report",
-    "retention_warning",
-    "settings_from_options",
-    "shown_forecast",
-    "sparkline",
-    "summary_line",
-    "summary_notes",
-    "summary_rows",
-    "to_json",
-]
+from deckbuilder.schedule.workload import (
+    DECIMALS,
+    Forecast,
+    Load,
+    Peak,
+    Summary,
+    forecast,
+    peak,
+    shown,
+    summarize,
+)
 
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:

@@ -26,23 +26,6 @@ from deckbuilder.model import Deck, StudySettings
 from deckbuilder.schedule.fit import FittedParameters, HistoryTooLong, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
 
-__all__ = [
-    "DEFAULT_DAYS",
-    "DEFAULT_SEED",
-    "MAX_DAYS",
-    "DeckSettings",
-    "StudyParameters",
-    "deck_settings",
-    "fit_history",
-    "fitted_text",
-    "retention_warning",
-    "settings_for",
-    "settings_from_options",
-    "study_block_parameters",
-    "study_warnings",
-    "too_few_reviews",
-]
-
 DEFAULT_DAYS = 365
 DEFAULT_SEED = 42
 # Anki's simulator offers 1 to 3650 days (see deckbuilder.deck_options for the source). The

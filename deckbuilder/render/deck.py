@@ -20,10 +20,9 @@ from urllib.parse import quote
 
 import imagesize
 
-from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec
+from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec, typed_answers_html
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
-from deckbuilder.anki.notetypes.typed_answers import typed_answers_html
 from deckbuilder.anki.occlusion import occlusion_field
 from deckbuilder.errors import DeckError, Problem, Severity, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
@@ -47,19 +46,6 @@ from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.fidelity import deletions_ended_early
 from deckbuilder.render.markdown import SOUND_TAG, render_markdown
 from deckbuilder.render.mathguard import math_markup_problems
-
-__all__ = [
-    "MAX_MEDIA_BYTES",
-    "SPEECH_CLASS",
-    "RenderedDeck",
-    "RenderedNote",
-    "media_name_problem",
-    "raw_media",
-    "render_deck",
-    "source_link",
-    "strip_source_link",
-    "unused_media",
-]
 
 # Characters Anki removes from media file names (so the card would point at nothing).
 _BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')

@@ -33,8 +33,6 @@ from __future__ import annotations
 import re
 from html import escape
 
-__all__ = ["fast_html"]
-
 # _TOKEN splits the line into text (between tokens) and tokens. Every alternative starts
 # with a literal character, so the regex engine skips text between tokens quickly; no
 # token starts or ends with a letter or digit, so a '_' in the text is between two letters

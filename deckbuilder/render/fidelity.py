@@ -25,14 +25,6 @@ from html import unescape
 
 from deckbuilder.cloze import deletion_number
 
-__all__ = [
-    "attributes_removed",
-    "deletions_ended_early",
-    "dollars_left_as_text",
-    "html_shown_as_text",
-    "links_left_as_text",
-]
-
 # -- cloze deletions -------------------------------------------------------------------------
 # What Anki and MathJax read of a cloze field's HTML: deletion marks (Anki), braces,
 # backslash runs (an odd one escapes the character after it: a brace to show, or a math

@@ -60,15 +60,6 @@ from deckbuilder.render.fidelity import (
 )
 from deckbuilder.render.highlight import fenced_code, pygments_classes
 
-__all__ = [
-    "MATH_CLOSER",
-    "RAW_TAGS",
-    "SOUND_TAG",
-    "Rendered",
-    "render_markdown",
-    "render_markdown_fully",
-]
-
 # Inline HTML an author may write; any other tag is shown as typed.
 RAW_TAGS = frozenset(
     {"b", "i", "u", "s", "em", "strong", "sub", "sup", "br", "kbd", "mark", "span", "small"}

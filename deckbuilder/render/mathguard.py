@@ -18,8 +18,6 @@ from __future__ import annotations
 import re
 from html import unescape
 
-__all__ = ["MARKUP_COMMANDS", "math_markup_problems"]
-
 # Commands of MathJax's html, unicode and require extensions, and the base package's
 # \mmlToken, whose attributes may be href, style, class and id (tests/test_mathguard.py
 # lists them from Anki's own MathJax).

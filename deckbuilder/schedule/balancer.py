@@ -12,8 +12,6 @@ from fsrs.scheduler import FUZZ_RANGES
 
 from deckbuilder.schedule.memory import FloatArray, IntArray
 
-__all__ = ["CHUNK_CELLS", "TABLE_BYTES", "LoadBalancer", "fuzz_bounds"]
-
 # The most a table of cards due per copy and day may take. A small deck is simulated in
 # many copies (a one-card deck's sweep in 300,000), and a table of all their days would
 # take gigabytes over ten years; past this size the counts come from the cards' due days.

@@ -16,8 +16,6 @@ from deckbuilder.deck_options import ANKI_PER_DAY_MAX
 from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.workload import Forecast, Summary, forecast, shown, summarize
 
-__all__ = ["DEFAULT_LEAD", "LAST_WEEK", "ExamPlan", "exam_days", "new_per_day_needed", "plan_exam"]
-
 DEFAULT_LEAD = 7  # days
 LAST_WEEK = 7  # days before the exam whose reviews are shown
 

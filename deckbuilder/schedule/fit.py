@@ -32,18 +32,6 @@ import fsrs_rs_python as fsrs_rs
 
 from deckbuilder.deck_options import default_parameters
 
-__all__ = [
-    "MAX_TRAINING_ANSWERS",
-    "MIN_REVIEWS",
-    "FittedParameters",
-    "HistoryTooLong",
-    "Review",
-    "ReviewLog",
-    "fit_items",
-    "fit_log",
-    "training_items",
-]
-
 # Below some amount of history the fsrs-rs optimizer gives back the default parameters
 # unchanged (about 20 long-term reviews; where exactly depends on which reviews), and
 # Anki's deck options keep the defaults then. A fit is told apart by its result, and no

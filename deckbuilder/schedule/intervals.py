@@ -12,9 +12,6 @@ from fsrs import Card, Rating, Scheduler
 
 from deckbuilder.schedule.settings import PreviewSettings
 
-__all__ = ["LADDER_MAX_STEPS", "Ladder", "ladder"]
-
-
 LADDER_MAX_STEPS = 12
 
 

@@ -14,8 +14,6 @@ from fsrs.scheduler import MAX_DIFFICULTY as D_MAX
 from fsrs.scheduler import MIN_DIFFICULTY as D_MIN
 from fsrs.scheduler import STABILITY_MIN as S_MIN
 
-__all__ = ["D_MAX", "D_MIN", "S_MAX", "S_MIN", "FloatArray", "IntArray", "MemoryModel"]
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 

@@ -20,13 +20,6 @@ from deckbuilder.deck_options import (
 )
 from deckbuilder.errors import Problem
 
-__all__ = [
-    "RETENTION_RANGE",
-    "PreviewSettings",
-    "ReviewBehaviour",
-    "StudyBlock",
-]
-
 # The retentions a forecast can be made for, what-ifs outside Anki's range included. Below
 # about 1e-30 the FSRS interval formula overflows a float; this range leaves a wide margin,
 # and retentions closer to 0 or 1 tell a learner nothing more.

@@ -15,13 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from deckbuilder.progress import step
-from deckbuilder.schedule.answers import SessionPool, apply_steps, ratings, step_ratings
+from deckbuilder.schedule.answers import CardDraws, SessionPool, apply_steps, ratings, step_ratings
 from deckbuilder.schedule.balancer import LoadBalancer
-from deckbuilder.schedule.draws import CardDraws
 from deckbuilder.schedule.memory import FloatArray, IntArray, MemoryModel
 from deckbuilder.schedule.settings import PreviewSettings, ReviewBehaviour
-
-__all__ = ["DailyTotals", "simulate"]
 
 
 @dataclass(frozen=True)

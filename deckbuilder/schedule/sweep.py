@@ -22,15 +22,6 @@ from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.simulation import simulate
 from deckbuilder.schedule.workload import shown
 
-__all__ = [
-    "MIN_SWEEP_CARDS",
-    "OPTIMAL_RANGE",
-    "SWEEP_RETENTIONS",
-    "Sweep",
-    "SweepPoint",
-    "sweep",
-]
-
 SWEEP_RETENTIONS = tuple(round(0.70 + i / 100, 2) for i in range(30))  # 0.70 .. 0.99
 OPTIMAL_RANGE = (0.70, 0.95)  # fsrs-rs R_MIN, R_MAX
 
@@ -64,12 +55,6 @@ class Sweep:
     optimal_retention: float  # one of the points', as Anki's deck options take it
     current: float  # the desired retention the deck is previewed with
     simulated_cards: int  # per retention: the deck, in as many copies as it takes
-
-    @property
-    def at_range_edge(self) -> bool:
-        """True when the optimum is the lowest or the highest retention searched: one
-        beyond it might cost even less."""
-        return self.edge != ""
 
     @property
     def edge(self) -> str:

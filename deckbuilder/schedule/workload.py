@@ -18,23 +18,6 @@ from typing import Any
 from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.simulation import simulate
 
-__all__ = [
-    "DECIMALS",
-    "FIRST_WEEKS",
-    "MIN_SIMULATED_CARDS",
-    "Forecast",
-    "Load",
-    "Peak",
-    "Summary",
-    "forecast",
-    "load",
-    "peak",
-    "shown",
-    "simulated_cards",
-    "summarize",
-]
-
-
 # Every figure of a day (cards and minutes) is shown with this many decimals, in every
 # output: text, JSON, the page and the build line.
 DECIMALS = 1

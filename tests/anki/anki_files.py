@@ -19,6 +19,9 @@ from typing import Any
 
 import zstandard
 
+from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.model import NoteKind
+
 BASIC = {
     "id": 1,
     "name": "Basic",
@@ -138,3 +141,31 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+_ABOUT = (
+    "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
+    "they were in the collection so that Anki updates the notes in place. Commit it with "
+    "the card file; change a template or the CSS here if you must, never an id or a name."
+)
+
+
+def carried_json(specs: Mapping[NoteKind, NoteTypeSpec]) -> str:
+    """The sidecar file's text for ``specs``, as earlier imports wrote it beside the card
+    file (``<stem>.notetypes.json``, still read: deckbuilder.anki.notetypes.carried)."""
+    entries = [
+        {
+            "kind": kind.value,
+            "id": spec.id,
+            "name": spec.name,
+            # Written only when true, so that every other file keeps its bytes.
+            **({"keep_scripts": True} if spec.keep_scripts else {}),
+            "fields": list(spec.fields),
+            "templates": [
+                {"name": name, "front": front, "back": back} for name, front, back in spec.templates
+            ],
+            "css": spec.css,
+        }
+        for kind, spec in sorted(specs.items(), key=lambda item: item[0].value)
+    ]
+    return json.dumps({"about": _ABOUT, "note_types": entries}, ensure_ascii=False, indent=2) + "\n"

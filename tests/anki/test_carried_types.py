@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.anki.notetypes.carried import carried_json
 from deckbuilder.model import NoteKind
+from tests.anki.anki_files import carried_json
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]

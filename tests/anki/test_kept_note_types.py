@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.anki.notetypes.carried import carried_json
 from deckbuilder.model import NoteKind
+from tests.anki.anki_files import carried_json
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]

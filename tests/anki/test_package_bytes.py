@@ -10,8 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from deckbuilder.anki.package import write_package
-from tests.app_calls import build_packages, check_decks
+from tests.app_calls import build_packages
 from tests.conftest import DATA, copied
 
 
@@ -21,11 +20,9 @@ def _built(source: Path, out: Path, timestamp: int) -> bytes:
 
 
 def test_package_bytes_are_the_same_each_time(tmp_path: Path) -> None:
-    rd = check_decks([DATA / "mixed.yaml"], DATA / "media")[0]
-    packages = [
-        write_package(rd, tmp_path / f"{n}.apkg", timestamp=1_700_000_000).path for n in range(3)
-    ]
-    assert len({p.read_bytes() for p in packages}) == 1
+    source = copied(DATA / "mixed.yaml", tmp_path)
+    packages = [_built(source, tmp_path / str(n), 1_700_000_000) for n in range(3)]
+    assert len(set(packages)) == 1
 
 
 def test_fresh_builds_at_the_same_time_give_the_same_bytes(tmp_path: Path) -> None:
@@ -57,9 +54,11 @@ def test_moving_notes_around_in_the_card_file_keeps_the_package(tmp_path: Path) 
 
 
 def test_zip_members_have_fixed_names_order_and_dates(tmp_path: Path) -> None:
-    rd = check_decks([DATA / "mixed.yaml"], DATA / "media")[0]
-    path = write_package(rd, tmp_path / "p.apkg", timestamp=1_700_000_000).path
-    with zipfile.ZipFile(path) as zf:
+    source = copied(DATA / "mixed.yaml", tmp_path)
+    (result,) = build_packages(
+        [source], tmp_path, timestamp=1_700_000_000, media_dir=DATA / "media"
+    )
+    with zipfile.ZipFile(result.path) as zf:
         assert zf.testzip() is None
         infos = zf.infolist()
         assert [i.filename for i in infos] == ["collection.anki2", "media", "0"]
@@ -73,10 +72,13 @@ def test_zip_members_have_fixed_names_order_and_dates(tmp_path: Path) -> None:
 def test_scratch_settings_do_not_stay_in_the_collection(tmp_path: Path) -> None:
     """The collection is written without a journal or fsync; those are settings of the
     connection, not of the file, which Anki opens as any other. It has no free pages."""
-    rd = check_decks([DATA / "mixed.yaml"], DATA / "media")[0]
-    path = write_package(rd, tmp_path / "p.apkg", timestamp=1_700_000_000).path
+    source = copied(DATA / "mixed.yaml", tmp_path)
+    (result,) = build_packages(
+        [source], tmp_path, timestamp=1_700_000_000, media_dir=DATA / "media"
+    )
+    rd = result.rendered
     collection = tmp_path / "collection.anki2"
-    with zipfile.ZipFile(path) as zf:
+    with zipfile.ZipFile(result.path) as zf:
         collection.write_bytes(zf.read("collection.anki2"))
     conn = sqlite3.connect(collection)
     try:

@@ -78,7 +78,8 @@ def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: o
     """The page's side documents of every card hold what Anki renders for it: the
     reversed card asks the back."""
     from deckbuilder.preview.page import preview_page
-    from deckbuilder.preview.report import deck_settings, preview_deck
+    from deckbuilder.preview.report import preview_deck
+    from deckbuilder.preview.settings import deck_settings
     from tests.preview.pages import side_contents
 
     (result,) = build_packages([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
@@ -106,7 +107,8 @@ def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: o
 def test_the_preview_page_labels_the_reversed_card(tmp_path: Path) -> None:
     """Issue 44: the page labelled a reversed card "basic", with no "card 2 (reverse)"."""
     from deckbuilder.preview.page import preview_page
-    from deckbuilder.preview.report import deck_settings, preview_deck
+    from deckbuilder.preview.report import preview_deck
+    from deckbuilder.preview.settings import deck_settings
     from tests.preview.pages import page_data
 
     rd = render_deck(load_deck(_deck(tmp_path)))

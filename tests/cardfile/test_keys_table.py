@@ -18,8 +18,8 @@ from deckbuilder.cardfile.keys import (
     NUMBER,
     STUDY,
 )
-from deckbuilder.cardfile.keys_table import MARKERS, keys_table
 from deckbuilder.cardfile.reader import load_deck_languages
+from tests.cardfile.keys_table import MARKERS, keys_table
 from tests.conftest import ROOT
 
 PAGE = ROOT / "docs" / "card-format.md"
@@ -42,7 +42,7 @@ def test_the_keys_table_is_the_one_made_from_the_declaration(page: Path, full: b
     decks and notes."""
     found = table_in(page.read_text(encoding="utf-8"))
     assert found == keys_table(full=full), (
-        "run: python -c 'from deckbuilder.cardfile.keys_table import keys_table; print(keys_table())'"
+        "run: python -c 'from tests.cardfile.keys_table import keys_table; print(keys_table())'"
     )
 
 

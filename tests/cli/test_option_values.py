@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.deck import STUDY_KEYS
+from deckbuilder.cardfile.study import STUDY_KEYS
 from deckbuilder.cli import main
 from deckbuilder.schedule import DEFAULT_PARAMETERS, LOWER_BOUNDS, UPPER_BOUNDS
 

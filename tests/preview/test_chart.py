@@ -19,7 +19,8 @@ from deckbuilder.errors import RequestError
 from deckbuilder.model import ClozeNote, Deck
 from deckbuilder.preview.chart import chart_image, font_families, write_chart
 from deckbuilder.preview.page_chart import forecast_svg
-from deckbuilder.preview.report import DeckPreview, deck_settings, preview_deck
+from deckbuilder.preview.report import DeckPreview, preview_deck
+from deckbuilder.preview.settings import deck_settings
 from tests.conftest import ROOT, Run
 
 KOREAN_TITLE = "ML 시스템::그래디언트 체크포인팅"

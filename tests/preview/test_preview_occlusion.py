@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from deckbuilder.preview.page import preview_page
-from deckbuilder.preview.report import deck_settings, preview_deck
+from deckbuilder.preview.report import preview_deck
+from deckbuilder.preview.settings import deck_settings
 from tests.app_calls import check_decks
 from tests.browser import ARTIFACTS
 from tests.occlusion_decks import (

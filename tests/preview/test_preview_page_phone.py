@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from deckbuilder.errors import Problem, Severity
 from deckbuilder.preview.mathml import typeset
 from deckbuilder.preview.page import preview_page
-from deckbuilder.preview.report import deck_settings, preview_deck
+from deckbuilder.preview.report import preview_deck
+from deckbuilder.preview.settings import deck_settings
 from tests.app_calls import check_decks
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, copied

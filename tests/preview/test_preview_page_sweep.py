@@ -14,7 +14,8 @@ import pytest
 
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.page_chart import axis_label, sweep_svg
-from deckbuilder.preview.report import DeckPreview, Questions, deck_settings, preview_deck
+from deckbuilder.preview.report import DeckPreview, Questions, preview_deck
+from deckbuilder.preview.settings import deck_settings
 from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
 from tests.app_calls import check_decks
 from tests.conftest import DATA, copied

@@ -11,15 +11,10 @@ import pytest
 
 from deckbuilder.anki.notetypes import OWN_KINDS, note_type
 from deckbuilder.render import highlight
-from deckbuilder.render.highlight import (
-    HIGHLIGHT_LIMIT,
-    PYGMENTS_BEGIN,
-    PYGMENTS_END,
-    pygments_css,
-    with_pygments_css,
-)
+from deckbuilder.render.highlight import HIGHLIGHT_LIMIT
 from deckbuilder.render.markdown import render_markdown
 from tests.conftest import ROOT
+from tests.render.pygments_css import PYGMENTS_BEGIN, PYGMENTS_END, pygments_css, with_pygments_css
 
 
 def html(text: str, *, cloze: bool = False) -> str:

@@ -42,17 +42,6 @@ from enum import Enum
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.templates import token_spans
 
-__all__ = [
-    "CleanedNoteType",
-    "Found",
-    "Part",
-    "active_parts",
-    "counted",
-    "note_type_parts",
-    "without_active_parts",
-    "without_note_type_parts",
-]
-
 
 class Part(Enum):
     """A kind of part that runs or fetches something (the value is its JSON name)."""

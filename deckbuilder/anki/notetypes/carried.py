@@ -40,18 +40,6 @@ from deckbuilder.model import BasicNote, Deck, FieldsNote, Note, NoteKind
 from deckbuilder.note_types import BUILT_IN, KEPT_SHAPES, CardTemplate, NoteType
 from deckbuilder.templates import name_problems, names_problems, template_problems
 
-__all__ = [
-    "SIDECAR_SUFFIX",
-    "carried_json",
-    "carried_types",
-    "kept_declaration",
-    "read_carried",
-    "sidecar_path",
-    "spec_fields",
-    "spec_for",
-    "spec_problems",
-]
-
 SIDECAR_SUFFIX = ".notetypes.json"
 # Limits against absurd files (documented in docs/note-types.md). Anki's own note types
 # have templates of a few KB; genanki reads each template several times per build.
@@ -62,11 +50,6 @@ _LARGEST_ID = 2**63 - 1  # Anki's ids are signed 64-bit numbers
 _OWN_IDS = {t.anki_id: NoteKind(t.key) for t in BUILT_IN.values()}
 _OWN_NAMES = {t.name.casefold() for t in BUILT_IN.values()}
 _SHOWN = 60  # characters of a name quoted in a message
-_ABOUT = (
-    "Written by 'deckbuilder import': the Anki note types of this deck's notes, kept as "
-    "they were in the collection so that Anki updates the notes in place. Commit it with "
-    "the card file; change a template or the CSS here if you must, never an id or a name."
-)
 _NO_CARRIED: dict[NoteKind, NoteTypeSpec] = {}
 
 
@@ -106,26 +89,6 @@ def spec_fields(note: Note, spec: NoteTypeSpec, fields: tuple[str, ...]) -> tupl
     if spec.kind is NoteKind.BASIC_OPTIONAL_REVERSED and isinstance(note, BasicNote):
         return (*fields, note.add_reverse or "")
     return fields
-
-
-def carried_json(specs: Mapping[NoteKind, NoteTypeSpec]) -> str:
-    """The sidecar file's text for ``specs`` (deterministic)."""
-    entries = [
-        {
-            "kind": kind.value,
-            "id": spec.id,
-            "name": spec.name,
-            # Written only when true, so that every other file keeps its bytes.
-            **({"keep_scripts": True} if spec.keep_scripts else {}),
-            "fields": list(spec.fields),
-            "templates": [
-                {"name": name, "front": front, "back": back} for name, front, back in spec.templates
-            ],
-            "css": spec.css,
-        }
-        for kind, spec in sorted(specs.items(), key=lambda item: item[0].value)
-    ]
-    return json.dumps({"about": _ABOUT, "note_types": entries}, ensure_ascii=False, indent=2) + "\n"
 
 
 def kept_declaration(spec: NoteTypeSpec) -> NoteType:

@@ -470,7 +470,8 @@ def test_templates_are_files_and_load_nothing_from_outside() -> None:
 def test_page_plays_typed_cards() -> None:
     """The preview page gives typed cards their Flip button and kind name."""
     from deckbuilder.preview.page import preview_page
-    from deckbuilder.preview.report import deck_settings, preview_deck
+    from deckbuilder.preview.report import preview_deck
+    from deckbuilder.preview.settings import deck_settings
     from deckbuilder.render.deck import render_deck
     from tests.preview.pages import page_data
 
@@ -487,7 +488,8 @@ def test_the_preview_page_judges_every_play(tmp_path: Path, browser: Any) -> Non
     """On the preview page (its own client: the in-card box that anki_template makes for
     {{type:}}, Enter asking the page for the answer), every play gives today's verdict."""
     from deckbuilder.preview.page import preview_page
-    from deckbuilder.preview.report import deck_settings, preview_deck
+    from deckbuilder.preview.report import preview_deck
+    from deckbuilder.preview.settings import deck_settings
     from deckbuilder.render.deck import render_deck
 
     page = tmp_path / "typed.html"

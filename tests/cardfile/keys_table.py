@@ -1,6 +1,6 @@
 """The keys table of the README and docs/card-format.md, made from the declaration of the
-card format (:mod:`.keys`), so that the documentation names every key as the loader
-knows it."""
+card format (:mod:`deckbuilder.cardfile.keys`), so that the documentation names every key
+as the loader knows it; test_keys_table.py checks the pages hold it."""
 
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ from deckbuilder.cardfile.keys import (
 )
 from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.model import NoteKind
-
-__all__ = ["MARKERS", "keys_table"]
 
 MARKERS = ("<!-- keys:start -->", "<!-- keys:end -->")
 # What the README's shorter table holds: the keys of decks and of each kind of note an
