@@ -42,6 +42,7 @@ from deckbuilder.app.requests import (
     PreviewRequest,
     PullRequest,
     Selection,
+    StudyOverrides,
     WatchRequest,
 )
 from deckbuilder.model import Deck
@@ -86,6 +87,7 @@ __all__ = [
     "RenderedDeck",
     "Selection",
     "Serving",
+    "StudyOverrides",
     "WatchRequest",
     "build",
     "check",

@@ -29,11 +29,7 @@ if TYPE_CHECKING:
         parse_parameters,
     )
     from deckbuilder.schedule.intervals import Ladder, ladder
-    from deckbuilder.schedule.settings import (
-        PreviewSettings,
-        ReviewBehaviour,
-        StudyBlock,
-    )
+    from deckbuilder.schedule.settings import PreviewSettings, ReviewBehaviour
     from deckbuilder.schedule.workload import Forecast, Load, Peak, Summary, forecast, summarize
 
 __all__ = [
@@ -46,7 +42,6 @@ __all__ = [
     "Peak",
     "PreviewSettings",
     "ReviewBehaviour",
-    "StudyBlock",
     "Summary",
     "forecast",
     "ladder",
