@@ -1,6 +1,6 @@
 """Anki's deck options as a deck's study block and the preview's options give them: the
-one table of the ranges Anki (and the forecast) accept, and FSRS-6's parameters (py-fsrs's defaults and bounds, and the text
-in which Anki's deck options show them).
+one table of the ranges Anki (and the forecast) accept, and FSRS-6's parameters
+(py-fsrs's defaults and bounds, and the text in which Anki's deck options show them).
 
 Part of the core: the card loader checks a study block against these, and the FSRS engine
 (:mod:`deckbuilder.schedule`) studies with the values it checked.
