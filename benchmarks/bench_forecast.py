@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from deckbuilder.model import StudySettings
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, forecast
 
 CARDS, NEW_PER_DAY, RETENTION = 10_000, 100, 0.9
@@ -41,7 +42,8 @@ def best_of(repeat: int, runs: list[Runner]) -> list[tuple[float, float, float]]
 
 def ours_runner(days: int, load_balancer: bool) -> Runner:
     settings = PreviewSettings(
-        new_per_day=NEW_PER_DAY, desired_retention=RETENTION, load_balancer=load_balancer
+        StudySettings(new_per_day=NEW_PER_DAY, desired_retention=RETENTION, review_limit=None),
+        load_balancer=load_balancer,
     )
 
     def run() -> tuple[float, float]:

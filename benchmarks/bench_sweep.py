@@ -36,6 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from deckbuilder.model import StudySettings  # noqa: E402
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings  # noqa: E402
 from deckbuilder.schedule.sweep import MIN_SWEEP_CARDS, sweep  # noqa: E402
 
@@ -101,7 +102,7 @@ def main() -> None:
 
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     copies = -(-MIN_SWEEP_CARDS // CARDS)
-    deck = PreviewSettings(new_per_day=NEW_PER_DAY, review_limit=REVIEW_LIMIT)
+    deck = PreviewSettings(StudySettings(new_per_day=NEW_PER_DAY, review_limit=REVIEW_LIMIT))
     with tempfile.TemporaryDirectory() as folder:
         col: Any = Collection(str(Path(folder) / "collection.anki2"))
         workload = col._backend.simulate_fsrs_workload
@@ -117,7 +118,7 @@ def main() -> None:
             ),
         }
         if args.large:
-            large = PreviewSettings(new_per_day=100, review_limit=None)
+            large = PreviewSettings(StudySettings(new_per_day=100, review_limit=None))
             runs["sweep() of 10,000 cards"] = in_process(lambda: sweep(10_000, large, DAYS))
             runs["Anki, 10,000 cards"] = in_process(
                 lambda: workload(anki_request(10_000, 100, 10**7))

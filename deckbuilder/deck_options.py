@@ -1,6 +1,6 @@
 """Anki's deck options as a deck's study block and the preview's options give them: the
-ranges Anki accepts, and FSRS-6's parameters (py-fsrs's defaults and bounds, and the text
-in which Anki's deck options show them).
+one table of the ranges Anki (and the forecast) accept, and FSRS-6's parameters
+(py-fsrs's defaults and bounds, and the text in which Anki's deck options show them).
 
 Part of the core: the card loader checks a study block against these, and the FSRS engine
 (:mod:`deckbuilder.schedule`) studies with the values it checked.
@@ -25,6 +25,13 @@ ANKI_MAX_INTERVAL = 36500  # days
 # stringToMinutes, commit 8940ba01e7ccd6b42032dc653226660314dd5fe6); its scheduler counts
 # steps in whole seconds.
 ANKI_STEP_MAX_SECONDS = 2**31
+# What a forecast takes beyond them. A retention a preview asks for may be a what-if outside
+# Anki's range: below about 1e-30 the FSRS interval formula overflows a float, and
+# retentions closer to 0 or 1 tell a learner nothing more. Anki's simulator offers 1 to
+# 3650 days; the forecast's memory grows with days times simulated cards, and a longer
+# horizon for a small deck could exhaust a laptop's memory, for a plan no learner makes.
+FORECAST_RETENTION_RANGE = (0.01, 0.999)
+SIMULATOR_MAX_DAYS = 3650
 
 PARAMETER_COUNT = 21  # FSRS-6's parameters, w[0] to w[20]
 

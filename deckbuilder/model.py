@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
@@ -313,7 +313,7 @@ class StudySettings:
     """
 
     new_per_day: int = 20
-    review_limit: int = 200
+    review_limit: int | None = 200  # None: no limit (a forecast's what-if, never a block's)
     desired_retention: float = 0.9
     learning_steps: tuple[float, ...] = (60.0, 600.0)
     relearning_steps: tuple[float, ...] = (600.0,)
@@ -324,6 +324,23 @@ class StudySettings:
     parameters: tuple[float, ...] | None = None
     history: Path | None = None  # resolved against the card file's folder
     history_line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class StudyOverrides:
+    """Study settings a preview asks for over the deck's own (None: the deck's own)."""
+
+    desired_retention: float | None = None
+    new_per_day: int | None = None
+    review_limit: int | None = None
+
+    def given(self) -> tuple[str, ...]:
+        """The names of the values given (StudySettings' names), in field order."""
+        return tuple(f.name for f in fields(self) if getattr(self, f.name) is not None)
+
+    def over(self, study: StudySettings) -> StudySettings:
+        """``study`` with the values given here in place of its own."""
+        return replace(study, **{name: getattr(self, name) for name in self.given()})
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from deckbuilder.app.requests import (
     Selection,
     WatchRequest,
 )
-from deckbuilder.model import Deck
+from deckbuilder.model import Deck, StudyOverrides
 from deckbuilder.note_types import BUILT_IN
 
 if TYPE_CHECKING:
@@ -87,6 +87,7 @@ __all__ = [
     "RenderedDeck",
     "Selection",
     "Serving",
+    "StudyOverrides",
     "WatchRequest",
     "build",
     "check",

@@ -15,17 +15,15 @@ from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
 from deckbuilder.lock.manifest import lock_path, read_manifest, update_manifest
-from deckbuilder.model import Deck
 from deckbuilder.preview.chart import FORMATS, write_chart
 from deckbuilder.preview.page import LintNotes, Removed, preview_page
-from deckbuilder.preview.questions import Questions, questions_for
+from deckbuilder.preview.questions import questions_for
 from deckbuilder.preview.report import DeckPreview, preview_deck, report, to_json
 from deckbuilder.preview.settings import (
-    DeckSettings,
+    checked_options,
     fit_history,
     retention_warning,
     settings_for,
-    settings_from_options,
     too_few_reviews,
 )
 from deckbuilder.progress import reporting
@@ -73,20 +71,13 @@ def preview(request: PreviewRequest) -> PreviewResult:
 
 
 def _preview(request: PreviewRequest) -> PreviewResult:
-    overrides = settings_from_options(
-        request.retention,
-        request.new_per_day,
-        request.review_limit,
-        request.params,
-        request.days,
-        request.seed,
-    )
+    parameters = checked_options(request.study, request.params, request.days, request.seed)
     questions = questions_for(
         request.sweep,
         request.exam,
         request.start or request.today,
         request.lead,
-        request.new_per_day,
+        request.study.new_per_day,
     )
     told: list[Problem] = []
     fitted = None  # the history and the parameters fitted from it
@@ -95,7 +86,7 @@ def _preview(request: PreviewRequest) -> PreviewResult:
         fitted = (request.history, fit)
         if problem is not None:
             told.append(problem)
-    retention = retention_warning(request.retention)
+    retention = retention_warning(request.study.desired_retention)
     if retention is not None:
         told.append(retention)
     if request.plot is not None and request.plot.suffix.lower() not in FORMATS:
@@ -110,9 +101,9 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     previews = []
     study: dict[Problem, None] = {}  # the languages of a deck share its study block
     for deck in [rd.deck for rd in rendered]:
-        chosen = settings_for(deck, overrides, fitted)
-        study.update(dict.fromkeys(chosen.warnings))
-        previews.append(deck_preview(deck, chosen, request, questions))
+        chosen = settings_for(deck, request.study, parameters, fitted)
+        study.update(dict.fromkeys(() if chosen.warning is None else (chosen.warning,)))
+        previews.append(preview_deck(deck, chosen, request.days, request.seed, questions))
     warnings = list(study)
     charts = []
     if request.plot is not None:
@@ -125,22 +116,6 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     if request.html or request.html_out is not None:
         pages = _write_pages(rendered, previews, request, warnings)
     return PreviewResult(tuple(previews), tuple(charts), tuple(pages), (*told, *warnings))
-
-
-def deck_preview(
-    deck: Deck, chosen: DeckSettings, request: PreviewRequest, questions: Questions | None = None
-) -> DeckPreview:
-    """One deck's forecast with the settings chosen for it (and the plan ``questions``
-    asks for)."""
-    return preview_deck(
-        deck,
-        chosen.settings,
-        request.days,
-        request.seed,
-        chosen.origin,
-        questions,
-        chosen.parameters_from,
-    )
 
 
 def removed_notes(rd: RenderedDeck) -> list[Removed]:

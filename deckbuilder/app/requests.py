@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from deckbuilder.model import Deck
+from deckbuilder.model import Deck, StudyOverrides
 
 # Told of long work as it goes: (stage, units done, units in all; 0 when not known).
 Progress = Callable[[str, int, int], None]
@@ -68,9 +68,7 @@ class BuildRequest:
 class PreviewRequest:
     today: date  # the first study day when ``start`` is not given
     selection: Selection = Selection(lang=None)
-    retention: float | None = None
-    new_per_day: int | None = None
-    review_limit: int | None = None
+    study: StudyOverrides = field(default_factory=StudyOverrides)  # over each deck's own
     days: int = 365
     params: str | None = None  # 21 numbers, comma-separated, or a file holding them
     seed: int = 42

@@ -34,13 +34,13 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from deckbuilder.app.building import BuildResult
 from deckbuilder.app.packages import PackageResult
-from deckbuilder.app.previewing import deck_preview, lint_by_note
+from deckbuilder.app.previewing import lint_by_note
 from deckbuilder.app.requests import PreviewRequest
 from deckbuilder.errors import Problem
 from deckbuilder.model import Deck
 from deckbuilder.preview.page import LintNotes, Removed, preview_page
-from deckbuilder.preview.report import DeckPreview
-from deckbuilder.preview.settings import settings_for, settings_from_options
+from deckbuilder.preview.report import DeckPreview, preview_deck
+from deckbuilder.preview.settings import settings_for
 from deckbuilder.render.deck import RenderedDeck
 
 LOCAL = "127.0.0.1"
@@ -271,9 +271,6 @@ class LivePages:
         self.site = site
         self.lint = lint
         self.request = PreviewRequest(today=date.today())
-        self.overrides = settings_from_options(
-            None, None, None, None, self.request.days, self.request.seed
-        )
         self.keys: dict[Path, list[str]] = {}  # card file -> the keys of its decks
         self.forecasts: dict[str, DeckPreview] = {}  # deck key -> its last forecast
         self.removed: dict[str, dict[str, int]] = {}  # deck key -> note id -> Anki note id
@@ -313,17 +310,12 @@ class LivePages:
         (a saved wording changes neither, and a forecast takes a second)."""
         # A study-block history the preview cannot use gives the defaults, as build's
         # preview does (the page says so): the watch goes on.
-        chosen = settings_for(deck, self.overrides, strict=False)
+        chosen = settings_for(deck, self.request.study, strict=False)
         last = self.forecasts.get(deck.key)
-        if (
-            last is not None
-            and last.deck.card_count == deck.card_count
-            and (last.settings, last.origin) == (chosen.settings, chosen.origin)
-            and last.parameters_from == chosen.parameters_from
-        ):
+        if last is not None and last.deck.card_count == deck.card_count and last.chosen == chosen:
             forecast = replace(last, deck=deck)
         else:
-            forecast = deck_preview(deck, chosen, self.request)
+            forecast = preview_deck(deck, chosen, self.request.days, self.request.seed)
         self.forecasts[deck.key] = forecast
         return forecast
 

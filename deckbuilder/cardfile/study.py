@@ -19,6 +19,7 @@ from deckbuilder.cardfile.keys import STUDY, Shape, key_names
 from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.deck_options import (
+    ANKI_RETENTION_RANGE,
     ANKI_STEP_MAX_SECONDS,
     ParameterSyntaxError,
     parameter_problems,
@@ -60,8 +61,7 @@ def read_study(fields: FieldReader, tree: YMap) -> StudySettings | None:
     retention = defaults.desired_retention
     written = value.get("desired_retention")
     if written is not None:
-        low, high = _KEYS["desired_retention"].low, _KEYS["desired_retention"].high
-        assert low is not None and high is not None
+        low, high = ANKI_RETENTION_RANGE
         number = _number(fields, written, "desired_retention")
         if number is not None and not low <= number <= high:  # also refuses NaN
             fields.problem(

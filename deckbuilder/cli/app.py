@@ -146,6 +146,7 @@ _INTERRUPTED = 128 + signal.SIGINT
 # The option (or argument) that gives each request field, for messages about its value.
 OPTIONS = {
     "days": "--days",
+    "desired_retention": "--retention",
     "deck": "--deck",
     "exam": "--exam",
     "format": "--format",
@@ -161,7 +162,6 @@ OPTIONS = {
     "params": "--params",
     "plot": "--plot",
     "prefer": "--prefer",
-    "retention": "--retention",
     "review_limit": "--review-limit",
     "seed": "--seed",
     "start": "--start",

@@ -151,9 +151,7 @@ def preview(
             library.PreviewRequest(
                 today=date.today(),
                 selection=selection(sources, lang, fallback, media, every_language=False),
-                retention=retention,
-                new_per_day=new_per_day,
-                review_limit=review_limit,
+                study=library.StudyOverrides(retention, new_per_day, review_limit),
                 days=days,
                 params=params,
                 seed=seed,

@@ -87,7 +87,7 @@ def write_chart(p: DeckPreview, path: Path, *, replaced: list[Path] | None = Non
 def _title(p: DeckPreview) -> str:
     """The chart's title: the deck, and on a line of its own the settings of the forecast
     it draws (with an exam plan, the plan's new cards a day and days to the exam)."""
-    s = p.settings
+    s = p.settings.study
     fc, _ = shown_forecast(p)
     limit = "no review limit" if s.review_limit is None else f"review limit {s.review_limit}/day"
     if p.exam is not None:

@@ -393,7 +393,7 @@ def _rows(items: Sequence[tuple[str, str]]) -> str:
 def _summary(p: DeckPreview) -> str:
     """The settings and the summary, in the words and figures of the text report; with
     an exam plan, those of its forecast (the start to exam day), as the report shows."""
-    s = p.settings
+    s = p.settings.study
     limit = "none" if s.review_limit is None else f"{s.review_limit} a day"
     fc, sm = shown_forecast(p)
     new_per_day = str(s.new_per_day) if p.exam is None else f"{p.exam.new_per_day} (the exam plan)"
@@ -439,7 +439,7 @@ def _sweep(p: DeckPreview) -> str:
     )
     agreement = "".join(
         f'<p class="origin">{escape(line)}</p>'
-        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.new_per_day)
+        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.study.new_per_day)
     )
     return (
         f'<h3 id="sweep-heading">Workload at each desired retention, over '

@@ -21,6 +21,9 @@ from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
     DEFAULT_SEED,
+    DeckSettings,
+    origin_text,
+    parameters_text,
     settings_for,
 )
 from deckbuilder.schedule.exam import ExamPlan, plan_exam
@@ -69,17 +72,17 @@ def build_previews(decks: Sequence[Deck]) -> tuple[dict[str, DeckForecast], list
     summaries: dict[tuple[int, PreviewSettings], Summary] = {}
     for deck in decks:
         chosen = settings_for(deck, strict=False)
-        warnings += chosen.warnings
+        warnings += [] if chosen.warning is None else [chosen.warning]
         key = (deck.card_count, chosen.settings)
         if key not in summaries:
             summaries[key] = build_summary(deck.card_count, chosen.settings)
-        sm, own = summaries[key], chosen.study
+        sm, chosen_from = summaries[key], chosen.parameters_from
         out[deck.key] = DeckForecast(
             deck.name,
             summary_line(sm),
             sm.as_dict(),
-            None if own is None else own.origin,
-            own is not None and own.warning is not None,
+            None if chosen_from.study_block is None else parameters_text(chosen_from),
+            chosen_from.study_block is not None and chosen.warning is not None,
         )
     return out, list(dict.fromkeys(warnings))
 
@@ -87,19 +90,24 @@ def build_previews(decks: Sequence[Deck]) -> tuple[dict[str, DeckForecast], list
 @dataclass(frozen=True)
 class DeckPreview:
     deck: Deck
-    settings: PreviewSettings
+    chosen: DeckSettings  # the settings, and where they come from
     ladder: Ladder
     forecast: Forecast
     summary: Summary
-    origin: str = "preview defaults"  # where the settings come from, for people
     sweep: Sweep | None = None
     exam: ExamPlan | None = None
-    # Where parameters other than the defaults come from: a history (its path, reviews
-    # used, whether fitted) or the study block.
-    parameters_from: dict[str, Any] | None = None
+
+    @property
+    def settings(self) -> PreviewSettings:
+        return self.chosen.settings
+
+    @property
+    def origin(self) -> str:
+        """Where the settings come from, for people."""
+        return origin_text(self.chosen)
 
     def as_dict(self) -> dict[str, Any]:
-        s = self.settings
+        s = self.settings.study
         return {
             "deck": self.deck.name,
             "source": str(self.deck.source),
@@ -112,7 +120,7 @@ class DeckPreview:
                 "learning_steps_seconds": list(s.learning_steps),
                 "relearning_steps_seconds": list(s.relearning_steps),
                 "maximum_interval": s.maximum_interval,
-                "parameters": list(s.parameters),
+                "parameters": list(self.settings.parameters),
             },
             "settings_from": self.origin,
             "ladder": self.ladder.as_dict(),
@@ -122,9 +130,7 @@ class DeckPreview:
         }
 
     def _answers(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.parameters_from is not None:
-            out["parameters_from"] = self.parameters_from
+        out: dict[str, Any] = {"parameters_from": self.chosen.parameters_from.as_dict()}
         if self.sweep is not None:
             out["sweep"] = [p.as_dict() for p in self.sweep.points]
             out["optimal_retention"] = self.sweep.optimal_retention
@@ -134,18 +140,13 @@ class DeckPreview:
 
 
 def preview_deck(
-    deck: Deck,
-    settings: PreviewSettings,
-    days: int,
-    seed: int,
-    origin: str = "preview defaults",
-    questions: Questions | None = None,
-    parameters_from: dict[str, Any] | None = None,
+    deck: Deck, chosen: DeckSettings, days: int, seed: int, questions: Questions | None = None
 ) -> DeckPreview:
     """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
-    c1..c3 is three cards), and the sweep and exam plan ``questions`` asks for. The
-    forecast is kept as every output shows it: each day rounded once, the figures the
-    summary is computed from."""
+    c1..c3 is three cards) with the settings chosen for it, and the sweep and exam plan
+    ``questions`` asks for. The forecast is kept as every output shows it: each day
+    rounded once, the figures the summary is computed from."""
+    settings = chosen.settings
     fc = forecast(deck.card_count, settings, days, seed=seed)
     asked = questions or Questions()
     swept = exam = None
@@ -157,15 +158,7 @@ def preview_deck(
             deck.card_count, settings, start, asked.exam, asked.lead, asked.exam_new_per_day, seed
         )
     return DeckPreview(
-        deck,
-        settings,
-        ladder(settings, days),
-        fc.as_shown(),
-        summarize(fc),
-        origin,
-        swept,
-        exam,
-        parameters_from,
+        deck, chosen, ladder(settings, days), fc.as_shown(), summarize(fc), swept, exam
     )
 
 
@@ -261,7 +254,7 @@ def _ladder_row(values: Sequence[int]) -> str:
 
 
 def _settings_line(p: DeckPreview) -> str:
-    s = p.settings
+    s = p.settings.study
     limit = "no review limit" if s.review_limit is None else f"review limit {s.review_limit}/day"
     if p.exam is not None:
         plan = p.exam
@@ -359,7 +352,7 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lines += [f"  {note}" for note in summary_notes()]
     if p.sweep is not None:
         lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
-        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.new_per_day):
+        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.study.new_per_day):
             lines += textwrap.wrap(line, 88, initial_indent="  ", subsequent_indent="  ")
     if p.exam is not None:
         lines += ["", *exam_lines(p.exam)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -16,33 +16,27 @@ from typing import Any
 from deckbuilder.anki.collection import SMALLER_HISTORY
 from deckbuilder.anki.history import HistoryError, read_reviews
 from deckbuilder.deck_options import (
+    ANKI_PER_DAY_MAX,
     ANKI_RETENTION_RANGE,
+    FORECAST_RETENTION_RANGE,
+    SIMULATOR_MAX_DAYS,
     ParameterSyntaxError,
     default_parameters,
+    parameter_problems,
     parse_parameters,
+    percent_hint,
 )
 from deckbuilder.errors import DeckError, Problem, RequestError, Severity
-from deckbuilder.model import Deck, StudySettings
+from deckbuilder.model import Deck, StudyOverrides, StudySettings
 from deckbuilder.schedule.fit import FittedParameters, HistoryTooLong, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
 
 DEFAULT_DAYS = 365
 DEFAULT_SEED = 42
-# Anki's simulator offers 1 to 3650 days (see deckbuilder.deck_options for the source). The
-# forecast's memory grows with days times simulated cards: a longer horizon for a small
-# deck could exhaust a laptop's memory, for a plan no learner makes.
-MAX_DAYS = 3650
 # A parameter file holds 21 numbers, a few hundred bytes; a larger file is not one.
 MAX_PARAMS_FILE_BYTES = 64 * 1024
 
-# The request field that sets each PreviewSettings field (for error messages), and how
-# the preview's origin sentence names what was set.
-FIELD_NAMES = {
-    "desired_retention": "retention",
-    "new_per_day": "new_per_day",
-    "review_limit": "review_limit",
-    "parameters": "params",
-}
+# How the preview's origin sentence names each setting its options set.
 _SET_NAMES = {
     "desired_retention": "the desired retention",
     "new_per_day": "new cards a day",
@@ -51,45 +45,50 @@ _SET_NAMES = {
 }
 
 
-def settings_from_options(
-    retention: float | None,
-    new_per_day: int | None,
-    review_limit: int | None,
+def checked_options(
+    study: StudyOverrides,
     params: str | None,
     days: int = DEFAULT_DAYS,
     seed: int = DEFAULT_SEED,
-) -> dict[str, Any]:
-    """The preview command's option values that were given, as settings overrides.
-
-    Every value out of range is named in one RequestError, with its field and the
-    allowed range. ``params`` is the parameter list as text, or the name of a file
-    holding it; ``days`` and ``seed`` are checked too.
-    """
+) -> tuple[float, ...] | None:
+    """The FSRS parameters ``params`` gives (None: not given: the parameter list as text,
+    or the name of a file holding it), once every value of the preview's options is
+    checked: every one out of range is named in one RequestError, by its request field
+    (``study``'s fields by their own names), with the range it must be in."""
     parameters, params_file = (None, None) if params is None else _parameters_option(params)
-    overrides = {
-        "desired_retention": retention,
-        "new_per_day": new_per_day,
-        "review_limit": review_limit,
-        "parameters": parameters,
-    }
-    overrides = {k: v for k, v in overrides.items() if v is not None}
-    problems = [
-        (
-            FIELD_NAMES.get(p.code or "", p.code or ""),
-            f"{params_file}: {p.message}" if p.code == "parameters" and params_file else p.message,
+    problems = []
+    retention = study.desired_retention
+    low, high = FORECAST_RETENTION_RANGE
+    if retention is not None and not low <= retention <= high:  # also refuses NaN
+        problems.append(
+            (
+                "desired_retention",
+                f"must be between {low} and {high}, not {retention}{percent_hint(retention)}",
+            )
         )
-        for p in PreviewSettings().with_values(**overrides).problems()
+    for name in ("new_per_day", "review_limit"):
+        value = getattr(study, name)
+        if value is not None and not 0 <= value <= ANKI_PER_DAY_MAX:
+            problems.append(
+                (name, f"must be between 0 and {ANKI_PER_DAY_MAX} (Anki's limit), not {value}")
+            )
+    problems += [
+        ("params", f"{params_file}: {message}" if params_file else message)
+        for message in (() if parameters is None else parameter_problems(parameters))
     ]
-    problems += _run_problems(days, seed)
+    if not 1 <= days <= SIMULATOR_MAX_DAYS:
+        problems.append(("days", f"must be between 1 and {SIMULATOR_MAX_DAYS}, not {days}"))
+    if seed < 0:  # NumPy's generators take seeds of 0 or more
+        problems.append(("seed", f"must be 0 or more, not {seed}"))
     if problems:
         raise RequestError(problems)
-    return overrides
+    return parameters
 
 
 def retention_warning(retention: float | None) -> Problem | None:
-    """A warning, of the request's field ``retention`` (its ``code``), when a retention
-    asked for is usable for a forecast but outside what Anki's deck options accept (a
-    what-if the deck's study block could not carry)."""
+    """A warning, of the request's field ``desired_retention`` (its ``code``), when a
+    retention asked for is usable for a forecast but outside what Anki's deck options
+    accept (a what-if the deck's study block could not carry)."""
     low, high = ANKI_RETENTION_RANGE
     if retention is None or low <= retention <= high:
         return None
@@ -99,7 +98,7 @@ def retention_warning(retention: float | None) -> Problem | None:
         f"{retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's deck options "
         "accept; Anki will not schedule with it",
         severity=Severity.WARNING,
-        code="retention",
+        code="desired_retention",
     )
 
 
@@ -159,109 +158,109 @@ def _read_parameter_file(path: Path) -> str:
         raise RequestError.single("params", f"{path} is not a text file (UTF-8)") from None
 
 
-def _run_problems(days: int, seed: int) -> list[tuple[str, str]]:
-    problems = []
-    if not 1 <= days <= MAX_DAYS:
-        problems.append(("days", f"must be between 1 and {MAX_DAYS}, not {days}"))
-    if seed < 0:  # NumPy's generators take seeds of 0 or more
-        problems.append(("seed", f"must be 0 or more, not {seed}"))
-    return problems
-
-
-def deck_settings(
-    deck: Deck, overrides: dict[str, Any] | None = None, *, study_parameters: bool = True
-) -> tuple[PreviewSettings, str]:
-    """The settings a deck is previewed with, and a sentence saying where they come from
-    (see :func:`settings_for`); ``study_parameters=False`` leaves out the study block's
-    ``params``/``history``."""
-    chosen = settings_for(deck, overrides, use_study_parameters=study_parameters)
-    return chosen.settings, chosen.origin
-
-
 @dataclass(frozen=True)
-class StudyParameters:
-    """The FSRS parameters a deck's study block names, and where they come from."""
+class ParametersFrom:
+    """Where the FSRS parameters of a preview come from: the request's ``params``
+    (``given``), a review ``history`` (the request's or the study block's; its reviews,
+    whether they were enough to fit, whether it could be read at all), the study block's
+    ``params``, or else the defaults. ``study_block``: the block (``FILE:LINE``) when
+    they are its own (its params or its history)."""
 
-    parameters: tuple[float, ...]
-    origin: str  # for people: "from the study block", "fitted from 812 reviews in ..."
-    source: dict[str, Any]  # for --json: the history, its reviews, whether it was fitted
-    # Why the block's history gave the defaults (too short, or not a history build can
-    # read): a warning at its line.
-    warning: Problem | None = None
+    given: bool = False
+    history: Path | None = None
+    reviews: int = 0
+    fitted: bool = False
+    readable: bool = True
+    study_block: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        if self.given:
+            return {"given": "params"}
+        if self.history is not None:
+            return {"history": str(self.history), "reviews": self.reviews, "fitted": self.fitted}
+        if self.study_block is not None:
+            return {"study_block": self.study_block}
+        return {"defaults": True}
 
 
 @dataclass(frozen=True)
 class DeckSettings:
-    """The settings one deck is previewed with, and where they come from."""
+    """The settings one deck is previewed with, and where they come from (worded by
+    :func:`origin_text`)."""
 
     settings: PreviewSettings
-    origin: str  # a sentence for people
-    parameters_from: dict[str, Any]  # for --json: where the FSRS parameters come from
-    study: StudyParameters | None = None  # the study block's, when they are the ones used
-
-    @property
-    def warnings(self) -> tuple[Problem, ...]:
-        warning = self.study.warning if self.study is not None else None
-        return () if warning is None else (warning,)
+    study_block: str | None  # "FILE:LINE" of the deck's study block; None: it has none
+    # What the request set, by StudySettings' names ("parameters": its params), in order.
+    overridden: tuple[str, ...] = ()
+    parameters_from: ParametersFrom = ParametersFrom()
+    # Why the study block's history gave the defaults (too short, or not a history a
+    # build can read): a warning at its line.
+    warning: Problem | None = None
 
 
 def settings_for(
     deck: Deck,
-    overrides: dict[str, Any] | None = None,
+    study: StudyOverrides | None = None,
+    parameters: tuple[float, ...] | None = None,
     history: tuple[Path, FittedParameters] | None = None,
     *,
-    use_study_parameters: bool = True,
     strict: bool = True,
 ) -> DeckSettings:
     """The settings a deck is previewed with: the deck's ``study:`` block, with Anki's
     defaults (:class:`StudySettings`) for what it leaves out; a deck with no study block
-    gets all of Anki's defaults, the preset Anki gives it on import. Options given on
-    the command line win over both.
+    gets all of Anki's defaults, the preset Anki gives it on import. The request's
+    ``study`` values win over both.
 
-    The FSRS parameters come from the first of: ``--params`` (in ``overrides``), the
-    parameters fitted from ``--history`` (its path and fit), the study block's
-    ``params`` or ``history`` (unless ``use_study_parameters`` is False), the defaults.
-    ``strict``: a study-block history that cannot be read is a DeckError at its line
-    (the preview); otherwise a warning, and the defaults (build and check, for which
-    the preview is not the point)."""
-    overrides = overrides or {}
-    if deck.study is not None:
-        study = deck.study
-        origin = (
-            f"the deck's study block ({deck.source}:{study.line}); Anki's defaults for the rest"
-        )
-    else:
-        study = StudySettings()
-        origin = "Anki's default deck options (the deck has no study block)"
-    if overrides:
-        given = ", ".join(_SET_NAMES.get(k, k) for k in overrides)
-        origin += f", with {given} set for this preview"
-    settings = PreviewSettings.from_study(study, **overrides)
-    if "parameters" in overrides:
-        return DeckSettings(settings, origin, {"given": "params"})
+    The FSRS parameters come from the first of: ``parameters`` (the request's
+    ``params``), those fitted from the request's ``history`` (its path and fit), the
+    study block's ``params`` or ``history``, the defaults. ``strict``: a study-block
+    history that cannot be read is a DeckError at its line (the preview); otherwise a
+    warning, and the defaults (build and check, for which the preview is not the point)."""
+    study = study or StudyOverrides()
+    where = None if deck.study is None else f"{deck.source}:{deck.study.line}"
+    overridden = (*study.given(), *(("parameters",) if parameters is not None else ()))
+    chosen = DeckSettings(
+        PreviewSettings(study.over(deck.study or StudySettings())), where, overridden
+    )
+    if parameters is not None:
+        return _with(chosen, parameters, ParametersFrom(given=True))
     if history is not None:
         path, fitted = history
-        source = {"history": str(path), "reviews": fitted.reviews, "fitted": fitted.fitted}
-        settings = settings.with_values(parameters=fitted.parameters)
-        return DeckSettings(settings, f"{origin}; parameters {fitted_text(fitted, path)}", source)
-    own = study_block_parameters(deck, strict=strict) if use_study_parameters else None
-    if own is None:
-        return DeckSettings(settings, origin, {"defaults": True})
-    settings = settings.with_values(parameters=own.parameters)
-    return DeckSettings(settings, f"{origin}; parameters {own.origin}", own.source, own)
+        return _with(chosen, fitted.parameters, _fitted_from(path, fitted))
+    own = _study_block_parameters(deck, strict=strict)
+    return chosen if own is None else _with(chosen, *own)
 
 
-def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameters | None:
-    """The parameters of the deck's study block: its ``params``, else those fitted from
-    its ``history`` (the defaults, with a warning, when the history is too short to
-    fit); None when it names neither. A history that cannot be read is a DeckError at
-    its line, or with ``strict=False`` a warning there and the defaults."""
+def _with(
+    chosen: DeckSettings,
+    parameters: tuple[float, ...],
+    source: ParametersFrom,
+    warning: Problem | None = None,
+) -> DeckSettings:
+    settings = replace(chosen.settings, parameters=parameters)
+    return replace(chosen, settings=settings, parameters_from=source, warning=warning)
+
+
+def _fitted_from(path: Path, fitted: FittedParameters, block: str | None = None) -> ParametersFrom:
+    return ParametersFrom(
+        history=path, reviews=fitted.reviews, fitted=fitted.fitted, study_block=block
+    )
+
+
+def _study_block_parameters(
+    deck: Deck, *, strict: bool = True
+) -> tuple[tuple[float, ...], ParametersFrom, Problem | None] | None:
+    """The parameters of the deck's study block, where they come from, and why they are
+    the defaults: its ``params``, else those fitted from its ``history`` (the defaults,
+    with a warning, when the history is too short to fit); None when it names neither.
+    A history that cannot be read is a DeckError at its line, or with ``strict=False`` a
+    warning there and the defaults."""
     study = deck.study
     if study is None:
         return None
+    where = f"{deck.source}:{study.line}"
     if study.parameters is not None:
-        where = f"{deck.source}:{study.line}"
-        return StudyParameters(study.parameters, "from the study block", {"study_block": where})
+        return study.parameters, ParametersFrom(study_block=where), None
     if study.history is None:
         return None
     path = study.history
@@ -278,30 +277,48 @@ def study_block_parameters(deck: Deck, *, strict: bool = True) -> StudyParameter
             raise DeckError(
                 [Problem(str(deck.source), study.history_line, f"'history': {exc}")]
             ) from None
-        return StudyParameters(
+        return (
             default_parameters(),
-            f"the defaults ({path} cannot be read)",
-            {"history": str(path), "reviews": 0, "fitted": False},
+            ParametersFrom(history=path, readable=False, study_block=where),
             warning(f"cannot be used: {exc}; the preview uses the default parameters"),
         )
-    source = {"history": str(path), "reviews": fitted.reviews, "fitted": fitted.fitted}
     told = None if fitted.fitted else warning(f"{path}: {too_few_reviews(fitted, path)}")
-    return StudyParameters(fitted.parameters, fitted_text(fitted, path), source, told)
+    return fitted.parameters, _fitted_from(path, fitted, where), told
 
 
 def study_warnings(decks: Sequence[Deck]) -> list[Problem]:
     """What ``build`` warns about the study blocks of ``decks`` (a history it cannot read
     or fit from), once per card file: ``check`` says it too."""
-    found = [study_block_parameters(deck, strict=False) for deck in decks]
-    warnings = [own.warning for own in found if own is not None and own.warning is not None]
+    found = [_study_block_parameters(deck, strict=False) for deck in decks]
+    warnings = [own[2] for own in found if own is not None and own[2] is not None]
     return list(dict.fromkeys(warnings))
 
 
-def fitted_text(fitted: FittedParameters, history: Path) -> str:
-    """Where fitted parameters come from, in words."""
-    if fitted.fitted:
-        return f"fitted from {fitted.reviews} reviews in {history}"
-    return f"the defaults ({fitted.reviews} reviews in {history} are too few to fit)"
+def origin_text(chosen: DeckSettings) -> str:
+    """Where a deck's preview settings come from, in a sentence for people."""
+    if chosen.study_block is not None:
+        origin = f"the deck's study block ({chosen.study_block}); Anki's defaults for the rest"
+    else:
+        origin = "Anki's default deck options (the deck has no study block)"
+    if chosen.overridden:
+        given = ", ".join(_SET_NAMES[name] for name in chosen.overridden)
+        origin += f", with {given} set for this preview"
+    parameters = parameters_text(chosen.parameters_from)
+    return f"{origin}; parameters {parameters}" if parameters else origin
+
+
+def parameters_text(source: ParametersFrom) -> str:
+    """Where FSRS parameters other than the defaults or the request's come from, in
+    words ('' for those)."""
+    if source.history is not None:
+        if not source.readable:
+            return f"the defaults ({source.history} cannot be read)"
+        if source.fitted:
+            return f"fitted from {source.reviews} reviews in {source.history}"
+        return f"the defaults ({source.reviews} reviews in {source.history} are too few to fit)"
+    if source.study_block is not None:
+        return "from the study block"
+    return ""
 
 
 @lru_cache(maxsize=8)

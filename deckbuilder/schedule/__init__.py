@@ -31,7 +31,7 @@ _PARTS = {
         "UPPER_BOUNDS",
         "parse_parameters",
     ),
-    f"{__name__}.settings": ("PreviewSettings", "ReviewBehaviour", "StudyBlock"),
+    f"{__name__}.settings": ("PreviewSettings", "ReviewBehaviour"),
     f"{__name__}.intervals": ("Ladder", "ladder"),
     f"{__name__}.workload": ("Forecast", "Load", "Peak", "Summary", "forecast", "summarize"),
 }

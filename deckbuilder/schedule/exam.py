@@ -48,14 +48,14 @@ def new_per_day_needed(
         return None
 
     def in_time(per_day: int) -> bool:
-        fc = forecast(cards, settings.with_values(new_per_day=per_day), last_day, seed)
+        fc = forecast(cards, settings.with_new_per_day(per_day), last_day, seed)
         return _introduced_by(fc, cards) is not None
 
     low = -(-cards // last_day)  # no fewer can do it, even with no review limit
     high = min(cards, ANKI_PER_DAY_MAX)
     if low > high:
         return None
-    if settings.review_limit is None or in_time(low):
+    if settings.study.review_limit is None or in_time(low):
         return low
     if not in_time(high):
         return None
@@ -132,8 +132,8 @@ def plan_exam(
     needed = new_per_day_needed(cards, settings, days, lead, seed)
     chosen = new_per_day if new_per_day is not None else needed
     if chosen is None:
-        chosen = settings.new_per_day
-    fc = forecast(cards, settings.with_values(new_per_day=chosen), days, seed)
+        chosen = settings.study.new_per_day
+    fc = forecast(cards, settings.with_new_per_day(chosen), days, seed)
     return ExamPlan(
         exam=exam,
         start=start,

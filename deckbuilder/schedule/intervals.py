@@ -47,10 +47,10 @@ def ladder(settings: PreviewSettings, horizon: int, max_steps: int = LADDER_MAX_
     """
     scheduler = Scheduler(
         parameters=settings.parameters,
-        desired_retention=settings.desired_retention,
+        desired_retention=settings.study.desired_retention,
         learning_steps=(),
         relearning_steps=(),
-        maximum_interval=settings.maximum_interval,
+        maximum_interval=settings.study.maximum_interval,
         enable_fuzzing=False,
     )
     start = datetime(2000, 1, 1, tzinfo=timezone.utc)

@@ -51,20 +51,20 @@ def simulate(
     day only (what a sweep compares). Each day simulated is reported as a step of
     ``stage`` (see :mod:`deckbuilder.progress`).
     """
-    retentions = (settings.desired_retention,) if retentions is None else tuple(retentions)
+    retentions = (settings.study.desired_retention,) if retentions is None else tuple(retentions)
     groups = len(retentions)
     n_copies = copies * groups
     total = cards * n_copies
     rng = np.random.default_rng(seed)
-    model = MemoryModel(settings.parameters, settings.desired_retention)
+    model = MemoryModel(settings.parameters, settings.study.desired_retention)
     behaviour = settings.behaviour
     answers = _Answers(behaviour)
     relearning = SessionPool(
         rng,
-        len(settings.relearning_steps),
+        len(settings.study.relearning_steps),
         np.asarray(behaviour.relearning_step_transitions, dtype=np.float64),
     )
-    limit = settings.review_limit
+    limit = settings.study.review_limit
     if limit is not None and limit >= cards:
         limit = None  # a copy never has more cards due than it has: no limit to keep
     replica = np.arange(total, dtype=np.int64) % n_copies
@@ -96,7 +96,9 @@ def simulate(
         return sums
 
     balancer = (
-        LoadBalancer(n_copies, days, settings.maximum_interval, cards, settings.new_per_day, due)
+        LoadBalancer(
+            n_copies, days, settings.study.maximum_interval, cards, settings.study.new_per_day, due
+        )
         if settings.load_balancer
         else None
     )
@@ -127,7 +129,7 @@ def simulate(
                 seconds[:, day] += per_group(idx, cost)
 
         # New cards, after the reviews (sharing the review limit unless told not to).
-        quota = np.minimum(settings.new_per_day, cards - intro)
+        quota = np.minimum(settings.study.new_per_day, cards - intro)
         if limit is not None and not settings.new_cards_ignore_review_limit:
             quota = np.minimum(quota, np.maximum(0, limit - per_copy))
         n_new = int(quota.sum())
@@ -147,7 +149,9 @@ def simulate(
         answered = np.concatenate([idx, fresh])
         if len(answered):
             answered_s = s[answered]
-            ivl = model.interval(answered_s, settings.maximum_interval, interval_factor[answered])
+            ivl = model.interval(
+                answered_s, settings.study.maximum_interval, interval_factor[answered]
+            )
             if balancer is not None:
                 if len(fresh):
                     first = draws.uniform(same_card[fresh], answer_number[fresh])[3]
@@ -189,7 +193,7 @@ def _first_days(
     steps = step_ratings(
         rng,
         first,
-        len(settings.learning_steps),
+        len(settings.study.learning_steps),
         np.asarray(behaviour.learning_step_transitions, dtype=np.float64),
     )
     s, d, cost = apply_steps(

@@ -102,4 +102,4 @@ def sweep(cards: int, settings: PreviewSettings, days: int, seed: int = 42) -> S
     )
     searched = [p for p in points if p.retention <= OPTIMAL_RANGE[1] + 1e-9]
     best = min(searched, key=lambda p: p.minutes_per_card).retention if cards else 0.9
-    return Sweep(points, best, settings.desired_retention, cards * copies)
+    return Sweep(points, best, settings.study.desired_retention, cards * copies)

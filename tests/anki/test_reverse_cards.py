@@ -79,7 +79,7 @@ def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: o
     reversed card asks the back."""
     from deckbuilder.preview.page import preview_page
     from deckbuilder.preview.report import preview_deck
-    from deckbuilder.preview.settings import deck_settings
+    from deckbuilder.preview.settings import settings_for
     from tests.preview.pages import side_contents
 
     (result,) = build_packages([_deck(tmp_path)], tmp_path / "out", timestamp=1_700_000_000)
@@ -95,8 +95,8 @@ def test_preview_page_shows_each_card_as_anki_does(tmp_path: Path, collection: o
         )
     rd = render_deck(load_deck(_deck(tmp_path)))
     deck = rd.deck
-    settings, origin = deck_settings(deck)
-    text = preview_page(rd, preview_deck(deck, settings, 30, 0, origin))
+    chosen = settings_for(deck)
+    text = preview_page(rd, preview_deck(deck, chosen, 30, 0))
     fronts = {rn.note.id: rn.fields[0] for rn in rd.notes}
     shown = {(fronts[note], o): (front, back) for note, o, front, back in side_contents(text)}
     assert shown.keys() == anki.keys()
@@ -108,11 +108,11 @@ def test_the_preview_page_labels_the_reversed_card(tmp_path: Path) -> None:
     """Issue 44: the page labelled a reversed card "basic", with no "card 2 (reverse)"."""
     from deckbuilder.preview.page import preview_page
     from deckbuilder.preview.report import preview_deck
-    from deckbuilder.preview.settings import deck_settings
+    from deckbuilder.preview.settings import settings_for
     from tests.preview.pages import page_data
 
     rd = render_deck(load_deck(_deck(tmp_path)))
-    settings, origin = deck_settings(rd.deck)
-    data = page_data(preview_page(rd, preview_deck(rd.deck, settings, 30, 0, origin)))
+    chosen = settings_for(rd.deck)
+    data = page_data(preview_page(rd, preview_deck(rd.deck, chosen, 30, 0)))
     labels = {(data["notes"][card[0]][0], card[1]): card[2] for card in data["cards"]}
     assert labels == {("one", 0): "", ("both", 0): "", ("both", 1): "card 2 (reverse)"}

@@ -20,7 +20,7 @@ from deckbuilder.model import ClozeNote, Deck
 from deckbuilder.preview.chart import chart_image, font_families, write_chart
 from deckbuilder.preview.page_chart import forecast_svg
 from deckbuilder.preview.report import DeckPreview, preview_deck
-from deckbuilder.preview.settings import deck_settings
+from deckbuilder.preview.settings import settings_for
 from tests.conftest import ROOT, Run
 
 KOREAN_TITLE = "ML 시스템::그래디언트 체크포인팅"
@@ -38,8 +38,8 @@ def preview() -> DeckPreview:
         for i in range(8)
     )
     deck = Deck("gc", KOREAN_TITLE, Path("cards/gc.yaml"), notes)
-    settings, origin = deck_settings(deck)
-    return preview_deck(deck, settings, DAYS, seed=0, origin=origin)
+    chosen = settings_for(deck)
+    return preview_deck(deck, chosen, DAYS, 0)
 
 
 def test_the_fonts_chosen_have_every_hangul_character_of_the_title() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from deckbuilder.model import StudySettings
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings
 from deckbuilder.schedule.exam import exam_days, new_per_day_needed, plan_exam
 from tests.conftest import Run
@@ -21,14 +22,14 @@ START = date(2025, 1, 1)
 def test_thousand_cards_in_59_days_need_20_a_day() -> None:
     exam = START + timedelta(days=58)
     assert exam_days(START, exam) == 59
-    plan = plan_exam(1000, PreviewSettings(review_limit=None), START, exam, lead=7)
+    plan = plan_exam(1000, PreviewSettings(StudySettings(review_limit=None)), START, exam, lead=7)
     assert plan.new_per_day_needed == 20
     assert plan.introduced_by == 50 and plan.in_time
     assert plan.forecast.days == 59 and len(plan.reviews_last_week) == 7
 
 
 def test_one_fewer_a_day_is_too_few() -> None:
-    settings = PreviewSettings(review_limit=None)
+    settings = PreviewSettings(StudySettings(review_limit=None))
     needed = new_per_day_needed(1000, settings, 59, 7)
     assert needed == 20
     late = plan_exam(1000, settings, START, START + timedelta(days=58), 7, new_per_day=19)
@@ -36,10 +37,12 @@ def test_one_fewer_a_day_is_too_few() -> None:
 
 
 def test_review_limit_can_make_more_new_cards_a_day_needed_or_impossible() -> None:
-    free = new_per_day_needed(2000, PreviewSettings(review_limit=None), 120, 7)
-    limited = new_per_day_needed(2000, PreviewSettings(review_limit=150), 120, 7)
+    free = new_per_day_needed(2000, PreviewSettings(StudySettings(review_limit=None)), 120, 7)
+    limited = new_per_day_needed(2000, PreviewSettings(StudySettings(review_limit=150)), 120, 7)
     assert free is not None and limited is not None and limited > free
-    assert new_per_day_needed(2000, PreviewSettings(review_limit=120), 120, 7) is None
+    assert (
+        new_per_day_needed(2000, PreviewSettings(StudySettings(review_limit=120)), 120, 7) is None
+    )
     assert new_per_day_needed(100, PreviewSettings(), 5, 7) is None  # lead past the start
 
 
@@ -47,7 +50,9 @@ def test_review_limit_can_make_more_new_cards_a_day_needed_or_impossible() -> No
 def test_memorized_on_exam_day_agrees_with_ankis_simulator(collection: Any) -> None:
     from anki.scheduler_pb2 import SimulateFsrsReviewRequest
 
-    plan = plan_exam(1000, PreviewSettings(review_limit=None), START, START + timedelta(58), 7)
+    plan = plan_exam(
+        1000, PreviewSettings(StudySettings(review_limit=None)), START, START + timedelta(58), 7
+    )
     request = SimulateFsrsReviewRequest(
         params=list(DEFAULT_PARAMETERS),
         desired_retention=0.9,

@@ -14,7 +14,7 @@ import pytest
 
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import preview_deck
-from deckbuilder.preview.settings import deck_settings
+from deckbuilder.preview.settings import settings_for
 from tests.app_calls import check_decks
 from tests.browser import ARTIFACTS
 from tests.occlusion_decks import (
@@ -33,8 +33,8 @@ pytestmark = pytest.mark.browser
 def _page(root: Path, mode: str) -> Path:
     cards = heart_project(root, mode=mode)
     (rd,) = check_decks([cards / "heart.yaml"], media_dir=root / "media")
-    settings, origin = deck_settings(rd.deck)
-    text = preview_page(rd, preview_deck(rd.deck, settings, 365, 42, origin))
+    chosen = settings_for(rd.deck)
+    text = preview_page(rd, preview_deck(rd.deck, chosen, 365, 42))
     data = page_data(text)
     assert [card[1] for card in data["cards"]] == [0, 1, 2]
     assert "<td>3</td>" in text  # the counts: 1 note, 3 cards

@@ -20,7 +20,7 @@ from deckbuilder.errors import Problem, Severity
 from deckbuilder.preview.mathml import typeset
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import preview_deck
-from deckbuilder.preview.settings import deck_settings
+from deckbuilder.preview.settings import settings_for
 from tests.app_calls import check_decks
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, copied
@@ -50,8 +50,8 @@ CUT_OFF = """doc => {
 
 def _page(source: Path, out: Path, warnings: list[Problem] | None = None) -> str:
     (rd,) = check_decks([source], media_dir=DATA / "media")
-    settings_, origin = deck_settings(rd.deck)
-    text = preview_page(rd, preview_deck(rd.deck, settings_, 365, 42, origin), warnings)
+    chosen = settings_for(rd.deck)
+    text = preview_page(rd, preview_deck(rd.deck, chosen, 365, 42), warnings)
     out.write_text(text, encoding="utf-8")
     return text
 

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from deckbuilder.model import StudyOverrides
 from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.page_chart import axis_label, sweep_svg
 from deckbuilder.preview.report import DeckPreview, Questions, preview_deck
-from deckbuilder.preview.settings import deck_settings
+from deckbuilder.preview.settings import settings_for
 from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
 from tests.app_calls import check_decks
 from tests.conftest import DATA, copied
@@ -24,10 +25,10 @@ PHONE = {"width": 390, "height": 844}
 DAYS = 60
 
 
-def _preview(source: Path, sweep: bool, **overrides: Any) -> tuple[Any, DeckPreview]:
+def _preview(source: Path, sweep: bool, retention: float | None = None) -> tuple[Any, DeckPreview]:
     (rd,) = check_decks([source], media_dir=DATA / "media")
-    settings, origin = deck_settings(rd.deck, overrides)
-    return rd, preview_deck(rd.deck, settings, DAYS, 42, origin, Questions(sweep=sweep))
+    chosen = settings_for(rd.deck, StudyOverrides(desired_retention=retention))
+    return rd, preview_deck(rd.deck, chosen, DAYS, 42, Questions(sweep=sweep))
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +46,7 @@ def swept(deck: Path) -> Swept:
 
     @cache
     def run(retention: float | None = None) -> tuple[Any, DeckPreview]:
-        overrides = {} if retention is None else {"desired_retention": retention}
-        return _preview(deck, sweep=True, **overrides)
+        return _preview(deck, sweep=True, retention=retention)
 
     return run
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from deckbuilder.model import StudySettings
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings
 from deckbuilder.schedule.sweep import OPTIMAL_RANGE, SWEEP_RETENTIONS, Sweep, sweep
 from tests.conftest import Run
@@ -21,7 +22,7 @@ CliRun = Callable[..., Run]
 
 
 def test_sweep_covers_ankis_retentions_and_reviews_grow_with_retention() -> None:
-    result = sweep(300, PreviewSettings(new_per_day=10), 365)
+    result = sweep(300, PreviewSettings(StudySettings(new_per_day=10, review_limit=None)), 365)
     assert [p.retention for p in result.points] == list(SWEEP_RETENTIONS)
     assert SWEEP_RETENTIONS[0] == 0.70 and SWEEP_RETENTIONS[-1] == 0.99
     reviews = [p.reviews for p in result.points]
@@ -31,7 +32,7 @@ def test_sweep_covers_ankis_retentions_and_reviews_grow_with_retention() -> None
 
 
 def test_optimal_retention_is_the_least_time_per_card_remembered() -> None:
-    result = sweep(1000, PreviewSettings(new_per_day=20, review_limit=None), 365)
+    result = sweep(1000, PreviewSettings(StudySettings(new_per_day=20, review_limit=None)), 365)
     searched = [p for p in result.points if p.retention <= OPTIMAL_RANGE[1] + 1e-9]
     best = min(searched, key=lambda p: p.minutes_per_card)
     assert result.optimal_retention == pytest.approx(best.retention, abs=0.02)
@@ -84,7 +85,9 @@ def ankis_default_run(anki_col: Any) -> Callable[[int, int], Any]:
 def our_sweep(cards: int, new_per_day: int) -> Sweep:
     """The preview's sweep over a year with no review limit, computed once: two tests
     compare 10,000 cards at 100 a day."""
-    return sweep(cards, PreviewSettings(new_per_day=new_per_day, review_limit=None), 365)
+    return sweep(
+        cards, PreviewSettings(StudySettings(new_per_day=new_per_day, review_limit=None)), 365
+    )
 
 
 @pytest.mark.anki
@@ -169,7 +172,7 @@ def test_fsrs_rs_optimal_retention_agrees_and_ignores_it_when_cards_carry_one() 
     config.deck_size, config.learn_limit, config.learn_span = 1000, 20, 365
     w = list(DEFAULT_PARAMETERS)
     reference = fsrs_rs.optimal_retention(config, w)
-    ours = sweep(1000, PreviewSettings(new_per_day=20, review_limit=None), 365)
+    ours = sweep(1000, PreviewSettings(StudySettings(new_per_day=20, review_limit=None)), 365)
     assert ours.optimal_retention == pytest.approx(reference, abs=0.02 + 1e-9)
     answers = [
         fsrs_rs.optimal_retention(config, w, _fsrs_rs_cards(fsrs_rs, 1000, 20, carried))
@@ -225,11 +228,11 @@ def test_a_sweep_is_one_run_of_ten_thousand_cards_per_retention(
         return real(cards, copies, *rest, **named)
 
     monkeypatch.setattr(sweeping, "simulate", counting)
-    sweep(21, PreviewSettings(new_per_day=10), 30)
+    sweep(21, PreviewSettings(StudySettings(new_per_day=10, review_limit=None)), 30)
     assert len(runs) == 1 and MIN_SWEEP_CARDS <= runs[0][0] < MIN_SWEEP_CARDS + 21
     assert runs[0][1] == len(SWEEP_RETENTIONS)
     runs.clear()
-    sweep(12_000, PreviewSettings(new_per_day=100), 2)
+    sweep(12_000, PreviewSettings(StudySettings(new_per_day=100, review_limit=None)), 2)
     assert runs == [(12_000, len(SWEEP_RETENTIONS))]
 
 
@@ -237,7 +240,7 @@ def test_reviews_and_memorized_grow_with_retention_for_a_small_deck() -> None:
     """Simulated in one run, each retention drawing its own random numbers, the curve
     zigzagged: a higher retention could show fewer reviews. The same card draws the same
     numbers at every retention, so the curve rises as the workload does."""
-    result = sweep(21, PreviewSettings(new_per_day=10, review_limit=100), 365)
+    result = sweep(21, PreviewSettings(StudySettings(new_per_day=10, review_limit=100)), 365)
     reviews = [p.reviews for p in result.points]
     memorized = [p.memorized for p in result.points]
     assert reviews == sorted(reviews) and memorized == sorted(memorized)
@@ -260,7 +263,9 @@ def _swept(optimal: float, current: float, **at_current: float) -> Sweep:
 def _forecast_of(cards: int) -> tuple[Any, Any]:
     from deckbuilder.schedule import forecast, summarize
 
-    fc = forecast(cards, PreviewSettings(new_per_day=10), 365, seed=42).as_shown()
+    fc = forecast(
+        cards, PreviewSettings(StudySettings(new_per_day=10, review_limit=None)), 365, seed=42
+    ).as_shown()
     return fc, summarize(fc)
 
 

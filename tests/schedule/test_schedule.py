@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -11,7 +11,7 @@ import pytest
 
 from deckbuilder import deck_options
 from deckbuilder.deck_options import ParameterSyntaxError
-from deckbuilder.model import StudySettings
+from deckbuilder.model import StudyOverrides, StudySettings
 from deckbuilder.schedule import (
     DEFAULT_PARAMETERS,
     LOWER_BOUNDS,
@@ -23,7 +23,6 @@ from deckbuilder.schedule import (
     parse_parameters,
     summarize,
 )
-from deckbuilder.schedule.settings import RETENTION_RANGE
 
 # --- ladder -----------------------------------------------------------------------------
 
@@ -72,7 +71,7 @@ def test_first_intervals_are_the_initial_stabilities_at_90_percent() -> None:
 @pytest.mark.parametrize("maximum", [36500, 100])
 def test_ladder_equals_py_fsrs(retention: float, maximum: int) -> None:
     lad = ladder(
-        PreviewSettings(desired_retention=retention, maximum_interval=maximum),
+        PreviewSettings(StudySettings(desired_retention=retention, maximum_interval=maximum)),
         horizon=10_000,
         max_steps=8,
     )
@@ -92,8 +91,8 @@ def test_ladder_stops_at_the_first_interval_past_the_horizon() -> None:
 
 
 def test_lower_retention_gives_longer_intervals() -> None:
-    low = ladder(PreviewSettings(desired_retention=0.8), horizon=365).good
-    high = ladder(PreviewSettings(desired_retention=0.95), horizon=365).good
+    low = ladder(PreviewSettings(StudySettings(desired_retention=0.8)), horizon=365).good
+    high = ladder(PreviewSettings(StudySettings(desired_retention=0.95)), horizon=365).good
     assert all(a > b for a, b in zip(low[1:], high[1:], strict=False))
 
 
@@ -101,31 +100,35 @@ def test_lower_retention_gives_longer_intervals() -> None:
 
 
 def test_forecast_is_deterministic_for_a_seed() -> None:
-    settings = PreviewSettings(new_per_day=10)
+    settings = PreviewSettings(StudySettings(new_per_day=10, review_limit=None))
     assert forecast(200, settings, 120, seed=7) == forecast(200, settings, 120, seed=7)
     assert forecast(200, settings, 120, seed=7) != forecast(200, settings, 120, seed=8)
 
 
 def test_new_cards_follow_the_daily_limit() -> None:
-    fc = forecast(45, PreviewSettings(new_per_day=20), 10)
+    fc = forecast(45, PreviewSettings(StudySettings(new_per_day=20, review_limit=None)), 10)
     assert fc.new == (20, 20, 5, 0, 0, 0, 0, 0, 0, 0)
     assert summarize(fc).introduced_by == 3
     assert fc.memorized[0] == pytest.approx(20)  # just learned: recalled with certainty
 
 
 def test_maximum_interval_of_one_day_reviews_every_card_daily() -> None:
-    fc = forecast(30, PreviewSettings(new_per_day=10, maximum_interval=1), 6)
+    fc = forecast(
+        30, PreviewSettings(StudySettings(new_per_day=10, maximum_interval=1, review_limit=None)), 6
+    )
     assert fc.reviews == (0, 10, 20, 30, 30, 30)
 
 
 def test_review_limit_caps_reviews_and_new_cards_share_it() -> None:
-    settings = PreviewSettings(new_per_day=50, review_limit=60)
+    settings = PreviewSettings(StudySettings(new_per_day=50, review_limit=60))
     fc = forecast(2000, settings, 200, replicas=1)
     assert max(fc.reviews) == 60
     assert all(r + n <= 60 for r, n in zip(fc.reviews, fc.new, strict=True))
     ignoring = forecast(
         2000,
-        PreviewSettings(new_per_day=50, review_limit=60, new_cards_ignore_review_limit=True),
+        PreviewSettings(
+            StudySettings(new_per_day=50, review_limit=60), new_cards_ignore_review_limit=True
+        ),
         200,
     )
     assert max(ignoring.reviews) <= 60
@@ -137,22 +140,36 @@ def test_no_learning_steps_costs_one_answer_per_new_card() -> None:
     b = ReviewBehaviour()
     expected_seconds = sum(p * c for p, c in zip(b.first_rating, b.learning_costs, strict=True))
     fc = forecast(
-        1000, PreviewSettings(new_per_day=1000, learning_steps=(), relearning_steps=()), 1
+        1000,
+        PreviewSettings(
+            StudySettings(
+                new_per_day=1000, learning_steps=(), relearning_steps=(), review_limit=None
+            )
+        ),
+        1,
     )
     assert fc.minutes[0] * 60 / 1000 == pytest.approx(expected_seconds, rel=0.01)
-    with_steps = forecast(1000, PreviewSettings(new_per_day=1000), 1)
+    with_steps = forecast(
+        1000, PreviewSettings(StudySettings(new_per_day=1000, review_limit=None)), 1
+    )
     assert with_steps.minutes[0] > fc.minutes[0] * 1.2
 
 
 def test_higher_retention_costs_more_reviews() -> None:
-    low = forecast(500, PreviewSettings(desired_retention=0.8), 365)
-    high = forecast(500, PreviewSettings(desired_retention=0.95), 365)
+    low = forecast(
+        500, PreviewSettings(StudySettings(desired_retention=0.8, review_limit=None)), 365
+    )
+    high = forecast(
+        500, PreviewSettings(StudySettings(desired_retention=0.95, review_limit=None)), 365
+    )
     assert sum(high.reviews) > 1.5 * sum(low.reviews)
     assert high.memorized[-1] > low.memorized[-1]
 
 
 def test_summary_of_a_known_forecast() -> None:
-    fc = forecast(30, PreviewSettings(new_per_day=10, maximum_interval=1), 6)
+    fc = forecast(
+        30, PreviewSettings(StudySettings(new_per_day=10, maximum_interval=1, review_limit=None)), 6
+    )
     sm = summarize(fc)
     whole = sm.whole
     assert (whole.peak_reviews.value, whole.peak_reviews.day) == (30, 4)
@@ -284,9 +301,10 @@ def test_load_balancer_off_schedules_exact_intervals() -> None:
     are due on day round(w[3]) = 8; with it, spread over Anki's fuzz range of 8, 6..10."""
     behaviour = ReviewBehaviour(first_rating=(0.0, 0.0, 0.0, 1.0))
     base = PreviewSettings(
-        new_per_day=1000, learning_steps=(), relearning_steps=(), behaviour=behaviour
+        StudySettings(new_per_day=1000, learning_steps=(), relearning_steps=(), review_limit=None),
+        behaviour=behaviour,
     )
-    off = forecast(1000, base.with_values(load_balancer=False), 11, replicas=1)
+    off = forecast(1000, replace(base, load_balancer=False), 11, replicas=1)
     on = forecast(1000, base, 11, replicas=1)
     assert off.reviews[:9] == (0,) * 8 + (1000,)
     assert on.reviews[:6] == (0,) * 6 and sum(on.reviews) > 1000
@@ -296,7 +314,13 @@ def test_load_balancer_off_schedules_exact_intervals() -> None:
 
 def test_a_huge_maximum_interval_needs_no_huge_tables() -> None:
     """Fuzz ranges are tabled only as far as they can matter, whatever the maximum."""
-    low = forecast(200, PreviewSettings(desired_retention=0.5, maximum_interval=10**12), 60)
+    low = forecast(
+        200,
+        PreviewSettings(
+            StudySettings(desired_retention=0.5, maximum_interval=10**12, review_limit=None)
+        ),
+        60,
+    )
     assert sum(low.new) == 200 and low.memorized[-1] > 0
 
 
@@ -335,19 +359,21 @@ def anki_simulation(
 
     request = SimulateFsrsReviewRequest(
         params=list(settings.parameters),
-        desired_retention=settings.desired_retention,
+        desired_retention=settings.study.desired_retention,
         deck_size=cards,  # added on top of the searched cards: the search matches none
         days_to_simulate=days,
-        new_limit=settings.new_per_day,
-        review_limit=9_999_999 if settings.review_limit is None else settings.review_limit,
-        max_interval=settings.maximum_interval,
+        new_limit=settings.study.new_per_day,
+        review_limit=9_999_999
+        if settings.study.review_limit is None
+        else settings.study.review_limit,
+        max_interval=settings.study.maximum_interval,
         search="cid:1",
         new_cards_ignore_review_limit=settings.new_cards_ignore_review_limit,
         easy_days_percentages=[1.0] * 7,
         review_order=review_order,
         historical_retention=0.9,
-        learning_step_count=len(settings.learning_steps),
-        relearning_step_count=len(settings.relearning_steps),
+        learning_step_count=len(settings.study.learning_steps),
+        relearning_step_count=len(settings.study.relearning_steps),
     )
     return col._backend.simulate_fsrs_review(request)
 
@@ -388,10 +414,10 @@ def test_forecast_agrees_with_ankis_simulator(collection: Any, workload: dict[st
 
     values = dict(workload)
     cards = values.pop("cards")
-    settings = PreviewSettings(**values)
+    settings = PreviewSettings(StudySettings(**{"review_limit": None, **values}))
     ours = forecast(cards, settings, 365)
     default = anki_simulation(collection, cards, settings, 365)
-    if settings.review_limit is None:
+    if settings.study.review_limit is None:
         runs = [
             anki_simulation(collection, cards, settings, 365, RANDOM_ORDER)
             for _ in range(-(-ANKI_CARDS // cards))
@@ -424,11 +450,13 @@ def test_load_balancer_as_anki_turns_it_on_and_off(collection: Any, load_balance
     from anki.config import Config
 
     collection.set_config_bool(Config.Bool.LOAD_BALANCER_ENABLED, load_balancer)
-    settings = PreviewSettings(new_per_day=100, load_balancer=load_balancer)
+    settings = PreviewSettings(
+        StudySettings(new_per_day=100, review_limit=None), load_balancer=load_balancer
+    )
     anki = anki_simulation(collection, 10_000, settings, 365)
     ours = forecast(10_000, settings, 365)
     assert sum(ours.reviews) == pytest.approx(sum(anki.daily_review_count), rel=0.03)
-    other = forecast(10_000, settings.with_values(load_balancer=not load_balancer), 365)
+    other = forecast(10_000, replace(settings, load_balancer=not load_balancer), 365)
     assert (sum(ours.reviews) > sum(other.reviews)) is load_balancer
 
 
@@ -439,7 +467,7 @@ def test_default_settings_are_valid_and_match_py_fsrs_defaults() -> None:
     from fsrs.scheduler import DEFAULT_PARAMETERS as PY_FSRS_DEFAULTS
     from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
-    assert PreviewSettings().problems() == []
+    assert deck_options.parameter_problems(PreviewSettings().parameters) == []
     assert tuple(PY_FSRS_DEFAULTS) == DEFAULT_PARAMETERS
     assert tuple(LOWER_BOUNDS_PARAMETERS) == LOWER_BOUNDS
     assert tuple(UPPER_BOUNDS_PARAMETERS) == UPPER_BOUNDS
@@ -454,50 +482,22 @@ def test_defaults_and_bounds_are_py_fsrs_own_not_copies(monkeypatch: pytest.Monk
     monkeypatch.setattr(scheduler, "DEFAULT_PARAMETERS", shifted)
     monkeypatch.setattr(scheduler, "UPPER_BOUNDS_PARAMETERS", (*UPPER_BOUNDS[:20], 0.1))
     assert deck_options.DEFAULT_PARAMETERS == PreviewSettings().parameters == shifted
-    problems = PreviewSettings().problems()
-    assert [p.message for p in problems] == ["w[20]=0.2 is outside 0.1..0.1"]
+    problems = deck_options.parameter_problems(PreviewSettings().parameters)
+    assert problems == ["w[20]=0.2 is outside 0.1..0.1"]
 
 
-@pytest.mark.parametrize(
-    ("values", "name", "text"),
-    [
-        ({"desired_retention": 1.0}, "desired_retention", "between 0.01 and 0.999"),
-        ({"desired_retention": 0.0}, "desired_retention", "between 0.01 and 0.999"),
-        ({"desired_retention": math.nan}, "desired_retention", "between 0.01 and 0.999"),
-        # Below about 1e-30 the interval formula overflows a float.
-        ({"desired_retention": 1e-300}, "desired_retention", "between 0.01 and 0.999"),
-        ({"new_per_day": -1}, "new_per_day", "between 0 and 9999 (Anki's limit), not -1"),
-        ({"new_per_day": 10**24}, "new_per_day", "between 0 and 9999"),
-        ({"review_limit": -5}, "review_limit", "between 0 and 9999 (Anki's limit), not -5"),
-        ({"review_limit": 10_000}, "review_limit", "between 0 and 9999"),
-        ({"maximum_interval": 0}, "maximum_interval", "1 day or more"),
-        ({"parameters": DEFAULT_PARAMETERS[:19]}, "parameters", "expected 21"),
-        (
-            {"parameters": (*DEFAULT_PARAMETERS[:4], 12.0, *DEFAULT_PARAMETERS[5:])},
-            "parameters",
-            "w[4]=12 is outside 1..10",
-        ),
-        ({"learning_steps": (1.0, -10.0)}, "learning_steps", "between 0 and 2147483648 seconds"),
-        ({"relearning_steps": (2.0**31 + 1,)}, "relearning_steps", "between 0 and 2147483648"),
-    ],
-)
-def test_out_of_range_settings_are_named(values: dict[str, Any], name: str, text: str) -> None:
-    problems = PreviewSettings(**values).problems()
-    assert [p.code for p in problems] == [name]
-    assert text in problems[0].message
-
-
-@pytest.mark.parametrize("retention", RETENTION_RANGE)
+@pytest.mark.parametrize("retention", deck_options.FORECAST_RETENTION_RANGE)
 @pytest.mark.parametrize("decay", [LOWER_BOUNDS[20], UPPER_BOUNDS[20]])
 def test_every_allowed_retention_can_be_forecast(retention: float, decay: float) -> None:
     """The ends of the retention range, with the steepest and flattest forgetting curves
     the parameters allow: intervals stay finite (a retention of 1e-300 overflows)."""
     settings = PreviewSettings(
-        desired_retention=retention, parameters=(*DEFAULT_PARAMETERS[:20], decay)
+        StudySettings(desired_retention=retention, review_limit=None),
+        parameters=(*DEFAULT_PARAMETERS[:20], decay),
     )
-    assert settings.problems() == []
+    assert deck_options.parameter_problems(settings.parameters) == []
     lad = ladder(settings, horizon=365)
-    assert all(1 <= days <= settings.maximum_interval for days in lad.good + lad.again_good)
+    assert all(1 <= days <= settings.study.maximum_interval for days in lad.good + lad.again_good)
     fc = forecast(3, settings, 30, replicas=2)
     assert sum(fc.new) == 3 and all(math.isfinite(x) for x in fc.memorized)
 
@@ -531,26 +531,14 @@ def test_parse_parameters_names_the_bad_entry_and_its_line(
     assert str(info.value).startswith(repr(entry))
 
 
-def test_settings_take_a_later_study_block() -> None:
-    """Values a deck's study: block may set replace the defaults; None keeps them."""
-    s = PreviewSettings().with_values(new_per_day=5, review_limit=None, learning_steps=(10.0,))
-    assert (s.new_per_day, s.review_limit, s.learning_steps) == (5, None, (10.0,))
-    assert s.desired_retention == 0.9
-    with pytest.raises(TypeError, match="unknown study settings: new_per_dya"):
-        PreviewSettings().with_values(new_per_dya=5)
-
-
 def test_settings_from_a_study_block() -> None:
+    """A deck's study block is the forecast's study settings; options given over it win,
+    and those not given (None) keep the block's."""
     block = StudySettings(new_per_day=5, review_limit=50, learning_steps=(), maximum_interval=90)
-    s = PreviewSettings.from_study(block)
-    assert (s.new_per_day, s.review_limit, s.learning_steps, s.maximum_interval) == (
-        5,
-        50,
-        (),
-        90,
-    )
-    assert s.relearning_steps == (600.0,) and s.parameters == DEFAULT_PARAMETERS
-    assert PreviewSettings.from_study(block, new_per_day=8, review_limit=None).new_per_day == 8
+    s = PreviewSettings(block)
+    assert s.study.relearning_steps == (600.0,) and s.parameters == DEFAULT_PARAMETERS
+    given = StudyOverrides(new_per_day=8).over(block)
+    assert (given.new_per_day, given.review_limit, given.maximum_interval) == (8, 50, 90)
     capped = forecast(100, s, 120)
     assert max(capped.reviews) <= 50 and max(capped.new) == 5
 
@@ -568,10 +556,12 @@ def test_forecast_is_vectorised_not_a_loop_per_card(monkeypatch: pytest.MonkeyPa
         return original(self, elapsed, s)
 
     monkeypatch.setattr(MemoryModel, "retrievability", counting)
-    forecast(100, PreviewSettings(new_per_day=50), 30, replicas=1)
+    forecast(100, PreviewSettings(StudySettings(new_per_day=50, review_limit=None)), 30, replicas=1)
     small = calls["n"]
     calls["n"] = 0
-    forecast(5000, PreviewSettings(new_per_day=2500), 30, replicas=1)
+    forecast(
+        5000, PreviewSettings(StudySettings(new_per_day=2500, review_limit=None)), 30, replicas=1
+    )
     assert calls["n"] == small <= 2 * 30
 
 
@@ -599,7 +589,7 @@ def test_forecast_agrees_with_ankis_default_run_strictly(
     default probabilities and costs, load balancer on): reviews within 5%, memorized 1%."""
     values = dict(workload)
     cards = values.pop("cards")
-    settings = PreviewSettings(**values)
+    settings = PreviewSettings(StudySettings(**{"review_limit": None, **values}))
     ours = forecast(cards, settings, 365)
     anki = anki_simulation(collection, cards, settings, 365)
     assert sum(ours.reviews) == pytest.approx(sum(anki.daily_review_count), rel=0.05)
@@ -622,7 +612,10 @@ def test_due_counts_from_due_days_balance_as_the_table_does(
     than a table of every copy's days (which took gigabytes); the days chosen are the same."""
     from deckbuilder.schedule import balancer
 
-    settings = PreviewSettings(**{"new_per_day": 10, **values})
+    ignore = values.get("new_cards_ignore_review_limit", False)
+    given = {k: v for k, v in values.items() if k != "new_cards_ignore_review_limit"}
+    study = StudySettings(**{"new_per_day": 10, "review_limit": None, **given})
+    settings = PreviewSettings(study, new_cards_ignore_review_limit=ignore)
     monkeypatch.setattr(balancer, "TABLE_BYTES", 1 << 40)
     by_table = forecast(cards, settings, days)
     monkeypatch.setattr(balancer, "TABLE_BYTES", 0)
@@ -635,7 +628,10 @@ def test_due_counts_from_due_days_balance_as_the_table_does(
     ("cards", "settings"),
     [
         (21, PreviewSettings()),
-        (300, PreviewSettings(new_per_day=7, review_limit=40, desired_retention=0.85)),
+        (
+            300,
+            PreviewSettings(StudySettings(new_per_day=7, review_limit=40, desired_retention=0.85)),
+        ),
     ],
 )
 def test_a_summary_reads_the_same_from_a_forecast_that_counts_memorized_cards_on_its_last_day(

@@ -471,14 +471,14 @@ def test_page_plays_typed_cards() -> None:
     """The preview page gives typed cards their Flip button and kind name."""
     from deckbuilder.preview.page import preview_page
     from deckbuilder.preview.report import preview_deck
-    from deckbuilder.preview.settings import deck_settings
+    from deckbuilder.preview.settings import settings_for
     from deckbuilder.render.deck import render_deck
     from tests.preview.pages import page_data
 
     (deck,) = load_decks([SOURCE / "typed-korean.yaml"])
     rd = render_deck(deck)
-    settings, origin = deck_settings(deck)
-    data = page_data(preview_page(rd, preview_deck(deck, settings, 30, 0, origin)))
+    chosen = settings_for(deck)
+    data = page_data(preview_page(rd, preview_deck(deck, chosen, 30, 0)))
     assert {note[1] for note in data["notes"]} == {"typed"}
     assert data["kinds"]["typed"] == "typed answer"
     assert "typed" in data["played"]  # the page gives its cards Flip and Again
@@ -489,14 +489,14 @@ def test_the_preview_page_judges_every_play(tmp_path: Path, browser: Any) -> Non
     {{type:}}, Enter asking the page for the answer), every play gives today's verdict."""
     from deckbuilder.preview.page import preview_page
     from deckbuilder.preview.report import preview_deck
-    from deckbuilder.preview.settings import deck_settings
+    from deckbuilder.preview.settings import settings_for
     from deckbuilder.render.deck import render_deck
 
     page = tmp_path / "typed.html"
     for deck in load_decks([SOURCE / "typed-english.yaml"]):
-        settings, origin = deck_settings(deck)
+        chosen = settings_for(deck)
         page.write_text(
-            preview_page(render_deck(deck), preview_deck(deck, settings, 30, 0, origin)),
+            preview_page(render_deck(deck), preview_deck(deck, chosen, 30, 0)),
             encoding="utf-8",
         )
     context = browser.new_context(viewport=DESKTOP)
