@@ -94,13 +94,18 @@ class RequestError(Exception):
     request field at fault (``days``, ``params``...) and what is wrong with its value.
     Callers word the fields as they ask for them (the CLI: as its options)."""
 
-    def __init__(self, problems: Iterable[tuple[str, str]]) -> None:
-        self.problems: tuple[tuple[str, str], ...] = tuple(problems)
-        super().__init__("; ".join(f"{name}: {message}" for name, message in self.problems))
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("; ".join(f"{p.code}: {p.message}" for p in self.problems))
+
+    @staticmethod
+    def about(field: str, message: str) -> Problem:
+        """The problem of a request's ``field``: its code is the field's name."""
+        return Problem("", None, message, code=field)
 
     @classmethod
-    def single(cls, name: str, message: str) -> RequestError:
-        return cls([(name, message)])
+    def single(cls, field: str, message: str) -> RequestError:
+        return cls([cls.about(field, message)])
 
 
 class TargetExists(Exception):

@@ -15,6 +15,7 @@ from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
 from deckbuilder.lock.manifest import lock_path, read_manifest, update_manifest
+from deckbuilder.model import StudyOverrides
 from deckbuilder.preview.chart import FORMATS, write_chart
 from deckbuilder.preview.page import LintNotes, Removed, preview_page
 from deckbuilder.preview.questions import questions_for
@@ -31,7 +32,8 @@ from deckbuilder.render.deck import RenderedDeck
 from deckbuilder.schedule.fit import FittedParameters
 
 _PAGE_SUFFIXES = (".html", ".htm")
-_REQUEST_FIELDS = frozenset(f.name for f in fields(PreviewRequest))
+# A request's own warnings name its field (the study overrides' by their own names).
+_REQUEST_FIELDS = frozenset(f.name for f in (*fields(PreviewRequest), *fields(StudyOverrides)))
 
 
 @dataclass(frozen=True)

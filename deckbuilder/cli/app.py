@@ -172,7 +172,7 @@ OPTIONS = {
 
 def worded(exc: RequestError) -> str:
     """A request error as the command line words it: each field as its option."""
-    return "; ".join(f"{OPTIONS.get(name, name)}: {message}" for name, message in exc.problems)
+    return "; ".join(f"{OPTIONS.get(p.code or '', p.code)}: {p.message}" for p in exc.problems)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -40,12 +40,18 @@ def questions_for(
     days = (exam - start).days + 1
     if days < 1:
         problems.append(
-            ("exam", f"{exam.isoformat()} is before the first study day {start.isoformat()}")
+            RequestError.about(
+                "exam", f"{exam.isoformat()} is before the first study day {start.isoformat()}"
+            )
         )
     elif days > MAX_EXAM_DAYS:
-        problems.append(("exam", f"{days} days away; at most {MAX_EXAM_DAYS} are forecast"))
+        problems.append(
+            RequestError.about("exam", f"{days} days away; at most {MAX_EXAM_DAYS} are forecast")
+        )
     if not 0 <= lead <= MAX_EXAM_DAYS:
-        problems.append(("lead", f"must be between 0 and {MAX_EXAM_DAYS} days, not {lead}"))
+        problems.append(
+            RequestError.about("lead", f"must be between 0 and {MAX_EXAM_DAYS} days, not {lead}")
+        )
     if problems:
         raise RequestError(problems)
     return Questions(sweep=sweep, exam=exam, start=start, lead=lead, exam_new_per_day=new_per_day)

@@ -61,7 +61,7 @@ def checked_options(
     low, high = FORECAST_RETENTION_RANGE
     if retention is not None and not low <= retention <= high:  # also refuses NaN
         problems.append(
-            (
+            RequestError.about(
                 "desired_retention",
                 f"must be between {low} and {high}, not {retention}{percent_hint(retention)}",
             )
@@ -70,16 +70,20 @@ def checked_options(
         value = getattr(study, name)
         if value is not None and not 0 <= value <= ANKI_PER_DAY_MAX:
             problems.append(
-                (name, f"must be between 0 and {ANKI_PER_DAY_MAX} (Anki's limit), not {value}")
+                RequestError.about(
+                    name, f"must be between 0 and {ANKI_PER_DAY_MAX} (Anki's limit), not {value}"
+                )
             )
     problems += [
-        ("params", f"{params_file}: {message}" if params_file else message)
+        RequestError.about("params", f"{params_file}: {message}" if params_file else message)
         for message in (() if parameters is None else parameter_problems(parameters))
     ]
     if not 1 <= days <= SIMULATOR_MAX_DAYS:
-        problems.append(("days", f"must be between 1 and {SIMULATOR_MAX_DAYS}, not {days}"))
+        problems.append(
+            RequestError.about("days", f"must be between 1 and {SIMULATOR_MAX_DAYS}, not {days}")
+        )
     if seed < 0:  # NumPy's generators take seeds of 0 or more
-        problems.append(("seed", f"must be 0 or more, not {seed}"))
+        problems.append(RequestError.about("seed", f"must be 0 or more, not {seed}"))
     if problems:
         raise RequestError(problems)
     return parameters
