@@ -63,7 +63,9 @@ def growth(work: Callable[[str], object], make: Callable[[int], str], long: int 
     """How many times longer ``work`` takes on ``make(long)`` than on ``make(long // 4)``
     (CPU time; :func:`assert_linear` measures again when a busy machine spoils a run)."""
     short_text, long_text = make(long // 4), make(long)
-    work(short_text)  # untimed: first-use costs (imports, compiled patterns) are not per character
+    # Untimed: first-use costs (imports, compiled patterns) are not per character, so a
+    # text of the same runs a hundredth as long pays them.
+    work(make(long // 100))
     calls = 1
     while (short := _cpu_seconds(work, short_text, calls)) < MEASURED_SECONDS and calls < 4096:
         calls *= 2

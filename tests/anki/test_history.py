@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -101,17 +102,38 @@ def assert_ladders_agree(ours: tuple[float, ...], anki: list[float]) -> None:
     assert list(ours) == pytest.approx(anki, abs=1e-3)
 
 
-@pytest.mark.anki
-def test_fit_from_collection_file_agrees_with_ankis_fit(tmp_path: Path) -> None:
-    col = make_history(tmp_path / "profile")
+@dataclass(frozen=True)
+class FittedProfile:
+    """A generated 400-card history, as a collection file and as a .colpkg backup of it,
+    with the parameters and item count Anki fits from it."""
+
+    collection: Path
+    backup: Path
+    anki: list[float]
+    items: int
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory: pytest.TempPathFactory) -> FittedProfile:
+    """Generated and fitted by Anki once in the module: both file forms are read from the
+    same history (each test only reads them)."""
+    folder = tmp_path_factory.mktemp("history") / "profile"
+    col = make_history(folder)
     anki, items = anki_fit(col)
+    backup = folder.parent / "backup.colpkg"
+    col.export_collection_package(str(backup), include_media=False, legacy=False)
     col.close()
-    path = tmp_path / "profile" / "collection.anki2"
+    return FittedProfile(folder / "collection.anki2", backup, anki, items)
+
+
+@pytest.mark.anki
+def test_fit_from_collection_file_agrees_with_ankis_fit(profile: FittedProfile) -> None:
+    path = profile.collection
     before = path.read_bytes()
     fitted = fit_history(path)
     assert path.read_bytes() == before  # read from a copy, never written
-    assert fitted.fitted and fitted.reviews == items
-    assert_ladders_agree(fitted.parameters, anki)
+    assert fitted.fitted and fitted.reviews == profile.items
+    assert_ladders_agree(fitted.parameters, profile.anki)
 
 
 def add_messy_entries(col: Any) -> None:
@@ -186,15 +208,10 @@ def test_fit_from_open_collection_reads_its_write_ahead_log(tmp_path: Path) -> N
 
 
 @pytest.mark.anki
-def test_fit_from_colpkg_agrees_with_ankis_fit(tmp_path: Path) -> None:
-    col = make_history(tmp_path / "profile")
-    anki, items = anki_fit(col)
-    backup = tmp_path / "backup.colpkg"
-    col.export_collection_package(str(backup), include_media=False, legacy=False)
-    col.close()
-    fitted = fit_history(backup)
-    assert fitted.fitted and fitted.reviews == items
-    assert_ladders_agree(fitted.parameters, anki)
+def test_fit_from_colpkg_agrees_with_ankis_fit(profile: FittedProfile) -> None:
+    fitted = fit_history(profile.backup)
+    assert fitted.fitted and fitted.reviews == profile.items
+    assert_ladders_agree(fitted.parameters, profile.anki)
 
 
 @pytest.mark.anki
