@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.importers import ImportOptions, plan_import, read_text_source
+from tests.cardfile.loading import load_deck
 
 
 def quiz(n: int) -> str:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.model import ClozeNote
 from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.markdown import render_markdown, render_markdown_fully
+from tests.cardfile.loading import load_deck
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 50

@@ -168,9 +168,9 @@ def assert_imports_or_fails_cleanly(tmp_path: Path, text: str, fmt: str) -> None
 
     from deckbuilder.app.checking import check
     from deckbuilder.app.requests import CheckRequest, Selection
-    from deckbuilder.cardfile.reader import load_deck
     from deckbuilder.errors import DeckError
     from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
+    from tests.cardfile.loading import load_deck
 
     source = tmp_path / f"in.{fmt}"
     source.write_bytes(text.encode("utf-8"))

@@ -19,9 +19,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, MAX_NOTES, load_deck
+from deckbuilder.cardfile.fields import MAX_FIELD_BYTES
+from deckbuilder.cardfile.keys import MAX_NOTES
 from deckbuilder.errors import DeckError
 from deckbuilder.files.atomic import atomic_write
+from tests.cardfile.loading import load_deck
 from tests.conftest import DATA, Run
 
 CliRun = Callable[..., Run]

@@ -27,7 +27,6 @@ from deckbuilder import cloze
 from deckbuilder.anki.notetypes import note_type
 from deckbuilder.anki.notetypes.active_content import without_active_parts
 from deckbuilder.cardfile.fields import LOCALIZED_KEYS, MAX_FIELD_BYTES
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.errors import DeckError
 from deckbuilder.importers import ImportOptions, plan_import, read_text_source
@@ -40,6 +39,7 @@ from deckbuilder.render.fidelity import deletions_ended_early, links_left_as_tex
 from deckbuilder.render.highlight import highlighted_code
 from deckbuilder.render.markdown import render_markdown
 from deckbuilder.templates import token_spans
+from tests.cardfile.loading import load_deck
 
 # Linear time makes the longer input take 4 times as long, quadratic time 16 times.
 ALLOWED_GROWTH = 10

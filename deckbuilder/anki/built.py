@@ -17,9 +17,6 @@ import zipfile
 from pathlib import Path
 
 from deckbuilder.anki.identity import deck_anki_id
-from deckbuilder.anki.search import deck_cards_search
-
-__all__ = ["built_deck_name", "deck_cards_search"]
 
 _COLLECTION = "collection.anki2"  # the collection genanki writes, the only one it writes
 # A package's collection read to find its deck's name: one of a deck of 100,000 notes is

@@ -14,12 +14,12 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from google.protobuf.message import DecodeError, Message
+# DecodeError is caught by the readers from here, so that protobuf stays in this module.
+from google.protobuf.message import DecodeError as DecodeError
+from google.protobuf.message import Message
 
 if TYPE_CHECKING:
     from google.protobuf.descriptor_pool import DescriptorPool
-
-__all__ = ["DecodeError", "NotetypeSettings", "media_names", "notetype_config", "template_formats"]
 
 _DECLARATION = """
 name: "deckbuilder/anki_package.proto"

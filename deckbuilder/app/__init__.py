@@ -102,37 +102,24 @@ __all__ = [
     "watch",
 ]
 
-_LAZY = {
-    "build": "building",
-    "BuildResult": "building",
-    "DeckForecast": "building",
-    "check": "checking",
-    "CheckResult": "checking",
-    "list_decks": "checking",
-    "ListResult": "checking",
-    "import_file": "importing",
-    "ImportResult": "importing",
-    "lint": "linting",
-    "LintResult": "linting",
-    "preview": "previewing",
-    "PreviewResult": "previewing",
-    "pull": "pulling",
-    "PullResult": "pulling",
-    "init_project": "project",
-    "InitResult": "project",
-    "schema": "project",
-    "PackageResult": "packages",
-    "RenderedDeck": "checking",
-    "open_packages": "opening",
-    "Opened": "opening",
-    "watch": "watching",
-    "Rebuild": "watching",
-    "Serving": "watching",
+# Each lazy name by the module that defines it (the TYPE_CHECKING imports above, for mypy).
+_PARTS = {
+    "building": ("build", "BuildResult", "DeckForecast"),
+    "checking": ("check", "CheckResult", "list_decks", "ListResult", "RenderedDeck"),
+    "importing": ("import_file", "ImportResult"),
+    "linting": ("lint", "LintResult"),
+    "opening": ("open_packages", "Opened"),
+    "packages": ("PackageResult",),
+    "previewing": ("preview", "PreviewResult"),
+    "project": ("init_project", "InitResult", "schema"),
+    "pulling": ("pull", "PullResult"),
+    "watching": ("watch", "Rebuild", "Serving"),
 }
+_MODULES = {name: module for module, names in _PARTS.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
+    module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(import_module(f"{__name__}.{module}"), name)

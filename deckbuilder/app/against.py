@@ -12,8 +12,8 @@ from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.pull_source import AnkiSource, read_anki_source
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.lock.anki_copy import anki_copy_hash
-from deckbuilder.lock.format import Manifest
-from deckbuilder.lock.manifest import lock_path, note_hashes, read_manifest
+from deckbuilder.lock.format import Manifest, lock_path, read_manifest
+from deckbuilder.lock.manifest import note_hashes
 from deckbuilder.render.deck import RenderedDeck
 
 

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from deckbuilder.anki.built import built_deck_name, deck_cards_search
+from deckbuilder.anki.built import built_deck_name
+from deckbuilder.anki.search import deck_cards_search
 from deckbuilder.app.against import refuse_overwriting
 from deckbuilder.app.checking import Diagnosed, deck_warnings, render_selection
 from deckbuilder.app.packages import PackageResult, package_path, write_packages

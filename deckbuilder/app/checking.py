@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 
 from deckbuilder.anki.identity import guid_problems
 from deckbuilder.app.requests import ALL_LANGUAGES, CheckRequest, ListRequest, Selection
-from deckbuilder.cardfile.reader import LANG_RE, find_sources, load_decks
+from deckbuilder.cardfile.fields import LANG_RE
+from deckbuilder.cardfile.reader import find_sources, load_decks
 from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.lint import LintWarning, lint_decks
 from deckbuilder.model import Deck

@@ -19,15 +19,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from deckbuilder.cardfile.deck import ALL_LANGUAGES
 from deckbuilder.cardfile.fields import shown
-from deckbuilder.cardfile.reader import (
-    ALL_LANGUAGES,
-    SOURCE_SUFFIXES,
-    deck_id_problems,
-    load_decks,
-)
+from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, deck_id_problems, load_decks
 from deckbuilder.errors import DeckError, Problem, Severity
-from deckbuilder.lock.manifest import Manifest, OtherDecks, lock_path, read_manifest
+from deckbuilder.lock.format import Manifest, lock_path, read_manifest
+from deckbuilder.lock.manifest import OtherDecks
 from deckbuilder.model import Deck
 from deckbuilder.render.deck import RenderedDeck
 

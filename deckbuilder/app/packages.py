@@ -16,15 +16,8 @@ from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
 from deckbuilder.errors import DeckError, OutputError, Problem, Severity
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
-from deckbuilder.lock.manifest import (
-    Changes,
-    Manifest,
-    NoteEntry,
-    Update,
-    format_manifest,
-    lock_path,
-    update_manifest,
-)
+from deckbuilder.lock.format import Manifest, NoteEntry, format_manifest, lock_path
+from deckbuilder.lock.manifest import Changes, Update, update_manifest
 from deckbuilder.render.deck import RenderedDeck
 
 

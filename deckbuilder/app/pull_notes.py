@@ -27,8 +27,8 @@ from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.importers.pulled import PullReader, Reading, new_note_id
 from deckbuilder.lock.anki_copy import anki_copy_hash
-from deckbuilder.lock.format import LAST_SECOND, MAX_ANKI_ID
-from deckbuilder.lock.manifest import Manifest, NoteEntry, lock_path, note_hashes
+from deckbuilder.lock.format import LAST_SECOND, MAX_ANKI_ID, Manifest, NoteEntry, lock_path
+from deckbuilder.lock.manifest import note_hashes
 from deckbuilder.model import Deck, Note
 from deckbuilder.render.deck import RenderedDeck, render_deck
 

@@ -52,14 +52,8 @@ from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq
 from deckbuilder.errors import DeckError, OutputError, Problem, RequestError, shown
 from deckbuilder.files.atomic import PartlyReplaced, Staging
 from deckbuilder.files.bounds import refuse_links_out
-from deckbuilder.lock.format import LAST_SECOND
-from deckbuilder.lock.manifest import (
-    Manifest,
-    format_manifest,
-    lock_path,
-    note_hashes,
-    read_manifest,
-)
+from deckbuilder.lock.format import LAST_SECOND, Manifest, format_manifest, lock_path, read_manifest
+from deckbuilder.lock.manifest import note_hashes
 from deckbuilder.model import Deck, Note
 from deckbuilder.render.deck import RenderedDeck, render_deck
 

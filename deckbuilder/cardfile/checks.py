@@ -38,7 +38,6 @@ from deckbuilder.invisible import is_blank, without_invisible
 from deckbuilder.model import (
     BasicNote,
     ClozeNote,
-    Deck,
     FieldsNote,
     ImageOcclusionNote,
     McqNote,
@@ -69,24 +68,6 @@ _BACKTICKS = re.compile(r"`+")
 # A field Anki counts as empty when it decides which cards a note has (rslib's
 # field_is_empty): nothing but white space and line-break or div tags.
 ANKI_EMPTY = re.compile(r"(?:\s|</?(?:br|div) ?/?>)*\Z", re.IGNORECASE)
-
-
-def deck_problems(deck: Deck) -> list[Problem]:
-    """Every problem of the deck's notes, in order of line: ids well-formed and unique,
-    text sizes and characters Anki can store, required texts not empty, choices and
-    answers, cloze deletions, typed answers, tags, GUIDs, pins and lint opt-outs."""
-    tags = Spellings("tag")
-    deck_tags = [
-        Problem(str(deck.source), None, wrong)
-        for tag in deck.tags
-        if (wrong := tags.problem(tag, "the deck's tags"))
-    ]
-    found = [deck_tags, *note_problems(deck.notes, str(deck.source), tags=tags)]
-    return sorted((p for problems in found for p in problems), key=_line_order)
-
-
-def _line_order(problem: Problem) -> int:
-    return problem.line or 0
 
 
 _NONE: tuple[Problem, ...] = ()

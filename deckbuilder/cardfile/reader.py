@@ -18,18 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from deckbuilder.cardfile.checks import Spellings
-from deckbuilder.cardfile.deck import ALL_LANGUAGES, DECK_KEYS, declared_languages, read_deck
+from deckbuilder.cardfile.deck import ALL_LANGUAGES, declared_languages, read_deck
 from deckbuilder.cardfile.declared import shared_name_problems, shared_note_type
 from deckbuilder.cardfile.fields import (
-    ID_RE,
-    LANG_RE,
     LOCALIZED_KEYS,
-    MAX_FIELD_BYTES,
     FieldReader,
     plural,
 )
-from deckbuilder.cardfile.keys import MAX_NOTES
-from deckbuilder.cardfile.notes import NOTE_KEYS
 from deckbuilder.cardfile.yaml_hints import look_alike_spaces
 from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES, YMap, YValue
@@ -38,27 +33,6 @@ from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.files.reading import read_regular
 from deckbuilder.model import Deck
 from deckbuilder.note_types import NoteType
-
-__all__ = [
-    "ALL_LANGUAGES",
-    "DECK_KEYS",
-    "ID_RE",
-    "LANG_RE",
-    "MAX_FIELD_BYTES",
-    "MAX_NOTES",
-    "NOTE_KEYS",
-    "SOURCE_SUFFIXES",
-    "deck_id_problems",
-    "decks_from_tree",
-    "digest_now",
-    "find_sources",
-    "load_deck",
-    "load_deck_languages",
-    "load_decks",
-    "load_note_type",
-    "read_text",
-    "source_digest",
-]
 
 SOURCE_SUFFIXES = (".yaml", ".yml")
 
@@ -280,17 +254,6 @@ def load_note_type(root: Path, key: str) -> NoteType | None:
     if problems:
         raise DeckError(problems)
     return found
-
-
-def load_deck(
-    path: Path, media_dir: Path | None = None, *, lang: str | None = None, fallback: bool = False
-) -> Deck:
-    """Load and validate one card file, in one language: ``lang``, or the file's default
-    (first) language when ``lang`` is None. A file without ``languages:`` ignores ``lang``."""
-    if lang == ALL_LANGUAGES:
-        raise ValueError("load_deck gives one language; use load_deck_languages for 'all'")
-    (deck,) = load_deck_languages(path, media_dir, lang=lang, fallback=fallback)
-    return deck
 
 
 def load_deck_languages(

@@ -8,8 +8,8 @@ expand into a huge structure (the "billion laughs" shape) are refused before any
 walks them. A syntax error shows its line and says what to do: most often, to put text
 that YAML would read as something else in quotes (the line is written out for it).
 
-:func:`parse_yaml` refuses a text with any problem. The card-file reader reads on past
-them (:mod:`deckbuilder.cardfile.yaml_recovery`): a :class:`TreeBuilder` collects each
+The card-file reader reads on past a problem
+(:mod:`deckbuilder.cardfile.yaml_recovery`): a :class:`TreeBuilder` collects each
 problem with its line, and marks the lines whose values it could not read as written.
 """
 
@@ -34,7 +34,6 @@ from yaml.nodes import ScalarNode
 
 from deckbuilder.cardfile.yaml_hints import (
     comment_hint,
-    not_allowed,
     quoting_advice_at,
     syntax_problem,
     yaml_lines,
@@ -130,24 +129,6 @@ def describe(value: YValue) -> str:
         "bool": "true/false",
         "timestamp": "a date",
     }.get(value.kind, "text")
-
-
-def parse_yaml(text: str, file: str) -> YValue | None:
-    """Parse one YAML document into a located tree; ``None`` for an empty document.
-    Raises a DeckError naming every problem the tree was built with, or the first that
-    stopped it."""
-    try:
-        builder = TreeBuilder(file, text)
-        tree = builder.read()
-    except yaml.reader.ReaderError as exc:
-        raise DeckError(not_allowed(text, file, chr(exc.character))) from None
-    except yaml.MarkedYAMLError as exc:
-        raise DeckError([marked_problem(text, file, exc)]) from None
-    except yaml.YAMLError as exc:
-        raise DeckError([Problem(file, None, f"YAML error: {exc}")]) from None
-    if builder.problems:
-        raise DeckError(builder.problems)
-    return tree
 
 
 def first_syntax_error(text: str) -> yaml.MarkedYAMLError | None:

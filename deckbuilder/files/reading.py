@@ -10,6 +10,7 @@ limit, so data that unpacks to gigabytes costs a chunk of memory, not gigabytes.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from pathlib import Path
@@ -77,14 +78,9 @@ def copy_limited(source: IO[bytes], target: IO[bytes], limit: int) -> int:
 def read_limited(source: IO[bytes], limit: int) -> bytes:
     """All of ``source``, read in chunks; LimitExceeded once more than ``limit`` bytes
     have come."""
-    chunks: list[bytes] = []
-    total = 0
-    while chunk := source.read(CHUNK_BYTES):
-        total += len(chunk)
-        if total > limit:
-            raise LimitExceeded(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    target = io.BytesIO()
+    copy_limited(source, target, limit)
+    return target.getvalue()
 
 
 def read_regular(path: Path, limit: int) -> bytes:

@@ -30,7 +30,8 @@ from deckbuilder.anki.notetypes.carried import kept_declaration
 from deckbuilder.cardfile.checks import Spellings, note_problems
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER
-from deckbuilder.cardfile.reader import MAX_NOTES, SOURCE_SUFFIXES
+from deckbuilder.cardfile.keys import MAX_NOTES
+from deckbuilder.cardfile.reader import SOURCE_SUFFIXES
 from deckbuilder.cardfile.writer import card_file_text, note_type_file_text
 from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
 from deckbuilder.errors import DeckError, Problem, RequestError, Severity, TargetExists, shown

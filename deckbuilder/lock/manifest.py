@@ -42,33 +42,14 @@ from deckbuilder.lock.format import (
     Manifest,
     NoteEntry,
     NoteTypeEntry,
-    format_manifest,
     iso_time,
-    lock_path,
-    parse_manifest,
-    read_manifest,
 )
+
+# app/previewing.py reads the lock file through this module.
+from deckbuilder.lock.format import lock_path as lock_path
+from deckbuilder.lock.format import read_manifest as read_manifest
 from deckbuilder.model import Deck, Note
 from deckbuilder.render.deck import RenderedDeck, RenderedNote
-
-__all__ = [
-    "LAST_SECOND",
-    "MAX_ANKI_ID",
-    "Changes",
-    "LockHeader",
-    "Manifest",
-    "NoteEntry",
-    "NoteTypeEntry",
-    "NoteTypeReplaced",
-    "OtherDecks",
-    "Update",
-    "format_manifest",
-    "lock_path",
-    "note_hashes",
-    "parse_manifest",
-    "read_manifest",
-    "update_manifest",
-]
 
 _HASH_CHARS = 16  # 64 bits of SHA-256: collisions are not a concern for one deck's notes
 

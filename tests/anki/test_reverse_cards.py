@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from deckbuilder.anki.notetypes import note_type
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.model import BasicNote, NoteKind
 from deckbuilder.render.deck import render_deck
 from tests.app_calls import build_packages
+from tests.cardfile.loading import load_deck
 from tests.conftest import import_package
 
 CARD_FILE = """\

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, TypedNote
 from tests.app.test_pull import BUILT, _build, _collection, _export, _import
+from tests.cardfile.loading import load_deck
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]

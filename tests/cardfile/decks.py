@@ -1,6 +1,6 @@
 """Hypothesis strategies for valid model decks: what a card file can say, as the loader
 builds it (NFC text, stripped ids and tags, sorted answers, numbers with their shown
-form), with every content rule of :func:`deckbuilder.cardfile.checks.deck_problems` kept."""
+form), with every content rule of :func:`tests.cardfile.loading.deck_problems` kept."""
 
 from __future__ import annotations
 

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck, load_decks
+from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.errors import DeckError
+from tests.cardfile.loading import load_deck
 
 DECK_NAMES = [
     "Biology::Cells",

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck, load_deck_languages
+from deckbuilder.cardfile.reader import load_deck_languages
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote
 from tests.app_calls import check_decks
+from tests.cardfile.loading import load_deck
 from tests.conftest import DATA, Run
 
 CliRun = Callable[..., Run]

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.checks import deck_problems
-from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck
+from deckbuilder.cardfile.fields import MAX_FIELD_BYTES
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.model import (
     BasicNote,
@@ -19,6 +18,7 @@ from deckbuilder.model import (
     TypedAnswer,
     TypedNote,
 )
+from tests.cardfile.loading import deck_problems, load_deck
 from tests.conftest import DATA, ROOT
 
 SOURCE = Path("questions.txt")

@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.anki.identity import note_guid
-from deckbuilder.cardfile.fields import UNSTORABLE
-from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck
+from deckbuilder.cardfile.fields import MAX_FIELD_BYTES, UNSTORABLE
 from deckbuilder.cli.output import problem_line
 from deckbuilder.errors import DeckError
 from deckbuilder.importers import ImportOptions, plan_import, read_source, write_import
 from deckbuilder.importers import plan as import_plan
 from tests.app_calls import build_packages, check_decks
+from tests.cardfile.loading import load_deck
 from tests.conftest import Run, import_package
 from tests.importers.reading import import_text
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck, load_decks
+from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.errors import DeckError
+from tests.cardfile.loading import load_deck
 
 NOTES = "notes:\n  - id: a\n    front: f\n    back: b\n"
 

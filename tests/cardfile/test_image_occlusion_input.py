@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.model import ImageOcclusionNote
 from deckbuilder.occlusion import Label, MaskShape, OcclusionMode, card_numbers
+from tests.cardfile.loading import load_deck
 from tests.conftest import Run
 from tests.occlusion_decks import HEART, heart_project
 

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.reader import MAX_FIELD_BYTES, load_deck, load_decks
+from deckbuilder.cardfile.fields import MAX_FIELD_BYTES
+from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.errors import DeckError
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, NoteKind
+from tests.cardfile.loading import load_deck
 from tests.conftest import DATA, ROOT
 
 

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, parse_yaml
+from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq
 from deckbuilder.errors import DeckError
+from tests.cardfile.loading import parse_yaml
 from tests.conftest import Run
 
 CliRun = Callable[..., Run]

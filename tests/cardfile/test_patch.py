@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.cardfile.patch import CannotPatch, CardFilePatch
-from deckbuilder.cardfile.reader import load_deck, load_deck_languages
+from deckbuilder.cardfile.reader import load_deck_languages
 from deckbuilder.cardfile.writer import card_file_text
 from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note
+from tests.cardfile.loading import load_deck
 
 HAND_WRITTEN = """\
 # Cells, written by hand.

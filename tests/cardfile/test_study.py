@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.deck_config import preset_id, preset_name
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
 from deckbuilder.model import StudySettings
 from tests.app_calls import build_packages
+from tests.cardfile.loading import load_deck
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]

@@ -10,12 +10,13 @@ import pytest
 import yaml
 
 from deckbuilder.anki.notetypes import OWN_KINDS, note_type
-from deckbuilder.cardfile.reader import load_deck, load_decks
+from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError
 from deckbuilder.model import NoteKind, TypedAnswer, TypedNote
 from deckbuilder.render.deck import render_deck
 from tests.app_calls import build_packages
+from tests.cardfile.loading import load_deck
 from tests.conftest import DATA, copied, import_package
 
 SOURCE = DATA / "typed"

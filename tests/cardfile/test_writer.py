@@ -11,11 +11,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.checks import deck_problems
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.cardfile.writer import card_file_text
 from deckbuilder.model import BasicNote, Deck, McqNote, StudySettings, TypedAnswer, TypedNote
 from tests.cardfile.decks import decks, without_lines
+from tests.cardfile.loading import deck_problems, load_deck
 from tests.conftest import DATA, ROOT
 
 # In a folder of this process's own: a fixed name was shared by every run on the machine.

@@ -14,16 +14,9 @@ from yaml.events import ScalarEvent
 from yaml.nodes import ScalarNode
 
 from deckbuilder.cardfile.yaml_recovery import read_yaml
-from deckbuilder.cardfile.yaml_tree import (
-    MAX_FILE_BYTES,
-    TreeBuilder,
-    YMap,
-    YScalar,
-    YSeq,
-    YValue,
-    parse_yaml,
-)
+from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES, TreeBuilder, YMap, YScalar, YSeq, YValue
 from deckbuilder.errors import DeckError
+from tests.cardfile.loading import parse_yaml
 from tests.conftest import ROOT, Run
 
 FILE = "cards/deck.yaml"

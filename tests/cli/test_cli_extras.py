@@ -13,11 +13,12 @@ import jsonschema
 import pytest
 import yaml
 
-from deckbuilder.cardfile.notes import COMMON_NOTE_KEYS
-from deckbuilder.cardfile.reader import DECK_KEYS, NOTE_KEYS, load_deck
+from deckbuilder.cardfile.deck import DECK_KEYS
+from deckbuilder.cardfile.notes import COMMON_NOTE_KEYS, NOTE_KEYS
 from deckbuilder.cardfile.schema import EXAMPLES, card_schema
 from deckbuilder.cli import app
 from deckbuilder.errors import DeckError
+from tests.cardfile.loading import load_deck
 from tests.conftest import ROOT, Run
 
 CliRun = Callable[..., Run]

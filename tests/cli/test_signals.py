@@ -98,7 +98,7 @@ def project(built: Path, tmp_path: Path) -> Path:
 
 def assert_consistent(project: Path) -> None:
     """The package's notes have the ids and modification times its lock file gives them."""
-    from deckbuilder.lock.manifest import read_manifest
+    from deckbuilder.lock.format import read_manifest
 
     manifest = read_manifest(project / LOCK)
     assert manifest is not None

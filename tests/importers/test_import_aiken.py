@@ -152,8 +152,8 @@ def test_moodles_error_file_keeps_the_questions_moodle_keeps(version: str) -> No
 def test_html_characters_show_as_moodle_shows_them(tmp_path: Path) -> None:
     """Moodle's test expects the choice 'Correct (&lt; &gt; &amp;)': the characters are
     text on the card, not markup."""
-    from deckbuilder.cardfile.reader import load_deck
     from deckbuilder.render.deck import render_deck
+    from tests.cardfile.loading import load_deck
 
     result = import_text(MOODLE_THIRD_QUESTION + "\n", "q.txt", "aiken")
     target = tmp_path / "third.yaml"
@@ -165,8 +165,8 @@ def test_html_characters_show_as_moodle_shows_them(tmp_path: Path) -> None:
 
 def _rendered_note(tmp_path: Path, text: str) -> tuple[str, str]:
     """The question and choices fields Anki gets from importing ``text`` as Aiken."""
-    from deckbuilder.cardfile.reader import load_deck
     from deckbuilder.render.deck import render_deck
+    from tests.cardfile.loading import load_deck
 
     target = tmp_path / "aiken.yaml"
     result = import_text(text, "q.txt", "aiken")

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.cardfile.writer import card_file_text
-from deckbuilder.cardfile.yaml_tree import parse_yaml
 from deckbuilder.model import BasicNote, Deck
+from tests.cardfile.loading import parse_yaml
 from tests.conftest import DATA, Run
 
 CliRun = Callable[..., Run]

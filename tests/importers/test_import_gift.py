@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError, Severity
 from deckbuilder.importers.markup import escape_line_starts, escape_markdown, html_to_markdown
 from deckbuilder.model import McqNote
 from deckbuilder.render.markdown import render_markdown
+from tests.cardfile.loading import load_deck
 from tests.conftest import DATA, assert_imports_or_fails_cleanly
 from tests.importers.reading import Question, card_text, import_file, import_text
 

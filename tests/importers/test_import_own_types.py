@@ -190,7 +190,7 @@ def test_bundled_deck_comes_back_and_goes_back_unchanged(
 def test_typed_notes_pins_feedback_and_flags_come_back(
     tmp_path: Path, project: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deckbuilder.cardfile.reader import load_deck
+    from tests.cardfile.loading import load_deck
 
     source = tmp_path / "source" / "own-types.yaml"
     source.parent.mkdir()

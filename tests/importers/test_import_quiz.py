@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote, TypedNote
+from tests.cardfile.loading import load_deck
 from tests.conftest import DATA, assert_imports_or_fails_cleanly
 from tests.importers.reading import card_text, import_file, import_text
 

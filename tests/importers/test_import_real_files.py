@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.importers.html_markdown import field_markdown
 from deckbuilder.model import BasicNote, McqNote
 from deckbuilder.render.markdown import render_markdown
+from tests.cardfile.loading import load_deck
 from tests.conftest import Run, import_package
 
 CliRun = Callable[..., Run]

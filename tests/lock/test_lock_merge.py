@@ -15,15 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.errors import DeckError
-from deckbuilder.lock.manifest import (
+from deckbuilder.lock.format import (
     NoteEntry,
     format_manifest,
     lock_path,
-    note_hashes,
     parse_manifest,
     read_manifest,
-    update_manifest,
 )
+from deckbuilder.lock.manifest import note_hashes, update_manifest
 from deckbuilder.model import BasicNote, Deck
 from deckbuilder.render.deck import RenderedDeck, render_deck
 from tests.app_calls import check_decks

@@ -14,17 +14,16 @@ from hypothesis import strategies as st
 from deckbuilder.anki.notetypes import note_type
 from deckbuilder.cli.output import problem_line
 from deckbuilder.errors import DeckError
-from deckbuilder.lock.manifest import (
+from deckbuilder.lock.format import (
     LAST_SECOND,
     MAX_ANKI_ID,
     Manifest,
     NoteEntry,
     NoteTypeEntry,
     format_manifest,
-    note_content_hash,
     parse_manifest,
-    update_manifest,
 )
+from deckbuilder.lock.manifest import note_content_hash, update_manifest
 from deckbuilder.model import BasicNote, Deck, NoteKind, TypedAnswer, TypedNote
 from deckbuilder.render.deck import RenderedDeck, RenderedNote, render_deck
 from tests.conftest import ROOT, Run

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.preview.page import PAGE_SIZE
+from tests.cardfile.loading import load_deck
 from tests.conftest import Run
 from tests.preview.pages import every_card_shown, page_data
 

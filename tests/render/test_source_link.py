@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.errors import DeckError
 from deckbuilder.render.deck import render_deck, strip_source_link
 from tests.app_calls import build_packages
+from tests.cardfile.loading import load_deck
 from tests.conftest import import_package
 
 URL = "https://github.com/me/decks/blob/main/cards"

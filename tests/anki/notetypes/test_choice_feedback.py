@@ -13,12 +13,12 @@ import jsonschema
 import pytest
 import yaml
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote
 from deckbuilder.render.deck import render_deck
 from tests.browser import CardSides, Player, player
+from tests.cardfile.loading import load_deck
 
 from .test_mcq_browser import CONTRAST_JS, anki_cards, assert_clean, attrs, click, contrast, verdict
 

@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 
 from deckbuilder.anki.notetypes import note_type
 from deckbuilder.cardfile.deck import LABEL_LANGUAGES, detected_label_language
-from deckbuilder.cardfile.reader import load_deck, load_deck_languages
+from deckbuilder.cardfile.reader import load_deck_languages
 from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind
 from deckbuilder.render.deck import render_deck
 from tests.browser import CardSides, player
+from tests.cardfile.loading import load_deck
 from tests.conftest import DATA
 
 from .test_mcq_browser import anki_cards, assert_clean, click, verdict

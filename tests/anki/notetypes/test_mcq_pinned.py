@@ -12,12 +12,12 @@ import jsonschema
 import pytest
 import yaml
 
-from deckbuilder.cardfile.reader import load_deck
 from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote
 from deckbuilder.render.deck import render_deck
 from tests.browser import CardSides, player
+from tests.cardfile.loading import load_deck
 from tests.conftest import ROOT
 
 from .test_mcq_browser import anki_cards, assert_clean, click, shown_order, verdict
