@@ -67,7 +67,6 @@ FUNCTION_WORDS = frozenset(
     ]
 )
 MAX_BUCKET = 50
-_ENDS = 1  # content words at each end that name a bucket
 
 
 class Question(NamedTuple):
@@ -91,41 +90,48 @@ class Repeat(NamedTuple):
 def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
     """Each question that repeats an earlier one (in the order given), with the first it
     repeats: an exact repeat if there is one, else the most similar."""
-    first_exact: dict[str, Question] = {}
-    buckets: dict[tuple[int, tuple[str, ...]], list[tuple[Question, frozenset[str]]]] = {}
+    first_exact: dict[str, int] = {}  # text -> the first question with it
+    # A bucket holds each question's number and its content words as a tuple of text,
+    # which the garbage collector need not follow (a deck of 50,000 notes fills them).
+    buckets: dict[tuple[int, str], list[tuple[int, tuple[str, ...]]]] = {}
     out: list[Repeat] = []
-    for question in questions:
+    for number, question in enumerate(questions):
         if not question.text:
             continue
-        earlier = first_exact.get(question.text)
-        if earlier is not None and earlier.owner != question.owner:
-            out.append(Repeat(question, earlier, 1.0))
+        earlier = first_exact.setdefault(question.text, number)
+        if earlier != number and questions[earlier].owner != question.owner:
+            out.append(Repeat(question, questions[earlier], 1.0))
             continue
-        first_exact.setdefault(question.text, question)
         if len(question.text.split()) < MIN_WORDS:
             continue
         tokens = [word for word in question.text.split() if word not in FUNCTION_WORDS]
         if not tokens:
             continue
         distinct = frozenset(tokens)
+        words = tuple(distinct)
         best: Repeat | None = None
-        keys = [(0, tuple(tokens[:_ENDS])), (1, tuple(tokens[-_ENDS:]))]
-        for key in keys:
+        for key in ((0, tokens[0]), (1, tokens[-1])):
             bucket = buckets.setdefault(key, [])
             if len(bucket) > MAX_BUCKET:
                 continue
-            for other, other_words in bucket:
+            for other_number, other_words in bucket:
+                other = questions[other_number]
                 if other.owner == question.owner:
                     continue
-                if not (distinct <= other_words or other_words <= distinct):
+                larger = len(other_words)
+                if larger >= len(distinct):
+                    subset = distinct.issubset(other_words)
+                else:
+                    larger, subset = len(distinct), distinct.issuperset(other_words)
+                if not subset:
                     continue  # a word changed: another question
-                smaller, larger = sorted((len(distinct), len(other_words)))
+                smaller = len(distinct) + len(other_words) - larger
                 shared = smaller / larger
                 if (shared >= SIMILAR or larger - smaller == 1) and (
                     best is None or shared > best.shared
                 ):
                     best = Repeat(question, other, shared)
-            bucket.append((question, distinct))
+            bucket.append((number, words))
         if best is not None:
             out.append(best)
     return out
