@@ -230,7 +230,9 @@ class LoadBalancer:
         if self.n_rep == 1:
             return self._pick_by_copy(np.zeros(1, np.int64), replica, lo, hi, days_ahead, day, draw)
         if min(self.n_rep, len(lo)) * days_ahead <= 2 * int(self.card_cost[hi - lo].sum()):
-            copies = np.unique(replica)
+            # The copies answering today, in order (np.unique would sort every card's copy,
+            # and its first call loads numpy.ma).
+            copies = np.flatnonzero(np.bincount(replica, minlength=self.n_rep))
             return self._pick_by_copy(copies, replica, lo, hi, days_ahead, day, draw)
         pick: IntArray = lo.copy()  # a range of one day (class 0) leaves no choice
         cls = self.width_class[hi - lo]
