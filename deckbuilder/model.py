@@ -220,6 +220,19 @@ class TypedAnswer:
     # A number's unit ('mg'): accepted typed after the number or not, shown after it.
     unit: str = ""
 
+    @classmethod
+    def around(cls, number: str, tolerance: str = "0", unit: str = "") -> TypedAnswer:
+        """``number`` give or take ``tolerance``, as the source writes them (numbers both):
+        shown '1822 \u00b1 2', or '1822' when the tolerance is zero."""
+        value, within = float(number), float(tolerance)
+        shown = number if within == 0 else f"{number} \u00b1 {tolerance}"
+        return cls(low=value - within, high=value + within, shown=shown, unit=unit)
+
+    @classmethod
+    def between(cls, low: str, high: str, unit: str = "") -> TypedAnswer:
+        """From ``low`` to ``high``, as the source writes them: shown '3 \u2013 5'."""
+        return cls(low=float(low), high=float(high), shown=f"{low} \u2013 {high}", unit=unit)
+
     @property
     def is_number(self) -> bool:
         return self.low is not None

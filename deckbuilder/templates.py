@@ -298,7 +298,8 @@ _NOT_IN_FIELD_NAME = ':{}"'
 _NOT_FIRST_IN_FIELD_NAME = "#/^"
 
 
-def _short(text: str) -> str:
+def shortened(text: str) -> str:
+    """A name cut to fit a message: at most _SHOWN characters, '…' where it is cut."""
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
@@ -306,7 +307,7 @@ def name_problems(what: str, name: str, *, field_name: bool = False) -> list[str
     """What Anki would refuse or change in the name of a note type, field or card."""
     if is_blank(name):
         return [f"{what} is empty; Anki refuses it"]
-    shown = repr(_short(name))
+    shown = repr(shortened(name))
     if _CONTROL.search(name):
         return [f"{what} {shown} holds a control character"]
     removed = _NOT_IN_FIELD_NAME if field_name else '"'
@@ -333,7 +334,7 @@ def names_problems(what: str, names: Sequence[str], *, field_name: bool = False)
         key = name.casefold()
         if key in seen:
             problems.append(
-                f"{what} names {_short(seen[key])!r} and {_short(name)!r} are the same "
+                f"{what} names {shortened(seen[key])!r} and {shortened(name)!r} are the same "
                 "to Anki, which renames the second"
             )
         seen.setdefault(key, name)

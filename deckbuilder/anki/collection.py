@@ -45,7 +45,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from deckbuilder.anki.messages import DecodeError, notetype_config, template_formats
+from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.errors import DeckError, shown
+from deckbuilder.model import NoteKind
 
 MAX_VALUE_BYTES = 100 * 1024 * 1024
 # A review history holds at most this many entries (5 columns of 8 bytes each: 160 MB).
@@ -83,6 +85,22 @@ class AnkiNoteType:
     mod: int  # seconds since 1970
     sort_field: int = 0  # the index of the field Anki's browser sorts by
     stock_kind: int = 0  # Anki's "originalStockKind" (6: image occlusion)
+
+    def spec(self, kind: NoteKind) -> NoteTypeSpec:
+        """The note type as the collection has it (its templates and CSS), for notes of
+        ``kind``."""
+        (name, front, back), *more = self.templates
+        return NoteTypeSpec(
+            kind=kind,
+            id=self.id,
+            name=self.name,
+            fields=self.fields,
+            template_name=name,
+            front=front,
+            back=back,
+            css=self.css,
+            more_templates=tuple(more),
+        )
 
 
 @dataclass(frozen=True)

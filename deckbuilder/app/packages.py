@@ -16,6 +16,7 @@ from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
 from deckbuilder.errors import DeckError, OutputError, Problem, Severity
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
+from deckbuilder.files.reading import contents_if_any
 from deckbuilder.lock.format import Manifest, NoteEntry, format_manifest, lock_path
 from deckbuilder.lock.manifest import Changes, Update, update_manifest
 from deckbuilder.render.deck import RenderedDeck
@@ -146,7 +147,7 @@ def _stage_deck(
     remove_stale(package)
     remove_stale(lock)
     lock_data = format_manifest(rd.deck, update.manifest).encode("utf-8")
-    lock_changed = _contents(lock) != lock_data
+    lock_changed = contents_if_any(lock) != lock_data
     # A lock file is renamed before its package. A run killed between the two (SIGKILL,
     # power loss) leaves the new lock with the old package, and the next build writes the
     # new package from that lock, which holds every id and time the package is made from.
@@ -177,10 +178,3 @@ def _stamps(manifest: Manifest) -> Stamps:
         note_mod={key: entry.changed for key, entry in manifest.notes.items()},
         note_type_mod={t.anki_id: t.changed for t in manifest.note_types.values()},
     )
-
-
-def _contents(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None

@@ -52,6 +52,7 @@ from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq
 from deckbuilder.errors import DeckError, OutputError, Problem, RequestError, shown
 from deckbuilder.files.atomic import PartlyReplaced, Staging
 from deckbuilder.files.bounds import refuse_links_out
+from deckbuilder.files.reading import contents_if_any
 from deckbuilder.lock.format import LAST_SECOND, Manifest, format_manifest, lock_path, read_manifest
 from deckbuilder.lock.manifest import note_hashes
 from deckbuilder.model import Deck, Note
@@ -198,7 +199,7 @@ class _Pulling(PullState):
                     continue
                 manifest = self.new_manifest(self.manifests[lock], change, rd)
                 data = format_manifest(deck, manifest).encode("utf-8")
-                if data != _contents(lock):
+                if data != contents_if_any(lock):
                     lock_writes.append((lock, data))
         if self.problems:
             raise DeckError(self.problems)
@@ -300,13 +301,6 @@ def _encoded(card: CardFile, text: str) -> bytes:
     return bom + text.encode("utf-8")
 
 
-def _contents(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
-
-
 def _write(
     writes: Sequence[tuple[Path, bytes]], files: Sequence[CardFile], replaced: list[Path]
 ) -> None:
@@ -327,7 +321,7 @@ def _write(
                     "written: pull again",
                 )
                 for card in files
-                if _digest(_contents(card.path)) != _digest(card.data)
+                if _digest(contents_if_any(card.path)) != _digest(card.data)
             ]
             if stale:
                 raise DeckError(stale)

@@ -166,23 +166,18 @@ def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | N
         )
         return None
     if "number" in got:
-        number, raw = got["number"]
         tolerance, tol_raw = got.get("tolerance", (0.0, "0"))
         if tolerance < 0:
             fields.problem(entry.line, f"'{what}.tolerance' must not be negative", what)
             return None
-        written = raw if tolerance == 0 else f"{raw} ± {tol_raw}"
-        return TypedAnswer(
-            low=number - tolerance, high=number + tolerance, shown=written, unit=unit
-        )
+        return TypedAnswer.around(got["number"][1], tol_raw, unit)
     if "min" in got and "max" in got:
         if "tolerance" in got:
             fields.problem(
                 entry.line, f"'{what}' gives a range; 'tolerance' belongs with 'number'", what
             )
             return None
-        (low, low_raw), (high, high_raw) = got["min"], got["max"]
-        return TypedAnswer(low=low, high=high, shown=f"{low_raw} \u2013 {high_raw}", unit=unit)
+        return TypedAnswer.between(got["min"][1], got["max"][1], unit)
     fields.problem(
         entry.line, f"'{what}' must give 'number' (and 'tolerance'), or 'min' and 'max'", what
     )

@@ -83,6 +83,14 @@ def read_limited(source: IO[bytes], limit: int) -> bytes:
     return target.getvalue()
 
 
+def contents_if_any(path: Path) -> bytes | None:
+    """The bytes of ``path``; None when it cannot be read (it is not there yet)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
 def read_regular(path: Path, limit: int) -> bytes:
     """The bytes of the regular file at ``path`` (see :func:`open_regular`); DeckError when
     it cannot be read, is no regular file, or holds more than ``limit`` bytes."""

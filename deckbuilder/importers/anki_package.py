@@ -84,7 +84,7 @@ def package_notes(
         carried = None
         if anki_type is not None and type_id not in OWN_TYPE_IDS:
             names.append(anki_type.name)
-            carried = _carried(_spec(anki_type, kind), keep)
+            carried = _carried(anki_type.spec(kind), keep)
             if carried.refused:
                 result.report.append(Tally(name, len(notes), carried.refused, imported=False))
                 continue
@@ -114,7 +114,7 @@ def package_notes(
         parts.carried[kind] = (carried.spec, _lock_time(anki_type.mod))
         if carried.active is not None:
             parts.active[kind.value] = carried.active
-            parts.in_collection[kind.value] = _spec(anki_type, kind)
+            parts.in_collection[kind.value] = anki_type.spec(kind)
         result.report.append(Tally(anki_type.name, len(notes), f"{_shown(kind)} notes"))
         kept += [(anki_note, _note(anki_note, kind, result)) for anki_note in notes]
     keys: set[str] = set()
@@ -323,21 +323,6 @@ def _all_kept_are_known(keep: Collection[str], names: list[str], source: Path) -
         "keep_scripts",
         f"{', '.join(shown(name) for name in unknown)}: no such note type among those "
         f"{source.name} brings with its notes; {there}",
-    )
-
-
-def _spec(anki_type: AnkiNoteType, kind: NoteKind) -> NoteTypeSpec:
-    (name, front, back), *more = anki_type.templates
-    return NoteTypeSpec(
-        kind=kind,
-        id=anki_type.id,
-        name=anki_type.name,
-        fields=anki_type.fields,
-        template_name=name,
-        front=front,
-        back=back,
-        css=anki_type.css,
-        more_templates=tuple(more),
     )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import Found
 from deckbuilder.errors import Problem, shown
-from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, TypedAnswer, letter
+from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, letter
 
 MAX_CHOICES = 26
 SLUG_LENGTH = 40
@@ -277,19 +277,3 @@ def parse_answer(
         else:
             picked.append(index)
     return sorted(picked), problems
-
-
-def typed_answer(entry: dict[str, str]) -> TypedAnswer:
-    """An accepted answer as a reader writes it (``{"text": ...}``, ``{"number": ...,
-    "tolerance": ...}`` or ``{"min": ..., "max": ...}``, numbers as the source wrote them,
-    checked to be numbers) as the card loader reads the same in a card file."""
-    if "text" in entry:
-        text = entry["text"].strip()
-        return TypedAnswer(text=text, shown=text)
-    if "number" in entry:
-        raw, tolerance_raw = entry["number"], entry.get("tolerance", "0")
-        number, tolerance = float(raw), float(tolerance_raw)
-        shown = raw if tolerance == 0 else f"{raw} \u00b1 {tolerance_raw}"
-        return TypedAnswer(low=number - tolerance, high=number + tolerance, shown=shown)
-    low, high = entry["min"], entry["max"]
-    return TypedAnswer(low=float(low), high=float(high), shown=f"{low} \u2013 {high}")

@@ -36,7 +36,7 @@ from pathlib import Path
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.errors import Problem, Severity
-from deckbuilder.importers.base import MAX_CHOICES, Skipped, SourceDeck, SourceNotes, typed_answer
+from deckbuilder.importers.base import MAX_CHOICES, Skipped, SourceDeck, SourceNotes
 from deckbuilder.importers.gift_answers import (
     Weighted,
     full_credit,
@@ -48,7 +48,7 @@ from deckbuilder.importers.gift_answers import (
 )
 from deckbuilder.importers.gift_source import Block, Escapes, blocks, category, markers_in_feedback
 from deckbuilder.importers.markup import escape_markdown, html_to_markdown, moodle_to_markdown
-from deckbuilder.model import McqNote, Note, TypedNote
+from deckbuilder.model import McqNote, Note, TypedAnswer, TypedNote
 
 FORMAT_RE = re.compile(r"^\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
@@ -73,14 +73,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _entry_text(entry: dict[str, str]) -> str:
+def _answer_text(answer: TypedAnswer) -> str:
     """A typed answer as the explanation names it: 'no one', '1822 ± 2', '3.141 to 3.142'."""
-    if "min" in entry:
-        return f"{entry['min']} to {entry['max']}"
-    if "number" in entry:
-        tolerance = entry.get("tolerance")
-        return f"{entry['number']} ± {tolerance}" if tolerance else entry["number"]
-    return entry["text"]
+    return answer.shown.replace(" \u2013 ", " to ") if answer.is_number else answer.text
 
 
 def _joined(*texts: str) -> str:
@@ -284,15 +279,17 @@ class _GiftReader:
     ) -> None:
         """A short-answer or numerical question: the full-credit answers are accepted;
         what Moodle says of each answer goes to the explanation."""
-        accepted: list[dict[str, str]] = []
+        # Each answer once, by how it is written (a number out of range, NaN, is not
+        # equal to itself).
+        accepted: dict[str, TypedAnswer] = {}
         said: list[str] = []
         for answer in answers:
             # An answer over several lines is typed on one: the learner has one box.
-            entry = {k: _one_line(self.esc.restore(v)) for k, v in answer.entry.items()}
-            text = _entry_text(entry)
+            written = _one_line(self.esc.restore(answer.text))
+            typed = answer.number or TypedAnswer(text=written, shown=written)
+            text = _answer_text(typed)
             if full_credit(answer.weight):
-                if entry not in accepted:
-                    accepted.append(entry)
+                accepted.setdefault(typed.shown, typed)
                 label = escape_markdown(text)
             else:
                 label = f"{escape_markdown(text)} ({answer.weight:g}% in Moodle)"
@@ -306,7 +303,7 @@ class _GiftReader:
             id=self.name,
             line=line,
             question=question,
-            answers=tuple(map(typed_answer, accepted)),
+            answers=tuple(accepted.values()),
             explanation=explanation,
         )
         self.keep(typed_note)

@@ -18,7 +18,9 @@ the pieces; :mod:`deckbuilder.importers.gift` turns them into questions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from deckbuilder.model import TypedAnswer
 
 WEIGHT_RE = re.compile(r"^%\s*(-?\d+(?:\.\d*)?)\s*%")
 # What Moodle's is_numeric takes, less hexadecimal and surrounding space.
@@ -34,7 +36,7 @@ class Weighted:
     text: str
     weight: float
     feedback: str = ""
-    entry: dict[str, str] = field(default_factory=dict)  # a typed answer, as written
+    number: TypedAnswer | None = None  # a numerical answer's
 
 
 def split_weight(part: str, default: float) -> tuple[float, str]:
@@ -75,7 +77,7 @@ def short_answers(block: str) -> list[Weighted]:
     for part in _split_answers(block, "="):
         weight, rest = split_weight(part, 100.0)
         text, _, said = rest.partition("#")
-        out.append(Weighted(text.strip(), weight, said.strip(), {"text": text.strip()}))
+        out.append(Weighted(text.strip(), weight, said.strip()))
     return out
 
 
@@ -92,27 +94,25 @@ def numerical_answers(block: str) -> tuple[list[Weighted], str, list[str]]:
         weight, rest = split_weight(part, 100.0)
         text, _, said = rest.partition("#")
         text = text.strip()
-        entry = _number_entry(text)
-        if entry is None:
+        number = _number(text)
+        if number is None:
             bad.append(text)
         else:
-            out.append(Weighted(text, weight, said.strip(), entry))
+            out.append(Weighted(text, weight, said.strip(), number))
     return out, wrong, bad
 
 
-def _number_entry(text: str) -> dict[str, str] | None:
-    """'1822' / '1822:2' / '3.141..3.142' -> the card file's number mapping."""
+def _number(text: str) -> TypedAnswer | None:
+    """'1822' / '1822:2' / '3.141..3.142' -> the accepted number or range."""
     if ".." in text[1:]:
         low, _, high = (s.strip() for s in text.partition(".."))
         if NUMBER_RE.match(low) and NUMBER_RE.match(high) and float(low) <= float(high):
-            return {"min": low, "max": high}
+            return TypedAnswer.between(low, high)
         return None
     value, _, tolerance = (s.strip() for s in text.partition(":"))
     if not NUMBER_RE.match(value) or (tolerance and not NUMBER_RE.match(tolerance)):
         return None
-    if tolerance and float(tolerance) != 0:
-        return {"number": value, "tolerance": tolerance.lstrip("+-")}
-    return {"number": value}
+    return TypedAnswer.around(value, tolerance.lstrip("+-") or "0")
 
 
 @dataclass(frozen=True)

@@ -81,21 +81,12 @@ def occlusion_notes(
 
 def in_collection(anki_type: AnkiNoteType) -> NoteTypeSpec:
     """The collection's image occlusion note type as the collection has it."""
-    own = note_type(NoteKind.IMAGE_OCCLUSION)
-    ((name, front, back),) = anki_type.templates
-    return NoteTypeSpec(
-        kind=NoteKind.IMAGE_OCCLUSION,
-        id=anki_type.id,
-        name=anki_type.name,
-        fields=anki_type.fields,
-        template_name=name,
-        front=front,
-        back=back,
-        css=anki_type.css,
+    return replace(
+        anki_type.spec(NoteKind.IMAGE_OCCLUSION),
         cloze=True,
         sort_field=anki_type.sort_field,
         stock_kind=IO_STOCK_KIND,
-        field_tags=own.field_tags,
+        field_tags=note_type(NoteKind.IMAGE_OCCLUSION).field_tags,
     )
 
 

@@ -17,9 +17,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from html import unescape
 
-from deckbuilder.importers.base import typed_answer
 from deckbuilder.importers.html_markdown import field_markdown
-from deckbuilder.model import BasicNote, ClozeNote, McqNote, Note, NoteKind, TypedNote, letter
+from deckbuilder.model import (
+    BasicNote,
+    ClozeNote,
+    McqNote,
+    Note,
+    NoteKind,
+    TypedAnswer,
+    TypedNote,
+    letter,
+)
 from deckbuilder.note_types import BUILT_IN, built_in
 from deckbuilder.render.deck import SPEECH_CLASS
 
@@ -136,11 +144,11 @@ def _answer_letters(text: str, count: int) -> list[int] | None:
     return sorted(picked) if all(i < count for i in picked) else None
 
 
-def _typed_answer(low: str | None, high: str | None, shown: str) -> dict[str, str] | None:
+def _typed_answer(low: str | None, high: str | None, shown: str) -> TypedAnswer | None:
     """One accepted answer as the card file writes it: the text, or the number form whose
     shown text and range are the element's."""
     if low is None or high is None:
-        return {"text": shown} if shown.strip() else None
+        return TypedAnswer(text=shown.strip(), shown=shown.strip()) if shown.strip() else None
     try:
         low_value, high_value = float(low), float(high)
     except ValueError:
@@ -149,20 +157,20 @@ def _typed_answer(low: str | None, high: str | None, shown: str) -> dict[str, st
     if len(parts) == 2 and all(_NUMBER.match(p) for p in parts):
         number, tolerance = float(parts[0]), float(parts[1])
         if (number - tolerance, number + tolerance) == (low_value, high_value):
-            return {"number": parts[0], "tolerance": parts[1]}
+            return TypedAnswer.around(parts[0], parts[1])
     parts = shown.split(" \u2013 ")
     if (
         len(parts) == 2
         and all(_NUMBER.match(p) for p in parts)
         and (float(parts[0]), float(parts[1])) == (low_value, high_value)
     ):
-        return {"min": parts[0], "max": parts[1]}
+        return TypedAnswer.between(parts[0], parts[1])
     if _NUMBER.match(shown) and float(shown) == low_value == high_value:
-        return {"number": shown}
-    return {"min": low, "max": high}  # built again, the back shows the range as numbers
+        return TypedAnswer.around(shown)
+    return TypedAnswer.between(low, high)  # built again, the back shows the range as numbers
 
 
-def _typed_answers(html: str, attributes: str) -> list[dict[str, str]] | None:
+def _typed_answers(html: str, attributes: str) -> list[TypedAnswer] | None:
     out = []
     for line in html.split("\n") if html else []:
         found = _ACCEPT.match(line)
@@ -275,7 +283,7 @@ def _typed(_: NoteKind, guid: str, texts: Sequence[str], language: OwnLanguage) 
         line=0,
         guid=guid,
         question=_md(question),
-        answers=tuple(map(typed_answer, typed)),
+        answers=tuple(typed),
         explanation=_md(explanation),
         match_case=match_case == "yes",
     )

@@ -30,8 +30,8 @@ from pathlib import Path
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.keys import MAX_ANSWERS
 from deckbuilder.errors import DeckError, Problem, Severity
-from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer, typed_answer
-from deckbuilder.model import McqNote, Note, TypedNote
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer
+from deckbuilder.model import McqNote, Note, TypedAnswer, TypedNote
 
 # Up to nine digits: quizzes run past question 9,999; a longer number is text.
 QUESTION_RE = re.compile(r"^\s*(?:Q\s?)?(\d{1,9})[.)](?:\s+((?:.*\S)?))?\s*$")
@@ -248,7 +248,7 @@ class _QuizReader:
                 id="",
                 line=q.line,
                 question=question,
-                answers=tuple(map(typed_answer, answers)),
+                answers=tuple(answers),
                 explanation=explanation,
             )
         answer: list[int] = []
@@ -270,7 +270,7 @@ class _QuizReader:
             explanation=explanation,
         )
 
-    def typed_answers(self, value: str, lineno: int, what: str) -> list[dict[str, str]]:
+    def typed_answers(self, value: str, lineno: int, what: str) -> list[TypedAnswer]:
         """'four | 4 | 3.14 ± 0.01' -> the accepted answers, as the card file writes them."""
         if not value.strip():
             self.problem(
@@ -285,25 +285,26 @@ class _QuizReader:
                 lineno, f"{what}: {len(parts)} accepted answers; a note takes at most {MAX_ANSWERS}"
             )
             return []
-        accepted: list[dict[str, str]] = []
+        accepted: list[TypedAnswer] = []
         first: dict[str, int] = {}
         for n, part in enumerate(parts, start=1):
-            entry = self.typed_entry(part, lineno, what, n, len(parts))
-            if entry is None:
+            answer = self.typed_answer(part, lineno, what, n, len(parts))
+            if answer is None:
                 continue
-            key = _answer_key(entry)
+            # The same answer, as the card loader tells them apart.
+            key = answer.shown if answer.is_number else " ".join(part.split()).casefold()
             if key in first:
                 self.problem(
                     lineno, f"{what}: accepted answer {n} repeats answer {first[key]} ('{part}')"
                 )
                 continue
             first[key] = n
-            accepted.append(entry)
+            accepted.append(answer)
         return accepted
 
-    def typed_entry(
+    def typed_answer(
         self, part: str, lineno: int, what: str, n: int, count: int
-    ) -> dict[str, str] | None:
+    ) -> TypedAnswer | None:
         if not part:
             where = f"accepted answer {n} of {count}" if count > 1 else "the accepted answer"
             self.problem(lineno, f"{what}: {where} is empty (write 'Answer: four | 4')")
@@ -314,10 +315,7 @@ class _QuizReader:
             return None
         tolerance = TOLERANCE_RE.match(part)
         if tolerance:
-            number, within = tolerance.groups()
-            if float(within) == 0:
-                return {"number": number}
-            return {"number": number, "tolerance": within}
+            return TypedAnswer.around(*tolerance.groups())
         bounds = RANGE_RE.match(part)
         if bounds:
             low, high = bounds.groups()
@@ -326,17 +324,8 @@ class _QuizReader:
                     lineno, f"{what}: the range '{part}' starts above its end (write low..high)"
                 )
                 return None
-            return {"min": low, "max": high}
-        return {"text": part}
-
-
-def _answer_key(entry: dict[str, str]) -> str:
-    """What makes two accepted answers the same, as the card loader tells them apart."""
-    if "text" in entry:
-        return " ".join(entry["text"].split()).casefold()
-    if "min" in entry:
-        return f"{entry['min']} \u2013 {entry['max']}"
-    return " ± ".join(entry[key] for key in ("number", "tolerance") if key in entry)
+            return TypedAnswer.between(low, high)
+        return TypedAnswer(text=part, shown=part)
 
 
 def parse_quiz(text: str, source: Path) -> SourceNotes:

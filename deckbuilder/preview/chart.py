@@ -26,7 +26,8 @@ import numpy as np
 
 from deckbuilder.errors import OutputError, RequestError
 from deckbuilder.files.atomic import atomic_write
-from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, figure, shown_forecast
+from deckbuilder.preview.plan_report import figure
+from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, shown_forecast
 from deckbuilder.schedule.workload import Peak, peak
 
 if TYPE_CHECKING:

@@ -28,7 +28,8 @@ from deckbuilder.preview.chart import (
     TEXT_COLOUR,
     peak_label,
 )
-from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, figure, shown_forecast
+from deckbuilder.preview.plan_report import figure
+from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, shown_forecast
 from deckbuilder.schedule.workload import Peak, peak
 
 FONT_SIZE = 12  # px, at any width

@@ -16,7 +16,8 @@ REVIEWS_COUNTED = (
 )
 
 
-def _figure(value: float) -> str:
+def figure(value: float) -> str:
+    """A figure of the forecast as every output shows it (one decimal)."""
     return f"{shown(value):.{DECIMALS}f}"
 
 
@@ -37,9 +38,9 @@ def recommendation(sw: Sweep, days: int) -> list[str]:
     best, current = sw.point_at(optimal), sw.point_at(sw.current)
     if best is not None and current is not None and best is not current:
         lines.append(
-            f"At {optimal:.2f}, {_figure(best.memorized)} cards are memorized on day {days} "
-            f"instead of {_figure(current.memorized)} at the current {sw.current:.2f}, for "
-            f"{_figure(best.minutes)} study minutes instead of {_figure(current.minutes)}."
+            f"At {optimal:.2f}, {figure(best.memorized)} cards are memorized on day {days} "
+            f"instead of {figure(current.memorized)} at the current {sw.current:.2f}, for "
+            f"{figure(best.minutes)} study minutes instead of {figure(current.minutes)}."
         )
     return lines
 
@@ -61,9 +62,9 @@ def sweep_table_rows(sw: Sweep) -> tuple[tuple[str, ...], list[tuple[tuple[str, 
             marks.append("optimal")
         figures = (
             f"{p.retention:.2f}",
-            _figure(p.reviews),
-            _figure(p.minutes),
-            _figure(p.memorized),
+            figure(p.reviews),
+            figure(p.minutes),
+            figure(p.memorized),
         )
         rows.append((figures, ", ".join(marks)))
     return SWEEP_COLUMNS, rows
@@ -100,19 +101,19 @@ def sweep_agreement(sw: Sweep, summary: Summary, fc: Forecast, new_per_day: int)
     counted = whole.total_reviews + first_showings
     line = (
         f"At the retention previewed, {point.retention:.2f}, the sweep counts "
-        f"{_figure(point.reviews)} reviews: the forecast over {fc.days} days at "
-        f"{new_per_day} new cards a day has {_figure(whole.total_reviews)}, and each new "
-        f"card's first showing ({_figure(first_showings)}) makes {_figure(counted)}, as "
+        f"{figure(point.reviews)} reviews: the forecast over {fc.days} days at "
+        f"{new_per_day} new cards a day has {figure(whole.total_reviews)}, and each new "
+        f"card's first showing ({figure(first_showings)}) makes {figure(counted)}, as "
         "Anki's workload graph counts them."
     )
     differ = [
-        f"{what} ({_figure(swept)} against {_figure(forecast)})"
+        f"{what} ({figure(swept)} against {figure(forecast)})"
         for what, swept, forecast in (
             ("reviews", point.reviews, counted),
             ("minutes", point.minutes, whole.total_minutes),
             ("cards memorized", point.memorized, summary.memorized_end),
         )
-        if _figure(swept) != _figure(forecast)
+        if figure(swept) != figure(forecast)
     ]
     if differ:
         listed = differ[0] if len(differ) == 1 else f"{', '.join(differ[:-1])} and {differ[-1]}"
@@ -148,7 +149,7 @@ def exam_rows(plan: ExamPlan) -> tuple[str, list[tuple[str, str]]]:
         rows = [("Impossible", impossible_reason(plan))]
         forecast_with = f"{plan.new_per_day} new/day instead"
     else:
-        heading += f"; every card introduced by day {last_intro} ({_days(plan.lead)} before)"
+        heading += f"; every card introduced by day {last_intro} ({days_text(plan.lead)} before)"
         rows = [("new cards a day needed", str(plan.new_per_day_needed))]
         forecast_with = f"{plan.new_per_day} new/day" + ("" if plan.in_time else " (not in time)")
     intro = (
@@ -158,8 +159,8 @@ def exam_rows(plan: ExamPlan) -> tuple[str, list[tuple[str, str]]]:
     )
     rows += [
         ("forecast with", f"{forecast_with}: {intro}"),
-        ("memorized on exam day", f"{_figure(plan.memorized_on_exam)} of {cards} cards"),
-        ("reviews a day, last week", " ".join(_figure(x) for x in plan.reviews_last_week)),
+        ("memorized on exam day", f"{figure(plan.memorized_on_exam)} of {cards} cards"),
+        ("reviews a day, last week", " ".join(figure(x) for x in plan.reviews_last_week)),
     ]
     return heading, rows
 
@@ -177,7 +178,7 @@ def impossible_reason(plan: ExamPlan) -> str:
     """Why no number of new cards a day introduces every card ``lead`` days before the
     exam, and what would make it possible, in one sentence."""
     cards, last_intro = plan.forecast.cards, plan.days - plan.lead
-    wanted = f"every card {_days(plan.lead)} before the exam"
+    wanted = f"every card {days_text(plan.lead)} before the exam"
     if last_intro < 1:
         earliest = plan.start + timedelta(days=plan.lead)
         return (
@@ -197,5 +198,5 @@ def impossible_reason(plan: ExamPlan) -> str:
     )
 
 
-def _days(count: int) -> str:
+def days_text(count: int) -> str:
     return "1 day" if count == 1 else f"{count} days"

@@ -16,7 +16,13 @@ from typing import Any
 from deckbuilder.errors import Problem
 from deckbuilder.errors import shown as shown_text
 from deckbuilder.model import Deck
-from deckbuilder.preview.plan_report import exam_lines, sweep_agreement, sweep_lines
+from deckbuilder.preview.plan_report import (
+    days_text,
+    exam_lines,
+    figure,
+    sweep_agreement,
+    sweep_lines,
+)
 from deckbuilder.preview.questions import Questions
 from deckbuilder.preview.settings import (
     DEFAULT_DAYS,
@@ -30,17 +36,7 @@ from deckbuilder.schedule.exam import ExamPlan, plan_exam
 from deckbuilder.schedule.intervals import Ladder, ladder
 from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.sweep import Sweep, sweep
-from deckbuilder.schedule.workload import (
-    DECIMALS,
-    Forecast,
-    Load,
-    Peak,
-    Summary,
-    forecast,
-    peak,
-    shown,
-    summarize,
-)
+from deckbuilder.schedule.workload import Forecast, Load, Peak, Summary, forecast, peak, summarize
 
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:
@@ -169,17 +165,8 @@ def to_json(previews: Sequence[DeckPreview]) -> dict[str, Any]:
     return {"decks": [p.as_dict() for p in previews]}
 
 
-def figure(value: float) -> str:
-    """A figure of the forecast as every output shows it (one decimal)."""
-    return f"{shown(value):.{DECIMALS}f}"
-
-
 def _peak_text(top: Peak) -> str:
     return f"peak {figure(top.value)} on day {top.day}" if top.day else "no peak"
-
-
-def _days(count: int) -> str:
-    return "1 day" if count == 1 else f"{count} days"
 
 
 def _span(load: Load) -> str:
@@ -197,7 +184,7 @@ ROUNDING_NOTE = "Days are rounded to one decimal; totals, peaks and averages com
 def summary_rows(sm: Summary) -> list[tuple[str, str]]:
     """The summary as (label, value) rows, shared by the text report and the page."""
     whole, first = sm.whole, sm.first_weeks
-    span, horizon = _span(first), _days(sm.days)
+    span, horizon = _span(first), days_text(sm.days)
     intro = (
         f"by day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {horizon}"
     )
@@ -260,7 +247,7 @@ def _settings_line(p: DeckPreview) -> str:
         plan = p.exam
         return (
             f"retention {s.desired_retention:g}, {plan.new_per_day} new/day, {limit}, "
-            f"{_days(plan.days)} to the exam"
+            f"{days_text(plan.days)} to the exam"
         )
     return (
         f"retention {s.desired_retention:g}, {s.new_per_day} new/day, {limit}, "
@@ -301,9 +288,9 @@ def summary_line(sm: Summary) -> str:
         f"{_span(first)}: {figure(first.average_reviews)} reviews, "
         f"{figure(first.average_minutes)} minutes a day on average"
     )
-    parts.append(f"{figure(whole.average_minutes)} minutes a day over {_days(sm.days)}")
+    parts.append(f"{figure(whole.average_minutes)} minutes a day over {days_text(sm.days)}")
     if sm.introduced_by is None:
-        parts.append(f"not all introduced in {_days(sm.days)}")
+        parts.append(f"not all introduced in {days_text(sm.days)}")
     else:
         parts.append(f"all introduced by day {sm.introduced_by}")
     parts.append(f"{figure(sm.memorized_end)} of {sm.cards} memorized on day {sm.days}")

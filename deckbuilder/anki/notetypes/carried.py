@@ -38,7 +38,7 @@ from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import read_regular
 from deckbuilder.model import BasicNote, Deck, FieldsNote, Note, NoteKind
 from deckbuilder.note_types import BUILT_IN, KEPT_SHAPES, CardTemplate, NoteType
-from deckbuilder.templates import name_problems, names_problems, template_problems
+from deckbuilder.templates import name_problems, names_problems, shortened, template_problems
 
 SIDECAR_SUFFIX = ".notetypes.json"
 # Limits against absurd files (documented in docs/note-types.md). Anki's own note types
@@ -49,7 +49,6 @@ MAX_CSS_CHARS = 1024 * 1024
 _LARGEST_ID = 2**63 - 1  # Anki's ids are signed 64-bit numbers
 _OWN_IDS = {t.anki_id: NoteKind(t.key) for t in BUILT_IN.values()}
 _OWN_NAMES = {t.name.casefold() for t in BUILT_IN.values()}
-_SHOWN = 60  # characters of a name quoted in a message
 _NO_CARRIED: dict[NoteKind, NoteTypeSpec] = {}
 
 
@@ -156,7 +155,7 @@ def read_carried(card_file: Path) -> Mapping[NoteKind, NoteTypeSpec]:
     except RecursionError:
         raise DeckError.single(path, _restore("JSON nested too deeply")) from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise DeckError.single(path, _restore(f"not JSON: {_shortened(str(exc))}")) from None
+        raise DeckError.single(path, _restore(f"not JSON: {shortened(str(exc))}")) from None
     specs, problems = parse_carried(parsed)
     if problems:
         raise DeckError(Problem(str(path), None, problem) for problem in problems)
@@ -168,10 +167,6 @@ def _restore(what: str) -> str:
         f"not a note types file as 'deckbuilder import' writes it ({what}); restore it "
         "from version control"
     )
-
-
-def _shortened(text: str) -> str:
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
 def parse_carried(data: Any) -> tuple[dict[NoteKind, NoteTypeSpec], list[str]]:
@@ -211,7 +206,7 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
     if wrong:
         return None, [_restore(f"{label}: {'; '.join(wrong)}")]
     if isinstance(entry["name"], str) and entry["name"].strip():
-        label = f"note type {_shortened(entry['name'])!r}"
+        label = f"note type {shortened(entry['name'])!r}"
     fields, templates = entry["fields"], entry["templates"]
     if not all(isinstance(name, str) for name in fields):
         return None, [_restore(f"{label}: a field name is not text")]
@@ -222,12 +217,10 @@ def _entry(number: int, entry: Any) -> tuple[NoteTypeSpec | None, list[str]]:
         return None, [_restore(f"{label}: a template is not {{name, front, back}} as text")]
     if entry["kind"] not in KEPT_SHAPES:
         kinds = ", ".join(KEPT_SHAPES)
-        return None, [
-            _restore(f"{label}: kind {_shortened(entry['kind'])!r} is not one of {kinds}")
-        ]
+        return None, [_restore(f"{label}: kind {shortened(entry['kind'])!r} is not one of {kinds}")]
     keep_scripts = entry.get("keep_scripts", False)
     if not isinstance(keep_scripts, bool):
-        shown = _shortened(json.dumps(keep_scripts, ensure_ascii=False))
+        shown = shortened(json.dumps(keep_scripts, ensure_ascii=False))
         return None, [f"{label}: 'keep_scripts' is {shown}, not true or false"]
     kind = NoteKind(entry["kind"])
     wanted = KEPT_SHAPES[kind.value]
