@@ -118,6 +118,13 @@ def generated_cases() -> list[tuple[str, bytes, str, str]]:
             "4",
             "U+2028 (LINE SEPARATOR): YAML reads it as a line break",
         ),
+        # The first is named at its line, and the others of any of the three counted.
+        (
+            "line-breaks",
+            "deck: D\nnotes:\n  - id: a\n    front: a\u0085b\u2029c\n    back: b\u2028c\n".encode(),
+            "4",
+            "U+0085 (NEXT LINE) (2 more after it): YAML reads it as a line break",
+        ),
         # Issue 37: a 5,000-digit number was compared as a float and echoed whole.
         ("long-number", long_number.encode(), "4", "'answer.number' is 5,000 characters long"),
     ]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +22,6 @@ from deckbuilder.cardfile.declared import shared_name_problems, shared_note_type
 from deckbuilder.cardfile.fields import (
     LOCALIZED_KEYS,
     FieldReader,
-    plural,
 )
 from deckbuilder.cardfile.yaml_hints import look_alike_spaces
 from deckbuilder.cardfile.yaml_recovery import read_yaml
@@ -213,12 +211,10 @@ def _decoded(path: Path, data: bytes) -> str:
 # Characters YAML reads as line breaks that editors show within a line: with one in the
 # file, the YAML reader's line numbers and the editor's disagree from there on, and YAML
 # turns it into a line break (or a space) inside text.
-_OTHER_LINE_BREAKS = re.compile("[\u0085\u2028\u2029]")
 _BREAK_NAMES = {"\u0085": "NEXT LINE", "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}
 
 
 def _refuse_other_line_breaks(name: str, text: str) -> None:
-    # str.find, not a regular expression: this reads every character of every card file.
     at = [i for i in (text.find(c) for c in _BREAK_NAMES) if i >= 0]
     if not at:
         return
@@ -226,8 +222,8 @@ def _refuse_other_line_breaks(name: str, text: str) -> None:
     char = text[first]
     code = f"U+{ord(char):04X}"
     line = text.count("\n", 0, first) + 1
-    more = len(_OTHER_LINE_BREAKS.findall(text)) - 1
-    others = f" ({plural(more, 'more')} after it)" if more else ""
+    more = sum(text.count(c) for c in _BREAK_NAMES) - 1
+    others = f" ({more:,} more after it)" if more else ""
     raise DeckError.single(
         name,
         f"{code} ({_BREAK_NAMES[char]}){others}: YAML reads it as a line break, so the text "
