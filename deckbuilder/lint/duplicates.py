@@ -118,14 +118,9 @@ def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
                 other = questions[other_number]
                 if other.owner == question.owner:
                     continue
-                larger = len(other_words)
-                if larger >= len(distinct):
-                    subset = distinct.issubset(other_words)
-                else:
-                    larger, subset = len(distinct), distinct.issuperset(other_words)
-                if not subset:
+                if not (distinct.issubset(other_words) or distinct.issuperset(other_words)):
                     continue  # a word changed: another question
-                smaller = len(distinct) + len(other_words) - larger
+                smaller, larger = sorted((len(distinct), len(other_words)))
                 shared = smaller / larger
                 if (shared >= SIMILAR or larger - smaller == 1) and (
                     best is None or shared > best.shared

@@ -154,7 +154,7 @@ def note_findings(note: Note) -> Iterator[Finding]:
 
 def _mcq_findings(note: McqNote) -> Iterator[Finding]:
     shown = [plain(choice) for choice in note.choices]
-    above = [speaks_of_choices_above(choice) for choice in note.choices]
+    above = [_speaks_of_above(text) for text in shown]
     names_others = [_names_other_choices(text, note.question) for text in shown]
     yield from _above_choice(note, above)
     yield from _choice_reference(note, names_others)
@@ -225,7 +225,11 @@ def speaks_of_choices_above(choice: str) -> bool:
     """Whether a choice says "all/none of the above" (or a Korean phrasing of it): one
     that must stay last, pinned, when the choices shuffle. Importers may pin such a
     choice."""
-    shown = plain(choice)
+    return _speaks_of_above(plain(choice))
+
+
+def _speaks_of_above(shown: str) -> bool:
+    """:func:`speaks_of_choices_above` of a choice's visible text."""
     return _ABOVE_WORD.search(_folded(shown)) is not None and _ABOVE.search(shown) is not None
 
 
