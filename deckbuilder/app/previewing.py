@@ -104,7 +104,8 @@ def _preview(request: PreviewRequest) -> PreviewResult:
     study: dict[Problem, None] = {}  # the languages of a deck share its study block
     for deck in [rd.deck for rd in rendered]:
         chosen = settings_for(deck, request.study, parameters, fitted)
-        study.update(dict.fromkeys(() if chosen.warning is None else (chosen.warning,)))
+        if chosen.warning is not None:
+            study[chosen.warning] = None
         previews.append(preview_deck(deck, chosen, request.days, request.seed, questions))
     warnings = list(study)
     charts = []
