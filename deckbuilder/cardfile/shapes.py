@@ -221,7 +221,7 @@ def _tags(key: Key) -> dict[str, Any]:
 
 
 def _files(key: Key) -> dict[str, Any]:
-    name = {"type": "string", "pattern": _NON_BLANK, "description": "A file name in media/."}
+    name = {"type": _SCALAR, "pattern": _NON_BLANK, "description": "A file name in media/."}
     return {"oneOf": [*_one_or_list(name, key)["oneOf"], {"type": "null"}]}
 
 
@@ -249,10 +249,20 @@ def _pixels(count: int) -> dict[str, Any]:
     return {"type": "array", "minItems": count, "maxItems": count, "items": pixel}
 
 
+_MASK_SHAPES = ("rect", "ellipse", "polygon")
+
+
+def _mask_list(key: Key) -> dict[str, Any]:
+    """An image occlusion note's 'masks': masks and labels, at least one of them a mask
+    (labels alone would make no card)."""
+    a_mask = {"anyOf": [{"required": [name]} for name in _MASK_SHAPES]}
+    return {"type": "array", "items": _masks(), "contains": a_mask}
+
+
 def _masks() -> dict[str, Any]:
     """One entry of an image occlusion note's 'masks': a mask or a label."""
     by_name = {key.name: key for key in MASK}
-    shapes = [name for name in ("rect", "ellipse", "polygon")]
+    shapes = _MASK_SHAPES
     mask_keys = tuple(by_name[name] for name in (*shapes, "card"))
     label_keys = tuple(by_name[name] for name in ("text", "at", "size"))
     masks = [
@@ -562,7 +572,7 @@ SHAPES: dict[Shape, ValueShape] = {
         "a list of masks ({rect: [left, top, width, height]}, {ellipse: ...}, "
         "{polygon: [[x, y], ...]}) and labels ({text: RA, at: [x, y]})",
         "list of masks and labels",
-        lambda key: {"type": "array", "minItems": 1, "items": _masks()},
+        _mask_list,
         ReadBy(("occlusion._read_masks",)),
     ),
     Shape.BOX: ValueShape(

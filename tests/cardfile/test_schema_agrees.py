@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from deckbuilder.cardfile.keys import (
@@ -302,6 +302,10 @@ def problems(document: dict[str, Any]) -> list[str]:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(document=documents())
+# Two disagreements the search once found: labels with no mask (the loader refuses them),
+# a file name YAML reads as a number (the loader takes it).
+@example({"notes": [{"id": "a", "image": "heart.png", "masks": [{"text": "RA", "at": [1, 1]}]}]})
+@example({"missing_media": 1.5, "notes": [{"id": "a", "front": "Mars", "back": "Mars"}]})
 def test_the_schema_and_the_loader_accept_the_same_documents(document: dict[str, Any]) -> None:
     """Every document the schema accepts loads, and every document that loads is one the
     schema accepts.
