@@ -196,7 +196,7 @@ def verdict(p: Player) -> str | None:
 
 
 def click(p: Player, choice: str) -> None:
-    p.page.click(f'[data-choice="{choice}"]')
+    p.tap(f'[data-choice="{choice}"]')
 
 
 def assert_clean(p: Player) -> None:
