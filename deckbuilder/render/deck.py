@@ -774,6 +774,18 @@ def render_deck(
     )
 
 
+def render_decks(decks: Sequence[Deck]) -> tuple[list[RenderedDeck], list[Problem]]:
+    """Every deck rendered that can be, and the problems of those that cannot."""
+    rendered: list[RenderedDeck] = []
+    problems: list[Problem] = []
+    for deck in decks:
+        try:
+            rendered.append(render_deck(deck))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    return rendered, problems
+
+
 def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tuple[Problem, ...]:
     """Files in ``media_dir`` (recursively; hidden files and card files aside) that no
     deck uses, and links in it that lead out of the project (never followed)."""
