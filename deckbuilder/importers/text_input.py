@@ -23,12 +23,6 @@ _BOMS = (
 )
 
 
-def read_source_bytes(path: Path) -> bytes:
-    """The bytes of ``path``; DeckError when it cannot be read, is no regular file (a
-    named pipe would block) or is over the size limit."""
-    return read_regular(path, MAX_FILE_BYTES)
-
-
 def decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
     """``data`` as text, and a warning when it was read in a guessed legacy encoding."""
     for bom, codec in _BOMS:
@@ -58,8 +52,9 @@ def decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
 
 
 def read_source_text(path: Path) -> tuple[str, list[Problem]]:
-    """The text of ``path`` with its line ends made ``\\n``, and any encoding warning."""
-    return decode(read_source_bytes(path), path)
+    """The text of ``path`` with its line ends made ``\\n``, and any encoding warning;
+    DeckError when it cannot be read, is no regular file or is over the size limit."""
+    return decode(read_regular(path, MAX_FILE_BYTES), path)
 
 
 def _lines(text: str) -> str:
