@@ -17,6 +17,7 @@ from deckbuilder.cli.options import (
     JsonFlag,
     Lang,
     MediaDir,
+    OutDir,
     Sources,
     build_timestamp,
     selection,
@@ -43,10 +44,7 @@ from deckbuilder.errors import shown
 def build(
     ctx: typer.Context,
     sources: Sources = None,
-    out: Annotated[
-        Optional[Path],  # noqa: UP045 - typer needs Optional on Python 3.10
-        typer.Option("--out", "-o", help="Folder to write packages to. Default: output/"),
-    ] = None,
+    out: OutDir = None,
     media: MediaDir = Path("media"),
     no_preview: Annotated[
         bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")

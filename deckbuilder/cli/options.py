@@ -20,6 +20,10 @@ Sources = Annotated[
         help="Card files (.yaml) or folders of them. Default: cards/", show_default=False
     ),
 ]
+OutDir = Annotated[
+    Optional[Path],  # noqa: UP045 - typer needs Optional on Python 3.10
+    typer.Option("--out", "-o", help="Folder to write packages to. Default: output/"),
+]
 MediaDir = Annotated[
     Path, typer.Option("--media", help="Folder of images and sounds the cards refer to.")
 ]
