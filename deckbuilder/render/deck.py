@@ -623,13 +623,17 @@ class _Renderer:
         letters = self.letters.get(note.answer)
         if letters is None:
             letters = self.letters[note.answer] = ", ".join(note.answer_letters)
+        question, explanation = self.question_and_explanation(note)
+        return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
+
+    def question_and_explanation(self, note: McqNote | TypedNote) -> tuple[str, str]:
         question = self.md(note.question, "question")
         explanation = self.md(note.explanation, "explanation")
         if self.deck.lang:
             # data-db-lang tells the template script which labels to show.
             question = self.lang(question, f' data-db-lang="{self.deck.lang}"')
             explanation = self.lang(explanation)
-        return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
+        return question, explanation
 
     def cloze(self, note: ClozeNote) -> tuple[str, ...]:
         text = self.md(note.text, "text", cloze=True)
@@ -639,11 +643,7 @@ class _Renderer:
         return (self.lang(text), self.lang(extra)) if self.deck.lang else (text, extra)
 
     def typed(self, note: TypedNote) -> tuple[str, ...]:
-        question = self.md(note.question, "question")
-        explanation = self.md(note.explanation, "explanation")
-        if self.deck.lang:
-            question = self.lang(question, f' data-db-lang="{self.deck.lang}"')
-            explanation = self.lang(explanation)
+        question, explanation = self.question_and_explanation(note)
         answers = typed_answers_html(self.typed_answers(note), self.choice_attributes)
         return (question, answers, explanation, "yes" if note.match_case else "no")
 
