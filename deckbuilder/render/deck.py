@@ -24,7 +24,7 @@ from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec, typed_answer
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
 from deckbuilder.anki.occlusion import occlusion_field
-from deckbuilder.errors import DeckError, Problem, Severity, shown
+from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import (
     BasicNote,
@@ -188,7 +188,7 @@ class _Renderer:
             line = note.line_in(self.key, offset)
         if warning:
             self.warnings.append(
-                Problem(self.file, line, message, note.id if note else None, Severity.WARNING)
+                Problem.warning(self.file, line, message, note.id if note else None)
             )
         else:
             self.problems.append(Problem(self.file, line, message, note.id if note else None))
@@ -795,7 +795,7 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
     if outside is not None:
         message = f"this folder is a link to {shown(outside, None)}, outside the project;"
         told = f"{message} nothing in it is packaged"
-        return (Problem(str(media_dir), None, told, severity=Severity.WARNING),)
+        return (Problem.warning(str(media_dir), None, told),)
     card_folders = {rd.deck.source.parent for rd in rendered}
     roots = [media_dir, *(d for d in card_folders if folder_link_outside(d) is None)]
     real_roots = [os.path.realpath(d) for d in roots]
@@ -807,12 +807,11 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
         outside = real_path_outside(path, real_roots)
         if outside is not None:
             found.append(
-                Problem(
+                Problem.warning(
                     str(path),
                     None,
                     f"a link to {shown(outside, None)}, outside {media_dir}/"
                     " and the card folders; nothing is packaged through it",
-                    severity=Severity.WARNING,
                 )
             )
         elif (
@@ -821,11 +820,10 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
             and os.path.realpath(path) not in used
         ):
             found.append(
-                Problem(
+                Problem.warning(
                     str(path),
                     None,
                     "no card uses this file; it is not packaged",
-                    severity=Severity.WARNING,
                     code="unused-media",
                 )
             )
