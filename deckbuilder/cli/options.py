@@ -76,9 +76,13 @@ def selection(
     )
 
 
-def session_of(ctx: typer.Context) -> Session:
+def session_of(ctx: typer.Context, *, as_json: bool | None = None) -> Session:
+    """The invocation's session; ``as_json``: whether the command prints one JSON object."""
     obj = ctx.find_root().obj
-    return obj if isinstance(obj, Session) else Session()
+    session = obj if isinstance(obj, Session) else Session()
+    if as_json is not None:
+        session.json = as_json
+    return session
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object (errors too).")]
