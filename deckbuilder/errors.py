@@ -73,6 +73,18 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.place} {self.message}"
 
+    @classmethod
+    def warning(
+        cls,
+        file: str,
+        line: int | None,
+        message: str,
+        note: str | None = None,
+        code: str | None = None,
+    ) -> Problem:
+        """A problem that is told, the command going on."""
+        return cls(file, line, message, note, Severity.WARNING, code)
+
 
 class DeckError(Exception):
     """Input the user has to fix; carries every problem found, not just the first."""

@@ -13,7 +13,7 @@ from deckbuilder.app.checking import Diagnosed, deck_warnings, render_selection
 from deckbuilder.app.packages import PackageResult, package_path, write_packages
 from deckbuilder.app.requests import BuildRequest
 from deckbuilder.cardfile.reader import digest_now
-from deckbuilder.errors import Problem, RequestError, Severity, shown
+from deckbuilder.errors import Problem, RequestError, shown
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
 from deckbuilder.lock.format import LAST_SECOND
@@ -119,7 +119,7 @@ def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:
         if old is None or old == deck.name:
             continue
         found.append(
-            Problem(
+            Problem.warning(
                 str(deck.source),
                 None,
                 f"the deck was named {shown(old, None)} in its last build and is "
@@ -127,7 +127,6 @@ def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:
                 f"{shown(old, None)} (only new cards go to {shown(deck.name, None)}): to move "
                 f"them, search Anki's browser for {deck_cards_search(old)}, select all, and "
                 "use Change Deck",
-                severity=Severity.WARNING,
             )
         )
     return found

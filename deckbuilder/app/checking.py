@@ -14,7 +14,7 @@ from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.lint import LintWarning, lint_decks
 from deckbuilder.model import Deck
 from deckbuilder.preview.settings import study_warnings
-from deckbuilder.render.deck import RenderedDeck, render_deck
+from deckbuilder.render.deck import RenderedDeck, render_decks
 from deckbuilder.render.deck import unused_media as unused_media_files
 
 
@@ -81,12 +81,8 @@ def render_selection(
         problems.extend(exc.problems)
         decks = list(exc.partial)
     problems.extend(guid_problems(decks, alongside))
-    rendered: list[RenderedDeck] = []
-    for deck in decks:
-        try:
-            rendered.append(render_deck(deck))
-        except DeckError as exc:
-            problems.extend(exc.problems)
+    rendered, unrendered = render_decks(decks)
+    problems.extend(unrendered)
     if problems:
         raise DeckError(_in_reading_order(problems), partial=decks)
     found = unused_media_files(rendered, selection.media_dir) if unused_media else ()

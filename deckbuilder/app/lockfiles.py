@@ -22,7 +22,7 @@ from pathlib import Path
 from deckbuilder.cardfile.deck import ALL_LANGUAGES
 from deckbuilder.cardfile.fields import shown
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, deck_id_problems, load_decks
-from deckbuilder.errors import DeckError, Problem, Severity
+from deckbuilder.errors import DeckError, Problem
 from deckbuilder.lock.format import Manifest, lock_path, read_manifest
 from deckbuilder.lock.manifest import OtherDecks
 from deckbuilder.model import Deck
@@ -299,14 +299,13 @@ def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
             f"you renamed {name}, add 'id: {base}' to the renamed card file to keep its notes' "
             "identities; if you deleted the deck, delete this lock file"
         )
-    return Problem(str(lock.path), None, message, severity=Severity.WARNING)
+    return Problem.warning(str(lock.path), None, message)
 
 
 def _old_copy(lock: _Lock, own: Path) -> Problem:
-    return Problem(
+    return Problem.warning(
         str(lock.path),
         None,
         f"an old copy of deck '{shown(lock.key)}''s lock file, which is {own} beside its "
         "card file now: delete this one",
-        severity=Severity.WARNING,
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
-from deckbuilder.errors import DeckError, OutputError, Problem, Severity
+from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
 from deckbuilder.files.reading import contents_if_any
 from deckbuilder.lock.format import Manifest, NoteEntry, format_manifest, lock_path
@@ -117,12 +117,11 @@ def write_packages(
                 result.lock_moved_from.unlink()
             except OSError as exc:
                 warnings.append(
-                    Problem(
+                    Problem.warning(
                         str(result.lock_moved_from),
                         None,
                         f"cannot remove this lock file, now moved to {result.lock}: "
                         f"{exc.strerror or exc}; delete it",
-                        severity=Severity.WARNING,
                     )
                 )
     if warnings and results:

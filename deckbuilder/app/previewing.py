@@ -10,7 +10,7 @@ from typing import Any
 from deckbuilder.anki.history import HistoryError
 from deckbuilder.app.checking import render_selection
 from deckbuilder.app.requests import PreviewRequest
-from deckbuilder.errors import DeckError, OutputError, Problem, RequestError, Severity
+from deckbuilder.errors import DeckError, OutputError, Problem, RequestError
 from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.files.bounds import refuse_links_out
 from deckbuilder.lint import lint_decks
@@ -173,7 +173,7 @@ def _history_parameters(path: Path) -> tuple[FittedParameters, Problem | None]:
     if fitted.fitted:
         return fitted, None
     told = too_few_reviews(fitted, path)
-    return fitted, Problem(str(path), None, told, severity=Severity.WARNING, code="history")
+    return fitted, Problem.warning(str(path), None, told, code="history")
 
 
 def lint_by_note(rendered: Sequence[RenderedDeck]) -> dict[str, LintNotes]:

@@ -30,7 +30,7 @@ from deckbuilder.lock.anki_copy import anki_copy_hash
 from deckbuilder.lock.format import LAST_SECOND, MAX_ANKI_ID, Manifest, NoteEntry, lock_path
 from deckbuilder.lock.manifest import note_hashes
 from deckbuilder.model import Deck, Note
-from deckbuilder.render.deck import RenderedDeck, render_deck
+from deckbuilder.render.deck import RenderedDeck, render_decks
 
 
 @dataclass(frozen=True)
@@ -85,13 +85,7 @@ class CardFile:
         data = _read_bytes(path)
         text = read_text(path)
         decks = card_file_decks(path, text, media_dir)
-        rendered = []
-        problems: list[Problem] = []
-        for deck in decks:
-            try:
-                rendered.append(render_deck(deck))
-            except DeckError as exc:
-                problems.extend(exc.problems)
+        rendered, problems = render_decks(decks)
         if problems:
             raise DeckError(problems)
         return cls(path, data, text, decks, rendered, media_dir)

@@ -26,7 +26,7 @@ from deckbuilder.cardfile.keys import (
 )
 from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.errors import Problem, Severity
+from deckbuilder.errors import Problem
 from deckbuilder.invisible import INVISIBLE
 
 # What a deck or note id may be: it names the package and keeps notes' identities.
@@ -318,12 +318,11 @@ class FieldReader:
         default = self.languages[0]
         if hit is None and self.fallback and value.get(default) is not None:
             self.warnings.append(
-                Problem(
+                Problem.warning(
                     self.file,
                     value.line,
                     f"'{what}' has no '{self.lang}' text; using the '{default}' text",
                     self.note_id,
-                    severity=Severity.WARNING,
                     code="fallback",
                 )
             )

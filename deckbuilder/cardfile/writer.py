@@ -74,7 +74,7 @@ def card_file_text(deck: Deck, header: Sequence[str] = ()) -> str:
     comment = _comment(header)
     # Each note is dumped as a list of one and indented under 'notes:', so that a blank
     # line can stand between notes (the emitter writes none).
-    notes = "\n".join(_indented(_dump([_note(note)])) for note in deck.notes)
+    notes = "\n".join(_indented(_dump([note_values(note)])) for note in deck.notes)
     return comment + _dump(document) + "notes:\n" + notes
 
 
@@ -92,16 +92,9 @@ def _comment(header: Sequence[str]) -> str:
     )
 
 
-def note_values(note: Note) -> dict[str, Any]:
-    """A note's keys and values as the card file writes them, in the declared order,
-    without those left out (defaults, empty texts). Values are those the writer dumps:
-    texts (a ``|`` block where they have lines), lists and mappings, flow lists."""
-    return _note(note)
-
-
 def note_item_text(note: Note, column: int) -> str:
     """A note as an item of a ``notes:`` list whose dashes are at ``column``."""
-    return _shifted(_dump([_note(note)]), column)
+    return _shifted(_dump([note_values(note)]), column)
 
 
 def block_value_text(value: Any, column: int) -> str:
@@ -322,7 +315,10 @@ def _declaration(note_type: NoteType) -> dict[str, Any]:
     return _mapping(NOTE_TYPE_DECLARATION, values)
 
 
-def _note(note: Note) -> dict[str, Any]:
+def note_values(note: Note) -> dict[str, Any]:
+    """A note's keys and values as the card file writes them, in the declared order,
+    without those left out (defaults, empty texts). Values are those the writer dumps:
+    texts (a ``|`` block where they have lines), lists and mappings, flow lists."""
     values: dict[str, Any] = {
         "id": note.id,
         "guid": note.guid or None,

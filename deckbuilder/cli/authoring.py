@@ -17,6 +17,7 @@ from deckbuilder.cli.options import (
     JsonFlag,
     Lang,
     MediaDir,
+    OutDir,
     Sources,
     build_timestamp,
     selection,
@@ -43,10 +44,7 @@ from deckbuilder.errors import shown
 def build(
     ctx: typer.Context,
     sources: Sources = None,
-    out: Annotated[
-        Optional[Path],  # noqa: UP045 - typer needs Optional on Python 3.10
-        typer.Option("--out", "-o", help="Folder to write packages to. Default: output/"),
-    ] = None,
+    out: OutDir = None,
     media: MediaDir = Path("media"),
     no_preview: Annotated[
         bool, typer.Option("--no-preview", help="Skip the FSRS workload summary.")
@@ -80,8 +78,7 @@ def build(
 
     Example: deckbuilder build cards/ --out output/ --lang all
     """
-    session = session_of(ctx)
-    session.json = as_json
+    session = session_of(ctx, as_json=as_json)
     # A progress bar on stderr for long builds, only on a terminal and not with -q/--json.
     with terminal_progress(sys.stderr, enabled=not (session.quiet or as_json)) as bar:
         result = library.build(
@@ -151,8 +148,7 @@ def check(
 
     Example: deckbuilder check cards/gradient-checkpointing.yaml
     """
-    session = session_of(ctx)
-    session.json = as_json
+    session = session_of(ctx, as_json=as_json)
     result = library.check(
         library.CheckRequest(
             selection(sources, lang, fallback, media), lint=as_json or not session.quiet
@@ -186,8 +182,7 @@ def list_(
 
     Example: deckbuilder list cards/
     """
-    session = session_of(ctx)
-    session.json = as_json
+    session = session_of(ctx, as_json=as_json)
     result = library.list_decks(library.ListRequest(selection(sources, lang, fallback)))
     if as_json:
         session.emit_json({"ok": True, "decks": [deck_summary(d) for d in result.decks]})

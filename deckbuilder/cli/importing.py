@@ -103,8 +103,7 @@ def import_(
 
     Example: deckbuilder import quiz.csv --out cards/quiz.yaml
     """
-    session = session_of(ctx)
-    session.json = as_json
+    session = session_of(ctx, as_json=as_json)
     result = library.import_file(
         library.ImportRequest(
             source=source,

@@ -31,8 +31,7 @@ def lint(
 
     Example: deckbuilder lint cards/ --strict
     """
-    session = session_of(ctx)
-    session.json = as_json
+    session = session_of(ctx, as_json=as_json)
     result = library.lint(library.LintRequest(selection(sources, lang, fallback)))
     if as_json:
         # ok is false when --strict fails on warnings.

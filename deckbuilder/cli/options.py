@@ -20,6 +20,10 @@ Sources = Annotated[
         help="Card files (.yaml) or folders of them. Default: cards/", show_default=False
     ),
 ]
+OutDir = Annotated[
+    Optional[Path],  # noqa: UP045 - typer needs Optional on Python 3.10
+    typer.Option("--out", "-o", help="Folder to write packages to. Default: output/"),
+]
 MediaDir = Annotated[
     Path, typer.Option("--media", help="Folder of images and sounds the cards refer to.")
 ]
@@ -72,9 +76,13 @@ def selection(
     )
 
 
-def session_of(ctx: typer.Context) -> Session:
+def session_of(ctx: typer.Context, *, as_json: bool | None = None) -> Session:
+    """The invocation's session; ``as_json``: whether the command prints one JSON object."""
     obj = ctx.find_root().obj
-    return obj if isinstance(obj, Session) else Session()
+    session = obj if isinstance(obj, Session) else Session()
+    if as_json is not None:
+        session.json = as_json
+    return session
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object (errors too).")]

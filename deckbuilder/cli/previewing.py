@@ -137,8 +137,7 @@ def preview(
 
     Example: deckbuilder preview cards/ --new-per-day 10 --days 180 --html
     """
-    session = session_of(ctx)
-    session.json = as_json
+    session = session_of(ctx, as_json=as_json)
     if exam is None:
         given = [name for name, value in (("--start", start), ("--lead", lead != 7)) if value]
         if given:

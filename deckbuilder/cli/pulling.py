@@ -9,7 +9,7 @@ import typer
 
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
-from deckbuilder.cli.options import MediaDir, build_timestamp, selection, session_of
+from deckbuilder.cli.options import MediaDir, Sources, build_timestamp, selection, session_of
 from deckbuilder.cli.output import Session, echo, err, plural
 
 if TYPE_CHECKING:
@@ -39,12 +39,7 @@ def pull(
             show_default=False,
         ),
     ],
-    sources: Annotated[
-        Optional[list[Path]],  # noqa: UP045 - typer needs Optional on Python 3.10
-        typer.Argument(
-            help="Card files (.yaml) or folders of them. Default: cards/", show_default=False
-        ),
-    ] = None,
+    sources: Sources = None,
     prefer: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(

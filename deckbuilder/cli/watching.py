@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -15,6 +15,7 @@ from deckbuilder.cli.options import (
     Fallback,
     Lang,
     MediaDir,
+    OutDir,
     Sources,
     build_timestamp,
     selection,
@@ -37,10 +38,7 @@ from deckbuilder.errors import shown
 def watch(
     ctx: typer.Context,
     sources: Sources = None,
-    out: Annotated[
-        Optional[Path],  # noqa: UP045 - typer needs Optional on Python 3.10
-        typer.Option("--out", "-o", help="Folder to write packages to. Default: output/"),
-    ] = None,
+    out: OutDir = None,
     media: MediaDir = Path("media"),
     lang: Lang = None,
     fallback: Fallback = False,

@@ -149,13 +149,10 @@ def read_source(
             return package_notes(read_package(source), source, keep_scripts)
         if suffix in SPREADSHEET_SUFFIXES:
             return read_spreadsheet(source, note_type)
-        if suffix in COLLECTION_SUFFIXES:
+        database = suffix not in COLLECTION_SUFFIXES and _starts_with(source, _SQLITE)
+        if suffix in COLLECTION_SUFFIXES or (database and is_anki_collection(source)):
             raise DeckError.single(source, f"this is an Anki collection, not an export: {_EXPORT}")
-        if _starts_with(source, _SQLITE):
-            if is_anki_collection(source):
-                raise DeckError.single(
-                    source, f"this is an Anki collection, not an export: {_EXPORT}"
-                )
+        if database:
             raise DeckError.single(
                 source, "a database, but not an Anki collection; deckbuilder does not import it"
             )

@@ -17,7 +17,7 @@ from deckbuilder.anki.notetypes.active_content import note_type_parts, without_n
 from deckbuilder.anki.notetypes.carried import spec_problems
 from deckbuilder.anki.package_reader import AnkiPackage
 from deckbuilder.cardfile.checks import ANKI_EMPTY
-from deckbuilder.errors import Problem, RequestError, Severity, shown
+from deckbuilder.errors import Problem, RequestError, shown
 from deckbuilder.importers.any_type import declared_notes
 from deckbuilder.importers.base import (
     ActiveContent,
@@ -211,14 +211,13 @@ def _occlusions(
             # templates and CSS, in place.
             result.package.in_collection[kind.value] = in_collection(anki_type)
             result.warnings.append(
-                Problem(
+                Problem.warning(
                     str(result.source),
                     None,
                     f"note type {anki_type.name!r}: its templates or CSS are not "
                     "Anki's own Image Occlusion ones; the card file keeps Anki's (whose "
                     "script draws the masks), and the first build gives them to the "
                     "collection's note type in place",
-                    severity=Severity.WARNING,
                 )
             )
     if found.notes:
@@ -229,13 +228,12 @@ def _occlusions(
     ]
     for anki_note in found.inexact:
         result.warnings.append(
-            Problem(
+            Problem.warning(
                 str(result.source),
                 None,
                 f"note {anki_note.guid!r}: its masks come in as they are drawn, "
                 "written a little otherwise than Anki's editor wrote them; the next import of "
                 "a build changes the note's Occlusion field to that, drawn the same",
-                severity=Severity.WARNING,
             )
         )
     return [(anki_note, note) for anki_note, note in found.notes]
@@ -337,14 +335,13 @@ def _note(anki_note: AnkiNote, kind: NoteKind, result: SourceNotes) -> Note:
         if not converted.exact:
             lost = "; ".join(markup_losses(html)) or "markup"
             result.warnings.append(
-                Problem(
+                Problem.warning(
                     str(result.source),
                     None,
                     f'{label} ("{shown_text(anki_note.fields[0])[:40]}"): its {key} has '
                     f"markup the card format cannot hold: {lost}. Anki keeps showing it as it "
                     "is now; once you change this note in the card file (even only its "
                     "tags) and build, Anki's copy loses that markup",
-                    severity=Severity.WARNING,
                 )
             )
     common = {"id": "", "line": 0, "tags": anki_note.tags, "guid": anki_note.guid}

@@ -129,9 +129,7 @@ def anki_text_notes(
     if chosen is not None:
         result.warnings += _columns_left_out(table, by_column, chosen, source)
     if "guid" not in special:
-        result.strict_refusals.append(
-            Problem(str(source), None, NO_GUID, severity=Severity.WARNING)
-        )
+        result.strict_refusals.append(Problem.warning(str(source), None, NO_GUID))
     outcomes: dict[str, list[str]] = {}  # note type name -> what each note imported became
     in_deck: list[tuple[str, Note]] = []  # each note with its deck's name
     for line, row in table:
@@ -225,12 +223,11 @@ def _columns_left_out(
     named = ("columns " if len(left) > 1 else "column ") + ", ".join(map(str, left))
     fields = ", ".join(chosen.fields)
     return [
-        Problem(
+        Problem.warning(
             str(source),
             None,
             f"no field of note type '{chosen.key}' ({fields}) takes the text of "
             f"{named}: not imported",
-            severity=Severity.WARNING,
         )
     ]
 

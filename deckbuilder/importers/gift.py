@@ -35,7 +35,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.deck import detected_label_language
-from deckbuilder.errors import Problem, Severity
+from deckbuilder.errors import Problem
 from deckbuilder.importers.base import MAX_CHOICES, Skipped, SourceDeck, SourceNotes
 from deckbuilder.importers.gift_answers import (
     Weighted,
@@ -124,11 +124,10 @@ class _GiftReader:
             too_long = text_problem("the category", "::".join(self.category))
             if too_long:
                 self.result.warnings.append(
-                    Problem(
+                    Problem.warning(
                         self.file,
                         b.line_at(0),
                         f"{too_long}; it is left out",
-                        severity=Severity.WARNING,
                     )
                 )
                 self.category = ()
@@ -213,13 +212,12 @@ class _GiftReader:
             said = _one_line(self.esc.restore(answers[answers.rfind("#", 0, at) + 1 : at]))
             said = said if len(said) <= 30 else "…" + said[-29:]
             self.result.warnings.append(
-                Problem(
+                Problem.warning(
                     self.file,
                     b.line_at(start + at),
                     f"the '{mark}' after the feedback '{said}' starts another "
                     f"{'right' if mark == '=' else 'wrong'} answer, as Moodle reads it; "
                     f"if it belongs to the feedback, write \\{mark}",
-                    severity=Severity.WARNING,
                 )
             )
 
@@ -251,12 +249,11 @@ class _GiftReader:
         right = multiple_choice_right(weights, marked)
         if sum(marked) > 1 and len(right) > 1:
             self.result.warnings.append(
-                Problem(
+                Problem.warning(
                     self.file,
                     line,
                     f"{len(right)} answers are marked '=': Moodle takes any one of "
                     "them as right, the card asks for all of them",
-                    severity=Severity.WARNING,
                 )
             )
         if any(written):

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from html import escape, unescape
 from html.parser import HTMLParser
+from typing import TypeVar
 from urllib.parse import unquote
 
 from deckbuilder.render.markdown import RAW_TAGS, render_markdown
@@ -47,6 +48,16 @@ _MARKS = {"strong": "**", "em": "*"}
 class Converted:
     markdown: str
     exact: bool  # renders back to the same HTML, or HTML that shows the same
+
+
+_Parser = TypeVar("_Parser", bound=HTMLParser)
+
+
+def read_html(parser: _Parser, html: str) -> _Parser:
+    """``parser`` when it has read the whole of ``html``."""
+    parser.feed(html)
+    parser.close()
+    return parser
 
 
 def _escape_text(text: str, pattern: re.Pattern[str], kept: re.Pattern[str] = _SOUND) -> str:
@@ -185,10 +196,7 @@ def _longest_run(text: str, char: str) -> int:
 
 
 def _blocks(html: str, escaping: re.Pattern[str], lang: str) -> str:
-    parser = _ToBlocks(escaping, lang)
-    parser.feed(html)
-    parser.close()
-    return parser.markdown().strip("\n")
+    return read_html(_ToBlocks(escaping, lang), html).markdown().strip("\n")
 
 
 def _code_languages(html: str) -> list[str]:
@@ -209,10 +217,7 @@ def _code_languages(html: str) -> list[str]:
 
 
 def _converted(html: str, escaping: re.Pattern[str]) -> str:
-    parser = _ToMarkdown(escaping)
-    parser.feed(html)
-    parser.close()
-    return parser.markdown()
+    return read_html(_ToMarkdown(escaping), html).markdown()
 
 
 class _Shape(HTMLParser):
@@ -244,10 +249,7 @@ _LAYOUT_TAGS = frozenset({"ul", "ol", "li", "p", "div", "blockquote", "table", "
 
 
 def _shape(html: str) -> list[tuple[str, ...]]:
-    parser = _Shape()
-    parser.feed(html)
-    parser.close()
-    items = parser.items
+    items = read_html(_Shape(), html).items
 
     def layout(i: int) -> bool:
         return 0 <= i < len(items) and items[i][0] in "</" and items[i][1] in _LAYOUT_TAGS
@@ -309,10 +311,7 @@ class _Losses(HTMLParser):
 
 def markup_losses(html: str) -> list[str]:
     """What of Anki field ``html`` the card file cannot hold (for a warning), in words."""
-    parser = _Losses()
-    parser.feed(html)
-    parser.close()
-    return list(dict.fromkeys(parser.found))
+    return list(dict.fromkeys(read_html(_Losses(), html).found))
 
 
 def rendered_field(markdown: str, cloze: bool) -> str:

@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
-from deckbuilder.importers.html_markdown import hard_breaks
+from deckbuilder.importers.html_markdown import hard_breaks, read_html
 from deckbuilder.render.markdown import MATH_CLOSER
 
 # A dollar sign opens math in a card file ($x$): escaped, it stays a dollar sign.
@@ -260,9 +260,6 @@ class _ToMarkdown(HTMLParser):
 
 def html_to_markdown(html: str) -> str:
     """HTML (as Moodle writes question text) -> Markdown that shows the same."""
-    parser = _ToMarkdown()
-    parser.feed(html)
-    parser.close()
-    text = "".join(parser.out)
+    text = "".join(read_html(_ToMarkdown(), html).out)
     lines = [line.rstrip(" ") for line in text.split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

@@ -378,13 +378,12 @@ def _plan_deck(draft: _PlanDraft, source_deck: SourceDeck, name: str, target: Pa
     if source_deck.subdecks and deck.notes:
         others = sum(source_deck.subdecks.values())
         draft.warnings.append(
-            Problem(
+            Problem.warning(
                 draft.file,
                 None,
                 f"{others} {'note is' if others == 1 else 'notes are'} in subdecks of "
                 f"'{name}' ({', '.join(sorted(source_deck.subdecks))}); the card file "
                 f"{target} holds them all in '{name}'",
-                severity=Severity.WARNING,
             )
         )
     if package is not None and deck.notes:
@@ -455,11 +454,10 @@ def _answered(draft: _PlanDraft, notes: list[Note]) -> tuple[list[Note], set[str
             kept.append(note)
             unanswered.add(note.id)
             draft.warnings.append(
-                Problem(
+                Problem.warning(
                     draft.file,
                     note.line,
                     "no answer marked; 'answer:' left empty",
-                    severity=Severity.WARNING,
                 )
             )
         else:
@@ -579,14 +577,13 @@ def _built_differently(draft: _PlanDraft, rendered: RenderedDeck) -> list[Proble
             n for n, new, old in zip(rn.spec.fields, rn.fields, was, strict=False) if new != old
         ]
         warnings.append(
-            Problem(
+            Problem.warning(
                 draft.file,
                 None,
                 f"note '{rn.note.guid}': built from the card file, its "
                 f"{', '.join(names) or 'fields'} would not be exactly as in the package "
                 "(markup the card format cannot hold); Anki keeps the note as it is until "
                 "you edit it",
-                severity=Severity.WARNING,
             )
         )
     return warnings
@@ -614,7 +611,7 @@ def _skipped_warning(read: SourceNotes, skipped: Skipped) -> Problem:
     else:
         who = f" {skipped.who}" if skipped.who else ""
         message = f"skipped{who}: {skipped.reason}"
-    return Problem(str(read.source), skipped.line, message, severity=Severity.WARNING)
+    return Problem.warning(str(read.source), skipped.line, message)
 
 
 def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
@@ -622,13 +619,12 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
     skipped = sorted([*read.skipped, *draft.skipped], key=lambda s: s.line or 0)
     refused = [_skipped_warning(read, s) for s in skipped]
     missing = [
-        Problem(
+        Problem.warning(
             draft.file,
             line,
             f"media file {shown(src, None)} is in neither the source nor "
             f"{options.media_dir}/; note {shown(note, None)} keeps its reference: put the file in {options.media_dir}/ "
             "(the card file lists it under missing_media; check and build warn until then)",
-            severity=Severity.WARNING,
         )
         for src, (line, note) in draft.missing_media.items()
     ]
@@ -659,11 +655,7 @@ def _finish(draft: _PlanDraft, planned: list[PlannedDeck]) -> ImportPlan:
         if package is not None
         else []
     )
-    removed = [
-        Problem(draft.file, None, _removed(a), severity=Severity.WARNING)
-        for a in active
-        if not a.kept
-    ]
+    removed = [Problem.warning(draft.file, None, _removed(a)) for a in active if not a.kept]
     kept = [Problem(draft.file, None, _kept(a), severity=Severity.NOTE) for a in active if a.kept]
     diagnostics = [
         *read.warnings,

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.keys import MAX_ANSWERS
-from deckbuilder.errors import DeckError, Problem, Severity
+from deckbuilder.errors import DeckError, Problem
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, parse_answer
 from deckbuilder.model import McqNote, Note, TypedAnswer, TypedNote
 
@@ -347,11 +347,10 @@ def parse_quiz(text: str, source: Path) -> SourceNotes:
     if refused:
         deck.description = ""
         result.warnings.append(
-            Problem(
+            Problem.warning(
                 file,
                 reader.intro_line,
                 f"{refused}; the deck has no description",
-                severity=Severity.WARNING,
             )
         )
     for draft in reader.drafts:

@@ -21,7 +21,7 @@ import csv
 import re
 from pathlib import Path
 
-from deckbuilder.errors import DeckError, Problem, Severity, shown
+from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.importers.anki_text import anki_text_notes
 from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes, Tally, parse_answer
 from deckbuilder.importers.delimited import Metadata, read_metadata, rows
@@ -224,7 +224,7 @@ def _first_two_columns(
     result = SourceNotes(
         "spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings
     )
-    result.warnings.append(Problem(str(path), table[0][0], warning, severity=Severity.WARNING))
+    result.warnings.append(Problem.warning(str(path), table[0][0], warning))
     for line, row in body:
         cell = {name: row[i].strip() if i < len(row) else "" for i, name in enumerate(columns)}
         front, back = (hard_breaks(row[i].strip()) if i < len(row) else "" for i in others[:2])

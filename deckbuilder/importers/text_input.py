@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES
-from deckbuilder.errors import DeckError, Problem, Severity
+from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.reading import read_regular
 
 _HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
@@ -21,12 +21,6 @@ _BOMS = (
     (b"\xff\xfe", "utf-16"),
     (b"\xfe\xff", "utf-16"),
 )
-
-
-def read_source_bytes(path: Path) -> bytes:
-    """The bytes of ``path``; DeckError when it cannot be read, is no regular file (a
-    named pipe would block) or is over the size limit."""
-    return read_regular(path, MAX_FILE_BYTES)
 
 
 def decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
@@ -51,15 +45,16 @@ def decode(data: bytes, path: Path) -> tuple[str, list[Problem]]:
     # Western text is seldom valid CP949, and then reads as Chinese characters, not Hangul.
     if _HANGUL_SYLLABLE.search(korean):
         warning = "not UTF-8; read as CP949 (Korean Windows'); check the Korean text"
-        return _lines(korean), [Problem(str(path), None, warning, severity=Severity.WARNING)]
+        return _lines(korean), [Problem.warning(str(path), None, warning)]
     warning = "not UTF-8; read as Windows-1252 (Excel's)"
-    told = Problem(str(path), None, warning, severity=Severity.WARNING)
+    told = Problem.warning(str(path), None, warning)
     return _lines(data.decode("cp1252", errors="replace")), [told]
 
 
 def read_source_text(path: Path) -> tuple[str, list[Problem]]:
-    """The text of ``path`` with its line ends made ``\\n``, and any encoding warning."""
-    return decode(read_source_bytes(path), path)
+    """The text of ``path`` with its line ends made ``\\n``, and any encoding warning;
+    DeckError when it cannot be read, is no regular file or is over the size limit."""
+    return decode(read_regular(path, MAX_FILE_BYTES), path)
 
 
 def _lines(text: str) -> str:

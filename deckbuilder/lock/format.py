@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from deckbuilder.errors import DeckError, Problem, Severity
+from deckbuilder.errors import DeckError, Problem
 from deckbuilder.files.bounds import real_path_outside
 from deckbuilder.files.reading import LimitExceeded, open_regular, read_limited
 from deckbuilder.model import Deck, NoteKind
@@ -293,13 +293,12 @@ class _LockReader:
 
     def _twice(self, number: int, first: int | None, what: str, note: str | None = None) -> None:
         self.warnings.append(
-            Problem(
+            Problem.warning(
                 self.file,
                 number,
                 f"{what} (also line {first}), as when both sides of a git merge are kept; "
                 "the later change counts, and the next build writes one line",
                 note,
-                Severity.WARNING,
             )
         )
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from deckbuilder.anki.notetypes import NoteTypeSpec
-from deckbuilder.errors import DeckError, Problem, Severity
+from deckbuilder.errors import DeckError, Problem
 from deckbuilder.lock.anki_copy import anki_copy_hash
 from deckbuilder.lock.format import (
     LAST_SECOND,
@@ -175,7 +175,7 @@ class _ChangeTimes:
         return previous
 
     def warn(self, line: int | None, note: str, message: str) -> None:
-        self.warnings.append(Problem(self.lock, line, message, note, Severity.WARNING))
+        self.warnings.append(Problem.warning(self.lock, line, message, note))
 
 
 def _update_note_types(
@@ -359,7 +359,7 @@ _MERGE = (
 
 def _retyped_warning(rd: RenderedDeck, rn: RenderedNote) -> Problem:
     """A note now of a type no note of the deck had before: its type changed."""
-    return Problem(
+    return Problem.warning(
         str(rd.deck.source),
         rn.note.line,
         f"this note changed its note type (now '{rn.spec.name}'): {_MERGE}. Ask "
@@ -367,20 +367,18 @@ def _retyped_warning(rd: RenderedDeck, rn: RenderedNote) -> Problem:
         "show a blank front, which Tools > Empty Cards removes), or give the note a new id to "
         "replace it (the old note stays until learners delete it); see docs/updating.md",
         rn.note.id,
-        severity=Severity.WARNING,
     )
 
 
 def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> Problem:
     """The note type of a kind has a new id: every note of that kind changes type."""
-    return Problem(
+    return Problem.warning(
         lock,
         before.line,
         f"the {spec.type_key} notes now have note type '{spec.name}' (id {spec.id}, "
         f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
         f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
         '"Merge note types" (see docs/updating.md)',
-        severity=Severity.WARNING,
     )
 
 
@@ -438,14 +436,13 @@ def _renamed(
         old = old_ids.get(content, [])
         if len(old) == 1 and not others:
             found.append(
-                Problem(
+                Problem.warning(
                     str(rd.deck.source),
                     note.line,
                     f"looks like '{old[0]}' was renamed to '{note.id}'; its review "
                     f"history stays with the old id. To keep it, change the id back to "
                     f"'{old[0]}' (unless learners already have '{note.id}')",
                     note.id,
-                    severity=Severity.WARNING,
                 )
             )
     return found
@@ -498,7 +495,7 @@ def _traded_warning(ring: list[str], lines: Mapping[str, int], rd: RenderedDeck)
     ]
     passed = f"{', '.join(moves[:-1])}, and {moves[-1]}"
     two = len(ring) == 2
-    return Problem(
+    return Problem.warning(
         str(rd.deck.source),
         lines[first],
         f"notes {who} traded contents ({passed}), as when "
@@ -509,7 +506,6 @@ def _traded_warning(ring: list[str], lines: Mapping[str, int], rd: RenderedDeck)
         "keep each history with its question, "
         f"{'swap the ids back' if two else 'give each note its id back'} and build again",
         first,
-        severity=Severity.WARNING,
     )
 
 

@@ -13,7 +13,7 @@ from functools import cache
 from html import escape, unescape
 from typing import TYPE_CHECKING
 
-from deckbuilder.errors import Problem, Severity
+from deckbuilder.errors import Problem
 from deckbuilder.model import Note
 
 if TYPE_CHECKING:
@@ -140,12 +140,11 @@ def _mathml(tex: str, display: bool) -> str | None:
 
 def untypeset_warnings(file: str, note: Note | None, untypeset: list[str]) -> list[Problem]:
     return [
-        Problem(
+        Problem.warning(
             file,
             note.line if note else None,
             f"the preview page shows {tex} as TeX: it cannot typeset it (Anki can, with MathJax)",
             note.id if note else None,
-            severity=Severity.WARNING,
             code="untypeset-math",
         )
         for tex in dict.fromkeys(untypeset)

@@ -26,7 +26,7 @@ from deckbuilder.deck_options import (
     parse_parameters,
     percent_hint,
 )
-from deckbuilder.errors import DeckError, Problem, RequestError, Severity
+from deckbuilder.errors import DeckError, Problem, RequestError
 from deckbuilder.model import Deck, StudyOverrides, StudySettings
 from deckbuilder.schedule.fit import FittedParameters, HistoryTooLong, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
@@ -96,12 +96,11 @@ def retention_warning(retention: float | None) -> Problem | None:
     low, high = ANKI_RETENTION_RANGE
     if retention is None or low <= retention <= high:
         return None
-    return Problem(
+    return Problem.warning(
         "",
         None,
         f"{retention:g} is outside {low:.2f} to {high:.2f}, the range Anki's deck options "
         "accept; Anki will not schedule with it",
-        severity=Severity.WARNING,
         code="desired_retention",
     )
 
@@ -270,9 +269,7 @@ def _study_block_parameters(
     path = study.history
 
     def warning(text: str) -> Problem:
-        return Problem(
-            str(deck.source), study.history_line, f"'history' {text}", severity=Severity.WARNING
-        )
+        return Problem.warning(str(deck.source), study.history_line, f"'history' {text}")
 
     try:
         fitted = _fit(path)

@@ -24,7 +24,7 @@ from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec, typed_answer
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
 from deckbuilder.anki.occlusion import occlusion_field
-from deckbuilder.errors import DeckError, Problem, Severity, shown
+from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import (
     BasicNote,
@@ -188,7 +188,7 @@ class _Renderer:
             line = note.line_in(self.key, offset)
         if warning:
             self.warnings.append(
-                Problem(self.file, line, message, note.id if note else None, Severity.WARNING)
+                Problem.warning(self.file, line, message, note.id if note else None)
             )
         else:
             self.problems.append(Problem(self.file, line, message, note.id if note else None))
@@ -623,13 +623,17 @@ class _Renderer:
         letters = self.letters.get(note.answer)
         if letters is None:
             letters = self.letters[note.answer] = ", ".join(note.answer_letters)
+        question, explanation = self.question_and_explanation(note)
+        return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
+
+    def question_and_explanation(self, note: McqNote | TypedNote) -> tuple[str, str]:
         question = self.md(note.question, "question")
         explanation = self.md(note.explanation, "explanation")
         if self.deck.lang:
             # data-db-lang tells the template script which labels to show.
             question = self.lang(question, f' data-db-lang="{self.deck.lang}"')
             explanation = self.lang(explanation)
-        return (question, choices, letters, explanation, "yes" if note.shuffle else "no")
+        return question, explanation
 
     def cloze(self, note: ClozeNote) -> tuple[str, ...]:
         text = self.md(note.text, "text", cloze=True)
@@ -639,11 +643,7 @@ class _Renderer:
         return (self.lang(text), self.lang(extra)) if self.deck.lang else (text, extra)
 
     def typed(self, note: TypedNote) -> tuple[str, ...]:
-        question = self.md(note.question, "question")
-        explanation = self.md(note.explanation, "explanation")
-        if self.deck.lang:
-            question = self.lang(question, f' data-db-lang="{self.deck.lang}"')
-            explanation = self.lang(explanation)
+        question, explanation = self.question_and_explanation(note)
         answers = typed_answers_html(self.typed_answers(note), self.choice_attributes)
         return (question, answers, explanation, "yes" if note.match_case else "no")
 
@@ -774,6 +774,18 @@ def render_deck(
     )
 
 
+def render_decks(decks: Sequence[Deck]) -> tuple[list[RenderedDeck], list[Problem]]:
+    """Every deck rendered that can be, and the problems of those that cannot."""
+    rendered: list[RenderedDeck] = []
+    problems: list[Problem] = []
+    for deck in decks:
+        try:
+            rendered.append(render_deck(deck))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    return rendered, problems
+
+
 def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tuple[Problem, ...]:
     """Files in ``media_dir`` (recursively; hidden files and card files aside) that no
     deck uses, and links in it that lead out of the project (never followed)."""
@@ -783,7 +795,7 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
     if outside is not None:
         message = f"this folder is a link to {shown(outside, None)}, outside the project;"
         told = f"{message} nothing in it is packaged"
-        return (Problem(str(media_dir), None, told, severity=Severity.WARNING),)
+        return (Problem.warning(str(media_dir), None, told),)
     card_folders = {rd.deck.source.parent for rd in rendered}
     roots = [media_dir, *(d for d in card_folders if folder_link_outside(d) is None)]
     real_roots = [os.path.realpath(d) for d in roots]
@@ -795,12 +807,11 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
         outside = real_path_outside(path, real_roots)
         if outside is not None:
             found.append(
-                Problem(
+                Problem.warning(
                     str(path),
                     None,
                     f"a link to {shown(outside, None)}, outside {media_dir}/"
                     " and the card folders; nothing is packaged through it",
-                    severity=Severity.WARNING,
                 )
             )
         elif (
@@ -809,11 +820,10 @@ def unused_media(rendered: Sequence[RenderedDeck], media_dir: Path | None) -> tu
             and os.path.realpath(path) not in used
         ):
             found.append(
-                Problem(
+                Problem.warning(
                     str(path),
                     None,
                     "no card uses this file; it is not packaged",
-                    severity=Severity.WARNING,
                     code="unused-media",
                 )
             )
