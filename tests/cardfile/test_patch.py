@@ -288,6 +288,11 @@ texts = st.text(
     ["a\nb", "x: y", "# not a comment", "- item", "'q'", '"', "[x]"]
 )
 required = texts.filter(bool)
+# A deletion's answer: braces and '::' would end the deletion early or start its hint
+# ('{{c1::}}}' is an empty deletion and a brace, which the loader rightly refuses).
+cloze_answers = required.filter(
+    lambda text: "{" not in text and "}" not in text and "::" not in text
+)
 
 
 @st.composite
@@ -301,7 +306,10 @@ def decks_and_changes(draw: st.DrawFn) -> tuple[Deck, dict[str, Note]]:
         elif kind == "cloze":
             notes.append(
                 ClozeNote(
-                    id=note_id, line=0, text="{{c1::" + draw(required) + "}}", extra=draw(texts)
+                    id=note_id,
+                    line=0,
+                    text="{{c1::" + draw(cloze_answers) + "}}",
+                    extra=draw(texts),
                 )
             )
         else:
