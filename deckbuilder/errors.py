@@ -35,6 +35,11 @@ def shown(value: object, width: int | None = 60, *, quoted: bool = True) -> str:
     return f"'{text}'" if quoted else text
 
 
+def plural(count: int, one: str, many: str = "") -> str:
+    """'1 entry', '2 entries', '1,500 cards': ``count`` and the word that fits it."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 class Severity(str, Enum):
     """How much a problem matters: an error stops the command, a warning is told and
     the command goes on, a note only informs. The value is the word output uses."""

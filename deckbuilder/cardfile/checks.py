@@ -21,7 +21,6 @@ from deckbuilder.cardfile.fields import (
     MAX_FIELD_BYTES,
     UNSTORABLE,
     id_problem,
-    plural,
     shown,
     suggest,
     unstorable_problem,
@@ -33,7 +32,7 @@ from deckbuilder.cardfile.keys import (
     NOTE_LAST,
     NOTE_TYPES,
 )
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, plural
 from deckbuilder.invisible import is_blank, without_invisible
 from deckbuilder.model import (
     BasicNote,

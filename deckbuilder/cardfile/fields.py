@@ -152,11 +152,6 @@ def suggest(key: str, allowed: Iterable[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-def plural(count: int, one: str, many: str = "") -> str:
-    """'1 entry', '2 entries': ``count`` and the word that fits it."""
-    return f"{count:,} {one if count == 1 else many or one + 's'}"
-
-
 class FieldReader:
     """Reads the fields of one card file in one language, collecting problems.
 

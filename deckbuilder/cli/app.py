@@ -27,7 +27,6 @@ from deckbuilder.cli.output import (
     StreamError,
     echo,
     err,
-    plural,
     problem_json,
     problem_line,
 )
@@ -38,6 +37,7 @@ from deckbuilder.errors import (
     RequestError,
     TargetExists,
     UsageError,
+    plural,
 )
 
 

@@ -33,11 +33,10 @@ from deckbuilder.cli.output import (
     err,
     forecast_line,
     lint_pointer,
-    plural,
     print_warnings,
 )
 from deckbuilder.cli.progress import terminal_progress
-from deckbuilder.errors import shown
+from deckbuilder.errors import plural, shown
 
 
 @app.command()

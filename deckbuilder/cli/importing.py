@@ -11,8 +11,8 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import JsonFlag, session_of
-from deckbuilder.cli.output import echo, plural, problem_json, problem_line, problem_text
-from deckbuilder.errors import Severity, shown
+from deckbuilder.cli.output import echo, problem_json, problem_line, problem_text
+from deckbuilder.errors import Severity, plural, shown
 
 
 @app.command("import")

@@ -9,7 +9,8 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import Fallback, JsonFlag, Lang, Sources, selection, session_of
-from deckbuilder.cli.output import echo, plural, problem_line
+from deckbuilder.cli.output import echo, problem_line
+from deckbuilder.errors import plural
 
 
 @app.command()

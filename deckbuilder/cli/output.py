@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from deckbuilder.app import BUILT_IN, Deck
-from deckbuilder.errors import Problem, Severity, shown
+from deckbuilder.errors import Problem, Severity, plural, shown
 
 if TYPE_CHECKING:
     from deckbuilder.app import DeckForecast, PackageResult
@@ -182,10 +182,6 @@ def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | 
         return
     command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ())])
     err(f"{plural(count, 'lint warning')}; see them with: {command}", fg="yellow")
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def human_size(size: int) -> str:

@@ -10,7 +10,8 @@ import typer
 from deckbuilder import app as library
 from deckbuilder.cli.app import app
 from deckbuilder.cli.options import MediaDir, Sources, build_timestamp, selection, session_of
-from deckbuilder.cli.output import Session, echo, err, plural
+from deckbuilder.cli.output import Session, echo, err
+from deckbuilder.errors import plural
 
 if TYPE_CHECKING:
     from deckbuilder.app.pull_notes import PulledDeck

@@ -26,12 +26,11 @@ from deckbuilder.cli.output import (
     echo,
     err,
     lock_state,
-    plural,
     print_warnings,
     problem_line,
     removed_lines,
 )
-from deckbuilder.errors import shown
+from deckbuilder.errors import plural, shown
 
 
 @app.command()

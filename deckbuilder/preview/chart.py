@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from deckbuilder.errors import OutputError, RequestError
+from deckbuilder.errors import OutputError, RequestError, plural
 from deckbuilder.files.atomic import atomic_write
 from deckbuilder.preview.plan_report import figure
 from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, shown_forecast
@@ -94,12 +94,14 @@ def _title(p: DeckPreview) -> str:
     if p.exam is not None:
         plan = p.exam
         studied = (
-            f"{plan.new_per_day} new/day (exam plan), {limit}, {plan.days} days to the exam "
+            f"{plan.new_per_day} new/day (exam plan), {limit}, {plural(plan.days, 'day')} to the exam "
             f"on {plan.exam.isoformat()}"
         )
     else:
-        studied = f"{s.new_per_day} new/day, {limit}, {fc.days} days"
-    return f"{p.deck.name}: {fc.cards} cards\nretention {s.desired_retention:g}, {studied}"
+        studied = f"{s.new_per_day} new/day, {limit}, {plural(fc.days, 'day')}"
+    return (
+        f"{p.deck.name}: {plural(fc.cards, 'card')}\nretention {s.desired_retention:g}, {studied}"
+    )
 
 
 def chart_image(p: DeckPreview, image_format: str) -> bytes:
@@ -241,7 +243,7 @@ def _sweep(minutes: Axes, memorized: Axes, p: DeckPreview) -> None:
     assert sw is not None
     retentions = [q.retention for q in sw.points]
     days = p.forecast.days
-    minutes.set_title(f"study minutes in {days} days, by desired retention", loc="left")
+    minutes.set_title(f"study minutes in {plural(days, 'day')}, by desired retention", loc="left")
     minutes.plot(
         retentions,
         [q.minutes for q in sw.points],

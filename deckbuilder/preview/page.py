@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.search import deck_notes_search
-from deckbuilder.errors import Problem, Severity
+from deckbuilder.errors import Problem, Severity, plural
 from deckbuilder.model import BasicNote, Note
 from deckbuilder.note_types import BUILT_IN, IO_STOCK_KIND
 from deckbuilder.preview.anki_template import (
@@ -443,7 +443,7 @@ def _sweep(p: DeckPreview) -> str:
     )
     return (
         f'<h3 id="sweep-heading">Workload at each desired retention, over '
-        f"{p.forecast.days} days</h3>"
+        f"{plural(p.forecast.days, 'day')}</h3>"
         f"{sweep_svg(p)}{agreement}"
         f'<details class="sweep-details"><summary>The figures</summary>'
         f"{_scrolling('sweep', 'sweep-heading', table)}</details>"
@@ -627,7 +627,8 @@ def preview_page(
 <header class="top">
 <h1{lang}>{escape(deck.name)}</h1>
 <p class="meta">Deck id <code>{escape(deck.key)}</code> from <code>{escape(str(deck.source))}</code>:
-{len(rd.notes)} notes, <span id="card-count">{len(cards.cards)}</span> cards.</p>
+{plural(len(rd.notes), "note")}, <span id="card-count">{len(cards.cards)}</span>
+{"card" if len(cards.cards) == 1 else "cards"}.</p>
 {description}
 <div class="controls" role="toolbar" aria-label="View">
 <button type="button" id="night" aria-pressed="false">Night mode</button>

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from deckbuilder.errors import plural
 from deckbuilder.preview.chart import (
     AXIS_COLOUR,
     GRID_COLOUR,
@@ -226,9 +227,7 @@ def forecast_svg(p: DeckPreview) -> str:
         *_plot(memorized, [_line(memorized, fc.memorized, "memorized", LINE_COLOUR)]),
     ]
     attributes = f' data-days="{fc.days}"'
-    title = (
-        f"Forecast of {p.deck.name}: reviews, minutes and cards memorized a day over {fc.days} days"
-    )
+    title = f"Forecast of {p.deck.name}: reviews, minutes and cards memorized a day over {plural(fc.days, 'day')}"
     if p.exam is not None:
         last_intro = p.exam.days - p.exam.lead
         title = (
@@ -270,11 +269,11 @@ def sweep_svg(p: DeckPreview) -> str:
     memorized = _Panel(1, len(points), float(max(p.deck.card_count, 1)))
     title = (
         f"Retention sweep of {p.deck.name}: study minutes and cards memorized in "
-        f"{days} days at each desired retention"
+        f"{plural(days, 'day')} at each desired retention"
     )
     body: list[str] = []
     panels = (
-        (f"study minutes in {days} days", minutes, "minutes", REVIEW_COLOUR),
+        (f"study minutes in {plural(days, 'day')}", minutes, "minutes", REVIEW_COLOUR),
         (f"memorized on day {days}", memorized, "memorized", LINE_COLOUR),
     )
     for label, panel, series, colour in panels:

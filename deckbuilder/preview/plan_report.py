@@ -7,6 +7,7 @@ import textwrap
 from datetime import timedelta
 
 from deckbuilder.deck_options import ANKI_PER_DAY_MAX
+from deckbuilder.errors import plural
 from deckbuilder.schedule.exam import ExamPlan
 from deckbuilder.schedule.sweep import OPTIMAL_RANGE, Sweep, SweepPoint
 from deckbuilder.schedule.workload import DECIMALS, Forecast, Summary, shown, simulated_cards
@@ -74,7 +75,7 @@ def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
     """The sweep as a compact table, the current and optimal retention marked."""
     head, rows = sweep_table_rows(sw)
     lines = [
-        f"Retention sweep: {cards} cards over {days} days ({REVIEWS_COUNTED})",
+        f"Retention sweep: {plural(cards, 'card')} over {plural(days, 'day')} ({REVIEWS_COUNTED})",
         "  " + "  ".join(f"{name:>9}" for name in head),
     ]
     for figures, mark in rows:
@@ -101,7 +102,7 @@ def sweep_agreement(sw: Sweep, summary: Summary, fc: Forecast, new_per_day: int)
     counted = whole.total_reviews + first_showings
     line = (
         f"At the retention previewed, {point.retention:.2f}, the sweep counts "
-        f"{figure(point.reviews)} reviews: the forecast over {fc.days} days at "
+        f"{figure(point.reviews)} reviews: the forecast over {plural(fc.days, 'day')} at "
         f"{new_per_day} new cards a day has {figure(whole.total_reviews)}, and each new "
         f"card's first showing ({figure(first_showings)}) makes {figure(counted)}, as "
         "Anki's workload graph counts them."
@@ -149,7 +150,9 @@ def exam_rows(plan: ExamPlan) -> tuple[str, list[tuple[str, str]]]:
         rows = [("Impossible", impossible_reason(plan))]
         forecast_with = f"{plan.new_per_day} new/day instead"
     else:
-        heading += f"; every card introduced by day {last_intro} ({days_text(plan.lead)} before)"
+        heading += (
+            f"; every card introduced by day {last_intro} ({plural(plan.lead, 'day')} before)"
+        )
         rows = [("new cards a day needed", str(plan.new_per_day_needed))]
         forecast_with = f"{plan.new_per_day} new/day" + ("" if plan.in_time else " (not in time)")
     intro = (
@@ -159,7 +162,7 @@ def exam_rows(plan: ExamPlan) -> tuple[str, list[tuple[str, str]]]:
     )
     rows += [
         ("forecast with", f"{forecast_with}: {intro}"),
-        ("memorized on exam day", f"{figure(plan.memorized_on_exam)} of {cards} cards"),
+        ("memorized on exam day", f"{figure(plan.memorized_on_exam)} of {plural(cards, 'card')}"),
         ("reviews a day, last week", " ".join(figure(x) for x in plan.reviews_last_week)),
     ]
     return heading, rows
@@ -178,7 +181,7 @@ def impossible_reason(plan: ExamPlan) -> str:
     """Why no number of new cards a day introduces every card ``lead`` days before the
     exam, and what would make it possible, in one sentence."""
     cards, last_intro = plan.forecast.cards, plan.days - plan.lead
-    wanted = f"every card {days_text(plan.lead)} before the exam"
+    wanted = f"every card {plural(plan.lead, 'day')} before the exam"
     if last_intro < 1:
         earliest = plan.start + timedelta(days=plan.lead)
         return (
@@ -196,7 +199,3 @@ def impossible_reason(plan: ExamPlan) -> str:
         "review limit (--review-limit) makes it possible, and a later exam or a shorter "
         "lead (--lead) may"
     )
-
-
-def days_text(count: int) -> str:
-    return "1 day" if count == 1 else f"{count} days"

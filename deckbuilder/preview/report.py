@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, plural
 from deckbuilder.errors import shown as shown_text
 from deckbuilder.model import Deck
 from deckbuilder.preview.plan_report import (
-    days_text,
     exam_lines,
     figure,
     sweep_agreement,
@@ -184,7 +183,7 @@ ROUNDING_NOTE = "Days are rounded to one decimal; totals, peaks and averages com
 def summary_rows(sm: Summary) -> list[tuple[str, str]]:
     """The summary as (label, value) rows, shared by the text report and the page."""
     whole, first = sm.whole, sm.first_weeks
-    span, horizon = _span(first), days_text(sm.days)
+    span, horizon = _span(first), plural(sm.days, "day")
     intro = (
         f"by day {sm.introduced_by}" if sm.introduced_by is not None else f"not within {horizon}"
     )
@@ -207,7 +206,7 @@ def summary_rows(sm: Summary) -> list[tuple[str, str]]:
         ("all cards introduced", intro),
         (
             "memorized at the end",
-            f"{figure(sm.memorized_end)} of {sm.cards} cards on day {sm.days}",
+            f"{figure(sm.memorized_end)} of {plural(sm.cards, 'card')} on day {sm.days}",
         ),
     ]
 
@@ -247,11 +246,11 @@ def _settings_line(p: DeckPreview) -> str:
         plan = p.exam
         return (
             f"retention {s.desired_retention:g}, {plan.new_per_day} new/day, {limit}, "
-            f"{days_text(plan.days)} to the exam"
+            f"{plural(plan.days, 'day')} to the exam"
         )
     return (
         f"retention {s.desired_retention:g}, {s.new_per_day} new/day, {limit}, "
-        f"{p.forecast.days} days"
+        f"{plural(p.forecast.days, 'day')}"
     )
 
 
@@ -276,7 +275,7 @@ def _per_mark(days: int, width: int) -> str:
 def summary_line(sm: Summary) -> str:
     """The summary in one line, as ``build`` prints it."""
     whole, first = sm.whole, sm.first_weeks
-    parts = [f"{sm.cards} cards"]
+    parts = [plural(sm.cards, "card")]
     peaks = [
         f"{figure(top.value)} {unit} a day (day {top.day})"
         for top, unit in ((whole.peak_reviews, "reviews"), (whole.peak_minutes, "minutes"))
@@ -288,9 +287,9 @@ def summary_line(sm: Summary) -> str:
         f"{_span(first)}: {figure(first.average_reviews)} reviews, "
         f"{figure(first.average_minutes)} minutes a day on average"
     )
-    parts.append(f"{figure(whole.average_minutes)} minutes a day over {days_text(sm.days)}")
+    parts.append(f"{figure(whole.average_minutes)} minutes a day over {plural(sm.days, 'day')}")
     if sm.introduced_by is None:
-        parts.append(f"not all introduced in {days_text(sm.days)}")
+        parts.append(f"not all introduced in {plural(sm.days, 'day')}")
     else:
         parts.append(f"all introduced by day {sm.introduced_by}")
     parts.append(f"{figure(sm.memorized_end)} of {sm.cards} memorized on day {sm.days}")
@@ -311,7 +310,7 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lad = p.ladder
     fc, sm = shown_forecast(p)
     lines = [
-        f"{p.deck.name}  ({shown_text(p.deck.source, None, quoted=False)})  {sm.cards} cards",
+        f"{p.deck.name}  ({shown_text(p.deck.source, None, quoted=False)})  {plural(sm.cards, 'card')}",
         f"  {_settings_line(p)}",
         f"  settings from {p.origin}",
         "",

@@ -163,6 +163,6 @@ def test_plot_draws_dollars_in_a_deck_name_as_written(
     run = cli("preview", source, "--days", "30", "--plot", out)
     assert run.code == 0, run.err
     svg = out.read_text(encoding="utf-8")
-    title = f"{name}: 1 cards"
+    title = f"{name}: 1 card"
     assert f"<!-- {title} -->" in svg
     assert len(title_glyphs(svg, title)) == len(title)

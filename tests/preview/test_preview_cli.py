@@ -429,3 +429,25 @@ def test_html_warns_about_math_the_page_cannot_typeset(
         "it cannot typeset it (Anki can, with MathJax)"
     ]
     assert "wrote output/math.html" in result.out
+
+
+def test_one_card_and_one_day_are_said_in_the_singular(tmp_path: Path, cli: CliRun) -> None:
+    """A one-card deck's preview said "1 cards" and "0.9 of 1 cards"; a one-day forecast
+    "1 days"; build's preview line "1 cards"."""
+    source = tmp_path / "cards" / "one.yaml"
+    source.parent.mkdir()
+    source.write_text(
+        "deck: One\nid: one\nnotes:\n  - id: a\n    front: Mars\n    back: the fourth planet\n",
+        encoding="utf-8",
+    )
+    page = tmp_path / "one.html"
+    shown = cli("preview", source, "--days", "1", "--sweep", "--html-out", page)
+    assert shown.code == 0, shown.err
+    built = cli("build", source, "--out", tmp_path / "out")
+    assert built.code == 0, built.err
+    assert "preview One: 1 card;" in built.out
+    for text in (shown.out, built.out, page.read_text(encoding="utf-8")):
+        assert not re.search(r"\b1 (cards|days)\b", text), re.findall(
+            r".{30}\b1 (?:cards|days)\b", text
+        )
+    assert "1 day" in shown.out and "of 1 card" in shown.out
