@@ -529,6 +529,11 @@ def _typed_answer_problem(what: str, answer: TypedAnswer) -> str | None:
             return f"'{what}' must be one line: the learner types it in one box"
         return None
     low, high = answer.low, answer.high
+    if low is not None and high is not None and math.inf in (abs(low), abs(high)):
+        return (
+            f"'{what}' is too large a number for the card to compare (more than 308 digits "
+            "before the point)"
+        )
     if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
         return f"'{what}' must be a number or a range of two numbers"
     if low > high:

@@ -152,6 +152,14 @@ def _read_number(fields: FieldReader, entry: YMap, what: str) -> TypedAnswer | N
             )
             return None
         number = float(raw) if _NUMBER.match(raw) else math.nan
+        if math.isinf(number):
+            fields.problem(
+                value.line,
+                f"'{what}.{key}' is too large a number ({shown(raw)}) for the card to compare; "
+                "write at most about 1.8e308 (1.5e300 for a large one)",
+                what,
+            )
+            return None
         if not math.isfinite(number):
             fields.problem(
                 value.line,

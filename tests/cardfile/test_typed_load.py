@@ -61,6 +61,14 @@ def test_test_decks_validate_against_the_schema(path: Path) -> None:
         ("    question: Q?\n    answer: [a, A]\n", "answer[1] repeats answer[0]"),
         ("    question: Q?\n    answer: {number: x}\n", "'answer.number' must be a number, not x"),
         ("    question: Q?\n    answer: {number: .inf}\n", "must be a number"),
+        (
+            "    question: Q?\n    answer: {number: 1e400}\n",
+            "'answer.number' is too large a number",
+        ),
+        (
+            "    question: Q?\n    answer: {min: -1e999, max: 1}\n",
+            "'answer.min' is too large a number",
+        ),
         ("    question: Q?\n    answer: {number: 1, tolerance: -1}\n", "must not be negative"),
         ("    question: Q?\n    answer: {min: 5, max: 3}\n", "'min' (5) is above 'max' (3)"),
         ("    question: Q?\n    answer: {min: 5}\n", "must give 'number'"),

@@ -177,6 +177,15 @@ def test_malformed_gift_is_located(text: str, expected: str) -> None:
     assert any(str(p).startswith(expected) for p in info.value.problems), info.value.problems
 
 
+def test_a_number_too_large_to_compare_says_so() -> None:
+    """A numerical answer of 5,000 digits said it "must be a number"."""
+    with pytest.raises(DeckError) as info:
+        gift("How many? {#" + "9" * 5000 + "}\n")
+    assert "q.gift:1: 'answer' is too large a number for the card to compare" in str(
+        info.value.problems[-1]
+    )
+
+
 def test_no_right_answer_is_a_missing_answer() -> None:
     with pytest.raises(DeckError) as info:
         gift("One? {=a ~b}\n\nTwo? {~a ~b}\n")
