@@ -51,8 +51,8 @@ LONG = min(MAX_FIELD_BYTES, 64 * 1024)
 MEASURED_SECONDS = 0.01
 
 
-def _cpu_seconds(work: Callable[[str], object], arg: str, calls: int) -> float:
-    """CPU seconds of ``calls`` runs of ``work(arg)``. What the test process holds already
+def cpu_seconds(call: Callable[[], object], calls: int = 1) -> float:
+    """CPU seconds of ``calls`` runs of ``call()``. What the test process holds already
     (every earlier test's objects) is frozen out of the collector's way meanwhile: a full
     collection scans it all, and whether the longer input's allocations set one off
     depends on how large that heap is (measured: 10 times as long, in a process that had
@@ -62,10 +62,14 @@ def _cpu_seconds(work: Callable[[str], object], arg: str, calls: int) -> float:
     try:
         start = time.process_time()
         for _ in range(calls):
-            work(arg)
+            call()
         return time.process_time() - start
     finally:
         gc.unfreeze()
+
+
+def _cpu_seconds(work: Callable[[str], object], arg: str, calls: int) -> float:
+    return cpu_seconds(lambda: work(arg), calls)
 
 
 def growth(work: Callable[[str], object], make: Callable[[int], str], long: int = LONG) -> float:
@@ -252,10 +256,12 @@ def test_importing_long_runs_of_spaces_takes_linear_time(fmt: str) -> None:
             if fmt == "quiz"
             else f"Q{spaces}x\nA. a{spaces}b{spaces}\nB. c{spaces}\nANSWER: A{spaces}\n"
         )
-        start = time.process_time()
-        with contextlib.suppress(DeckError):
-            import_text(text, "q.txt", fmt)
-        return time.process_time() - start
+
+        def run() -> None:
+            with contextlib.suppress(DeckError):
+                import_text(text, "q.txt", fmt)
+
+        return cpu_seconds(run)
 
     seconds(1_000)  # warm up
     ratio = min(seconds(20_000) for _ in range(3)) / min(seconds(5_000) for _ in range(3))

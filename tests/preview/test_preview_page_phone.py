@@ -25,6 +25,7 @@ from tests.app_calls import check_decks
 from tests.browser import ARTIFACTS
 from tests.conftest import DATA, ROOT, copied
 from tests.preview.pages import night_everywhere
+from tests.test_linear_time import cpu_seconds
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = ARTIFACTS / "preview-page-phone"
@@ -311,13 +312,10 @@ def test_any_tex_gives_safe_markup_and_never_raises(tex: str) -> None:
 def test_finding_formulas_takes_linear_time() -> None:
     """Unclosed openings (a hostile or broken field) are scanned once, not once per
     opening: four times the text takes about four times as long (compared in one run)."""
-    import time
 
     def seconds(text: str) -> float:
         # CPU time, best of five: a machine busy with other work skews wall time.
-        start = time.process_time()
-        typeset(text, [])
-        return time.process_time() - start
+        return cpu_seconds(lambda: typeset(text, []))
 
     for unit in ("\\(", "\\[", "\\(x\\[", "a\\\\("):
         small, large = unit * 5_000, unit * 20_000
