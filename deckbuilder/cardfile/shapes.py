@@ -43,6 +43,7 @@ from deckbuilder.cardfile.keys import (
     Shape,
     note_keys,
 )
+from deckbuilder.templates import TTS_LANGUAGE
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,14 @@ def _described(key: Key, fragment: dict[str, Any]) -> dict[str, Any]:
 def _description(key: Key) -> str:
     default = f" Default: {key.default_text}." if key.default_text else ""
     return f"{key.doc}{default}"
+
+
+def _speech_language(key: Key) -> dict[str, Any]:
+    """A speech language as the loader takes it (ko_KR, en_US; blank: the default), or the
+    same per language."""
+    code = TTS_LANGUAGE.pattern.removesuffix("\\Z")
+    plain = {"type": "string", "pattern": rf"^\s*(?:{code})?\s*$"}
+    return {"oneOf": [plain, _language_map(plain), {"type": "null"}]}
 
 
 def _language_map(plain: dict[str, Any], reserved: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -553,7 +562,7 @@ SHAPES: dict[Shape, ValueShape] = {
     Shape.LOCALE: ValueShape(
         "a speech language like ko_KR or en_US",
         "speech language (ko_KR, en_US)",
-        _text,
+        _speech_language,
         ReadBy(("deck._speak_language",)),
     ),
     Shape.PICTURE: ValueShape(

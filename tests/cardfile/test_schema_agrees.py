@@ -302,10 +302,11 @@ def problems(document: dict[str, Any]) -> list[str]:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(document=documents())
-# Two disagreements the search once found: labels with no mask (the loader refuses them),
-# a file name YAML reads as a number (the loader takes it).
+# Disagreements the search once found: labels with no mask and a speech language that is
+# none (the loader refuses them), a file name YAML reads as a number (the loader takes it).
 @example({"notes": [{"id": "a", "image": "heart.png", "masks": [{"text": "RA", "at": [1, 1]}]}]})
 @example({"missing_media": 1.5, "notes": [{"id": "a", "front": "Mars", "back": "Mars"}]})
+@example({"speak_language": "Bad Id", "notes": [{"id": "a", "text": "{{c1::Seoul}} is a city."}]})
 def test_the_schema_and_the_loader_accept_the_same_documents(document: dict[str, Any]) -> None:
     """Every document the schema accepts loads, and every document that loads is one the
     schema accepts.
