@@ -147,9 +147,9 @@ def read_deck(
         else:
             tags.append(tag)
     missing_media = []
-    for name, line in fields.read(tree, _KEYS["missing_media"]):
-        if name.strip():
-            missing_media.append(name)
+    for file_name, line in fields.read(tree, _KEYS["missing_media"]):
+        if file_name.strip():
+            missing_media.append(file_name)
         else:  # as the schema says: a file name, never an empty one
             fields.problem(
                 line, "'missing_media' holds an empty file name; write the name or delete it"

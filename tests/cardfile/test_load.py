@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,9 @@ from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.errors import DeckError
 from deckbuilder.model import BasicNote, ClozeNote, McqNote, NoteKind
 from tests.cardfile.loading import load_deck
-from tests.conftest import DATA, ROOT
+from tests.conftest import DATA, ROOT, Run
+
+CliRun = Callable[..., Run]
 
 
 def write(tmp_path: Path, text: str, name: str = "deck.yaml") -> Path:
@@ -274,3 +278,19 @@ def test_an_empty_guid_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DeckError) as caught:
         load_deck(path)
     assert "d.yaml:5: note 'a': 'guid' is empty" in str(caught.value)
+
+
+def test_a_deck_with_missing_media_keeps_its_name(tmp_path: Path, cli: CliRun) -> None:
+    """The loop over 'missing_media' once reused the deck name's variable: every deck
+    whose card file named a missing file (as import writes them) was built, listed and
+    previewed under that file's name ("m.png" for the deck "Cells")."""
+    path = tmp_path / "cells.yaml"
+    path.write_text(
+        "deck: Cells\nid: cells\nmissing_media: [a.png, m.png]\nnotes:\n"
+        "  - {id: a, front: f, back: b}\n",
+        encoding="utf-8",
+    )
+    deck = load_deck(path)
+    assert (deck.name, deck.missing_media) == ("Cells", ("a.png", "m.png"))
+    listed = cli("list", path, "--json")
+    assert [d["name"] for d in json.loads(listed.out)["decks"]] == ["Cells"], listed.out
