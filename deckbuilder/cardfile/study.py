@@ -140,6 +140,9 @@ def _history(fields: FieldReader, value: YValue | None) -> Path | None:
         return None
     path = fields.path.parent / text
     shown = repr(str(path)[:_SHOWN_PATH])
+    if "\0" in text:  # no file name holds one, and the system refuses to look one up
+        fields.problem(value.line, f"'history' {shown} holds a NUL character; no file is named so")
+        return None
     wrong = _outside_project(fields.path, path, shown) or _not_a_history_file(path, shown)
     if wrong:
         fields.problem(value.line, wrong)

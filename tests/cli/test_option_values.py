@@ -209,6 +209,7 @@ YAML_VALUES = st.one_of(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(study=st.dictionaries(st.sampled_from(STUDY_KEYS), YAML_VALUES, min_size=1))
+@example(study={"history": '"\\u0000"'})  # a path no system looks up: was exit 3
 def test_no_study_block_value_is_an_internal_error(
     project: Path, capsys: pytest.CaptureFixture[str], study: dict[str, str]
 ) -> None:
