@@ -175,7 +175,7 @@ class _ChangeTimes:
         return previous
 
     def warn(self, line: int | None, note: str, message: str) -> None:
-        self.warnings.append(Problem.warning(self.lock, line, message, note))
+        self.warnings.append(Problem.warning(self.lock, line, message, note, "lock"))
 
 
 def _update_note_types(

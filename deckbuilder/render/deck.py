@@ -176,9 +176,10 @@ class _Renderer:
         """Line of the field being rendered."""
         return self.note.field_line(self.key) if self.note is not None else None
 
-    def problem(self, message: str, *, warning: bool = False, at: str = "") -> None:
-        """A problem of the field being rendered (a warning: ``warning``), on the line
-        where ``at``, a part of the field's text, is written (or the field's line)."""
+    def problem(self, message: str, *, warning: str = "", at: str = "") -> None:
+        """A problem of the field being rendered (a warning of the code ``warning``, when
+        given: the CLI cuts a code's warnings past a hundred), on the line where ``at``, a
+        part of the field's text, is written (or the field's line)."""
         note = self.note
         line = self.line
         if note is not None and at:
@@ -188,7 +189,7 @@ class _Renderer:
             line = note.line_in(self.key, offset)
         if warning:
             self.warnings.append(
-                Problem.warning(self.file, line, message, note.id if note else None)
+                Problem.warning(self.file, line, message, note.id if note else None, warning)
             )
         else:
             self.problems.append(Problem(self.file, line, message, note.id if note else None))
@@ -208,7 +209,8 @@ class _Renderer:
         if html is None:
             rendered = render_markdown(text, resolve=self.resolve, cloze=cloze)
             for message in rendered.warnings:
-                self.problem(message, warning=True, at=rendered.at(message))
+                # What the card shows otherwise than written (render/fidelity.py).
+                self.problem(message, warning="fidelity", at=rendered.at(message))
             for message in rendered.problems:  # e.g. a deletion Anki would read otherwise
                 self.problem(message, at=rendered.at(message))
             html = rendered.html
@@ -254,7 +256,7 @@ class _Renderer:
                 problem(
                     f"media file {shown(src, None)} is still missing (missing_media): "
                     f"put it in {where}; until then Anki shows nothing in its place",
-                    warning=True,
+                    warning="missing-media",
                 )
                 self.missing[src] = None
                 return None

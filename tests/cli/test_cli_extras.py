@@ -421,3 +421,28 @@ def test_warnings_of_one_kind_are_counted_past_a_hundred(
     )
     assert unused[99].startswith("media/unused-099.png:")
     assert unused[100] == "and 150 more like the above [unused-media]"
+
+
+def test_every_warning_a_deck_can_give_by_the_hundred_is_counted_past_a_hundred(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """An imported deck of 468 notes whose sounds the package lacked printed 468 warning
+    lines once the CLI counted warnings by code: the renderer's (a missing file, text a card
+    shows otherwise than written) had none."""
+    names = [f"s{i:03}.mp3" for i in range(150)]
+    notes = "".join(
+        f"  - {{id: n{i}, front: 'Q{i} [sound:{name}]', back: '<span onclick=x>a</span>'}}\n"
+        for i, name in enumerate(names)
+    )
+    source = tmp_path / "cards" / "deck.yaml"
+    source.parent.mkdir()
+    source.write_text(
+        f"deck: D\nid: d\nmissing_media: [{', '.join(names)}]\nnotes:\n{notes}", encoding="utf-8"
+    )
+    result = cli("check", source, "--media", tmp_path / "media")
+    assert result.code == 0, result.err
+    lines = result.err.splitlines()
+    for code in ("missing-media", "fidelity"):
+        told = [line for line in lines if f"[{code}]" in line]
+        assert len(told) == 101, (code, len(told))
+        assert told[100] == f"and 50 more like the above [{code}]"

@@ -387,6 +387,6 @@ def test_build_prints_how_it_settled_the_lock_file(repo: Repo) -> None:
     built = repo.build(MERGE_TIME)
     assert built.code == 0
     assert (
-        "cards/merge.lock:14: note 'm9': warning: shares Anki note id 1800000000000 with note 'm0' "
+        "cards/merge.lock:14: note 'm9': warning [lock]: shares Anki note id 1800000000000 with note 'm0' "
         "(line 10)" in built.err
     )

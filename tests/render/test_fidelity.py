@@ -444,7 +444,7 @@ def test_check_names_escaped_html_as_a_warning_at_its_line(tmp_path: Path, cli: 
     source = _project(tmp_path, "  - id: h\n    front: <div>상자</div>\n    back: b\n")
     result = cli("check", source)
     assert result.code == 0
-    assert f"{source}:4: note 'h': warning: '<div>' is shown as text" in result.err
+    assert f"{source}:4: note 'h': warning [fidelity]: '<div>' is shown as text" in result.err
 
 
 # -- text a comment would end --------------------------------------------------------------
@@ -547,7 +547,7 @@ def test_a_dollar_pair_that_stays_text_is_warned_on_its_own_line(
     result = cli("check", source, "--media", tmp_path / "media")
     assert result.code == 0, result.err
     assert result.err.splitlines() == [
-        f"{source}:7: note 'm': warning: '$ t_{{1/2}} = 0.693 / k $' is shown as text, not as "
+        f"{source}:7: note 'm': warning [fidelity]: '$ t_{{1/2}} = 0.693 / k $' is shown as text, not as "
         "math: a formula between single dollars has no space just inside them (so that "
         "prices stay text); write $t_{1/2} = 0.693 / k$"
     ]

@@ -308,7 +308,7 @@ def test_cli_prints_warnings_on_stderr_and_still_builds(
         result = cli(*command)
         assert result.code == 0, result.err
         assert result.err.splitlines() == [
-            "cards/deck.yaml:5: note 'a': warning: code block language 'pyhton' is not known "
+            "cards/deck.yaml:5: note 'a': warning [fidelity]: code block language 'pyhton' is not known "
             "to Pygments; not highlighted",
             "media/old.png: warning [unused-media]: no card uses this file; it is not packaged",
         ]

@@ -147,7 +147,7 @@ def test_each_field_is_what_its_text_renders_to_alone(deck: Deck) -> None:
             expected.setdefault(note.id, {})[key] = html
             media[note.id] = tuple(sorted({*media.get(note.id, ()), *used}))
         problems.update((line, who, src) for src in missing)
-        warnings.update(Problem(SOURCE, line, w, who, Severity.WARNING) for w in warned)
+        warnings.update(Problem(SOURCE, line, w, who, Severity.WARNING, "fidelity") for w in warned)
     try:
         rendered = render_deck(deck)
     except DeckError as error:
