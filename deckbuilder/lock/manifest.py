@@ -367,6 +367,7 @@ def _retyped_warning(rd: RenderedDeck, rn: RenderedNote) -> Problem:
         "show a blank front, which Tools > Empty Cards removes), or give the note a new id to "
         "replace it (the old note stays until learners delete it); see docs/updating.md",
         rn.note.id,
+        "retyped",
     )
 
 
@@ -443,6 +444,7 @@ def _renamed(
                     f"history stays with the old id. To keep it, change the id back to "
                     f"'{old[0]}' (unless learners already have '{note.id}')",
                     note.id,
+                    "renamed",
                 )
             )
     return found
@@ -506,6 +508,7 @@ def _traded_warning(ring: list[str], lines: Mapping[str, int], rd: RenderedDeck)
         "keep each history with its question, "
         f"{'swap the ids back' if two else 'give each note its id back'} and build again",
         first,
+        "traded",
     )
 
 

@@ -471,7 +471,7 @@ def test_a_renamed_note_is_a_warning_with_what_to_do() -> None:
     before = deck_of(basic("a", "one"), basic("b", "two"))
     after = deck_of(basic("a", "one"), dataclasses.replace(basic("b2", "two"), line=7))
     assert renamed_warnings(before, after) == [
-        "cards/d.yaml:7: note 'b2': warning: looks like 'b' was renamed to 'b2'; its review "
+        "cards/d.yaml:7: note 'b2': warning [renamed]: looks like 'b' was renamed to 'b2'; its review "
         "history stays with the old id. To keep it, change the id back to 'b' (unless "
         "learners already have 'b2')"
     ]
@@ -502,7 +502,7 @@ def test_only_a_note_whose_content_moved_to_one_new_id_looks_renamed(
         return deck_of(*(basic(i, front) for i, front in (n.split(":") for n in notes)))
 
     found = [
-        re.match(r".*note '(.+)': warning: looks like '(.+)' was renamed", w)
+        re.match(r".*note '(.+)': warning \[renamed\]: looks like '(.+)' was renamed", w)
         for w in renamed_warnings(deck(before), deck(after))
     ]
     assert [(m.group(1), m.group(2)) for m in found if m] == expected
@@ -536,7 +536,7 @@ def test_two_notes_that_traded_ids_are_a_warning_with_what_to_do() -> None:
     """Swapping two notes' ids while their text stays moved each review history to the
     other question with nothing said but "2 changed" (issue 45)."""
     assert traded_warnings(["a:one", "b:two", "c:three"], ["a:two", "b:one", "c:three"]) == [
-        "cards/d.yaml:1: note 'a': warning: notes 'a' and 'b' (line 2) traded contents "
+        "cards/d.yaml:1: note 'a': warning [traded]: notes 'a' and 'b' (line 2) traded contents "
         "('a' now has what 'b' had, and 'b' what 'a' had), as when their ids are swapped. "
         "Anki knows a note by its id: each note keeps its review history and takes the "
         "other's text, so learners get '2 updated' and each history now schedules the other "
@@ -562,7 +562,7 @@ def test_two_notes_that_traded_ids_are_a_warning_with_what_to_do() -> None:
 def test_only_notes_whose_contents_went_round_are_told(
     before: list[str], after: list[str], expected: list[str]
 ) -> None:
-    found = [re.match(r".*note '(.+)': warning: notes", w) for w in traded_warnings(before, after)]
+    found = [re.match(r".*note '(.+)': warning \[traded\]: notes", w) for w in traded_warnings(before, after)]
     assert [m.group(1) for m in found if m] == expected
     assert len(found) == len(expected)
 
@@ -570,7 +570,7 @@ def test_only_notes_whose_contents_went_round_are_told(
 def test_notes_that_passed_their_contents_round_are_all_named() -> None:
     (warning,) = traded_warnings(["a:1", "b:2", "c:3"], ["a:2", "b:3", "c:1"])
     assert warning.startswith(
-        "cards/d.yaml:1: note 'a': warning: notes 'a', 'b' (line 2) and 'c' (line 3) traded "
+        "cards/d.yaml:1: note 'a': warning [traded]: notes 'a', 'b' (line 2) and 'c' (line 3) traded "
         "contents ('a' now has what 'b' had, 'b' what 'c' had, and 'c' what 'a' had), as when "
         "ids are passed round."
     )

@@ -345,7 +345,7 @@ def test_a_note_that_changes_type_warns_and_updates_only_with_merge(
     assert built.code == 0, built.err
     assert "since last build: 0 added, 1 changed, 0 removed, 4 unchanged" in built.out
     assert (
-        f"{studied.src}:6: note 'capital': warning: this note changed its note type (now "
+        f"{studied.src}:6: note 'capital': warning [retyped]: this note changed its note type (now "
         "'deckbuilder Typed Answer'): Anki's import reports it as conflicting and keeps the "
         'old note unless "Merge note types" is ticked' in built.err
     )
@@ -354,7 +354,7 @@ def test_a_note_that_changes_type_warns_and_updates_only_with_merge(
     (documented,) = [
         line
         for line in (ROOT / "docs" / "updating.md").read_text(encoding="utf-8").splitlines()
-        if line.startswith("cards/deck.yaml:6: note 'capital': warning:")
+        if line.startswith("cards/deck.yaml:6: note 'capital': warning [retyped]:")
     ]
     assert documented.replace("cards/deck.yaml", str(studied.src)) in built.err.splitlines()
     package = studied.out / "reimport.apkg"
@@ -396,7 +396,7 @@ def test_a_note_made_reversed_keeps_its_card_with_merge(
     studied.edit("    back: Paris\n", "    back: Paris\n    reverse: true\n")
     built = cli("build", studied.src, "--out", studied.out)
     assert built.code == 0, built.err
-    assert "note 'capital': warning: this note changed its note type (now " in built.err
+    assert "note 'capital': warning [retyped]: this note changed its note type (now " in built.err
     package = studied.out / "reimport.apkg"
     log = import_package(col, package, merge_notetypes=False)
     assert len(log.conflicting) == 1 and not log.updated  # type: ignore[attr-defined]
