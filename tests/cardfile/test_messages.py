@@ -186,7 +186,7 @@ def test_build_warns_about_a_renamed_note(
     built = cli("build")
     assert built.code == 0
     assert (
-        "cards/deck.yaml:3: note 'b': warning: looks like 'a' was renamed to 'b'; its review "
+        "cards/deck.yaml:3: note 'b': warning [renamed]: looks like 'a' was renamed to 'b'; its review "
         "history stays with the old id. To keep it, change the id back to 'a'" in built.err
     )
 
