@@ -562,7 +562,10 @@ def test_two_notes_that_traded_ids_are_a_warning_with_what_to_do() -> None:
 def test_only_notes_whose_contents_went_round_are_told(
     before: list[str], after: list[str], expected: list[str]
 ) -> None:
-    found = [re.match(r".*note '(.+)': warning \[traded\]: notes", w) for w in traded_warnings(before, after)]
+    found = [
+        re.match(r".*note '(.+)': warning \[traded\]: notes", w)
+        for w in traded_warnings(before, after)
+    ]
     assert [m.group(1) for m in found if m] == expected
     assert len(found) == len(expected)
 
