@@ -77,15 +77,21 @@ QUIZ = {".gift", ".aiken"}
 SIDECARS = {".json", ".expected"}
 NOT_INPUTS = {"MANIFEST.txt", "README.txt"}  # where the corpus says where its files came from
 
+# Counts as the CLI prints them, with thousands separators ("1,298 notes"): see _count.
 WROTE = re.compile(
-    r"^wrote (?P<file>\S.*?\.yaml): (?P<n>\d+) (?:notes?|questions?) imported"
-    r"(?:, (?P<skipped>\d+) skipped)?(?: \([^)]*\))? \((?P<kind>[^,]+),"
+    r"^wrote (?P<file>\S.*?\.yaml): (?P<n>[\d,]+) (?:notes?|questions?) imported"
+    r"(?:, (?P<skipped>[\d,]+) skipped)?(?: \([^)]*\))? \((?P<kind>[^,]+),"
 )
-NOT_IMPORTED = re.compile(r"(\d+) notes? -> not imported")
+NOT_IMPORTED = re.compile(r"([\d,]+) notes? -> not imported")
 LOCATED = re.compile(r"^.+:\d+: (?!warning:)")  # a refusal's reason for one line's note
 MISSING_AT_IMPORT = re.compile(r"warning: media file '(.+?)' is in neither the source")
 MISSING_AT_CHECK = re.compile(r"media file '(.+?)' not found in ")
-CHECKED = re.compile(r"^ok: \d+ decks?, (\d+) notes?")
+CHECKED = re.compile(r"^ok: [\d,]+ decks?, ([\d,]+) notes?")
+
+
+def _count(text: str) -> int:
+    """A count as the CLI prints it ("1,298")."""
+    return int(text.replace(",", ""))
 
 
 @dataclass
@@ -397,12 +403,12 @@ def run_deckbuilder(path: Path, project: Path, result: Outcome) -> None:
     written = 0
     for line in out.splitlines():
         if wrote := WROTE.match(line):
-            written += int(wrote["n"])
-            result.named += int(wrote["skipped"] or 0)
+            written += _count(wrote["n"])
+            result.named += _count(wrote["skipped"] or "0")
             result.header_row = result.header_row or (
                 wrote["kind"] == "spreadsheet" and has_header_row(path)
             )
-        result.named += sum(int(n) for n in NOT_IMPORTED.findall(line))
+        result.named += sum(_count(n) for n in NOT_IMPORTED.findall(line))
         if code == 1 and (LOCATED.match(line) or ": note '" in line):
             result.named += 1
     result.imported = written
@@ -449,7 +455,7 @@ def run_deckbuilder(path: Path, project: Path, result: Outcome) -> None:
     result.checked = "ok" if code == 0 and checked else f"exit {code}"
     if result.checked != "ok":
         result.problems.append("check: " + out.strip()[:300])
-    elif int(checked[1]) != written:  # type: ignore[index]
+    elif _count(checked[1]) != written:  # type: ignore[index]
         result.problems.append(f"check counts {checked[1]} notes, import {written}")  # type: ignore[index]
     code, out = cli("build", "--no-preview", "--out", "output")
     result.built = "ok" if code == 0 else f"exit {code}"
