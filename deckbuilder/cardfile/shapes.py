@@ -271,16 +271,15 @@ def _mask_list(key: Key) -> dict[str, Any]:
 def _masks() -> dict[str, Any]:
     """One entry of an image occlusion note's 'masks': a mask or a label."""
     by_name = {key.name: key for key in MASK}
-    shapes = _MASK_SHAPES
-    mask_keys = tuple(by_name[name] for name in (*shapes, "card"))
+    mask_keys = tuple(by_name[name] for name in (*_MASK_SHAPES, "card"))
     label_keys = tuple(by_name[name] for name in ("text", "at", "size"))
     masks = [
         {
             **_mapping(mask_keys, f"A mask: a {name}, on a card."),
             "required": [name],
-            "not": {"anyOf": [{"required": [other]} for other in shapes if other != name]},
+            "not": {"anyOf": [{"required": [other]} for other in _MASK_SHAPES if other != name]},
         }
-        for name in shapes
+        for name in _MASK_SHAPES
     ]
     label = _mapping(label_keys, "A label drawn on the picture: never a card.")
     label["required"] = ["text", "at"]

@@ -627,7 +627,7 @@ def preview_page(
 <header class="top">
 <h1{lang}>{escape(deck.name)}</h1>
 <p class="meta">Deck id <code>{escape(deck.key)}</code> from <code>{escape(str(deck.source))}</code>:
-{plural(len(rd.notes), "note")}, <span id="card-count">{len(cards.cards)}</span>
+{plural(len(rd.notes), "note")}, <span id="card-count">{len(cards.cards):,}</span>
 {"card" if len(cards.cards) == 1 else "cards"}.</p>
 {description}
 <div class="controls" role="toolbar" aria-label="View">

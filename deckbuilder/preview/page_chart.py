@@ -227,7 +227,10 @@ def forecast_svg(p: DeckPreview) -> str:
         *_plot(memorized, [_line(memorized, fc.memorized, "memorized", LINE_COLOUR)]),
     ]
     attributes = f' data-days="{fc.days}"'
-    title = f"Forecast of {p.deck.name}: reviews, minutes and cards memorized a day over {plural(fc.days, 'day')}"
+    title = (
+        f"Forecast of {p.deck.name}: reviews, minutes and cards memorized a day over "
+        f"{plural(fc.days, 'day')}"
+    )
     if p.exam is not None:
         last_intro = p.exam.days - p.exam.lead
         title = (
