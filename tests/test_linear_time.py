@@ -56,8 +56,10 @@ def cpu_seconds(call: Callable[[], object], calls: int = 1) -> float:
     (every earlier test's objects) is frozen out of the collector's way meanwhile: a full
     collection scans it all, and whether the longer input's allocations set one off
     depends on how large that heap is (measured: 10 times as long, in a process that had
-    run 1,248 other tests first); the work's own objects are still collected as usual."""
-    gc.collect()
+    run 1,248 other tests first); the work's own objects are still collected as usual.
+    No collection first: garbage frozen with the rest is collected after the unfreeze,
+    and a collection of that heap before every measurement took a quarter of these
+    tests' time."""
     gc.freeze()
     try:
         start = time.process_time()
