@@ -72,17 +72,17 @@ def guid_problems(decks: Sequence[Deck], alongside: Sequence[Deck] = ()) -> list
     each alone); their notes are only named. Two ``guid:`` keys of one deck are the
     loader's to report (:mod:`deckbuilder.cardfile.checks`)."""
     problems = [_in_each_language(deck, note) for deck in decks for note in _imported(deck)]
-    everything = [*alongside, *decks]
-    if not any(note.guid for deck in everything for note in deck.notes):
+    # Each deck with whether it is one of ``decks``, whose notes are the ones told about.
+    everything = [(deck, False) for deck in alongside] + [(deck, True) for deck in decks]
+    if not any(note.guid for deck, _ in everything for note in deck.notes):
         return problems  # every GUID is derived, from a deck id and note id of its own
-    ours = {id(deck) for deck in decks}
-    written: dict[str, tuple[Deck, Note]] = {}
-    for deck in everything:
+    written: dict[str, tuple[Deck, Note, bool]] = {}
+    for deck, ours in everything:
         if len(deck.languages) < 2:
             for note in deck.notes:
                 if note.guid:
-                    written.setdefault(note.guid, (deck, note))
-    for deck in everything:
+                    written.setdefault(note.guid, (deck, note, ours))
+    for deck, ours in everything:
         several = len(deck.languages) > 1
         for note in deck.notes:
             if note.guid and several:
@@ -90,10 +90,13 @@ def guid_problems(decks: Sequence[Deck], alongside: Sequence[Deck] = ()) -> list
             first = written.get(note.guid or note_guid(deck.key, note.id))
             if first is None or first[1] is note:
                 continue
-            if note.guid and id(deck) in ours and first[0] is not deck:
-                problems.append(_taken(deck, note, *first, "is also the guid of"))
-            elif not note.guid and (id(deck) in ours or id(first[0]) in ours):
-                problems.append(_taken(*first, deck, note, "is the GUID deckbuilder gives"))
+            first_deck, first_note, first_ours = first
+            if note.guid and ours and first_deck is not deck:
+                problems.append(_taken(deck, note, first_deck, first_note, "is also the guid of"))
+            elif not note.guid and (ours or first_ours):
+                problems.append(
+                    _taken(first_deck, first_note, deck, note, "is the GUID deckbuilder gives")
+                )
     return problems
 
 

@@ -514,13 +514,13 @@ class _Changer:
 # -- positions ----------------------------------------------------------------------------
 
 
-def _shift(node: Node, index: int, lines: int, seen: set[int] | None = None) -> None:
+def _shift(node: Node, index: int, lines: int, seen: set[Node] | None = None) -> None:
     """Marks of a node parsed from a slice of the text (starting at ``index``, line
     ``lines``), made the whole text's; a node an alias repeats is moved once."""
     seen = set() if seen is None else seen
-    if id(node) in seen:
+    if node in seen:  # YAML nodes are equal only to themselves
         return
-    seen.add(id(node))
+    seen.add(node)
     for name in ("start_mark", "end_mark"):
         mark = getattr(node, name)
         moved = Mark(mark.name, mark.index + index, mark.line + lines, mark.column, "", 0)
