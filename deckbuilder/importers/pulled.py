@@ -69,6 +69,10 @@ class PullReader:
         own = OWN_TYPE_IDS.get(spec.id)
         losses: list[str] = []
         note: Note | str
+        if spec.kind is NoteKind.IMAGE_OCCLUSION:
+            # Its masks are fractions of the picture's size, not texts: read as texts, the
+            # note would become a basic note of its Occlusion and Image fields.
+            return _OCCLUSION
         if own is not None:
             read = own_note(own, anki.guid, fields, self.language)
             if read is None:
@@ -175,6 +179,10 @@ class PullReader:
         return FieldsNote(id="", line=0, note_type=declared, fields=tuple(texts))
 
 
+_OCCLUSION = (
+    "pull does not read image occlusion notes yet: make Anki's edit (masks, header, back "
+    "extra, comments, tags) in the card file"
+)
 _NOT_WRAPPED = (
     "Anki's copy of a field lost the language markup the build wraps it in "
     "(<div lang=...>); edit it in the card file"

@@ -181,3 +181,46 @@ def test_a_choices_field_edited_as_html_is_not_pulled(project: Path, cli: CliRun
         in run.err
     )
     assert (project / "cards" / "kinds.yaml").read_text(encoding="utf-8") == before
+
+
+def test_an_image_occlusion_note_edited_in_anki_is_named_and_the_others_come_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRun
+) -> None:
+    """An image occlusion note was read as a basic note (its Occlusion field as the
+    front), which the card file's checks then refused, and the whole pull with it: even a
+    tag added to such a note in Anki stopped every other note from coming in. Pull does
+    not read image occlusion notes: it names the note, and pulls the others."""
+    from tests.occlusion_decks import picture
+
+    picture(tmp_path / "media" / "heart.png")
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "heart.yaml").write_text(
+        "deck: Heart\nnotes:\n  - {id: term, front: Atrium, back: An upper chamber.}\n"
+        "  - id: chambers\n    image: heart.png\n    header: Chambers\n"
+        "    masks:\n      - rect: [120, 40, 80, 60]\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(BUILT))
+    _build()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    with _collection(tmp_path) as col:
+        _import(col, tmp_path / "output" / "heart.apkg")
+        for nid in col.find_notes("deck:Heart"):
+            note = col.get_note(nid)
+            if note.fields[0] == "Atrium":
+                note.fields[1] = "An <b>upper</b> chamber."
+            else:
+                note.fields[2] = "Chambers of the heart"
+                note.tags = ["anatomy"]
+            col.update_note(note)
+        source = _export(col, tmp_path / "Heart.apkg", "Heart")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert (
+        "cards/heart.yaml:4: note 'chambers': not pulled: pull does not read image occlusion "
+        "notes yet"
+    ) in run.err
+    assert "updated from Anki: term" in run.out
+    text = (tmp_path / "cards" / "heart.yaml").read_text(encoding="utf-8")
+    assert "back: An <b>upper</b> chamber." in text and "header: Chambers\n" in text
