@@ -25,6 +25,7 @@ from deckbuilder.render.markdown import RAW_TAGS, render_markdown
 _SOUND = re.compile(r"(\[sound:[^\]\[\n]+\])")
 # Sounds, and math as MathJax reads it (\(...\), \[...\]): kept as written.
 _SOUND_OR_MATH = re.compile(r"(\[sound:[^\]\[\n]+\]|\\\(.*?\\\)|\\\[.*?\\\])", re.DOTALL)
+_CLOZE_OPENING = re.compile(r"(?<!\\)\{\{c\d+::")
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 # A backslash before a bracket or parenthesis is math in a card file (\[ \( ), so the
 # escapes leave those out: a bracket that would start a link, and the parenthesis of a
@@ -334,6 +335,11 @@ def field_markdown(html: str, *, cloze: bool = False) -> Converted:
         _converted(html, _ALL_PUNCTUATION),
         html,  # as inline HTML
     ]
+    if not cloze and "{{c" in html:
+        # Outside a cloze field Anki shows a deletion as typed, braces and all; a card
+        # file says so with a backslash (\{{c1::), as a bare one there is refused.
+        escaped = [_CLOZE_OPENING.sub(r"\\\g<0>", text) for text in candidates]
+        candidates = [*escaped, *candidates]
     candidates = list(dict.fromkeys(candidates))
     rendered = [rendered_field(markdown, cloze) for markdown in candidates]
     for markdown, back in zip(candidates, rendered, strict=True):

@@ -224,3 +224,24 @@ def test_an_image_occlusion_note_edited_in_anki_is_named_and_the_others_come_in(
     assert "updated from Anki: term" in run.out
     text = (tmp_path / "cards" / "heart.yaml").read_text(encoding="utf-8")
     assert "back: An <b>upper</b> chamber." in text and "header: Chambers\n" in text
+
+
+def test_braces_of_a_cloze_deletion_in_a_basic_note_come_back_as_shown(
+    project: Path, cli: CliRun
+) -> None:
+    """A basic note shows '{{c1::...}}' as typed, braces and all. Pulled as written, the
+    card file's checks refused it as a deletion in the wrong note type, and the whole
+    pull with it; the card file says such braces with a backslash, which builds back to
+    what Anki has."""
+    with _collection(project) as col:
+        _edit(col, "Activation", lambda note: note.fields.__setitem__(1, "Not a {{c1::deletion}}."))
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    text = (project / "cards" / "kinds.yaml").read_text(encoding="utf-8")
+    assert "back: Not a \\{{c1::deletion}}.\n" in text
+    assert cli("check").code == 0
+    _build()
+    with _collection(project) as col:
+        log = _import(col, project / "output" / "kinds.apkg")
+    assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
