@@ -90,6 +90,12 @@ class CardFile:
             raise DeckError(problems)
         return cls(path, data, text, decks, rendered, media_dir)
 
+    def forget_plan(self) -> None:
+        """Forget the changes planned, to plan them again."""
+        self.patch = None
+        self.planned = {}
+        self.deleted = {}
+
     def patched(self) -> CardFilePatch:
         if self.patch is None:
             lines = {note.id: note.line for note in self.decks[0].notes} if self.decks else None
@@ -135,8 +141,12 @@ class PullState:
         by_guid: dict[str, AnkiNote],
         files: list[CardFile],
         locks: dict[Path, tuple[str, Manifest]],
+        unwritable: dict[tuple[str, str], str],
     ) -> None:
         self.request = request
+        # Notes whose copy in Anki the card file's checks refuse, by (card file, note
+        # id), with why: found by writing them, then left out.
+        self.unwritable = unwritable
         self.source = source
         self.by_guid = by_guid
         self.files = files
@@ -290,6 +300,10 @@ class DeckPlan:
         reason: str = "",
     ) -> None:
         """The card file takes Anki's copy of ``note``."""
+        why = self.pulling.unwritable.get((str(self.card.path), note.id))
+        if why is not None:
+            self.record(note, "refused", anki, reason=why)
+            return
         new = reading.note
         missing = self.bring_media(anki)
         if missing:
@@ -420,6 +434,10 @@ class DeckPlan:
                 continue
             note_id = new_note_id(reading.note, taken)
             taken.add(note_id)
+            refused = self.pulling.unwritable.get((str(self.card.path), note_id))
+            if refused is not None:
+                self.notes.append(PulledNote(note_id, "refused", None, anki.id, reason=refused))
+                continue
             new = replace(reading.note, id=note_id)
             try:
                 self.card.patched().add_note(new)

@@ -88,11 +88,21 @@ def pull(request: PullRequest) -> PullResult:
     by_guid = _by_guid(source)
     project = ProjectLocks([rd for card in files for rd in card.rendered])
     locks = {path: (lock.key, lock.manifest) for path, lock in project.locks.items()}
-    pulling = _Pulling(request, source, by_guid, files, locks)
-    decks = [pulling.deck(card, index) for card in files for index in range(len(card.decks))]
-    if pulling.problems:
-        raise DeckError(pulling.problems)
-    writes, diff = pulling.finish()
+    unwritable: dict[tuple[str, str], str] = {}
+    while True:
+        pulling = _Pulling(request, source, by_guid, files, locks, unwritable)
+        decks = [pulling.deck(card, index) for card in files for index in range(len(card.decks))]
+        if pulling.problems:
+            raise DeckError(pulling.problems)
+        try:
+            writes, diff = pulling.finish()
+        except _Unwritable as exc:
+            # Planned again without those notes (each pass leaves out at least one).
+            unwritable.update(exc.notes)
+            for card in files:
+                card.forget_plan()
+            continue
+        break
     written: list[Path] = []
     if not request.dry_run and writes:
         _write(writes, files, request.written)
@@ -112,6 +122,15 @@ def _by_guid(source: AnkiSource) -> dict[str, AnkiNote]:
             )
         found[note.guid] = note
     return found
+
+
+class _Unwritable(Exception):
+    """Pulled notes that the card file's checks refuse as Anki has them, by (card file,
+    note id), with why: the pull plans again without them."""
+
+    def __init__(self, notes: dict[tuple[str, str], str]) -> None:
+        super().__init__(notes)
+        self.notes = notes
 
 
 class _Pulling(PullState):
@@ -243,6 +262,18 @@ class _Pulling(PullState):
             ]
             rendered = [render_deck(deck) for deck in decks]
         except DeckError as exc:
+            # A pulled note the checks refuse (deletions numbered otherwise in one
+            # language, a note left with no card) is named, and the others written.
+            if all(p.note in changed for p in exc.problems):
+                why: dict[tuple[str, str], list[str]] = {}
+                for p in exc.problems:
+                    why.setdefault((str(card.path), str(p.note)), []).append(p.message)
+                raise _Unwritable(
+                    {
+                        key: f"the card file cannot hold Anki's copy: {'; '.join(messages)}"
+                        for key, messages in why.items()
+                    }
+                ) from None
             raise DeckError(
                 [
                     Problem(p.file, p.line, f"after the pull: {p.message}", p.note)

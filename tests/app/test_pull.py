@@ -547,6 +547,42 @@ def test_a_bilingual_deck_takes_the_package_s_language_only(bundled: Path, cli: 
     assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
 
 
+def test_a_note_the_card_file_cannot_hold_as_anki_has_it_is_named_and_the_others_come_in(
+    bundled: Path, cli: CliRun
+) -> None:
+    """A cloze renumbered in one language's deck reads back with deletions the languages
+    number differently, which the card file's checks refuse: that note is not pulled
+    (its line says why), and the other notes are written. The whole pull stopped on it."""
+    deck = "ML Systems::Gradient Checkpointing"
+    with _collection(bundled) as col:
+        for nid in col.find_notes(f'"deck:{deck}"'):
+            note = col.get_note(nid)
+            if "mainly trade" in note.fields[0]:
+                note.fields[0] = note.fields[0].replace("mainly trade", "trade, above all,")
+            elif "Gradient checkpointing saves" in note.fields[0]:
+                note.fields[0] = note.fields[0].replace("{{c2::", "{{c3::")
+            else:
+                continue
+            col.update_note(note)
+        source = _export(col, bundled / "en.apkg", deck)
+    card = bundled / "cards" / "gradient-checkpointing.yaml"
+    run = cli("pull", source)
+    assert run.code == 1
+    assert (
+        "cards/gradient-checkpointing.yaml:252: note 'cloze-tradeoff': not pulled: the card "
+        "file cannot hold Anki's copy: the languages of 'text' number their deletions "
+        "differently (ko: c1, c2; en: c1, c3)"
+    ) in run.err
+    assert "updated from Anki: tradeoff" in run.out
+    text = card.read_text(encoding="utf-8")
+    assert "en: What does gradient checkpointing trade, above all, for lower memory use?" in text
+    assert "at the cost of {{c3::" not in text
+    assert cli("check").code == 0
+    again = cli("pull", source)  # the same note named again, nothing else to do
+    assert again.code == 1 and "note 'cloze-tradeoff': not pulled" in again.err
+    assert "0 updated, 0 added" in again.out
+
+
 def make_edited_export(folder: Path) -> None:
     """``edited.apkg`` for the README's pull example: the bundled deck's English package
     imported into a fresh collection, the question of note 'tradeoff' edited in Anki, and
