@@ -21,7 +21,7 @@ from deckbuilder.importers.html_markdown import field_markdown, markup_losses, r
 from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
 from deckbuilder.importers.own_types import spoken_texts as own_spoken_texts
 from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, Note, NoteKind
-from deckbuilder.note_types import NoteType
+from deckbuilder.note_types import NoteType, built_in
 from deckbuilder.render.deck import RenderedDeck, strip_source_link
 
 
@@ -49,6 +49,9 @@ class PullReader:
         if self.deck.lang:
             self.language = OwnLanguage(lang=self.deck.lang)
         self.declared: dict[str, NoteType] = {t.key: t for t in self.deck.note_types}
+        # The fields each note's build gave Anki: a field Anki's copy still has as built
+        # was not edited there.
+        self.built: dict[str, tuple[str, ...]] = {rn.note.id: tuple(rn.fields) for rn in rd.notes}
         # How the card file spells each tag: a tag Anki gives a note is written so (Anki
         # spells a tag as its collection first did, which may differ).
         self.spellings: dict[str, str] = {}
@@ -81,6 +84,7 @@ class PullReader:
                     "answers or language markup were edited as HTML); edit it in the card file"
                 )
             note = read
+            losses += self.own_losses(own, fields, like)
         elif spec.kind is NoteKind.DECLARED:
             declared = self.declared.get(spec.key)
             if declared is None:  # pragma: no cover - a rendered note's type is declared
@@ -138,6 +142,25 @@ class PullReader:
                 "the card file gets its text"
             )
         return converted.markdown
+
+    def own_losses(self, kind: NoteKind, fields: Sequence[str], like: Note | None) -> list[str]:
+        """What of the texts edited in Anki's copy of an own-type note the card file
+        cannot hold, in words."""
+        built = self.built.get(like.id, ()) if like is not None else ()
+        texts, _ = own_spoken_texts(fields)
+        losses: list[str] = []
+        for index in built_in(kind).text_fields or range(len(fields)):
+            if index < len(built) and fields[index] == built[index]:
+                continue
+            html = self.unwrapped(texts[index]) or ""
+            if not field_markdown(html, cloze=kind is NoteKind.CLOZE).exact:
+                what = built_in(kind).fields[index].lower()
+                lost = "; ".join(markup_losses(html)) or "markup"
+                losses.append(
+                    f"Anki's copy of its {what} has markup the card file cannot hold ({lost}); "
+                    "the card file gets its text"
+                )
+        return losses
 
     def carried_note(
         self, anki: AnkiNote, kind: NoteKind, fields: Sequence[str], losses: list[str]

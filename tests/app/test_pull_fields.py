@@ -245,3 +245,21 @@ def test_braces_of_a_cloze_deletion_in_a_basic_note_come_back_as_shown(
     with _collection(project) as col:
         log = _import(col, project / "output" / "kinds.apkg")
     assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
+
+
+def test_what_the_card_file_cannot_hold_is_a_warning_at_the_note_s_line(
+    project: Path, cli: CliRun
+) -> None:
+    with _collection(project) as col:
+        _edit(
+            col,
+            "Activation",
+            lambda note: note.fields.__setitem__(1, '<span style="color: red">red</span>'),
+        )
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert (
+        "cards/kinds.yaml: note 'term': warning: Anki's copy of its back has markup the "
+        "card file cannot hold"
+    ) in run.err
