@@ -114,11 +114,9 @@ def _show(session: Session, result: PullResult) -> None:
             if note.diff:
                 echo(note.diff.rstrip("\n"))
         for deck_note in deck.notes:
+            at = f"{deck.card_file}:{deck_note.line}" if deck_note.line else str(deck.card_file)
             for loss in deck_note.losses:
-                err(
-                    f"{deck.card_file}: note '{deck_note.note_id}': warning: {loss}",
-                    fg="yellow",
-                )
+                err(f"{at}: note '{deck_note.note_id}': warning: {loss}", fg="yellow")
     if result.dry_run:
         if result.diff:
             echo(result.diff.rstrip("\n"))

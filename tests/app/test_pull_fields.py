@@ -260,6 +260,6 @@ def test_what_the_card_file_cannot_hold_is_a_warning_at_the_note_s_line(
     run = cli("pull", source)
     assert run.code == 0, run.err
     assert (
-        "cards/kinds.yaml: note 'term': warning: Anki's copy of its back has markup the "
+        "cards/kinds.yaml:25: note 'term': warning: Anki's copy of its back has markup the "
         "card file cannot hold"
     ) in run.err
