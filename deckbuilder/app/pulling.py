@@ -97,7 +97,8 @@ def pull(request: PullRequest) -> PullResult:
         try:
             writes, diff = pulling.finish()
         except _Unwritable as exc:
-            # Planned again without those notes (each pass leaves out at least one).
+            # Planned again without those notes: each pass leaves out at least one more.
+            assert not exc.notes.keys() <= unwritable.keys(), "planned the same again"
             unwritable.update(exc.notes)
             for card in files:
                 card.forget_plan()
@@ -264,7 +265,7 @@ class _Pulling(PullState):
         except DeckError as exc:
             # A pulled note the checks refuse (deletions numbered otherwise in one
             # language, a note left with no card) is named, and the others written.
-            if all(p.note in changed for p in exc.problems):
+            if exc.problems and all(p.note in changed for p in exc.problems):
                 why: dict[tuple[str, str], list[str]] = {}
                 for p in exc.problems:
                     why.setdefault((str(card.path), str(p.note)), []).append(p.message)
