@@ -80,6 +80,9 @@ class DeclaredTypes:
         self.own: dict[str, NoteType] = {}
         self.shared: dict[str, NoteType | None] = {}  # read from note-types/ (None: none)
         self.used: dict[str, NoteType] = {}
+        # Keys this file declares whose declarations were refused (their problems told at
+        # the declaration): a note naming one needs no problem of its own.
+        self.refused: set[str] = set()
         # Anki's own note types the deck's notes of a built-in kind are built with, by
         # that kind's key (kept from the collection the deck was imported from).
         self.kept: dict[str, NoteType] = {}
@@ -102,10 +105,12 @@ class DeclaredTypes:
                 if kept is not None and not _kept_problems(self.fields, kept, declaration):
                     self.kept[key] = kept
                 continue
-            if _key_problem(self.fields, key, line):
-                continue
-            found = read_declaration(self.fields, key, declaration, line, self.scope)
-            if found is not None:
+            found = None
+            if not _key_problem(self.fields, key, line):
+                found = read_declaration(self.fields, key, declaration, line, self.scope)
+            if found is None:
+                self.refused.add(key)
+            else:
                 self.own[key] = found
 
     def get(self, key: str) -> NoteType | None:
