@@ -240,7 +240,9 @@ def read_declaration(
             )
     anki_id = _anki_id(fields, value, key)
     keep_scripts = fields.read(value, _DECLARATION["keep_scripts"])
-    if len(fields.problems) > before or not names or not templates:
+    # The templates are checked even so, so that all the declaration's problems are told.
+    told = len(fields.problems) > before
+    if not names or not templates:
         return None
     cards_line = value.key_line("cards")
     if kind is TypeKind.CLOZE and len(templates) != 1:
@@ -260,7 +262,7 @@ def read_declaration(
         ]
     for problem in dict.fromkeys(refused):
         fields.problem(cards_line, f"note type '{key}': {problem}")
-    if refused:
+    if refused or told:
         return None
     return NoteType(
         key=key,

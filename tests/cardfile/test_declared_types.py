@@ -224,3 +224,16 @@ def test_a_note_of_a_broken_note_type_of_the_project_is_not_told_its_type_is_unk
     problems = _problems(tmp_path, text)
     assert not any("unknown note type" in p for p in problems), problems
     assert any("note type 'vocab': 'cards' is required" in p for p in problems), problems
+
+
+def test_a_declarations_template_problems_are_told_with_its_other_problems(
+    tmp_path: Path,
+) -> None:
+    """All problems at once: a template naming a field the note type lacks was told only
+    once every other problem of the declaration (here a sort field it lacks) was fixed."""
+    text = VOCAB.replace("sort_field: English", "sort_field: Meaning").replace(
+        'front: "{{English}}"', 'front: "{{Englsh}}"'
+    )
+    problems = _problems(tmp_path, text)
+    assert any("sort_field 'Meaning' is not one of its fields" in p for p in problems), problems
+    assert any("names 'Englsh', not a field" in p for p in problems), problems
