@@ -330,7 +330,13 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
             "{name:, front:, back:}",
         )
         return []
-    if not isinstance(found, YSeq) or not found.items:
+    if isinstance(found, YSeq) and not found.items:
+        fields.problem(
+            found.line,
+            f"note type '{key}': 'cards' is empty; give it a card {{name:, front:, back:}}",
+        )
+        return []
+    if not isinstance(found, YSeq):
         fields.problem(
             found.line,
             f"note type '{key}': 'cards' must be a list of cards, each {{name:, front:, "

@@ -237,3 +237,12 @@ def test_a_declarations_template_problems_are_told_with_its_other_problems(
     problems = _problems(tmp_path, text)
     assert any("sort_field 'Meaning' is not one of its fields" in p for p in problems), problems
     assert any("names 'Englsh', not a field" in p for p in problems), problems
+
+
+def test_an_empty_list_of_cards_is_told_as_empty(tmp_path: Path) -> None:
+    """`cards: []` was told "'cards' must be a list of cards ..., not a list"."""
+    text = (
+        VOCAB.split("    cards:\n", 1)[0] + "    cards: []\nnotes:\n" + VOCAB.split("notes:\n")[1]
+    )
+    (problem,) = _problems(tmp_path, text)
+    assert "note type 'vocab': 'cards' is empty" in problem and "not a list" not in problem
