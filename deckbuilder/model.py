@@ -18,6 +18,7 @@ from deckbuilder import cloze
 from deckbuilder.errors import Problem
 from deckbuilder.note_types import NoteType, built_in
 from deckbuilder.occlusion import Label, Mask, OcclusionMode
+from deckbuilder.templates import field_is_empty
 
 
 class NoteKind(str, Enum):
@@ -200,8 +201,12 @@ class BasicNote(Note):
 
     @property
     def card_ordinals(self) -> tuple[int, ...]:
-        # A card per template of the note type it is written in.
-        return built_in("basic-reversed" if self.reverse else "basic").template_ordinals
+        # A card per template of the note type it is written in, but the reversed card's
+        # front shows the back alone (as Anki's "Card 2" does), and Anki makes no card of
+        # a front that shows only empty fields.
+        if self.reverse and not field_is_empty(self.back):
+            return built_in("basic-reversed").template_ordinals
+        return built_in("basic").template_ordinals
 
     def texts(self) -> dict[str, str]:
         return {"front": self.front, "back": self.back}

@@ -264,6 +264,15 @@ def fields_named(text: str) -> tuple[str, ...]:
     return tuple(name for name in names if name and name not in SPECIAL_FIELDS)
 
 
+def cloze_fields(text: str) -> frozenset[str]:
+    """The fields a template shows through the cloze filter; none for a template Anki
+    cannot read."""
+    try:
+        return frozenset(_read(text).cloze_fields)
+    except TemplateSyntaxError:
+        return frozenset()
+
+
 def cards_made(
     fronts: Sequence[str], fields: Mapping[str, str], *, tags: bool = False
 ) -> tuple[int, ...]:

@@ -80,6 +80,9 @@ class DeclaredTypes:
         self.own: dict[str, NoteType] = {}
         self.shared: dict[str, NoteType | None] = {}  # read from note-types/ (None: none)
         self.used: dict[str, NoteType] = {}
+        # Keys this file declares whose declarations were refused (their problems told at
+        # the declaration): a note naming one needs no problem of its own.
+        self.refused: set[str] = set()
         # Anki's own note types the deck's notes of a built-in kind are built with, by
         # that kind's key (kept from the collection the deck was imported from).
         self.kept: dict[str, NoteType] = {}
@@ -102,10 +105,12 @@ class DeclaredTypes:
                 if kept is not None and not _kept_problems(self.fields, kept, declaration):
                     self.kept[key] = kept
                 continue
-            if _key_problem(self.fields, key, line):
-                continue
-            found = read_declaration(self.fields, key, declaration, line, self.scope)
-            if found is not None:
+            found = None
+            if not _key_problem(self.fields, key, line):
+                found = read_declaration(self.fields, key, declaration, line, self.scope)
+            if found is None:
+                self.refused.add(key)
+            else:
                 self.own[key] = found
 
     def get(self, key: str) -> NoteType | None:
@@ -235,7 +240,9 @@ def read_declaration(
             )
     anki_id = _anki_id(fields, value, key)
     keep_scripts = fields.read(value, _DECLARATION["keep_scripts"])
-    if len(fields.problems) > before or not names or not templates:
+    # The templates are checked even so, so that all the declaration's problems are told.
+    told = len(fields.problems) > before
+    if not names or not templates:
         return None
     cards_line = value.key_line("cards")
     if kind is TypeKind.CLOZE and len(templates) != 1:
@@ -255,7 +262,7 @@ def read_declaration(
         ]
     for problem in dict.fromkeys(refused):
         fields.problem(cards_line, f"note type '{key}': {problem}")
-    if refused:
+    if refused or told:
         return None
     return NoteType(
         key=key,
@@ -323,7 +330,13 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
             "{name:, front:, back:}",
         )
         return []
-    if not isinstance(found, YSeq) or not found.items:
+    if isinstance(found, YSeq) and not found.items:
+        fields.problem(
+            found.line,
+            f"note type '{key}': 'cards' is empty; give it a card {{name:, front:, back:}}",
+        )
+        return []
+    if not isinstance(found, YSeq):
         fields.problem(
             found.line,
             f"note type '{key}': 'cards' must be a list of cards, each {{name:, front:, "

@@ -566,8 +566,8 @@ _NOTE_TYPES = (
             Key(
                 "reverse",
                 Shape.FLAG,
-                "Also make a card that shows the back and asks for the front (Anki's "
-                '"Basic (and reversed card)").',
+                "Also make a card that shows the back and asks for the front, when the back "
+                'is not empty (Anki\'s "Basic (and reversed card)").',
                 "true",
                 default=False,
             ),
@@ -575,8 +575,8 @@ _NOTE_TYPES = (
                 "add_reverse",
                 Shape.PLAIN,
                 'The "Add Reverse" field of Anki\'s "Basic (optional reversed card)", '
-                "written by 'deckbuilder import': the reversed card exists when it is not "
-                "empty. Not together with reverse.",
+                "written by 'deckbuilder import': the reversed card exists when it and the "
+                "back are not empty. Not together with reverse.",
                 "y",
                 by_import=True,
             ),

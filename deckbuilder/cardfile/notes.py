@@ -231,7 +231,8 @@ def _note_kind(
         own = declared.get(written) if kind is None and declared is not None else None
         if own is not None:
             return own
-        if kind is None and len(fields.problems) == before:
+        refused = declared is not None and written in declared.refused
+        if kind is None and len(fields.problems) == before and not refused:
             names = [*_KIND_NAMES, *(declared.known() if declared is not None else ())]
             meant = note_type_named(written)
             hint = f"; did you mean '{meant.kind}'?" if meant else suggest(written, names)

@@ -44,6 +44,7 @@ from deckbuilder.importers.own_types import (
 )
 from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.model import BasicNote, ClozeNote, Note, NoteKind
+from deckbuilder.templates import cloze_fields, fields_named
 
 
 def package_notes(
@@ -248,6 +249,13 @@ def _stock_kind(anki_type: AnkiNoteType) -> NoteKind | None:
     card), Basic (optional reversed card) or Cloze (names and templates may be translated
     or restyled)."""
     count = len(anki_type.templates)
+    if count == 0 or len(anki_type.fields) not in (2, 3):
+        return None
+    # The kinds read the first field as the front (or the deletions): a type whose first
+    # card asks another would lose the notes that leave the first field empty.
+    first, front = anki_type.fields[0], anki_type.templates[0][1]
+    if first not in (cloze_fields(front) if anki_type.is_cloze else fields_named(front)):
+        return None
     if len(anki_type.fields) == 3 and count == 2 and not anki_type.is_cloze:
         # The second card is asked only when the third field is not empty.
         condition = "{{#" + anki_type.fields[2] + "}}"

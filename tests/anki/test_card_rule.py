@@ -72,6 +72,11 @@ CASES: dict[str, dict[str, Any]] = {
     "mcq": {"question": "Which \\{{c1::x}}?", "choices": ["a", "b"], "answer": "A"},
     "basic": {"front": "Front \\{{c1::x}}", "back": "Back"},
     "deletion-in-extra": {"text": "{{c1::a}}", "extra": "see {{c3::c}}"},
+    # The reversed card asks the back: Anki makes it only when the back is not empty.
+    "reverse": {"front": "Front", "back": "Back", "reverse": True},
+    "reverse-with-an-empty-back": {"front": "Front", "back": "", "reverse": True},
+    "reverse-with-a-break-for-back": {"front": "Front", "back": "<br>", "reverse": True},
+    "add-reverse-with-an-empty-back": {"front": "Front", "back": " ", "add_reverse": "y"},
 }
 
 # Cases where Anki makes other cards than the rule says, and what must change (outside

@@ -200,3 +200,49 @@ def test_a_misspelt_field_is_one_message(tmp_path: Path) -> None:
     text = text.replace("      English: hello\n", "")
     (problem,) = _problems(tmp_path, text)
     assert "has no field 'Koreann'" in problem and "did you mean 'Korean'?" in problem
+
+
+def test_a_note_of_a_note_type_with_problems_is_not_told_its_type_is_unknown(
+    tmp_path: Path,
+) -> None:
+    """A declaration with a problem (here a field named twice) was left out, and then each
+    of its notes was told "unknown note type 'vocab'; expected one of mcq, cloze, ...",
+    though the file declares it: the declaration's problems are the whole story."""
+    text = VOCAB.replace("[Korean, Romanization, English, Example]", "[Korean, English, English]")
+    problems = _problems(tmp_path, text)
+    assert not any("unknown note type" in p for p in problems), problems
+    assert any("field names 'English' and 'English' are the same" in p for p in problems)
+
+
+def test_a_note_of_a_broken_note_type_of_the_project_is_not_told_its_type_is_unknown(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "note-types"
+    folder.mkdir()
+    (folder / "vocab.yaml").write_text("fields: [Korean]\n", encoding="utf-8")
+    text = "deck: A\nid: a\nnotes:\n  - id: n\n    type: vocab\n    fields: {Korean: x}\n"
+    problems = _problems(tmp_path, text)
+    assert not any("unknown note type" in p for p in problems), problems
+    assert any("note type 'vocab': 'cards' is required" in p for p in problems), problems
+
+
+def test_a_declarations_template_problems_are_told_with_its_other_problems(
+    tmp_path: Path,
+) -> None:
+    """All problems at once: a template naming a field the note type lacks was told only
+    once every other problem of the declaration (here a sort field it lacks) was fixed."""
+    text = VOCAB.replace("sort_field: English", "sort_field: Meaning").replace(
+        'front: "{{English}}"', 'front: "{{Englsh}}"'
+    )
+    problems = _problems(tmp_path, text)
+    assert any("sort_field 'Meaning' is not one of its fields" in p for p in problems), problems
+    assert any("names 'Englsh', not a field" in p for p in problems), problems
+
+
+def test_an_empty_list_of_cards_is_told_as_empty(tmp_path: Path) -> None:
+    """`cards: []` was told "'cards' must be a list of cards ..., not a list"."""
+    text = (
+        VOCAB.split("    cards:\n", 1)[0] + "    cards: []\nnotes:\n" + VOCAB.split("notes:\n")[1]
+    )
+    (problem,) = _problems(tmp_path, text)
+    assert "note type 'vocab': 'cards' is empty" in problem and "not a list" not in problem

@@ -245,3 +245,61 @@ def test_a_picture_missing_from_the_package_in_a_raw_field_keeps_its_note(
     assert document["missing_media"] == ["_en_corn.JPG"]
     assert any(n.get("fields", {}).get("Meaning") == "corn" for n in document["notes"])
     assert cli("check").code == 0
+
+
+def _cards(col: Any) -> dict[tuple[str, int], tuple[str, str]]:
+    cards = (col.get_card(cid) for cid in col.find_cards(""))
+    return {(card.note().guid, card.ord): (card.question(), card.answer()) for card in cards}
+
+
+def test_a_stock_shaped_note_type_asking_another_field_first_is_declared(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two fields and one card, as Anki's Basic and Cloze have, but the front asks the
+    second field: a cloze type whose deletions are in its second field after a Context,
+    and a type that asks a Meaning for its Word. They were read as cloze and basic notes,
+    whose text and front are the first field, so their notes were left out ("cloze text
+    has no deletion", "'front' is empty") though Anki makes their cards. They come in on
+    declarations of their own, and build the cards Anki has."""
+    from anki.collection import Collection
+
+    col = Collection(str(tmp_path / "learner.anki2"))
+    models = col.models
+    for name, fields, front, cloze in (
+        ("Context cloze", ("Context", "Text"), "{{Context}}<br>{{cloze:Text}}", True),
+        ("Meaning first", ("Word", "Meaning"), "{{Meaning}}", False),
+    ):
+        model = models.new(name)
+        model["type"] = 1 if cloze else 0
+        for field in fields:
+            models.add_field(model, models.new_field(field))
+        template = models.new_template("Card 1")
+        template["qfmt"] = front
+        template["afmt"] = "{{cloze:Text}}" if cloze else "{{FrontSide}}<hr id=answer>{{Word}}"
+        models.add_template(model, template)
+        models.add(model)
+    deck = col.decks.id("Words")
+    for name, values in (
+        ("Context cloze", {"Context": "Korea", "Text": "Its capital is {{c2::Seoul}}."}),
+        ("Meaning first", {"Word": "", "Meaning": "a word not found yet"}),
+        ("Meaning first", {"Word": "사과", "Meaning": "apple"}),
+    ):
+        note = col.new_note(models.by_name(name))
+        for field, text in values.items():
+            note[field] = text
+        col.add_note(note, deck)
+    cards = _cards(col)
+    _whole_collection(col, tmp_path / "words.apkg")
+    col.close()
+    monkeypatch.chdir(tmp_path)
+
+    result = cli("import", "words.apkg")
+    assert result.code == 0, result.err
+    assert "skipped" not in result.err + result.out
+    assert "Context cloze: 1 note -> notes of a note type of the deck's own" in result.out
+    assert "Meaning first: 2 notes -> notes of a note type of the deck's own" in result.out
+    assert cli("build", "--no-preview").code == 0
+    fresh = Collection(str(tmp_path / "fresh.anki2"))
+    import_package(fresh, tmp_path / "output" / "words.apkg")
+    assert _cards(fresh) == cards
+    fresh.close()
