@@ -299,6 +299,24 @@ class _Renderer:
         self.used.add(name)
         return name
 
+    def note_type_media(self, spec: NoteTypeSpec) -> None:
+        """Package the files a note type's styling and templates name, as Anki's export
+        does (:attr:`NoteTypeSpec.media`): its font, say. One that no media folder has is
+        a warning when its name has a suffix: Anki's pattern also finds quoted words such
+        as ``target="_blank"``, which name no file."""
+        for name in spec.media:
+            if self.find((name,)) is not None:
+                self.resolve(name)
+            elif "." in name and name not in self.deck.missing_media:
+                where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
+                message = (
+                    f"note type {shown(spec.name, None)} uses media file {shown(name, None)}, "
+                    f"not found in {where}; its cards show without it"
+                )
+                self.warnings.append(
+                    Problem.warning(self.file, None, message, None, "missing-media")
+                )
+
     def take_back_media(self) -> None:
         """Forget the media names the current note brought in (it is left out)."""
         for name, folded in self.brought:
@@ -761,6 +779,8 @@ def render_deck(
         fields = spec_fields(note, spec, fields)
         notes.append(RenderedNote(note, spec, fields, tags, media, not_found))
     renderer.note = None
+    for spec in {rn.spec.id: rn.spec for rn in notes}.values():
+        renderer.note_type_media(spec)
     description = renderer.md(deck.description)
     if problems:
         raise DeckError(dict.fromkeys(problems))

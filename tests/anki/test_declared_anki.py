@@ -206,3 +206,65 @@ def test_the_card_rule_is_ankis(
         return
     made = tuple(sorted(card.ord for card in note.cards()))
     assert made == (expected or (0,)), (templates, fields)
+
+
+FONT_CSS = (
+    "@font-face { font-family: nanum; src: url('_nanum.ttf'); } .card { font-family: nanum; }"
+)
+
+
+def _with_font(tmp_path: Path, *, font: bool) -> Path:
+    """The vocabulary deck whose note type's CSS uses a font from the media folder, and
+    whose template has a link opening in a new tab (``target="_blank"``, which Anki's
+    pattern finds too and which names no file)."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    text = VOCAB.replace('css: ".card { font-size: 24px; }"', f'css: "{FONT_CSS}"').replace(
+        'back: "{{FrontSide}}<hr id=answer>{{Korean}}"',
+        "back: \"{{FrontSide}}<hr id=answer>{{Korean}}<a href='#' target='_blank'>more</a>\"",
+    )
+    assert FONT_CSS in text and "_blank" in text
+    (cards / "vocab.yaml").write_text(text, encoding="utf-8")
+    media = tmp_path / "media"
+    media.mkdir()
+    if font:
+        (media / "_nanum.ttf").write_bytes(b"\x00\x01\x00\x00 a font")
+    return cards
+
+
+def _build_with_media(cards: Path, out: Path) -> app.BuildResult:
+    request = app.BuildRequest(
+        T0,
+        app.Selection(sources=(cards,), media_dir=cards.parent / "media"),
+        out_dir=out,
+        preview=False,
+        lint=False,
+    )
+    return app.build(request)
+
+
+def test_a_font_the_note_types_css_uses_is_packaged_as_ankis_export_packages_it(
+    tmp_path: Path, collection: Any
+) -> None:
+    """Anki's export packages the files a note type's CSS and templates name with a
+    leading underscore (rslib notetype gather_media_names): a deck imported from Anki with
+    its font lost the font when built again ("no card uses this file")."""
+    result = _build_with_media(_with_font(tmp_path, font=True), tmp_path / "out")
+    (package,) = result.packages
+    assert list(package.rendered.media) == ["_nanum.ttf"]
+    assert not [w for w in result.warnings if "_nanum" in w.message or "_blank" in w.message]
+    import_package(collection, package.path)
+    media = Path(collection.media.dir())
+    assert (media / "_nanum.ttf").read_bytes() == b"\x00\x01\x00\x00 a font"
+    assert not (media / "_blank").exists()
+
+
+def test_a_font_the_note_types_css_uses_that_is_missing_is_a_warning(tmp_path: Path) -> None:
+    result = _build_with_media(_with_font(tmp_path, font=False), tmp_path / "out")
+    (warning,) = [w for w in result.warnings if w.code == "missing-media"]
+    assert warning.file.endswith("vocab.yaml")
+    assert warning.message == (
+        f"note type 'Korean vocabulary' uses media file '_nanum.ttf', not found in "
+        f"{tmp_path / 'media'}/ or {tmp_path / 'cards'}/; its cards show without it"
+    )
+    assert result.packages and not result.packages[0].rendered.media

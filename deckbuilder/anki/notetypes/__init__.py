@@ -11,6 +11,7 @@ update in place.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -69,6 +70,20 @@ class NoteTypeSpec:
         """Every template as (name, front, back), the first first."""
         return ((self.template_name, self.front, self.back), *self.more_templates)
 
+    @property
+    def media(self) -> tuple[str, ...]:
+        """The files its styling and templates name with a leading underscore (a font, a
+        script, a picture), which Anki's export packages with the note type
+        (rslib notetype/mod.rs ``gather_media_names``): in the CSS an ``@import`` of a
+        ``.css`` file or a ``url(...)``; in a template a ``[sound:...]``, a quoted string or
+        an unquoted ``src=``/``data=`` value. Names Anki would not store as a file (a
+        folder in them) are left out, as its export leaves them out."""
+        names = [_first_group(m) for m in _UNDERSCORED_CSS.finditer(self.css)]
+        for _, front, back in self.templates:
+            for side in (front, back):
+                names += [_first_group(m) for m in _UNDERSCORED_REFERENCES.finditer(side)]
+        return tuple(name for name in dict.fromkeys(names) if "/" not in name and "\\" not in name)
+
     def sides(self, ordinal: int) -> tuple[str, str]:
         """The (front, back) templates of card ``ordinal``: a cloze note type's one
         template makes every card; another note type has a template per card."""
@@ -76,6 +91,22 @@ class NoteTypeSpec:
             return self.front, self.back
         _, front, back = self.templates[ordinal]
         return front, back
+
+
+# Anki's patterns for the files a note type names (rslib/src/text.rs at 26.9:
+# UNDERSCORED_CSS_IMPORTS, UNDERSCORED_REFERENCES); each match has one group set.
+_UNDERSCORED_CSS = re.compile(
+    r"""@import\s+(?:"(_[^"]*.css)"|'(_[^']*.css)')"""
+    r"""|url\(\s*(?:"(_[^"]+)"|'(_[^']+)'|(_.+?))\s*\)""",
+    re.IGNORECASE,
+)
+_UNDERSCORED_REFERENCES = re.compile(
+    r"""\[sound:(_[^\]]+)\]|"(_[^"]+)"|'(_[^']+)'|\b(?:src|data)=(_[^ >]+)"""
+)
+
+
+def _first_group(match: re.Match[str]) -> str:
+    return next(group for group in match.groups() if group is not None)
 
 
 # The built-in note types' keys, as kinds (Anki's "Basic (optional reversed card)" is
