@@ -96,14 +96,13 @@ def pull(request: PullRequest) -> PullResult:
             raise DeckError(pulling.problems)
         try:
             writes, diff = pulling.finish()
+            break
         except _Unwritable as exc:
             # Planned again without those notes: each pass leaves out at least one more.
             assert not exc.notes.keys() <= unwritable.keys(), "planned the same again"
             unwritable.update(exc.notes)
             for card in files:
                 card.forget_plan()
-            continue
-        break
     written: list[Path] = []
     if not request.dry_run and writes:
         _write(writes, files, request.written)
