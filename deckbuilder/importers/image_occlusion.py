@@ -66,7 +66,7 @@ def occlusion_notes(
     anki_type: AnkiNoteType, notes: list[AnkiNote], media: dict[str, bytes]
 ) -> Occlusions:
     out = Occlusions([], [], [], None if anki_type.id == OWN_OCCLUSION_ID else _spec(anki_type))
-    sizes: dict[str, tuple[int, int] | None] = {}
+    sizes: dict[str, tuple[float, float] | None] = {}
     for anki_note in notes:
         found = _note(anki_note, media, sizes)
         if isinstance(found, str):
@@ -116,8 +116,10 @@ def restyled(anki_type: AnkiNoteType) -> bool:
 
 
 def _size(
-    name: str, media: dict[str, bytes], sizes: dict[str, tuple[int, int] | None]
-) -> tuple[int, int] | None:
+    name: str, media: dict[str, bytes], sizes: dict[str, tuple[float, float] | None]
+) -> tuple[float, float] | None:
+    """The picture's width and height: whole pixels, but decimals for an SVG (imagesize
+    reads its width and height attributes as floats)."""
     if name not in sizes:
         data = media.get(name)
         size = None
@@ -132,7 +134,7 @@ def _size(
 
 
 def _note(
-    anki_note: AnkiNote, media: dict[str, bytes], sizes: dict[str, tuple[int, int] | None]
+    anki_note: AnkiNote, media: dict[str, bytes], sizes: dict[str, tuple[float, float] | None]
 ) -> tuple[ImageOcclusionNote, bool] | str:
     """The note in the card format and whether a build writes its Occlusion field back
     as it is; or why it cannot come in."""
@@ -178,17 +180,17 @@ def _note(
     return note, exact
 
 
-def _pixels(value: str | None, size: int, times: int = 1) -> float | None:
+def _pixels(value: str | None, size: float, times: int = 1) -> float | None:
     """A fraction of ``size`` (times ``times``) as pixels, computed exactly, None when it
     is no number."""
     try:
-        number = Decimal(value or "x") * size * times
+        number = Decimal(value or "x") * Decimal(size) * times
     except InvalidOperation:
         return None
     return float(number) if number.is_finite() else None
 
 
-def _shape(shape: ReadShape, width: int, height: int) -> Mask | Label | str:
+def _shape(shape: ReadShape, width: float, height: float) -> Mask | Label | str:
     held = _HELD.get(shape.shape)
     if held is None:
         return f"is a '{shape.shape}', which Anki's editor does not make"

@@ -91,3 +91,41 @@ def test_anki_s_notes_come_in_and_round_trip(
     assert (len(log.new), len(log.conflicting)) == (0, 0)
     assert _fields(col) == before
     col.close()
+
+
+def _package(tmp_path: Path, notes: list[tuple[str, str]], fmt: str = "PNG", **fields: str) -> Path:
+    """A package of image occlusion notes Anki's backend made, each of a 400 x 300
+    picture (``fmt``) named as given and an Occlusion field as given."""
+    from anki.collection import Collection, DeckIdLimit, ExportAnkiPackageOptions
+
+    (tmp_path / "made").mkdir()
+    col = Collection(str(tmp_path / "made" / "collection.anki2"))
+    did = col.decks.id("Anatomy")
+    col.decks.select(did)
+    (io_type,) = [m for m in col.models.all() if m.get("originalStockKind") == 6]
+    for name, occlusions in notes:
+        image = picture(tmp_path / "pictures" / name, fmt=fmt)
+        col._backend.add_image_occlusion_note(
+            notetype_id=io_type["id"],
+            image_path=str(image),
+            occlusions=occlusions,
+            header=fields.get("header", ""),
+            back_extra=fields.get("back_extra", ""),
+            tags=[],
+        )
+    path = tmp_path / "made.apkg"
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    col.export_anki_package(out_path=str(path), options=options, limit=DeckIdLimit(deck_id=did))
+    col.close()
+    return path
+
+
+def test_a_note_of_an_svg_picture_comes_in(tmp_path: Path, project: Path, cli: Any) -> None:
+    """An SVG picture's size is read as decimals (imagesize gives floats for SVG): the
+    import stopped with an internal error, Decimal times float."""
+    package = _package(tmp_path, [("chart.svg", HIDE_ONE)], fmt="SVG")
+    run: Run = cli("import", package, "--out", "cards/chart.yaml")
+    assert run.code == 0, run.err
+    text = (project / "cards" / "chart.yaml").read_text(encoding="utf-8")
+    assert "- rect: [49.36, 150, 25, 75]\n" in text
+    assert cli("check", "cards").code == 0
