@@ -204,8 +204,15 @@ def _shape(shape: ReadShape, width: float, height: float) -> Mask | Label | str:
         if shape.number != 0:
             return "is a label on a card of its own"
         scale = shape.get("scale")
-        if scale is not None and Decimal(scale or "0") != 1:
-            return "is a label drawn larger or smaller (scale), which the card format does not hold"
+        if scale is not None:
+            times = _pixels(scale, 1)
+            if times is None:
+                return "is a label whose scale is no number"
+            if times != 1:
+                return (
+                    "is a label drawn larger or smaller (scale), which the card format does "
+                    "not hold"
+                )
         size = _pixels(shape.get("fs"), height)
         return Label(shape.get("text") or "", left, top, size or 40.0)
     if shape.number < 1:

@@ -129,3 +129,16 @@ def test_a_note_of_an_svg_picture_comes_in(tmp_path: Path, project: Path, cli: A
     text = (project / "cards" / "chart.yaml").read_text(encoding="utf-8")
     assert "- rect: [49.36, 150, 25, 75]\n" in text
     assert cli("check", "cards").code == 0
+
+
+def test_a_label_whose_scale_is_no_number_is_left_out(
+    tmp_path: Path, project: Path, cli: Any
+) -> None:
+    """A label's scale edited by hand into no number left the import with an internal
+    error (Decimal's InvalidOperation); the note is left out with the reason."""
+    label = "{{c0::image-occlusion:text:left=.5:top=.4:text=RA:scale=big:fs=.1333}}<br>"
+    package = _package(tmp_path, [("heart.png", HIDE_ONE + label), ("lung.png", HIDE_ONE)])
+    run: Run = cli("import", package, "--out", "cards/anatomy.yaml")
+    assert run.code == 0, run.err
+    assert "its shape 2 is a label whose scale is no number" in run.err
+    assert "image: lung.png" in (project / "cards" / "anatomy.yaml").read_text(encoding="utf-8")
