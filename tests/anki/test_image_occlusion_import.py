@@ -142,3 +142,36 @@ def test_a_label_whose_scale_is_no_number_is_left_out(
     assert run.code == 0, run.err
     assert "its shape 2 is a label whose scale is no number" in run.err
     assert "image: lung.png" in (project / "cards" / "anatomy.yaml").read_text(encoding="utf-8")
+
+
+def _rect(card: int, left: str = ".1", width: str = ".1") -> str:
+    return f"{{{{c{card}::image-occlusion:rect:left={left}:top=.1:width={width}:height=.1}}}}<br>"
+
+
+@pytest.mark.parametrize(
+    ("occlusions", "reason"),
+    [
+        (_rect(1, left="-.05"), "its shape 1 reaches left of or above the picture"),
+        (_rect(1, width="0"), "its shape 1 is 0 wide or high: it hides nothing"),
+        (_rect(501), "its shape 1 is on card 501; the card format holds cards 1 to 500"),
+        (_rect(1) + _rect(3), "its masks skip card 2 (they are on cards 1 and 3)"),
+        (
+            _rect(1) + "{{c0::image-occlusion:text:left=.5:top=.4:text=A:scale=1.:fs=.001}}<br>",
+            "its shape 2 is a label of font size 0.3; the card format holds 1 to 10000",
+        ),
+    ],
+)
+def test_masks_the_card_format_refuses_leave_their_note_out(
+    tmp_path: Path, project: Path, cli: Any, occlusions: str, reason: str
+) -> None:
+    """Masks Anki holds but the card format refuses (left of the picture, hiding nothing,
+    a card beyond the highest, a card number skipped, a label's size out of bounds) were
+    written into a card file that check then refused; the note is left out, named with
+    the reason, and the others come in."""
+    package = _package(tmp_path, [("heart.png", occlusions), ("lung.png", HIDE_ONE)])
+    run: Run = cli("import", package, "--out", "cards/anatomy.yaml")
+    assert run.code == 0, run.err
+    assert reason in run.err
+    text = (project / "cards" / "anatomy.yaml").read_text(encoding="utf-8")
+    assert "image: heart.png" not in text and "image: lung.png" in text
+    assert cli("check", "cards").code == 0
