@@ -214,7 +214,10 @@ def _read_label(fields: FieldReader, entry: YMap, what: str) -> Label | None:
             "own; 'card' belongs to a mask",
             what,
         )
-    text = fields.as_text(entry.entries["text"], f"{what}.text")
+    given = entry.entries["text"]
+    text = fields.as_text(given, f"{what}.text")
+    if not isinstance(given, YScalar) or given.is_null:
+        return None  # as_text said it is no text
     if not text.strip():
         fields.problem(entry.key_line("text"), f"'{what}.text' is empty", what)
         return None
