@@ -22,9 +22,10 @@ from deckbuilder.occlusion import Label, Mask, MaskShape
 def fraction(value: float) -> str:
     """``value`` as Anki's editor writes a fraction (floatToDisplay): four decimals
     without the zeros around them, ``.0000`` for 0 (0.25 -> ``.25``, 1 -> ``1.``)."""
-    if value == 0:
-        return ".0000"
     written = f"{value:.4f}"
+    if float(written) == 0:
+        # (also what rounds to 0, which stripped of its zeros would be '.', no number)
+        return ".0000"
     sign = "-" if written.startswith("-") else ""
     return sign + written.lstrip("-").lstrip("0").rstrip("0")
 

@@ -50,7 +50,8 @@ _SHAPES = {shape.value: shape for shape in MaskShape}
 _MODES = {mode.value: mode for mode in OcclusionMode}
 _KEYS = keyed(_note_type(NoteKind.IMAGE_OCCLUSION).keys)
 _MODE_KEY = _KEYS["mode"]
-_SIZE = next(k for k in MASK if k.name == "size")
+# A label's font size: its bounds, which the importer holds Anki's labels to as well.
+LABEL_SIZE = next(k for k in MASK if k.name == "size")
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
 # Against absurd input: Anki's editor makes a polygon point by point.
 MAX_POLYGON_POINTS = 1000
@@ -213,7 +214,10 @@ def _read_label(fields: FieldReader, entry: YMap, what: str) -> Label | None:
             "own; 'card' belongs to a mask",
             what,
         )
-    text = fields.as_text(entry.entries["text"], f"{what}.text")
+    given = entry.entries["text"]
+    text = fields.as_text(given, f"{what}.text")
+    if not isinstance(given, YScalar) or given.is_null:
+        return None  # as_text said it is no text
     if not text.strip():
         fields.problem(entry.key_line("text"), f"'{what}.text' is empty", what)
         return None
@@ -241,9 +245,11 @@ def _read_label(fields: FieldReader, entry: YMap, what: str) -> Label | None:
         number = _number(fields, written, f"{what}.size")
         if number is None:
             return None
-        if not _SIZE.low <= number <= _SIZE.high:  # type: ignore[operator]
+        if not LABEL_SIZE.low <= number <= LABEL_SIZE.high:  # type: ignore[operator]
             fields.problem(
-                written.line, f"'{what}.size' must be from {_SIZE.low:g} to {_SIZE.high:g}", what
+                written.line,
+                f"'{what}.size' must be from {LABEL_SIZE.low:g} to {LABEL_SIZE.high:g}",
+                what,
             )
             return None
         size = number

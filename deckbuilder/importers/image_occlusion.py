@@ -26,10 +26,19 @@ import imagesize
 from deckbuilder.anki.collection import AnkiNote, AnkiNoteType
 from deckbuilder.anki.notetypes import NoteTypeSpec, note_type
 from deckbuilder.anki.occlusion import ReadShape, occlusion_field, read_occlusion_field
+from deckbuilder.cardfile.occlusion import LABEL_SIZE
+from deckbuilder.cloze import HIGHEST_CARD_NUMBER
 from deckbuilder.importers.html_markdown import field_markdown
 from deckbuilder.model import ImageOcclusionNote, NoteKind
 from deckbuilder.note_types import IO_FIELDS, IO_STOCK_KIND
-from deckbuilder.occlusion import Label, Mask, MaskShape, OcclusionMode
+from deckbuilder.occlusion import (
+    DEFAULT_TEXT_SIZE,
+    Label,
+    Mask,
+    MaskShape,
+    OcclusionMode,
+    missing_cards,
+)
 
 OWN_OCCLUSION_ID = note_type(NoteKind.IMAGE_OCCLUSION).id
 _IMG = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
@@ -66,7 +75,7 @@ def occlusion_notes(
     anki_type: AnkiNoteType, notes: list[AnkiNote], media: dict[str, bytes]
 ) -> Occlusions:
     out = Occlusions([], [], [], None if anki_type.id == OWN_OCCLUSION_ID else _spec(anki_type))
-    sizes: dict[str, tuple[int, int] | None] = {}
+    sizes: dict[str, tuple[float, float] | None] = {}
     for anki_note in notes:
         found = _note(anki_note, media, sizes)
         if isinstance(found, str):
@@ -116,8 +125,10 @@ def restyled(anki_type: AnkiNoteType) -> bool:
 
 
 def _size(
-    name: str, media: dict[str, bytes], sizes: dict[str, tuple[int, int] | None]
-) -> tuple[int, int] | None:
+    name: str, media: dict[str, bytes], sizes: dict[str, tuple[float, float] | None]
+) -> tuple[float, float] | None:
+    """The picture's width and height: whole pixels, but decimals for an SVG (imagesize
+    reads its width and height attributes as floats)."""
     if name not in sizes:
         data = media.get(name)
         size = None
@@ -132,7 +143,7 @@ def _size(
 
 
 def _note(
-    anki_note: AnkiNote, media: dict[str, bytes], sizes: dict[str, tuple[int, int] | None]
+    anki_note: AnkiNote, media: dict[str, bytes], sizes: dict[str, tuple[float, float] | None]
 ) -> tuple[ImageOcclusionNote, bool] | str:
     """The note in the card format and whether a build writes its Occlusion field back
     as it is; or why it cannot come in."""
@@ -158,9 +169,19 @@ def _note(
     shapes: list[Mask | Label] = []
     for number, shape in enumerate(read):
         made = _shape(shape, width, height)
+        if not isinstance(made, str):
+            made = _unheld(made) or made
         if isinstance(made, str):
             return f"its shape {number + 1} {made}"
         shapes.append(made)
+    cards = sorted({shape.card for shape in shapes if isinstance(shape, Mask)})
+    skipped = missing_cards(cards)
+    if skipped:
+        on = ", ".join(str(card) for card in cards[:-1]) + f" and {cards[-1]}"
+        return (
+            f"its masks skip card {skipped[0]} (they are on cards {on}), which the card "
+            "format does not hold"
+        )
     hide_all = flags == {True}
     note = ImageOcclusionNote(
         id="",
@@ -178,17 +199,42 @@ def _note(
     return note, exact
 
 
-def _pixels(value: str | None, size: int, times: int = 1) -> float | None:
+def _pixels(value: str | None, size: float, times: int = 1) -> float | None:
     """A fraction of ``size`` (times ``times``) as pixels, computed exactly, None when it
     is no number."""
     try:
-        number = Decimal(value or "x") * size * times
+        number = Decimal(value or "x") * Decimal(size) * times
     except InvalidOperation:
         return None
     return float(number) if number.is_finite() else None
 
 
-def _shape(shape: ReadShape, width: int, height: int) -> Mask | Label | str:
+def _unheld(shape: Mask | Label) -> str | None:
+    """What the card format refuses in a shape Anki holds (the loader's rules: each mask
+    on the picture, hiding something, on a card it can number; a label's size within
+    bounds), None when nothing."""
+    if isinstance(shape, Label):
+        left, top = shape.left, shape.top
+        if not LABEL_SIZE.low <= shape.size <= LABEL_SIZE.high:  # type: ignore[operator]
+            return (
+                f"is a label of font size {shape.size:g}; the card format holds "
+                f"{LABEL_SIZE.low:g} to {LABEL_SIZE.high:g}"
+            )
+    else:
+        left, top, _, _ = shape.bounds()
+        if shape.area <= 0:
+            empty = "has no area" if shape.shape is MaskShape.POLYGON else "is 0 wide or high"
+            return f"{empty}: it hides nothing"
+        if shape.card > HIGHEST_CARD_NUMBER:
+            return (
+                f"is on card {shape.card}; the card format holds cards 1 to {HIGHEST_CARD_NUMBER}"
+            )
+    if left < 0 or top < 0:
+        return "reaches left of or above the picture"
+    return None
+
+
+def _shape(shape: ReadShape, width: float, height: float) -> Mask | Label | str:
     held = _HELD.get(shape.shape)
     if held is None:
         return f"is a '{shape.shape}', which Anki's editor does not make"
@@ -202,10 +248,17 @@ def _shape(shape: ReadShape, width: int, height: int) -> Mask | Label | str:
         if shape.number != 0:
             return "is a label on a card of its own"
         scale = shape.get("scale")
-        if scale is not None and Decimal(scale or "0") != 1:
-            return "is a label drawn larger or smaller (scale), which the card format does not hold"
+        if scale is not None:
+            times = _pixels(scale, 1)
+            if times is None:
+                return "is a label whose scale is no number"
+            if times != 1:
+                return (
+                    "is a label drawn larger or smaller (scale), which the card format does "
+                    "not hold"
+                )
         size = _pixels(shape.get("fs"), height)
-        return Label(shape.get("text") or "", left, top, size or 40.0)
+        return Label(shape.get("text") or "", left, top, size or DEFAULT_TEXT_SIZE)
     if shape.number < 1:
         return "is a mask on no card"
     if shape.shape == "polygon":

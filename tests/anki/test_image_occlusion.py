@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.anki.notetypes import note_type
+from deckbuilder.anki.occlusion import fraction
 from deckbuilder.model import NoteKind
 from tests.conftest import import_package
 from tests.occlusion_decks import CARDS, HEART, HEIGHT, T1, WIDTH, build, heart_project, picture
@@ -224,3 +225,13 @@ def test_identities_are_pinned(tmp_path: Path) -> None:
     source.write_text(source.read_text(encoding="utf-8") + "      - rect: [250, 100, 30, 30]\n")
     again = identities(build(tmp_path, built_at + 86_400))
     assert again == [*first, ("QjPjHr%3CY", 1767225600000, 1379929385129766, 3)]
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [(0.25, ".25"), (1, "1."), (0, ".0000"), (0.00002, ".0000"), (-0.00002, ".0000")],
+)
+def test_a_fraction_is_written_as_anki_s_editor_writes_it(value: float, written: str) -> None:
+    """A fraction that rounds to nothing at four decimals (a mask 0.01 pixels wide on a
+    400-pixel picture) was written '.', which is no number."""
+    assert fraction(value) == written

@@ -91,3 +91,87 @@ def test_anki_s_notes_come_in_and_round_trip(
     assert (len(log.new), len(log.conflicting)) == (0, 0)
     assert _fields(col) == before
     col.close()
+
+
+def _package(tmp_path: Path, notes: list[tuple[str, str]], fmt: str = "PNG", **fields: str) -> Path:
+    """A package of image occlusion notes Anki's backend made, each of a 400 x 300
+    picture (``fmt``) named as given and an Occlusion field as given."""
+    from anki.collection import Collection, DeckIdLimit, ExportAnkiPackageOptions
+
+    (tmp_path / "made").mkdir()
+    col = Collection(str(tmp_path / "made" / "collection.anki2"))
+    did = col.decks.id("Anatomy")
+    col.decks.select(did)
+    (io_type,) = [m for m in col.models.all() if m.get("originalStockKind") == 6]
+    for name, occlusions in notes:
+        image = picture(tmp_path / "pictures" / name, fmt=fmt)
+        col._backend.add_image_occlusion_note(
+            notetype_id=io_type["id"],
+            image_path=str(image),
+            occlusions=occlusions,
+            header=fields.get("header", ""),
+            back_extra=fields.get("back_extra", ""),
+            tags=[],
+        )
+    path = tmp_path / "made.apkg"
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, legacy=False)
+    col.export_anki_package(out_path=str(path), options=options, limit=DeckIdLimit(deck_id=did))
+    col.close()
+    return path
+
+
+def test_a_note_of_an_svg_picture_comes_in(tmp_path: Path, project: Path, cli: Any) -> None:
+    """An SVG picture's size is read as decimals (imagesize gives floats for SVG): the
+    import stopped with an internal error, Decimal times float."""
+    package = _package(tmp_path, [("chart.svg", HIDE_ONE)], fmt="SVG")
+    run: Run = cli("import", package, "--out", "cards/chart.yaml")
+    assert run.code == 0, run.err
+    text = (project / "cards" / "chart.yaml").read_text(encoding="utf-8")
+    assert "- rect: [49.36, 150, 25, 75]\n" in text
+    assert cli("check", "cards").code == 0
+
+
+def test_a_label_whose_scale_is_no_number_is_left_out(
+    tmp_path: Path, project: Path, cli: Any
+) -> None:
+    """A label's scale edited by hand into no number left the import with an internal
+    error (Decimal's InvalidOperation); the note is left out with the reason."""
+    label = "{{c0::image-occlusion:text:left=.5:top=.4:text=RA:scale=big:fs=.1333}}<br>"
+    package = _package(tmp_path, [("heart.png", HIDE_ONE + label), ("lung.png", HIDE_ONE)])
+    run: Run = cli("import", package, "--out", "cards/anatomy.yaml")
+    assert run.code == 0, run.err
+    assert "its shape 2 is a label whose scale is no number" in run.err
+    assert "image: lung.png" in (project / "cards" / "anatomy.yaml").read_text(encoding="utf-8")
+
+
+def _rect(card: int, left: str = ".1", width: str = ".1") -> str:
+    return f"{{{{c{card}::image-occlusion:rect:left={left}:top=.1:width={width}:height=.1}}}}<br>"
+
+
+@pytest.mark.parametrize(
+    ("occlusions", "reason"),
+    [
+        (_rect(1, left="-.05"), "its shape 1 reaches left of or above the picture"),
+        (_rect(1, width="0"), "its shape 1 is 0 wide or high: it hides nothing"),
+        (_rect(501), "its shape 1 is on card 501; the card format holds cards 1 to 500"),
+        (_rect(1) + _rect(3), "its masks skip card 2 (they are on cards 1 and 3)"),
+        (
+            _rect(1) + "{{c0::image-occlusion:text:left=.5:top=.4:text=A:scale=1.:fs=.001}}<br>",
+            "its shape 2 is a label of font size 0.3; the card format holds 1 to 10000",
+        ),
+    ],
+)
+def test_masks_the_card_format_refuses_leave_their_note_out(
+    tmp_path: Path, project: Path, cli: Any, occlusions: str, reason: str
+) -> None:
+    """Masks Anki holds but the card format refuses (left of the picture, hiding nothing,
+    a card beyond the highest, a card number skipped, a label's size out of bounds) were
+    written into a card file that check then refused; the note is left out, named with
+    the reason, and the others come in."""
+    package = _package(tmp_path, [("heart.png", occlusions), ("lung.png", HIDE_ONE)])
+    run: Run = cli("import", package, "--out", "cards/anatomy.yaml")
+    assert run.code == 0, run.err
+    assert reason in run.err
+    text = (project / "cards" / "anatomy.yaml").read_text(encoding="utf-8")
+    assert "image: heart.png" not in text and "image: lung.png" in text
+    assert cli("check", "cards").code == 0

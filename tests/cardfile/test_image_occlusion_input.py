@@ -90,6 +90,9 @@ MISTAKES = [
     ("image: heart.png", "image: lung.png", 6, "media file 'lung.png' not found"),
     ("mode: hide-all", "mode: hide-some", 9, "'mode' must be hide-all or hide-one"),
     ("        at: [200, 120]\n", "        at: [200, 120]\n        card: 1\n", 18, "never a card"),
+    # (a label is one text for every language: a map is no text, told once, not also empty)
+    ("- text: RA  ", "- text: {ko: 우심방, en: RA}  ", 16, "'masks[4].text' must be text"),
+    ("- text: RA  ", "- text:  ", 16, "'masks[4].text' must be text"),
 ]
 
 
