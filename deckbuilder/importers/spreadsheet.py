@@ -277,6 +277,18 @@ def _choices(
         picked, found = parse_answer(answer, len(cells), file, line)
         if found and len(same_text) == 1:
             picked, found = same_text, []  # the right choice's text, written out
+        elif picked and len(same_text) == 1 and picked != same_text and not answer.isalpha():
+            # '2' for the choices 3, 1, 2: either reading may be meant, and a wrong guess
+            # marks a wrong choice right. A letter names its column, as the header does.
+            problems.append(
+                Problem(
+                    file,
+                    line,
+                    f"answer {shown(answer)} is choice {letter(picked[0])} "
+                    f"({shown(cells[picked[0]])}) by its number but the text of choice "
+                    f"{letter(same_text[0])}; write the right choice's letter",
+                )
+            )
         problems += [
             Problem(file, line, f"choice {letter(i)}, the answer, is empty")
             for i in picked
