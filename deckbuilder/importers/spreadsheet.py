@@ -5,7 +5,7 @@ A header row says what the rows are: ``front, back[, tags]`` (basic notes);
 choice); ``text[, extra][, tags]`` (cloze); an ``id`` column gives each note its id (and
 so its GUID), a ``guid`` column the GUID Anki knows it by. Column names are matched
 ignoring case and spaces, in English or Korean (질문 or 문제, 보기1 ..., 정답, 해설, 태그;
-앞면, 뒷면); choice columns are letters or numbered (``choice 1``, ``option 1``, 보기1).
+앞면, 뒷면); choice columns are letters (``A``, ``option b``) or numbered (``choice 1``, 보기1).
 ``question, answer`` with no choice columns is ``front, back``.
 
 A sheet without such a header is read as Anki reads a text file (:mod:`.anki_text`): two
@@ -54,7 +54,9 @@ _NAMES = {
     "추가": "extra",
 }
 _LETTER = re.compile(r"[a-z]\Z")
-_NUMBERED = re.compile(r"(?:choice|option|보기|선택지?)\s*(\d{1,2})\Z")
+# Choice columns by number or letter: 'choice 1', '보기1', 'option b' (a letter after a
+# space: 'choices' names no choice S).
+_NUMBERED = re.compile(r"(?:choice|option|보기|선택지?)(?:\s*(\d{1,2})| ([a-z]))\Z")
 # A flashcard sheet's usual header: the question and its answer, no choice columns.
 _BASIC_NAMES = {"question": "front", "answer": "back"}
 # Names that make the first row a header row (one that names no layout is refused).
@@ -71,9 +73,11 @@ _HEADERLESS_COLUMNS = 3
 
 
 def _column(name: str) -> str:
-    """A header cell as the layouts name it: 'choice 2' and '보기2' are 'b'."""
+    """A header cell as the layouts name it: 'choice 2', '보기2' and 'option b' are 'b'."""
     name = " ".join(name.split()).casefold()
     numbered = _NUMBERED.match(name)
+    if numbered and numbered.group(2):
+        return numbered.group(2)
     if numbered and 1 <= int(numbered.group(1)) <= 26:
         return letter(int(numbered.group(1)) - 1).lower()
     return _NAMES.get(name, name)

@@ -259,3 +259,17 @@ def test_a_number_that_is_also_another_choice_s_text_is_not_guessed(
     ]
     written = (here / "cards" / "q.yaml").read_text(encoding="utf-8")
     assert "What is 1+1?" not in written and "answer: B" in written
+
+
+@pytest.mark.parametrize("choice", ["Option", "Choice", "보기"])
+def test_choice_columns_may_be_lettered_as_well_as_numbered(
+    here: Path, cli: CliRun, choice: str
+) -> None:
+    """'Option A', 'Option B' named no column, and the whole sheet was refused, though
+    'Option 1' was read."""
+    header = ",".join(f"{choice} {c}" for c in "ABC")
+    (here / "q.csv").write_text(f"Question,{header},Answer\nWhat?,x,y,z,B\n", encoding="utf-8")
+    run = cli("import", "q.csv")
+    assert run.code == 0, run.err
+    written = (here / "cards" / "q.yaml").read_text(encoding="utf-8")
+    assert "choices:\n    - x\n    - y\n    - z\n    answer: B" in written
