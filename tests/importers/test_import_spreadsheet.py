@@ -273,3 +273,22 @@ def test_choice_columns_may_be_lettered_as_well_as_numbered(
     assert run.code == 0, run.err
     written = (here / "cards" / "q.yaml").read_text(encoding="utf-8")
     assert "choices:\n    - x\n    - y\n    - z\n    answer: B" in written
+
+
+def test_columns_no_layout_reads_are_named_and_the_rows_come_in(here: Path, cli: CliRun) -> None:
+    """A numbering column and a difficulty column beside question, choices and answer
+    refused the whole sheet, without saying which columns were at fault."""
+    (here / "q.csv").write_text(
+        "No.,Question,A,B,Answer,Difficulty\n1,What?,x,y,B,easy\n2,Who?,p,q,A,hard\n",
+        encoding="utf-8",
+    )
+    run = cli("import", "q.csv")
+    assert run.code == 0, run.err
+    assert run.err.splitlines() == [
+        "q.csv:1: warning: not imported: the columns No., Difficulty, which no layout "
+        "reads (expected the columns front, back[, tags]; question, A, B, ...[, "
+        "explanation][, tags] with answer; or text[, extra][, tags])"
+    ]
+    assert "2 notes imported" in run.out
+    written = (here / "cards" / "q.yaml").read_text(encoding="utf-8")
+    assert "question: What?" in written and "easy" not in written
