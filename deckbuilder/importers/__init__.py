@@ -10,6 +10,7 @@ writes them. Nothing here prints.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -62,6 +63,8 @@ _NOTE_TYPE_FOR = "a note type applies to Anki's text files and spreadsheets"
 # Anki guesses, but a space) and at least this share of its lines has the delimiter.
 _TEXT_DELIMITERS = "\t|;:,"
 _DELIMITED_SHARE = 0.5
+# Moodle's XML export: an XML declaration and comments, then the <quiz> element.
+_MOODLE_XML = re.compile(r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<quiz[\s>]", re.DOTALL)
 
 
 def detect_format(text: str, file: str, suffix: str = "") -> str:
@@ -70,6 +73,13 @@ def detect_format(text: str, file: str, suffix: str = "") -> str:
     lines is Anki's, as Anki itself would read it."""
     if suffix.lower() in SUFFIXES:
         return SUFFIXES[suffix.lower()]
+    if _MOODLE_XML.match(text):
+        raise DeckError.single(
+            file,
+            "a Moodle XML question bank, which deckbuilder does not read: in Moodle, export "
+            "the questions in GIFT format (Question bank > Export > GIFT format), then "
+            "import that file",
+        )
     lines = text.split("\n")
     first = lines[0] if lines else ""
     if first.startswith("tags:") or (

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.deck import detected_label_language
-from deckbuilder.errors import Problem
+from deckbuilder.errors import Problem, shown
 from deckbuilder.importers.base import MAX_CHOICES, Skipped, SourceDeck, SourceNotes
 from deckbuilder.importers.gift_answers import (
     Weighted,
@@ -54,6 +54,8 @@ FORMAT_RE = re.compile(r"^\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
 # The choices of a true/false question, in the language of the deck's labels.
 TRUE_FALSE_LABELS = {"en": ("True", "False"), "ko": ("참", "거짓")}
+# Moodle's short-answer wildcard: an unescaped '*' stands for any text.
+WILDCARD_RE = re.compile(r"(?<!\\)\*")
 SKIP_REASONS = {
     "description": "it is text without a question",
     "essay": "an essay has no answer to check",
@@ -280,21 +282,42 @@ class _GiftReader:
         # equal to itself).
         accepted: dict[str, TypedAnswer] = {}
         said: list[str] = []
+        wildcards: list[str] = []
         for answer in answers:
             # An answer over several lines is typed on one: the learner has one box.
             written = _one_line(self.esc.restore(answer.text))
+            if answer.number is None and written == "*" and not answer.weight:
+                wrong = wrong or answer.feedback  # Moodle's answer to every other answer
+                continue
+            wildcard = answer.number is None and WILDCARD_RE.search(written) is not None
+            if answer.number is None and not wildcard:
+                written = written.replace("\\*", "*")  # Moodle's escape of an asterisk
             typed = answer.number or TypedAnswer(text=written, shown=written)
             text = _answer_text(typed)
             if full_credit(answer.weight):
-                accepted.setdefault(typed.shown, typed)
+                if wildcard:
+                    wildcards.append(written)
+                else:
+                    accepted.setdefault(typed.shown, typed)
                 label = escape_markdown(text)
             else:
                 label = f"{escape_markdown(text)} ({answer.weight:g}% in Moodle)"
-            if answer.feedback.strip() or not full_credit(answer.weight):
+            if answer.feedback.strip() or not full_credit(answer.weight) or wildcard:
                 note = self.text(answer.feedback, fmt)[0] if answer.feedback.strip() else ""
                 said.append(f"- {label}" + (f": {_one_line(note)}" if note else ""))
         if wrong.strip():
             said.append(f"- Any other answer: {_one_line(self.text(wrong, fmt)[0])}")
+        for written in wildcards:
+            not_accepted = (
+                f"the card does not accept {shown(written)}: Moodle reads '*' as any text, "
+                "a card only what is typed; add the answers it stands for"
+            )
+            if accepted:
+                self.result.warnings.append(Problem.warning(self.file, line, not_accepted))
+            else:
+                self.problem(line, not_accepted)
+        if wildcards and not accepted:
+            return
         explanation = _joined(general, "\n".join(said))
         typed_note = TypedNote(
             id=self.name,

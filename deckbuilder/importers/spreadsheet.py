@@ -5,8 +5,10 @@ A header row says what the rows are: ``front, back[, tags]`` (basic notes);
 choice); ``text[, extra][, tags]`` (cloze); an ``id`` column gives each note its id (and
 so its GUID), a ``guid`` column the GUID Anki knows it by. Column names are matched
 ignoring case and spaces, in English or Korean (질문 or 문제, 보기1 ..., 정답, 해설, 태그;
-앞면, 뒷면); choice columns are letters or numbered (``choice 1``, ``option 1``, 보기1).
-``question, answer`` with no choice columns is ``front, back``.
+앞면, 뒷면); choice columns are letters (``A``, ``option b``) or numbered (``choice 1``, 보기1).
+``question, answer`` with no choice columns is ``front, back``. Other columns beside a
+layout's (a numbering, a difficulty) are left out with a warning naming them; beside
+``question, answer`` read as ``front, back`` they are refused (one may hold choices).
 
 A sheet without such a header is read as Anki reads a text file (:mod:`.anki_text`): two
 or three columns are front, back and tags. So are files with Anki's ``#`` headers. A
@@ -54,7 +56,9 @@ _NAMES = {
     "추가": "extra",
 }
 _LETTER = re.compile(r"[a-z]\Z")
-_NUMBERED = re.compile(r"(?:choice|option|보기|선택지?)\s*(\d{1,2})\Z")
+# Choice columns by number or letter: 'choice 1', '보기1', 'option b' (a letter after a
+# space: 'choices' names no choice S).
+_NUMBERED = re.compile(r"(?:choice|option|보기|선택지?)(?:\s*(\d{1,2})| ([a-z]))\Z")
 # A flashcard sheet's usual header: the question and its answer, no choice columns.
 _BASIC_NAMES = {"question": "front", "answer": "back"}
 # Names that make the first row a header row (one that names no layout is refused).
@@ -71,9 +75,11 @@ _HEADERLESS_COLUMNS = 3
 
 
 def _column(name: str) -> str:
-    """A header cell as the layouts name it: 'choice 2' and '보기2' are 'b'."""
+    """A header cell as the layouts name it: 'choice 2', '보기2' and 'option b' are 'b'."""
     name = " ".join(name.split()).casefold()
     numbered = _NUMBERED.match(name)
+    if numbered and numbered.group(2):
+        return numbered.group(2)
     if numbered and 1 <= int(numbered.group(1)) <= 26:
         return letter(int(numbered.group(1)) - 1).lower()
     return _NAMES.get(name, name)
@@ -105,10 +111,16 @@ def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> Sou
         result.warnings[:0] = warnings
         return result
     header = table[0][1] if table else []
-    columns = [_column(name) for name in header]
+    named_columns = [_column(name) for name in header]
+    columns = named_columns
     if not any(_LETTER.match(name) for name in columns):
         columns = [_BASIC_NAMES.get(name, name) for name in columns]
     kind = _layout(columns)
+    renamed = not {"front", "back"} <= set(named_columns)
+    if kind == "basic" and renamed and _unread(kind, columns):
+        # 'question, choice 99, answer' as front and back: a column left out may hold the
+        # choices, and the answer letters would be the backs of the cards.
+        kind = None
     if kind is None:
         named = _KNOWN_NAMES.intersection(columns)
         if not named and max((len(row) for _, row in table), default=0) <= _HEADERLESS_COLUMNS:
@@ -126,6 +138,14 @@ def read_spreadsheet(path: Path, note_type: NoteType | str | None = None) -> Sou
     result = SourceNotes(
         "spreadsheet", source=path, decks=[SourceDeck(path.stem)], warnings=warnings
     )
+    # Columns of the sheet's own (a numbering, a difficulty) leave the rest readable.
+    unread = [shown(header[i].strip(), quoted=False) for i in _unread(kind, columns)]
+    if unread:
+        told = (
+            f"not imported: the column{'s' if len(unread) > 1 else ''} {', '.join(unread)}, "
+            f"which no layout reads (expected the columns {_EXPECTED})"
+        )
+        result.warnings.append(Problem.warning(str(path), table[0][0], told))
     choices = [i for i, name in enumerate(columns) if kind == "mcq" and _LETTER.match(name)]
     for line, row in table[1:]:
         cell = {
@@ -277,6 +297,18 @@ def _choices(
         picked, found = parse_answer(answer, len(cells), file, line)
         if found and len(same_text) == 1:
             picked, found = same_text, []  # the right choice's text, written out
+        elif picked and len(same_text) == 1 and picked != same_text and not answer.isalpha():
+            # '2' for the choices 3, 1, 2: either reading may be meant, and a wrong guess
+            # marks a wrong choice right. A letter names its column, as the header does.
+            problems.append(
+                Problem(
+                    file,
+                    line,
+                    f"answer {shown(answer)} is choice {letter(picked[0])} "
+                    f"({shown(cells[picked[0]])}) by its number but the text of choice "
+                    f"{letter(same_text[0])}; write the right choice's letter",
+                )
+            )
         problems += [
             Problem(file, line, f"choice {letter(i)}, the answer, is empty")
             for i in picked
@@ -289,17 +321,24 @@ def _choices(
 
 
 def _layout(columns: list[str]) -> str | None:
-    """Which note kind the header describes; None when it matches none, or names a column
-    none of them has."""
+    """Which note kind the header describes: of those whose columns it names, the one
+    that leaves the fewest columns unread; None when it names the columns of none."""
     named = {name for name in columns if name}
-    for kind, (required, optional) in _LAYOUTS.items():
+    found: list[tuple[int, str]] = []
+    for kind, (required, _) in _LAYOUTS.items():
         if not required <= named:
             continue
-        rest = named - required - optional
-        if kind == "mcq":
-            rest = {name for name in rest if not _LETTER.match(name)}
-            if not any(_LETTER.match(name) for name in named):
-                continue
-        if not rest:
-            return kind
-    return None
+        if kind == "mcq" and not any(_LETTER.match(name) for name in named):
+            continue
+        found.append((len(_unread(kind, columns)), kind))
+    return min(found)[1] if found else None
+
+
+def _unread(kind: str, columns: list[str]) -> list[int]:
+    """The columns (by index) that the notes of ``kind`` do not read."""
+    required, optional = _LAYOUTS[kind]
+    return [
+        i
+        for i, name in enumerate(columns)
+        if name and name not in required | optional and not (kind == "mcq" and _LETTER.match(name))
+    ]

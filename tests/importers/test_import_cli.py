@@ -179,6 +179,31 @@ def test_format_detection(workdir: Path, cli: CliRun, name: str, fmt: str, expec
     assert f"({expected} format," in result.out
 
 
+@pytest.mark.parametrize(
+    "start", ['<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n<!-- question: 0  -->\n', "<quiz>\n"]
+)
+def test_a_moodle_xml_bank_is_refused_with_how_to_export_it_as_gift(
+    workdir: Path, cli: CliRun, start: str
+) -> None:
+    """A Moodle XML export was "cannot tell the format ... give --format quiz, aiken, gift
+    or anki-text"; as Anki text it became notes of its XML lines."""
+    question = (
+        '<question type="multichoice"><name><text>capital</text></name>\n'
+        '<questiontext format="html"><text><![CDATA[<p>Capital of France?</p>]]></text>'
+        '</questiontext>\n<answer fraction="100"><text>Paris</text></answer>\n'
+        '<answer fraction="0"><text>Lyon</text></answer></question>\n</quiz>\n'
+    )
+    (workdir / "bank.xml").write_text(start + question, encoding="utf-8")
+    result = cli("import", "bank.xml")
+    assert result.code == 1
+    assert result.err.splitlines()[0] == (
+        "bank.xml: a Moodle XML question bank, which deckbuilder does not read: in Moodle, "
+        "export the questions in GIFT format (Question bank > Export > GIFT format), then "
+        "import that file"
+    )
+    assert not (workdir / "cards").exists()
+
+
 def test_wrong_format_and_unknown_text_are_errors(workdir: Path, cli: CliRun) -> None:
     (workdir / "notes.txt").write_text("just some notes\nnothing else\n", encoding="utf-8")
     result = cli("import", "notes.txt")

@@ -613,3 +613,30 @@ def test_skipped_kinds_are_counted() -> None:
     assert result.plan is not None
     assert len(result.plan.decks[0].notes) == 16
     assert [s.kind for s in result.plan.skipped if s.kind] == ["essay", "description"]
+
+
+def test_moodle_wildcards_in_short_answers_are_not_taken_as_typed() -> None:
+    """Moodle's short answer reads '*' as any text: 'Leonardo*' became an answer a
+    learner had to type with its asterisk, so 'Leonardo' was marked wrong. A wildcard
+    answer is named; the card accepts the other full-credit answers, and a question with
+    none is left out. A lone '*' at 0% is what Moodle says to every other answer; '\\*'
+    is an asterisk."""
+    result = import_text(
+        "Painter? {=Leonardo =%100%Leo*#Yes =%0%*#No, Leonardo.}\n\nStar? {=\\* =star}\n",
+        "q.gift",
+        "gift",
+    )
+    painter, star = result.questions
+    assert painter.typed == [{"text": "Leonardo"}]
+    assert painter.explanation == "- Leo\\*: Yes\n- Any other answer: No, Leonardo."
+    assert star.typed == [{"text": "*"}, {"text": "star"}]
+    wildcard = (
+        "the card does not accept 'Leo*': Moodle reads '*' as any text, a card only what "
+        "is typed; add the answers it stands for"
+    )
+    assert [(w.line, w.message) for w in result.warnings] == [(1, wildcard)]
+    with pytest.raises(DeckError) as info:
+        gift("Who? {=*one}\n\nFine? {=a ~b}")
+    assert [str(p) for p in info.value.problems] == [
+        "q.gift:1: " + wildcard.replace("Leo*", "*one")
+    ]

@@ -240,3 +240,55 @@ def test_empty_choice_cells_are_named_not_shifted(here: Path, cli: CliRun) -> No
     assert run.code == 1
     assert "q.csv:2: choice B is empty but a later choice is not" in run.err
     assert "q.csv:3: choice C, the answer, is empty" in run.err
+
+
+def test_a_number_that_is_also_another_choice_s_text_is_not_guessed(
+    here: Path, cli: CliRun
+) -> None:
+    """'2' answering "What is 1+1?" with the choices 3, 1, 2 was read as choice 2 (B,
+    the text '1'): the card marked 1 as right. Where the number and the text name
+    different choices, the row is named and left out; where they agree, it comes in."""
+    (here / "q.csv").write_text(
+        "question,A,B,C,answer\nWhat is 1+1?,3,1,2,2\nWhat is 2+2?,3,4,5,2\n", encoding="utf-8"
+    )
+    run = cli("import", "q.csv")
+    assert run.code == 0, run.err
+    assert run.err.splitlines() == [
+        "q.csv:2: warning: skipped: answer '2' is choice B ('1') by its number but the "
+        "text of choice C; write the right choice's letter"
+    ]
+    written = (here / "cards" / "q.yaml").read_text(encoding="utf-8")
+    assert "What is 1+1?" not in written and "answer: B" in written
+
+
+@pytest.mark.parametrize("choice", ["Option", "Choice", "보기"])
+def test_choice_columns_may_be_lettered_as_well_as_numbered(
+    here: Path, cli: CliRun, choice: str
+) -> None:
+    """'Option A', 'Option B' named no column, and the whole sheet was refused, though
+    'Option 1' was read."""
+    header = ",".join(f"{choice} {c}" for c in "ABC")
+    (here / "q.csv").write_text(f"Question,{header},Answer\nWhat?,x,y,z,B\n", encoding="utf-8")
+    run = cli("import", "q.csv")
+    assert run.code == 0, run.err
+    written = (here / "cards" / "q.yaml").read_text(encoding="utf-8")
+    assert "choices:\n    - x\n    - y\n    - z\n    answer: B" in written
+
+
+def test_columns_no_layout_reads_are_named_and_the_rows_come_in(here: Path, cli: CliRun) -> None:
+    """A numbering column and a difficulty column beside question, choices and answer
+    refused the whole sheet, without saying which columns were at fault."""
+    (here / "q.csv").write_text(
+        "No.,Question,A,B,Answer,Difficulty\n1,What?,x,y,B,easy\n2,Who?,p,q,A,hard\n",
+        encoding="utf-8",
+    )
+    run = cli("import", "q.csv")
+    assert run.code == 0, run.err
+    assert run.err.splitlines() == [
+        "q.csv:1: warning: not imported: the columns No., Difficulty, which no layout "
+        "reads (expected the columns front, back[, tags]; question, A, B, ...[, "
+        "explanation][, tags] with answer; or text[, extra][, tags])"
+    ]
+    assert "2 notes imported" in run.out
+    written = (here / "cards" / "q.yaml").read_text(encoding="utf-8")
+    assert "question: What?" in written and "easy" not in written
