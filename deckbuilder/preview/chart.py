@@ -265,6 +265,8 @@ def _sweep(minutes: Axes, memorized: Axes, p: DeckPreview) -> None:
         panel.set_xlim(retentions[0] - 0.005, retentions[-1] + 0.005)
         marks = (("current", sw.current, "--", 0.98), ("optimal", sw.optimal_retention, "-", 0.86))
         for name, retention, style, height in marks:
+            if retention is None:  # no optimum: no card is studied
+                continue
             if not retentions[0] - 1e-9 <= retention <= retentions[-1] + 1e-9:
                 continue  # a what-if retention outside the sweep has no point on it
             panel.axvline(

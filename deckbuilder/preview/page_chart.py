@@ -286,6 +286,8 @@ def sweep_svg(p: DeckPreview) -> str:
         # Each mark's name on a line of its own: the two may stand close, or at one place.
         marks = (("current", sw.current, MARK_LINE), ("optimal", sw.optimal_retention, SECOND_LINE))
         for name, retention, text_line in marks:
+            if retention is None:  # no optimum: no card is studied
+                continue
             if not first - 1e-9 <= retention <= last + 1e-9:
                 continue  # a what-if retention outside the sweep has no point on it
             column = (retention - first) * 100 + 0.5
@@ -306,5 +308,6 @@ def sweep_svg(p: DeckPreview) -> str:
                 f'<line x1="{x}" y1="{panel.plot_top}" x2="{x}" y2="{panel.plot_bottom}" '
                 f'stroke="{TEXT_COLOUR}" stroke-width="1.5"{dash}/>{label}</g>'
             )
-    attributes = f' data-optimal="{sw.optimal_retention:.2f}" data-current="{sw.current:g}"'
+    optimal = "" if sw.optimal_retention is None else f"{sw.optimal_retention:.2f}"
+    attributes = f' data-optimal="{optimal}" data-current="{sw.current:g}"'
     return _svg("sweep", 2 * PANEL, title, attributes, body)

@@ -27,6 +27,11 @@ def recommendation(sw: Sweep, days: int) -> list[str]:
     the retentions searched, when it is (one beyond might cost even less); and what it
     costs against the current retention: cards memorized and study minutes."""
     optimal = sw.optimal_retention
+    if optimal is None:
+        return [
+            f"No optimal retention: no card is remembered on day {days} at any retention "
+            "(no card is studied with these new cards and review limit a day)."
+        ]
     lines = [f"Optimal retention {optimal:.2f}: the least study time per card remembered."]
     if sw.edge:
         low, high = OPTIMAL_RANGE
@@ -59,7 +64,7 @@ def sweep_table_rows(sw: Sweep) -> tuple[tuple[str, ...], list[tuple[tuple[str, 
         if p is nearest:
             exact = abs(p.retention - sw.current) < 1e-9
             marks.append("current" if exact else f"nearest to the current {sw.current:g}")
-        if abs(p.retention - sw.optimal_retention) < 1e-9:
+        if sw.optimal_retention is not None and abs(p.retention - sw.optimal_retention) < 1e-9:
             marks.append("optimal")
         figures = (
             f"{p.retention:.2f}",

@@ -330,12 +330,13 @@ def _fit(history: Path) -> FittedParameters:
 
 def fit_history(path: Path) -> FittedParameters:
     """FSRS parameters fitted to the review log at ``path`` (a collection file or a
-    package), days counted in this computer's time zone as Anki counts them on the
-    computer it runs on; the defaults (``fitted=False``) when it holds too few reviews.
-    Raises HistoryError when it cannot be read."""
+    package), days counted up to today in this computer's time zone, as Anki counts them
+    on the computer it runs on; the defaults (``fitted=False``) when it holds too few
+    reviews. Raises HistoryError when it cannot be read."""
     revlog, rollover = read_reviews(path)
+    now = time.time()
     try:
-        return fit_log(ReviewLog(*revlog), rollover, time.localtime().tm_gmtoff)
+        return fit_log(ReviewLog(*revlog), rollover, time.localtime(now).tm_gmtoff, now)
     except HistoryTooLong as exc:
         raise HistoryError(f"{path}: {exc}; {SMALLER_HISTORY}") from None
 

@@ -101,21 +101,25 @@ Item = list[tuple[int, int]]  # (rating, days since the previous answer), oldest
 _I = TypeVar("_I")
 
 
-def training_items(log: ReviewLog, rollover: int, utc_offset: int = 0) -> list[Item]:
+def training_items(
+    log: ReviewLog, rollover: int, utc_offset: int = 0, now: float | None = None
+) -> list[Item]:
     """Training items in the order their last answers were given: per card, from its
     last run of learning answers, one item per long-term review with all answers up to
     it (a stand-in for one longer than the optimizer trains on). Days start at
-    ``rollover`` o'clock in the time zone ``utc_offset`` seconds east of UTC. Raises
-    HistoryTooLong past MAX_TRAINING_ANSWERS."""
-    return _training_set(log, rollover, utc_offset, list)[0]
+    ``rollover`` o'clock in the time zone ``utc_offset`` seconds east of UTC; an answer
+    dated after ``now`` (seconds since 1970; default: none is) counts as answered today.
+    Raises HistoryTooLong past MAX_TRAINING_ANSWERS."""
+    return _training_set(log, rollover, utc_offset, now, list)[0]
 
 
-def fit_log(log: ReviewLog, rollover: int, utc_offset: int) -> FittedParameters:
+def fit_log(log: ReviewLog, rollover: int, utc_offset: int, now: float) -> FittedParameters:
     """FSRS parameters fitted to ``log``; the defaults (with ``fitted=False``) when it
     holds too few long-term reviews for the optimizer. Days start at ``rollover``
-    o'clock in the time zone ``utc_offset`` seconds east of UTC. Raises HistoryTooLong
-    past MAX_TRAINING_ANSWERS."""
-    batch, cards = _training_set(log, rollover, utc_offset, _Batch().item)
+    o'clock in the time zone ``utc_offset`` seconds east of UTC; an answer dated after
+    ``now`` (seconds since 1970) counts as answered today. Raises HistoryTooLong past
+    MAX_TRAINING_ANSWERS."""
+    batch, cards = _training_set(log, rollover, utc_offset, now, _Batch().item)
     defaults = default_parameters()
     parameters = _fit_batch(batch, cards) if len(batch) >= MIN_REVIEWS else defaults
     fitted = any(abs(a - b) > 1e-4 for a, b in zip(parameters, defaults, strict=True))
@@ -153,15 +157,23 @@ def _fit_batch(batch: Sequence[Any], cards: Sequence[int] | None) -> tuple[float
 
 
 def _training_set(
-    log: ReviewLog, rollover: int, utc_offset: int, make: Callable[[Item], _I]
+    log: ReviewLog,
+    rollover: int,
+    utc_offset: int,
+    now: float | None,
+    make: Callable[[Item], _I],
 ) -> tuple[list[_I], list[int]]:
     """The training items in answer order, each made by ``make``, and the card each comes
     from (the optimizer weights later items more, and keeps a card's items together).
     The answers they would hold are counted first: past MAX_TRAINING_ANSWERS, none is
     made."""
     day_start = rollover * 3600 - utc_offset
+    # Anki counts the days since an answer from the start of tomorrow, and never fewer
+    # than none: an answer dated in the future (a device whose clock ran ahead) was
+    # given today, like every later one.
+    today = None if now is None else int(now - day_start) // 86400 + 1
     cards = _cards(log)
-    answers = sum(_items_size(_card_answers(log, a, b, day_start)[1]) for a, b in cards)
+    answers = sum(_items_size(_card_answers(log, a, b, day_start, today)[1]) for a, b in cards)
     if answers > MAX_TRAINING_ANSWERS:
         raise HistoryTooLong(
             f"its {len(log):,} review log entries make {answers:,} answers to train on, "
@@ -170,7 +182,7 @@ def _training_set(
         )
     found: list[tuple[int, int, _I]] = []
     for a, b in cards:
-        found.extend(_card_items(log, a, b, day_start, make))
+        found.extend(_card_items(log, a, b, day_start, today, make))
     found.sort(key=lambda item: item[0])
     return [item for _, _, item in found], [card for _, card, _ in found]
 
@@ -189,10 +201,11 @@ def _cards(log: ReviewLog) -> list[tuple[int, int]]:
 
 
 def _card_answers(
-    log: ReviewLog, start: int, end: int, day_start: int
+    log: ReviewLog, start: int, end: int, day_start: int, today: int | None
 ) -> tuple[list[int], list[int]]:
     """The entries of the card's answers that train (from its last run of learning
-    answers on), and the day of each; none when it has no learning answers."""
+    answers on), and the day of each (``today`` at the latest); none when it has no
+    learning answers."""
     first = _last_learning_start(log, start, end)
     if first is None:  # no learning in the log: the card's first rating is unknown
         return [], []
@@ -200,7 +213,7 @@ def _card_answers(
     # Anki counts days back from the next day's start: an answer at the very second a
     # day starts belongs to the day before.
     days = [-((day_start - log.millis[i] // 1000) // 86400) for i in answers]
-    return answers, days
+    return answers, days if today is None else [min(day, today) for day in days]
 
 
 def _items_size(days: Sequence[int]) -> int:
@@ -209,11 +222,16 @@ def _items_size(days: Sequence[int]) -> int:
 
 
 def _card_items(
-    log: ReviewLog, start: int, end: int, day_start: int, make: Callable[[Item], _I]
+    log: ReviewLog,
+    start: int,
+    end: int,
+    day_start: int,
+    today: int | None,
+    make: Callable[[Item], _I],
 ) -> list[tuple[int, int, _I]]:
     """The items of the card whose entries are ``start:end`` in ``log``, each with the
     time of its last answer and the card."""
-    answers, days = _card_answers(log, start, end, day_start)
+    answers, days = _card_answers(log, start, end, day_start, today)
     history: Item = []
     first_long_term = 0  # where the card's first long-term review is in history
     out: list[tuple[int, int, _I]] = []

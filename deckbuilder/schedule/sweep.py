@@ -52,14 +52,18 @@ class SweepPoint:
 @dataclass(frozen=True)
 class Sweep:
     points: tuple[SweepPoint, ...]
-    optimal_retention: float  # one of the points', as Anki's deck options take it
+    # One of the points', as Anki's deck options take it; None when no retention has a
+    # card remembered on the last day (none studied), so none costs less per card.
+    optimal_retention: float | None
     current: float  # the desired retention the deck is previewed with
     simulated_cards: int  # per retention: the deck, in as many copies as it takes
 
     @property
     def edge(self) -> str:
         """'lowest' or 'highest' when the optimum is that end of the retentions searched
-        (OPTIMAL_RANGE), '' when it lies inside them."""
+        (OPTIMAL_RANGE), '' when it lies inside them or there is none."""
+        if self.optimal_retention is None:
+            return ""
         if self.optimal_retention <= OPTIMAL_RANGE[0] + 1e-9:
             return "lowest"
         if self.optimal_retention >= OPTIMAL_RANGE[1] - 1e-9:
@@ -100,6 +104,6 @@ def sweep(cards: int, settings: PreviewSettings, days: int, seed: int = 42) -> S
         )
         for g, retention in enumerate(SWEEP_RETENTIONS)
     )
-    searched = [p for p in points if p.retention <= OPTIMAL_RANGE[1] + 1e-9]
-    best = min(searched, key=lambda p: p.minutes_per_card).retention if cards else 0.9
+    searched = [p for p in points if p.retention <= OPTIMAL_RANGE[1] + 1e-9 and p.memorized > 0]
+    best = min(searched, key=lambda p: p.minutes_per_card).retention if searched else None
     return Sweep(points, best, settings.study.desired_retention, cards * copies)

@@ -197,6 +197,34 @@ def test_training_items_are_ankis_own_in_content_and_order(tmp_path: Path) -> No
 
 
 @pytest.mark.anki
+def test_answers_dated_after_today_count_as_today_as_anki_counts_them(tmp_path: Path) -> None:
+    """A device whose clock ran ahead logs answers dated in the future. Anki counts each as
+    answered today (days since an answer never go below 0), so a later one adds no day
+    of its own; the fit counted them on their own future days: 400 items fitted from a
+    history of future answers that Anki fits nothing from."""
+    import fsrs_rs_python as fsrs_rs
+
+    col = make_history(tmp_path / "profile", cards=120)
+    # Half the cards' logs a year later: their last answers are after today. The extra
+    # half second keeps every id apart (generated ids are noon plus under 120 ms).
+    col.db.execute("update revlog set id = id + ? where cid % 2 = 0", 365 * 86_400_000 + 500)
+    _, anki_items = anki_fit(col)
+    parameters = list(learner_parameters())
+    theirs = col._backend.evaluate_params_legacy(
+        params=parameters, search="", ignore_revlogs_before_ms=0
+    )
+    col.close()
+    path = tmp_path / "profile" / "collection.anki2"
+    assert fit_history(path).reviews == anki_items
+    revlog, rollover = read_reviews(path)
+    items = training_items(ReviewLog(*revlog), rollover, utc_offset=0, now=time.time())
+    batch = [fsrs_rs.FSRSItem([fsrs_rs.FSRSReview(r, t) for r, t in item]) for item in items]
+    assert fsrs_rs.FSRS(parameters).evaluate(batch).log_loss == pytest.approx(
+        theirs.log_loss, rel=1e-6
+    )
+
+
+@pytest.mark.anki
 def test_fit_from_open_collection_reads_its_write_ahead_log(tmp_path: Path) -> None:
     """Anki may have the collection open: the reviews still in its -wal file count."""
     col = make_history(tmp_path / "profile", cards=60)
@@ -395,9 +423,9 @@ def test_a_history_that_is_a_folder_says_so(tmp_path: Path, cli: CliRun, project
 # -- histories past the bounds (issue 45) ---------------------------------------------------
 
 
-def _revlog(cards: int, answers: int, first: int = 1_600_000_000_000) -> list[tuple[int, ...]]:
+def _revlog(cards: int, answers: int, first: int = 1_000_000_000_000) -> list[tuple[int, ...]]:
     """(id, cid, ease, type, factor) rows: each card learned, then answered Good every
-    three days."""
+    three days (from 2001: 1,000 answers end in 2009, before today, as Anki dates them)."""
     rows = []
     for card in range(cards):
         start = first + card * 1000

@@ -221,7 +221,7 @@ def test_a_card_reviewed_12000_times_is_read_and_fitted_in_linear_memory(tmp_pat
     from deckbuilder.preview.settings import fit_history
     from deckbuilder.schedule.fit import ReviewLog, training_items
 
-    day, start = 86_400_000, 1_600_000_000_000
+    day, start = 86_400_000, 600_000_000_000  # 1989: the last of 12,000 days is before today
     log = [(start, 5, 3, 0, 0)]
     log += [(start + k * day, 5, 1 if k % 7 == 0 else 3, 1, 2500) for k in range(1, 12_000)]
     path = collection(tmp_path / "long.anki2", revlog=log)

@@ -195,6 +195,24 @@ def test_preview_sweep_json_and_text(cli: CliRun, project: Any) -> None:
     assert "Optimal retention 0.70: the least study time per card remembered" in text.out
 
 
+@pytest.mark.parametrize("limit", ["--new-per-day", "--review-limit"])
+def test_a_sweep_where_no_card_is_studied_names_no_optimal_retention(
+    cli: CliRun, project: Any, tmp_path: Path, limit: str
+) -> None:
+    """With no new cards a day (or no reviews, which new cards share), no retention
+    remembers a card: the report named 0.70 "the least study time per card remembered",
+    and "a lower one may cost even less", of 0.0 minutes for 0.0 cards."""
+    args = ("preview", "cards/", "--lang", "en", "--sweep", limit, "0", "--days", "30")
+    run = cli(*args, "--json", "--html-out", tmp_path / "p.html", "--plot", tmp_path / "p.svg")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["optimal_retention"] is None
+    assert 'data-mark="optimal"' not in (tmp_path / "p.html").read_text(encoding="utf-8")
+    assert "sweep-optimal" not in (tmp_path / "p.svg").read_text(encoding="utf-8")
+    text = cli(*args).out
+    assert "Optimal retention" not in text and "<- optimal" not in text
+    assert "No optimal retention: no card is remembered on day 30 at any retention" in text
+
+
 def test_preview_without_questions_has_no_sweep(cli: CliRun, project: Any) -> None:
     data = json.loads(cli("preview", "cards/", "--json", "--days", "30").out)
     assert "sweep" not in data and "exam" not in data
