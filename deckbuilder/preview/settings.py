@@ -26,7 +26,7 @@ from deckbuilder.deck_options import (
     parse_parameters,
     percent_hint,
 )
-from deckbuilder.errors import DeckError, Problem, RequestError
+from deckbuilder.errors import DeckError, Problem, RequestError, plural
 from deckbuilder.model import Deck, StudyOverrides, StudySettings
 from deckbuilder.schedule.fit import FittedParameters, HistoryTooLong, ReviewLog, fit_log
 from deckbuilder.schedule.settings import PreviewSettings
@@ -315,8 +315,9 @@ def parameters_text(source: ParametersFrom) -> str:
         if not source.readable:
             return f"the defaults ({source.history} cannot be read)"
         if source.fitted:
-            return f"fitted from {source.reviews} reviews in {source.history}"
-        return f"the defaults ({source.reviews} reviews in {source.history} are too few to fit)"
+            return f"fitted from {plural(source.reviews, 'review')} in {source.history}"
+        reviews, verb = plural(source.reviews, "review"), "is" if source.reviews == 1 else "are"
+        return f"the defaults ({reviews} in {source.history} {verb} too few to fit)"
     if source.study_block is not None:
         return "from the study block"
     return ""

@@ -319,9 +319,12 @@ def test_study_block_history_is_fitted_for_preview_and_build(tmp_path: Path, cli
     wins = json.loads(cli("preview", deck, "--json", "--history", given, "--days", "30").out)
     assert wins["parameters_from"]["history"] == str(given)
     assert wins["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
+    few = wins["parameters_from"]["reviews"]
+    text = cli("preview", deck, "--history", given, "--days", "30").out
+    assert f"the defaults ({few:,} reviews in {given} are too few to fit)" in text
     built = cli("build", deck, "--out", tmp_path / "out")
     assert built.code == 0, built.err
-    assert f"(FSRS parameters fitted from {fitted.reviews} reviews in {path})" in built.out
+    assert f"(FSRS parameters fitted from {fitted.reviews:,} reviews in {path})" in built.out
     assert "'history'" not in built.err
 
 
