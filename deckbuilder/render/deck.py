@@ -575,9 +575,12 @@ class _Renderer:
             return None
         if width <= 0 or height <= 0:
             svg = " (an SVG picture needs width and height on its <svg> element)"
+            kind = path.suffix.lstrip(".").upper()
+            # "an SVG", "a PNG": the article of the suffix read letter by letter
+            article = "an" if kind[:1] in tuple("AEFHILMNORSX") else "a"
             self.problem(
-                f"picture '{name}' cannot be read: its size is not in its header; is it a "
-                f"{path.suffix.lstrip('.').upper()} picture?{svg if path.suffix.lower() == '.svg' else ''}"
+                f"picture '{name}' cannot be read: its size is not in its header; is it "
+                f"{article} {kind} picture?{svg if path.suffix.lower() == '.svg' else ''}"
             )
             return None
         return float(width), float(height)

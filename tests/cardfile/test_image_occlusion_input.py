@@ -125,3 +125,17 @@ def test_a_picture_anki_cannot_open_in_its_mask_editor_is_refused(
     (tmp_path / "media" / "heart.bmp").write_bytes(b"BM")
     result = cli("check", tmp_path / "cards", "--media", tmp_path / "media")
     assert result.code == 1 and "not one Anki's mask editor opens" in result.err
+
+
+def test_a_picture_without_its_size_names_its_kind(tmp_path: Path, cli: CliRun) -> None:
+    """ "Is it an SVG picture?", with the article the letters take."""
+    heart_project(tmp_path, text=HEART.format(mode="hide-all").replace("heart.png", "heart.svg"))
+    (tmp_path / "media" / "heart.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg"><circle r="2"/></svg>',
+        encoding="utf-8",
+    )
+    result = cli("check", tmp_path / "cards", "--media", tmp_path / "media")
+    assert result.code == 1
+    assert "its size is not in its header; is it an SVG picture? (an SVG picture needs" in (
+        result.err
+    )
