@@ -334,7 +334,11 @@ def _dollar_why(text: str, opening: re.Match[str], closing: re.Match[str], body:
 
 
 # -- raw HTML --------------------------------------------------------------------------------
-_ATTRIBUTE = re.compile(r"[\s/]([A-Za-z_:][-A-Za-z0-9_:.]*)")
+# An attribute's name, its value (if any) read past whole: a '/' or space inside a quoted
+# or bare value ("http://x.org") starts no name.
+_ATTRIBUTE = re.compile(
+    r"""([A-Za-z_:][-A-Za-z0-9_:.]*)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?"""
+)
 _HTML_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
 # What to write instead of a tag that is not kept, where Markdown has it.
 _MARKDOWN_FOR = {

@@ -434,7 +434,17 @@ def test_raw_html_shown_as_text_or_losing_attributes_is_named(text: str, warning
 
 
 @pytest.mark.parametrize(
-    "text", ["<b>bold</b> and <sub>2</sub>", "`<div>` in code", "a < b > c", '<a href="x">y</a>']
+    "text",
+    [
+        "<b>bold</b> and <sub>2</sub>",
+        "`<div>` in code",
+        "a < b > c",
+        '<a href="x">y</a>',
+        # A '/' inside an attribute's value starts no attribute: "loses its x.org" was told.
+        "<a href='http://x.org'>y</a>",
+        '<a href="http://x.org/a b" title="a/b">y</a>',
+        "<a href=http://x.org>y</a>",
+    ],
 )
 def test_html_kept_as_written_is_not_named(text: str) -> None:
     assert render_markdown(text).warnings == []
