@@ -10,9 +10,10 @@ from pathlib import Path
 from deckbuilder.anki.collection import AnkiNote
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.pull_source import AnkiSource, read_anki_source
+from deckbuilder.app.lockfiles import ProjectLocks
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.lock.anki_copy import anki_copy_hash
-from deckbuilder.lock.format import Manifest, lock_path, read_manifest
+from deckbuilder.lock.format import Manifest
 from deckbuilder.lock.manifest import note_hashes
 from deckbuilder.render.deck import RenderedDeck
 
@@ -24,8 +25,11 @@ def refuse_overwriting(source: Path, rendered: Sequence[RenderedDeck], now: int)
     or with ``now`` when the card file changed it."""
     anki = read_anki_source(source)
     found: list[Problem] = []
+    # The lock file each build starts from: a card file moved to another folder builds
+    # from the one it left behind, which says what the last build gave Anki.
+    project = ProjectLocks(rendered)
     for rd in rendered:
-        manifest = read_manifest(lock_path(rd.deck))
+        manifest = project.previous(rd.deck)
         changed = anki_changes(anki, rd, manifest)
         if not changed or manifest is None:
             continue

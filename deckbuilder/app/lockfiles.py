@@ -266,7 +266,10 @@ def _renamed(deck: Deck, lock: _Lock) -> Problem:
     assert lock.card is not None
     name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
     shared = len({n.id for n in deck.notes} & lock.manifest.notes.keys())
-    if _real(lock.card) == _real(deck.source):
+    if _real(lock.card) == _real(deck.source) and _base(lock.key) == _base(deck.key):
+        whose = f"as {name} was last built"
+        fix = _languages_fix(lock.key, deck.lang, name)
+    elif _real(lock.card) == _real(deck.source):
         whose = f"as {name} was last built"
         fix = f"if you changed its id, change it back to 'id: {base}'"
     else:
@@ -286,7 +289,15 @@ def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
     assert lock.card is not None
     name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
     now = built.get(_real(lock.card))
-    if now is not None:
+    was = _language(lock.key)
+    if now is not None and was and any(_base(other) == _base(lock.key) for other in now):
+        message = (
+            f"belongs to deck '{key}', the '{was}' language of {name} as it was last built, "
+            f"but {name} is now deck {', '.join(repr(key) for key in sorted(now))}: to keep "
+            f"building that language, add '{was}' to its 'languages:'; if you removed it, "
+            "delete this lock file"
+        )
+    elif now is not None:
         message = (
             f"belongs to deck '{key}' as {name} was last built, but {name} is "
             f"now deck {', '.join(repr(key) for key in sorted(now))}: if you changed its id, "
@@ -300,6 +311,25 @@ def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
             "identities; if you deleted the deck, delete this lock file"
         )
     return Problem.warning(str(lock.path), None, message)
+
+
+def _languages_fix(lock_key: str, lang: str, name: str) -> str:
+    """What keeps the notes' identities when a card file kept its id but not its
+    languages: each language of a file with ``languages:`` is a deck of its own to Anki
+    ('<id>.<code>'), and a file without it is the deck '<id>', so adding, removing or
+    renaming languages makes other decks. Changing the id back would change nothing."""
+    was = _language(lock_key)
+    if not was:
+        return (
+            f"{name} had no 'languages:' then, and each language of a card file with "
+            f"'languages:' is a deck of its own: leave 'languages:' out and give the other "
+            "languages card files of their own"
+        )
+    if not lang:
+        return f"'{was}' was one of its 'languages:' then: write 'languages: [{was}]'"
+    return (
+        f"'{was}' was one of its 'languages:' then: if you renamed it to '{lang}', change it back"
+    )
 
 
 def _old_copy(lock: _Lock, own: Path) -> Problem:

@@ -505,6 +505,31 @@ def test_build_against_lists_what_it_would_overwrite(
     assert cli("build", "--no-preview", "--against", source).code == 0
 
 
+def test_build_against_a_card_file_moved_to_another_folder_still_compares(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card file moved to a subfolder builds from the lock file it left behind; build
+    --against read only the lock file beside the card file, found none, and overwrote
+    the note edited in Anki without a word."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(time.time()) + 300))
+    with _collection(project) as col:
+        _edit_in_anki(col)
+        source = _export(col, project / "Cells.apkg")
+    (project / "cards" / "topics").mkdir()
+    card = project / "cards" / "topics" / "cells.yaml"
+    (project / "cards" / "cells.yaml").rename(card)
+    card.write_text(CARD_FILE.replace("makes most of a cell's ATP", "makes the most ATP"))
+    package = (project / "output" / "cells.apkg").read_bytes()
+    run = cli("build", "--no-preview", "--against", source)
+    assert run.code == 1
+    assert (
+        "cards/topics/cells.yaml:6: note 'powerhouse': edited in Anki since the last build"
+        in run.err
+    )
+    assert (project / "output" / "cells.apkg").read_bytes() == package
+    assert (project / "cards" / "cells.lock").exists()
+
+
 # -- a bilingual deck ----------------------------------------------------------------------
 
 

@@ -253,3 +253,76 @@ def test_a_lock_file_header_naming_no_plain_card_file_names_none(
         assert "… (5,005 characters)), which no card file has now" in result.err
     else:
         assert "stray" not in result.err
+
+
+BILINGUAL = (
+    "deck: Topic\n{languages}notes:\n  - {{id: a, front: {a}, back: uno}}\n"
+    "  - {{id: b, front: {b}, back: dos}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "told"),
+    [
+        (
+            "",
+            "languages: [en, ko]\n",
+            "topic.yaml had no 'languages:' then, and each language of a card file with "
+            "'languages:' is a deck of its own: leave 'languages:' out and give the other "
+            "languages card files of their own to keep its notes' identities",
+        ),
+        (
+            "languages: [en]\n",
+            "",
+            "'en' was one of its 'languages:' then: write 'languages: [en]' to keep its "
+            "notes' identities",
+        ),
+        (
+            "languages: [en]\n",
+            "languages: [en-GB]\n",
+            "'en' was one of its 'languages:' then: if you renamed it to 'en-GB', change it "
+            "back to keep its notes' identities",
+        ),
+    ],
+)
+def test_a_card_file_whose_languages_changed_is_told_so_not_to_change_its_id_back(
+    cards: Path, cli: CliRun, before: str, after: str, told: str
+) -> None:
+    """Adding 'languages:' to a shared deck gives each language a deck id of its own
+    ('topic.en'): the build was refused, telling the author to "change it back to
+    'id: topic'", the id the file already had."""
+
+    def card_file(languages: str) -> None:
+        keyed = languages.strip().startswith("languages: [en,")
+        a, b = ("{en: one, ko: 하나}", "{en: two, ko: 둘}") if keyed else ("one", "two")
+        (cards / "topic.yaml").write_text(
+            BILINGUAL.format(languages=languages, a=a, b=b), encoding="utf-8"
+        )
+
+    card_file(before)
+    assert build(cli).code == 0
+    card_file(after)
+    result = build(cli)
+    assert result.code == 1
+    assert told in result.err
+    assert "change it back to 'id: topic'" not in result.err
+
+
+def test_a_language_removed_from_a_card_file_leaves_its_lock_file_told_as_such(
+    cards: Path, cli: CliRun
+) -> None:
+    (cards / "topic.yaml").write_text(
+        BILINGUAL.format(languages="languages: [en, ko]\n", a="one", b="two"), encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    (cards / "topic.yaml").write_text(
+        BILINGUAL.format(languages="languages: [en]\n", a="one", b="two"), encoding="utf-8"
+    )
+    result = build(cli)
+    assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        "cards/topic.ko.lock: warning: belongs to deck 'topic.ko', the 'ko' language of "
+        "topic.yaml as it was last built, but topic.yaml is now deck 'topic.en': to keep "
+        "building that language, add 'ko' to its 'languages:'; if you removed it, delete "
+        "this lock file"
+    ]
