@@ -739,6 +739,25 @@ NUMBER: tuple[Key, ...] = (
 )
 
 
+# Every key name of the card format: a line holding one and then text, with no colon
+# between them ('front x'), is a key whose colon was left out.
+KEY_NAMES = frozenset(
+    key.name
+    for keys in (
+        DECK,
+        STUDY,
+        NOTE_FIRST,
+        NOTE_LAST,
+        NOTE_TYPE_DECLARATION,
+        CARD_TEMPLATE,
+        MASK,
+        CHOICE,
+        NUMBER,
+        *(t.keys for t in NOTE_TYPES),
+    )
+    for key in keys
+)
+
 # The texts of each kind of note a card can speak (BuiltinType.spoken): spoken where the
 # card shows them.
 SPOKEN: dict[NoteKind, tuple[str, ...]] = {

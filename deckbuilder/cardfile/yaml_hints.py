@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from deckbuilder.cardfile.keys import KEY_NAMES
 from deckbuilder.errors import Problem
 
 # The characters YAML does not allow in a file (its "printable" set, inverted).
@@ -34,6 +35,9 @@ _SOURCE_LINE = re.compile(
     r"(?:(?P<key>[^-\s!&*@`%|>\[\]{}'\"#?:,](?:[^:]|:(?![ \t]))*?)[ \t]*:(?:[ \t]+|$))?"
     r"(?P<value>.*)"
 )
+# A line's value that may be a key of the card format and its text with the colon left
+# out ('front x').
+_KEY_WITHOUT_COLON = re.compile(r"(?P<key>[a-z_]+)[ \t]+(?P<text>[^ \t#].*)")
 _GENERAL_HINT = (
     "if this line holds text, put it in quotes (text starting with ! & * @ ` % | > [ { "
     "or containing ': ' or ' #' needs them); indent with spaces, not tabs"
@@ -140,12 +144,44 @@ def syntax_hint(
         word in (exc.problem or "") for word in ("escape", "hexdecimal")
     )
     tabs = False
-    if bad_escape:
+    colon = None if bad_escape else _missing_colon(lines, index, first)
+    if colon is not None:
+        index, column, advice, fixed = colon
+        line = lines[index]
+    elif bad_escape:
         advice, fixed = _escape_hint(line, "Unicode" in (exc.problem or ""))
     else:
         advice, fixed, tabs = _hint(lines, index, column)
     message = f"YAML syntax error: {advice} (YAML parser: {what})"
     return LineHint(index, _with_source(message, line, column), fixed, tabs)
+
+
+def _missing_colon(
+    lines: Sequence[str], index: int, first: int
+) -> tuple[int, int, str, str | None] | None:
+    """A key of the card format written without its colon, on ``lines[index]`` or on the
+    line above it at the same indentation (YAML reads 'id b' as text that goes on until the
+    next key's colon, and stops there): the line, the column after the key, what to say,
+    and the line as it should be. None when neither line is such a key."""
+    here = _SOURCE_LINE.fullmatch(lines[index])
+    above = next((i for i in range(index - 1, first - 1, -1) if lines[i].strip()), None)
+    for at in (index,) if above is None else (index, above):
+        shape = _SOURCE_LINE.fullmatch(lines[at])
+        assert here is not None and shape is not None  # every part of the pattern may be empty
+        if len(shape["lead"]) != len(here["lead"]):
+            continue  # the line above is text of the key above it, or of another entry
+        slip = _KEY_WITHOUT_COLON.fullmatch(shape["value"].rstrip(" \t"))
+        if shape["key"] is not None or slip is None or slip["key"] not in KEY_NAMES:
+            continue
+        key, text = slip["key"], slip["text"]
+        written = f"{key}: {_quote(text) if _why_quotes(text) else text}"
+        dash = "- " if "-" in shape["lead"] else ""
+        advice = f"'{key}' needs a colon after it; write {dash}{written}"
+        column = shape.start("value") + len(key)
+        if re.search(r"[ \t]#", text):
+            return at, column, advice, None  # a comment may have been meant: not sure
+        return at, column, advice, lines[at][: shape.start("value")] + written
+    return None
 
 
 def _escape_hint(line: str, half_character: bool) -> tuple[str, str | None]:

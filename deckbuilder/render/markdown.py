@@ -48,6 +48,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_inline_dollar
 
 from deckbuilder.cloze import cloze_numbers
 from deckbuilder.render.fast_path import fast_html
@@ -233,6 +234,31 @@ _DOLLAR_MATH = {
 }
 
 
+# Pandoc's dollars: no space inside them, no digit after the closing one (a price).
+_DOLLAR_INLINE = math_inline_dollar(allow_space=False, allow_digits=False, allow_double=True)
+# The same without its digit checks: dollarmath looks for a digit before the opening
+# dollar at src[pos - 1], which at the start of a text is its last character ("$x$ = 2"
+# stayed text). At the start there is nothing before it, and the digit after the closing
+# dollar is checked by _dollar_inline.
+_DOLLAR_INLINE_AT_START = math_inline_dollar(
+    allow_space=False, allow_digits=True, allow_double=True
+)
+
+
+def _dollar_inline(state: StateInline, silent: bool) -> bool:
+    if state.pos > 0:
+        return _DOLLAR_INLINE(state, silent)
+    if not _DOLLAR_INLINE_AT_START(state, True):
+        return False
+    if state.src[state.pos : state.pos + 1].isdigit():  # "$5$6": prices
+        state.pos = 0
+        return False
+    if not silent:
+        state.pos = 0
+        _DOLLAR_INLINE_AT_START(state, False)
+    return True
+
+
 def _dollar_math(state: Any) -> None:
     """Turn each formula dollarmath read into the math tokens of ``\\(...\\)`` and
     ``\\[...\\]``: from here on (cloze marks, rendering, the checks of the HTML) a formula is
@@ -384,7 +410,6 @@ def _parser() -> MarkdownIt:
     md.inline.ruler.before("escape", "db_math", _math_inline)
     md.inline.ruler.before("link", "db_sound", _sound)
     md.block.ruler.before("fence", "db_math_block", _math_block)
-    # Pandoc's dollars: no space inside them, no digit after the closing one (a price).
     dollarmath_plugin(
         md,
         allow_labels=False,
@@ -393,6 +418,7 @@ def _parser() -> MarkdownIt:
         allow_blank_lines=False,
         double_inline=True,
     )
+    md.inline.ruler.at("math_inline", _dollar_inline)
     md.core.ruler.after("inline", "db_dollar_math", _dollar_math)
     md.core.ruler.before("text_join", "db_escaped_cloze_syntax", _escaped_cloze_syntax)
     md.core.ruler.before("text_join", "db_dollars_left_as_text", _dollars_left_as_text)

@@ -174,6 +174,39 @@ def test_check_prints_the_hint_and_the_line(tmp_path: Path, cli: CliRun) -> None
     assert as_json["problems"][0]["message"].endswith("\n        back: ![diagram](x.png)")
 
 
+def test_a_key_without_its_colon_is_named_alone_with_the_line_to_write(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """'front x' for 'front: x' was told to be quoted or indented with spaces, and the
+    correct keys after it were each told that their indentation was wrong; one whose
+    error the parser met on the next line ('- id b', 'deck D') was not named at all. Read
+    as the fix writes it, the note's content is checked too."""
+    source = tmp_path / "deck.yaml"
+    source.write_text(
+        "deck: D\nnotes:\n"
+        "  - id: a\n    front x\n    back: y\n"
+        "  - id b\n    front: x\n    back: y\n"
+        "  - id: c\n    question What is it?\n    choices: [a, b]\n    answer: C\n",
+        encoding="utf-8",
+    )
+    lines = cli("check", source).err.splitlines()
+    assert [line for line in lines if line.startswith(str(source))] == [
+        f"{source}:4: YAML syntax error: 'front' needs a colon after it; write front: x "
+        "(YAML parser: while scanning a simple key could not find expected ':')",
+        f"{source}:6: YAML syntax error: 'id' needs a colon after it; write - id: b "
+        "(YAML parser: mapping values are not allowed in this context)",
+        f"{source}:10: YAML syntax error: 'question' needs a colon after it; write "
+        "question: What is it? (YAML parser: while scanning a simple key could not find "
+        "expected ':')",
+        f"{source}:12: note 'c': answer 'C' is not one of the choices (A-B)",
+    ]
+    assert problem("deck D\nnotes:\n  - id: a\n") == (
+        1,
+        "YAML syntax error: 'deck' needs a colon after it; write deck: D (YAML parser: "
+        "mapping values are not allowed in this context)\n    deck D",
+    )
+
+
 def test_build_warns_about_a_renamed_note(
     tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -64,6 +64,15 @@ def test_math_reaches_anki_as_typed(text: str, expected: str) -> None:
         ("`$x$`", "<code>$x$</code>"),
         # \( \) and \[ \] keep working beside them.
         (r"\(x\) and $y$", r"\(x\) and \(y\)"),
+        # A formula that opens a text ending in a digit (dollarmath took the last
+        # character for the one before the opening dollar, and left it as text).
+        ("$x$ = 2", r"\(x\) = 2"),
+        ("$$x^2$$ is 4", "\\[x^2\\] is 4"),
+        (
+            "| a |\n|---|\n| $x$ = 2 |",
+            "<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>\\(x\\) = 2</td>\n</tr>\n</tbody>\n</table>",
+        ),
+        ("$x$5 and 3", "$x$5 and 3"),
     ],
 )
 def test_dollar_math_reaches_anki_as_its_delimiters(text: str, expected: str) -> None:
