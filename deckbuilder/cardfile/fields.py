@@ -330,8 +330,13 @@ class FieldReader:
                 f"add '{self.lang}:'{hint}",
             )
             return None
-        if isinstance(hit, YMap):
-            self.problem(hit.line, f"'{what}' in '{self.lang}' must be text, not a mapping")
+        if not isinstance(hit, YScalar) or hit.is_null:
+            # Quoting advice only on a line of its own: on the map's line it would quote the
+            # whole map, every language with it.
+            advice = self.quoting(hit) if hit.line != value.line else ""
+            self.problem(
+                hit.line, f"'{what}' in '{self.lang}' must be text, not {describe(hit)}{advice}"
+            )
             return None
         return hit
 

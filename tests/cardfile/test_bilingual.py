@@ -176,3 +176,26 @@ def test_cli_lang_options(tmp_path: Path, cli: CliRun) -> None:
     warned = cli("check", path, "--fallback")
     assert warned.code == 0 and "warning [fallback]: 'front' has no 'en' text" in warned.err
     assert cli("check", path).code == 1
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("en: [x]", "'front' in 'en' must be text, not a list"),
+        ("en: null", "'front' in 'en' must be text, not nothing"),
+        ("en: {a: b}", "'front' in 'en' must be text, not a mapping"),
+    ],
+)
+def test_a_language_whose_text_is_not_text_is_named(
+    tmp_path: Path, entry: str, message: str
+) -> None:
+    """A list in one language of an inline map was told to quote the whole map
+    ("write front: '{ko: 앞, en: [x]}'"), and no language was named."""
+    path = write(
+        tmp_path,
+        f"deck: D\nlanguages: [ko, en]\nnotes:\n  - id: a\n    front: {{ko: 앞, {entry}}}\n"
+        "    back: b\n",
+    )
+    with pytest.raises(DeckError) as exc:
+        load_deck_languages(path, lang="all")
+    assert [(p.line, p.message) for p in exc.value.problems] == [(5, message)]
