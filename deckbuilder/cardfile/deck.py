@@ -100,7 +100,8 @@ def _language_problem(code: str, folded: dict[str, str]) -> str | None:
         )
     if LANG_RE.match(code) and code != ALL_LANGUAGES:
         return None
-    primary, _, rest = code.partition("-")
+    # Locale names (pt_BR, as Anki's speech and many systems write them) join with '_'.
+    primary, _, rest = code.replace("_", "-").partition("-")
     lowered = f"{primary.lower()}-{rest}" if rest else primary.lower()
     usable = lowered != code and lowered != ALL_LANGUAGES and LANG_RE.match(lowered)
     hint = f" (write '{lowered}')" if usable else ""

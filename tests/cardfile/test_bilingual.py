@@ -124,6 +124,11 @@ def test_fallback_uses_the_default_language_and_warns(tmp_path: Path) -> None:
             "language 'KO' is not a language code like ko, en or pt-BR (write 'ko')",
         ),
         (
+            "deck: D\nlanguages: [ko, pt_BR]\nnotes:\n  - {id: a, front: f, back: b}\n",
+            2,
+            "language 'pt_BR' is not a language code like ko, en or pt-BR (write 'pt-BR')",
+        ),
+        (
             "deck: D\nlanguages: [ko, en]\nnotes:\n  - id: a\n    text:\n"
             "      ko: '{{c1::가}} {{c2::나}}'\n      en: '{{c1::a}} b'\n",
             6,
