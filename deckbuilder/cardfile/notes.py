@@ -365,6 +365,16 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
         line = item.key_line("choices") if "choices" in item.entries else item.line
         fields.problem(line, "'choices' is required: a list of 2 to 26 answers", "choices")
         return [], []
+    if isinstance(value, YMap) and fields.languages and fields.is_language_map(value):
+        # A list per language would let the languages' letters, and so the answer, differ.
+        example = ", ".join(f"{code}: ..." for code in fields.languages)
+        fields.problem(
+            value.line,
+            "'choices' is one list for every language, as the answer letters are; give each "
+            f"choice its own language map: choices: [{{{example}}}, {{{example}}}]",
+            "choices",
+        )
+        return [], []
     if not isinstance(value, YSeq):
         fields.problem(
             value.line,

@@ -204,3 +204,23 @@ def test_a_language_whose_text_is_not_text_is_named(
     with pytest.raises(DeckError) as exc:
         load_deck_languages(path, lang="all")
     assert [(p.line, p.message) for p in exc.value.problems] == [(5, message)]
+
+
+def test_choices_written_per_language_are_told_to_map_each_choice(tmp_path: Path) -> None:
+    """A list per language ('choices: {ko: [가, 나], en: [a, b]}') was told to write the
+    choices in brackets, which it did; the answer letters are shared, so each choice is
+    the language map."""
+    path = write(
+        tmp_path,
+        "deck: D\nlanguages: [ko, en]\nnotes:\n  - id: a\n    question: q\n"
+        "    choices: {ko: [가, 나], en: [a, b]}\n    answer: A\n",
+    )
+    with pytest.raises(DeckError) as exc:
+        load_deck_languages(path, lang="all")
+    assert [(p.line, p.message) for p in exc.value.problems] == [
+        (
+            6,
+            "'choices' is one list for every language, as the answer letters are; give each "
+            "choice its own language map: choices: [{ko: ..., en: ...}, {ko: ..., en: ...}]",
+        )
+    ]
