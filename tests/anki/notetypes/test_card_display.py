@@ -122,6 +122,19 @@ notes:
 """
 
 
+ARABIC = "يُعيد التخزين المؤقت للتدرج حساب 2 من 3 طبقات (checkpoint) أثناء الانتشار العكسي."
+ARABIC_DECK = f"""\
+deck: "Test::Display ar"
+id: display-ar
+languages: [ar]
+notes:
+  - id: arabic
+    question: "{ARABIC}"
+    choices: ["ذاكرة", "حساب"]
+    answer: A
+"""
+
+
 @dataclass(frozen=True)
 class Built:
     sides: dict[tuple[str, int], CardSides]  # (note id, card ordinal) -> both sides
@@ -143,6 +156,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     source.parent.mkdir()
     source.write_text(DECK, encoding="utf-8")
     (tmp / "src" / "display-zh.yaml").write_text(CHINESE_DECK, encoding="utf-8")
+    (tmp / "src" / "display-ar.yaml").write_text(ARABIC_DECK, encoding="utf-8")
     col = Collection(str(tmp / "collection.anki2"))
     try:
         for result in build_packages([source.parent], tmp / "out", timestamp=1_700_000_000):
@@ -152,6 +166,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
             for n in re.findall(r"^  - id: (\S+)$", DECK, flags=re.MULTILINE)
         }
         ids[note_guid("display-zh.zh", "chinese")] = "chinese"
+        ids[note_guid("display-ar.ar", "arabic")] = "arabic"
         sides = {}
         for cid in col.find_cards(""):
             card = col.get_card(cid)
@@ -459,3 +474,34 @@ def test_chinese_breaks_between_characters(client: str, browser: Any, built: Bui
         short = [line for line in lines[:-1] if line["gap"] > 1.5 * line["width"]]
         assert short == [], f"{client}: lines end early: {lines}"
         p.screenshot(f"{SHOTS}/{client}-day-chinese-back")
+
+
+# The direction each element tagged with a language is laid out in, by its language.
+DIRECTIONS_JS = """
+() => [...document.querySelectorAll("[lang]")].map(
+  (el) => [el.getAttribute("lang"), getComputedStyle(el).direction])
+"""
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_arabic_reads_from_the_right_and_other_languages_from_the_left(
+    client: str, browser: Any, built: Built
+) -> None:
+    """A field or choice tagged with a right-to-left language is laid out right to left
+    (Anki shows the build's <div lang="ar"> as it is: before, Arabic cards read from the
+    left, their numbers and Latin words out of order); Chinese stays left to right."""
+    with open_player(client, browser, built, night=False) as p:
+        card = built.card("arabic")
+        p.show_question(card)
+        p.show_answer(card)
+        directions = p.page.evaluate(DIRECTIONS_JS)
+        # The card's own words (Correct, Incorrect) are English here, left to right.
+        assert set(map(tuple, directions)) == {("ar", "rtl"), ("en", "ltr")}, directions
+        p.screenshot(f"{SHOTS}/{client}-day-arabic-back")
+        p.show_question(built.card("chinese"))
+        assert {d for _, d in p.page.evaluate(DIRECTIONS_JS)} == {"ltr"}
+        assert_clean_page(p)
+
+
+def assert_clean_page(p: Player) -> None:
+    assert p.errors == [] and p.external == [] and p.missing == []
