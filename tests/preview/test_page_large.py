@@ -216,3 +216,15 @@ def test_an_address_with_a_note_opens_at_its_card(browser: Any, large: Path) -> 
         assert opened.status().startswith("No note has the id \u201cnothing\u201d. Cards 1")
     finally:
         opened.context.close()
+
+
+def test_an_address_holding_a_stray_percent_still_opens_the_page(browser: Any, large: Path) -> None:
+    """An address typed or pasted by hand, '#note-100%', is no valid escape: decoding it
+    threw, and the page's script stopped before showing a card."""
+    opened = Tab(browser, large, "#note-100%")
+    try:
+        assert opened.shown()[0] == "q0"
+        assert opened.status().startswith("No note has the id \u201c100%\u201d. Cards 1")
+        assert opened.errors == []
+    finally:
+        opened.context.close()

@@ -382,7 +382,10 @@
     if (id) { goTo(id); }
   });
   function fromAddress() {
-    var hash = decodeURIComponent(window.location.hash.slice(1));
+    var hash = window.location.hash.slice(1);
+    /* An address typed by hand may hold a "%" that starts no escape ("#note-100%"):
+       decoding it throws, which stopped the page before it showed a card. */
+    try { hash = decodeURIComponent(hash); } catch (error) { /* kept as written */ }
     return hash.indexOf("note-") === 0 && goTo(hash.slice(5));
   }
   window.addEventListener("hashchange", fromAddress);
