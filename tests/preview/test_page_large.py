@@ -228,3 +228,28 @@ def test_an_address_holding_a_stray_percent_still_opens_the_page(browser: Any, l
         assert opened.errors == []
     finally:
         opened.context.close()
+
+
+@pytest.mark.parametrize(
+    ("typed", "wanted"),
+    [("1e2", 100), ("0", 1), ("-3", 1), ("99999", 267), ("abc", 2)],
+)
+def test_the_page_box_takes_what_is_typed_into_it(tab: Tab, typed: str, wanted: int) -> None:
+    """The pager's number box, from page 2: '1e2' is the number 100, which went to page 1
+    (its text read up to the 'e'); a page before the first goes to the first; no number
+    ('abc', which the box holds as empty) stays where it was. Each box then says the page
+    shown: after '0', '-3' or 'abc' it kept the text typed, under cards of another page."""
+    tab.page.click('nav.pager >> nth=0 >> button[aria-label="Next page"]')
+    tab.page.locator('#card-list .pv-card[data-note="c19"] >> nth=0').wait_for()
+    box = tab.page.locator("nav.pager input").first
+    box.fill("")
+    box.press_sequentially(typed)
+    box.press("Enter")
+    first = (wanted - 1) * PAGE_SIZE + 1
+    tab.page.wait_for_function(
+        """([first, wanted]) => document.getElementById('found').textContent
+             .startsWith('Cards ' + first.toLocaleString('en') + '\\u2013')
+           && Array.from(document.querySelectorAll('nav.pager input'))
+             .every(box => box.value === String(wanted))""",
+        arg=[first, wanted],
+    )

@@ -278,9 +278,13 @@
     input.max = String(last + 1);
     input.value = String(page + 1);
     input.setAttribute("aria-label", "Page");
+    /* The box's number as the box reads it ("1e2" is 100), within the pages; no number
+       ("abc", which the box holds as empty) stays on the page. Either way the box then
+       says the page shown, never the text typed under another page's cards. */
     input.addEventListener("change", function () {
-      var wanted = parseInt(input.value, 10);
-      if (wanted >= 1) { show(Math.min(wanted, last + 1) - 1); }
+      var wanted = Math.floor(input.valueAsNumber) - 1;
+      wanted = isFinite(wanted) ? Math.max(0, Math.min(wanted, last)) : page;
+      if (wanted !== page) { show(wanted); } else { input.value = String(page + 1); }
     });
     label.appendChild(input);
     label.appendChild(document.createTextNode(" of " + number(last + 1)));
