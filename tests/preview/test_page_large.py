@@ -253,3 +253,21 @@ def test_the_page_box_takes_what_is_typed_into_it(tab: Tab, typed: str, wanted: 
              .every(box => box.value === String(wanted))""",
         arg=[first, wanted],
     )
+
+
+def test_the_pager_keeps_the_keyboards_focus(tab: Tab) -> None:
+    """Enter on Next page drew the pager anew and the focus fell to the page's start: a
+    keyboard reader had to Tab back through the page to go on. The button keeps it, and
+    the page box takes it when the button is disabled on the page it leads to."""
+    tab.page.focus('nav.pager >> nth=0 >> button[aria-label="Next page"]')
+    for first in ("26", "51"):
+        tab.page.keyboard.press("Enter")
+        tab.page.locator("#found", has_text=f"Cards {first}\u2013").wait_for()
+        assert tab.page.evaluate("() => document.activeElement.getAttribute('aria-label')") == (
+            "Next page"
+        )
+    tab.page.focus('nav.pager >> nth=-1 >> button[aria-label="Last page"]')
+    tab.page.keyboard.press("Enter")
+    tab.page.locator("#found", has_text="Cards 6,651\u2013").wait_for()
+    focused = tab.page.locator("nav.pager >> nth=-1 >> input")
+    assert focused.evaluate("box => box === document.activeElement")

@@ -292,6 +292,19 @@
     nav.appendChild(pagerButton("Next \u203a", page + 1, "Next page"));
     nav.appendChild(pagerButton("\u00bb", last, "Last page"));
   }
+  /* Both pagers drawn anew. The control that had the keyboard's focus takes it back (the
+     page box, when the control is disabled now: Next on the last page); it fell to the
+     page's start, and a keyboard reader had to Tab back through the page to go on. */
+  function drawPagers() {
+    var focused = document.activeElement;
+    var at = focused && focused.closest ? pagers.indexOf(focused.closest("nav.pager")) : -1;
+    var label = at >= 0 ? focused.getAttribute("aria-label") : null;
+    pagers.forEach(drawPager);
+    if (at < 0) { return; }
+    var again = pagers[at].querySelector('[aria-label="' + label + '"]');
+    if (!again || again.disabled) { again = pagers[at].querySelector("input"); }
+    again.focus({ preventScroll: true });
+  }
   /* Show page ``wanted`` of the matching cards. Their sides load in order, a card's
      front shortly after the one before it, so the first card shows at once and the
      page stays responsive; the root says data-cards-loaded when every side has. */
@@ -320,7 +333,7 @@
     /* Two cards at a time, from the next task on: paging on in a hurry makes no frames. */
     setTimeout(function () { start(); start(); }, 0);
     found.textContent = status();
-    pagers.forEach(drawPager);
+    drawPagers();
     return sections;
   }
 
@@ -498,7 +511,7 @@
         return isChanged(section.getAttribute("data-note")) ? redrawCard(section, shown[at]) : section;
       });
       found.textContent = status();
-      pagers.forEach(drawPager);
+      drawPagers();
     } else {
       var y = window.scrollY;
       sections = show(page);
