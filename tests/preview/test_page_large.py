@@ -216,3 +216,58 @@ def test_an_address_with_a_note_opens_at_its_card(browser: Any, large: Path) -> 
         assert opened.status().startswith("No note has the id \u201cnothing\u201d. Cards 1")
     finally:
         opened.context.close()
+
+
+def test_an_address_holding_a_stray_percent_still_opens_the_page(browser: Any, large: Path) -> None:
+    """An address typed or pasted by hand, '#note-100%', is no valid escape: decoding it
+    threw, and the page's script stopped before showing a card."""
+    opened = Tab(browser, large, "#note-100%")
+    try:
+        assert opened.shown()[0] == "q0"
+        assert opened.status().startswith("No note has the id \u201c100%\u201d. Cards 1")
+        assert opened.errors == []
+    finally:
+        opened.context.close()
+
+
+@pytest.mark.parametrize(
+    ("typed", "wanted"),
+    [("1e2", 100), ("0", 1), ("-3", 1), ("99999", 267), ("abc", 2)],
+)
+def test_the_page_box_takes_what_is_typed_into_it(tab: Tab, typed: str, wanted: int) -> None:
+    """The pager's number box, from page 2: '1e2' is the number 100, which went to page 1
+    (its text read up to the 'e'); a page before the first goes to the first; no number
+    ('abc', which the box holds as empty) stays where it was. Each box then says the page
+    shown: after '0', '-3' or 'abc' it kept the text typed, under cards of another page."""
+    tab.page.click('nav.pager >> nth=0 >> button[aria-label="Next page"]')
+    tab.page.locator('#card-list .pv-card[data-note="c19"] >> nth=0').wait_for()
+    box = tab.page.locator("nav.pager input").first
+    box.fill("")
+    box.press_sequentially(typed)
+    box.press("Enter")
+    first = (wanted - 1) * PAGE_SIZE + 1
+    tab.page.wait_for_function(
+        """([first, wanted]) => document.getElementById('found').textContent
+             .startsWith('Cards ' + first.toLocaleString('en') + '\\u2013')
+           && Array.from(document.querySelectorAll('nav.pager input'))
+             .every(box => box.value === String(wanted))""",
+        arg=[first, wanted],
+    )
+
+
+def test_the_pager_keeps_the_keyboards_focus(tab: Tab) -> None:
+    """Enter on Next page drew the pager anew and the focus fell to the page's start: a
+    keyboard reader had to Tab back through the page to go on. The button keeps it, and
+    the page box takes it when the button is disabled on the page it leads to."""
+    tab.page.focus('nav.pager >> nth=0 >> button[aria-label="Next page"]')
+    for first in ("26", "51"):
+        tab.page.keyboard.press("Enter")
+        tab.page.locator("#found", has_text=f"Cards {first}\u2013").wait_for()
+        assert tab.page.evaluate("() => document.activeElement.getAttribute('aria-label')") == (
+            "Next page"
+        )
+    tab.page.focus('nav.pager >> nth=-1 >> button[aria-label="Last page"]')
+    tab.page.keyboard.press("Enter")
+    tab.page.locator("#found", has_text="Cards 6,651\u2013").wait_for()
+    focused = tab.page.locator("nav.pager >> nth=-1 >> input")
+    assert focused.evaluate("box => box === document.activeElement")

@@ -278,15 +278,32 @@
     input.max = String(last + 1);
     input.value = String(page + 1);
     input.setAttribute("aria-label", "Page");
+    /* The box's number as the box reads it ("1e2" is 100), within the pages; no number
+       ("abc", which the box holds as empty) stays on the page. Either way the box then
+       says the page shown, never the text typed under another page's cards. */
     input.addEventListener("change", function () {
-      var wanted = parseInt(input.value, 10);
-      if (wanted >= 1) { show(Math.min(wanted, last + 1) - 1); }
+      var wanted = Math.floor(input.valueAsNumber) - 1;
+      wanted = isFinite(wanted) ? Math.max(0, Math.min(wanted, last)) : page;
+      if (wanted !== page) { show(wanted); } else { input.value = String(page + 1); }
     });
     label.appendChild(input);
     label.appendChild(document.createTextNode(" of " + number(last + 1)));
     nav.appendChild(label);
     nav.appendChild(pagerButton("Next \u203a", page + 1, "Next page"));
     nav.appendChild(pagerButton("\u00bb", last, "Last page"));
+  }
+  /* Both pagers drawn anew. The control that had the keyboard's focus takes it back (the
+     page box, when the control is disabled now: Next on the last page); it fell to the
+     page's start, and a keyboard reader had to Tab back through the page to go on. */
+  function drawPagers() {
+    var focused = document.activeElement;
+    var at = focused && focused.closest ? pagers.indexOf(focused.closest("nav.pager")) : -1;
+    var label = at >= 0 ? focused.getAttribute("aria-label") : null;
+    pagers.forEach(drawPager);
+    if (at < 0) { return; }
+    var again = pagers[at].querySelector('[aria-label="' + label + '"]');
+    if (!again || again.disabled) { again = pagers[at].querySelector("input"); }
+    again.focus({ preventScroll: true });
   }
   /* Show page ``wanted`` of the matching cards. Their sides load in order, a card's
      front shortly after the one before it, so the first card shows at once and the
@@ -316,7 +333,7 @@
     /* Two cards at a time, from the next task on: paging on in a hurry makes no frames. */
     setTimeout(function () { start(); start(); }, 0);
     found.textContent = status();
-    pagers.forEach(drawPager);
+    drawPagers();
     return sections;
   }
 
@@ -382,7 +399,10 @@
     if (id) { goTo(id); }
   });
   function fromAddress() {
-    var hash = decodeURIComponent(window.location.hash.slice(1));
+    var hash = window.location.hash.slice(1);
+    /* An address typed by hand may hold a "%" that starts no escape ("#note-100%"):
+       decoding it throws, which stopped the page before it showed a card. */
+    try { hash = decodeURIComponent(hash); } catch (error) { /* kept as written */ }
     return hash.indexOf("note-") === 0 && goTo(hash.slice(5));
   }
   window.addEventListener("hashchange", fromAddress);
@@ -491,7 +511,7 @@
         return isChanged(section.getAttribute("data-note")) ? redrawCard(section, shown[at]) : section;
       });
       found.textContent = status();
-      pagers.forEach(drawPager);
+      drawPagers();
     } else {
       var y = window.scrollY;
       sections = show(page);
