@@ -1,11 +1,12 @@
 """``watch``: rebuild a deck each time one of its files is saved.
 
-Card files, the media folder and lock files are watched with watchfiles (the operating
-system's change notifications, grouped: an editor that writes a temporary file and
-renames it, or saves in several writes, gives one rebuild). Each deck is checked and
-built on its own, so one broken file holds back only its own deck, and a deck whose
-files did not change is not rebuilt. A deck that fails keeps its last good package: the
-build writes nothing unless every check passes.
+Card files, the media folder, lock files and the note types card files share
+(``note-types/``) are watched with watchfiles (the operating system's change
+notifications, grouped: an editor that writes a temporary file and renames it, or saves
+in several writes, gives one rebuild). Each deck is checked and built on its own, so one
+broken file holds back only its own deck, and a deck whose files did not change is not
+rebuilt. A deck that fails keeps its last good package: the build writes nothing unless
+every check passes.
 
 With ``serve``, each deck's preview page is served on this machine and redrawn after
 each rebuild (:mod:`deckbuilder.app.serving`).
@@ -23,6 +24,7 @@ from watchfiles import watch as watch_changes
 from deckbuilder.app.building import BuildResult, build
 from deckbuilder.app.requests import BuildRequest, WatchRequest
 from deckbuilder.app.serving import LOCAL, LivePages, LiveSite
+from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER, project_root
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.bounds import folder_link_outside, link_out_of_project
@@ -62,11 +64,12 @@ class _FirstRound:
 
 
 def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
-    """Build every deck, then rebuild each deck whose card file, lock file or media
-    changes, until ``request.stop`` is set (or the caller closes the iterator). Yields
-    one Rebuild per card file built; with ``serve``, each deck's page is published after
-    its Rebuild is yielded, and once every deck has been built the first time, where the
-    pages are served (the page of the only deck, when there is one)."""
+    """Build every deck, then rebuild each deck whose card file, lock file, media or
+    shared note type changes, until ``request.stop`` is set (or the caller closes the
+    iterator). Yields one Rebuild per card file built; with ``serve``, each deck's page
+    is published after its Rebuild is yielded, and once every deck has been built the
+    first time, where the pages are served (the page of the only deck, when there is
+    one)."""
     if not request.serve:
         yield from (event for event in _rebuilds(request) if isinstance(event, Rebuild))
         return
@@ -130,6 +133,7 @@ class _Watched:
         self.decks: dict[Path, tuple[Deck, ...]] = {}
         # Lock file -> the card file it belongs to, and the bytes the last build left.
         self.locks: dict[Path, tuple[Path, bytes]] = {}
+        self.note_type_folders: set[Path] = set()  # the projects' note-types/, resolved
 
     def roots(self) -> list[Path]:
         """The folders to watch; DeckError naming each that is a link out of the
@@ -147,6 +151,17 @@ class _Watched:
                 problems.append(Problem(str(link[0]), None, message))
         if problems:
             raise DeckError(problems)
+        # The note types card files share are read from their project's note-types/; one
+        # linked out of the project (shared by several projects) is read, but not watched.
+        shared = {project_root(card) / NOTE_TYPES_FOLDER for card in self.card_files()}
+        self.note_type_folders = {
+            folder.resolve()
+            for folder in shared
+            if folder.is_dir()
+            and folder_link_outside(folder) is None
+            and link_out_of_project(folder) is None
+        }
+        roots.extend(sorted(self.note_type_folders))
         return list(dict.fromkeys(Path(p.resolve()) for p in roots))
 
     def card_files(self) -> list[Path]:
@@ -177,7 +192,12 @@ class _Watched:
         out: dict[Path, Path] = {}
         for path in paths:
             real = path.resolve()
-            if real.suffix in SOURCE_SUFFIXES:
+            if real.parent in self.note_type_folders:  # note-types/<key>.yaml
+                for key, card in cards.items():
+                    used = {t.key for deck in self.decks.get(key, ()) for t in deck.note_types}
+                    if key not in self.decks or real.stem in used or key in self.failing:
+                        out[key] = card
+            elif real.suffix in SOURCE_SUFFIXES:
                 if real in cards:
                     out[real] = cards[real]
             elif real.suffix == ".lock":

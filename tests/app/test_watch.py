@@ -190,3 +190,37 @@ def test_two_card_files_with_one_deck_id_are_refused_as_build_refuses_them(
     finally:
         watcher.stop.set()
         watcher.thread.join(timeout=10)
+
+
+def test_a_saved_shared_note_type_rebuilds_the_decks_that_use_it(tmp_path: Path) -> None:
+    """note-types/<key>.yaml, a note type several card files share, was not watched: a
+    saved template changed neither the package nor the page until the card file was
+    saved too. Only the decks that use it are rebuilt."""
+    for sub in ("cards", "media", "note-types"):
+        (tmp_path / sub).mkdir()
+    shared = tmp_path / "note-types" / "vocab.yaml"
+    shared.write_text(
+        "name: Vocab\nfields: [Word, Meaning]\ncards:\n  - name: Recognition\n"
+        "    front: '{{Word}}'\n    back: '{{FrontSide}}<hr id=answer>{{Meaning}}'\n",
+        "utf-8",
+    )
+    (tmp_path / "cards" / "words.yaml").write_text(
+        "deck: Words\nnotes:\n  - {id: w1, type: vocab, fields: {Word: hi, Meaning: greeting}}\n",
+        "utf-8",
+    )
+    (tmp_path / "cards" / "one.yaml").write_text(DECK.format(name="One", key="one"), "utf-8")
+    watcher = Watching(tmp_path)
+    try:
+        assert {watcher.next().source.name, watcher.next().source.name} == {
+            "words.yaml",
+            "one.yaml",
+        }
+        _save_like_an_editor(shared, shared.read_text("utf-8").replace("<hr id=answer>", "<hr>"))
+        rebuild = watcher.next()
+        assert rebuild.source.name == "words.yaml" and rebuild.result is not None
+        (changed,) = rebuild.result.packages[0].changes.note_types_changed
+        assert changed.key == "vocab"
+        assert watcher.quiet_for(1.0)
+    finally:
+        watcher.stop.set()
+        watcher.thread.join(timeout=10)
