@@ -187,9 +187,11 @@ class _Watched:
     def affected(self, paths: Iterable[Path]) -> list[Path]:
         """The card files to rebuild for these saved files."""
         cards = {p.resolve(): p for p in self.card_files()}
-        for gone in self.decks.keys() - cards.keys():
-            del self.decks[gone]
         out: dict[Path, Path] = {}
+        for gone in self.decks.keys() - cards.keys():
+            # Its deck ids and GUIDs are free again: a card file refused for them may build.
+            del self.decks[gone]
+            out.update((key, card) for key, card in cards.items() if key in self.failing)
         for path in paths:
             real = path.resolve()
             if real.parent in self.note_type_folders:  # note-types/<key>.yaml

@@ -224,3 +224,19 @@ def test_a_saved_shared_note_type_rebuilds_the_decks_that_use_it(tmp_path: Path)
     finally:
         watcher.stop.set()
         watcher.thread.join(timeout=10)
+
+
+def test_a_card_file_refused_for_a_clash_builds_once_the_other_is_deleted(
+    project: Path, watching: Watching
+) -> None:
+    """A copy of a card file (one deck id) is refused; once the original was deleted, the
+    copy stayed refused, for a clash with a file that no longer existed, until it was
+    saved again."""
+    cards = project / "cards"
+    copy = cards / "copy.yaml"
+    copy.write_text((cards / "two.yaml").read_text("utf-8"), "utf-8")
+    refused = watching.next()
+    assert refused.source == copy and refused.result is None
+    (cards / "two.yaml").unlink()
+    rebuild = watching.next()
+    assert rebuild.source == copy and rebuild.result is not None, rebuild.problems
