@@ -174,7 +174,7 @@ class _Watched:
         """Whether a change to ``path`` can matter: not our own temporary files, not a
         lock file that holds what the last build wrote."""
         name = Path(path).name
-        if name.startswith(".") or name.endswith("~"):
+        if name.startswith(".") or name.endswith("~") or name[:1] == name[-1:] == "#":
             return False  # temporary files: ours (.x.deckbuilder-123.tmp), editors'
         lock = Path(path).resolve()
         if lock in self.locks:
@@ -210,9 +210,13 @@ class _Watched:
                     ):
                         out[key] = card
             else:  # a media file: the decks that used it, and those that could not build
+                # (when it is there: a file gone again, as vim's '4913' is, fixes none).
+                there = real.exists()
                 for key, card in cards.items():
                     uses = self.media.get(key)
-                    if uses is None or real.name in uses or key in self.failing:
+                    if (uses is not None and real.name in uses) or (
+                        there and (uses is None or key in self.failing)
+                    ):
                         out[key] = card
         return list(out.values())
 

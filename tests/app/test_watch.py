@@ -240,3 +240,22 @@ def test_a_card_file_refused_for_a_clash_builds_once_the_other_is_deleted(
     (cards / "two.yaml").unlink()
     rebuild = watching.next()
     assert rebuild.source == copy and rebuild.result is not None, rebuild.problems
+
+
+def test_an_editors_own_files_rebuild_no_failing_deck(project: Path, watching: Watching) -> None:
+    """Editors write files of their own beside the card file: vim a '4913' it deletes at
+    once (to test the folder), Emacs '#one.yaml#' as it auto-saves. Each was taken for a
+    media file a failing deck might need, so every save of another card file rebuilt the
+    failing decks and told their problems again."""
+    cards = project / "cards"
+    (cards / "two.yaml").write_text("deck: Two\nid: two\nnotes:\n  - id: [\n", "utf-8")
+    assert watching.next().result is None
+    probe = cards / "4913"
+    probe.write_text("", "utf-8")
+    probe.unlink()
+    (cards / "#one.yaml#").write_text("deck: One, half typed", "utf-8")
+    card = cards / "one.yaml"
+    _save_like_an_editor(card, card.read_text("utf-8").replace("Answer 7\n", "Answer seven\n"))
+    rebuild = watching.next()
+    assert rebuild.source.name == "one.yaml" and rebuild.result is not None
+    assert watching.quiet_for(1.0)
