@@ -136,9 +136,13 @@ class _Watched:
         self.note_type_folders: set[Path] = set()  # the projects' note-types/, resolved
 
     def roots(self) -> list[Path]:
-        """The folders to watch; DeckError naming each that is a link out of the
-        project (a shared deck's 'media -> /proc/1'): nothing is watched through it."""
+        """The folders to watch; DeckError naming each source that is not there, and
+        each folder that is a link out of the project (a shared deck's 'media ->
+        /proc/1'): nothing is watched through it."""
         selection = self.request.selection
+        # A source that is not there (a typo) is refused in build's words: watching the
+        # folder above it instead would build nothing, for ever, and watch far too much.
+        find_sources([source for source in selection.sources if not source.exists()])
         roots = [p if p.is_dir() else p.parent for p in selection.sources]
         if selection.media_dir is not None and selection.media_dir.is_dir():
             roots.append(selection.media_dir)

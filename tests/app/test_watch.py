@@ -259,3 +259,21 @@ def test_an_editors_own_files_rebuild_no_failing_deck(project: Path, watching: W
     rebuild = watching.next()
     assert rebuild.source.name == "one.yaml" and rebuild.result is not None
     assert watching.quiet_for(1.0)
+
+
+@pytest.mark.parametrize("source", ["card/", "cards/on.yaml"])
+def test_a_source_that_does_not_exist_is_refused(project: Path, source: str) -> None:
+    """`watch card/` (a typo) said it was watching and waited for ever, building nothing,
+    while it watched the folder above (output/ and all): it is refused as `build`
+    refuses it, before anything is watched, exit 1."""
+    proc = start_deckbuilder(["watch", source], project, dict(os.environ))
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err
+    assert err.splitlines() == [
+        f"{source.rstrip('/')}: no such file or folder",
+        "1 problem found; nothing was written.",
+    ]
+    assert not list((project / "output").iterdir())
