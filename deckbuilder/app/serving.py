@@ -291,7 +291,14 @@ class LivePages:
             rd, changes = package.rendered, package.changes
             notes = lint.get(str(rd.deck.source), {})
             page = partial(_live_page, rd, self._forecast(rd.deck), notes, self._removed(package))
-            self.site.publish(rd.deck.key, rd.deck.name, page, [*changes.added, *changes.changed])
+            # A note type's new templates or style change none of its notes, but all of
+            # their cards.
+            restyled = {spec.type_key for spec in changes.note_types_changed} | {
+                replaced.new.type_key for replaced in changes.note_types_replaced
+            }
+            redrawn = [rn.note.id for rn in rd.notes if rn.spec.type_key in restyled]
+            changed = [*changes.added, *changes.changed, *redrawn]
+            self.site.publish(rd.deck.key, rd.deck.name, page, list(dict.fromkeys(changed)))
         self.keys[source] = [package.rendered.deck.key for package in result.packages]
 
     def _removed(self, package: PackageResult) -> list[Removed]:

@@ -1,11 +1,12 @@
 """``watch``: rebuild a deck each time one of its files is saved.
 
-Card files, the media folder and lock files are watched with watchfiles (the operating
-system's change notifications, grouped: an editor that writes a temporary file and
-renames it, or saves in several writes, gives one rebuild). Each deck is checked and
-built on its own, so one broken file holds back only its own deck, and a deck whose
-files did not change is not rebuilt. A deck that fails keeps its last good package: the
-build writes nothing unless every check passes.
+Card files, the media folder, lock files and the note types card files share
+(``note-types/``) are watched with watchfiles (the operating system's change
+notifications, grouped: an editor that writes a temporary file and renames it, or saves
+in several writes, gives one rebuild). Each deck is checked and built on its own, so one
+broken file holds back only its own deck, and a deck whose files did not change is not
+rebuilt. A deck that fails keeps its last good package: the build writes nothing unless
+every check passes.
 
 With ``serve``, each deck's preview page is served on this machine and redrawn after
 each rebuild (:mod:`deckbuilder.app.serving`).
@@ -23,6 +24,7 @@ from watchfiles import watch as watch_changes
 from deckbuilder.app.building import BuildResult, build
 from deckbuilder.app.requests import BuildRequest, WatchRequest
 from deckbuilder.app.serving import LOCAL, LivePages, LiveSite
+from deckbuilder.cardfile.declared import NOTE_TYPES_FOLDER, project_root
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, find_sources
 from deckbuilder.errors import DeckError, OutputError, Problem
 from deckbuilder.files.bounds import folder_link_outside, link_out_of_project
@@ -62,11 +64,12 @@ class _FirstRound:
 
 
 def watch(request: WatchRequest) -> Generator[Rebuild | Serving, None, None]:
-    """Build every deck, then rebuild each deck whose card file, lock file or media
-    changes, until ``request.stop`` is set (or the caller closes the iterator). Yields
-    one Rebuild per card file built; with ``serve``, each deck's page is published after
-    its Rebuild is yielded, and once every deck has been built the first time, where the
-    pages are served (the page of the only deck, when there is one)."""
+    """Build every deck, then rebuild each deck whose card file, lock file, media or
+    shared note type changes, until ``request.stop`` is set (or the caller closes the
+    iterator). Yields one Rebuild per card file built; with ``serve``, each deck's page
+    is published after its Rebuild is yielded, and once every deck has been built the
+    first time, where the pages are served (the page of the only deck, when there is
+    one)."""
     if not request.serve:
         yield from (event for event in _rebuilds(request) if isinstance(event, Rebuild))
         return
@@ -130,11 +133,16 @@ class _Watched:
         self.decks: dict[Path, tuple[Deck, ...]] = {}
         # Lock file -> the card file it belongs to, and the bytes the last build left.
         self.locks: dict[Path, tuple[Path, bytes]] = {}
+        self.note_type_folders: set[Path] = set()  # the projects' note-types/, resolved
 
     def roots(self) -> list[Path]:
-        """The folders to watch; DeckError naming each that is a link out of the
-        project (a shared deck's 'media -> /proc/1'): nothing is watched through it."""
+        """The folders to watch; DeckError naming each source that is not there, and
+        each folder that is a link out of the project (a shared deck's 'media ->
+        /proc/1'): nothing is watched through it."""
         selection = self.request.selection
+        # A source that is not there (a typo) is refused in build's words: watching the
+        # folder above it instead would build nothing, for ever, and watch far too much.
+        find_sources([source for source in selection.sources if not source.exists()])
         roots = [p if p.is_dir() else p.parent for p in selection.sources]
         if selection.media_dir is not None and selection.media_dir.is_dir():
             roots.append(selection.media_dir)
@@ -147,6 +155,17 @@ class _Watched:
                 problems.append(Problem(str(link[0]), None, message))
         if problems:
             raise DeckError(problems)
+        # The note types card files share are read from their project's note-types/; one
+        # linked out of the project (shared by several projects) is read, but not watched.
+        shared = {project_root(card) / NOTE_TYPES_FOLDER for card in self.card_files()}
+        self.note_type_folders = {
+            folder.resolve()
+            for folder in shared
+            if folder.is_dir()
+            and folder_link_outside(folder) is None
+            and link_out_of_project(folder) is None
+        }
+        roots.extend(sorted(self.note_type_folders))
         return list(dict.fromkeys(Path(p.resolve()) for p in roots))
 
     def card_files(self) -> list[Path]:
@@ -159,7 +178,7 @@ class _Watched:
         """Whether a change to ``path`` can matter: not our own temporary files, not a
         lock file that holds what the last build wrote."""
         name = Path(path).name
-        if name.startswith(".") or name.endswith("~"):
+        if name.startswith(".") or name.endswith("~") or name[:1] == name[-1:] == "#":
             return False  # temporary files: ours (.x.deckbuilder-123.tmp), editors'
         lock = Path(path).resolve()
         if lock in self.locks:
@@ -172,12 +191,19 @@ class _Watched:
     def affected(self, paths: Iterable[Path]) -> list[Path]:
         """The card files to rebuild for these saved files."""
         cards = {p.resolve(): p for p in self.card_files()}
-        for gone in self.decks.keys() - cards.keys():
-            del self.decks[gone]
         out: dict[Path, Path] = {}
+        for gone in self.decks.keys() - cards.keys():
+            # Its deck ids and GUIDs are free again: a card file refused for them may build.
+            del self.decks[gone]
+            out.update((key, card) for key, card in cards.items() if key in self.failing)
         for path in paths:
             real = path.resolve()
-            if real.suffix in SOURCE_SUFFIXES:
+            if real.parent in self.note_type_folders:  # note-types/<key>.yaml
+                for key, card in cards.items():
+                    used = {t.key for deck in self.decks.get(key, ()) for t in deck.note_types}
+                    if key not in self.decks or real.stem in used or key in self.failing:
+                        out[key] = card
+            elif real.suffix in SOURCE_SUFFIXES:
                 if real in cards:
                     out[real] = cards[real]
             elif real.suffix == ".lock":
@@ -188,9 +214,13 @@ class _Watched:
                     ):
                         out[key] = card
             else:  # a media file: the decks that used it, and those that could not build
+                # (when it is there: a file gone again, as vim's '4913' is, fixes none).
+                there = real.exists()
                 for key, card in cards.items():
                     uses = self.media.get(key)
-                    if uses is None or real.name in uses or key in self.failing:
+                    if (uses is not None and real.name in uses) or (
+                        there and (uses is None or key in self.failing)
+                    ):
                         out[key] = card
         return list(out.values())
 

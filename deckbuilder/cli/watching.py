@@ -51,8 +51,8 @@ def watch(
         ),
     ] = False,
 ) -> None:
-    """Build every deck, then rebuild a deck each time its card file, lock file or media
-    is saved, until Ctrl-C. A deck with problems keeps its last good package.
+    """Build every deck, then rebuild a deck each time its card file, lock file, media or
+    a shared note type it uses (note-types/) is saved, until Ctrl-C. A deck with problems keeps its last good package.
 
     Example: deckbuilder watch --serve cards/
     """

@@ -277,6 +277,38 @@ def test_a_hostile_card_script_reaches_nothing_on_the_server(tmp_path: Path, bro
             watcher.thread.join(timeout=10)
 
 
+@pytest.mark.browser
+def test_a_saved_template_redraws_the_cards_of_its_note_type(tmp_path: Path, browser: Any) -> None:
+    """A saved template (or style) of the deck's own note type changes no note: the open
+    page redrew nothing, and showed the old template until it was reloaded."""
+    for sub in ("cards", "media", "output"):
+        (tmp_path / sub).mkdir()
+    card = tmp_path / "cards" / "one.yaml"
+    card.write_text(
+        "deck: One\nid: one\nnote_types:\n  vocab:\n    name: Vocab\n"
+        "    fields: [Word, Meaning]\n    cards:\n      - name: Recognition\n"
+        "        front: 'Say {{Word}}'\n        back: '{{FrontSide}}<hr id=answer>{{Meaning}}'\n"
+        "notes:\n  - {id: w1, type: vocab, fields: {Word: hello, Meaning: greeting}}\n"
+        "  - {id: n1, front: Question 1, back: Answer 1}\n",
+        "utf-8",
+    )
+    watcher = Serving(tmp_path)
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        assert watcher.next().result is not None
+        page = _open(context, watcher.url)
+        assert "Say hello" in _front_text(page, "w1")
+        _save(card, "Say {{Word}}", "Spell {{Word}}")
+        rebuild = watcher.next()
+        assert rebuild.result is not None and rebuild.result.packages[0].changes.changed == ()
+        _until(page, _front_text, "w1", "Spell hello")
+        assert page.evaluate("window.stillTheSamePage") is True
+    finally:
+        context.close()
+        watcher.stop.set()
+        watcher.thread.join(timeout=10)
+
+
 def test_a_content_error_is_told_to_the_page(project: Path, serving: Serving) -> None:
     """Not only YAML mistakes: a note the checks refuse (two notes with one id) is told to
     the open page with its file and line, and the page and package stay as they were."""

@@ -190,3 +190,90 @@ def test_two_card_files_with_one_deck_id_are_refused_as_build_refuses_them(
     finally:
         watcher.stop.set()
         watcher.thread.join(timeout=10)
+
+
+def test_a_saved_shared_note_type_rebuilds_the_decks_that_use_it(tmp_path: Path) -> None:
+    """note-types/<key>.yaml, a note type several card files share, was not watched: a
+    saved template changed neither the package nor the page until the card file was
+    saved too. Only the decks that use it are rebuilt."""
+    for sub in ("cards", "media", "note-types"):
+        (tmp_path / sub).mkdir()
+    shared = tmp_path / "note-types" / "vocab.yaml"
+    shared.write_text(
+        "name: Vocab\nfields: [Word, Meaning]\ncards:\n  - name: Recognition\n"
+        "    front: '{{Word}}'\n    back: '{{FrontSide}}<hr id=answer>{{Meaning}}'\n",
+        "utf-8",
+    )
+    (tmp_path / "cards" / "words.yaml").write_text(
+        "deck: Words\nnotes:\n  - {id: w1, type: vocab, fields: {Word: hi, Meaning: greeting}}\n",
+        "utf-8",
+    )
+    (tmp_path / "cards" / "one.yaml").write_text(DECK.format(name="One", key="one"), "utf-8")
+    watcher = Watching(tmp_path)
+    try:
+        assert {watcher.next().source.name, watcher.next().source.name} == {
+            "words.yaml",
+            "one.yaml",
+        }
+        _save_like_an_editor(shared, shared.read_text("utf-8").replace("<hr id=answer>", "<hr>"))
+        rebuild = watcher.next()
+        assert rebuild.source.name == "words.yaml" and rebuild.result is not None
+        (changed,) = rebuild.result.packages[0].changes.note_types_changed
+        assert changed.key == "vocab"
+        assert watcher.quiet_for(1.0)
+    finally:
+        watcher.stop.set()
+        watcher.thread.join(timeout=10)
+
+
+def test_a_card_file_refused_for_a_clash_builds_once_the_other_is_deleted(
+    project: Path, watching: Watching
+) -> None:
+    """A copy of a card file (one deck id) is refused; once the original was deleted, the
+    copy stayed refused, for a clash with a file that no longer existed, until it was
+    saved again."""
+    cards = project / "cards"
+    copy = cards / "copy.yaml"
+    copy.write_text((cards / "two.yaml").read_text("utf-8"), "utf-8")
+    refused = watching.next()
+    assert refused.source == copy and refused.result is None
+    (cards / "two.yaml").unlink()
+    rebuild = watching.next()
+    assert rebuild.source == copy and rebuild.result is not None, rebuild.problems
+
+
+def test_an_editors_own_files_rebuild_no_failing_deck(project: Path, watching: Watching) -> None:
+    """Editors write files of their own beside the card file: vim a '4913' it deletes at
+    once (to test the folder), Emacs '#one.yaml#' as it auto-saves. Each was taken for a
+    media file a failing deck might need, so every save of another card file rebuilt the
+    failing decks and told their problems again."""
+    cards = project / "cards"
+    (cards / "two.yaml").write_text("deck: Two\nid: two\nnotes:\n  - id: [\n", "utf-8")
+    assert watching.next().result is None
+    probe = cards / "4913"
+    probe.write_text("", "utf-8")
+    probe.unlink()
+    (cards / "#one.yaml#").write_text("deck: One, half typed", "utf-8")
+    card = cards / "one.yaml"
+    _save_like_an_editor(card, card.read_text("utf-8").replace("Answer 7\n", "Answer seven\n"))
+    rebuild = watching.next()
+    assert rebuild.source.name == "one.yaml" and rebuild.result is not None
+    assert watching.quiet_for(1.0)
+
+
+@pytest.mark.parametrize("source", ["card/", "cards/on.yaml"])
+def test_a_source_that_does_not_exist_is_refused(project: Path, source: str) -> None:
+    """`watch card/` (a typo) said it was watching and waited for ever, building nothing,
+    while it watched the folder above (output/ and all): it is refused as `build`
+    refuses it, before anything is watched, exit 1."""
+    proc = start_deckbuilder(["watch", source], project, dict(os.environ))
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err
+    assert err.splitlines() == [
+        f"{source.rstrip('/')}: no such file or folder",
+        "1 problem found; nothing was written.",
+    ]
+    assert not list((project / "output").iterdir())
