@@ -278,20 +278,7 @@ def _change_lines(result: PackageResult) -> list[str]:
             f"  since last build: {len(c.added)} added, {len(c.changed)} changed, "
             f"{len(c.removed)} removed, {len(c.unchanged)} unchanged"
         ]
-    for spec in c.note_types_changed:
-        lines.append(
-            f"  note type {shown(spec.name, None)}: templates or CSS changed (updates in place)"
-        )
-    for rep in c.note_types_replaced:
-        lines.append(
-            f"  note type for {rep.new.kind.value} notes has new fields "
-            f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
-            f"now {shown(rep.new.name, None)} (id {rep.new.id})"
-        )
-        lines.append(
-            '    Import with "Merge note types" ticked, or existing notes will not update '
-            "(README, 'Updating a shared deck')."
-        )
+    lines += note_type_lines(result)
     lines += removed_lines(result)
     lines.append(f"  lock  {result.lock} ({lock_state(result)})")
     return lines
@@ -302,6 +289,26 @@ def lock_state(result: PackageResult) -> str:
     if result.lock_moved_from is not None:
         return f"moved from {result.lock_moved_from}, beside its card file; commit both"
     return "updated; commit it with the card file" if result.lock_written else "unchanged"
+
+
+def note_type_lines(result: PackageResult) -> list[str]:
+    """What changed in the package's note types since the last build, a line each."""
+    c = result.changes
+    lines = [
+        f"  note type {shown(spec.name, None)}: templates or CSS changed (updates in place)"
+        for spec in c.note_types_changed
+    ]
+    for rep in c.note_types_replaced:
+        lines.append(
+            f"  note type for {rep.new.kind.value} notes has new fields "
+            f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
+            f"now {shown(rep.new.name, None)} (id {rep.new.id})"
+        )
+        lines.append(
+            '    Import with "Merge note types" ticked, or existing notes will not update '
+            "(README, 'Updating a shared deck')."
+        )
+    return lines
 
 
 def removed_lines(result: PackageResult) -> list[str]:

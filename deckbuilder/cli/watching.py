@@ -26,6 +26,7 @@ from deckbuilder.cli.output import (
     echo,
     err,
     lock_state,
+    note_type_lines,
     print_warnings,
     problem_line,
     removed_lines,
@@ -97,7 +98,7 @@ def _tell(session: Session, rebuild: library.Rebuild) -> None:
             f"{now} wrote {package.path}: {len(c.added)} added, {len(c.changed)} changed, "
             f"{len(c.removed)} removed"
         )
-        for line in removed_lines(package):
+        for line in note_type_lines(package) + removed_lines(package):
             session.say(line)
         if package.lock_moved_from is not None:
             session.say(f"  lock  {package.lock} ({lock_state(package)})")

@@ -277,3 +277,57 @@ def test_a_source_that_does_not_exist_is_refused(project: Path, source: str) -> 
         "1 problem found; nothing was written.",
     ]
     assert not list((project / "output").iterdir())
+
+
+VOCAB_DECK = """\
+deck: Words
+id: words
+note_types:
+  vocab:
+    fields: [Korean, English]
+    cards:
+      - name: Recognition
+        front: "{{Korean}}"
+        back: "{{FrontSide}}<hr id=answer>{{English}}"
+notes:
+  - id: hello
+    type: vocab
+    fields: {Korean: 안녕하세요, English: hello}
+"""
+
+
+def test_a_template_edit_is_told_in_the_terminal_as_build_tells_it(tmp_path: Path) -> None:
+    """After a template edit no note changes: the terminal said "0 added, 0 changed, 0
+    removed" and no more, where build says the note type's templates changed."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (tmp_path / "media").mkdir()
+    card = cards / "words.yaml"
+    card.write_text(VOCAB_DECK, "utf-8")
+    proc = start_deckbuilder(["watch"], tmp_path, {**os.environ, "SOURCE_DATE_EPOCH": "1800000000"})
+    lines: queue.Queue[str] = queue.Queue()
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    threading.Thread(target=lambda: [lines.put(line) for line in stdout], daemon=True).start()
+
+    def wait_for(wanted: str) -> list[str]:
+        seen: list[str] = []
+        deadline = time.monotonic() + 60
+        while not any(wanted in line for line in seen):
+            seen.append(lines.get(timeout=max(deadline - time.monotonic(), 0.1)))
+        return seen
+
+    try:
+        wait_for("wrote output/words.apkg: 1 added")
+        saved = card.with_name(".words.yaml.swp")
+        saved.write_text(VOCAB_DECK.replace('front: "{{Korean}}"', 'front: "{{Korean}}?"'), "utf-8")
+        os.replace(saved, card)
+        told = wait_for("templates or CSS changed")
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert any(
+        line.endswith("wrote output/words.apkg: 0 added, 0 changed, 0 removed\n") for line in told
+    )
+    assert "  note type 'vocab': templates or CSS changed (updates in place)\n" in told
