@@ -395,7 +395,8 @@
   }
   document.getElementById("finder").addEventListener("submit", function (event) {
     event.preventDefault();
-    var id = gotoId.value.trim();
+    /* Note ids are lower case: one typed in capitals ("B4997") is still found. */
+    var id = gotoId.value.trim().toLowerCase();
     if (id) { goTo(id); }
   });
   function fromAddress() {
