@@ -251,7 +251,7 @@ class _Renderer:
             return None
         found = self.find(posix.parts)
         if found is None:
-            where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
+            where = self.media_places
             if src in self.deck.missing_media:  # the reference stays, for when it comes
                 problem(
                     f"media file {shown(src, None)} is still missing (missing_media): "
@@ -308,14 +308,16 @@ class _Renderer:
             if self.find((name,)) is not None:
                 self.resolve(name)
             elif "." in name and name not in self.deck.missing_media:
-                where = " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
-                message = (
+                self.problem(
                     f"note type {shown(spec.name, None)} uses media file {shown(name, None)}, "
-                    f"not found in {where}; its cards show without it"
+                    f"not found in {self.media_places}; its cards show without it",
+                    warning="missing-media",
                 )
-                self.warnings.append(
-                    Problem.warning(self.file, None, message, None, "missing-media")
-                )
+
+    @cached_property
+    def media_places(self) -> str:
+        """Where media files are looked for, in words: 'media/ or cards/'."""
+        return " or ".join(f"{d}/" for d in self.deck.media_dirs) or "media/"
 
     def take_back_media(self) -> None:
         """Forget the media names the current note brought in (it is left out)."""
