@@ -152,14 +152,8 @@ class PullReader:
         for index in built_in(kind).text_fields or range(len(fields)):
             if index < len(built) and fields[index] == built[index]:
                 continue
-            html = self.unwrapped(texts[index]) or ""
-            if not field_markdown(html, cloze=kind is NoteKind.CLOZE).exact:
-                what = built_in(kind).fields[index].lower()
-                lost = "; ".join(markup_losses(html)) or "markup"
-                losses.append(
-                    f"Anki's copy of its {what} has markup the card file cannot hold ({lost}); "
-                    "the card file gets its text"
-                )
+            what = built_in(kind).fields[index].lower()
+            self.markdown(texts[index], what, losses, cloze=kind is NoteKind.CLOZE)
         return losses
 
     def carried_note(
