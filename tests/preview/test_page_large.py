@@ -194,8 +194,10 @@ def test_jumping_to_a_note_shows_its_card_even_when_filtered_out(tab: Tab) -> No
     tab.page.fill("#goto-id", "nothing-has-this-id")
     tab.page.click("#goto")
     # The click's handler runs once the page's busy main thread (25 frames loading) gets to it.
+    # A function, not an expression: Playwright polls an expression with eval(), which the
+    # page's Content-Security-Policy refuses, so a first look that missed failed the test.
     tab.page.wait_for_function(
-        "document.getElementById('found').textContent.includes('No note has the id')",
+        "() => document.getElementById('found').textContent.includes('No note has the id')",
         timeout=10_000,
     )
     assert "No note has the id" in tab.status()
