@@ -71,11 +71,13 @@ __all__ = [
     "AnkiDroidInCardPlayer",
     "AnkiDroidPlayer",
     "CardSides",
+    "Context",
     "DesktopPlayer",
     "Player",
     "TypeAnswerField",
     "card_sides",
     "chromium",
+    "close_kept",
     "desktop_web_dir",
     "player",
 ]
@@ -242,6 +244,73 @@ class _Site:
         route.fulfill(status=404, body="not found", content_type="text/plain")
 
 
+# Opening a browser context costs about 1 CPU second (0.2 s while it opens, the rest in
+# Chromium's processes just after), a third of a whole load of the preview page, and a new
+# page in an open context very little. So the tests' contexts are kept open from test to
+# test within a module: a player's tab (`Player`) and a context for pages (`Context`) go
+# back to be taken again by the next test that asks for the same settings, and
+# `close_kept` closes them all after each module (tests/conftest.py), so that no open page
+# costs anything while other modules run.
+
+
+@dataclass(eq=False)
+class _Tab:
+    """A player's browser context with its one page: every route, page event and binding
+    is the current player's. A player that closes cleanly gives it back with the page's
+    storage cleared; Anki desktop's reviewer page stays loaded, as it does from card to
+    card on desktop (loading its scripts is another 350 ms)."""
+
+    context: BrowserContext
+    page: Page
+    player: Player | None = None
+
+
+# Kept tabs by (browser, player class, night, viewport, storage), kept contexts by
+# (browser, options); tests run one at a time in a process, so nothing is wanted twice.
+_KEPT_TABS: dict[tuple[object, ...], list[_Tab]] = {}
+_KEPT_CONTEXTS: dict[tuple[object, ...], list[BrowserContext]] = {}
+
+
+def close_kept() -> None:
+    """Close every kept tab and context."""
+    for tabs in _KEPT_TABS.values():
+        for tab in tabs:
+            tab.context.close()
+    for contexts in _KEPT_CONTEXTS.values():
+        for context in contexts:
+            context.close()
+    _KEPT_TABS.clear()
+    _KEPT_CONTEXTS.clear()
+
+
+class Context:
+    """A browser context for a test's pages, as ``browser.new_context(**options)`` gives
+    one, but taken from those kept (see above). ``close`` closes its pages, removes the
+    listeners added with ``on`` and keeps it, so a test must not leave anything else in it
+    (routes, init scripts, storage that outlives a page): tests of hostile pages open
+    their own."""
+
+    def __init__(self, browser: Browser, **options: Any) -> None:
+        self._key = (browser, repr(sorted(options.items())))
+        kept = _KEPT_CONTEXTS.get(self._key)
+        self.context: BrowserContext = kept.pop() if kept else browser.new_context(**options)
+        self._listeners: list[tuple[str, Callable[..., Any]]] = []
+
+    def new_page(self) -> Page:
+        return self.context.new_page()
+
+    def on(self, event: str, listener: Callable[..., Any]) -> None:
+        self._listeners.append((event, listener))
+        self.context.on(event, listener)  # type: ignore[call-overload]
+
+    def close(self) -> None:
+        for page in self.context.pages:
+            page.close()
+        for event, listener in self._listeners:
+            self.context.remove_listener(event, listener)
+        _KEPT_CONTEXTS.setdefault(self._key, []).append(self.context)
+
+
 class Player:
     """A tab showing card sides; see the module docstring for the two client models."""
 
@@ -261,23 +330,50 @@ class Player:
         self.has_media = media_dir is not None
         if media_dir is not None:
             self.site.folders.append(("/", media_dir))
-        self.context: BrowserContext = browser.new_context(
-            viewport=viewport or PHONE,  # type: ignore[arg-type]
-            color_scheme="dark" if night else "light",
+        self.errors: list[str] = []
+        viewport = viewport or PHONE
+        self._key = (browser, type(self), night, tuple(sorted(viewport.items())), storage)
+        kept = _KEPT_TABS.get(self._key)
+        self.reused = bool(kept)  # whether an earlier player had this tab
+        self._tab = kept.pop() if kept else self._open_tab(browser, viewport, storage)
+        self._tab.player = self
+        self.context: BrowserContext = self._tab.context
+        self.page: Page = self._tab.page
+
+    def _open_tab(self, browser: Browser, viewport: dict[str, int], storage: bool) -> _Tab:
+        context = browser.new_context(
+            viewport=viewport,  # type: ignore[arg-type]
+            color_scheme="dark" if self.night else "light",
         )
         if not storage:  # some previews: touching sessionStorage throws
-            self.context.add_init_script(
+            context.add_init_script(
                 "Object.defineProperty(window, 'sessionStorage', {get() {"
                 " throw new DOMException('storage is disabled', 'SecurityError'); }});"
             )
-        self.context.route("**/*", self.site.handle)
-        self.page: Page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on(
-            "console",
-            lambda msg: self.errors.append(msg.text) if msg.type == "error" else None,
-        )
+        tab = _Tab(context, context.new_page())
+
+        def to_player(route: Route) -> None:
+            if tab.player is None:
+                route.abort("blockedbyclient")
+            else:
+                tab.player.site.handle(route)
+
+        def error(text: str) -> None:
+            if tab.player is not None:
+                tab.player.errors.append(text)
+
+        context.route("**/*", to_player)
+        tab.page.on("pageerror", lambda exc: error(str(exc)))
+        tab.page.on("console", lambda msg: error(msg.text) if msg.type == "error" else None)
+        self._prepare(tab)
+        return tab
+
+    def _prepare(self, tab: _Tab) -> None:
+        """Set up a new tab for this client (a hook for subclasses)."""
+
+    def _clear(self) -> None:
+        """Leave the tab as a new one would be, for the next player."""
+        self.page.evaluate("() => { try { sessionStorage.clear(); } catch (e) {} }")
 
     @property
     def external(self) -> list[str]:
@@ -318,14 +414,22 @@ class Player:
         self.page.screenshot(path=str(path), full_page=True)
         return path
 
-    def close(self) -> None:
-        self.context.close()
+    def close(self, *, reuse: bool = True) -> None:
+        """Give the tab back (``reuse``, and only when nothing went wrong in it: a page
+        that threw, or tried to leave the origin, may have left something behind), or
+        close it."""
+        tab, tab.player = self._tab, None
+        if reuse and not self.errors and not self.external:
+            self._clear()
+            _KEPT_TABS.setdefault(self._key, []).append(tab)
+        else:
+            tab.context.close()
 
     def __enter__(self) -> Player:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(reuse=exc_type is None)
 
 
 # AnkiDroid's card page functions for its in-card box (AnkiDroid/src/main/assets/scripts/
@@ -386,7 +490,17 @@ class AnkiDroidPlayer(Player):
         self.asked: list[str] = []  # what the card page asked the app to do
         self._correct: str | None = None  # TypeAnswer.correct
         self._field: TypeAnswerField | None = None
-        self.context.expose_binding("__ankidroidUrl", lambda _source, url: self._url(url))
+
+    def _prepare(self, tab: _Tab) -> None:
+        def url(_source: object, text: str) -> None:
+            if isinstance(tab.player, AnkiDroidPlayer):
+                tab.player._url(text)
+
+        tab.context.expose_binding("__ankidroidUrl", url)
+
+    def _clear(self) -> None:
+        super()._clear()
+        self.page.goto("about:blank")  # the next player's first side is a new document
 
     def _url(self, url: str) -> None:
         for prefix in ("typechangetext:", "typeentertext:"):
@@ -504,7 +618,13 @@ class DesktopPlayer(Player):
             '<div id="_mark" hidden>&#x2605;</div>\n<div id="_flag" hidden>&#x2691;</div>\n'
             '<div id="qa" dir="auto"></div>\n</body>\n</html>\n'
         )
-        self.page.goto(ORIGIN + "/_anki/reviewer.html", wait_until="load")
+        if not self.reused:
+            self.page.goto(ORIGIN + "/_anki/reviewer.html", wait_until="load")
+
+    def _clear(self) -> None:
+        super()._clear()
+        # The reviewer page stays, as it does from card to card on desktop; no side is shown.
+        self.page.evaluate("() => { document.getElementById('qa').innerHTML = ''; }")
 
     def body_class(self, card: CardSides) -> str:
         night = " nightMode night_mode" if self.night else ""

@@ -62,13 +62,23 @@ def start_deckbuilder(
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium under Playwright, one per test process (see tests/browser.py):
-    each player opens a browser context of its own and closes it, so tests share nothing
-    but the browser's start-up."""
+    """Debian's Chromium under Playwright, one per test process (see tests/browser.py).
+    A module's tests share the browser contexts they give back (storage cleared, pages
+    closed); each module's are closed when it ends."""
     from tests.browser import chromium
 
     with chromium() as b:
         yield b
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_contexts_closed_after_each_module() -> Iterator[None]:
+    """The browser contexts a module's tests kept open for each other (tests/browser.py)
+    are closed when it ends."""
+    yield
+    from tests.browser import close_kept
+
+    close_kept()
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from deckbuilder import app
 from deckbuilder.app.serving import LiveSite
-from tests.browser import ARTIFACTS, DESKTOP, PHONE
+from tests.browser import ARTIFACTS, DESKTOP, PHONE, Context
 from tests.conftest import start_deckbuilder
 from tests.preview.hostile import Recorded, assert_contained, hostile_deck, stun_server
 from tests.preview.pages import side_text
@@ -106,7 +106,7 @@ def _port(url: str) -> int:
 
 @pytest.fixture
 def page(browser: Any, serving: Serving) -> Iterator[Any]:
-    context = browser.new_context(viewport=DESKTOP)
+    context = Context(browser, viewport=DESKTOP)
     yield _open(context, serving.url)
     context.close()
 
@@ -293,7 +293,7 @@ def test_a_saved_template_redraws_the_cards_of_its_note_type(tmp_path: Path, bro
         "utf-8",
     )
     watcher = Serving(tmp_path)
-    context = browser.new_context(viewport=DESKTOP)
+    context = Context(browser, viewport=DESKTOP)
     try:
         assert watcher.next().result is not None
         page = _open(context, watcher.url)
@@ -393,7 +393,7 @@ def test_a_broken_save_shows_on_the_page_and_in_the_terminal(project: Path, brow
     proc = start_deckbuilder(
         ["watch", "--serve"], project, {**os.environ, "SOURCE_DATE_EPOCH": "1800000000"}
     )
-    context = browser.new_context(viewport=PHONE)
+    context = Context(browser, viewport=PHONE)
     try:
         url = _read_url(proc)
         assert url.startswith("http://127.0.0.1:")
@@ -636,7 +636,7 @@ def test_the_browser_asks_for_nothing_but_the_page(
     project: Path, serving: Serving, browser: Any
 ) -> None:
     """No request for /favicon.ico (or anything else) from the deck's page or the index."""
-    context = browser.new_context(viewport=DESKTOP)
+    context = Context(browser, viewport=DESKTOP)
     asked: list[str] = []
     context.on("request", lambda request: asked.append(request.url))
     try:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser import Context
 from tests.cardfile.test_declared_types import VOCAB
 from tests.conftest import Run
 
@@ -75,7 +76,7 @@ def test_night_mode_gives_a_declared_card_ankis_dark_canvas(browser: Any, page: 
     """A note type whose CSS says nothing of colours showed a white card on the dark
     page: Anki's reviewer gives body.nightMode its dark canvas and light text over any
     .card styling (ts/reviewer/reviewer.scss), and the page's frames now do too."""
-    context = browser.new_context(color_scheme="dark")
+    context = Context(browser, color_scheme="dark")
     tab = context.new_page()
     try:
         tab.goto(page.as_uri())

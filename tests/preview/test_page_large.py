@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from deckbuilder.preview.page import PAGE_SIZE
+from tests.browser import Context
 from tests.cardfile.loading import load_deck
 from tests.conftest import Run
 from tests.preview.pages import every_card_shown, page_data
@@ -110,7 +111,7 @@ class Tab:
     """The page in a fresh tab, errors recorded."""
 
     def __init__(self, browser: Any, page: Path, anchor: str = "") -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context = Context(browser, viewport={"width": 1280, "height": 900})
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser import Context
 from tests.conftest import ROOT, Run, copied
 from tests.preview.pages import night_everywhere
 
@@ -36,19 +37,21 @@ def bundled_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return page
 
 
-def _open(browser: Any, page: Path, scheme: str = "light", viewport: dict[str, int] = PHONE) -> Any:
-    context = browser.new_context(viewport=viewport, color_scheme=scheme)
+def _open(
+    browser: Any, page: Path, scheme: str = "light", viewport: dict[str, int] = PHONE
+) -> tuple[Context, Any]:
+    context = Context(browser, viewport=viewport, color_scheme=scheme)
     tab = context.new_page()
     tab.goto(page.resolve().as_uri(), wait_until="load")
     tab.wait_for_selector("html[data-cards-loaded=true]", state="attached")
-    return tab
+    return context, tab
 
 
 @pytest.fixture
 def phone(browser: Any, bundled_page: Path) -> Iterator[Any]:
-    tab = _open(browser, bundled_page)
+    context, tab = _open(browser, bundled_page)
     yield tab
-    tab.context.close()
+    context.close()
 
 
 def _night(tab: Any) -> tuple[bool, bool, bool]:
@@ -70,14 +73,14 @@ def test_the_page_opens_in_the_systems_colour_scheme_and_keeps_its_switch(
     browser: Any, bundled_page: Path, scheme: str
 ) -> None:
     """The page ignored prefers-color-scheme: dark until Night mode was clicked."""
-    tab = _open(browser, bundled_page, scheme)
+    context, tab = _open(browser, bundled_page, scheme)
     try:
         dark = scheme == "dark"
         assert _night(tab) == (dark, dark, dark)
         tab.click("#night")
         assert _night(tab) == (not dark, not dark, not dark)
     finally:
-        tab.context.close()
+        context.close()
 
 
 # Each Korean word of a document whose first and last letters stand on different lines.

@@ -16,7 +16,7 @@ from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import preview_deck
 from deckbuilder.preview.settings import settings_for
 from tests.app_calls import check_decks
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, Context
 from tests.occlusion_decks import (
     CANVAS_DRAWN,
     colours,
@@ -50,7 +50,7 @@ def page(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str]:
 
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    context = Context(browser, viewport={"width": 1000, "height": 900})
     errors: list[str] = []
     requests: list[str] = []
     context.on("request", lambda r: requests.append(r.url))

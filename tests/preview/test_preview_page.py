@@ -24,7 +24,7 @@ from deckbuilder.cardfile.reader import load_decks
 from deckbuilder.model import McqNote
 from deckbuilder.preview.mathml import typeset
 from tests.app_calls import build_packages
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, Context
 from tests.conftest import DATA, ROOT, Run, copied, import_package
 from tests.preview.pages import every_card_shown, night_everywhere, page_data
 
@@ -103,7 +103,7 @@ class Opened:
     """The page in a fresh tab, with every request and error recorded."""
 
     def __init__(self, browser: Any, page: Path, viewport: dict[str, int]) -> None:
-        self.context = browser.new_context(viewport=viewport)
+        self.context = Context(browser, viewport=viewport)
         self.requests: list[str] = []
         self.errors: list[str] = []
         self.url = page.resolve().as_uri()

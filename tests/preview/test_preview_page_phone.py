@@ -22,7 +22,7 @@ from deckbuilder.preview.page import preview_page
 from deckbuilder.preview.report import preview_deck
 from deckbuilder.preview.settings import settings_for
 from tests.app_calls import check_decks
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, Context
 from tests.conftest import DATA, ROOT, copied
 from tests.preview.pages import night_everywhere
 from tests.test_linear_time import cpu_seconds
@@ -68,7 +68,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(params=[False, True], ids=["day", "night"])
 def phone(request: pytest.FixtureRequest, browser: Any, page: Path) -> Iterator[Any]:
     """The page in a 390 px wide tab, in day or night mode, every card loaded."""
-    context = browser.new_context(viewport=PHONE)
+    context = Context(browser, viewport=PHONE)
     requests: list[str] = []
     errors: list[str] = []
     context.on("request", lambda r: requests.append(r.url))

@@ -19,6 +19,7 @@ from deckbuilder.preview.report import DeckPreview, Questions, preview_deck
 from deckbuilder.preview.settings import settings_for
 from deckbuilder.schedule.sweep import SWEEP_RETENTIONS
 from tests.app_calls import check_decks
+from tests.browser import Context
 from tests.conftest import DATA, copied
 
 PHONE = {"width": 390, "height": 844}
@@ -117,7 +118,7 @@ def test_a_what_if_retention_outside_the_sweep_has_no_mark(swept: Swept) -> None
 
 @pytest.fixture(params=[False, True], ids=["day", "night"])
 def phone(request: pytest.FixtureRequest, browser: Any, page: Path) -> Iterator[Any]:
-    context = browser.new_context(viewport=PHONE)
+    context = Context(browser, viewport=PHONE)
     errors: list[str] = []
     tab = context.new_page()
     tab.on("pageerror", lambda e: errors.append(str(e)))
@@ -182,7 +183,7 @@ def test_chart_labels_are_readable_inside_their_chart_and_apart(
     rd, p = swept(retention)  # the same page at both widths
     page = tmp_path / "edge.html"
     page.write_text(preview_page(rd, p), encoding="utf-8")
-    context = browser.new_context(viewport={"width": width, "height": 900})
+    context = Context(browser, viewport={"width": width, "height": 900})
     tab = context.new_page()
     tab.goto(page.resolve().as_uri(), wait_until="load")
     labels = tab.eval_on_selector_all("svg.chart text", _LABEL_BOXES)

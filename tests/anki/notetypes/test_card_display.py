@@ -20,7 +20,7 @@ import pytest
 
 from deckbuilder.anki.identity import note_guid
 from tests.app_calls import build_packages
-from tests.browser import ARTIFACTS, CardSides, Player, card_sides, contrast, player
+from tests.browser import ARTIFACTS, CardSides, Context, Player, card_sides, contrast, player
 from tests.conftest import import_package
 from tests.preview.pages import night_everywhere
 
@@ -420,7 +420,7 @@ def test_preview_page_shows_the_same_at_phone_width(
 ) -> None:
     """The preview page's frames hold the same card HTML and CSS: the same checks there."""
     mode = "night" if night else "day"
-    context = browser.new_context(viewport=PHONE_360)
+    context = Context(browser, viewport=PHONE_360)
     try:
         page = context.new_page()
         errors: list[str] = []

@@ -17,7 +17,7 @@ from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote
 from deckbuilder.render.deck import render_deck
-from tests.browser import CardSides, Player, player
+from tests.browser import CardSides, Context, Player, player
 from tests.cardfile.loading import load_deck
 
 from .test_mcq_browser import CONTRAST_JS, anki_cards, assert_clean, attrs, click, contrast, verdict
@@ -276,7 +276,7 @@ def test_preview_page_back_shows_the_picked_choices_feedback(tmp_path: Path, bro
     page = tmp_path / "page.html"
     source = write(tmp_path, DECK, "feedback.yaml")
     assert main(["--quiet", "preview", str(source), "--days", "30", "--html-out", str(page)]) == 0
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    context = Context(browser, viewport={"width": 1000, "height": 900})
     errors: list[str] = []
     try:
         tab = context.new_page()

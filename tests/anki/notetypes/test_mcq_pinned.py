@@ -16,7 +16,7 @@ from deckbuilder.cardfile.schema import card_schema
 from deckbuilder.errors import DeckError
 from deckbuilder.model import McqNote
 from deckbuilder.render.deck import render_deck
-from tests.browser import CardSides, player
+from tests.browser import CardSides, Context, player
 from tests.cardfile.loading import load_deck
 from tests.conftest import ROOT
 
@@ -170,7 +170,7 @@ def test_preview_page_keeps_the_pinned_choice_in_place(tmp_path: Path, browser: 
     page = tmp_path / "page.html"
     source = write(tmp_path / "cards", DECK)
     assert main(["--quiet", "preview", str(source), "--days", "30", "--html-out", str(page)]) == 0
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    context = Context(browser, viewport={"width": 1000, "height": 900})
     errors: list[str] = []
     try:
         tab = context.new_page()

@@ -30,6 +30,7 @@ from tests.browser import (
     TYPE_ANSWER,
     AnkiDroidPlayer,
     CardSides,
+    Context,
     Player,
     card_sides,
     contrast,
@@ -519,7 +520,7 @@ def test_the_preview_page_judges_every_play(tmp_path: Path, browser: Any) -> Non
             preview_page(render_deck(deck), preview_deck(deck, chosen, 30, 0)),
             encoding="utf-8",
         )
-    context = browser.new_context(viewport=DESKTOP)
+    context = Context(browser, viewport=DESKTOP)
     errors: list[str] = []
     try:
         tab = context.new_page()
