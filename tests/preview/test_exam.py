@@ -145,6 +145,7 @@ def test_preview_exam_impossible_says_why_and_what_would_do(
         (("--exam", "2025-13-01"), "--exam: '2025-13-01' is not a date"),
         (("--exam", "2025-01-01", "--start", "2025-02-01"), "is before the first study day"),
         (("--start", "2025-01-01"), "--start: only with --exam"),
+        (("--lead", "7"), "--lead: only with --exam"),  # the default, but given
         (("--exam", "2025-03-01", "--lead", "-1"), "--lead: must be between 0"),
     ],
 )
