@@ -111,9 +111,13 @@ def preview(
         ),
     ] = None,
     lead: Annotated[
-        int,
-        typer.Option("--lead", help="Days before the exam by which every card is introduced."),
-    ] = 7,
+        Optional[int],  # noqa: UP045 - None: not given (an explicit 7 is given too)
+        typer.Option(
+            "--lead",
+            help="Days before the exam by which every card is introduced (default: 7).",
+            show_default=False,
+        ),
+    ] = None,
     history: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option(
@@ -139,7 +143,9 @@ def preview(
     """
     session = session_of(ctx, as_json=as_json)
     if exam is None:
-        given = [name for name, value in (("--start", start), ("--lead", lead != 7)) if value]
+        given = [
+            name for name, value in (("--start", start), ("--lead", lead is not None)) if value
+        ]
         if given:
             raise UsageError(f"{' and '.join(given)}: only with --exam YYYY-MM-DD")
     if history is not None and params is not None:
@@ -160,7 +166,7 @@ def preview(
                 sweep=sweep,
                 exam=_date("--exam", exam),
                 start=_date("--start", start),
-                lead=lead,
+                lead=library.PreviewRequest.lead if lead is None else lead,  # its default
                 history=history,
                 written=session.written,
                 progress=bar,

@@ -226,7 +226,7 @@ def _day_mark(axes: Axes, day: int, label: bool, lead: int) -> None:
     axes.axvline(day + 0.5, color=TEXT_COLOUR, linestyle="--", linewidth=1, gid="introduced")
     if label:
         axes.annotate(
-            f"every card in by day {day} ({lead} days before the exam)",
+            f"every card in by day {day} ({plural(lead, 'day')} before the exam)",
             (day + 0.5, 0.0),
             xycoords=("data", "axes fraction"),
             xytext=(-4, 4),

@@ -465,7 +465,7 @@ def _forecast_caption(p: DeckPreview) -> str:
     if 1 <= last_intro < plan.days:
         line += (
             f" The dashed line is day {last_intro}, by which every card is to be "
-            f"introduced ({plan.lead} days before the exam)."
+            f"introduced ({plural(plan.lead, 'day')} before the exam)."
         )
     return f'<p class="origin">{escape(line)}</p>'
 

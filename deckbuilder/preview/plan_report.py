@@ -191,7 +191,7 @@ def impossible_reason(plan: ExamPlan) -> str:
         earliest = plan.start + timedelta(days=plan.lead)
         return (
             f"{wanted} means before the first study day, {plan.start.isoformat()}; "
-            f"a lead of at most {plan.days - 1} days (--lead), or an exam on "
+            f"a lead of at most {plural(plan.days - 1, 'day')} (--lead), or an exam on "
             f"{earliest.isoformat()} or later, makes it possible"
         )
     if -(-cards // last_intro) > ANKI_PER_DAY_MAX:

@@ -112,6 +112,10 @@ def test_preview_exam_text_shows_the_forecast_to_exam_day(cli: CliRun, project: 
             "a lead of at most 2 days (--lead), or an exam on 2026-03-06 or later, makes it "
             "possible",
         ),
+        (  # the exam tomorrow: one day of lead at most
+            ("--exam", "2026-03-01", "--start", "2026-02-28"),
+            "a lead of at most 1 day (--lead), or an exam on 2026-03-07 or later",
+        ),
         (
             ("--exam", "2026-03-01", "--start", "2026-01-01", "--lead", "70"),
             "a lead of at most 59 days (--lead), or an exam on 2026-03-12 or later",
@@ -141,6 +145,7 @@ def test_preview_exam_impossible_says_why_and_what_would_do(
         (("--exam", "2025-13-01"), "--exam: '2025-13-01' is not a date"),
         (("--exam", "2025-01-01", "--start", "2025-02-01"), "is before the first study day"),
         (("--start", "2025-01-01"), "--start: only with --exam"),
+        (("--lead", "7"), "--lead: only with --exam"),  # the default, but given
         (("--exam", "2025-03-01", "--lead", "-1"), "--lead: must be between 0"),
     ],
 )

@@ -161,6 +161,19 @@ def test_the_page_shows_the_exam_plan(project: Path, cli: CliRun) -> None:
     assert page.count(f'data-mark="introduced" data-day="{59 - 7}"') == 3  # on each panel
 
 
+def test_a_lead_of_one_day_is_one_day_on_the_page_and_the_plot(project: Path, cli: CliRun) -> None:
+    """The dashed line's words said "(1 days before the exam)"."""
+    args = ("--lead", "1", "--html-out", "page.html", "--plot", "chart.svg", "--lang", "en")
+    result = cli("preview", *EXAM, *args)
+    assert result.code == 0, result.err
+    page = unescape((project / "page.html").read_text(encoding="utf-8"))
+    assert (
+        "The dashed line is day 58, by which every card is to be introduced (1 day before" in page
+    )
+    texts = _plot_texts((project / "chart.svg").read_text(encoding="utf-8"))
+    assert "every card in by day 58 (1 day before the exam)" in texts
+
+
 def _plot_texts(svg: str) -> list[str]:
     """The texts of a matplotlib SVG (each kept as a comment beside its outlines)."""
     return re.findall(r"<!-- (.*?) -->", svg)
