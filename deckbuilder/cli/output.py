@@ -299,9 +299,13 @@ def note_type_lines(result: PackageResult) -> list[str]:
         for spec in c.note_types_changed
     ]
     for rep in c.note_types_replaced:
+        fields = (
+            f"has new fields ({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)})"
+            if rep.old.fields != rep.new.fields
+            else f"has a new id, with the same fields (was {rep.old.anki_id})"
+        )
         lines.append(
-            f"  note type for {rep.new.kind.value} notes has new fields "
-            f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
+            f"  note type for {rep.new.kind.value} notes {fields}: "
             f"now {shown(rep.new.name, None)} (id {rep.new.id})"
         )
         lines.append(

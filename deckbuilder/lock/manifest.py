@@ -56,7 +56,8 @@ _HASH_CHARS = 16  # 64 bits of SHA-256: collisions are not a concern for one dec
 
 @dataclass(frozen=True)
 class NoteTypeReplaced:
-    """A note type whose fields changed and that therefore has a new id (a new version)."""
+    """A note type with a new id (a new version, for new fields; or a declaration that
+    moved)."""
 
     old: NoteTypeEntry
     new: NoteTypeSpec
@@ -373,13 +374,22 @@ def _retyped_warning(rd: RenderedDeck, rn: RenderedNote) -> Problem:
 
 def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> Problem:
     """The note type of a kind has a new id: every note of that kind changes type."""
+    # With the same fields the new id is rarely wanted: a declared note type's id comes
+    # from its key and, for a card file's own, the deck's id, so moving its declaration
+    # between note-types/ and the card file (or dropping its anki_id) gives it another.
+    keep = (
+        f". Its fields are the same, so keeping the old note type is likely what you want: "
+        f"write 'anki_id: {before.anki_id}' in its declaration"
+        if before.fields == spec.fields
+        else ""
+    )
     return Problem.warning(
         lock,
         before.line,
         f"the {spec.type_key} notes now have note type '{spec.name}' (id {spec.id}, "
         f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
         f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
-        '"Merge note types" (see docs/updating.md)',
+        f'"Merge note types" (see docs/updating.md){keep}',
     )
 
 
