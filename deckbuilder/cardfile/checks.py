@@ -47,7 +47,7 @@ from deckbuilder.model import (
     letter,
 )
 from deckbuilder.note_types import BUILT_IN
-from deckbuilder.templates import fields_named
+from deckbuilder.templates import cloze_fields, fields_named
 
 GUID_RE = re.compile(f"(?:{GUID_PATTERN})\\Z")
 # The keys of each note type whose text must not be empty.
@@ -333,7 +333,9 @@ class _NoteCheck:
         return key
 
     def declared(self, note: FieldsNote) -> None:
-        """A note of a declared note type makes a card (Anki's "empty card" otherwise)."""
+        """A note of a declared note type makes a card (Anki's "empty card" otherwise), and
+        its deletions are in fields its note type shows through ``{{cloze:}}``."""
+        self.deletions_shown_as_typed(note)
         if note.card_ordinals or any(key.split(".")[0] == "fields" for key in self.unread):
             return  # a field that could not be read has its own message
         note_type = note.note_type
@@ -350,6 +352,44 @@ class _NoteCheck:
                 f"a field it fills; fill {fill} (Anki would make an empty card)"
             )
         self.problem("fields", message)
+
+    def deletions_shown_as_typed(self, note: FieldsNote) -> None:
+        """A deletion in a field no template shows through ``{{cloze:}}``: Anki shows it
+        braces and all, and a cloze note type still makes a card of its number (a blank
+        front where no field shown as cloze has that number)."""
+        note_type = note.note_type
+        as_cloze: set[str] = set()
+        for template in note_type.templates:
+            as_cloze |= cloze_fields(template.front) | cloze_fields(template.back)
+        for name, text in zip(note_type.fields, note.fields, strict=True):
+            key = f"fields.{name}"
+            if name in as_cloze or key in self.failed or key in self.unread:
+                continue
+            found = _CLOZE_MARK_WRITTEN.search(_without_code(text))
+            if found is None or not cloze.read_deletions(text).numbers:
+                continue
+            close = text.find("}}", found.end())
+            deletion = text[found.start() : close + 2] if close >= 0 else found.group()
+            if note_type.is_cloze:
+                cloze_names = " or ".join(f"'{n}'" for n in note_type.fields if n in as_cloze)
+                does = (
+                    f", and still makes card {found.group(1)} of it, blank where no field it "
+                    "shows with {{cloze:...}} has that number"
+                )
+                instead = f"put the deletion in {cloze_names}"
+            else:
+                does = ""
+                instead = (
+                    "use a note type of kind: cloze; to show the braces on purpose, write "
+                    f"\\{{{{c{found.group(1)}::"
+                )
+            self.problem(
+                key,
+                f"field '{name}' holds the cloze deletion '{shown(deletion, 40)}', but note "
+                f"type '{note_type.key}' shows '{name}' without {{{{cloze:...}}}}: Anki shows "
+                f"it as typed, braces and all{does}. To hide it, {instead}",
+                note.line_in(key, found.start()),
+            )
 
     def mcq(self, note: McqNote) -> None:
         count = len(note.choices)

@@ -299,11 +299,22 @@ def note_type_lines(result: PackageResult) -> list[str]:
         for spec in c.note_types_changed
     ]
     for rep in c.note_types_replaced:
-        lines.append(
-            f"  note type for {rep.new.kind.value} notes has new fields "
-            f"({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)}): "
-            f"now {shown(rep.new.name, None)} (id {rep.new.id})"
-        )
+        if rep.old.anki_id == rep.new.id:  # the same note type with other cards
+            cards = ", ".join(name for name, _, _ in rep.new.templates)
+            lines.append(
+                f"  note type {shown(rep.new.name, None)} has new cards "
+                f"({', '.join(rep.old.cards)} -> {cards})"
+            )
+        else:
+            fields = (
+                f"has new fields ({', '.join(rep.old.fields)} -> {', '.join(rep.new.fields)})"
+                if rep.old.fields != rep.new.fields
+                else f"has a new id, with the same fields (was {rep.old.anki_id})"
+            )
+            lines.append(
+                f"  note type for {rep.new.kind.value} notes {fields}: "
+                f"now {shown(rep.new.name, None)} (id {rep.new.id})"
+            )
         lines.append(
             '    Import with "Merge note types" ticked, or existing notes will not update '
             "(README, 'Updating a shared deck')."

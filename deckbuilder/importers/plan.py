@@ -48,7 +48,7 @@ from deckbuilder.importers.base import (
 from deckbuilder.importers.naming import clean_deck_name, deck_id, file_stem
 from deckbuilder.invisible import is_blank
 from deckbuilder.lock.format import Manifest, NoteEntry, NoteTypeEntry, format_manifest, lock_path
-from deckbuilder.lock.manifest import note_hashes, templates_hash
+from deckbuilder.lock.manifest import card_names, note_hashes, templates_hash
 from deckbuilder.model import Deck, FieldsNote, McqNote, Note, NoteKind, TypedAnswer, TypedNote
 from deckbuilder.note_types import NoteType
 from deckbuilder.render.deck import RenderedDeck, render_deck
@@ -550,6 +550,7 @@ def _package_files(
             spec.fields,
             templates_hash(as_in_anki.get(spec.type_key, spec)),
             mods.get(spec.type_key, 0),
+            cards=card_names(as_in_anki.get(spec.type_key, spec)),
         )
         for spec in rendered.note_types
     }

@@ -60,6 +60,11 @@ class NoteTypeEntry:
     templates: str  # hash of name, templates and CSS
     changed: int
     line: int | None = field(default=None, compare=False)
+    # A declared note type's card names, in order, after CHANGED: Anki's import takes a
+    # note type whose cards were added, removed, renamed or reordered for another note
+    # type (as for new fields). () where the lock file has none (deckbuilder's own note
+    # types, whose cards never change, and lock files written before it was kept).
+    cards: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,7 +135,10 @@ def format_manifest(deck: Deck, manifest: Manifest) -> str:
     for kind in sorted(manifest.note_types, key=lambda key: (order.get(key, len(order)), key)):
         t = manifest.note_types[kind]
         fields = ",".join(_field_token(name) for name in t.fields)
-        lines.append(f"notetype {kind} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}")
+        cards = f" {','.join(_field_token(name) for name in t.cards)}" if t.cards else ""
+        lines.append(
+            f"notetype {kind} {t.anki_id} {fields} {t.templates} {iso_time(t.changed)}{cards}"
+        )
     lines.append("# note ID ANKI-ID CONTENT-HASH CHANGED ANKI-HASH")
     times: dict[int, str] = {}  # each change time written once: the notes of a build share it
     for note_id in sorted(manifest.notes):
@@ -260,8 +268,8 @@ class _LockReader:
             self.notes[note_id] = entry if was is None else _settle_note(was, entry)
             if was is not None:
                 self._twice(number, was.line, "listed twice", note_id)
-        elif keyword == "notetype" and len(values) == 5 and _TYPE_KEY.match(values[0]):
-            kind, anki_id, fields, templates, changed = values
+        elif keyword == "notetype" and len(values) in (5, 6) and _TYPE_KEY.match(values[0]):
+            kind, anki_id, fields, templates, changed, *cards = values
             anki = _integer(anki_id, "note type id", 1, MAX_ANKI_ID)
             t = NoteTypeEntry(
                 kind,
@@ -270,6 +278,7 @@ class _LockReader:
                 templates,
                 _time(changed),
                 number,
+                tuple(unquote(name) for card in cards for name in card.split(",")),
             )
             before = self.note_types.get(t.kind)
             self.note_types[t.kind] = t if before is None else _settle_note_type(before, t)

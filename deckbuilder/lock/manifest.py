@@ -56,7 +56,8 @@ _HASH_CHARS = 16  # 64 bits of SHA-256: collisions are not a concern for one dec
 
 @dataclass(frozen=True)
 class NoteTypeReplaced:
-    """A note type whose fields changed and that therefore has a new id (a new version)."""
+    """A note type Anki's import takes for another one: a new id (a new version, for new
+    fields; or a declaration that moved), or other cards under the same id."""
 
     old: NoteTypeEntry
     new: NoteTypeSpec
@@ -128,6 +129,12 @@ def templates_hash(spec: NoteTypeSpec) -> str:
     return _hash(parts)
 
 
+def card_names(spec: NoteTypeSpec) -> tuple[str, ...]:
+    """A declared note type's card names, as the lock file keeps them; () for deckbuilder's
+    own note types, whose cards change only with their id."""
+    return tuple(name for name, _, _ in spec.templates) if spec.key else ()
+
+
 def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
     """Everything that ends up in the note: note type, rendered fields, tags, and the bytes
     of the media files its fields name (a replaced image is a visible change too).
@@ -187,17 +194,18 @@ def _update_note_types(
     for spec in rd.note_types:
         before = prev.note_types.get(spec.type_key)
         digest = templates_hash(spec)
+        cards = card_names(spec)
         what = f"note type '{spec.name}' "
         if before is None:
             note_types[spec.type_key] = NoteTypeEntry(
-                spec.type_key, spec.id, spec.fields, digest, plan.now
+                spec.type_key, spec.id, spec.fields, digest, plan.now, cards=cards
             )
-        elif before.anki_id != spec.id:
+        elif before.anki_id != spec.id or (before.cards and before.cards != cards):
             replaced.append(NoteTypeReplaced(before, spec))
             plan.warnings.append(_replaced_warning(plan.lock, before, spec))
             when = plan.later(before.changed, before.line, None, what)
             note_types[spec.type_key] = NoteTypeEntry(
-                spec.type_key, spec.id, spec.fields, digest, when
+                spec.type_key, spec.id, spec.fields, digest, when, cards=cards
             )
         elif before.fields != spec.fields:
             plan.problems.append(
@@ -216,8 +224,10 @@ def _update_note_types(
             changed.append(spec)
             when = plan.later(before.changed, before.line, None, what)
             note_types[spec.type_key] = NoteTypeEntry(
-                spec.type_key, spec.id, spec.fields, digest, when
+                spec.type_key, spec.id, spec.fields, digest, when, cards=cards
             )
+        elif before.cards != cards:  # a lock file written before card names were kept
+            note_types[spec.type_key] = replace(before, cards=cards)
     return note_types, changed, replaced
 
 
@@ -372,14 +382,35 @@ def _retyped_warning(rd: RenderedDeck, rn: RenderedNote) -> Problem:
 
 
 def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> Problem:
-    """The note type of a kind has a new id: every note of that kind changes type."""
+    """The note type of a kind has a new id, or other cards: every note of that kind
+    changes type as Anki's import sees it."""
+    if before.anki_id == spec.id:
+        return Problem.warning(
+            lock,
+            before.line,
+            f"note type '{spec.name}' now has the cards {', '.join(card_names(spec))}, not "
+            f"{', '.join(before.cards)}: Anki's import takes it for another note type and, "
+            'unless "Merge note types" is ticked in its import dialog, adds '
+            f"'{spec.name}+' and reports each of its notes as conflicting, keeping the old "
+            'note. Ask learners to import with "Merge note types", which updates the note '
+            "type in place (see docs/updating.md)",
+        )
+    # With the same fields the new id is rarely wanted: a declared note type's id comes
+    # from its key and, for a card file's own, the deck's id, so moving its declaration
+    # between note-types/ and the card file (or dropping its anki_id) gives it another.
+    keep = (
+        f". Its fields are the same, so keeping the old note type is likely what you want: "
+        f"write 'anki_id: {before.anki_id}' in its declaration"
+        if before.fields == spec.fields
+        else ""
+    )
     return Problem.warning(
         lock,
         before.line,
         f"the {spec.type_key} notes now have note type '{spec.name}' (id {spec.id}, "
         f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
         f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
-        '"Merge note types" (see docs/updating.md)',
+        f'"Merge note types" (see docs/updating.md){keep}',
     )
 
 

@@ -108,6 +108,44 @@ def test_rebuilds_update_the_same_notes_and_note_type(
     assert len(models) == 1 and models[0]["css"] == ".card { font-size: 30px; }"
 
 
+def test_a_card_added_to_a_note_type_is_told_to_need_merge_note_types(
+    vocab: Path, tmp_path: Path, collection: Any
+) -> None:
+    """Anki's import takes a note type whose cards changed (added, removed, renamed) for
+    another one, as for new fields: without "Merge note types" it adds 'Name+' and the
+    notes conflict. The build said "templates or CSS changed (updates in place)"."""
+    out = tmp_path / "out"
+    (first,) = _build(vocab, out).packages
+    import_package(collection, first.path)
+    card_file = vocab / "vocab.yaml"
+    listening = (
+        "      - name: Listening\n"
+        '        front: "{{tts ko_KR:Korean}}"\n'
+        '        back: "{{FrontSide}}<hr id=answer>{{Korean}}"\n'
+    )
+    text = card_file.read_text(encoding="utf-8").replace("notes:\n", listening + "notes:\n", 1)
+    card_file.write_text(text, encoding="utf-8")
+    result = _build(vocab, out, T1)
+    (added,) = result.packages
+    assert not added.changes.note_types_changed
+    (replaced,) = added.changes.note_types_replaced
+    assert replaced.old.cards == ("Recognition", "Production")
+    (warning,) = (w for w in result.warnings if "now has the cards" in w.message)
+    assert "Recognition, Production, Listening, not Recognition, Production" in warning.message
+    assert "'Korean vocabulary+'" in warning.message
+    # What the warning says Anki does, and what it advises.
+    log = import_package(collection, added.path, merge_notetypes=False)
+    assert len(log.conflicting) == 2 and not log.updated  # type: ignore[attr-defined]
+    assert "Korean vocabulary+" in [m["name"] for m in collection.models.all()]
+    log = import_package(collection, added.path, merge_notetypes=True)
+    assert not log.conflicting  # type: ignore[attr-defined]
+    hello = _notes(collection)["hello"]
+    assert sorted(c.ord for c in hello.cards()) == [0, 1, 2]
+    # Built again unchanged: told once, not on every build.
+    (again,) = _build(vocab, out, T1).packages
+    assert not again.changes.note_types_replaced
+
+
 def test_a_cloze_note_type_with_type_in_answers(tmp_path: Path, collection: Any) -> None:
     cards = tmp_path / "cards"
     cards.mkdir()

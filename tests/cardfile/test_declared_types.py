@@ -154,6 +154,35 @@ notes:
     assert any("needs a deletion such as {{c1::...}}" in p for p in problems)
 
 
+def test_a_deletion_in_a_field_shown_without_the_cloze_filter_is_refused(
+    tmp_path: Path,
+) -> None:
+    """Anki shows it braces and all; in a cloze note type it still makes a card of its
+    number, with a blank front where the cloze field has none (measured: c5 in Source)."""
+    text = """\
+deck: C
+id: c
+note_types:
+  cl:
+    kind: cloze
+    fields: [Text, Source]
+    cards:
+      - front: "{{cloze:Text}}"
+        back: "{{cloze:Text}}<br>{{Source}}"
+notes:
+  - id: n
+    type: cl
+    fields: {Text: "{{c1::Seoul}} is a city", Source: "see {{c5::atlas}}"}
+"""
+    (problem,) = _problems(tmp_path, text)
+    assert ":13: note 'n': field 'Source' holds the cloze deletion '{{c5::atlas}}'" in problem
+    assert "still makes card 5 of it" in problem and "put the deletion in 'Text'" in problem
+    # In a note type of the standard kind: shown as typed, and written so on purpose.
+    problems = _problems(tmp_path, VOCAB.replace("English: hello", "English: '{{c1::hello}}'"))
+    assert any("field 'English' holds the cloze deletion '{{c1::hello}}'" in p for p in problems)
+    _check(tmp_path, VOCAB.replace("English: hello", "English: '\\{{c1::hello}}'"))
+
+
 def test_fields_may_be_per_language(tmp_path: Path) -> None:
     text = VOCAB.replace("id: ko-vocab\n", "id: ko-vocab\nlanguages: [en, ko]\n").replace(
         "      English: hello\n", "      English: {en: hello, ko: 안녕}\n"

@@ -326,3 +326,40 @@ def test_a_language_removed_from_a_card_file_leaves_its_lock_file_told_as_such(
         "building that language, add 'ko' to its 'languages:'; if you removed it, delete "
         "this lock file"
     ]
+
+
+def test_a_note_type_declaration_moved_into_its_card_file_is_told_how_to_keep_its_id(
+    cards: Path, cli: CliRun
+) -> None:
+    """A shared note type moved into the one card file that uses it gets another id (a
+    card file's own is scoped by its deck): same fields, so the build says so, not "new
+    fields", and tells the anki_id that keeps the notes updating in place."""
+    declaration = (
+        "fields: [Korean, English]\ncards:\n"
+        "  - {name: Recognition, front: '{{Korean}}', back: '{{English}}'}\n"
+    )
+    Path("note-types").mkdir()
+    Path("note-types/vocab.yaml").write_text(declaration, encoding="utf-8")
+    notes = "notes:\n  - {id: hi, type: vocab, fields: {Korean: 안녕, English: hi}}\n"
+    (cards / "words.yaml").write_text("deck: Words\n" + notes, encoding="utf-8")
+    assert build(cli).code == 0
+    old_id = next(
+        line.split()[2]
+        for line in (cards / "words.lock").read_text(encoding="utf-8").splitlines()
+        if line.startswith("notetype vocab ")
+    )
+    Path("note-types/vocab.yaml").unlink()
+    inline = "".join(f"    {line}\n" for line in declaration.splitlines())
+    text = f"deck: Words\nnote_types:\n  vocab:\n{inline}{notes}"
+    (cards / "words.yaml").write_text(text, encoding="utf-8")
+    moved = build(cli)
+    assert moved.code == 0, moved.err
+    assert "has new fields" not in moved.out
+    assert f"has a new id, with the same fields (was {old_id})" in moved.out
+    assert f"write 'anki_id: {old_id}' in its declaration" in moved.err
+    (cards / "words.yaml").write_text(
+        text.replace("  vocab:\n", f"  vocab:\n    anki_id: {old_id}\n"), encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    lock = (cards / "words.lock").read_text(encoding="utf-8")
+    assert f"notetype vocab {old_id} " in lock
