@@ -357,7 +357,7 @@ def too_few_reviews(fitted: FittedParameters, path: Path) -> str:
             text = "no review history in it"
     else:
         text = (
-            f"only {fitted.reviews} long-term reviews, too few for FSRS's optimizer to fit "
+            f"only {plural(fitted.reviews, 'long-term review')}, too few for FSRS's optimizer to fit "
             "parameters (Anki keeps the defaults too)"
         )
     return text + "; the default parameters are used"

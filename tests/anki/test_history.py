@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from deckbuilder.anki.history import read_reviews
-from deckbuilder.preview.settings import fit_history
+from deckbuilder.preview.settings import fit_history, too_few_reviews
 from deckbuilder.schedule import DEFAULT_PARAMETERS, PreviewSettings, ladder
 from deckbuilder.schedule.fit import ReviewLog, training_items
 from tests.conftest import Run
@@ -256,6 +256,8 @@ def test_too_short_a_history_keeps_the_defaults_with_a_warning(
     run = cli("preview", "cards/", "--history", path, "--json", "--days", "30")
     assert run.code == 0, run.err
     assert f"Warning: {path}: only {fitted.reviews} long-term reviews" in run.err
+    one = replace(fitted, reviews=1)
+    assert too_few_reviews(one, path).startswith("only 1 long-term review, too few")
     data = json.loads(run.out)
     assert data["parameters_from"] == {"history": str(path), "reviews": 4, "fitted": False}
     assert data["settings"]["parameters"] == list(DEFAULT_PARAMETERS)
