@@ -130,8 +130,12 @@ _EMPHASIS = re.compile(
     r"|<(b|strong|em|i|u|mark)\b[^>]*>(.+?)</\5\s*>",
     re.S | re.IGNORECASE,
 )
+# A fenced code block first: read as inline code, its fence would be an empty `` and its
+# lines prose. Unclosed, it runs to the end of the text, as Markdown shows it.
 _CODE_OR_MATH = re.compile(
-    r"`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$[^$]+\$\$|(?<![\\$])\$(?! )[^$\n]+(?<! )\$", re.S
+    r"^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n.*?^[ \t]*\1[ \t]*$|.*)"
+    r"|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$[^$]+\$\$|(?<![\\$])\$(?! )[^$\n]+(?<! )\$",
+    re.S | re.M,
 )
 
 
@@ -315,7 +319,7 @@ def _longest_correct(
 
 def _negative_stem(note: McqNote | TypedNote) -> Iterator[Finding]:
     text = note.question
-    if "`" in text or "\\" in text:
+    if "`" in text or "~" in text or "\\" in text:
         text = _CODE_OR_MATH.sub(lambda m: " " * len(m.group()), text)
     negatives = list(_NEGATIVE.finditer(text))
     if not negatives:

@@ -393,6 +393,11 @@ def test_all_and_none_of_the_above_phrasings(tmp_path: Path, phrase: str) -> Non
         ("Which one <u>cannot</u> fit?", False),
         ("What is the fastest option?", False),
         ("Which knot holds best?", False),
+        # Words in a fenced code block are code, as in inline code; an unclosed fence
+        # runs to the end, as Markdown shows it.
+        ("What does this print?\n\n```python\nif not x:\n    print(x)\n```\n", False),
+        ("What does this print?\n~~~\nwhile not done: pass\n~~~\nIt is not `x`.", True),
+        ("What does this print?\n```\nassert x is not None\n", False),
     ],
 )
 def test_negative_stems_and_their_emphasis(tmp_path: Path, stem: str, warned: bool) -> None:
