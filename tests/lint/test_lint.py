@@ -370,6 +370,39 @@ def test_bilingual_file_gives_each_flaw_once_with_its_languages(tmp_path: Path) 
     assert "(in ko, en); " in str(next(w for w in warnings if w.code == "above-choice"))
 
 
+def test_a_question_repeats_only_questions_of_its_own_language(tmp_path: Path) -> None:
+    # The Korean deck never shows the English text: 'memory' asks 메모리 in ko and Memory
+    # in en, 'ram' asks Memory in ko and RAM in en, so no deck has one question twice;
+    # 'cell' and 'word' ask 세포 both in ko, but in en 'cell' asks Cell.
+    path = write(tmp_path, "quiz.yaml", """\
+deck: {ko: 퀴즈, en: Quiz}
+id: quiz
+languages: [ko, en]
+notes:
+  - id: memory
+    front: {ko: 메모리, en: Memory}
+    back: x
+  - id: ram
+    front: {ko: Memory, en: RAM}
+    back: y
+  - id: cell
+    front: {ko: 세포, en: Cell}
+    back: z
+  - id: word
+    front: 세포
+    back: w
+""")  # fmt: skip
+    other = write(tmp_path, "other.yaml", "deck: O\nid: o\nnotes:\n"
+                  "  - id: ram-again\n    front: RAM\n    back: v\n")  # fmt: skip
+    warnings = lint_decks(load_decks([path, other], lang="all"))
+    found = [(w.note, w.code, w.languages) for w in warnings]
+    # A file without languages: is compared with every language of the others.
+    assert found == [
+        ("word", "duplicate-question", ("ko",)),
+        ("ram-again", "duplicate-question", ()),
+    ]
+
+
 @pytest.mark.parametrize(
     "phrase",
     ["위의 모든 것", "모두 정답", "해당 없음", "정답 없음", "None of these", "all of the above"],
