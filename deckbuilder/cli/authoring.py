@@ -106,7 +106,7 @@ def build(
             decks.append(entry)
         session.emit_json({"ok": True, "decks": decks, "lint_warnings": result.lint_warnings})
         return
-    lint_pointer(session, result.lint_warnings, sources)  # never fails the build
+    lint_pointer(session, result.lint_warnings, sources, lang, fallback)  # never fails the build
     for package in result.packages:
         for line in build_lines(package):
             session.say(line)
@@ -158,7 +158,7 @@ def check(
         decks = [deck_summary(rd.deck) for rd in result.decks]
         session.emit_json({"ok": True, "decks": decks, "lint_warnings": result.lint_warnings})
         return
-    lint_pointer(session, result.lint_warnings, sources)
+    lint_pointer(session, result.lint_warnings, sources, lang, fallback)
     for rd in result.decks:
         source = shown(rd.deck.source, None, quoted=False)
         session.detail(f"{source}: {rd.deck.name}: {counts_text(rd.deck)}")

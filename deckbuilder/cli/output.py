@@ -175,12 +175,21 @@ def print_warnings(warnings: Sequence[Problem]) -> None:
             err(f"and {seen - MAX_OF_A_KIND:,} more like the above [{code}]", fg="yellow")
 
 
-def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | None) -> None:
+def lint_pointer(
+    session: Session,
+    count: int | None,
+    sources: Sequence[Path] | None,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> None:
     """What check and build say about lint (on stderr, beside the other warnings): the
-    count and the command that shows them; nothing when there are none or with --quiet."""
+    count and the command that shows them; nothing when there are none or with --quiet.
+    The command reads the languages counted: without --lang it would show every
+    language's warnings, and without --fallback refuse a deck that needs it."""
     if session.quiet or not count:
         return
-    command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ())])
+    picked = [*(["--lang", lang] if lang else []), *(["--fallback"] if fallback else [])]
+    command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ()), *picked])
     err(f"{plural(count, 'lint warning')}; see them with: {command}", fg="yellow")
 
 

@@ -249,6 +249,25 @@ def test_a_deck_with_warnings_still_builds_and_check_points_to_lint(
     assert quiet_json["lint_warnings"] == count
 
 
+def test_check_points_to_the_lint_of_the_languages_it_checked(tmp_path: Path, cli: CliRun) -> None:
+    # BILINGUAL has a warning in ko only: check --lang en counts two, and the command it
+    # names must show those two, not the three of every language. A deck missing an en
+    # text is checked with --fallback, and lint refuses it without.
+    full = write(tmp_path / "full", "quiz.yaml", BILINGUAL)
+    missing = BILINGUAL.replace("      en: Which of these is NOT a prime number?\n", "")
+    short = write(tmp_path / "short", "quiz.yaml", missing)
+    for path, args, count in (
+        (full, ["--lang", "en"], 2),
+        (short, ["--lang", "en", "--fallback"], 3),
+    ):
+        checked = cli("check", path, *args)
+        assert checked.code == 0, checked.err
+        command = f"deckbuilder lint {path} {' '.join(args)}"
+        assert checked.err.endswith(f"{count} lint warnings; see them with: {command}\n")
+        linted = cli("lint", path, *args)
+        assert linted.code == 0 and linted.out.endswith(f"{count} warnings in {count} notes\n")
+
+
 def test_quiet_check_and_build_do_not_lint(
     planted: Path, tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
