@@ -202,19 +202,26 @@ def _number_unit(note: TypedNote) -> Iterator[Finding]:
         for number in numbers:
             found = re.search(rf"(?<![\w.]){re.escape(number)}\s?({_UNIT})(?!\w)", text)
             if found:
-                written = (found.group(), found.group(1))
+                written = (
+                    found.group(),
+                    found.group(1),
+                    f"writes it with a unit ('{found.group()}')",
+                )
                 break
         if written is None and asked is not None:
-            written = (f"{numbers[0]} {asked.group(1)}", asked.group(1))
+            # Only the unit is written ('(in mg)'): quoted as it stands, not as a number
+            # with the unit that the author would look for in vain.
+            unit = asked.group(1)
+            written = (f"{numbers[0]} {unit}", unit, f"asks for it in {unit} ('{asked.group()}')")
         if written is None:
             continue
-        example, unit = written
+        example, unit, how = written
         yield Finding(
             note,
             f"answer[{i}]",
             "number-unit",
-            f"the card accepts the number alone, but the note writes it with a unit "
-            f"('{example}'): a learner who types '{example}' is marked wrong",
+            f"the card accepts the number alone, but the note {how}: a learner who types "
+            f"'{example}' is marked wrong",
             f"add unit: {unit} to the answer, which then takes the number with the unit or "
             "without it",
         )

@@ -780,3 +780,17 @@ def test_a_choice_that_names_the_others_always_holds_a_word_looked_for_first(
     text = gap.join(words)
     if _REFERENCE.search(text) is not None:
         assert _REFERENCE_WORD.search(_folded(text)) is not None
+
+
+def test_a_unit_asked_for_is_told_as_asked_not_as_written(tmp_path: Path) -> None:
+    # The note never writes '37 °C': quoting it as written sends the author looking for
+    # text that is not there.
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: t\n    type: typed\n"
+                 "    question: Normal body temperature (in °C)?\n    answer: {number: 37}\n")  # fmt: skip
+    (warning,) = lint_decks(load_decks([path]))
+    assert warning.code == "number-unit" and warning.line == 7
+    assert warning.problem == (
+        "the card accepts the number alone, but the note asks for it in °C ('(in °C)'): "
+        "a learner who types '37 °C' is marked wrong"
+    )
+    assert warning.fix.startswith("add unit: °C to the answer")
