@@ -203,8 +203,17 @@ def human_size(size: int) -> str:
 
 
 def _width(text: str) -> int:
-    """Columns ``text`` takes in a terminal: East Asian wide characters (Hangul, CJK) take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    """Columns ``text`` takes in a terminal: East Asian wide characters (Hangul, CJK) take
+    two, combining marks and zero-width characters none. Measured composed (NFC): a file
+    name saved on macOS spells Hangul as jamo, which the terminal shows as syllables."""
+    return sum(
+        0
+        if unicodedata.combining(ch) or unicodedata.category(ch) == "Cf"
+        else 2
+        if unicodedata.east_asian_width(ch) in "WF"
+        else 1
+        for ch in unicodedata.normalize("NFC", text)
+    )
 
 
 def _all_tags(deck: Deck) -> list[str]:

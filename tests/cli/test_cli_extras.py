@@ -375,6 +375,35 @@ def test_list_columns_line_up_with_korean_deck_names(project: Path, cli: CliRun)
     assert id_col[0] == id_col[1] == width(lines[0][: lines[0].index("ID")])
 
 
+def test_list_columns_line_up_with_decomposed_and_combining_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRun
+) -> None:
+    """A file name saved on macOS spells Hangul as jamo (NFD), whose vowel and final
+    consonant take no column of their own, and an accent may be a combining mark: both
+    show no wider than the composed text."""
+    import unicodedata
+
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    basic = "notes:\n  - id: a\n    front: x\n    back: y\n"
+    (cards / f"{unicodedata.normalize('NFD', '생물')}.yaml").write_text(f"id: bio\n{basic}")
+    (cards / "accent.yaml").write_text(f"deck: Cafe\u0301\n{basic}", encoding="utf-8")
+    (cards / "plain.yaml").write_text(f"deck: Plain\n{basic}")
+    monkeypatch.chdir(tmp_path)
+    lines = cli("list").out.rstrip("\n").splitlines()
+
+    def columns(text: str) -> int:  # as a terminal shows it: the NFC text's columns
+        composed = unicodedata.normalize("NFC", text)
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in composed)
+
+    starts = {columns(line[: line.index(" 1  ")]) for line in lines[1:]}  # the BASIC column
+    ids = {
+        columns(line[: line.index(word)])
+        for line, word in zip(lines, ["ID", "accent", "plain", "bio"], strict=True)
+    }
+    assert len(starts) == 1 and len(ids) == 1, "\n".join(lines)
+
+
 def test_help_lists_commands_in_the_order_of_an_authors_day(cli: CliRun) -> None:
     out = cli("--help").out
     listed = re.findall(r"^  (\w+)\s{2,}", out.split("Commands:")[1], re.M)
