@@ -49,8 +49,14 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
             if outside is not None:
                 problems.append(Problem(str(path), None, _link_out("this folder", outside)))
                 continue
+            # Hidden names are no decks: macOS's '._deck.yaml' beside each file copied to a
+            # USB stick, a tool's copies in '.history/' (watch takes none for card files).
             files = sorted(
-                p for p in path.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file()
+                p
+                for p in path.rglob("*")
+                if p.suffix in SOURCE_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                and p.is_file()
             )
             if not files:
                 problems.append(

@@ -262,6 +262,19 @@ def test_missing_source_and_empty_folder(tmp_path: Path) -> None:
     assert "no such file or folder" in text and "no card files" in text
 
 
+def test_a_folder_leaves_out_hidden_files_and_folders(tmp_path: Path) -> None:
+    """macOS leaves '._deck.yaml' (binary metadata) beside each file copied to a USB
+    stick or a network share, and tools keep copies in hidden folders: none is a deck,
+    as watch already takes them for none. A hidden file named is read."""
+    write(tmp_path, "deck: D\nid: d\nnotes: [{id: a, front: f, back: b}]\n")
+    (tmp_path / "._deck.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
+    (tmp_path / ".history").mkdir()
+    write(tmp_path / ".history", "deck: D\nid: d\nnotes: [{id: a, front: f, back: b}]\n")
+    assert [deck.key for deck in load_decks([tmp_path])] == ["d"]
+    hidden = write(tmp_path, "deck: H\nnotes: [{id: a, front: f, back: b}]\n", ".hidden.yaml")
+    assert [deck.key for deck in load_decks([hidden])] == ["hidden"]
+
+
 def test_an_empty_missing_media_name_is_refused(tmp_path: Path) -> None:
     """The schema takes only file names there (found by the schema-agreement property)."""
     path = tmp_path / "d.yaml"
