@@ -155,6 +155,12 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
+def warnings_json(warnings: Sequence[Problem]) -> list[dict[str, Any]]:
+    """The warnings check and build tell on standard error, in their JSON output: each
+    with its code, which the line shows (``warning [unused-media]: ...``)."""
+    return [{**problem_json(w), "code": w.code} for w in warnings]
+
+
 def problem_line(problem: Problem) -> str:
     """``problem`` as a line of output: ``FILE:LINE: note 'ID': warning: what is wrong``."""
     return f"{problem.place} {problem_text(problem)}"

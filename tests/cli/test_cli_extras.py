@@ -252,6 +252,31 @@ def test_json_output_for_list_and_check(project: Path, cli: CliRun) -> None:
     ]
 
 
+def test_check_json_holds_the_warnings_it_tells(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRun
+) -> None:
+    """A script reading --json learns what a person reads on the terminal: a text taken
+    from another language (--fallback) and a media file no card uses."""
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "unused.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "cards" / "bi.yaml").write_text(
+        "deck: {ko: 덱, en: Deck}\nlanguages: [ko, en]\nnotes:\n"
+        "  - id: a\n    front: {ko: 앞}\n    back: 뒤\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--fallback", "--json")
+    assert result.code == 0, result.err
+    warnings = json.loads(result.out)["warnings"]
+    assert [(w["file"], w["line"], w["note"], w["code"]) for w in warnings] == [
+        ("media/unused.png", None, None, "unused-media"),
+        ("cards/bi.yaml", 5, "a", "fallback"),
+    ]
+    assert len(warnings) == len(result.err.splitlines())
+    assert warnings[1]["message"] == "'front' has no 'en' text; using the 'ko' text"
+
+
 def test_json_errors_are_machine_readable(tmp_path: Path, cli: CliRun) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("deck: D\nnotes:\n  - {id: a, front: f}\n", encoding="utf-8")
