@@ -422,6 +422,33 @@ notes:
     ]
 
 
+def test_two_flaws_of_one_rule_on_one_line_are_two_warnings(tmp_path: Path) -> None:
+    # Choices written on one line share it: each flawed choice is still told, as on lines
+    # of their own; and the languages of one choice are still one warning.
+    path = write(tmp_path, "d.yaml", """\
+deck: {ko: 퀴즈, en: Quiz}
+id: d
+languages: [ko, en]
+notes:
+  - id: even
+    question: {ko: 짝수는?, en: Which are even?}
+    choices: ["1", {ko: A와 C 모두, en: Both A and C}, "4", {ko: B와 C 모두, en: Both B and C}]
+    answer: D
+  - id: planet
+    question: Which is a planet?
+    choices: [All of the above, Moon, None of the above]
+    answer: B
+""")  # fmt: skip
+    warnings = lint_decks(load_decks([path], lang="all"))
+    found = [(w.line, w.code, w.problem.split("'")[1], w.languages) for w in warnings]
+    assert found == [
+        (7, "choice-reference", "A와 C 모두", ("ko", "en")),
+        (7, "choice-reference", "B와 C 모두", ("ko", "en")),
+        (11, "above-choice", "All of the above", ("ko", "en")),
+        (11, "above-choice", "None of the above", ("ko", "en")),
+    ]
+
+
 @pytest.mark.parametrize(
     "phrase",
     ["위의 모든 것", "모두 정답", "해당 없음", "정답 없음", "None of these", "all of the above"],
