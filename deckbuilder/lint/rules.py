@@ -200,7 +200,8 @@ def _number_unit(note: TypedNote) -> Iterator[Finding]:
         numbers = [part for part in re.split(r" [\u00b1\u2013] ", answer.shown) if part]
         written = None
         for number in numbers:
-            found = re.search(rf"(?<![\w.]){re.escape(number)}\s?({_UNIT})(?!\w)", text)
+            # Not the end of a larger number: '1,500 mg' writes no 500 mg.
+            found = re.search(rf"(?<![\w.])(?<!\d,){re.escape(number)}\s?({_UNIT})(?!\w)", text)
             if found:
                 written = (
                     found.group(),

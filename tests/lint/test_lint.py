@@ -821,3 +821,22 @@ def test_a_unit_asked_for_is_told_as_asked_not_as_written(tmp_path: Path) -> Non
         "a learner who types '37 °C' is marked wrong"
     )
     assert warning.fix.startswith("add unit: °C to the answer")
+
+
+@pytest.mark.parametrize(
+    ("question", "warned"),
+    [
+        ("The daily maximum is 1,500 mg in three doses: how many mg per dose?", False),
+        ("하루 최대 1,500mg을 세 번에 나누면 한 번에 몇 mg입니까?", False),
+        ("Take 2, 500 mg each: how much in one tablet?", True),
+        ("How much is one tablet (500 mg)?", True),
+    ],
+)
+def test_a_number_inside_a_larger_one_is_not_written_with_the_unit(
+    tmp_path: Path, question: str, warned: bool
+) -> None:
+    # '1,500 mg' writes fifteen hundred, not the answer 500 with its unit.
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: t\n    type: typed\n"
+                 f"    question: {json.dumps(question)}\n    answer: {{number: 500}}\n")  # fmt: skip
+    codes = [w.code for w in lint_decks(load_decks([path]))]
+    assert codes == (["number-unit"] if warned else [])
