@@ -177,14 +177,15 @@ def _typed_findings(note: TypedNote) -> Iterator[Finding]:
 # number-unit: a unit after a number (500 mg, 37 °C, 5 %, 120 km/h, 10 mg/kg), or asked
 # for in parentheses: "(in mg)". Units are the common ones, spelt as written (case
 # matters: 'at', 'in' and 'a' after a number are words); a unit ends where no letter or
-# '/' follows, so the order of the alternatives does not matter.
+# '/' follows, so the order of the alternatives does not matter, or where Hangul does: a
+# Korean particle joins the word before it ('500mg입니다', '500 mg을').
 _ONE_UNIT = (
     "mg|g|kg|µg|μg|mcg|ng|t|lb|lbs|oz|mL|ml|L|l|dL|dl|cL|µL|μL|mol|mmol|µmol|μmol|mEq|IU"
     "|m|cm|mm|km|µm|μm|nm|ft|mi|yd|s|ms|µs|μs|ns|min|h|hr|hrs|d"
     "|Hz|kHz|MHz|GHz|W|kW|MW|mW|V|mV|kV|A|mA|J|kJ|MJ|cal|kcal|Pa|kPa|MPa|hPa|mmHg|atm|bar"
     "|K|°C|°F|℃|℉|%|‰|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|bit|bits|byte|bytes|px|dpi|rpm|bpm|mph"
 )
-_UNIT = rf"(?:(?:{_ONE_UNIT})(?:/(?:{_ONE_UNIT}))*|° ?[CF])(?![\w/])"
+_UNIT = rf"(?:(?:{_ONE_UNIT})(?:/(?:{_ONE_UNIT}))*|° ?[CF])(?:(?![\w/])|(?=[가-힣]))"
 _ASKED_UNIT = re.compile(rf"\(\s*in\s+({_UNIT})\s*\)")
 
 
@@ -201,7 +202,7 @@ def _number_unit(note: TypedNote) -> Iterator[Finding]:
         written = None
         for number in numbers:
             # Not the end of a larger number: '1,500 mg' writes no 500 mg.
-            found = re.search(rf"(?<![\w.])(?<!\d,){re.escape(number)}\s?({_UNIT})(?!\w)", text)
+            found = re.search(rf"(?<![\w.])(?<!\d,){re.escape(number)}\s?({_UNIT})", text)
             if found:
                 written = (
                     found.group(),

@@ -840,3 +840,23 @@ def test_a_number_inside_a_larger_one_is_not_written_with_the_unit(
                  f"    question: {json.dumps(question)}\n    answer: {{number: 500}}\n")  # fmt: skip
     codes = [w.code for w in lint_decks(load_decks([path]))]
     assert codes == (["number-unit"] if warned else [])
+
+
+@pytest.mark.parametrize(
+    ("question", "explanation", "warned"),
+    [
+        ("아스피린 한 알은 500mg입니다. 한 알의 용량은?", "", True),
+        ("한 알의 용량은?", "보통 500 mg을 하루 세 번 복용한다.", True),
+        ("한 알의 용량은?", "한 알에 500 mgs.", False),  # a letter goes on: not the unit
+        ("한 알의 용량은?", "한 알에 500 mg/kg이다.", True),
+    ],
+)
+def test_a_korean_particle_after_the_unit_still_writes_it(
+    tmp_path: Path, question: str, explanation: str, warned: bool
+) -> None:
+    # Korean particles attach to the word before them: '500mg입니다', '500 mg을'.
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: t\n    type: typed\n"
+                 f"    question: {json.dumps(question)}\n    answer: {{number: 500}}\n"
+                 f"    explanation: {json.dumps(explanation or 'x')}\n")  # fmt: skip
+    codes = [w.code for w in lint_decks(load_decks([path]))]
+    assert codes == (["number-unit"] if warned else [])
