@@ -477,6 +477,12 @@ def test_all_and_none_of_the_above_phrasings(tmp_path: Path, phrase: str) -> Non
         ("What does this print?\n\n```python\nif not x:\n    print(x)\n```\n", False),
         ("What does this print?\n~~~\nwhile not done: pass\n~~~\nIt is not `x`.", True),
         ("What does this print?\n```\nassert x is not None\n", False),
+        # A link's address, an image's file and a tag's attributes are not read.
+        ("Per [the guide](https://example.com/cannot-fail), which flag is right?", False),
+        ("Which organ does ![diagram](not-labelled.png) show?", False),
+        ('Which is right? <span title="not this">x</span>', False),
+        ("Which is [not](https://example.com) right?", True),
+        ("Which is <b>not</b> right? See [the guide](https://example.com/never).", False),
     ],
 )
 def test_negative_stems_and_their_emphasis(tmp_path: Path, stem: str, warned: bool) -> None:
