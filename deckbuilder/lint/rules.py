@@ -143,6 +143,9 @@ _CODE_OR_MATH = re.compile(
 # a bracket or '<', so that a field of 30,000 unclosed '](' is read in linear time.
 _UNREAD = re.compile(r"\]\([^)\n\[\]]*\)|</?[A-Za-z][^<>]*>")
 
+# A Markdown picture, which no match crosses a '[' of (linear time, as in normalise).
+_PICTURE = re.compile(r"!\[[^\[\]\n]*\]\([^)\n\[]*\)")
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -168,8 +171,13 @@ def _mcq_findings(note: McqNote) -> Iterator[Finding]:
     yield from _above_choice(note, above)
     yield from _choice_reference(note, names_others)
     # A choice that speaks of the others is judged by its own rule; its length is no cue.
+    # A picture's file name and description are not shown: only the words beside it count.
+    measured = [
+        plain(_PICTURE.sub(" ", choice)) if "![" in choice else text
+        for choice, text in zip(note.choices, shown, strict=True)
+    ]
     yield from _longest_correct(
-        note, shown, [a or n for a, n in zip(above, names_others, strict=True)]
+        note, measured, [a or n for a, n in zip(above, names_others, strict=True)]
     )
     yield from _negative_stem(note)
 

@@ -866,3 +866,24 @@ def test_a_korean_particle_after_the_unit_still_writes_it(
                  f"    explanation: {json.dumps(explanation or 'x')}\n")  # fmt: skip
     codes = [w.code for w in lint_decks(load_decks([path]))]
     assert codes == (["number-unit"] if warned else [])
+
+
+@pytest.mark.parametrize(
+    ("choices", "warned"),
+    [
+        # Pictures: the card shows no file name, so a long one is no cue.
+        ('["![](mitosis-anaphase-late-stage-diagram.png)", "![](x.png)", "![](y.png)"]', False),
+        ('["<img src=\'mitosis-anaphase-late-stage.png\'>", "<img src=x.png>", "<img src=y.png>"]',
+         False),
+        # The words beside a picture are read, and still measured.
+        ('["![](a.png) Anaphase, with the chromatids pulled apart", "![](b.png) Prophase",'
+         ' "![](c.png) Telophase"]', True),
+    ],
+)  # fmt: skip
+def test_the_length_of_a_choice_is_of_the_text_it_shows(
+    tmp_path: Path, choices: str, warned: bool
+) -> None:
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 f"    question: Which shows anaphase?\n    choices: {choices}\n    answer: A\n")  # fmt: skip
+    codes = [w.code for w in lint_decks(load_decks([path]))]
+    assert codes == (["longest-correct"] if warned else [])
