@@ -200,6 +200,9 @@ def digest_now(path: Path) -> str:
 def _decoded(path: Path, data: bytes) -> str:
     """The text of the card file ``path`` that holds ``data`` (see :func:`read_text`)."""
     name = str(path)
+    # Windows Notepad's "Unicode" (UTF-16 with a byte order mark) is text to save again.
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DeckError.single(name, "this is UTF-16 text; save the file as UTF-8")
     if b"\x00" in data:
         raise DeckError.single(name, "this is a binary file, not UTF-8 text")
     try:

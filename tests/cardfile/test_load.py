@@ -240,6 +240,17 @@ def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
     assert "aliases expand" in found[0]
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+def test_a_utf16_file_is_told_as_text_to_save_as_utf8(tmp_path: Path, codec: str) -> None:
+    """Windows Notepad's "Unicode" is UTF-16 with a byte order mark: text, not a binary
+    file, and saving it as UTF-8 is the fix."""
+    text = "deck: 덱\nnotes:\n  - {id: a, front: 앞, back: 뒤}\n"
+    data = text.encode(codec) if codec == "utf-16" else b"\xfe\xff" + text.encode(codec)
+    (tmp_path / "notepad.yaml").write_bytes(data)
+    (found,) = problems(tmp_path / "notepad.yaml")
+    assert found.endswith("notepad.yaml: this is UTF-16 text; save the file as UTF-8"), found
+
+
 def test_binary_and_non_utf8_files(tmp_path: Path) -> None:
     (tmp_path / "bin.yaml").write_bytes(b"\x00\x01\x02deck")
     assert "binary file" in problems(tmp_path / "bin.yaml")[0]
