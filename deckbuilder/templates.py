@@ -134,7 +134,15 @@ def template_problems(
     """Why Anki or genanki would refuse these templates (``(name, front, back)`` each) of a
     note type with ``fields``: each message names the card and side, ready to follow a
     note type's name."""
-    problems: list[str] = []
+    return [problem for _, problem in card_problems(fields, templates, cloze=cloze)]
+
+
+def card_problems(
+    fields: Sequence[str], templates: Sequence[tuple[str, str, str]], *, cloze: bool
+) -> list[tuple[int, str]]:
+    """:func:`template_problems`, each with the number of the card it is about (1 for the
+    first), so that a card file can tell it at that card's line."""
+    problems: list[tuple[int, str]] = []
     known = set(fields) | SPECIAL_FIELDS | {""}
     fronts: dict[str, str] = {}
     for number, (name, front, back) in enumerate(templates, start=1):
@@ -148,27 +156,37 @@ def template_problems(
                 sides.append(None)
                 wrong = str(exc)
             if wrong:
-                problems.append(f"the {side} of {card} {wrong}")
+                problems.append((number, f"the {side} of {card} {wrong}"))
         read_front, read_back = sides
         if read_front is None or read_back is None:
             continue
         if not read_front.fields - {""}:
-            problems.append(f"the front of {card} shows no field; Anki makes no card of it")
+            problems.append(
+                (number, f"the front of {card} shows no field; Anki makes no card of it")
+            )
         unknown = sorted((read_front.fields | read_back.fields) - known)
         if unknown:
             names = ", ".join(repr(name) for name in unknown[:3])
             problems.append(
-                f"{card} names {names}, not a field of this note type (its fields: "
-                f"{', '.join(fields)})"
+                (
+                    number,
+                    f"{card} names {names}, not a field of this note type (its fields: "
+                    f"{', '.join(fields)})",
+                )
             )
         if cloze and number == 1 and not (read_front.cloze_fields and read_back.cloze_fields):
             problems.append(
-                f"{card} of a cloze note type must show a field with {{{{cloze:...}}}} on "
-                "its front and its back"
+                (
+                    number,
+                    f"{card} of a cloze note type must show a field with {{{{cloze:...}}}} on "
+                    "its front and its back",
+                )
             )
         same = fronts.get(front)
         if same is not None and not _CARD_TAG.search(front):
-            problems.append(f"the front of {card} is the front of {same}; Anki refuses both")
+            problems.append(
+                (number, f"the front of {card} is the front of {same}; Anki refuses both")
+            )
         fronts.setdefault(front, card)
     return problems
 

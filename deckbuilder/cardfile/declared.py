@@ -3,7 +3,7 @@
 
 Each declaration becomes a :class:`deckbuilder.note_types.NoteType`, checked where its
 lines are known: the fields' and cards' names as Anki keeps them, the templates as Anki
-and genanki read them (:func:`deckbuilder.templates.template_problems`), the sort field,
+and genanki read them (:func:`deckbuilder.templates.card_problems`), the sort field,
 raw fields and text-to-speech tags. Notes name one with ``type: <key>`` and give their
 texts under ``fields:`` (read by :func:`read_declared_note`).
 
@@ -31,9 +31,9 @@ from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
 from deckbuilder.errors import DeckError, Problem
 from deckbuilder.note_types import KEPT_SHAPES, CardTemplate, NoteType, TypeKind
 from deckbuilder.templates import (
+    card_problems,
     name_problems,
     names_problems,
-    template_problems,
     tts_problems,
 )
 
@@ -227,7 +227,7 @@ def read_declaration(
         )
     names = _names(fields, value, "fields", key, required=True)
     kind = _kind(fields, value, key)
-    templates = _cards(fields, value, key)
+    templates, card_lines = _cards(fields, value, key)
     css = fields.read(value, _DECLARATION["css"])
     sort_field = _sort_field(fields, value, key, names)
     raw = _names(fields, value, "raw", key)
@@ -253,15 +253,16 @@ def read_declaration(
         )
         return None
     as_tuples = [(t.name, t.front, t.back) for t in templates]
-    refused = template_problems(names, as_tuples, cloze=kind is TypeKind.CLOZE)
-    for template in templates:
+    # Each at its card's line, where an editor jumps to fix the template.
+    refused = card_problems(names, as_tuples, cloze=kind is TypeKind.CLOZE)
+    for number, template in enumerate(templates, start=1):
         refused += [
-            f"card {template.name!r}: {problem}"
+            (number, f"card {template.name!r}: {problem}")
             for side in (template.front, template.back)
             for problem in tts_problems(side, names)
         ]
-    for problem in dict.fromkeys(refused):
-        fields.problem(cards_line, f"note type '{key}': {problem}")
+    for number, problem in dict.fromkeys(refused):
+        fields.problem(card_lines[number - 1], f"note type '{key}': {problem}")
     if refused or told:
         return None
     return NoteType(
@@ -320,7 +321,8 @@ def _kind(fields: FieldReader, value: YMap, key: str) -> TypeKind:
         return TypeKind.STANDARD
 
 
-def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
+def _cards(fields: FieldReader, value: YMap, key: str) -> tuple[list[CardTemplate], list[int]]:
+    """The cards declared, and the line of each."""
     found = value.get("cards")
     if found is None or is_null(found):
         line = value.key_line("cards") if "cards" in value.entries else value.line
@@ -329,21 +331,22 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
             f"note type '{key}': 'cards' is required: a list of cards, each "
             "{name:, front:, back:}",
         )
-        return []
+        return [], []
     if isinstance(found, YSeq) and not found.items:
         fields.problem(
             found.line,
             f"note type '{key}': 'cards' is empty; give it a card {{name:, front:, back:}}",
         )
-        return []
+        return [], []
     if not isinstance(found, YSeq):
         fields.problem(
             found.line,
             f"note type '{key}': 'cards' must be a list of cards, each {{name:, front:, "
             f"back:}}, not {describe(found)}",
         )
-        return []
+        return [], []
     out: list[CardTemplate] = []
+    lines: list[int] = []
     names: list[str] = []
     for number, item in enumerate(found.items, start=1):
         if not isinstance(item, YMap):
@@ -364,9 +367,10 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> list[CardTemplate]:
             sides.append(text)
         names.append(name)
         out.append(CardTemplate(name, sides[0], sides[1]))
+        lines.append(item.line)
     for wrong in names_problems("card", names):
         fields.problem(found.line, f"note type '{key}': {wrong}")
-    return out
+    return out, lines
 
 
 def _sort_field(fields: FieldReader, value: YMap, key: str, names: list[str]) -> int:

@@ -49,8 +49,14 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
             if outside is not None:
                 problems.append(Problem(str(path), None, _link_out("this folder", outside)))
                 continue
+            # Hidden names are no decks: macOS's '._deck.yaml' beside each file copied to a
+            # USB stick, a tool's copies in '.history/' (watch takes none for card files).
             files = sorted(
-                p for p in path.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file()
+                p
+                for p in path.rglob("*")
+                if p.suffix in SOURCE_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                and p.is_file()
             )
             if not files:
                 problems.append(
@@ -194,6 +200,9 @@ def digest_now(path: Path) -> str:
 def _decoded(path: Path, data: bytes) -> str:
     """The text of the card file ``path`` that holds ``data`` (see :func:`read_text`)."""
     name = str(path)
+    # Windows Notepad's "Unicode" (UTF-16 with a byte order mark) is text to save again.
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DeckError.single(name, "this is UTF-16 text; save the file as UTF-8")
     if b"\x00" in data:
         raise DeckError.single(name, "this is a binary file, not UTF-8 text")
     try:

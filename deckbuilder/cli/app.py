@@ -12,6 +12,7 @@ import re
 import signal
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from itertools import islice
@@ -229,16 +230,19 @@ def _run(args: list[str], session: Session) -> int:
         result = app(args=args, prog_name="deckbuilder", standalone_mode=False, obj=session)
         return result if isinstance(result, int) else 0
     except DeckError as exc:
-        shown, unshown = _capped(exc.problems)
+        listed = _capped(exc.problems)
         if session.json:
-            problems = [problem_json(p) for p in shown]
-            more = [{"file": file, "more_problems": n} for file, n in unshown.items()]
-            session.emit_json({"ok": False, "problems": problems + more})
+            problems = [
+                problem_json(p) if isinstance(p, Problem) else {"file": p[0], "more_problems": p[1]}
+                for p in listed
+            ]
+            session.emit_json({"ok": False, "problems": problems})
             return 1
-        for problem in shown:
-            err(problem_line(problem), fg="red")
-        for file, n in unshown.items():
-            err(f"{file}: {plural(n, 'more problem')} not shown", fg="red")
+        for p in listed:
+            if isinstance(p, Problem):
+                err(problem_line(p), fg="red")
+            else:
+                err(f"{p[0]}: {plural(p[1], 'more problem')} not shown", fg="red")
         n = len(exc.problems)
         err(f"{plural(n, 'problem')} found; nothing was written.", bold=True)
         return 1
@@ -283,18 +287,20 @@ def _run(args: list[str], session: Session) -> int:
 MAX_PROBLEMS_PER_FILE = 100
 
 
-def _capped(problems: Sequence[Problem]) -> tuple[list[Problem], dict[str, int]]:
-    """The problems to list, and per file how many are left out."""
-    shown: list[Problem] = []
+def _capped(problems: Sequence[Problem]) -> list[Problem | tuple[str, int]]:
+    """The problems to list, each file's followed by how many of them are left out, as
+    (file, count): at the end of the list, after the next files' problems, the count
+    was out of the files' order."""
+    total = Counter(problem.file for problem in problems)
+    listed: list[Problem | tuple[str, int]] = []
     per_file: dict[str, int] = {}
-    unshown: dict[str, int] = {}
     for problem in problems:
         count = per_file[problem.file] = per_file.get(problem.file, 0) + 1
         if count <= MAX_PROBLEMS_PER_FILE:
-            shown.append(problem)
-        else:
-            unshown[problem.file] = unshown.get(problem.file, 0) + 1
-    return shown, unshown
+            listed.append(problem)
+        if count == total[problem.file] > MAX_PROBLEMS_PER_FILE:
+            listed.append((problem.file, count - MAX_PROBLEMS_PER_FILE))
+    return listed
 
 
 def _internal_error(exc: Exception, session: Session, args: list[str]) -> int:

@@ -34,6 +34,7 @@ from deckbuilder.cli.output import (
     forecast_line,
     lint_pointer,
     print_warnings,
+    warnings_json,
 )
 from deckbuilder.cli.progress import terminal_progress
 from deckbuilder.errors import plural, shown
@@ -104,9 +105,16 @@ def build(
             if package.rendered.deck.key in result.previews:
                 entry["preview"] = result.previews[package.rendered.deck.key].numbers
             decks.append(entry)
-        session.emit_json({"ok": True, "decks": decks, "lint_warnings": result.lint_warnings})
+        session.emit_json(
+            {
+                "ok": True,
+                "decks": decks,
+                "warnings": warnings_json(result.warnings),
+                "lint_warnings": result.lint_warnings,
+            }
+        )
         return
-    lint_pointer(session, result.lint_warnings, sources)  # never fails the build
+    lint_pointer(session, result.lint_warnings, sources, lang, fallback)  # never fails the build
     for package in result.packages:
         for line in build_lines(package):
             session.say(line)
@@ -156,9 +164,16 @@ def check(
     print_warnings(result.warnings)  # the study blocks' too, as build will say them
     if as_json:
         decks = [deck_summary(rd.deck) for rd in result.decks]
-        session.emit_json({"ok": True, "decks": decks, "lint_warnings": result.lint_warnings})
+        session.emit_json(
+            {
+                "ok": True,
+                "decks": decks,
+                "warnings": warnings_json(result.warnings),
+                "lint_warnings": result.lint_warnings,
+            }
+        )
         return
-    lint_pointer(session, result.lint_warnings, sources)
+    lint_pointer(session, result.lint_warnings, sources, lang, fallback)
     for rd in result.decks:
         source = shown(rd.deck.source, None, quoted=False)
         session.detail(f"{source}: {rd.deck.name}: {counts_text(rd.deck)}")

@@ -155,6 +155,12 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
+def warnings_json(warnings: Sequence[Problem]) -> list[dict[str, Any]]:
+    """The warnings check and build tell on standard error, in their JSON output: each
+    with its code, which the line shows (``warning [unused-media]: ...``)."""
+    return [{**problem_json(w), "code": w.code} for w in warnings]
+
+
 def problem_line(problem: Problem) -> str:
     """``problem`` as a line of output: ``FILE:LINE: note 'ID': warning: what is wrong``."""
     return f"{problem.place} {problem_text(problem)}"
@@ -175,12 +181,21 @@ def print_warnings(warnings: Sequence[Problem]) -> None:
             err(f"and {seen - MAX_OF_A_KIND:,} more like the above [{code}]", fg="yellow")
 
 
-def lint_pointer(session: Session, count: int | None, sources: Sequence[Path] | None) -> None:
+def lint_pointer(
+    session: Session,
+    count: int | None,
+    sources: Sequence[Path] | None,
+    lang: str | None = None,
+    fallback: bool = False,
+) -> None:
     """What check and build say about lint (on stderr, beside the other warnings): the
-    count and the command that shows them; nothing when there are none or with --quiet."""
+    count and the command that shows them; nothing when there are none or with --quiet.
+    The command reads the languages counted: without --lang it would show every
+    language's warnings, and without --fallback refuse a deck that needs it."""
     if session.quiet or not count:
         return
-    command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ())])
+    picked = [*(["--lang", lang] if lang else []), *(["--fallback"] if fallback else [])]
+    command = shlex.join(["deckbuilder", "lint", *(str(s) for s in sources or ()), *picked])
     err(f"{plural(count, 'lint warning')}; see them with: {command}", fg="yellow")
 
 
@@ -194,8 +209,17 @@ def human_size(size: int) -> str:
 
 
 def _width(text: str) -> int:
-    """Columns ``text`` takes in a terminal: East Asian wide characters (Hangul, CJK) take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    """Columns ``text`` takes in a terminal: East Asian wide characters (Hangul, CJK) take
+    two, combining marks and zero-width characters none. Measured composed (NFC): a file
+    name saved on macOS spells Hangul as jamo, which the terminal shows as syllables."""
+    return sum(
+        0
+        if unicodedata.combining(ch) or unicodedata.category(ch) == "Cf"
+        else 2
+        if unicodedata.east_asian_width(ch) in "WF"
+        else 1
+        for ch in unicodedata.normalize("NFC", text)
+    )
 
 
 def _all_tags(deck: Deck) -> list[str]:

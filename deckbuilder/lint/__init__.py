@@ -36,6 +36,8 @@ class LintWarning(Problem):
     problem: str = ""
     fix: str = ""
     languages: tuple[str, ...] = ()
+    # The field the flaw is in ('choices[3]'): choices written on one line share it.
+    field: str = ""
 
     @classmethod
     def found(
@@ -47,6 +49,7 @@ class LintWarning(Problem):
         problem: str,
         fix: str,
         languages: tuple[str, ...] = (),
+        field: str = "",
     ) -> LintWarning:
         where = f" (in {', '.join(languages)})" if languages else ""
         return cls(
@@ -58,6 +61,7 @@ class LintWarning(Problem):
             problem=problem,
             fix=fix,
             languages=languages,
+            field=field,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -76,12 +80,12 @@ def collect(
     found: Iterable[tuple[LintWarning, str]], file_order: Sequence[str]
 ) -> list[LintWarning]:
     """The warnings found in every language of every deck, each flaw once: the languages
-    of one file share its lines, so the same code on the same note and line is one
-    warning listing the languages it shows in. Sorted by file (in reading order), line,
-    code."""
-    merged: dict[tuple[str, int | None, str, str], LintWarning] = {}
+    of one file share its lines, so the same code on the same note, line and field is
+    one warning listing the languages it shows in. Sorted by file (in reading order),
+    line, code."""
+    merged: dict[tuple[str, int | None, str, str, str], LintWarning] = {}
     for warning, lang in found:
-        key = (warning.file, warning.line, warning.note, warning.code)
+        key = (warning.file, warning.line, warning.note, warning.code, warning.field)
         first = merged.get(key)
         if first is None:
             merged[key] = _with_languages(warning, (lang,) if lang else ())
@@ -103,6 +107,7 @@ def _with_languages(warning: LintWarning, languages: tuple[str, ...]) -> LintWar
         warning.problem,
         warning.fix,
         languages,
+        warning.field,
     )
 
 
@@ -130,7 +135,9 @@ def _placed(deck: Deck, findings: Iterator[Finding]) -> Iterator[tuple[LintWarni
         if f.code in f.note.lint_ignored:
             continue
         line = f.note.field_line(f.key) if f.key else f.note.line
-        warning = LintWarning.found(str(deck.source), line, f.note.id, f.code, f.problem, f.fix)
+        warning = LintWarning.found(
+            str(deck.source), line, f.note.id, f.code, f.problem, f.fix, field=f.key
+        )
         yield warning, deck.lang
 
 

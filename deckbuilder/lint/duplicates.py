@@ -90,7 +90,8 @@ class Repeat(NamedTuple):
 def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
     """Each question that repeats an earlier one (in the order given), with the first it
     repeats: an exact repeat if there is one, else the most similar."""
-    first_exact: dict[str, int] = {}  # text -> the first question with it
+    # text -> language -> the first question with it in that language
+    first_exact: dict[str, dict[str, int]] = {}
     # A bucket holds each question's number and its content words as a tuple of text,
     # which the garbage collector need not follow (a deck of 50,000 notes fills them).
     buckets: dict[tuple[int, str], list[tuple[int, tuple[str, ...]]]] = {}
@@ -98,7 +99,9 @@ def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
     for number, question in enumerate(questions):
         if not question.text:
             continue
-        earlier = first_exact.setdefault(question.text, number)
+        firsts = first_exact.setdefault(question.text, {})
+        firsts.setdefault(question.lang, number)
+        earlier = min(n for lang, n in firsts.items() if _same_deck_language(question.lang, lang))
         if earlier != number and questions[earlier].owner != question.owner:
             out.append(Repeat(question, questions[earlier], 1.0))
             continue
@@ -116,7 +119,9 @@ def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
                 continue
             for other_number, other_words in bucket:
                 other = questions[other_number]
-                if other.owner == question.owner:
+                if other.owner == question.owner or not _same_deck_language(
+                    question.lang, other.lang
+                ):
                     continue
                 if not (distinct.issubset(other_words) or distinct.issuperset(other_words)):
                     continue  # a word changed: another question
@@ -130,3 +135,10 @@ def find_repeats(questions: Sequence[Question]) -> list[Repeat]:
         if best is not None:
             out.append(best)
     return out
+
+
+def _same_deck_language(lang: str, other: str) -> bool:
+    """Whether questions in these languages can meet in one deck: a question in ko repeats
+    no English text, which the ko deck never shows; a file without languages ('') may be
+    studied beside any language."""
+    return lang == other or not lang or not other

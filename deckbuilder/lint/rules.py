@@ -130,9 +130,21 @@ _EMPHASIS = re.compile(
     r"|<(b|strong|em|i|u|mark)\b[^>]*>(.+?)</\5\s*>",
     re.S | re.IGNORECASE,
 )
+# A fenced code block first: read as inline code, its fence would be an empty `` and its
+# lines prose. Unclosed, it runs to the end of the text, as Markdown shows it.
 _CODE_OR_MATH = re.compile(
-    r"`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$[^$]+\$\$|(?<![\\$])\$(?! )[^$\n]+(?<! )\$", re.S
+    r"^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n.*?^[ \t]*\1[ \t]*$|.*)"
+    r"|`[^`\n]*`|\\\(.*?\\\)|\\\[.*?\\\]|\$\$[^$]+\$\$|(?<![\\$])\$(?! )[^$\n]+(?<! )\$",
+    re.S | re.M,
 )
+
+# What a question holds that the learner does not read: a link's address or an image's
+# file, '](...)', and a tag with its attributes, '<span title="...">'. No match crosses
+# a bracket or '<', so that a field of 30,000 unclosed '](' is read in linear time.
+_UNREAD = re.compile(r"\]\([^)\n\[\]]*\)|</?[A-Za-z][^<>]*>")
+
+# A Markdown picture, which no match crosses a '[' of (linear time, as in normalise).
+_PICTURE = re.compile(r"!\[[^\[\]\n]*\]\([^)\n\[]*\)")
 
 
 @dataclass(frozen=True)
@@ -159,8 +171,13 @@ def _mcq_findings(note: McqNote) -> Iterator[Finding]:
     yield from _above_choice(note, above)
     yield from _choice_reference(note, names_others)
     # A choice that speaks of the others is judged by its own rule; its length is no cue.
+    # A picture's file name and description are not shown: only the words beside it count.
+    measured = [
+        plain(_PICTURE.sub(" ", choice)) if "![" in choice else text
+        for choice, text in zip(note.choices, shown, strict=True)
+    ]
     yield from _longest_correct(
-        note, shown, [a or n for a, n in zip(above, names_others, strict=True)]
+        note, measured, [a or n for a, n in zip(above, names_others, strict=True)]
     )
     yield from _negative_stem(note)
 
@@ -173,14 +190,15 @@ def _typed_findings(note: TypedNote) -> Iterator[Finding]:
 # number-unit: a unit after a number (500 mg, 37 °C, 5 %, 120 km/h, 10 mg/kg), or asked
 # for in parentheses: "(in mg)". Units are the common ones, spelt as written (case
 # matters: 'at', 'in' and 'a' after a number are words); a unit ends where no letter or
-# '/' follows, so the order of the alternatives does not matter.
+# '/' follows, so the order of the alternatives does not matter, or where Hangul does: a
+# Korean particle joins the word before it ('500mg입니다', '500 mg을').
 _ONE_UNIT = (
     "mg|g|kg|µg|μg|mcg|ng|t|lb|lbs|oz|mL|ml|L|l|dL|dl|cL|µL|μL|mol|mmol|µmol|μmol|mEq|IU"
     "|m|cm|mm|km|µm|μm|nm|ft|mi|yd|s|ms|µs|μs|ns|min|h|hr|hrs|d"
     "|Hz|kHz|MHz|GHz|W|kW|MW|mW|V|mV|kV|A|mA|J|kJ|MJ|cal|kcal|Pa|kPa|MPa|hPa|mmHg|atm|bar"
     "|K|°C|°F|℃|℉|%|‰|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|bit|bits|byte|bytes|px|dpi|rpm|bpm|mph"
 )
-_UNIT = rf"(?:(?:{_ONE_UNIT})(?:/(?:{_ONE_UNIT}))*|° ?[CF])(?![\w/])"
+_UNIT = rf"(?:(?:{_ONE_UNIT})(?:/(?:{_ONE_UNIT}))*|° ?[CF])(?:(?![\w/])|(?=[가-힣]))"
 _ASKED_UNIT = re.compile(rf"\(\s*in\s+({_UNIT})\s*\)")
 
 
@@ -196,21 +214,29 @@ def _number_unit(note: TypedNote) -> Iterator[Finding]:
         numbers = [part for part in re.split(r" [\u00b1\u2013] ", answer.shown) if part]
         written = None
         for number in numbers:
-            found = re.search(rf"(?<![\w.]){re.escape(number)}\s?({_UNIT})(?!\w)", text)
+            # Not the end of a larger number: '1,500 mg' writes no 500 mg.
+            found = re.search(rf"(?<![\w.])(?<!\d,){re.escape(number)}\s?({_UNIT})", text)
             if found:
-                written = (found.group(), found.group(1))
+                written = (
+                    found.group(),
+                    found.group(1),
+                    f"writes it with a unit ('{found.group()}')",
+                )
                 break
         if written is None and asked is not None:
-            written = (f"{numbers[0]} {asked.group(1)}", asked.group(1))
+            # Only the unit is written ('(in mg)'): quoted as it stands, not as a number
+            # with the unit that the author would look for in vain.
+            unit = asked.group(1)
+            written = (f"{numbers[0]} {unit}", unit, f"asks for it in {unit} ('{asked.group()}')")
         if written is None:
             continue
-        example, unit = written
+        example, unit, how = written
         yield Finding(
             note,
             f"answer[{i}]",
             "number-unit",
-            f"the card accepts the number alone, but the note writes it with a unit "
-            f"('{example}'): a learner who types '{example}' is marked wrong",
+            f"the card accepts the number alone, but the note {how}: a learner who types "
+            f"'{example}' is marked wrong",
             f"add unit: {unit} to the answer, which then takes the number with the unit or "
             "without it",
         )
@@ -315,12 +341,17 @@ def _longest_correct(
 
 def _negative_stem(note: McqNote | TypedNote) -> Iterator[Finding]:
     text = note.question
-    if "`" in text or "\\" in text:
+    if "`" in text or "~" in text or "\\" in text:
         text = _CODE_OR_MATH.sub(lambda m: " " * len(m.group()), text)
-    negatives = list(_NEGATIVE.finditer(text))
+    # Blanked, not removed: the emphasis around a word is found at the same places in
+    # the text with its tags.
+    read = (
+        _UNREAD.sub(lambda m: " " * len(m.group()), text) if "](" in text or "<" in text else text
+    )
+    negatives = list(_NEGATIVE.finditer(read))
     if not negatives:
         return
-    phrases = [m.span() for m in _NOT_NEGATIVE.finditer(text)]
+    phrases = [m.span() for m in _NOT_NEGATIVE.finditer(read)]
     negatives = [
         m
         for m in negatives

@@ -113,9 +113,12 @@ def test_check_names_what_is_wrong_at_its_line(
     problems = _problems(tmp_path, text)
     assert any(expected in p for p in problems), problems
     line = next(i for i, row in enumerate(text.splitlines(), start=1) if new.strip() in row)
-    # Template problems are told at the 'cards:' key; every other at its own line.
-    cards_line = text.splitlines().index("    cards:") + 1
-    assert any(f":{line}:" in p or f":{cards_line}:" in p for p in problems), problems
+    # Template problems are told at their card's line ('- name: ...'); every other at
+    # its own line.
+    rows = text.splitlines()
+    cards = [i for i in range(1, line + 1) if rows[i - 1].startswith("      - name:")]
+    card_line = cards[-1] if cards else 0
+    assert any(f":{line}:" in p or f":{card_line}:" in p for p in problems), problems
 
 
 def test_a_note_that_makes_no_card_says_which_field_to_fill(tmp_path: Path) -> None:
@@ -266,6 +269,23 @@ def test_a_declarations_template_problems_are_told_with_its_other_problems(
     problems = _problems(tmp_path, text)
     assert any("sort_field 'Meaning' is not one of its fields" in p for p in problems), problems
     assert any("names 'Englsh', not a field" in p for p in problems), problems
+
+
+def test_a_templates_problem_is_told_at_its_card(tmp_path: Path) -> None:
+    """Each card's problem at the line of that card, not all at the line of 'cards:': an
+    editor then jumps to the template to fix."""
+    text = VOCAB.replace("{{tts ko_KR:Korean}}", "{{tts korean:Korean}}").replace(
+        'front: "{{English}}"', 'front: "{{Englsh}}"'
+    )
+    problems = _problems(tmp_path, text)
+    lines = VOCAB.splitlines()
+    recognition = lines.index("      - name: Recognition") + 1
+    production = lines.index("      - name: Production") + 1
+    assert [p.split(": note type")[0].rsplit(":", 1)[1] for p in problems] == [
+        str(recognition),
+        str(production),
+    ], problems
+    assert "'Englsh'" in problems[1]
 
 
 def test_an_empty_list_of_cards_is_told_as_empty(tmp_path: Path) -> None:

@@ -240,6 +240,17 @@ def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
     assert "aliases expand" in found[0]
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+def test_a_utf16_file_is_told_as_text_to_save_as_utf8(tmp_path: Path, codec: str) -> None:
+    """Windows Notepad's "Unicode" is UTF-16 with a byte order mark: text, not a binary
+    file, and saving it as UTF-8 is the fix."""
+    text = "deck: 덱\nnotes:\n  - {id: a, front: 앞, back: 뒤}\n"
+    data = text.encode(codec) if codec == "utf-16" else b"\xfe\xff" + text.encode(codec)
+    (tmp_path / "notepad.yaml").write_bytes(data)
+    (found,) = problems(tmp_path / "notepad.yaml")
+    assert found.endswith("notepad.yaml: this is UTF-16 text; save the file as UTF-8"), found
+
+
 def test_binary_and_non_utf8_files(tmp_path: Path) -> None:
     (tmp_path / "bin.yaml").write_bytes(b"\x00\x01\x02deck")
     assert "binary file" in problems(tmp_path / "bin.yaml")[0]
@@ -260,6 +271,19 @@ def test_missing_source_and_empty_folder(tmp_path: Path) -> None:
         load_decks([tmp_path / "nope.yaml", tmp_path])
     text = str(info.value)
     assert "no such file or folder" in text and "no card files" in text
+
+
+def test_a_folder_leaves_out_hidden_files_and_folders(tmp_path: Path) -> None:
+    """macOS leaves '._deck.yaml' (binary metadata) beside each file copied to a USB
+    stick or a network share, and tools keep copies in hidden folders: none is a deck,
+    as watch already takes them for none. A hidden file named is read."""
+    write(tmp_path, "deck: D\nid: d\nnotes: [{id: a, front: f, back: b}]\n")
+    (tmp_path / "._deck.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
+    (tmp_path / ".history").mkdir()
+    write(tmp_path / ".history", "deck: D\nid: d\nnotes: [{id: a, front: f, back: b}]\n")
+    assert [deck.key for deck in load_decks([tmp_path])] == ["d"]
+    hidden = write(tmp_path, "deck: H\nnotes: [{id: a, front: f, back: b}]\n", ".hidden.yaml")
+    assert [deck.key for deck in load_decks([hidden])] == ["hidden"]
 
 
 def test_an_empty_missing_media_name_is_refused(tmp_path: Path) -> None:

@@ -252,6 +252,31 @@ def test_json_output_for_list_and_check(project: Path, cli: CliRun) -> None:
     ]
 
 
+def test_check_json_holds_the_warnings_it_tells(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRun
+) -> None:
+    """A script reading --json learns what a person reads on the terminal: a text taken
+    from another language (--fallback) and a media file no card uses."""
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "unused.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "cards" / "bi.yaml").write_text(
+        "deck: {ko: 덱, en: Deck}\nlanguages: [ko, en]\nnotes:\n"
+        "  - id: a\n    front: {ko: 앞}\n    back: 뒤\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", "--fallback", "--json")
+    assert result.code == 0, result.err
+    warnings = json.loads(result.out)["warnings"]
+    assert [(w["file"], w["line"], w["note"], w["code"]) for w in warnings] == [
+        ("media/unused.png", None, None, "unused-media"),
+        ("cards/bi.yaml", 5, "a", "fallback"),
+    ]
+    assert len(warnings) == len(result.err.splitlines())
+    assert warnings[1]["message"] == "'front' has no 'en' text; using the 'ko' text"
+
+
 def test_json_errors_are_machine_readable(tmp_path: Path, cli: CliRun) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("deck: D\nnotes:\n  - {id: a, front: f}\n", encoding="utf-8")
@@ -373,6 +398,35 @@ def test_list_columns_line_up_with_korean_deck_names(project: Path, cli: CliRun)
     english = next(line for line in lines if line.startswith("ML Systems::"))
     id_col = [width(line[: line.index("gradient-checkpointing.")]) for line in (korean, english)]
     assert id_col[0] == id_col[1] == width(lines[0][: lines[0].index("ID")])
+
+
+def test_list_columns_line_up_with_decomposed_and_combining_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRun
+) -> None:
+    """A file name saved on macOS spells Hangul as jamo (NFD), whose vowel and final
+    consonant take no column of their own, and an accent may be a combining mark: both
+    show no wider than the composed text."""
+    import unicodedata
+
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    basic = "notes:\n  - id: a\n    front: x\n    back: y\n"
+    (cards / f"{unicodedata.normalize('NFD', '생물')}.yaml").write_text(f"id: bio\n{basic}")
+    (cards / "accent.yaml").write_text(f"deck: Cafe\u0301\n{basic}", encoding="utf-8")
+    (cards / "plain.yaml").write_text(f"deck: Plain\n{basic}")
+    monkeypatch.chdir(tmp_path)
+    lines = cli("list").out.rstrip("\n").splitlines()
+
+    def columns(text: str) -> int:  # as a terminal shows it: the NFC text's columns
+        composed = unicodedata.normalize("NFC", text)
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in composed)
+
+    starts = {columns(line[: line.index(" 1  ")]) for line in lines[1:]}  # the BASIC column
+    ids = {
+        columns(line[: line.index(word)])
+        for line, word in zip(lines, ["ID", "accent", "plain", "bio"], strict=True)
+    }
+    assert len(starts) == 1 and len(ids) == 1, "\n".join(lines)
 
 
 def test_help_lists_commands_in_the_order_of_an_authors_day(cli: CliRun) -> None:

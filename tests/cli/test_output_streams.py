@@ -6,6 +6,7 @@ a count; a value pasted whole into a message is shortened."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -101,6 +102,23 @@ def test_a_flood_of_problems_is_capped_per_file_with_a_count(
     assert len(lines) == 102, lines[-3:]  # 100 problems, the count left out, the total
     assert lines[-2] == "cards/ko.yaml: 400 more problems not shown"
     assert lines[-1] == "500 problems found; nothing was written."
+
+
+def test_the_count_left_out_follows_its_own_files_problems(
+    tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "N more problems not shown" closes its file's list, before the next file's
+    # problems, in the text and in the JSON alike.
+    notes = "".join(f"  - id: n{i}\n    front: q\n" for i in range(150))
+    project = _project(tmp_path, "deck: Flood\nnotes:\n" + notes)
+    (project / "cards" / "other.yaml").write_text("deck: O\nnotes:\n  - id: a\n    front: q\n")
+    monkeypatch.chdir(project)
+    lines = cli("check").err.splitlines()
+    assert lines[99].startswith("cards/ko.yaml:") and lines[101].startswith("cards/other.yaml:3:")
+    assert lines[100] == "cards/ko.yaml: 50 more problems not shown"
+    problems = json.loads(cli("check", "--json").out)["problems"]
+    assert problems[100] == {"file": "cards/ko.yaml", "more_problems": 50}
+    assert problems[101]["file"] == "cards/other.yaml" and len(problems) == 102
 
 
 def test_long_values_are_shortened_and_controls_escaped() -> None:

@@ -249,6 +249,25 @@ def test_a_deck_with_warnings_still_builds_and_check_points_to_lint(
     assert quiet_json["lint_warnings"] == count
 
 
+def test_check_points_to_the_lint_of_the_languages_it_checked(tmp_path: Path, cli: CliRun) -> None:
+    # BILINGUAL has a warning in ko only: check --lang en counts two, and the command it
+    # names must show those two, not the three of every language. A deck missing an en
+    # text is checked with --fallback, and lint refuses it without.
+    full = write(tmp_path / "full", "quiz.yaml", BILINGUAL)
+    missing = BILINGUAL.replace("      en: Which of these is NOT a prime number?\n", "")
+    short = write(tmp_path / "short", "quiz.yaml", missing)
+    for path, args, count in (
+        (full, ["--lang", "en"], 2),
+        (short, ["--lang", "en", "--fallback"], 3),
+    ):
+        checked = cli("check", path, *args)
+        assert checked.code == 0, checked.err
+        command = f"deckbuilder lint {path} {' '.join(args)}"
+        assert checked.err.endswith(f"{count} lint warnings; see them with: {command}\n")
+        linted = cli("lint", path, *args)
+        assert linted.code == 0 and linted.out.endswith(f"{count} warnings in {count} notes\n")
+
+
 def test_quiet_check_and_build_do_not_lint(
     planted: Path, tmp_path: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -370,6 +389,66 @@ def test_bilingual_file_gives_each_flaw_once_with_its_languages(tmp_path: Path) 
     assert "(in ko, en); " in str(next(w for w in warnings if w.code == "above-choice"))
 
 
+def test_a_question_repeats_only_questions_of_its_own_language(tmp_path: Path) -> None:
+    # The Korean deck never shows the English text: 'memory' asks 메모리 in ko and Memory
+    # in en, 'ram' asks Memory in ko and RAM in en, so no deck has one question twice;
+    # 'cell' and 'word' ask 세포 both in ko, but in en 'cell' asks Cell.
+    path = write(tmp_path, "quiz.yaml", """\
+deck: {ko: 퀴즈, en: Quiz}
+id: quiz
+languages: [ko, en]
+notes:
+  - id: memory
+    front: {ko: 메모리, en: Memory}
+    back: x
+  - id: ram
+    front: {ko: Memory, en: RAM}
+    back: y
+  - id: cell
+    front: {ko: 세포, en: Cell}
+    back: z
+  - id: word
+    front: 세포
+    back: w
+""")  # fmt: skip
+    other = write(tmp_path, "other.yaml", "deck: O\nid: o\nnotes:\n"
+                  "  - id: ram-again\n    front: RAM\n    back: v\n")  # fmt: skip
+    warnings = lint_decks(load_decks([path, other], lang="all"))
+    found = [(w.note, w.code, w.languages) for w in warnings]
+    # A file without languages: is compared with every language of the others.
+    assert found == [
+        ("word", "duplicate-question", ("ko",)),
+        ("ram-again", "duplicate-question", ()),
+    ]
+
+
+def test_two_flaws_of_one_rule_on_one_line_are_two_warnings(tmp_path: Path) -> None:
+    # Choices written on one line share it: each flawed choice is still told, as on lines
+    # of their own; and the languages of one choice are still one warning.
+    path = write(tmp_path, "d.yaml", """\
+deck: {ko: 퀴즈, en: Quiz}
+id: d
+languages: [ko, en]
+notes:
+  - id: even
+    question: {ko: 짝수는?, en: Which are even?}
+    choices: ["1", {ko: A와 C 모두, en: Both A and C}, "4", {ko: B와 C 모두, en: Both B and C}]
+    answer: D
+  - id: planet
+    question: Which is a planet?
+    choices: [All of the above, Moon, None of the above]
+    answer: B
+""")  # fmt: skip
+    warnings = lint_decks(load_decks([path], lang="all"))
+    found = [(w.line, w.code, w.problem.split("'")[1], w.languages) for w in warnings]
+    assert found == [
+        (7, "choice-reference", "A와 C 모두", ("ko", "en")),
+        (7, "choice-reference", "B와 C 모두", ("ko", "en")),
+        (11, "above-choice", "All of the above", ("ko", "en")),
+        (11, "above-choice", "None of the above", ("ko", "en")),
+    ]
+
+
 @pytest.mark.parametrize(
     "phrase",
     ["위의 모든 것", "모두 정답", "해당 없음", "정답 없음", "None of these", "all of the above"],
@@ -393,6 +472,17 @@ def test_all_and_none_of_the_above_phrasings(tmp_path: Path, phrase: str) -> Non
         ("Which one <u>cannot</u> fit?", False),
         ("What is the fastest option?", False),
         ("Which knot holds best?", False),
+        # Words in a fenced code block are code, as in inline code; an unclosed fence
+        # runs to the end, as Markdown shows it.
+        ("What does this print?\n\n```python\nif not x:\n    print(x)\n```\n", False),
+        ("What does this print?\n~~~\nwhile not done: pass\n~~~\nIt is not `x`.", True),
+        ("What does this print?\n```\nassert x is not None\n", False),
+        # A link's address, an image's file and a tag's attributes are not read.
+        ("Per [the guide](https://example.com/cannot-fail), which flag is right?", False),
+        ("Which organ does ![diagram](not-labelled.png) show?", False),
+        ('Which is right? <span title="not this">x</span>', False),
+        ("Which is [not](https://example.com) right?", True),
+        ("Which is <b>not</b> right? See [the guide](https://example.com/never).", False),
     ],
 )
 def test_negative_stems_and_their_emphasis(tmp_path: Path, stem: str, warned: bool) -> None:
@@ -723,3 +813,77 @@ def test_a_choice_that_names_the_others_always_holds_a_word_looked_for_first(
     text = gap.join(words)
     if _REFERENCE.search(text) is not None:
         assert _REFERENCE_WORD.search(_folded(text)) is not None
+
+
+def test_a_unit_asked_for_is_told_as_asked_not_as_written(tmp_path: Path) -> None:
+    # The note never writes '37 °C': quoting it as written sends the author looking for
+    # text that is not there.
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: t\n    type: typed\n"
+                 "    question: Normal body temperature (in °C)?\n    answer: {number: 37}\n")  # fmt: skip
+    (warning,) = lint_decks(load_decks([path]))
+    assert warning.code == "number-unit" and warning.line == 7
+    assert warning.problem == (
+        "the card accepts the number alone, but the note asks for it in °C ('(in °C)'): "
+        "a learner who types '37 °C' is marked wrong"
+    )
+    assert warning.fix.startswith("add unit: °C to the answer")
+
+
+@pytest.mark.parametrize(
+    ("question", "warned"),
+    [
+        ("The daily maximum is 1,500 mg in three doses: how many mg per dose?", False),
+        ("하루 최대 1,500mg을 세 번에 나누면 한 번에 몇 mg입니까?", False),
+        ("Take 2, 500 mg each: how much in one tablet?", True),
+        ("How much is one tablet (500 mg)?", True),
+    ],
+)
+def test_a_number_inside_a_larger_one_is_not_written_with_the_unit(
+    tmp_path: Path, question: str, warned: bool
+) -> None:
+    # '1,500 mg' writes fifteen hundred, not the answer 500 with its unit.
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: t\n    type: typed\n"
+                 f"    question: {json.dumps(question)}\n    answer: {{number: 500}}\n")  # fmt: skip
+    codes = [w.code for w in lint_decks(load_decks([path]))]
+    assert codes == (["number-unit"] if warned else [])
+
+
+@pytest.mark.parametrize(
+    ("question", "explanation", "warned"),
+    [
+        ("아스피린 한 알은 500mg입니다. 한 알의 용량은?", "", True),
+        ("한 알의 용량은?", "보통 500 mg을 하루 세 번 복용한다.", True),
+        ("한 알의 용량은?", "한 알에 500 mgs.", False),  # a letter goes on: not the unit
+        ("한 알의 용량은?", "한 알에 500 mg/kg이다.", True),
+    ],
+)
+def test_a_korean_particle_after_the_unit_still_writes_it(
+    tmp_path: Path, question: str, explanation: str, warned: bool
+) -> None:
+    # Korean particles attach to the word before them: '500mg입니다', '500 mg을'.
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: t\n    type: typed\n"
+                 f"    question: {json.dumps(question)}\n    answer: {{number: 500}}\n"
+                 f"    explanation: {json.dumps(explanation or 'x')}\n")  # fmt: skip
+    codes = [w.code for w in lint_decks(load_decks([path]))]
+    assert codes == (["number-unit"] if warned else [])
+
+
+@pytest.mark.parametrize(
+    ("choices", "warned"),
+    [
+        # Pictures: the card shows no file name, so a long one is no cue.
+        ('["![](mitosis-anaphase-late-stage-diagram.png)", "![](x.png)", "![](y.png)"]', False),
+        ('["<img src=\'mitosis-anaphase-late-stage.png\'>", "<img src=x.png>", "<img src=y.png>"]',
+         False),
+        # The words beside a picture are read, and still measured.
+        ('["![](a.png) Anaphase, with the chromatids pulled apart", "![](b.png) Prophase",'
+         ' "![](c.png) Telophase"]', True),
+    ],
+)  # fmt: skip
+def test_the_length_of_a_choice_is_of_the_text_it_shows(
+    tmp_path: Path, choices: str, warned: bool
+) -> None:
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 f"    question: Which shows anaphase?\n    choices: {choices}\n    answer: A\n")  # fmt: skip
+    codes = [w.code for w in lint_decks(load_decks([path]))]
+    assert codes == (["longest-correct"] if warned else [])
