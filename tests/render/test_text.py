@@ -205,12 +205,15 @@ MARKDOWN += ["```\n", "    ", "[a](", "[", "](", ")", '"']
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(SYNTAX + ESCAPED + MARKDOWN[:10]), max_size=25))
+# Braces written inside a deletion, balanced by its closing '}}': Anki ends the deletion at
+# the first '}}', which the renderer rightly tells (ended early), with the same numbers.
+@example(fragments=["{{c1::", "{", "{", "}}", "}}"])
 def test_escaped_cloze_syntax_changes_no_deletion(fragments: list[str]) -> None:
     """Escapes and character references apart from the cloze syntax the author wrote:
     Anki reads in a cloze field exactly the deletions the text has."""
     text = " ".join(fragments)
     out = render_markdown(text, cloze=True)
-    assert out.problems == []
+    assert _numbers_changed(out.problems) == []
     assert cloze_numbers(out.html) == cloze_numbers(text)
 
 
