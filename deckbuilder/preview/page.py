@@ -439,7 +439,7 @@ def _sweep(p: DeckPreview) -> str:
     )
     agreement = "".join(
         f'<p class="origin">{escape(line)}</p>'
-        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.study.new_per_day)
+        for line in sweep_agreement(p.sweep, p.summary, p.simulated, p.settings.study.new_per_day)
     )
     return (
         f'<h3 id="sweep-heading">Workload at each desired retention, over '

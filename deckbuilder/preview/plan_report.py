@@ -92,18 +92,21 @@ def sweep_lines(sw: Sweep, cards: int, days: int) -> list[str]:
 
 
 def sweep_agreement(sw: Sweep, summary: Summary, fc: Forecast, new_per_day: int) -> list[str]:
-    """Why the sweep's row of the retention previewed and the forecast at it (``fc``,
-    ``summary``: the preview's own, ``new_per_day`` new cards a day) differ, with both
-    sets of figures: the sweep counts each new card's first showing, as Anki's workload
-    graph does, and each of its retentions is a simulation of its own. Chance is named
-    only for figures that differ as shown."""
+    """Why the sweep's row of the retention previewed and the forecast at it (``fc``, each
+    day as simulated, and ``summary``: the preview's own, ``new_per_day`` new cards a day)
+    differ, with both sets of figures: the sweep counts each new card's first showing, as
+    Anki's workload graph does; the forecast's totals add up its days as shown, each
+    rounded; and each of the sweep's retentions is a simulation of its own. Each
+    difference is put down to the rounding when the unrounded forecast has the sweep's
+    figure (a small deck's forecast is the sweep's own simulation), else to chance; a
+    figure that does not differ as shown is not named."""
     point = sw.point_at(sw.current)
     if point is None:
         return [
             "Reviews in the sweep include each new card's first showing; the forecast's do not."
         ]
     whole = summary.whole
-    first_showings = shown(sum(fc.new))
+    first_showings = shown(sum(fc.as_shown().new))
     counted = whole.total_reviews + first_showings
     line = (
         f"At the retention previewed, {point.retention:.2f}, the sweep counts "
@@ -112,22 +115,33 @@ def sweep_agreement(sw: Sweep, summary: Summary, fc: Forecast, new_per_day: int)
         f"card's first showing ({figure(first_showings)}) makes {figure(counted)}, as "
         "Anki's workload graph counts them."
     )
-    differ = [
-        f"{what} ({figure(swept)} against {figure(forecast)})"
-        for what, swept, forecast in (
-            ("reviews", point.reviews, counted),
-            ("minutes", point.minutes, whole.total_minutes),
-            ("cards memorized", point.memorized, summary.memorized_end),
-        )
-        if figure(swept) != figure(forecast)
-    ]
-    if differ:
-        listed = differ[0] if len(differ) == 1 else f"{', '.join(differ[:-1])} and {differ[-1]}"
+    rounding: list[str] = []
+    chance: list[str] = []
+    for what, swept, forecast, unrounded in (
+        ("reviews", point.reviews, counted, sum(fc.reviews) + sum(fc.new)),
+        ("minutes", point.minutes, whole.total_minutes, sum(fc.minutes)),
+        ("cards memorized", point.memorized, summary.memorized_end, summary.memorized_end),
+    ):
+        if figure(swept) != figure(forecast):
+            cause = rounding if figure(swept) == figure(unrounded) else chance
+            cause.append(f"{what} ({figure(swept)} against {figure(forecast)})")
+    if rounding:
         line += (
-            f" The difference in {listed} is chance: each retention of the sweep simulates "
-            f"{sw.simulated_cards:,} cards, the forecast {simulated_cards(fc.cards):,}."
+            f" The difference in {_listed(rounding)} is rounding: the forecast adds up its "
+            f"days as shown, each rounded to {plural(DECIMALS, 'decimal')}, so a day with "
+            f"less than {0.5 / 10**DECIMALS:g} counts as none."
+        )
+    if chance:
+        line += (
+            f" The difference in {_listed(chance)} is chance: each retention of the sweep "
+            f"simulates {sw.simulated_cards:,} cards, the forecast {simulated_cards(fc.cards):,}."
         )
     return [line]
+
+
+def _listed(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _nearest(sw: Sweep) -> SweepPoint | None:

@@ -87,8 +87,9 @@ class DeckPreview:
     deck: Deck
     chosen: DeckSettings  # the settings, and where they come from
     ladder: Ladder
-    forecast: Forecast
+    forecast: Forecast  # each day as shown
     summary: Summary
+    simulated: Forecast  # each day as simulated, unrounded
     sweep: Sweep | None = None
     exam: ExamPlan | None = None
 
@@ -139,8 +140,8 @@ def preview_deck(
 ) -> DeckPreview:
     """Ladder, forecast and summary for one deck's cards (not notes: a cloze note with
     c1..c3 is three cards) with the settings chosen for it, and the sweep and exam plan
-    ``questions`` asks for. The forecast is kept as every output shows it: each day
-    rounded once, the figures the summary is computed from."""
+    ``questions`` asks for. The forecast is kept as every output shows it (each day
+    rounded once, the figures the summary is computed from) and as simulated."""
     settings = chosen.settings
     fc = forecast(deck.card_count, settings, days, seed=seed)
     asked = questions or Questions()
@@ -153,7 +154,7 @@ def preview_deck(
             deck.card_count, settings, start, asked.exam, asked.lead, asked.exam_new_per_day, seed
         )
     return DeckPreview(
-        deck, chosen, ladder(settings, days), fc.as_shown(), summarize(fc), swept, exam
+        deck, chosen, ladder(settings, days), fc.as_shown(), summarize(fc), fc, swept, exam
     )
 
 
@@ -338,7 +339,7 @@ def report(p: DeckPreview, width: int = 60) -> str:
     lines += [f"  {note}" for note in summary_notes()]
     if p.sweep is not None:
         lines += ["", *sweep_lines(p.sweep, sm.cards, p.forecast.days)]
-        for line in sweep_agreement(p.sweep, p.summary, p.forecast, p.settings.study.new_per_day):
+        for line in sweep_agreement(p.sweep, p.summary, p.simulated, p.settings.study.new_per_day):
             lines += textwrap.wrap(line, 88, initial_indent="  ", subsequent_indent="  ")
     if p.exam is not None:
         lines += ["", *exam_lines(p.exam)]

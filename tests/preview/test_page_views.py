@@ -249,6 +249,24 @@ def test_the_sweep_and_the_summary_say_why_they_differ(project: Path, cli: CliRu
         assert said["sweep"] == pytest.approx(said["sum"], rel=0.05)
 
 
+def test_a_gap_the_forecasts_rounding_makes_is_not_put_down_to_chance(
+    tmp_path: Path, cli: CliRun
+) -> None:
+    """A one-note deck's sweep row is the forecast's own simulation, but its forecast adds
+    up days rounded to 0.1, most of them 0.0: 13.2 reviews against 8.3 were "chance"."""
+    deck = tmp_path / "one.yaml"
+    deck.write_text(
+        "deck: One\nid: one\nnotes:\n  - id: q\n    type: basic\n"
+        "    front: What is 2+2?\n    back: '4'\n",
+        encoding="utf-8",
+    )
+    run = cli("preview", deck, "--sweep")
+    assert run.code == 0, run.err
+    said = " ".join(run.out.split())
+    assert "is rounding: the forecast adds up its days as shown" in said
+    assert "is chance" not in said
+
+
 def test_long_steps_report_their_progress(project: Path) -> None:
     """A page of thousands of cards and a sweep took a minute with nothing on the
     terminal; each step reports how far it is (the CLI draws a bar after a second)."""
