@@ -110,6 +110,20 @@ def _read(text: str) -> _Read:
     return read
 
 
+def _named_anyway(text: str) -> set[str]:
+    """The fields a template Anki cannot read names in its tags (conditionals' too)."""
+    named = set()
+    for kind, content in _tokens(text):
+        key = content.lstrip("{").strip()
+        if kind != "tag":
+            continue
+        if key[:1] not in ("#", "^", "/"):
+            named.add(key.split(":")[-1])
+        elif not _CLOZE_CONDITIONAL.match(key[1:].lstrip()):
+            named.add(key[1:].lstrip())
+    return named
+
+
 def _genanki_problem(text: str) -> str | None:
     """Why genanki cannot read ``text`` (with chevron, as it computes the required fields),
     None when it can."""
@@ -158,13 +172,19 @@ def card_problems(
             if wrong:
                 problems.append((number, f"the {side} of {card} {wrong}"))
         read_front, read_back = sides
-        if read_front is None or read_back is None:
-            continue
-        if not read_front.fields - {""}:
+        # A side Anki cannot read still names fields: they are checked with the other
+        # side's, so that an unknown field is told along with the broken conditional.
+        named = set().union(
+            *(
+                read.fields if read is not None else _named_anyway(text)
+                for read, text in ((read_front, front), (read_back, back))
+            )
+        )
+        if read_front is not None and not read_front.fields - {""}:
             problems.append(
                 (number, f"the front of {card} shows no field; Anki makes no card of it")
             )
-        unknown = sorted((read_front.fields | read_back.fields) - known)
+        unknown = sorted(named - known)
         if unknown:
             names = ", ".join(repr(name) for name in unknown[:3])
             problems.append(
@@ -174,6 +194,8 @@ def card_problems(
                     f"{', '.join(fields)})",
                 )
             )
+        if read_front is None or read_back is None:
+            continue
         if cloze and number == 1 and not (read_front.cloze_fields and read_back.cloze_fields):
             problems.append(
                 (

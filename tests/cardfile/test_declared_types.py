@@ -295,3 +295,16 @@ def test_an_empty_list_of_cards_is_told_as_empty(tmp_path: Path) -> None:
     )
     (problem,) = _problems(tmp_path, text)
     assert "note type 'vocab': 'cards' is empty" in problem and "not a list" not in problem
+
+
+def test_a_field_unknown_on_one_side_is_told_with_the_others_unclosed_conditional(
+    tmp_path: Path,
+) -> None:
+    """A front Anki cannot read (a conditional never closed) hid the back's unknown field
+    until the front was fixed: every problem of a card is told at once."""
+    text = VOCAB.replace('front: "{{English}}"', 'front: "{{#English}}{{English}}"').replace(
+        '{{FrontSide}}<hr id=answer>{{Korean}}"', '{{FrontSide}}<hr id=answer>{{Koran}}"'
+    )
+    problems = _problems(tmp_path, text)
+    assert any("opens '{{#English}}' and never closes it" in p for p in problems), problems
+    assert any("names 'Koran', not a field" in p for p in problems), problems
