@@ -679,6 +679,17 @@ def test_a_choice_naming_others_is_one_flaw_not_also_the_longest(tmp_path: Path)
     assert [w.code for w in lint_decks(load_decks([path]))] == ["choice-reference"]
 
 
+def test_a_choice_reference_fix_names_the_letters_it_names(tmp_path: Path) -> None:
+    """The fix said (answer: [A, B]) whatever the choice named: "Both B and C" is the
+    multiple-answer question answer: [B, C]."""
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 "    question: Which numbers are even?\n"
+                 "    choices: ['1', '2', '4', Both B and C]\n    answer: D\n")  # fmt: skip
+    (warning,) = lint_decks(load_decks([path]))
+    assert warning.code == "choice-reference"
+    assert "(answer: [B, C])" in str(warning), str(warning)
+
+
 @pytest.mark.parametrize(
     ("first", "second", "repeated"),
     [
