@@ -280,12 +280,18 @@ def _field_lines(item: YMap) -> dict[str, int]:
     lines = dict(item.lines)
     choices = item.get("choices")
     if isinstance(choices, YSeq):
+        written = item.key_line("choices")
         for i, entry in enumerate(choices.items):
             lines[f"choices[{i}]"] = entry.line
             if _is_choice_map(entry) and "text" in entry.entries:
                 lines[f"choices[{i}]"] = entry.key_line("text")
             if _is_choice_map(entry) and "feedback" in entry.entries:
                 lines[f"choices[{i}].feedback"] = entry.key_line("feedback")
+        # A YAML alias (choices: *ch) repeats a value anchored above, in another note: its
+        # lines are that note's, so this note's choices are told at its own 'choices:'.
+        for key, line in lines.items():
+            if key.startswith("choices[") and line < written:
+                lines[key] = written
     return lines
 
 
