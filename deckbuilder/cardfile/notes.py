@@ -16,7 +16,11 @@ import yaml
 
 from deckbuilder import cloze
 from deckbuilder.cardfile.checks import ANKI_EMPTY, Spellings, note_problems, text_problem
-from deckbuilder.cardfile.declared import DeclaredTypes, read_declared_note_fields
+from deckbuilder.cardfile.declared import (
+    DeclaredTypes,
+    read_declared_note_fields,
+    unknown_note_fields,
+)
 from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, shown, suggest, trimmed
 from deckbuilder.cardfile.keys import (
     CHOICE,
@@ -232,6 +236,8 @@ def _note_kind(
         if own is not None:
             return own
         refused = declared is not None and written in declared.refused
+        if declared is not None and written in declared.refused_fields:
+            unknown_note_fields(fields, item, written, declared.refused_fields[written])
         if kind is None and len(fields.problems) == before and not refused:
             names = [*_KIND_NAMES, *(declared.known() if declared is not None else ())]
             meant = note_type_named(written)
