@@ -49,6 +49,7 @@ class _Read:
 
     fields: set[str] = field(default_factory=set)
     cloze_fields: set[str] = field(default_factory=set)
+    typed: list[str] = field(default_factory=list)  # the fields of its {{type:...}} tags
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
@@ -105,9 +106,25 @@ def _read(text: str) -> _Read:
             read.fields.add(name)
             if "cloze" in filters:
                 read.cloze_fields.add(name)
+            if "type" in filters:
+                read.typed.append(name)
         elif not _CLOZE_CONDITIONAL.match(node[1]):
             read.fields.add(node[1])
     return read
+
+
+def _named_anyway(text: str) -> set[str]:
+    """The fields a template Anki cannot read names in its tags (conditionals' too)."""
+    named = set()
+    for kind, content in _tokens(text):
+        key = content.lstrip("{").strip()
+        if kind != "tag":
+            continue
+        if key[:1] not in ("#", "^", "/"):
+            named.add(key.split(":")[-1])
+        elif not _CLOZE_CONDITIONAL.match(key[1:].lstrip()):
+            named.add(key[1:].lstrip())
+    return named
 
 
 def _genanki_problem(text: str) -> str | None:
@@ -158,13 +175,33 @@ def card_problems(
             if wrong:
                 problems.append((number, f"the {side} of {card} {wrong}"))
         read_front, read_back = sides
-        if read_front is None or read_back is None:
-            continue
-        if not read_front.fields - {""}:
+        # A side Anki cannot read still names fields: they are checked with the other
+        # side's, so that an unknown field is told along with the broken conditional.
+        named = set().union(
+            *(
+                read.fields if read is not None else _named_anyway(text)
+                for read, text in ((read_front, front), (read_back, back))
+            )
+        )
+        # Anki desktop's reviewer (typeAnsQuestionFilter) and AnkiDroid's ask for the
+        # field of the first {{type:}} tag only and put that one's box or comparison in
+        # place of every tag: a second field is never asked nor checked.
+        for side, read in (("front", read_front), ("back", read_back)):
+            if read is not None and len(read.typed) > 1:
+                tags = " and ".join(f"'{{{{type:{name}}}}}'" for name in read.typed[:2])
+                problems.append(
+                    (
+                        number,
+                        f"the {side} of {card} has {tags}; Anki asks for one typed answer a "
+                        "card, the first's, and shows its box in place of each (make a card "
+                        "for each field to type)",
+                    )
+                )
+        if read_front is not None and not read_front.fields - {""}:
             problems.append(
                 (number, f"the front of {card} shows no field; Anki makes no card of it")
             )
-        unknown = sorted((read_front.fields | read_back.fields) - known)
+        unknown = sorted(named - known)
         if unknown:
             names = ", ".join(repr(name) for name in unknown[:3])
             problems.append(
@@ -174,6 +211,8 @@ def card_problems(
                     f"{', '.join(fields)})",
                 )
             )
+        if read_front is None or read_back is None:
+            continue
         if cloze and number == 1 and not (read_front.cloze_fields and read_back.cloze_fields):
             problems.append(
                 (

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from deckbuilder.anki.identity import guid_problems
 from deckbuilder.app.requests import ALL_LANGUAGES, CheckRequest, ListRequest, Selection
+from deckbuilder.cardfile.deck import language_meant
 from deckbuilder.cardfile.fields import LANG_RE
 from deckbuilder.cardfile.reader import find_sources, load_decks
 from deckbuilder.errors import DeckError, Problem, RequestError
@@ -102,8 +103,11 @@ def _refuse_bad_language(selection: Selection) -> None:
     """RequestError unless the selection's language is a code, 'all' or None."""
     lang = selection.lang
     if lang is not None and lang != ALL_LANGUAGES and not LANG_RE.match(lang):
+        # The hint a card file's language gets: --lang EN means en (and ALL, all).
+        meant = ALL_LANGUAGES if lang.lower() == ALL_LANGUAGES else language_meant(lang)
+        hint = f"; did you mean '{meant}'?" if meant else ""
         raise RequestError.single(
-            "lang", f"must be a language code like ko or en, or 'all', not {lang!r}"
+            "lang", f"must be a language code like ko or en, or 'all', not {lang!r}{hint}"
         )
 
 

@@ -100,12 +100,19 @@ def _language_problem(code: str, folded: dict[str, str]) -> str | None:
         )
     if LANG_RE.match(code) and code != ALL_LANGUAGES:
         return None
+    meant = language_meant(code)
+    hint = f" (write '{meant}')" if meant else ""
+    return f"language {quoted(code)} is not a language code like ko, en or pt-BR{hint}"
+
+
+def language_meant(code: str) -> str | None:
+    """The language code ``code`` means when it is written in another case or with '_'
+    (EN: en, pt_BR: pt-BR), None when it means none."""
     # Locale names (pt_BR, as Anki's speech and many systems write them) join with '_'.
     primary, _, rest = code.replace("_", "-").partition("-")
     lowered = f"{primary.lower()}-{rest}" if rest else primary.lower()
     usable = lowered != code and lowered != ALL_LANGUAGES and LANG_RE.match(lowered)
-    hint = f" (write '{lowered}')" if usable else ""
-    return f"language {quoted(code)} is not a language code like ko, en or pt-BR{hint}"
+    return lowered if usable else None
 
 
 def read_deck(

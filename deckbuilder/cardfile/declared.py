@@ -16,7 +16,7 @@ updates the notes Anki has: the notes stay the short forms they are.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from deckbuilder.cardfile.fields import ID_RE, FieldReader, id_problem, is_null, shown, suggest
@@ -83,6 +83,9 @@ class DeclaredTypes:
         # Keys this file declares whose declarations were refused (their problems told at
         # the declaration): a note naming one needs no problem of its own.
         self.refused: set[str] = set()
+        # The fields of those whose field list is right (a template was at fault): their
+        # notes' field names are checked against it, so that every problem is told at once.
+        self.refused_fields: dict[str, tuple[str, ...]] = {}
         # Anki's own note types the deck's notes of a built-in kind are built with, by
         # that kind's key (kept from the collection the deck was imported from).
         self.kept: dict[str, NoteType] = {}
@@ -110,6 +113,9 @@ class DeclaredTypes:
                 found = read_declaration(self.fields, key, declaration, line, self.scope)
             if found is None:
                 self.refused.add(key)
+                names = _written_field_names(declaration)
+                if names:
+                    self.refused_fields[key] = names
             else:
                 self.own[key] = found
 
@@ -133,10 +139,12 @@ class DeclaredTypes:
     def _read_shared(self, key: str) -> NoteType | None:
         if self.read_file is None:
             return None
-        found, problems = shared_note_type(
+        found, problems, names = _shared_declaration(
             self.root, key, self.read_file, self.fields.languages, self.fields.lang
         )
         self.fields.problems.extend(problems)
+        if found is None and names:
+            self.refused_fields[key] = names
         return found
 
 
@@ -149,21 +157,31 @@ def shared_note_type(
 ) -> tuple[NoteType | None, list[Problem]]:
     """The note type ``key`` of the project at ``root`` (``note-types/<key>.yaml``), None
     when it has none, and what is wrong with its file."""
+    found, problems, _ = _shared_declaration(root, key, read_file, languages, lang)
+    return found, problems
+
+
+def _shared_declaration(
+    root: Path, key: str, read_file: ReadFile, languages: tuple[str, ...], lang: str
+) -> tuple[NoteType | None, list[Problem], tuple[str, ...]]:
+    """:func:`shared_note_type`, and the field names the file gives (see
+    :func:`_written_field_names`)."""
     if not ID_RE.match(key):
-        return None, []
+        return None, [], ()
     path = root / NOTE_TYPES_FOLDER / f"{key}.yaml"
     if not path.is_file():
-        return None, []
+        return None, [], ()
     try:
         tree = read_file(path)
     except DeckError as exc:
-        return None, list(exc.problems)
+        return None, list(exc.problems), ()
     reader = FieldReader(path, languages, lang)
     if not isinstance(tree, YMap):
         line = tree.line if tree is not None else None
         reader.problem(line, "a note type file must be a mapping (fields:, cards:, ...)")
-        return None, reader.problems
-    return read_declaration(reader, key, tree, tree.line, ""), reader.problems
+        return None, reader.problems, ()
+    found = read_declaration(reader, key, tree, tree.line, "")
+    return found, reader.problems, _written_field_names(tree)
 
 
 def _key_problem(fields: FieldReader, key: str, line: int) -> bool:
@@ -280,6 +298,17 @@ def read_declaration(
         source=fields.file,
         line=line,
     )
+
+
+def _written_field_names(value: YValue) -> tuple[str, ...]:
+    """The field names a declaration gives, () unless they are a list Anki takes as it is
+    (its problems are told by :func:`read_declaration`)."""
+    found = value.get("fields") if isinstance(value, YMap) else None
+    items = found.items if isinstance(found, YSeq) else []
+    if not all(isinstance(i, YScalar) and not i.is_null for i in items):
+        return ()
+    names = [unicodedata.normalize("NFC", item.raw) for item in items]  # type: ignore[union-attr]
+    return () if names_problems("field", names, field_name=True) else tuple(names)
 
 
 def _names(
@@ -430,21 +459,37 @@ def read_declared_note_fields(
     for name, text in value.entries.items():
         line = value.lines.get(name, value.line)
         if name not in note_type.fields:
-            folded = {f.casefold(): f for f in note_type.fields}
-            meant = folded.get(name.casefold())
-            hint = f"; did you mean '{meant}'?" if meant else suggest(name, note_type.fields)
-            fields.problem(
-                line,
-                f"note type '{note_type.key}' has no field '{shown(name)}' (its fields: "
-                f"{', '.join(note_type.fields)}){hint}",
-                f"fields.{name}",
-            )
+            _no_such_field(fields, note_type.key, note_type.fields, name, line)
             continue
         lines[f"fields.{name}"] = line
         if is_null(text):
             continue
         given[name] = fields.as_text(text, f"fields.{name}")
     return note_type.field_texts(given), lines
+
+
+def unknown_note_fields(fields: FieldReader, item: YMap, key: str, names: Sequence[str]) -> None:
+    """Tell each field a note of the note type ``key`` (refused for its templates) gives
+    under ``fields:`` that is not one of its ``names``."""
+    value = item.get("fields")
+    if not isinstance(value, YMap):
+        return
+    for name in value.entries:
+        if name not in names:
+            _no_such_field(fields, key, names, name, value.lines.get(name, value.line))
+
+
+def _no_such_field(
+    fields: FieldReader, key: str, names: Sequence[str], name: str, line: int
+) -> None:
+    folded = {f.casefold(): f for f in names}
+    meant = folded.get(name.casefold())
+    hint = f"; did you mean '{meant}'?" if meant else suggest(name, names)
+    fields.problem(
+        line,
+        f"note type '{key}' has no field '{shown(name)}' (its fields: {', '.join(names)}){hint}",
+        f"fields.{name}",
+    )
 
 
 def shared_name_problems(types: Iterable[NoteType]) -> list[Problem]:

@@ -16,7 +16,11 @@ import yaml
 
 from deckbuilder import cloze
 from deckbuilder.cardfile.checks import ANKI_EMPTY, Spellings, note_problems, text_problem
-from deckbuilder.cardfile.declared import DeclaredTypes, read_declared_note_fields
+from deckbuilder.cardfile.declared import (
+    DeclaredTypes,
+    read_declared_note_fields,
+    unknown_note_fields,
+)
 from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, shown, suggest, trimmed
 from deckbuilder.cardfile.keys import (
     CHOICE,
@@ -232,6 +236,8 @@ def _note_kind(
         if own is not None:
             return own
         refused = declared is not None and written in declared.refused
+        if declared is not None and written in declared.refused_fields:
+            unknown_note_fields(fields, item, written, declared.refused_fields[written])
         if kind is None and len(fields.problems) == before and not refused:
             names = [*_KIND_NAMES, *(declared.known() if declared is not None else ())]
             meant = note_type_named(written)
@@ -280,12 +286,18 @@ def _field_lines(item: YMap) -> dict[str, int]:
     lines = dict(item.lines)
     choices = item.get("choices")
     if isinstance(choices, YSeq):
+        written = item.key_line("choices")
         for i, entry in enumerate(choices.items):
             lines[f"choices[{i}]"] = entry.line
             if _is_choice_map(entry) and "text" in entry.entries:
                 lines[f"choices[{i}]"] = entry.key_line("text")
             if _is_choice_map(entry) and "feedback" in entry.entries:
                 lines[f"choices[{i}].feedback"] = entry.key_line("feedback")
+        # A YAML alias (choices: *ch) repeats a value anchored above, in another note: its
+        # lines are that note's, so this note's choices are told at its own 'choices:'.
+        for key, line in lines.items():
+            if key.startswith("choices[") and line < written:
+                lines[key] = written
     return lines
 
 

@@ -51,14 +51,27 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
                 continue
             # Hidden names are no decks: macOS's '._deck.yaml' beside each file copied to a
             # USB stick, a tool's copies in '.history/' (watch takes none for card files).
-            files = sorted(
+            walked = sorted(
                 p
                 for p in path.rglob("*")
-                if p.suffix in SOURCE_SUFFIXES
+                if p.suffix.lower() in SOURCE_SUFFIXES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
                 and p.is_file()
             )
-            if not files:
+            files = [p for p in walked if p.suffix in SOURCE_SUFFIXES]
+            # 'deck.YAML' is no card file to watch, the lock files or import --out, which
+            # take the suffixes in lower case: told, so that its deck is not left out unseen.
+            problems += [
+                Problem(
+                    str(p),
+                    None,
+                    f"not read: a card file's name ends in .yaml or .yml, in lower case; "
+                    f"rename it {p.with_suffix(p.suffix.lower()).name}",
+                )
+                for p in walked
+                if p.suffix not in SOURCE_SUFFIXES
+            ]
+            if not walked:
                 problems.append(
                     Problem(str(path), None, "no card files (*.yaml, *.yml) in this folder")
                 )

@@ -167,9 +167,10 @@ def note_findings(note: Note) -> Iterator[Finding]:
 def _mcq_findings(note: McqNote) -> Iterator[Finding]:
     shown = [plain(choice) for choice in note.choices]
     above = [_speaks_of_above(text) for text in shown]
-    names_others = [_names_other_choices(text, note.question) for text in shown]
+    named = [_names_other_choices(text, note.question) for text in shown]
+    names_others = [letters is not None for letters in named]
     yield from _above_choice(note, above)
-    yield from _choice_reference(note, names_others)
+    yield from _choice_reference(note, named)
     # A choice that speaks of the others is judged by its own rule; its length is no cue.
     # A picture's file name and description are not shown: only the words beside it count.
     measured = [
@@ -278,14 +279,16 @@ def _above_choice(note: McqNote, above: Sequence[bool]) -> Iterator[Finding]:
         yield Finding(note, f"choices[{i}]", "above-choice", problem, fix)
 
 
-def _names_other_choices(text: str, question: str) -> bool:
-    """Whether a choice's visible ``text`` names other choices by letter or position. Not
-    when the letters name things: after a noun ("Vitamins A and D", "Hepatitis B and C"),
-    or letters the question itself uses ("Let A and B be vectors")."""
+def _names_other_choices(text: str, question: str) -> list[str] | None:
+    """The letters by which a choice's visible ``text`` names other choices ([] when it
+    names them by position: "the first two"), None when it names none. Not when the
+    letters name things: after a noun ("Vitamins A and D", "Hepatitis B and C"), or
+    letters the question itself uses ("Let A and B be vectors")."""
     if len(text.split()) > _REFERENCE_WORDS:
-        return False  # a sentence, where "A and B" names things
+        return None  # a sentence, where "A and B" names things
     if _REFERENCE_WORD.search(_folded(text)) is None:
-        return False
+        return None
+    named: list[str] | None = None
     for match in _REFERENCE.finditer(text):
         before = text[: match.start()].split()
         if before and before[-1].isalpha() and before[-1].lower() not in _REFERRING_WORDS:
@@ -293,24 +296,33 @@ def _names_other_choices(text: str, question: str) -> bool:
         letters = set(_CHOICE_LETTER.findall(match.group()))
         if letters and letters <= set(plain(question).split()):
             continue
-        return True
-    return False
+        named = sorted({*(named or ()), *letters})
+    return named
 
 
-def _choice_reference(note: McqNote, names_others: Sequence[bool]) -> Iterator[Finding]:
-    """``names_others``: whether each choice names other choices."""
+def _choice_reference(note: McqNote, named: Sequence[Sequence[str] | None]) -> Iterator[Finding]:
+    """``named``: the letters of the other choices each choice names (None: it names
+    none)."""
     if not note.shuffle:
         return
     for i, choice in enumerate(note.choices):
-        if not names_others[i]:
+        letters = named[i]
+        if letters is None:
             continue
+        # The multiple-answer question the fix suggests has the letters the choice names; one
+        # named by position ("the first two") has none to name.
+        answer = (
+            f"[{', '.join(letters)}]"
+            if letters
+            else "[...] with the letters of the choices it names"
+        )
         yield Finding(
             note,
             f"choices[{i}]",
             "choice-reference",
             f"choice {letter(i)} {_quote(choice)} names other choices by letter or position, "
             "which change when the choices are shuffled (the card shows no letters)",
-            "say what those choices say, or ask a multiple-answer question (answer: [A, B])",
+            f"say what those choices say, or ask a multiple-answer question (answer: {answer})",
         )
 
 

@@ -171,6 +171,15 @@ def test_languages_differing_only_in_case_are_an_error_naming_both(
     assert "Traceback" not in result.err and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(("written", "meant"), [("EN", "en"), ("pt_BR", "pt-BR"), ("ALL", "all")])
+def test_a_lang_option_in_another_case_gets_the_hint_a_file_gets(
+    cli: CliRun, written: str, meant: str
+) -> None:
+    """A card file's 'EN' is told to be written 'en'; --lang EN was refused without it."""
+    bad = cli("check", WORDS, "--lang", written)
+    assert bad.code == 1 and f"did you mean '{meant}'?" in bad.err, bad.err
+
+
 def test_cli_lang_options(tmp_path: Path, cli: CliRun) -> None:
     unknown = cli("check", WORDS, "--lang", "de")
     assert unknown.code == 1

@@ -295,3 +295,67 @@ def test_an_empty_list_of_cards_is_told_as_empty(tmp_path: Path) -> None:
     )
     (problem,) = _problems(tmp_path, text)
     assert "note type 'vocab': 'cards' is empty" in problem and "not a list" not in problem
+
+
+def test_a_field_unknown_on_one_side_is_told_with_the_others_unclosed_conditional(
+    tmp_path: Path,
+) -> None:
+    """A front Anki cannot read (a conditional never closed) hid the back's unknown field
+    until the front was fixed: every problem of a card is told at once."""
+    text = VOCAB.replace('front: "{{English}}"', 'front: "{{#English}}{{English}}"').replace(
+        '{{FrontSide}}<hr id=answer>{{Korean}}"', '{{FrontSide}}<hr id=answer>{{Koran}}"'
+    )
+    problems = _problems(tmp_path, text)
+    assert any("opens '{{#English}}' and never closes it" in p for p in problems), problems
+    assert any("names 'Koran', not a field" in p for p in problems), problems
+
+
+def test_two_typed_answers_on_one_side_are_told_at_the_card(tmp_path: Path) -> None:
+    """Anki renders '{{type:A}} {{type:B}}' as [[type:A]] [[type:B]], and its reviewers
+    (desktop's typeAnsQuestionFilter, AnkiDroid's) ask for A alone and put A's box in place
+    of both: B is never checked. It passed check."""
+    text = VOCAB.replace(
+        'front: "{{English}}"', 'front: "{{English}} {{type:Korean}} {{type:Example}}"'
+    )
+    problems = _problems(tmp_path, text)
+    production = VOCAB.splitlines().index("      - name: Production") + 1
+    assert [p for p in problems if "'{{type:Korean}}' and '{{type:Example}}'" in p] == [
+        f"{tmp_path / 'cards' / 'deck.yaml'}:{production}: note type 'vocab': the front of card 2 "
+        "('Production') has '{{type:Korean}}' and '{{type:Example}}'; Anki asks for one typed "
+        "answer a card, the first's, and shows its box in place of each (make a card for each "
+        "field to type)"
+    ], problems
+
+
+def test_a_notes_misspelt_field_is_told_with_its_note_types_template_problem(
+    tmp_path: Path,
+) -> None:
+    """A note type refused for a template left its notes unread: a note's misspelt field
+    was told only once the template was fixed. Its fields are right, so it is told now."""
+    text = VOCAB.replace('front: "{{English}}"', 'front: "{{#English}}{{English}}"').replace(
+        "      English: hello\n", "      Englsh: hello\n"
+    )
+    problems = _problems(tmp_path, text)
+    assert any("opens '{{#English}}' and never closes it" in p for p in problems), problems
+    assert any(
+        "note 'hello': note type 'vocab' has no field 'Englsh'" in p
+        and "did you mean 'English'?" in p
+        for p in problems
+    ), problems
+    assert not any("unknown note type" in p for p in problems), problems
+
+
+def test_a_notes_misspelt_field_is_told_with_its_shared_note_types_problem(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "note-types"
+    folder.mkdir()
+    (folder / "vocab.yaml").write_text(
+        'fields: [Korean, English]\ncards:\n  - {front: "{{#Korean}}{{Korean}}", '
+        'back: "{{English}}"}\n',
+        encoding="utf-8",
+    )
+    text = "deck: A\nid: a\nnotes:\n  - id: n\n    type: vocab\n    fields: {Koran: x}\n"
+    problems = _problems(tmp_path, text)
+    assert any("never closes it" in p for p in problems), problems
+    assert any("has no field 'Koran'" in p for p in problems), problems

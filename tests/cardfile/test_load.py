@@ -273,6 +273,19 @@ def test_missing_source_and_empty_folder(tmp_path: Path) -> None:
     assert "no such file or folder" in text and "no card files" in text
 
 
+def test_a_card_file_with_an_upper_case_suffix_in_a_folder_is_told(tmp_path: Path) -> None:
+    """'sub/b.YAML' was left out of the folder's decks without a word; watch, the lock
+    files and import --out take card files by their lower-case suffix, so it is told."""
+    write(tmp_path, "deck: A\nid: a\nnotes: [{id: a, front: f, back: b}]\n", "a.yaml")
+    (tmp_path / "sub").mkdir()
+    write(tmp_path, "deck: B\nid: b\nnotes: [{id: a, front: f, back: b}]\n", "sub/b.YAML")
+    with pytest.raises(DeckError) as info:
+        load_decks([tmp_path])
+    (problem,) = info.value.problems
+    assert problem.file == str(tmp_path / "sub" / "b.YAML")
+    assert "not read" in problem.message and "rename it b.yaml" in problem.message
+
+
 def test_a_folder_leaves_out_hidden_files_and_folders(tmp_path: Path) -> None:
     """macOS leaves '._deck.yaml' (binary metadata) beside each file copied to a USB
     stick or a network share, and tools keep copies in hidden folders: none is a deck,

@@ -679,6 +679,17 @@ def test_a_choice_naming_others_is_one_flaw_not_also_the_longest(tmp_path: Path)
     assert [w.code for w in lint_decks(load_decks([path]))] == ["choice-reference"]
 
 
+def test_a_choice_reference_fix_names_the_letters_it_names(tmp_path: Path) -> None:
+    """The fix said (answer: [A, B]) whatever the choice named: "Both B and C" is the
+    multiple-answer question answer: [B, C]."""
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n  - id: n\n"
+                 "    question: Which numbers are even?\n"
+                 "    choices: ['1', '2', '4', Both B and C]\n    answer: D\n")  # fmt: skip
+    (warning,) = lint_decks(load_decks([path]))
+    assert warning.code == "choice-reference"
+    assert "(answer: [B, C])" in str(warning), str(warning)
+
+
 @pytest.mark.parametrize(
     ("first", "second", "repeated"),
     [
@@ -887,3 +898,17 @@ def test_the_length_of_a_choice_is_of_the_text_it_shows(
                  f"    question: Which shows anaphase?\n    choices: {choices}\n    answer: A\n")  # fmt: skip
     codes = [w.code for w in lint_decks(load_decks([path]))]
     assert codes == (["longest-correct"] if warned else [])
+
+
+def test_a_warning_about_aliased_choices_is_told_at_the_notes_own_choices(
+    tmp_path: Path,
+) -> None:
+    """'choices: *ch' repeats the list anchored in another note: the warning for this note
+    gave the anchor's line, inside the other note."""
+    path = write(tmp_path, "d.yaml", "deck: D\nid: d\nnotes:\n"
+                 "  - id: one\n    question: Which are even?\n"
+                 "    choices: &ch ['1', '2', '4', Both B and C]\n    answer: B\n"
+                 "  - id: three\n    question: Which is odd?\n"
+                 "    choices: *ch\n    answer: A\n")  # fmt: skip
+    found = [(w.note, w.line) for w in lint_decks(load_decks([path]))]
+    assert found == [("one", 6), ("three", 10)], found
