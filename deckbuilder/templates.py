@@ -49,7 +49,6 @@ class _Read:
 
     fields: set[str] = field(default_factory=set)
     cloze_fields: set[str] = field(default_factory=set)
-    typed: list[str] = field(default_factory=list)  # the fields of its {{type:...}} tags
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
@@ -106,8 +105,6 @@ def _read(text: str) -> _Read:
             read.fields.add(name)
             if "cloze" in filters:
                 read.cloze_fields.add(name)
-            if "type" in filters:
-                read.typed.append(name)
         elif not _CLOZE_CONDITIONAL.match(node[1]):
             read.fields.add(node[1])
     return read
@@ -183,20 +180,6 @@ def card_problems(
                 for read, text in ((read_front, front), (read_back, back))
             )
         )
-        # Anki desktop's reviewer (typeAnsQuestionFilter) and AnkiDroid's ask for the
-        # field of the first {{type:}} tag only and put that one's box or comparison in
-        # place of every tag: a second field is never asked nor checked.
-        for side, read in (("front", read_front), ("back", read_back)):
-            if read is not None and len(read.typed) > 1:
-                tags = " and ".join(f"'{{{{type:{name}}}}}'" for name in read.typed[:2])
-                problems.append(
-                    (
-                        number,
-                        f"the {side} of {card} has {tags}; Anki asks for one typed answer a "
-                        "card, the first's, and shows its box in place of each (make a card "
-                        "for each field to type)",
-                    )
-                )
         if read_front is not None and not read_front.fields - {""}:
             problems.append(
                 (number, f"the front of {card} shows no field; Anki makes no card of it")

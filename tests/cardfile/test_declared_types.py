@@ -310,23 +310,6 @@ def test_a_field_unknown_on_one_side_is_told_with_the_others_unclosed_conditiona
     assert any("names 'Koran', not a field" in p for p in problems), problems
 
 
-def test_two_typed_answers_on_one_side_are_told_at_the_card(tmp_path: Path) -> None:
-    """Anki renders '{{type:A}} {{type:B}}' as [[type:A]] [[type:B]], and its reviewers
-    (desktop's typeAnsQuestionFilter, AnkiDroid's) ask for A alone and put A's box in place
-    of both: B is never checked. It passed check."""
-    text = VOCAB.replace(
-        'front: "{{English}}"', 'front: "{{English}} {{type:Korean}} {{type:Example}}"'
-    )
-    problems = _problems(tmp_path, text)
-    production = VOCAB.splitlines().index("      - name: Production") + 1
-    assert [p for p in problems if "'{{type:Korean}}' and '{{type:Example}}'" in p] == [
-        f"{tmp_path / 'cards' / 'deck.yaml'}:{production}: note type 'vocab': the front of card 2 "
-        "('Production') has '{{type:Korean}}' and '{{type:Example}}'; Anki asks for one typed "
-        "answer a card, the first's, and shows its box in place of each (make a card for each "
-        "field to type)"
-    ], problems
-
-
 def test_a_notes_misspelt_field_is_told_with_its_note_types_template_problem(
     tmp_path: Path,
 ) -> None:
