@@ -235,13 +235,13 @@ class DeckPlan:
                 self.changed_in_cards += 1
             return
         if anki.type_id != spec.id:
-            self.pulling.problem(
-                self.pulling.source.path,
-                f"Anki's note {anki.id} has the GUID of note '{note.id}' of "
-                f"{self.deck.source} (deck '{self.deck.key}') but another note type "
-                f"({self.type_name(anki.type_id)}, not '{spec.name}'); a pull does not change "
-                "a note's type",
+            # This note alone is left out: the other notes' edits still come in.
+            why = (
+                f"Anki's note {anki.id} has another note type ({self.type_name(anki.type_id)}, "
+                f"not '{spec.name}'); a pull does not change a note's type: change it back in "
+                "Anki (Change Note Type), or change the note in the card file by hand"
             )
+            self.record(note, "refused", anki, reason=why)
             return
         if entry is None:
             self.changed_in_cards += 1  # new in the card file since the last build

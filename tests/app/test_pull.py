@@ -608,6 +608,36 @@ def test_a_note_the_card_file_cannot_hold_as_anki_has_it_is_named_and_the_others
     assert "0 updated, 0 added" in again.out
 
 
+def test_a_note_whose_type_changed_in_anki_is_named_and_the_others_come_in(
+    project: Path, cli: CliRun
+) -> None:
+    """A note switched to another note type in Anki (Change Note Type) is not pulled,
+    named at its line, and the other notes' edits are written. It stopped the whole pull,
+    with a message naming SOURCE and no line of the card file."""
+    with _collection(project) as col:
+        notes = _notes(col)
+        term = notes["Activation"]
+        info = col.models.change_notetype_info(
+            old_notetype_id=term.mid, new_notetype_id=col.models.by_name("Basic")["id"]
+        )
+        request = info.input
+        request.note_ids.extend([term.id])
+        col.models.change_notetype_of_notes(request)
+        cloze = notes["The cell mem"]
+        cloze.fields[1] = "Also called the plasma membrane."
+        col.update_note(cloze)
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert (
+        "cards/cells.yaml:24: note 'term': not pulled: Anki's note 1"
+    ) in run.err and "another note type ('Basic', not 'deckbuilder Basic')" in run.err
+    assert "updated from Anki: membrane" in run.out
+    text = (project / "cards" / "cells.yaml").read_text(encoding="utf-8")
+    assert "    extra: Also called the plasma membrane.\n" in text
+    assert "  - {id: term, front: Activation, back: A layer's output.}\n" in text
+
+
 def make_edited_export(folder: Path) -> None:
     """``edited.apkg`` for the README's pull example: the bundled deck's English package
     imported into a fresh collection, the question of note 'tradeoff' edited in Anki, and
