@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from html import unescape as html_unescape
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -505,14 +506,17 @@ class DeckPlan:
 
 _DELETED_CHANGED = "deleted in Anki, and edited in the card file since the last build"
 # What a field names as media, as Anki finds it (its media check).
-_IMAGE = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']?([^"' >]+)""", re.IGNORECASE)
+# A quoted name may hold spaces ("my pic.png", as Anki's editor keeps a pasted file's name).
+_IMAGE = re.compile(
+    r"""<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^"'\s>]+))""", re.IGNORECASE
+)
 _SOUND = re.compile(r"\[sound:([^\]]+)\]")
 
 
 def _media_names(fields: Iterable[str]) -> list[str]:
     names = []
     for html in fields:
-        names += [unquote(found) for found in _IMAGE.findall(html)]
+        names += [unquote(html_unescape("".join(found))) for found in _IMAGE.findall(html)]
         names += _SOUND.findall(html)
     return [unicodedata.normalize("NFC", name) for name in dict.fromkeys(names)]
 

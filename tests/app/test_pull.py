@@ -482,6 +482,24 @@ def test_a_picture_added_in_anki_comes_with_its_file(project: Path, cli: CliRun)
     _rebuild_changes_nothing_in_anki(project)
 
 
+def test_a_picture_whose_name_has_a_space_comes_with_its_file(project: Path, cli: CliRun) -> None:
+    """Anki keeps a pasted file's name, spaces and all, in a quoted src: the name was cut
+    at the space ('my'), and the note refused for a media file nobody has."""
+    with _collection(project) as col:
+        name = col.media.write_data("my cell.png", b"\x89PNG\r\n\x1a\n not a real picture")
+        assert name == "my cell.png"
+        note = _notes(col)["Activation"]
+        note.fields[1] = f'A layer\'s output. <img src="{name}">'
+        col.update_note(note)
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert (project / "media" / name).read_bytes().startswith(b"\x89PNG")
+    assert "![](<my cell.png>)" in (project / "cards" / "cells.yaml").read_text(encoding="utf-8")
+    assert cli("check").code == 0
+    _rebuild_changes_nothing_in_anki(project)
+
+
 def test_build_against_lists_what_it_would_overwrite(
     project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
