@@ -263,3 +263,32 @@ def test_what_the_card_file_cannot_hold_is_a_warning_at_the_note_s_line(
         "cards/kinds.yaml:25: note 'term': warning: Anki's copy of its back has markup the "
         "card file cannot hold"
     ) in run.err
+
+
+def test_characters_above_u_ffff_are_written_as_they_are(project: Path, cli: CliRun) -> None:
+    """An emoji or a math letter typed in Anki comes into the card file as it is, and a
+    text of lines stays a block: libyaml wrote each as an 8-digit escape ('\\U0001F52C'),
+    quoted the text, and a text of lines became one double-quoted line of '\\n's."""
+    with _collection(project) as col:
+        _edit(col, "Activation", lambda note: note.fields.__setitem__(1, "A layer's output 🔬"))
+        _edit(
+            col,
+            "Which organelles",
+            lambda note: note.fields.__setitem__(
+                3, "The mitochondrion.<br>Think \U0001d465 ≠ \U0001d466."
+            ),
+        )
+        _edit(
+            col,
+            "The membrane",
+            lambda note: note.fields.__setitem__(1, "<ul><li>Lipids 🧪</li><li>Proteins</li></ul>"),
+        )
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    text = (project / "cards" / "kinds.yaml").read_text(encoding="utf-8")
+    assert "    back: A layer's output 🔬\n" in text
+    assert "    explanation: The mitochondrion.<br>Think \U0001d465 ≠ \U0001d466.\n" in text
+    assert "    extra: |-\n      - Lipids 🧪\n      - Proteins\n" in text
+    assert "\\U" not in text
+    assert cli("check").code == 0
