@@ -267,7 +267,8 @@ class DeckPlan:
             else:
                 when = max(entry.changed, _mod(anki))
             self.set_entry(note.id, entry, in_anki, when, content)
-            self.record(note, "same", anki)
+            # What Anki's copy has that the card file cannot hold is why they read alike.
+            self.record(note, "same", anki, losses=reading.losses)
             return
         newer = _mod(anki) > entry.changed
         if newer and not card_changed:

@@ -656,6 +656,24 @@ def test_a_note_whose_type_changed_in_anki_is_named_and_the_others_come_in(
     assert "  - {id: term, front: Activation, back: A layer's output.}\n" in text
 
 
+def test_a_deck_tag_taken_off_in_anki_alone_is_a_warning(project: Path, cli: CliRun) -> None:
+    """A note whose only edit in Anki is the deck's tag taken off reads back as the card
+    file has it: the pull told it as "edited alike on both sides", without the warning a
+    note edited otherwise gets, so the learner's edit was dropped without a word."""
+    with _collection(project) as col:
+        cloze = _notes(col)["The cell mem"]
+        cloze.tags = ["membranes"]
+        col.update_note(cloze)
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert (
+        "cards/cells.yaml:15: note 'membrane': warning: Anki took the deck's tag 'bio' off it; "
+        "a card file gives every note the deck's tags"
+    ) in run.err
+    assert (project / "cards" / "cells.yaml").read_text(encoding="utf-8") == CARD_FILE
+
+
 def make_edited_export(folder: Path) -> None:
     """``edited.apkg`` for the README's pull example: the bundled deck's English package
     imported into a fresh collection, the question of note 'tradeoff' edited in Anki, and
