@@ -51,6 +51,7 @@ _BLANK = re.compile(r"[ \t]*\Z")
 _COMMENT_LINE = re.compile(r"[ \t]*(#.*)?\Z")
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _AFTER_VALUE = re.compile(r"[ \t]*(#[^\n]*)?")  # what may follow a value on its line
+_BLOCK_HEADER = re.compile(r"[ \t]*(?:[|>][-+0-9]*[ \t]*)?(#[^\n]*)?")  # a block's first line
 
 
 class CannotPatch(Exception):
@@ -397,14 +398,20 @@ class _Changer:
                 value_text = quoted_text(value)
             self.edits.append(_Edit(node.start_mark.index, end, value_text))
             return
-        after = _AFTER_VALUE.match(text, end)
-        assert after is not None
-        comment = after.group(1) or ""
-        line_end = after.end()
         if _is_block(node):
+            # A block's own comment is on its first line, after 'key:' and any '|' or '>';
+            # a comment after its last line is the next line's, and stays where it is.
+            header = _BLOCK_HEADER.match(text, start)
+            assert header is not None
+            comment = header.group(1) or ""
             line_end = end
-        elif text.startswith("\n", line_end):
-            line_end += 1
+        else:
+            after = _AFTER_VALUE.match(text, end)
+            assert after is not None
+            comment = after.group(1) or ""
+            line_end = after.end()
+            if text.startswith("\n", line_end):
+                line_end += 1
         if comment:
             head, _, rest = written.partition("\n")
             if not head.strip() or head.strip()[0] in "|>":
