@@ -235,19 +235,33 @@ class DeckPlan:
             elif card_changed:
                 self.changed_in_cards += 1
             return
+        in_anki = anki_copy_hash(anki.fields, anki.tags)
         if anki.type_id != spec.id:
+            if entry is not None and card_changed and in_anki == entry.anki:
+                # The card file gave the note its new type (reverse: true, say), and Anki
+                # has the note as the last build gave it: the next build carries it.
+                self.changed_in_cards += 1
+                return
             # This note alone is left out: the other notes' edits still come in.
             why = (
                 f"Anki's note {anki.id} has another note type ({self.type_name(anki.type_id)}, "
-                f"not '{spec.name}'); a pull does not change a note's type: change it back in "
-                "Anki (Change Note Type), or change the note in the card file by hand"
+                f"the card file's: '{spec.name}'), and a pull does not change a note's type: "
+                + (
+                    "make Anki's edit in the card file by hand (the card file changed the "
+                    "note since the last build too)"
+                    if card_changed
+                    else 'import the last build with "Merge note types" ticked (it gave the '
+                    "note this type, and Anki kept its own), then pull again"
+                    if entry is not None and _mod(anki) < entry.changed
+                    else "change it back in Anki (Change Note Type) and pull again, or make "
+                    "Anki's edit in the card file by hand"
+                )
             )
             self.record(note, "refused", anki, reason=why)
             return
         if entry is None:
             self.changed_in_cards += 1  # new in the card file since the last build
             return
-        in_anki = anki_copy_hash(anki.fields, anki.tags)
         if in_anki == entry.anki:
             if card_changed:
                 self.changed_in_cards += 1

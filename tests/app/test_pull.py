@@ -649,7 +649,7 @@ def test_a_note_whose_type_changed_in_anki_is_named_and_the_others_come_in(
     assert run.code == 1
     assert (
         "cards/cells.yaml:24: note 'term': not pulled: Anki's note 1"
-    ) in run.err and "another note type ('Basic', not 'deckbuilder Basic')" in run.err
+    ) in run.err and "another note type ('Basic', the card file's: 'deckbuilder Basic')" in run.err
     assert "updated from Anki: membrane" in run.out
     text = (project / "cards" / "cells.yaml").read_text(encoding="utf-8")
     assert "    extra: Also called the plasma membrane.\n" in text
@@ -672,6 +672,36 @@ def test_a_deck_tag_taken_off_in_anki_alone_is_a_warning(project: Path, cli: Cli
         "a card file gives every note the deck's tags"
     ) in run.err
     assert (project / "cards" / "cells.yaml").read_text(encoding="utf-8") == CARD_FILE
+
+
+def test_a_note_the_card_file_made_reversed_is_the_card_file_s_edit(
+    project: Path, cli: CliRun
+) -> None:
+    """A note given 'reverse: true' in the card file has another note type than Anki's
+    copy: while Anki has it as the last build gave it, that is an edit of the card file
+    the next build carries, not a note refused (exit 1, "change it back in Anki"). Built
+    and imported without "Merge note types", Anki keeps the old type: the pull says to
+    import with it."""
+    card = project / "cards" / "cells.yaml"
+    card.write_text(
+        CARD_FILE.replace("back: A layer's output.}", "back: A layer's output., reverse: true}"),
+        encoding="utf-8",
+    )
+    with _collection(project) as col:
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert "1 edited in the card file only, 3 unchanged" in run.out
+    _build()
+    with _collection(project) as col:
+        assert len(_import(col, project / "output" / "cells.apkg").conflicting) == 1
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert ("cards/cells.yaml:24: note 'term': not pulled: Anki's note 1") in run.err and (
+        "and a pull does not change a note's type: import the last build with \"Merge note "
+        'types" ticked (it gave the note this type, and Anki kept its own), then pull again'
+    ) in run.err
 
 
 def make_edited_export(folder: Path) -> None:
