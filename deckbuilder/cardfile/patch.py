@@ -88,6 +88,7 @@ class CardFilePatch:
         self.file = file
         self.edits: list[_Edit] = []
         self.notes: dict[str, MappingNode] = {}
+        self.removed: set[str] = set()  # note ids
         self._notes_node: SequenceNode | None = None
         self._note_lines = dict(note_lines) if note_lines is not None else None
         self._sorted_lines = sorted(self._note_lines.values()) if self._note_lines else []
@@ -188,6 +189,13 @@ class CardFilePatch:
             raise CannotPatch(f"note '{note_id}' is not in the file")
         if self.notes_node.flow_style:
             raise CannotPatch("the notes are not written as a block list ('- id: ...' lines)")
+        if len(self.notes_node.value) - len(self.removed) <= 1:
+            # A card file without notes is refused by every command that reads it.
+            raise CannotPatch(
+                "it is the card file's last note, and a card file needs one: delete the card "
+                "file and its lock file yourself"
+            )
+        self.removed.add(note_id)
         start = _line_start(self.text, node.start_mark.index)
         end = _block_end(self.text, node)
         if self.text.startswith("\n", end):

@@ -207,6 +207,17 @@ def test_a_note_is_removed_with_its_lines_and_one_blank_line(tmp_path: Path) -> 
     )
 
 
+def test_the_last_note_is_not_removed(tmp_path: Path) -> None:
+    """A pull --delete of every note of a deck wrote 'notes:' with nothing under it, a
+    card file every command then refused ('notes' is required)."""
+    patch = CardFilePatch(HAND_WRITTEN, "cells.yaml")
+    for note_id in ("powerhouse", "membrane", "red"):
+        patch.remove_note(note_id)
+    with pytest.raises(CannotPatch, match="it is the card file's last note"):
+        patch.remove_note("term")
+    assert [note.id for note in _load(tmp_path, patch.result()).notes] == ["term"]
+
+
 def test_the_diff_shows_the_changed_lines_with_their_numbers(tmp_path: Path) -> None:
     deck = _load(tmp_path, HAND_WRITTEN)
     old = _note(deck, "membrane")
