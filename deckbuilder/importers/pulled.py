@@ -70,6 +70,8 @@ class PullReader:
                 "its note type was changed in Anki"
             )
         own = OWN_TYPE_IDS.get(spec.id)
+        if self.deck.lang and like is not None:
+            fields = self.filled(like.id, spec, own, fields)
         losses: list[str] = []
         note: Note | str
         if spec.kind is NoteKind.IMAGE_OCCLUSION:
@@ -118,6 +120,28 @@ class PullReader:
             field_lines=like.field_lines,
         )
         return Reading(same_texts_kept(like, note), tuple(losses))
+
+    def filled(
+        self, note_id: str, spec: NoteTypeSpec, own: NoteKind | None, fields: Sequence[str]
+    ) -> tuple[str, ...]:
+        """Anki's fields, a text one the last build left empty wrapped in the deck's
+        language as the build wraps the others: the build wraps no empty field, so a text
+        typed into one in Anki comes without it, and is the text of this deck's language."""
+        built = self.built.get(note_id, ())
+        if own is not None:
+            wrapped = set(built_in(own).text_fields or range(len(fields)))
+        elif spec.kind is NoteKind.DECLARED:
+            declared = self.declared.get(spec.key)
+            raw = declared.raw if declared is not None else ()
+            wrapped = {i for i, name in enumerate(spec.fields) if name not in raw}
+        else:
+            wrapped = set(range(len(fields)))
+        return tuple(
+            f'<div lang="{self.deck.lang}">{html}</div>'
+            if i in wrapped and i < len(built) and not built[i] and html.strip()
+            else html
+            for i, html in enumerate(fields)
+        )
 
     def unwrapped(self, html: str) -> str | None:
         """A field of a language's deck without the ``<div lang>`` the build wraps it in

@@ -590,6 +590,35 @@ def test_a_bilingual_deck_takes_the_package_s_language_only(bundled: Path, cli: 
     assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
 
 
+def test_a_field_left_empty_and_filled_in_one_language_s_deck_comes_in(
+    bundled: Path, cli: CliRun
+) -> None:
+    """The build wraps no empty field in its language's <div lang>, so a text typed in
+    Anki into an empty field comes without one: it was refused as markup "edited as HTML"
+    (the very edit pull is for), and now comes in as that language's text."""
+    deck = "ML Systems::Gradient Checkpointing"
+    with _collection(bundled) as col:
+        for nid in col.find_notes(f'"deck:{deck}"'):
+            note = col.get_note(nid)
+            if "Activations are stored" in note.fields[0]:
+                assert note.fields[1] == ""
+                note.fields[1] = "Also for the optimizer."
+                col.update_note(note)
+        source = _export(col, bundled / "en.apkg", deck)
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert "updated from Anki: cloze-why-store" in run.out
+    text = (bundled / "cards" / "gradient-checkpointing.yaml").read_text(encoding="utf-8")
+    assert (
+        "{{c2::gradients}}.\n    extra:\n      ko: ''\n      en: Also for the optimizer.\n"
+    ) in text
+    assert cli("check").code == 0
+    _build("--lang", "en")
+    with _collection(bundled) as col:
+        log = _import(col, bundled / "output" / "gradient-checkpointing.en.apkg")
+    assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
+
+
 def test_a_note_the_card_file_cannot_hold_as_anki_has_it_is_named_and_the_others_come_in(
     bundled: Path, cli: CliRun
 ) -> None:
