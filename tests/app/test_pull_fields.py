@@ -292,3 +292,21 @@ def test_characters_above_u_ffff_are_written_as_they_are(project: Path, cli: Cli
     assert "    extra: |-\n      - Lipids 🧪\n      - Proteins\n" in text
     assert "\\U" not in text
     assert cli("check").code == 0
+
+
+def test_a_letter_or_flag_typed_otherwise_in_anki_is_named_with_its_field(
+    project: Path, cli: CliRun
+) -> None:
+    """An answer typed in Anki's editor in lower case ('b'), or a flag as 'Yes', is no
+    HTML edit: the note was refused as one whose "choices, answers or language markup were
+    edited as HTML". The message names the field, its value and what it holds."""
+    with _collection(project) as col:
+        _edit(col, "Which organelles", lambda note: note.fields.__setitem__(2, "b"))
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert (
+        "cards/kinds.yaml:11: note 'organelle': not pulled: Anki's copy is not as deckbuilder "
+        "writes it: its Answer field is 'b', where deckbuilder writes the right choices' "
+        "letters, such as B or A, C; make the edit in the card file"
+    ) in run.err
