@@ -306,12 +306,38 @@ def test_a_note_removed_from_the_card_file_and_left_in_anki_is_not_added_again(
         source = _export(col, project / "Cells.apkg")
     run = cli("pull", source)
     assert run.code == 0, run.err
-    assert (
-        f"removed from the card file before, still in Anki (delete them there): nid:{nid}"
-        in run.out
-    )
+    assert f"{_STALE}: nid:{nid}" in run.out
     assert "added from Anki: ribosome-6a661d" in run.out
     assert "Activation" not in card.read_text(encoding="utf-8")
+
+
+_STALE = (
+    "not in the card file, and older than its last build: removed from it before (delete "
+    "them in Anki), or added in Anki before that build (add them to the card file yourself)"
+)
+
+
+def test_a_note_added_in_anki_before_a_later_build_is_not_called_removed(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note added in Anki, then a build that adds a note (no pull between): the note is
+    older than that build, as a note removed from the card file is. The pull called it
+    removed from the card file and told the learner to delete it in Anki."""
+    with _collection(project) as col:
+        _edit_in_anki(col)
+        nid = _notes(col)["Ribosome"].id
+    card = project / "cards" / "cells.yaml"
+    card.write_text(
+        CARD_FILE + "  - {id: lysosome, front: Lysosome, back: Digests.}\n", encoding="utf-8"
+    )
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(time.time()) + 10))
+    _build()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    with _collection(project) as col:
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert f"{_STALE}: nid:{nid}" in run.out
+    assert "delete them there" not in run.out
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, cli: CliRun) -> None:
