@@ -22,8 +22,12 @@ _SHOWN = (
     ("updated", "updated from Anki"),
     ("added", "added from Anki"),
     ("same", "edited alike on both sides"),
-    ("removed", "deleted in Anki, removed here"),
-    ("deleted", "deleted in Anki (kept here; --delete removes them)"),
+    # An export of one deck leaves out a note whose cards were moved to another deck.
+    ("removed", "deleted in Anki or moved out of the exported deck, removed here"),
+    (
+        "deleted",
+        "deleted in Anki or moved out of the exported deck (kept here; --delete removes them)",
+    ),
     ("kept", "conflicts settled for the card file"),
     # Anki numbers a note by the time it makes it: one added there before a later build
     # that no pull followed looks like one the card file had before (pull cannot tell).

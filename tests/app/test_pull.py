@@ -267,6 +267,26 @@ def test_prefer_cards_settles_a_conflict_for_the_card_file(project: Path, cli: C
         assert "makes the most ATP" in _notes(col)["Which organe"].fields[0]
 
 
+_DELETED = "deleted in Anki or moved out of the exported deck"
+
+
+def test_a_note_moved_to_another_deck_is_not_called_deleted(project: Path, cli: CliRun) -> None:
+    """A note whose cards were moved to another deck in Anki is not in an export of its
+    deck: the pull called it deleted in Anki, and --delete took it out of the card file.
+    Pulled from the collection, it is found where it is."""
+    with _collection(project) as col:
+        note = _notes(col)["Activation"]
+        note.fields[1] = "A layer's output, moved."
+        col.update_note(note)
+        col.set_deck([card.id for card in note.cards()], col.decks.id("Elsewhere"))
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert f"{_DELETED} (kept here; --delete removes them): term (nid:{note.id})" in run.out
+    run = cli("pull", project / "anki" / "collection.anki2")
+    assert run.code == 0, run.err
+    assert "updated from Anki: term" in run.out
+
+
 def test_deleted_in_anki_is_reported_and_removed_only_with_delete(
     project: Path, cli: CliRun
 ) -> None:
@@ -277,11 +297,11 @@ def test_deleted_in_anki_is_reported_and_removed_only_with_delete(
     card = project / "cards" / "cells.yaml"
     run = cli("pull", source)
     assert run.code == 0, run.err
-    assert f"deleted in Anki (kept here; --delete removes them): term (nid:{nid})" in run.out
+    assert f"{_DELETED} (kept here; --delete removes them): term (nid:{nid})" in run.out
     assert card.read_text(encoding="utf-8") == CARD_FILE
     run = cli("pull", source, "--delete")
     assert run.code == 0, run.err
-    assert f"deleted in Anki, removed here: term (nid:{nid})" in run.out
+    assert f"{_DELETED}, removed here: term (nid:{nid})" in run.out
     assert card.read_text(encoding="utf-8") == CARD_FILE.replace(
         "\n  - {id: term, front: Activation, back: A layer's output.}\n", ""
     )
