@@ -403,12 +403,29 @@ class DeckPlan:
             if own is not None and own.id == held.anki_id:
                 specs.setdefault(own.id, own)
         taken = {note.id for note in self.deck.notes}
+        # The decks Anki has this deck's notes in, when none is the deck's own name: the
+        # deck was renamed in Anki, and a note added to it there is named, not left out.
+        homes = {
+            found.deck
+            for note in self.deck.notes
+            if (found := self.pulling.by_guid.get(self.guid(note))) is not None
+        }
+        if any(home == self.deck.name or home.startswith(inside) for home in homes):
+            homes = set()
+        if homes:
+            # Another deck's home (a note moved there in Anki) is that deck's to pull.
+            names = {deck.name for card in self.pulling.files for deck in card.decks}
+            homes = {h for h in homes if not any(h == n or h.startswith(n + "::") for n in names)}
+            homes -= {n.deck for n in self.pulling.source.notes if n.guid in self.pulling.others}
         for anki in self.pulling.source.notes:
-            if not (anki.deck == self.deck.name or anki.deck.startswith(inside)):
+            renamed = anki.deck in homes
+            if not (renamed or anki.deck == self.deck.name or anki.deck.startswith(inside)):
                 continue
             if anki.guid in self.pulling.ours:
                 continue
             other = self.pulling.others.get(anki.guid)
+            if other is not None and renamed:
+                continue  # another deck's note, beside this deck's: not this deck's to pull
             if other is not None:
                 self.pulling.problem(
                     self.pulling.source.path,
@@ -418,6 +435,15 @@ class DeckPlan:
                 )
                 continue
             label = f"anki-{anki.id}"
+            if renamed:
+                why = (
+                    f"added in Anki to deck {shown(anki.deck)}, which holds this deck's notes "
+                    f"under another name than {shown(self.deck.name)} (renamed in Anki?): "
+                    "rename it back there and pull again, or add the note to the card file "
+                    "yourself"
+                )
+                self.notes.append(PulledNote(label, "refused", None, anki.id, reason=why))
+                continue
             if anki.id < self.manifest.id_floor():
                 # An id this deck gave (Anki numbers a note it makes by the time it is
                 # made, after every build): a note removed from the card file, which

@@ -267,6 +267,26 @@ def test_prefer_cards_settles_a_conflict_for_the_card_file(project: Path, cli: C
         assert "makes the most ATP" in _notes(col)["Which organe"].fields[0]
 
 
+def test_a_note_added_to_the_deck_renamed_in_anki_is_named(project: Path, cli: CliRun) -> None:
+    """A learner renamed the deck in Anki and added a note to it: the note is in no deck of
+    the card file's name, and was left out without a word while the others came in."""
+    with _collection(project) as col:
+        _edit_in_anki(col)
+        deck = col.decks.get(col.decks.id_for_name("Biology::Cells"))
+        deck["name"] = "My cells"
+        col.decks.save(deck)
+        nid = _notes(col, "My cells")["Ribosome"].id
+        source = _export(col, project / "Cells.apkg", "My cells")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert "updated from Anki: powerhouse, membrane, nuclei" in run.out
+    assert (
+        f"cards/cells.yaml: Anki's note {nid}: not pulled: added in Anki to deck 'My cells', "
+        "which holds this deck's notes under another name than 'Biology::Cells' (renamed in "
+        "Anki?): rename it back there and pull again, or add the note to the card file yourself"
+    ) in run.err
+
+
 _DELETED = "deleted in Anki or moved out of the exported deck"
 
 
