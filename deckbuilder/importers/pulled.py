@@ -137,7 +137,11 @@ class PullReader:
             wrapped = set(range(len(fields)))
         return tuple(
             f'<div lang="{self.deck.lang}">{html}</div>'
-            if i in wrapped and i < len(built) and not built[i] and html.strip()
+            if i in wrapped
+            and i < len(built)
+            and not built[i]
+            and html.strip()
+            and self.unwrapped(html) is None  # pasted with its wrapper, it has one
             else html
             for i, html in enumerate(fields)
         )

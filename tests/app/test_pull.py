@@ -656,8 +656,11 @@ def test_a_bilingual_deck_takes_the_package_s_language_only(bundled: Path, cli: 
     assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
 
 
+@pytest.mark.parametrize(
+    "typed", ["Also for the optimizer.", '<div lang="en">Also for the optimizer.</div>']
+)
 def test_a_field_left_empty_and_filled_in_one_language_s_deck_comes_in(
-    bundled: Path, cli: CliRun
+    bundled: Path, cli: CliRun, typed: str
 ) -> None:
     """The build wraps no empty field in its language's <div lang>, so a text typed in
     Anki into an empty field comes without one: it was refused as markup "edited as HTML"
@@ -668,12 +671,13 @@ def test_a_field_left_empty_and_filled_in_one_language_s_deck_comes_in(
             note = col.get_note(nid)
             if "Activations are stored" in note.fields[0]:
                 assert note.fields[1] == ""
-                note.fields[1] = "Also for the optimizer."
+                note.fields[1] = typed  # as typed, or pasted with a wrapper
                 col.update_note(note)
         source = _export(col, bundled / "en.apkg", deck)
     run = cli("pull", source)
     assert run.code == 0, run.err
     assert "updated from Anki: cloze-why-store" in run.out
+    assert "warning" not in run.err
     text = (bundled / "cards" / "gradient-checkpointing.yaml").read_text(encoding="utf-8")
     assert (
         "{{c2::gradients}}.\n    extra:\n      ko: ''\n      en: Also for the optimizer.\n"
