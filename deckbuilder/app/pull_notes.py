@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from html import unescape as html_unescape
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -234,19 +235,33 @@ class DeckPlan:
             elif card_changed:
                 self.changed_in_cards += 1
             return
+        in_anki = anki_copy_hash(anki.fields, anki.tags)
         if anki.type_id != spec.id:
-            self.pulling.problem(
-                self.pulling.source.path,
-                f"Anki's note {anki.id} has the GUID of note '{note.id}' of "
-                f"{self.deck.source} (deck '{self.deck.key}') but another note type "
-                f"({self.type_name(anki.type_id)}, not '{spec.name}'); a pull does not change "
-                "a note's type",
+            if entry is not None and card_changed and in_anki == entry.anki:
+                # The card file gave the note its new type (reverse: true, say), and Anki
+                # has the note as the last build gave it: the next build carries it.
+                self.changed_in_cards += 1
+                return
+            # This note alone is left out: the other notes' edits still come in.
+            why = (
+                f"Anki's note {anki.id} has another note type ({self.type_name(anki.type_id)}, "
+                f"the card file's: '{spec.name}'), and a pull does not change a note's type: "
+                + (
+                    "make Anki's edit in the card file by hand (the card file changed the "
+                    "note since the last build too)"
+                    if card_changed
+                    else 'import the last build with "Merge note types" ticked (it gave the '
+                    "note this type, and Anki kept its own), then pull again"
+                    if entry is not None and _mod(anki) < entry.changed
+                    else "change it back in Anki (Change Note Type) and pull again, or make "
+                    "Anki's edit in the card file by hand"
+                )
             )
+            self.record(note, "refused", anki, reason=why)
             return
         if entry is None:
             self.changed_in_cards += 1  # new in the card file since the last build
             return
-        in_anki = anki_copy_hash(anki.fields, anki.tags)
         if in_anki == entry.anki:
             if card_changed:
                 self.changed_in_cards += 1
@@ -266,7 +281,8 @@ class DeckPlan:
             else:
                 when = max(entry.changed, _mod(anki))
             self.set_entry(note.id, entry, in_anki, when, content)
-            self.record(note, "same", anki)
+            # What Anki's copy has that the card file cannot hold is why they read alike.
+            self.record(note, "same", anki, losses=reading.losses)
             return
         newer = _mod(anki) > entry.changed
         if newer and not card_changed:
@@ -387,12 +403,29 @@ class DeckPlan:
             if own is not None and own.id == held.anki_id:
                 specs.setdefault(own.id, own)
         taken = {note.id for note in self.deck.notes}
+        # The decks Anki has this deck's notes in, when none is the deck's own name: the
+        # deck was renamed in Anki, and a note added to it there is named, not left out.
+        homes = {
+            found.deck
+            for note in self.deck.notes
+            if (found := self.pulling.by_guid.get(self.guid(note))) is not None
+        }
+        if any(home == self.deck.name or home.startswith(inside) for home in homes):
+            homes = set()
+        if homes:
+            # Another deck's home (a note moved there in Anki) is that deck's to pull.
+            names = {deck.name for card in self.pulling.files for deck in card.decks}
+            homes = {h for h in homes if not any(h == n or h.startswith(n + "::") for n in names)}
+            homes -= {n.deck for n in self.pulling.source.notes if n.guid in self.pulling.others}
         for anki in self.pulling.source.notes:
-            if not (anki.deck == self.deck.name or anki.deck.startswith(inside)):
+            renamed = anki.deck in homes
+            if not (renamed or anki.deck == self.deck.name or anki.deck.startswith(inside)):
                 continue
             if anki.guid in self.pulling.ours:
                 continue
             other = self.pulling.others.get(anki.guid)
+            if other is not None and renamed:
+                continue  # another deck's note, beside this deck's: not this deck's to pull
             if other is not None:
                 self.pulling.problem(
                     self.pulling.source.path,
@@ -402,6 +435,15 @@ class DeckPlan:
                 )
                 continue
             label = f"anki-{anki.id}"
+            if renamed:
+                why = (
+                    f"added in Anki to deck {shown(anki.deck)}, which holds this deck's notes "
+                    f"under another name than {shown(self.deck.name)} (renamed in Anki?): "
+                    "rename it back there and pull again, or add the note to the card file "
+                    "yourself"
+                )
+                self.notes.append(PulledNote(label, "refused", None, anki.id, reason=why))
+                continue
             if anki.id < self.manifest.id_floor():
                 # An id this deck gave (Anki numbers a note it makes by the time it is
                 # made, after every build): a note removed from the card file, which
@@ -505,14 +547,17 @@ class DeckPlan:
 
 _DELETED_CHANGED = "deleted in Anki, and edited in the card file since the last build"
 # What a field names as media, as Anki finds it (its media check).
-_IMAGE = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']?([^"' >]+)""", re.IGNORECASE)
+# A quoted name may hold spaces ("my pic.png", as Anki's editor keeps a pasted file's name).
+_IMAGE = re.compile(
+    r"""<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^"'\s>]+))""", re.IGNORECASE
+)
 _SOUND = re.compile(r"\[sound:([^\]]+)\]")
 
 
 def _media_names(fields: Iterable[str]) -> list[str]:
     names = []
     for html in fields:
-        names += [unquote(found) for found in _IMAGE.findall(html)]
+        names += [unquote(html_unescape("".join(found))) for found in _IMAGE.findall(html)]
         names += _SOUND.findall(html)
     return [unicodedata.normalize("NFC", name) for name in dict.fromkeys(names)]
 

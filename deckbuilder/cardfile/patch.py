@@ -51,6 +51,7 @@ _BLANK = re.compile(r"[ \t]*\Z")
 _COMMENT_LINE = re.compile(r"[ \t]*(#.*)?\Z")
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _AFTER_VALUE = re.compile(r"[ \t]*(#[^\n]*)?")  # what may follow a value on its line
+_BLOCK_HEADER = re.compile(r"[ \t]*(?:[|>][-+0-9]*[ \t]*)?(#[^\n]*)?")  # a block's first line
 
 
 class CannotPatch(Exception):
@@ -87,6 +88,7 @@ class CardFilePatch:
         self.file = file
         self.edits: list[_Edit] = []
         self.notes: dict[str, MappingNode] = {}
+        self.removed: set[str] = set()  # note ids
         self._notes_node: SequenceNode | None = None
         self._note_lines = dict(note_lines) if note_lines is not None else None
         self._sorted_lines = sorted(self._note_lines.values()) if self._note_lines else []
@@ -187,6 +189,13 @@ class CardFilePatch:
             raise CannotPatch(f"note '{note_id}' is not in the file")
         if self.notes_node.flow_style:
             raise CannotPatch("the notes are not written as a block list ('- id: ...' lines)")
+        if len(self.notes_node.value) - len(self.removed) <= 1:
+            # A card file without notes is refused by every command that reads it.
+            raise CannotPatch(
+                "it is the card file's last note, and a card file needs one: delete the card "
+                "file and its lock file yourself"
+            )
+        self.removed.add(note_id)
         start = _line_start(self.text, node.start_mark.index)
         end = _block_end(self.text, node)
         if self.text.startswith("\n", end):
@@ -397,14 +406,20 @@ class _Changer:
                 value_text = quoted_text(value)
             self.edits.append(_Edit(node.start_mark.index, end, value_text))
             return
-        after = _AFTER_VALUE.match(text, end)
-        assert after is not None
-        comment = after.group(1) or ""
-        line_end = after.end()
         if _is_block(node):
+            # A block's own comment is on its first line, after 'key:' and any '|' or '>';
+            # a comment after its last line is the next line's, and stays where it is.
+            header = _BLOCK_HEADER.match(text, start)
+            assert header is not None
+            comment = header.group(1) or ""
             line_end = end
-        elif text.startswith("\n", line_end):
-            line_end += 1
+        else:
+            after = _AFTER_VALUE.match(text, end)
+            assert after is not None
+            comment = after.group(1) or ""
+            line_end = after.end()
+            if text.startswith("\n", line_end):
+                line_end += 1
         if comment:
             head, _, rest = written.partition("\n")
             if not head.strip() or head.strip()[0] in "|>":

@@ -113,21 +113,20 @@ def item_value_text(value: Any, column: int) -> str:
 def flow_value_text(value: Any) -> str:
     """``value`` as written inside a flow collection (``[a, b]``, ``{k: v}``): on one line,
     quoted where a flow collection needs it (a text with lines: in double quotes)."""
-    text: str = yaml.dump(
-        [value],
-        Dumper=_Dumper,
-        allow_unicode=True,
-        sort_keys=False,
-        default_flow_style=True,
-        width=1 << 30,
-    )
+    text = _yaml_text([value], default_flow_style=True)
     return text.strip()[1:-1]
 
 
 def quoted_text(text: str) -> str:
     """``text`` in double quotes, escaped: the form that may stand before a comment on its
     line (the loader takes a plain text followed by ' #' for a mistake)."""
-    return flow_value_text(_Quoted(text))
+    quoted = flow_value_text(_Quoted(text))
+    # Both emitters escape a character above U+FFFF in double quotes; YAML holds it as it is.
+    return _ESCAPE.sub(lambda m: m[1] or chr(int(m[2], 16)), quoted)
+
+
+# An escape in double quotes: a backslash kept, or a character above U+FFFF.
+_ESCAPE = re.compile(r"(\\\\)|\\U([0-9A-F]{8})")
 
 
 def _shifted(text: str, column: int) -> str:
@@ -142,16 +141,25 @@ def _shifted(text: str, column: int) -> str:
 
 
 def _dump(data: Any) -> str:
-    text: str = yaml.dump(
-        data,
-        Dumper=_Dumper,
-        allow_unicode=True,
-        sort_keys=False,
-        default_flow_style=False,
-        width=1 << 30,  # never fold a long line
-    )
+    text = _yaml_text(data, default_flow_style=False)
     # libyaml ends a document after a kept '|+' block: a line of its own, unindented.
     return text[: -len("...\n")] if text.endswith("\n...\n") else text
+
+
+def _yaml_text(data: Any, default_flow_style: bool) -> str:
+    options: dict[str, Any] = {
+        "allow_unicode": True,
+        "sort_keys": False,
+        "default_flow_style": default_flow_style,
+        "width": 1 << 30,  # never fold a long line
+    }
+    text: str = yaml.dump(data, Dumper=_Dumper, **options)
+    if "\\U" in text:
+        # libyaml takes every character above U+FFFF (an emoji, a math letter (U+1D465),
+        # a rare Hanja) for unprintable: it escapes it, and so quotes a plain text and
+        # gives up a block. PyYAML's own emitter writes them as they are.
+        text = yaml.dump(data, Dumper=_PyDumper, **options)
+    return text
 
 
 def _indented(text: str) -> str:
@@ -164,6 +172,10 @@ _Base: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 class _Dumper(_Base):  # type: ignore[misc]
+    pass
+
+
+class _PyDumper(yaml.SafeDumper):
     pass
 
 
@@ -209,11 +221,12 @@ def _represent_flow_map(dumper: yaml.SafeDumper, data: _FlowMap) -> yaml.Mapping
     return node
 
 
-_Dumper.add_representer(_Number, _represent_number)
-_Dumper.add_representer(_Literal, _represent_literal)
-_Dumper.add_representer(_Quoted, _represent_quoted)
-_Dumper.add_representer(_FlowList, _represent_flow_list)
-_Dumper.add_representer(_FlowMap, _represent_flow_map)
+for _dumper in (_Dumper, _PyDumper):
+    _dumper.add_representer(_Number, _represent_number)
+    _dumper.add_representer(_Literal, _represent_literal)
+    _dumper.add_representer(_Quoted, _represent_quoted)
+    _dumper.add_representer(_FlowList, _represent_flow_list)
+    _dumper.add_representer(_FlowMap, _represent_flow_map)
 
 _NUMBER = re.compile(f"(?:{NUMBER_PATTERN})\\Z")
 # Characters a block scalar cannot keep: YAML reads the line breaks NEL, LS and PS (and a

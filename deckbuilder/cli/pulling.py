@@ -22,10 +22,20 @@ _SHOWN = (
     ("updated", "updated from Anki"),
     ("added", "added from Anki"),
     ("same", "edited alike on both sides"),
-    ("removed", "deleted in Anki, removed here"),
-    ("deleted", "deleted in Anki (kept here; --delete removes them)"),
+    # An export of one deck leaves out a note whose cards were moved to another deck.
+    ("removed", "deleted in Anki or moved out of the exported deck, removed here"),
+    (
+        "deleted",
+        "deleted in Anki or moved out of the exported deck (kept here; --delete removes them)",
+    ),
     ("kept", "conflicts settled for the card file"),
-    ("stale", "removed from the card file before, still in Anki (delete them there)"),
+    # Anki numbers a note by the time it makes it: one added there before a later build
+    # that no pull followed looks like one the card file had before (pull cannot tell).
+    (
+        "stale",
+        "not in the card file, and older than its last build: removed from it before (delete "
+        "them in Anki), or added in Anki before that build (add them to the card file yourself)",
+    ),
 )
 
 

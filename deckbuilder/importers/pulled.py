@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from deckbuilder.anki.collection import AnkiNote
 from deckbuilder.anki.notetypes import NoteTypeSpec
+from deckbuilder.errors import shown
 from deckbuilder.importers.base import distinct_ids, id_text, note_id_for
 from deckbuilder.importers.html_markdown import field_markdown, markup_losses, rendered_field
 from deckbuilder.importers.own_types import OWN_TYPE_IDS, OwnLanguage, own_language, own_note
@@ -70,6 +71,8 @@ class PullReader:
                 "its note type was changed in Anki"
             )
         own = OWN_TYPE_IDS.get(spec.id)
+        if self.deck.lang and like is not None:
+            fields = self.filled(like.id, spec, own, fields)
         losses: list[str] = []
         note: Note | str
         if spec.kind is NoteKind.IMAGE_OCCLUSION:
@@ -79,10 +82,8 @@ class PullReader:
         if own is not None:
             read = own_note(own, anki.guid, fields, self.language)
             if read is None:
-                return (
-                    "Anki's copy of its fields is not as deckbuilder writes them (its choices, "
-                    "answers or language markup were edited as HTML); edit it in the card file"
-                )
+                built = self.built.get(like.id, ()) if like is not None else ()
+                return _not_as_written(own, fields, built)
             note = read
             losses += self.own_losses(own, fields, like)
         elif spec.kind is NoteKind.DECLARED:
@@ -118,6 +119,32 @@ class PullReader:
             field_lines=like.field_lines,
         )
         return Reading(same_texts_kept(like, note), tuple(losses))
+
+    def filled(
+        self, note_id: str, spec: NoteTypeSpec, own: NoteKind | None, fields: Sequence[str]
+    ) -> tuple[str, ...]:
+        """Anki's fields, a text one the last build left empty wrapped in the deck's
+        language as the build wraps the others: the build wraps no empty field, so a text
+        typed into one in Anki comes without it, and is the text of this deck's language."""
+        built = self.built.get(note_id, ())
+        if own is not None:
+            wrapped = set(built_in(own).text_fields or range(len(fields)))
+        elif spec.kind is NoteKind.DECLARED:
+            declared = self.declared.get(spec.key)
+            raw = declared.raw if declared is not None else ()
+            wrapped = {i for i, name in enumerate(spec.fields) if name not in raw}
+        else:
+            wrapped = set(range(len(fields)))
+        return tuple(
+            f'<div lang="{self.deck.lang}">{html}</div>'
+            if i in wrapped
+            and i < len(built)
+            and not built[i]
+            and html.strip()
+            and self.unwrapped(html) is None  # pasted with its wrapper, it has one
+            else html
+            for i, html in enumerate(fields)
+        )
 
     def unwrapped(self, html: str) -> str | None:
         """A field of a language's deck without the ``<div lang>`` the build wraps it in
@@ -194,6 +221,33 @@ class PullReader:
                 return _NOT_WRAPPED
             texts.append(text)
         return FieldsNote(id="", line=0, note_type=declared, fields=tuple(texts))
+
+
+# What each field of deckbuilder's own note types that is no text holds, for a message.
+_WRITTEN_AS = {
+    "Answer": "the right choices' letters, such as B or A, C",
+    "Shuffle": "yes or no",
+    "Match case": "yes or no",
+}
+
+
+def _not_as_written(kind: NoteKind, fields: Sequence[str], built: Sequence[str]) -> str:
+    """Why Anki's copy of an own-type note cannot be read: the fields that hold a letter
+    or a flag, edited to something else, by name (typed in Anki's editor, not as HTML)."""
+    wrong = [
+        f"its {name} field is {shown(html)}, where deckbuilder writes {_WRITTEN_AS[name]}"
+        for name, html, was in zip(built_in(kind).fields, fields, built, strict=False)
+        if name in _WRITTEN_AS and html != was
+    ]
+    if wrong:
+        return (
+            f"Anki's copy is not as deckbuilder writes it: {'; '.join(wrong)}; make the edit "
+            "in the card file"
+        )
+    return (
+        "Anki's copy of its fields is not as deckbuilder writes them (its choices, answers or "
+        "language markup were edited as HTML); edit it in the card file"
+    )
 
 
 _OCCLUSION = (

@@ -267,6 +267,46 @@ def test_prefer_cards_settles_a_conflict_for_the_card_file(project: Path, cli: C
         assert "makes the most ATP" in _notes(col)["Which organe"].fields[0]
 
 
+def test_a_note_added_to_the_deck_renamed_in_anki_is_named(project: Path, cli: CliRun) -> None:
+    """A learner renamed the deck in Anki and added a note to it: the note is in no deck of
+    the card file's name, and was left out without a word while the others came in."""
+    with _collection(project) as col:
+        _edit_in_anki(col)
+        deck = col.decks.get(col.decks.id_for_name("Biology::Cells"))
+        deck["name"] = "My cells"
+        col.decks.save(deck)
+        nid = _notes(col, "My cells")["Ribosome"].id
+        source = _export(col, project / "Cells.apkg", "My cells")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert "updated from Anki: powerhouse, membrane, nuclei" in run.out
+    assert (
+        f"cards/cells.yaml: Anki's note {nid}: not pulled: added in Anki to deck 'My cells', "
+        "which holds this deck's notes under another name than 'Biology::Cells' (renamed in "
+        "Anki?): rename it back there and pull again, or add the note to the card file yourself"
+    ) in run.err
+
+
+_DELETED = "deleted in Anki or moved out of the exported deck"
+
+
+def test_a_note_moved_to_another_deck_is_not_called_deleted(project: Path, cli: CliRun) -> None:
+    """A note whose cards were moved to another deck in Anki is not in an export of its
+    deck: the pull called it deleted in Anki, and --delete took it out of the card file.
+    Pulled from the collection, it is found where it is."""
+    with _collection(project) as col:
+        note = _notes(col)["Activation"]
+        note.fields[1] = "A layer's output, moved."
+        col.update_note(note)
+        col.set_deck([card.id for card in note.cards()], col.decks.id("Elsewhere"))
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert f"{_DELETED} (kept here; --delete removes them): term (nid:{note.id})" in run.out
+    run = cli("pull", project / "anki" / "collection.anki2")
+    assert run.code == 0, run.err
+    assert "updated from Anki: term" in run.out
+
+
 def test_deleted_in_anki_is_reported_and_removed_only_with_delete(
     project: Path, cli: CliRun
 ) -> None:
@@ -277,11 +317,11 @@ def test_deleted_in_anki_is_reported_and_removed_only_with_delete(
     card = project / "cards" / "cells.yaml"
     run = cli("pull", source)
     assert run.code == 0, run.err
-    assert f"deleted in Anki (kept here; --delete removes them): term (nid:{nid})" in run.out
+    assert f"{_DELETED} (kept here; --delete removes them): term (nid:{nid})" in run.out
     assert card.read_text(encoding="utf-8") == CARD_FILE
     run = cli("pull", source, "--delete")
     assert run.code == 0, run.err
-    assert f"deleted in Anki, removed here: term (nid:{nid})" in run.out
+    assert f"{_DELETED}, removed here: term (nid:{nid})" in run.out
     assert card.read_text(encoding="utf-8") == CARD_FILE.replace(
         "\n  - {id: term, front: Activation, back: A layer's output.}\n", ""
     )
@@ -306,12 +346,38 @@ def test_a_note_removed_from_the_card_file_and_left_in_anki_is_not_added_again(
         source = _export(col, project / "Cells.apkg")
     run = cli("pull", source)
     assert run.code == 0, run.err
-    assert (
-        f"removed from the card file before, still in Anki (delete them there): nid:{nid}"
-        in run.out
-    )
+    assert f"{_STALE}: nid:{nid}" in run.out
     assert "added from Anki: ribosome-6a661d" in run.out
     assert "Activation" not in card.read_text(encoding="utf-8")
+
+
+_STALE = (
+    "not in the card file, and older than its last build: removed from it before (delete "
+    "them in Anki), or added in Anki before that build (add them to the card file yourself)"
+)
+
+
+def test_a_note_added_in_anki_before_a_later_build_is_not_called_removed(
+    project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note added in Anki, then a build that adds a note (no pull between): the note is
+    older than that build, as a note removed from the card file is. The pull called it
+    removed from the card file and told the learner to delete it in Anki."""
+    with _collection(project) as col:
+        _edit_in_anki(col)
+        nid = _notes(col)["Ribosome"].id
+    card = project / "cards" / "cells.yaml"
+    card.write_text(
+        CARD_FILE + "  - {id: lysosome, front: Lysosome, back: Digests.}\n", encoding="utf-8"
+    )
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(time.time()) + 10))
+    _build()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    with _collection(project) as col:
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert f"{_STALE}: nid:{nid}" in run.out
+    assert "delete them there" not in run.out
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, cli: CliRun) -> None:
@@ -482,6 +548,24 @@ def test_a_picture_added_in_anki_comes_with_its_file(project: Path, cli: CliRun)
     _rebuild_changes_nothing_in_anki(project)
 
 
+def test_a_picture_whose_name_has_a_space_comes_with_its_file(project: Path, cli: CliRun) -> None:
+    """Anki keeps a pasted file's name, spaces and all, in a quoted src: the name was cut
+    at the space ('my'), and the note refused for a media file nobody has."""
+    with _collection(project) as col:
+        name = col.media.write_data("my cell.png", b"\x89PNG\r\n\x1a\n not a real picture")
+        assert name == "my cell.png"
+        note = _notes(col)["Activation"]
+        note.fields[1] = f'A layer\'s output. <img src="{name}">'
+        col.update_note(note)
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert (project / "media" / name).read_bytes().startswith(b"\x89PNG")
+    assert "![](<my cell.png>)" in (project / "cards" / "cells.yaml").read_text(encoding="utf-8")
+    assert cli("check").code == 0
+    _rebuild_changes_nothing_in_anki(project)
+
+
 def test_build_against_lists_what_it_would_overwrite(
     project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -572,6 +656,39 @@ def test_a_bilingual_deck_takes_the_package_s_language_only(bundled: Path, cli: 
     assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
 
 
+@pytest.mark.parametrize(
+    "typed", ["Also for the optimizer.", '<div lang="en">Also for the optimizer.</div>']
+)
+def test_a_field_left_empty_and_filled_in_one_language_s_deck_comes_in(
+    bundled: Path, cli: CliRun, typed: str
+) -> None:
+    """The build wraps no empty field in its language's <div lang>, so a text typed in
+    Anki into an empty field comes without one: it was refused as markup "edited as HTML"
+    (the very edit pull is for), and now comes in as that language's text."""
+    deck = "ML Systems::Gradient Checkpointing"
+    with _collection(bundled) as col:
+        for nid in col.find_notes(f'"deck:{deck}"'):
+            note = col.get_note(nid)
+            if "Activations are stored" in note.fields[0]:
+                assert note.fields[1] == ""
+                note.fields[1] = typed  # as typed, or pasted with a wrapper
+                col.update_note(note)
+        source = _export(col, bundled / "en.apkg", deck)
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert "updated from Anki: cloze-why-store" in run.out
+    assert "warning" not in run.err
+    text = (bundled / "cards" / "gradient-checkpointing.yaml").read_text(encoding="utf-8")
+    assert (
+        "{{c2::gradients}}.\n    extra:\n      ko: ''\n      en: Also for the optimizer.\n"
+    ) in text
+    assert cli("check").code == 0
+    _build("--lang", "en")
+    with _collection(bundled) as col:
+        log = _import(col, bundled / "output" / "gradient-checkpointing.en.apkg")
+    assert (len(log.new), len(log.updated), len(log.conflicting)) == (0, 0, 0)
+
+
 def test_a_note_the_card_file_cannot_hold_as_anki_has_it_is_named_and_the_others_come_in(
     bundled: Path, cli: CliRun
 ) -> None:
@@ -606,6 +723,84 @@ def test_a_note_the_card_file_cannot_hold_as_anki_has_it_is_named_and_the_others
     again = cli("pull", source)  # the same note named again, nothing else to do
     assert again.code == 1 and "note 'cloze-tradeoff': not pulled" in again.err
     assert "0 updated, 0 added" in again.out
+
+
+def test_a_note_whose_type_changed_in_anki_is_named_and_the_others_come_in(
+    project: Path, cli: CliRun
+) -> None:
+    """A note switched to another note type in Anki (Change Note Type) is not pulled,
+    named at its line, and the other notes' edits are written. It stopped the whole pull,
+    with a message naming SOURCE and no line of the card file."""
+    with _collection(project) as col:
+        notes = _notes(col)
+        term = notes["Activation"]
+        info = col.models.change_notetype_info(
+            old_notetype_id=term.mid, new_notetype_id=col.models.by_name("Basic")["id"]
+        )
+        request = info.input
+        request.note_ids.extend([term.id])
+        col.models.change_notetype_of_notes(request)
+        cloze = notes["The cell mem"]
+        cloze.fields[1] = "Also called the plasma membrane."
+        col.update_note(cloze)
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert (
+        "cards/cells.yaml:24: note 'term': not pulled: Anki's note 1"
+    ) in run.err and "another note type ('Basic', the card file's: 'deckbuilder Basic')" in run.err
+    assert "updated from Anki: membrane" in run.out
+    text = (project / "cards" / "cells.yaml").read_text(encoding="utf-8")
+    assert "    extra: Also called the plasma membrane.\n" in text
+    assert "  - {id: term, front: Activation, back: A layer's output.}\n" in text
+
+
+def test_a_deck_tag_taken_off_in_anki_alone_is_a_warning(project: Path, cli: CliRun) -> None:
+    """A note whose only edit in Anki is the deck's tag taken off reads back as the card
+    file has it: the pull told it as "edited alike on both sides", without the warning a
+    note edited otherwise gets, so the learner's edit was dropped without a word."""
+    with _collection(project) as col:
+        cloze = _notes(col)["The cell mem"]
+        cloze.tags = ["membranes"]
+        col.update_note(cloze)
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert (
+        "cards/cells.yaml:15: note 'membrane': warning: Anki took the deck's tag 'bio' off it; "
+        "a card file gives every note the deck's tags"
+    ) in run.err
+    assert (project / "cards" / "cells.yaml").read_text(encoding="utf-8") == CARD_FILE
+
+
+def test_a_note_the_card_file_made_reversed_is_the_card_file_s_edit(
+    project: Path, cli: CliRun
+) -> None:
+    """A note given 'reverse: true' in the card file has another note type than Anki's
+    copy: while Anki has it as the last build gave it, that is an edit of the card file
+    the next build carries, not a note refused (exit 1, "change it back in Anki"). Built
+    and imported without "Merge note types", Anki keeps the old type: the pull says to
+    import with it."""
+    card = project / "cards" / "cells.yaml"
+    card.write_text(
+        CARD_FILE.replace("back: A layer's output.}", "back: A layer's output., reverse: true}"),
+        encoding="utf-8",
+    )
+    with _collection(project) as col:
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    assert "1 edited in the card file only, 3 unchanged" in run.out
+    _build()
+    with _collection(project) as col:
+        assert len(_import(col, project / "output" / "cells.apkg").conflicting) == 1
+        source = _export(col, project / "Cells.apkg")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert ("cards/cells.yaml:24: note 'term': not pulled: Anki's note 1") in run.err and (
+        "and a pull does not change a note's type: import the last build with \"Merge note "
+        'types" ticked (it gave the note this type, and Anki kept its own), then pull again'
+    ) in run.err
 
 
 def make_edited_export(folder: Path) -> None:

@@ -263,3 +263,50 @@ def test_what_the_card_file_cannot_hold_is_a_warning_at_the_note_s_line(
         "cards/kinds.yaml:25: note 'term': warning: Anki's copy of its back has markup the "
         "card file cannot hold"
     ) in run.err
+
+
+def test_characters_above_u_ffff_are_written_as_they_are(project: Path, cli: CliRun) -> None:
+    """An emoji or a math letter typed in Anki comes into the card file as it is, and a
+    text of lines stays a block: libyaml wrote each as an 8-digit escape ('\\U0001F52C'),
+    quoted the text, and a text of lines became one double-quoted line of '\\n's."""
+    with _collection(project) as col:
+        _edit(col, "Activation", lambda note: note.fields.__setitem__(1, "A layer's output 🔬"))
+        _edit(
+            col,
+            "Which organelles",
+            lambda note: note.fields.__setitem__(
+                3, "The mitochondrion.<br>Think \U0001d465 ≠ \U0001d466."
+            ),
+        )
+        _edit(
+            col,
+            "The membrane",
+            lambda note: note.fields.__setitem__(1, "<ul><li>Lipids 🧪</li><li>Proteins</li></ul>"),
+        )
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    run = cli("pull", source)
+    assert run.code == 0, run.err
+    text = (project / "cards" / "kinds.yaml").read_text(encoding="utf-8")
+    assert "    back: A layer's output 🔬\n" in text
+    assert "    explanation: The mitochondrion.<br>Think \U0001d465 ≠ \U0001d466.\n" in text
+    assert "    extra: |-\n      - Lipids 🧪\n      - Proteins\n" in text
+    assert "\\U" not in text
+    assert cli("check").code == 0
+
+
+def test_a_letter_or_flag_typed_otherwise_in_anki_is_named_with_its_field(
+    project: Path, cli: CliRun
+) -> None:
+    """An answer typed in Anki's editor in lower case ('b'), or a flag as 'Yes', is no
+    HTML edit: the note was refused as one whose "choices, answers or language markup were
+    edited as HTML". The message names the field, its value and what it holds."""
+    with _collection(project) as col:
+        _edit(col, "Which organelles", lambda note: note.fields.__setitem__(2, "b"))
+        source = _export(col, project / "Kinds.apkg", "Kinds")
+    run = cli("pull", source)
+    assert run.code == 1
+    assert (
+        "cards/kinds.yaml:11: note 'organelle': not pulled: Anki's copy is not as deckbuilder "
+        "writes it: its Answer field is 'b', where deckbuilder writes the right choices' "
+        "letters, such as B or A, C; make the edit in the card file"
+    ) in run.err

@@ -106,6 +106,27 @@ def test_a_block_becomes_one_line_and_the_blank_line_after_it_stays(tmp_path: Pa
     )
 
 
+def test_a_comment_after_a_block_stays_the_next_line_s_and_the_block_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    """A comment on the line after a block (about what follows) was copied onto the new
+    block's '|' line, and so written twice; the block's own comment, after its '|', was
+    dropped."""
+    text = HAND_WRITTEN.replace(
+        "      It has its own DNA.\n",
+        "      It has its own DNA.\n    # about the cloze note\n",
+    )
+    out, _ = _patched(tmp_path, text, "powerhouse", explanation="The mitochondrion.\nIts DNA.")
+    assert out == text.replace("It has its own DNA.", "Its DNA.").replace(
+        "explanation: |\n", "explanation: |-\n"
+    )
+    own = text.replace("explanation: |\n", "explanation: |  # two lines\n")
+    out, _ = _patched(tmp_path, own, "powerhouse", explanation="The mitochondrion.\nIts DNA.")
+    assert out == text.replace("It has its own DNA.", "Its DNA.").replace(
+        "explanation: |\n", "explanation: |- # two lines\n"
+    )
+
+
 def test_one_choice_of_a_flow_list_changes_alone(tmp_path: Path) -> None:
     deck = _load(tmp_path, HAND_WRITTEN)
     old = _note(deck, "powerhouse")
@@ -184,6 +205,17 @@ def test_a_note_is_removed_with_its_lines_and_one_blank_line(tmp_path: Path) -> 
     assert patch.result() == HAND_WRITTEN.replace(
         "  - {id: red, front: The red planet, back: Mars}\n\n", ""
     )
+
+
+def test_the_last_note_is_not_removed(tmp_path: Path) -> None:
+    """A pull --delete of every note of a deck wrote 'notes:' with nothing under it, a
+    card file every command then refused ('notes' is required)."""
+    patch = CardFilePatch(HAND_WRITTEN, "cells.yaml")
+    for note_id in ("powerhouse", "membrane", "red"):
+        patch.remove_note(note_id)
+    with pytest.raises(CannotPatch, match="it is the card file's last note"):
+        patch.remove_note("term")
+    assert [note.id for note in _load(tmp_path, patch.result()).notes] == ["term"]
 
 
 def test_the_diff_shows_the_changed_lines_with_their_numbers(tmp_path: Path) -> None:
