@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from deckbuilder.anki.built import built_notes
+from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
@@ -86,7 +88,9 @@ def write_packages(
         own = lock_path(rd.deck)
         try:
             old = project.previous(rd.deck)
-            update = update_manifest(old, rd, timestamp, project.others(own, rd.deck.key))
+            published = _published(package_path(out_dir, rd), rd)
+            others = project.others(own, rd.deck.key)
+            update = update_manifest(old, rd, timestamp, others, published)
         except DeckError as exc:
             problems.extend(exc.problems)
             continue
@@ -168,6 +172,20 @@ def _stage_deck(
         lock_changed,
         moved.get(lock),
     )
+
+
+def _published(package: Path, rd: RenderedDeck) -> dict[str, tuple[int, str]]:
+    """By note id, the time and Anki copy hash of the deck's notes in the package this
+    build replaces, which learners may have imported (see :func:`update_manifest`)."""
+    notes = built_notes(package)
+    if not notes:
+        return {}
+    found = {}
+    for rn in rd.notes:
+        copy = notes.get(rn.note.guid or note_guid(rd.deck.key, rn.note.id))
+        if copy is not None:
+            found[rn.note.id] = copy
+    return found
 
 
 def _stamps(manifest: Manifest) -> Stamps:

@@ -270,10 +270,16 @@ def _not_this_deck(header: LockHeader, deck: Deck) -> str:
 
 
 def update_manifest(
-    old: Manifest | None, rd: RenderedDeck, now: int, others: OtherDecks | None = None
+    old: Manifest | None,
+    rd: RenderedDeck,
+    now: int,
+    others: OtherDecks | None = None,
+    published: Mapping[str, tuple[int, str]] | None = None,
 ) -> Update:
     """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one
     and the Anki note ids the project's ``others`` decks hold (see :class:`OtherDecks`).
+    ``published``: by note id, the modification time and Anki copy hash of each note in
+    the package this build replaces (:func:`deckbuilder.anki.built.built_notes`).
 
     Raises DeckError when the lock file names another deck; when a note type kept its id
     but changed its fields (Anki would import it as a second note type "Name+" and leave
@@ -318,7 +324,15 @@ def update_manifest(
         elif note_id in moved:
             plan.warn(was.line, note_id, _moved(was, shared[note_id], moved[note_id]))
             was = replace(was, anki_id=moved[note_id])
-        if was.content == content:
+        # The package this build replaces has a later copy of the note than the lock file
+        # says, and another one: the lock file went back in time (a git revert restores it
+        # with the card file). Learners who imported that package would keep its copy.
+        copy = (published or {}).get(note_id)
+        behind = copy is not None and copy[0] > was.changed and copy[1] != in_anki
+        if copy is not None and behind:
+            plan.warn(was.line, note_id, _behind(was, copy[0]))
+            was = replace(was, changed=copy[0])
+        if was.content == content and not behind:
             # Unchanged: the old entry as it is (it keeps its lock file line, as an
             # unchanged note type does, and the Anki copy a pull took), given the
             # hash of Anki's copy if its lock file predates pull.
@@ -411,6 +425,15 @@ def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> P
         f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
         f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
         f'"Merge note types" (see docs/updating.md){keep}',
+    )
+
+
+def _behind(entry: NoteEntry, published: int) -> str:
+    return (
+        f"the package this build replaces has another copy of this note, of "
+        f"{iso_time(published)}, later than this lock file's {iso_time(entry.changed)}, as "
+        "after a git revert or a checkout of an older lock file: Anki keeps the later copy, "
+        "so the note counts as changed and gets a later time (commit the lock file)"
     )
 
 

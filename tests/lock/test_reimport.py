@@ -163,6 +163,32 @@ def test_an_edit_within_the_same_second_still_moves_the_time(studied: Studied) -
     assert studied.note("capital").mod == T1 + 1  # type: ignore[attr-defined]
 
 
+def test_a_reverted_edit_reaches_learners_who_imported_it(studied: Studied) -> None:
+    """`git revert` of an edit restores the card file and the lock file both: the note's
+    lock time goes back to before the edit, and Anki, whose copy (the edit) is newer,
+    would keep it. The package the build replaces has that newer copy: the note counts
+    as changed, with a time after it."""
+    lock = studied.src.parent / "reimport.lock"
+    before_text, before_lock = studied.src.read_bytes(), lock.read_bytes()
+    studied.edit("back: Paris", "back: Lyon")
+    edited = studied.rebuild(T1)
+    assert edited.changes.changed == ("capital",)
+    import_package(studied.col, edited.path)
+    assert studied.note("capital")["Back"] == "Lyon"  # type: ignore[index]
+
+    studied.src.write_bytes(before_text)  # what `git revert` of that commit gives
+    lock.write_bytes(before_lock)
+    reverted = studied.rebuild(T1 + 60)
+    assert reverted.changes.changed == ("capital",) and len(reverted.changes.unchanged) == 4
+    assert any("capital" in str(w) and "revert" in str(w) for w in reverted.rendered.warnings)
+    log = import_package(studied.col, reverted.path)
+    assert [n.fields[1] for n in log.updated] == ["Paris"]  # type: ignore[attr-defined]
+    assert studied.note("capital")["Back"] == "Paris"  # type: ignore[index]
+    studied.assert_reviews_kept()
+    # Built again, it is unchanged: the lock file now has the later time.
+    assert studied.rebuild(T1 + 120).changes.changed == ()
+
+
 def test_added_notes_are_added_and_removed_notes_reported(
     studied: Studied, cli: Callable[..., Run]
 ) -> None:
