@@ -100,6 +100,7 @@ def write_packages(
     problems += refused
     if problems:
         raise DeckError(problems)
+    updates = _kept_elsewhere(rendered, updates)
 
     try:
         with Staging() as staging:
@@ -172,6 +173,41 @@ def _stage_deck(
         lock_changed,
         moved.get(lock),
     )
+
+
+def _kept_elsewhere(rendered: Sequence[RenderedDeck], updates: list[Update]) -> list[Update]:
+    """The updates without the removed notes whose GUID a note of this build now has (a
+    note moved to another card file with a ``guid:`` of its old GUID, as when a deck is
+    split): Anki updates that note in place, with its reviews, and a search for its Anki
+    note id would find it, so it is told instead of listed for deletion."""
+    guids = {
+        rn.note.guid or note_guid(rd.deck.key, rn.note.id): (rd.deck.key, rn.note.id)
+        for rd in rendered
+        for rn in rd.notes
+    }
+    kept = []
+    for rd, update in zip(rendered, updates, strict=True):
+        removed, told = [], []
+        for entry in update.changes.removed:
+            holder = guids.get(note_guid(rd.deck.key, entry.id))
+            if holder is None:
+                removed.append(entry)
+                continue
+            told.append(
+                Problem.warning(
+                    str(lock_path(rd.deck)),
+                    entry.line,
+                    f"removed from the deck, but not listed for deletion: note '{holder[1]}' "
+                    f"of deck '{holder[0]}' has its GUID, so Anki updates this note in place, "
+                    "with its reviews (its cards stay in the deck they are in: move them with "
+                    "Change Deck in Anki's browser)",
+                    entry.id,
+                    "lock",
+                )
+            )
+        changes = replace(update.changes, removed=tuple(removed))
+        kept.append(replace(update, changes=changes, warnings=update.warnings + tuple(told)))
+    return kept
 
 
 def _published(package: Path, rd: RenderedDeck) -> dict[str, tuple[int, str]]:

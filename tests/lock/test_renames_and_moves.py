@@ -363,3 +363,34 @@ def test_a_note_type_declaration_moved_into_its_card_file_is_told_how_to_keep_it
     assert build(cli).code == 0
     lock = (cards / "words.lock").read_text(encoding="utf-8")
     assert f"notetype vocab {old_id} " in lock
+
+
+@pytest.mark.anki
+def test_a_note_moved_to_another_card_file_with_its_guid_is_not_advised_for_deletion(
+    cards: Path, cli: CliRun, collection: Any
+) -> None:
+    """A deck split in two: a note moved to the new card file with a ``guid:`` of its old
+    GUID is the same note to Anki, which updates it in place with its reviews. The old
+    deck's removal search named its Anki note id: following it deleted that very note."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    import_package(collection, Path("output") / "deck.apkg")
+    ids = sorted(collection.find_notes(""))
+    (cards / "deck.yaml").write_text(
+        "deck: Deck\nnotes:\n  - {id: a, front: one, back: uno}\n", encoding="utf-8"
+    )
+    guid = json.dumps(note_guid("deck", "b"))
+    (cards / "more.yaml").write_text(
+        f"deck: Deck::More\nnotes:\n  - {{id: b, guid: {guid}, front: two, back: dos}}\n",
+        encoding="utf-8",
+    )
+    result = build(cli)
+    assert result.code == 0, result.err
+    assert "0 removed" in result.out and "nid:" not in result.out
+    assert "note 'b': warning" in result.err and "deck 'more'" in result.err
+    for package in ("deck", "more"):
+        log = import_package(collection, Path("output") / f"{package}.apkg")
+        assert not log.new
+    assert sorted(collection.find_notes("")) == ids
