@@ -7,6 +7,7 @@ are replaced together or not at all.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -100,7 +101,7 @@ def write_packages(
     problems += refused
     if problems:
         raise DeckError(problems)
-    updates = _kept_elsewhere(rendered, updates)
+    updates = _left_for(rendered, _kept_elsewhere(rendered, updates))
 
     try:
         with Staging() as staging:
@@ -208,6 +209,39 @@ def _kept_elsewhere(rendered: Sequence[RenderedDeck], updates: list[Update]) -> 
         changes = replace(update.changes, removed=tuple(removed))
         kept.append(replace(update, changes=changes, warnings=update.warnings + tuple(told)))
     return kept
+
+
+def _left_for(rendered: Sequence[RenderedDeck], updates: list[Update]) -> list[Update]:
+    """The updates with a warning for each note added to a deck that another deck of this
+    build removed (a deck split in two, or two merged): a note's GUID comes from its deck
+    id, so to Anki it is a new note, and the old note keeps the reviews. A ``guid:`` of
+    the old GUID keeps the old note (:func:`_kept_elsewhere`)."""
+    gone = {
+        entry.id: rd.deck
+        for rd, update in zip(rendered, updates, strict=True)
+        for entry in update.changes.removed
+    }
+    told = []
+    for rd, update in zip(rendered, updates, strict=True):
+        found = []
+        for rn in rd.notes:
+            old = gone.get(rn.note.id)
+            if old is None or old.key == rd.deck.key or rn.note.id not in update.changes.added:
+                continue
+            guid = json.dumps(note_guid(old.key, rn.note.id))
+            found.append(
+                Problem.warning(
+                    str(rd.deck.source),
+                    rn.note.line,
+                    f"note '{rn.note.id}' of deck '{old.key}' ({old.source.name}) left it for "
+                    "this card file: to Anki this is a new note, which learners get again, as "
+                    "new, while its reviews stay with the old one; to keep that note and its "
+                    f"reviews, add 'guid: {guid}' to this note",
+                    rn.note.id,
+                )
+            )
+        told.append(replace(update, warnings=update.warnings + tuple(found)))
+    return told
 
 
 def _published(package: Path, rd: RenderedDeck) -> dict[str, tuple[int, str]]:

@@ -394,3 +394,30 @@ def test_a_note_moved_to_another_card_file_with_its_guid_is_not_advised_for_dele
         log = import_package(collection, Path("output") / f"{package}.apkg")
         assert not log.new
     assert sorted(collection.find_notes("")) == ids
+
+
+def test_a_note_moved_to_another_card_file_is_told_how_to_keep_its_reviews(
+    cards: Path, cli: CliRun
+) -> None:
+    """A deck split in two: a note moved to another card file gets a new GUID there (a
+    note's GUID comes from its deck id), so learners get it again, as new, and its
+    reviews stay with the old note. The build says so, with the guid: that keeps it."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    (cards / "deck.yaml").write_text(
+        "deck: Deck\nnotes:\n  - {id: a, front: one, back: uno}\n", encoding="utf-8"
+    )
+    (cards / "more.yaml").write_text(
+        "deck: Deck::More\nnotes:\n  - {id: b, front: two, back: dos}\n", encoding="utf-8"
+    )
+    result = build(cli)
+    assert result.code == 0, result.err
+    guid = json.dumps(note_guid("deck", "b"))
+    assert (
+        f"cards/more.yaml:3: note 'b': warning: note 'b' of deck 'deck' (deck.yaml) left it for "
+        "this card file: to Anki this is a new note, which learners get again, as new, while "
+        "its reviews stay with the old one; to keep that note and its reviews, add "
+        f"'guid: {guid}' to this note"
+    ) in result.err
