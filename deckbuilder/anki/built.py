@@ -10,7 +10,9 @@ to move the old cards, and the build says how (:func:`deck_cards_search`).
 A learner who imported the package has its notes with its times, and Anki takes a later
 package's note only when it is newer still: a lock file that went back in time (a `git
 revert` of a commit restores the lock file too) would leave them with the package's text.
-So the build compares its notes with the package's (:func:`built_notes`).
+So the build compares its notes with the package's (:func:`built_notes`), and takes
+their Anki note ids and times from it when the lock file is gone (deleted, or never
+committed).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sqlite3
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 from deckbuilder.anki.identity import deck_anki_id
 from deckbuilder.lock.anki_copy import anki_copy_hash
@@ -46,15 +49,28 @@ def built_deck_name(package: Path, deck_key: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def built_notes(package: Path) -> dict[str, tuple[int, str]]:
-    """The notes of the package at ``package`` by GUID: each one's modification time and
-    the hash of its field values and tags (:func:`anki_copy_hash`), as a learner who
-    imported it has them; empty when there is no package or it cannot be read."""
+class BuiltNote(NamedTuple):
+    """A note as a package gives it to Anki."""
+
+    mod: int  # its modification time
+    anki: str  # the hash of its field values and tags (:func:`anki_copy_hash`)
+    anki_id: int  # its Anki note id
+
+
+def built_notes(package: Path) -> dict[str, BuiltNote]:
+    """The notes of the package at ``package`` by GUID, as a learner who imported it has
+    them; empty when there is no package or it cannot be read."""
     found = {}
-    for guid, mod, tags, fields in _query(package, "select guid, mod, tags, flds from notes"):
-        if isinstance(guid, str) and isinstance(mod, int) and isinstance(fields, str):
+    rows = _query(package, "select guid, mod, tags, flds, id from notes")
+    for guid, mod, tags, fields, anki_id in rows:
+        if (
+            isinstance(guid, str)
+            and isinstance(mod, int)
+            and isinstance(fields, str)
+            and isinstance(anki_id, int)
+        ):
             words = tags.split() if isinstance(tags, str) else []
-            found[guid] = (mod, anki_copy_hash(fields.split("\x1f"), words))
+            found[guid] = BuiltNote(mod, anki_copy_hash(fields.split("\x1f"), words), anki_id)
     return found
 
 

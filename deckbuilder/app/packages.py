@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.anki.built import built_notes
+from deckbuilder.anki.built import BuiltNote, built_notes
 from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
@@ -244,7 +244,7 @@ def _left_for(rendered: Sequence[RenderedDeck], updates: list[Update]) -> list[U
     return told
 
 
-def _published(package: Path, rd: RenderedDeck) -> dict[str, tuple[int, str]]:
+def _published(package: Path, rd: RenderedDeck) -> dict[str, BuiltNote]:
     """By note id, the time and Anki copy hash of the deck's notes in the package this
     build replaces, which learners may have imported (see :func:`update_manifest`)."""
     notes = built_notes(package)
