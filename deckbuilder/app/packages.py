@@ -17,7 +17,7 @@ from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
-from deckbuilder.errors import DeckError, OutputError, Problem
+from deckbuilder.errors import DeckError, OutputError, Problem, plural
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
 from deckbuilder.files.reading import contents_if_any
 from deckbuilder.lock.format import Manifest, NoteEntry, format_manifest, lock_path
@@ -89,12 +89,15 @@ def write_packages(
         own = lock_path(rd.deck)
         try:
             old = project.previous(rd.deck)
-            published = _published(package_path(out_dir, rd), rd)
+            package = package_path(out_dir, rd)
+            built = built_notes(package)
             others = project.others(own, rd.deck.key)
-            update = update_manifest(old, rd, timestamp, others, published)
+            update = update_manifest(old, rd, timestamp, others, _published(built, rd))
         except DeckError as exc:
             problems.extend(exc.problems)
             continue
+        left = _left_in_package(package, built, rd, old)
+        update = replace(update, warnings=update.warnings + left)
         updates.append(update)
         project.record(own, rd.deck, update.manifest)
     refused, warnings = project.left_behind()
@@ -244,18 +247,47 @@ def _left_for(rendered: Sequence[RenderedDeck], updates: list[Update]) -> list[U
     return told
 
 
-def _published(package: Path, rd: RenderedDeck) -> dict[str, BuiltNote]:
-    """By note id, the time and Anki copy hash of the deck's notes in the package this
-    build replaces, which learners may have imported (see :func:`update_manifest`)."""
-    notes = built_notes(package)
-    if not notes:
-        return {}
+def _published(notes: Mapping[str, BuiltNote], rd: RenderedDeck) -> dict[str, BuiltNote]:
+    """By note id, the deck's notes in the package this build replaces (``notes``, by
+    GUID), which learners may have imported (see :func:`update_manifest`)."""
     found = {}
     for rn in rd.notes:
         copy = notes.get(rn.note.guid or note_guid(rd.deck.key, rn.note.id))
         if copy is not None:
             found[rn.note.id] = copy
     return found
+
+
+def _left_in_package(
+    package: Path, built: Mapping[str, BuiltNote], rd: RenderedDeck, old: Manifest | None
+) -> tuple[Problem, ...]:
+    """A warning when the package this build replaces has notes that neither the card file
+    nor the lock file has: a `git revert` of the commit that added them takes them out of
+    both, and then no build lists them as removed, while learners who imported them keep
+    them. The package has their Anki note ids, so the warning gives the search."""
+    known = {rn.note.guid or note_guid(rd.deck.key, rn.note.id) for rn in rd.notes}
+    # The lock file's notes by Anki note id: a note with a guid: of its own has no GUID
+    # the lock file could give.
+    listed = {entry.anki_id for entry in old.notes.values()} if old else set()
+    left = sorted(
+        copy.anki_id
+        for guid, copy in built.items()
+        if guid not in known and copy.anki_id not in listed
+    )
+    if not left:
+        return ()
+    return (
+        Problem.warning(
+            str(rd.deck.source),
+            None,
+            f"{package} (the package this build replaces) has {plural(len(left), 'note')} "
+            "that neither this card file nor its lock file has, as after a git revert of the "
+            "commit that added them: learners who imported it keep them. If they are gone "
+            "for good, delete them in Anki: search the browser for "
+            f"{deck_notes_search(rd.deck.name, left)}; if that package is a build of "
+            "another branch, ignore this",
+        ),
+    )
 
 
 def _stamps(manifest: Manifest) -> Stamps:

@@ -193,6 +193,29 @@ def test_a_deleted_lock_file_takes_ids_and_times_from_the_package_it_replaces(
     studied.assert_reviews_kept()
 
 
+def test_a_reverted_addition_tells_learners_how_to_delete_the_note(studied: Studied) -> None:
+    """`git revert` of a commit that added a note takes it out of the card file and the
+    lock file both: the build listed nothing as removed, and learners who imported the
+    note kept it, unknown. The package the build replaces has it: the build gives the
+    search that finds it."""
+    lock = studied.src.parent / "reimport.lock"
+    before_text, before_lock = studied.src.read_bytes(), lock.read_bytes()
+    studied.src.write_text(
+        before_text.decode() + "  - {id: extra, front: Added?, back: Reverted}\n", "utf-8"
+    )
+    added = studied.rebuild(T1)
+    assert added.changes.added == ("extra",)
+    import_package(studied.col, added.path)
+    extra = studied.note("extra").id  # type: ignore[attr-defined]
+
+    studied.src.write_bytes(before_text)  # what `git revert` of that commit gives
+    lock.write_bytes(before_lock)
+    reverted = studied.rebuild(T1 + 60)
+    (told,) = [str(w) for w in reverted.rendered.warnings if "nid:" in str(w)]
+    search = told.split("search the browser for ")[1].split(";")[0]
+    assert studied.col.find_notes(search) == [extra]  # type: ignore[attr-defined]
+
+
 def test_a_reverted_edit_reaches_learners_who_imported_it(studied: Studied) -> None:
     """`git revert` of an edit restores the card file and the lock file both: the note's
     lock time goes back to before the edit, and Anki, whose copy (the edit) is newer,
