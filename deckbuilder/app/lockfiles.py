@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from deckbuilder.anki.built import built_deck_name
+from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.cardfile.deck import ALL_LANGUAGES
 from deckbuilder.cardfile.fields import shown
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, deck_id_problems, load_decks
@@ -143,11 +145,12 @@ class ProjectLocks:
         self.locks[own] = lock = _Lock(own, deck.key, deck.source, manifest)
         self._by_key.setdefault(deck.key, []).append(lock)
 
-    def left_behind(self) -> tuple[list[Problem], list[Problem]]:
+    def left_behind(self, out_dir: Path | None = None) -> tuple[list[Problem], list[Problem]]:
         """What the lock files of decks no card file has now call for: a problem for each
         deck built for the first time whose notes such a lock file holds (its card file
         renamed without ``id:``, or given another id), and a warning for each other such
-        lock file and each old copy of a lock file that moved."""
+        lock file and each old copy of a lock file that moved. ``out_dir``: where the
+        packages of those decks were built, which name the deck in Anki."""
         lost = [lock for lock in self.locks.values() if self._lost(lock)]
         problems = []
         told: set[Path] = set()
@@ -157,7 +160,7 @@ class ProjectLocks:
                 told.add(found.path)
                 problems.append(_renamed(deck, found))
         warnings = [
-            _lost(lock, self.built)
+            _lost(lock, self.built, out_dir)
             for lock in lost
             if lock.path not in told
             and lock.card is not None
@@ -285,7 +288,7 @@ def _renamed(deck: Deck, lock: _Lock) -> Problem:
     )
 
 
-def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
+def _lost(lock: _Lock, built: dict[Path, set[str]], out_dir: Path | None) -> Problem:
     assert lock.card is not None
     name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
     now = built.get(_real(lock.card))
@@ -308,9 +311,24 @@ def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
         message = (
             f"belongs to deck '{key}' ({name}), which no card file has now: if "
             f"you renamed {name}, add 'id: {base}' to the renamed card file to keep its notes' "
-            "identities; if you deleted the deck, delete this lock file"
+            f"identities; if you deleted the deck, {_delete_notes(lock, out_dir)}delete this "
+            "lock file"
         )
     return Problem.warning(str(lock.path), None, message)
+
+
+def _delete_notes(lock: _Lock, out_dir: Path | None) -> str:
+    """How to find the deleted deck's notes in Anki, which keeps them: the lock file has
+    their Anki note ids, and the deck's last package its name, which the search needs to
+    find no other deck's note. '' when there is no such package."""
+    ids = sorted(entry.anki_id for entry in lock.manifest.notes.values())
+    name = built_deck_name(out_dir / f"{lock.key}.apkg", lock.key) if out_dir else None
+    if not ids or name is None:
+        return ""
+    return (
+        f"delete its notes in Anki (learners keep them; search the browser for "
+        f"{deck_notes_search(name, ids)}), then "
+    )
 
 
 def _languages_fix(lock_key: str, lang: str, name: str) -> str:

@@ -100,7 +100,7 @@ def write_packages(
         update = replace(update, warnings=update.warnings + left)
         updates.append(update)
         project.record(own, rd.deck, update.manifest)
-    refused, warnings = project.left_behind()
+    refused, warnings = project.left_behind(out_dir)
     problems += refused
     if problems:
         raise DeckError(problems)

@@ -165,11 +165,14 @@ def test_a_new_deck_beside_an_unrelated_lost_lock_file_is_not_refused(
     write(cards / "new.yaml")
     result = build(cli)
     assert result.code == 0, result.err
-    assert result.err.splitlines() == [
+    (told,) = result.err.splitlines()
+    assert told.startswith(
         "cards/old.lock: warning: belongs to deck 'old' (old.yaml), which no card file has "
         "now: if you renamed old.yaml, add 'id: old' to the renamed card file to keep its "
-        "notes' identities; if you deleted the deck, delete this lock file"
-    ]
+        "notes' identities; if you deleted the deck, delete its notes in Anki (learners keep "
+        'them; search the browser for "deck:Old" -"deck:Old::*" nid:'
+    )
+    assert told.endswith("), then delete this lock file")
 
 
 def test_a_lock_file_of_a_deleted_deck_is_told_only_when_every_card_file_is_built(
@@ -421,3 +424,25 @@ def test_a_note_moved_to_another_card_file_is_told_how_to_keep_its_reviews(
         "its reviews stay with the old one; to keep that note and its reviews, add "
         f"'guid: {guid}' to this note"
     ) in result.err
+
+
+@pytest.mark.anki
+def test_a_deleted_decks_lock_file_gives_the_search_for_its_notes(
+    cards: Path, cli: CliRun, collection: Any
+) -> None:
+    """A card file deleted (or merged into another): its notes stay in learners'
+    collections, and its lock file holds their Anki note ids. The warning told to delete
+    the lock file, after which nothing could find them; it gives the search first."""
+    write(cards / "a.yaml")
+    (cards / "b.yaml").write_text(
+        "deck: Moons\nnotes:\n  - {id: x, front: f, back: b}\n", encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    import_package(collection, Path("output") / "b.apkg")
+    (nid,) = collection.find_notes("")
+    (cards / "b.yaml").unlink()
+    err = build(cli).err
+    assert "cards/b.lock: warning: belongs to deck 'b' (b.yaml)" in err
+    search = err.split("search the browser for ")[1].split(")")[0]
+    assert search == f'"deck:Moons" -"deck:Moons::*" nid:{nid}'
+    assert collection.find_notes(search) == [nid]
