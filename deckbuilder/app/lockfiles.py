@@ -20,6 +20,7 @@ from functools import cached_property
 from pathlib import Path
 
 from deckbuilder.anki.built import built_deck_name
+from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.cardfile.deck import ALL_LANGUAGES
 from deckbuilder.cardfile.fields import shown
@@ -62,6 +63,11 @@ class ProjectLocks:
         for rd in rendered:
             self.built.setdefault(_real(rd.deck.source), set()).update(_declared(rd.deck))
         self.declared = {key for keys in self.built.values() for key in keys}
+        # The GUIDs of the notes built: a note that left a deleted deck with a guid: of
+        # its old GUID is still in Anki under it.
+        self.guids = {
+            rn.note.guid or note_guid(rd.deck.key, rn.note.id) for rd in rendered for rn in rd.notes
+        }
         self.own = {lock_path(rd.deck) for rd in rendered}
         self.moved: dict[Path, Path] = {}  # a deck's lock file -> the one it takes over
         self.stale: list[tuple[_Lock, Path]] = []  # old copies, and the lock file now
@@ -160,7 +166,7 @@ class ProjectLocks:
                 told.add(found.path)
                 problems.append(_renamed(deck, found))
         warnings = [
-            _lost(lock, self.built, out_dir)
+            _lost(lock, self.built, out_dir, self.guids)
             for lock in lost
             if lock.path not in told
             and lock.card is not None
@@ -170,6 +176,19 @@ class ProjectLocks:
         ]
         warnings += [_old_copy(lock, own) for lock, own in self.stale]
         return problems, warnings
+
+    def lost_notes(self) -> dict[str, tuple[str, str]]:
+        """By note id, the deck id and card file name of each note that the lock file of a
+        deck no card file has now holds, as far as can be told (see :meth:`left_behind`)."""
+        found = {}
+        for lock in self.locks.values():
+            if (
+                self._lost(lock)
+                and lock.card is not None
+                and (_real(lock.card) in self.built or self.every_card_file_built)
+            ):
+                found.update(dict.fromkeys(lock.manifest.notes, (lock.key, lock.card.name)))
+        return found
 
     def _lost(self, lock: _Lock) -> bool:
         """Whether no card file has ``lock``'s deck, as far as can be told without reading
@@ -288,7 +307,9 @@ def _renamed(deck: Deck, lock: _Lock) -> Problem:
     )
 
 
-def _lost(lock: _Lock, built: dict[Path, set[str]], out_dir: Path | None) -> Problem:
+def _lost(
+    lock: _Lock, built: dict[Path, set[str]], out_dir: Path | None, guids: set[str]
+) -> Problem:
     assert lock.card is not None
     name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
     now = built.get(_real(lock.card))
@@ -311,17 +332,22 @@ def _lost(lock: _Lock, built: dict[Path, set[str]], out_dir: Path | None) -> Pro
         message = (
             f"belongs to deck '{key}' ({name}), which no card file has now: if "
             f"you renamed {name}, add 'id: {base}' to the renamed card file to keep its notes' "
-            f"identities; if you deleted the deck, {_delete_notes(lock, out_dir)}delete this "
+            f"identities; if you deleted the deck, {_delete_notes(lock, out_dir, guids)}delete this "
             "lock file"
         )
     return Problem.warning(str(lock.path), None, message)
 
 
-def _delete_notes(lock: _Lock, out_dir: Path | None) -> str:
+def _delete_notes(lock: _Lock, out_dir: Path | None, guids: set[str]) -> str:
     """How to find the deleted deck's notes in Anki, which keeps them: the lock file has
     their Anki note ids, and the deck's last package its name, which the search needs to
-    find no other deck's note. '' when there is no such package."""
-    ids = sorted(entry.anki_id for entry in lock.manifest.notes.values())
+    find no other deck's note. '' when there is no such package. A note whose GUID a note
+    built now has (``guids``) is that note in Anki, and is left out."""
+    ids = sorted(
+        entry.anki_id
+        for entry in lock.manifest.notes.values()
+        if note_guid(lock.key, entry.id) not in guids
+    )
     name = built_deck_name(out_dir / f"{lock.key}.apkg", lock.key) if out_dir else None
     if not ids or name is None:
         return ""

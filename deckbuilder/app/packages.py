@@ -104,7 +104,7 @@ def write_packages(
     problems += refused
     if problems:
         raise DeckError(problems)
-    updates = _left_for(rendered, _kept_elsewhere(rendered, updates))
+    updates = _left_for(rendered, _kept_elsewhere(rendered, updates), project.lost_notes())
 
     try:
         with Staging() as staging:
@@ -214,29 +214,34 @@ def _kept_elsewhere(rendered: Sequence[RenderedDeck], updates: list[Update]) -> 
     return kept
 
 
-def _left_for(rendered: Sequence[RenderedDeck], updates: list[Update]) -> list[Update]:
+def _left_for(
+    rendered: Sequence[RenderedDeck], updates: list[Update], lost: Mapping[str, tuple[str, str]]
+) -> list[Update]:
     """The updates with a warning for each note added to a deck that another deck of this
-    build removed (a deck split in two, or two merged): a note's GUID comes from its deck
-    id, so to Anki it is a new note, and the old note keeps the reviews. A ``guid:`` of
-    the old GUID keeps the old note (:func:`_kept_elsewhere`)."""
-    gone = {
-        entry.id: rd.deck
+    build removed, or whose card file is gone (``lost``: by note id, its deck id and card
+    file name), as when a deck is split in two or two are merged: a note's GUID comes from
+    its deck id, so to Anki it is a new note, and the old note keeps the reviews. A
+    ``guid:`` of the old GUID keeps the old note (:func:`_kept_elsewhere`)."""
+    gone = dict(lost)
+    gone.update(
+        (entry.id, (rd.deck.key, rd.deck.source.name))
         for rd, update in zip(rendered, updates, strict=True)
         for entry in update.changes.removed
-    }
+    )
     told = []
     for rd, update in zip(rendered, updates, strict=True):
         found = []
         for rn in rd.notes:
             old = gone.get(rn.note.id)
-            if old is None or old.key == rd.deck.key or rn.note.id not in update.changes.added:
+            if old is None or old[0] == rd.deck.key or rn.note.id not in update.changes.added:
                 continue
-            guid = json.dumps(note_guid(old.key, rn.note.id))
+            key, name = old
+            guid = json.dumps(note_guid(key, rn.note.id))
             found.append(
                 Problem.warning(
                     str(rd.deck.source),
                     rn.note.line,
-                    f"note '{rn.note.id}' of deck '{old.key}' ({old.source.name}) left it for "
+                    f"note '{rn.note.id}' of deck '{key}' ({name}) left it for "
                     "this card file: to Anki this is a new note, which learners get again, as "
                     "new, while its reviews stay with the old one; to keep that note and its "
                     f"reviews, add 'guid: {guid}' to this note",

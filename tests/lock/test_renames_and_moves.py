@@ -446,3 +446,32 @@ def test_a_deleted_decks_lock_file_gives_the_search_for_its_notes(
     search = err.split("search the browser for ")[1].split(")")[0]
     assert search == f'"deck:Moons" -"deck:Moons::*" nid:{nid}'
     assert collection.find_notes(search) == [nid]
+
+
+def test_a_note_of_a_deleted_card_file_moved_into_another_is_told_how_to_keep_its_reviews(
+    cards: Path, cli: CliRun
+) -> None:
+    """Two decks merged into one card file: the other card file deleted, its notes
+    moved. Each moved note is new to Anki unless it keeps its old GUID."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "a.yaml")
+    (cards / "b.yaml").write_text(
+        "deck: Moons\nnotes:\n  - {id: x, front: f, back: b}\n", encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    (cards / "b.yaml").unlink()
+    with (cards / "a.yaml").open("a", encoding="utf-8") as card_file:
+        card_file.write("  - {id: x, front: f, back: b}\n")
+    err = build(cli).err
+    guid = json.dumps(note_guid("b", "x"))
+    assert (
+        "cards/a.yaml:5: note 'x': warning: note 'x' of deck 'b' (b.yaml) left it for this "
+        "card file: to Anki this is a new note"
+    ) in err and f"add 'guid: {guid}' to this note" in err
+
+    # With the guid: it is the old note: the deleted deck's search leaves it out.
+    text = (cards / "a.yaml").read_text(encoding="utf-8")
+    (cards / "a.yaml").write_text(text.replace("{id: x,", f"{{id: x, guid: {guid},"), "utf-8")
+    again = build(cli).err
+    assert "cards/a.yaml:5" not in again and "nid:" not in again
