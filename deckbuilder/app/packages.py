@@ -235,6 +235,8 @@ def _left_for(
             old = gone.get(rn.note.id)
             if old is None or old[0] == rd.deck.key or rn.note.id not in update.changes.added:
                 continue
+            if rn.note.guid:  # a GUID of its own, the old one or another: told elsewhere
+                continue
             key, name = old
             guid = json.dumps(note_guid(key, rn.note.id))
             found.append(

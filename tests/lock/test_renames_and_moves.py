@@ -461,6 +461,7 @@ def test_a_note_of_a_deleted_card_file_moved_into_another_is_told_how_to_keep_it
     )
     assert build(cli).code == 0
     (cards / "b.yaml").unlink()
+    lock = (cards / "a.lock").read_bytes()
     with (cards / "a.yaml").open("a", encoding="utf-8") as card_file:
         card_file.write("  - {id: x, front: f, back: b}\n")
     err = build(cli).err
@@ -470,8 +471,10 @@ def test_a_note_of_a_deleted_card_file_moved_into_another_is_told_how_to_keep_it
         "card file: to Anki this is a new note"
     ) in err and f"add 'guid: {guid}' to this note" in err
 
-    # With the guid: it is the old note: the deleted deck's search leaves it out.
+    # With the guid: it is the old note: the deleted deck's search leaves it out, and the
+    # note is not told again (built as if the guid: came in the same build).
+    (cards / "a.lock").write_bytes(lock)
     text = (cards / "a.yaml").read_text(encoding="utf-8")
     (cards / "a.yaml").write_text(text.replace("{id: x,", f"{{id: x, guid: {guid},"), "utf-8")
     again = build(cli).err
-    assert "cards/a.yaml:5" not in again and "nid:" not in again
+    assert "cards/a.yaml:5" not in again and "deck:Moons" not in again, again
