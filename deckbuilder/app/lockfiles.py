@@ -225,6 +225,18 @@ class ProjectLocks:
             for deck in self._decks_of(card)
         )
 
+    def guids_not_built(self) -> dict[str, tuple[str, str]]:
+        """The ``guid:`` keys of the notes of the project's card files not built now, each
+        with its deck id and note id: a note moved to such a card file with its old GUID
+        is still that note in Anki. Read only when asked (a build that removes notes)."""
+        found: dict[str, tuple[str, str]] = {}
+        for card in self._card_files():
+            if _real(card) in self.built:
+                continue
+            for deck in self._decks_of(card):
+                found.update((note.guid, (deck.key, note.id)) for note in deck.notes if note.guid)
+        return found
+
     def _card_files(self) -> list[Path]:
         return [
             path

@@ -104,7 +104,8 @@ def write_packages(
     problems += refused
     if problems:
         raise DeckError(problems)
-    updates = _left_for(rendered, _kept_elsewhere(rendered, updates), project.lost_notes())
+    kept = _kept_elsewhere(rendered, updates, project)
+    updates = _left_for(rendered, kept, project.lost_notes())
 
     try:
         with Staging() as staging:
@@ -179,16 +180,21 @@ def _stage_deck(
     )
 
 
-def _kept_elsewhere(rendered: Sequence[RenderedDeck], updates: list[Update]) -> list[Update]:
-    """The updates without the removed notes whose GUID a note of this build now has (a
+def _kept_elsewhere(
+    rendered: Sequence[RenderedDeck], updates: list[Update], project: ProjectLocks
+) -> list[Update]:
+    """The updates without the removed notes whose GUID a note of the project now has (a
     note moved to another card file with a ``guid:`` of its old GUID, as when a deck is
     split): Anki updates that note in place, with its reviews, and a search for its Anki
     note id would find it, so it is told instead of listed for deletion."""
-    guids = {
-        rn.note.guid or note_guid(rd.deck.key, rn.note.id): (rd.deck.key, rn.note.id)
+    if not any(update.changes.removed for update in updates):
+        return updates
+    guids = project.guids_not_built()
+    guids.update(
+        (rn.note.guid or note_guid(rd.deck.key, rn.note.id), (rd.deck.key, rn.note.id))
         for rd in rendered
         for rn in rd.notes
-    }
+    )
     kept = []
     for rd, update in zip(rendered, updates, strict=True):
         removed, told = [], []

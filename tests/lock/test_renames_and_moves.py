@@ -478,3 +478,25 @@ def test_a_note_of_a_deleted_card_file_moved_into_another_is_told_how_to_keep_it
     (cards / "a.yaml").write_text(text.replace("{id: x,", f"{{id: x, guid: {guid},"), "utf-8")
     again = build(cli).err
     assert "cards/a.yaml:5" not in again and "deck:Moons" not in again, again
+
+
+def test_a_note_kept_by_a_guid_in_a_card_file_not_built_is_not_advised_for_deletion(
+    cards: Path, cli: CliRun
+) -> None:
+    """Built alone, the old deck of a note moved with its guid: to another card file
+    still advised deleting it: the search found the note the other deck keeps."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    (cards / "deck.yaml").write_text(
+        "deck: Deck\nnotes:\n  - {id: a, front: one, back: uno}\n", encoding="utf-8"
+    )
+    guid = json.dumps(note_guid("deck", "b"))
+    (cards / "more.yaml").write_text(
+        f"deck: More\nnotes:\n  - {{id: b, guid: {guid}, front: two, back: dos}}\n",
+        encoding="utf-8",
+    )
+    result = build(cli, cards / "deck.yaml")
+    assert result.code == 0, result.err
+    assert "nid:" not in result.out and "deck 'more'" in result.err
