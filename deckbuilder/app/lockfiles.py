@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from deckbuilder.anki.built import built_deck_name
+from deckbuilder.anki.identity import note_guid
+from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.cardfile.deck import ALL_LANGUAGES
 from deckbuilder.cardfile.fields import shown
 from deckbuilder.cardfile.reader import SOURCE_SUFFIXES, deck_id_problems, load_decks
@@ -60,6 +63,11 @@ class ProjectLocks:
         for rd in rendered:
             self.built.setdefault(_real(rd.deck.source), set()).update(_declared(rd.deck))
         self.declared = {key for keys in self.built.values() for key in keys}
+        # The GUIDs of the notes built: a note that left a deleted deck with a guid: of
+        # its old GUID is still in Anki under it.
+        self.guids = {
+            rn.note.guid or note_guid(rd.deck.key, rn.note.id) for rd in rendered for rn in rd.notes
+        }
         self.own = {lock_path(rd.deck) for rd in rendered}
         self.moved: dict[Path, Path] = {}  # a deck's lock file -> the one it takes over
         self.stale: list[tuple[_Lock, Path]] = []  # old copies, and the lock file now
@@ -143,11 +151,12 @@ class ProjectLocks:
         self.locks[own] = lock = _Lock(own, deck.key, deck.source, manifest)
         self._by_key.setdefault(deck.key, []).append(lock)
 
-    def left_behind(self) -> tuple[list[Problem], list[Problem]]:
+    def left_behind(self, out_dir: Path | None = None) -> tuple[list[Problem], list[Problem]]:
         """What the lock files of decks no card file has now call for: a problem for each
         deck built for the first time whose notes such a lock file holds (its card file
         renamed without ``id:``, or given another id), and a warning for each other such
-        lock file and each old copy of a lock file that moved."""
+        lock file and each old copy of a lock file that moved. ``out_dir``: where the
+        packages of those decks were built, which name the deck in Anki."""
         lost = [lock for lock in self.locks.values() if self._lost(lock)]
         problems = []
         told: set[Path] = set()
@@ -157,7 +166,7 @@ class ProjectLocks:
                 told.add(found.path)
                 problems.append(_renamed(deck, found))
         warnings = [
-            _lost(lock, self.built)
+            _lost(lock, self.built, out_dir, self.guids)
             for lock in lost
             if lock.path not in told
             and lock.card is not None
@@ -167,6 +176,19 @@ class ProjectLocks:
         ]
         warnings += [_old_copy(lock, own) for lock, own in self.stale]
         return problems, warnings
+
+    def lost_notes(self) -> dict[str, tuple[str, str]]:
+        """By note id, the deck id and card file name of each note that the lock file of a
+        deck no card file has now holds, as far as can be told (see :meth:`left_behind`)."""
+        found = {}
+        for lock in self.locks.values():
+            if (
+                self._lost(lock)
+                and lock.card is not None
+                and (_real(lock.card) in self.built or self.every_card_file_built)
+            ):
+                found.update(dict.fromkeys(lock.manifest.notes, (lock.key, lock.card.name)))
+        return found
 
     def _lost(self, lock: _Lock) -> bool:
         """Whether no card file has ``lock``'s deck, as far as can be told without reading
@@ -202,6 +224,18 @@ class ProjectLocks:
             if _real(card) not in self.built
             for deck in self._decks_of(card)
         )
+
+    def guids_not_built(self) -> dict[str, tuple[str, str]]:
+        """The ``guid:`` keys of the notes of the project's card files not built now, each
+        with its deck id and note id: a note moved to such a card file with its old GUID
+        is still that note in Anki. Read only when asked (a build that removes notes)."""
+        found: dict[str, tuple[str, str]] = {}
+        for card in self._card_files():
+            if _real(card) in self.built:
+                continue
+            for deck in self._decks_of(card):
+                found.update((note.guid, (deck.key, note.id)) for note in deck.notes if note.guid)
+        return found
 
     def _card_files(self) -> list[Path]:
         return [
@@ -285,7 +319,9 @@ def _renamed(deck: Deck, lock: _Lock) -> Problem:
     )
 
 
-def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
+def _lost(
+    lock: _Lock, built: dict[Path, set[str]], out_dir: Path | None, guids: set[str]
+) -> Problem:
     assert lock.card is not None
     name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
     now = built.get(_real(lock.card))
@@ -308,9 +344,29 @@ def _lost(lock: _Lock, built: dict[Path, set[str]]) -> Problem:
         message = (
             f"belongs to deck '{key}' ({name}), which no card file has now: if "
             f"you renamed {name}, add 'id: {base}' to the renamed card file to keep its notes' "
-            "identities; if you deleted the deck, delete this lock file"
+            f"identities; if you deleted the deck, {_delete_notes(lock, out_dir, guids)}delete this "
+            "lock file"
         )
     return Problem.warning(str(lock.path), None, message)
+
+
+def _delete_notes(lock: _Lock, out_dir: Path | None, guids: set[str]) -> str:
+    """How to find the deleted deck's notes in Anki, which keeps them: the lock file has
+    their Anki note ids, and the deck's last package its name, which the search needs to
+    find no other deck's note. '' when there is no such package. A note whose GUID a note
+    built now has (``guids``) is that note in Anki, and is left out."""
+    ids = sorted(
+        entry.anki_id
+        for entry in lock.manifest.notes.values()
+        if note_guid(lock.key, entry.id) not in guids
+    )
+    name = built_deck_name(out_dir / f"{lock.key}.apkg", lock.key) if out_dir else None
+    if not ids or name is None:
+        return ""
+    return (
+        f"delete its notes in Anki (learners keep them; search the browser for "
+        f"{deck_notes_search(name, ids)}), then "
+    )
 
 
 def _languages_fix(lock_key: str, lang: str, name: str) -> str:

@@ -7,14 +7,17 @@ are replaced together or not at all.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from deckbuilder.anki.built import BuiltNote, built_notes
+from deckbuilder.anki.identity import note_guid
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
-from deckbuilder.errors import DeckError, OutputError, Problem
+from deckbuilder.errors import DeckError, OutputError, Problem, plural
 from deckbuilder.files.atomic import PartlyReplaced, Staging, remove_stale
 from deckbuilder.files.reading import contents_if_any
 from deckbuilder.lock.format import Manifest, NoteEntry, format_manifest, lock_path
@@ -86,16 +89,23 @@ def write_packages(
         own = lock_path(rd.deck)
         try:
             old = project.previous(rd.deck)
-            update = update_manifest(old, rd, timestamp, project.others(own, rd.deck.key))
+            package = package_path(out_dir, rd)
+            built = built_notes(package)
+            others = project.others(own, rd.deck.key)
+            update = update_manifest(old, rd, timestamp, others, _published(built, rd))
         except DeckError as exc:
             problems.extend(exc.problems)
             continue
+        left = _left_in_package(package, built, rd, old)
+        update = replace(update, warnings=update.warnings + left)
         updates.append(update)
         project.record(own, rd.deck, update.manifest)
-    refused, warnings = project.left_behind()
+    refused, warnings = project.left_behind(out_dir)
     problems += refused
     if problems:
         raise DeckError(problems)
+    kept = _kept_elsewhere(rendered, updates, project)
+    updates = _left_for(rendered, kept, project.lost_notes())
 
     try:
         with Staging() as staging:
@@ -167,6 +177,129 @@ def _stage_deck(
         lock,
         lock_changed,
         moved.get(lock),
+    )
+
+
+def _kept_elsewhere(
+    rendered: Sequence[RenderedDeck], updates: list[Update], project: ProjectLocks
+) -> list[Update]:
+    """The updates without the removed notes whose GUID a note of the project now has (a
+    note moved to another card file with a ``guid:`` of its old GUID, as when a deck is
+    split): Anki updates that note in place, with its reviews, and a search for its Anki
+    note id would find it, so it is told instead of listed for deletion."""
+    if not any(update.changes.removed for update in updates):
+        return updates
+    guids = project.guids_not_built()
+    guids.update(
+        (rn.note.guid or note_guid(rd.deck.key, rn.note.id), (rd.deck.key, rn.note.id))
+        for rd in rendered
+        for rn in rd.notes
+    )
+    kept = []
+    for rd, update in zip(rendered, updates, strict=True):
+        removed, told = [], []
+        for entry in update.changes.removed:
+            holder = guids.get(note_guid(rd.deck.key, entry.id))
+            if holder is None:
+                removed.append(entry)
+                continue
+            told.append(
+                Problem.warning(
+                    str(lock_path(rd.deck)),
+                    entry.line,
+                    f"removed from the deck, but not listed for deletion: note '{holder[1]}' "
+                    f"of deck '{holder[0]}' has its GUID, so Anki updates this note in place, "
+                    "with its reviews (its cards stay in the deck they are in: move them with "
+                    "Change Deck in Anki's browser)",
+                    entry.id,
+                    "lock",
+                )
+            )
+        changes = replace(update.changes, removed=tuple(removed))
+        kept.append(replace(update, changes=changes, warnings=update.warnings + tuple(told)))
+    return kept
+
+
+def _left_for(
+    rendered: Sequence[RenderedDeck], updates: list[Update], lost: Mapping[str, tuple[str, str]]
+) -> list[Update]:
+    """The updates with a warning for each note added to a deck that another deck of this
+    build removed, or whose card file is gone (``lost``: by note id, its deck id and card
+    file name), as when a deck is split in two or two are merged: a note's GUID comes from
+    its deck id, so to Anki it is a new note, and the old note keeps the reviews. A
+    ``guid:`` of the old GUID keeps the old note (:func:`_kept_elsewhere`)."""
+    gone = dict(lost)
+    gone.update(
+        (entry.id, (rd.deck.key, rd.deck.source.name))
+        for rd, update in zip(rendered, updates, strict=True)
+        for entry in update.changes.removed
+    )
+    told = []
+    for rd, update in zip(rendered, updates, strict=True):
+        found = []
+        for rn in rd.notes:
+            old = gone.get(rn.note.id)
+            if old is None or old[0] == rd.deck.key or rn.note.id not in update.changes.added:
+                continue
+            if rn.note.guid:  # a GUID of its own, the old one or another: told elsewhere
+                continue
+            key, name = old
+            guid = json.dumps(note_guid(key, rn.note.id))
+            found.append(
+                Problem.warning(
+                    str(rd.deck.source),
+                    rn.note.line,
+                    f"note '{rn.note.id}' of deck '{key}' ({name}) left it for "
+                    "this card file: to Anki this is a new note, which learners get again, as "
+                    "new, while its reviews stay with the old one; to keep that note and its "
+                    f"reviews, add 'guid: {guid}' to this note",
+                    rn.note.id,
+                )
+            )
+        told.append(replace(update, warnings=update.warnings + tuple(found)))
+    return told
+
+
+def _published(notes: Mapping[str, BuiltNote], rd: RenderedDeck) -> dict[str, BuiltNote]:
+    """By note id, the deck's notes in the package this build replaces (``notes``, by
+    GUID), which learners may have imported (see :func:`update_manifest`)."""
+    found = {}
+    for rn in rd.notes:
+        copy = notes.get(rn.note.guid or note_guid(rd.deck.key, rn.note.id))
+        if copy is not None:
+            found[rn.note.id] = copy
+    return found
+
+
+def _left_in_package(
+    package: Path, built: Mapping[str, BuiltNote], rd: RenderedDeck, old: Manifest | None
+) -> tuple[Problem, ...]:
+    """A warning when the package this build replaces has notes that neither the card file
+    nor the lock file has: a `git revert` of the commit that added them takes them out of
+    both, and then no build lists them as removed, while learners who imported them keep
+    them. The package has their Anki note ids, so the warning gives the search."""
+    known = {rn.note.guid or note_guid(rd.deck.key, rn.note.id) for rn in rd.notes}
+    # The lock file's notes by Anki note id: a note with a guid: of its own has no GUID
+    # the lock file could give.
+    listed = {entry.anki_id for entry in old.notes.values()} if old else set()
+    left = sorted(
+        copy.anki_id
+        for guid, copy in built.items()
+        if guid not in known and copy.anki_id not in listed
+    )
+    if not left:
+        return ()
+    return (
+        Problem.warning(
+            str(rd.deck.source),
+            None,
+            f"{package} (the package this build replaces) has {plural(len(left), 'note')} "
+            "that neither this card file nor its lock file has, as after a git revert of the "
+            "commit that added them: learners who imported it keep them. If they are gone "
+            "for good, delete them in Anki: search the browser for "
+            f"{deck_notes_search(rd.deck.name, left)}; if that package is a build of "
+            "another branch, ignore this",
+        ),
     )
 
 

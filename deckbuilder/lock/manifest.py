@@ -31,13 +31,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from deckbuilder.anki.built import BuiltNote
 from deckbuilder.anki.notetypes import NoteTypeSpec
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, plural
 from deckbuilder.lock.anki_copy import anki_copy_hash
 from deckbuilder.lock.format import (
     LAST_SECOND,
     MAX_ANKI_ID,
     RESTORE,
+    UNSETTLED,
     LockHeader,
     Manifest,
     NoteEntry,
@@ -270,10 +272,16 @@ def _not_this_deck(header: LockHeader, deck: Deck) -> str:
 
 
 def update_manifest(
-    old: Manifest | None, rd: RenderedDeck, now: int, others: OtherDecks | None = None
+    old: Manifest | None,
+    rd: RenderedDeck,
+    now: int,
+    others: OtherDecks | None = None,
+    published: Mapping[str, BuiltNote] | None = None,
 ) -> Update:
     """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one
     and the Anki note ids the project's ``others`` decks hold (see :class:`OtherDecks`).
+    ``published``: by note id, each note of the package this build replaces, as learners
+    who imported it have it (:func:`deckbuilder.anki.built.built_notes`).
 
     Raises DeckError when the lock file names another deck; when a note type kept its id
     but changed its fields (Anki would import it as a second note type "Name+" and leave
@@ -292,7 +300,8 @@ def update_manifest(
     others = others or OtherDecks()
     shared = _shared_ids(prev.notes, {rn.note.id for rn in rd.notes})
     elsewhere = _held_elsewhere(prev.notes, rd.deck.key, others)
-    floor = max(prev.id_floor(), others.floor)
+    recovered = _recovered(prev, rd, others, published or {})
+    floor = max(prev.id_floor(), others.floor, *(n + 1 for n in recovered.values()))
     # Notes that give up a shared id take the next ones above every id given, whatever the
     # clock, so that everyone building the merged lock files writes the same ids.
     moving = [rn.note.id for rn in rd.notes if rn.note.id in shared or rn.note.id in elsewhere]
@@ -307,6 +316,10 @@ def update_manifest(
         was = prev.notes.get(note_id)
         # What Anki gets of the note (the base a pull compares Anki's copy with).
         in_anki = anki_copy_hash(rn.fields, rn.tags)
+        copy = (published or {}).get(note_id)
+        if was is None and copy is not None and note_id in recovered:
+            kept = content if copy.anki == in_anki else UNSETTLED
+            was = NoteEntry(note_id, copy.anki_id, kept, copy.mod, anki=copy.anki)
         if was is None:
             notes[note_id] = NoteEntry(note_id, next_anki_id, content, now, anki=in_anki)
             next_anki_id += 1
@@ -318,7 +331,14 @@ def update_manifest(
         elif note_id in moved:
             plan.warn(was.line, note_id, _moved(was, shared[note_id], moved[note_id]))
             was = replace(was, anki_id=moved[note_id])
-        if was.content == content:
+        # The package this build replaces has a later copy of the note than the lock file
+        # says, and another one: the lock file went back in time (a git revert restores it
+        # with the card file). Learners who imported that package would keep its copy.
+        behind = copy is not None and copy.mod > was.changed and copy.anki != in_anki
+        if copy is not None and behind:
+            plan.warn(was.line, note_id, _behind(was, copy.mod))
+            was = replace(was, changed=copy.mod)
+        if was.content == content and not behind:
             # Unchanged: the old entry as it is (it keeps its lock file line, as an
             # unchanged note type does, and the Anki copy a pull took), given the
             # hash of Anki's copy if its lock file predates pull.
@@ -356,8 +376,10 @@ def update_manifest(
     else:
         high_water = max([prev.next_anki_id, *(entry.anki_id + 1 for entry in gone)])
     manifest = Manifest(note_types, notes, high_water)
+    if recovered:
+        plan.warnings.append(_recovered_warning(lock, len(recovered), old is None))
     warnings = prev.warnings + tuple(plan.warnings)
-    return Update(manifest, changes, first_build=old is None, warnings=warnings)
+    return Update(manifest, changes, first_build=old is None and not recovered, warnings=warnings)
 
 
 # What a learner must do for a note Anki's import would leave alone (see the module docstring).
@@ -411,6 +433,44 @@ def _replaced_warning(lock: str, before: NoteTypeEntry, spec: NoteTypeSpec) -> P
         f"fields {', '.join(spec.fields)}), not id {before.anki_id} (fields "
         f"{', '.join(before.fields)}): for each of them {_MERGE}. Ask learners to import with "
         f'"Merge note types" (see docs/updating.md){keep}',
+    )
+
+
+def _recovered(
+    prev: Manifest, rd: RenderedDeck, others: OtherDecks, published: Mapping[str, BuiltNote]
+) -> dict[str, int]:
+    """The notes the lock file does not list (it was deleted, or left out of a commit) that
+    the package this build replaces has, each with its Anki note id there: learners have
+    the note with that id and time, and with a new id the search for it, once removed,
+    would find nothing. An id another note of the project holds is not taken."""
+    taken = {entry.anki_id for entry in prev.notes.values()} | set(others.holders)
+    found = {}
+    for rn in rd.notes:
+        copy = published.get(rn.note.id)
+        if rn.note.id not in prev.notes and copy is not None and copy.anki_id not in taken:
+            found[rn.note.id] = copy.anki_id
+            taken.add(copy.anki_id)
+    return found
+
+
+def _recovered_warning(lock: str, count: int, no_lock: bool) -> Problem:
+    what = "there was no lock file" if no_lock else "the lock file lacked some notes"
+    return Problem.warning(
+        lock,
+        None,
+        f"{what}: the Anki note ids and times of {plural(count, 'note')} were taken from the "
+        "package this build replaces, which learners may have imported (commit the lock file)",
+        None,
+        "lock",
+    )
+
+
+def _behind(entry: NoteEntry, published: int) -> str:
+    return (
+        f"the package this build replaces has another copy of this note, of "
+        f"{iso_time(published)}, later than this lock file's {iso_time(entry.changed)}, as "
+        "after a git revert or a checkout of an older lock file: Anki keeps the later copy, "
+        "so the note counts as changed and gets a later time (commit the lock file)"
     )
 
 

@@ -163,6 +163,85 @@ def test_an_edit_within_the_same_second_still_moves_the_time(studied: Studied) -
     assert studied.note("capital").mod == T1 + 1  # type: ignore[attr-defined]
 
 
+def test_a_deleted_lock_file_takes_ids_and_times_from_the_package_it_replaces(
+    studied: Studied,
+) -> None:
+    """A lock file deleted, or never committed: every note counted as new, with new Anki
+    note ids, so Anki took every note as updated and the searches for removed notes found
+    nothing in learners' collections. The package the build replaces has each note's id
+    and time: the build takes them, and the learner's import changes nothing."""
+    lock = studied.src.parent / "reimport.lock"
+    before = lock.read_text(encoding="utf-8")
+    lock.unlink()
+    studied.edit("back: Paris", "back: Lyon")
+    result = studied.rebuild(T1)
+    assert not result.first_build and result.changes.added == ()
+    assert result.changes.changed == ("capital",) and len(result.changes.unchanged) == 4
+    assert any("package this build replaces" in str(w) for w in result.rendered.warnings)
+    notes = [
+        line for line in lock.read_text(encoding="utf-8").splitlines() if line.startswith("note ")
+    ]
+    kept = [
+        line for line in before.splitlines() if line.startswith("note ") and "capital" not in line
+    ]
+    assert set(kept) <= set(notes)
+    log = import_package(studied.col, result.path)
+    assert [n.fields[1] for n in log.updated] == ["Lyon"]  # type: ignore[attr-defined]
+    assert not log.new and len(log.duplicate) == 4  # type: ignore[attr-defined]
+    nids = {n.split()[2] for n in notes}
+    assert nids == {str(n) for n in studied.col.find_notes("")}  # type: ignore[attr-defined]
+    studied.assert_reviews_kept()
+
+
+def test_a_reverted_addition_tells_learners_how_to_delete_the_note(studied: Studied) -> None:
+    """`git revert` of a commit that added a note takes it out of the card file and the
+    lock file both: the build listed nothing as removed, and learners who imported the
+    note kept it, unknown. The package the build replaces has it: the build gives the
+    search that finds it."""
+    lock = studied.src.parent / "reimport.lock"
+    before_text, before_lock = studied.src.read_bytes(), lock.read_bytes()
+    studied.src.write_text(
+        before_text.decode() + "  - {id: extra, front: Added?, back: Reverted}\n", "utf-8"
+    )
+    added = studied.rebuild(T1)
+    assert added.changes.added == ("extra",)
+    import_package(studied.col, added.path)
+    extra = studied.note("extra").id  # type: ignore[attr-defined]
+
+    studied.src.write_bytes(before_text)  # what `git revert` of that commit gives
+    lock.write_bytes(before_lock)
+    reverted = studied.rebuild(T1 + 60)
+    (told,) = [str(w) for w in reverted.rendered.warnings if "nid:" in str(w)]
+    search = told.split("search the browser for ")[1].split(";")[0]
+    assert studied.col.find_notes(search) == [extra]  # type: ignore[attr-defined]
+
+
+def test_a_reverted_edit_reaches_learners_who_imported_it(studied: Studied) -> None:
+    """`git revert` of an edit restores the card file and the lock file both: the note's
+    lock time goes back to before the edit, and Anki, whose copy (the edit) is newer,
+    would keep it. The package the build replaces has that newer copy: the note counts
+    as changed, with a time after it."""
+    lock = studied.src.parent / "reimport.lock"
+    before_text, before_lock = studied.src.read_bytes(), lock.read_bytes()
+    studied.edit("back: Paris", "back: Lyon")
+    edited = studied.rebuild(T1)
+    assert edited.changes.changed == ("capital",)
+    import_package(studied.col, edited.path)
+    assert studied.note("capital")["Back"] == "Lyon"  # type: ignore[index]
+
+    studied.src.write_bytes(before_text)  # what `git revert` of that commit gives
+    lock.write_bytes(before_lock)
+    reverted = studied.rebuild(T1 + 60)
+    assert reverted.changes.changed == ("capital",) and len(reverted.changes.unchanged) == 4
+    assert any("capital" in str(w) and "revert" in str(w) for w in reverted.rendered.warnings)
+    log = import_package(studied.col, reverted.path)
+    assert [n.fields[1] for n in log.updated] == ["Paris"]  # type: ignore[attr-defined]
+    assert studied.note("capital")["Back"] == "Paris"  # type: ignore[index]
+    studied.assert_reviews_kept()
+    # Built again, it is unchanged: the lock file now has the later time.
+    assert studied.rebuild(T1 + 120).changes.changed == ()
+
+
 def test_added_notes_are_added_and_removed_notes_reported(
     studied: Studied, cli: Callable[..., Run]
 ) -> None:

@@ -165,11 +165,14 @@ def test_a_new_deck_beside_an_unrelated_lost_lock_file_is_not_refused(
     write(cards / "new.yaml")
     result = build(cli)
     assert result.code == 0, result.err
-    assert result.err.splitlines() == [
+    (told,) = result.err.splitlines()
+    assert told.startswith(
         "cards/old.lock: warning: belongs to deck 'old' (old.yaml), which no card file has "
         "now: if you renamed old.yaml, add 'id: old' to the renamed card file to keep its "
-        "notes' identities; if you deleted the deck, delete this lock file"
-    ]
+        "notes' identities; if you deleted the deck, delete its notes in Anki (learners keep "
+        'them; search the browser for "deck:Old" -"deck:Old::*" nid:'
+    )
+    assert told.endswith("), then delete this lock file")
 
 
 def test_a_lock_file_of_a_deleted_deck_is_told_only_when_every_card_file_is_built(
@@ -363,3 +366,137 @@ def test_a_note_type_declaration_moved_into_its_card_file_is_told_how_to_keep_it
     assert build(cli).code == 0
     lock = (cards / "words.lock").read_text(encoding="utf-8")
     assert f"notetype vocab {old_id} " in lock
+
+
+@pytest.mark.anki
+def test_a_note_moved_to_another_card_file_with_its_guid_is_not_advised_for_deletion(
+    cards: Path, cli: CliRun, collection: Any
+) -> None:
+    """A deck split in two: a note moved to the new card file with a ``guid:`` of its old
+    GUID is the same note to Anki, which updates it in place with its reviews. The old
+    deck's removal search named its Anki note id: following it deleted that very note."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    import_package(collection, Path("output") / "deck.apkg")
+    ids = sorted(collection.find_notes(""))
+    (cards / "deck.yaml").write_text(
+        "deck: Deck\nnotes:\n  - {id: a, front: one, back: uno}\n", encoding="utf-8"
+    )
+    guid = json.dumps(note_guid("deck", "b"))
+    (cards / "more.yaml").write_text(
+        f"deck: Deck::More\nnotes:\n  - {{id: b, guid: {guid}, front: two, back: dos}}\n",
+        encoding="utf-8",
+    )
+    result = build(cli)
+    assert result.code == 0, result.err
+    assert "0 removed" in result.out and "nid:" not in result.out
+    assert "note 'b': warning" in result.err and "deck 'more'" in result.err
+    for package in ("deck", "more"):
+        log = import_package(collection, Path("output") / f"{package}.apkg")
+        assert not log.new
+    assert sorted(collection.find_notes("")) == ids
+
+
+def test_a_note_moved_to_another_card_file_is_told_how_to_keep_its_reviews(
+    cards: Path, cli: CliRun
+) -> None:
+    """A deck split in two: a note moved to another card file gets a new GUID there (a
+    note's GUID comes from its deck id), so learners get it again, as new, and its
+    reviews stay with the old note. The build says so, with the guid: that keeps it."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    (cards / "deck.yaml").write_text(
+        "deck: Deck\nnotes:\n  - {id: a, front: one, back: uno}\n", encoding="utf-8"
+    )
+    (cards / "more.yaml").write_text(
+        "deck: Deck::More\nnotes:\n  - {id: b, front: two, back: dos}\n", encoding="utf-8"
+    )
+    result = build(cli)
+    assert result.code == 0, result.err
+    guid = json.dumps(note_guid("deck", "b"))
+    assert (
+        f"cards/more.yaml:3: note 'b': warning: note 'b' of deck 'deck' (deck.yaml) left it for "
+        "this card file: to Anki this is a new note, which learners get again, as new, while "
+        "its reviews stay with the old one; to keep that note and its reviews, add "
+        f"'guid: {guid}' to this note"
+    ) in result.err
+
+
+@pytest.mark.anki
+def test_a_deleted_decks_lock_file_gives_the_search_for_its_notes(
+    cards: Path, cli: CliRun, collection: Any
+) -> None:
+    """A card file deleted (or merged into another): its notes stay in learners'
+    collections, and its lock file holds their Anki note ids. The warning told to delete
+    the lock file, after which nothing could find them; it gives the search first."""
+    write(cards / "a.yaml")
+    (cards / "b.yaml").write_text(
+        "deck: Moons\nnotes:\n  - {id: x, front: f, back: b}\n", encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    import_package(collection, Path("output") / "b.apkg")
+    (nid,) = collection.find_notes("")
+    (cards / "b.yaml").unlink()
+    err = build(cli).err
+    assert "cards/b.lock: warning: belongs to deck 'b' (b.yaml)" in err
+    search = err.split("search the browser for ")[1].split(")")[0]
+    assert search == f'"deck:Moons" -"deck:Moons::*" nid:{nid}'
+    assert collection.find_notes(search) == [nid]
+
+
+def test_a_note_of_a_deleted_card_file_moved_into_another_is_told_how_to_keep_its_reviews(
+    cards: Path, cli: CliRun
+) -> None:
+    """Two decks merged into one card file: the other card file deleted, its notes
+    moved. Each moved note is new to Anki unless it keeps its old GUID."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "a.yaml")
+    (cards / "b.yaml").write_text(
+        "deck: Moons\nnotes:\n  - {id: x, front: f, back: b}\n", encoding="utf-8"
+    )
+    assert build(cli).code == 0
+    (cards / "b.yaml").unlink()
+    lock = (cards / "a.lock").read_bytes()
+    with (cards / "a.yaml").open("a", encoding="utf-8") as card_file:
+        card_file.write("  - {id: x, front: f, back: b}\n")
+    err = build(cli).err
+    guid = json.dumps(note_guid("b", "x"))
+    assert (
+        "cards/a.yaml:5: note 'x': warning: note 'x' of deck 'b' (b.yaml) left it for this "
+        "card file: to Anki this is a new note"
+    ) in err and f"add 'guid: {guid}' to this note" in err
+
+    # With the guid: it is the old note: the deleted deck's search leaves it out, and the
+    # note is not told again (built as if the guid: came in the same build).
+    (cards / "a.lock").write_bytes(lock)
+    text = (cards / "a.yaml").read_text(encoding="utf-8")
+    (cards / "a.yaml").write_text(text.replace("{id: x,", f"{{id: x, guid: {guid},"), "utf-8")
+    again = build(cli).err
+    assert "cards/a.yaml:5" not in again and "deck:Moons" not in again, again
+
+
+def test_a_note_kept_by_a_guid_in_a_card_file_not_built_is_not_advised_for_deletion(
+    cards: Path, cli: CliRun
+) -> None:
+    """Built alone, the old deck of a note moved with its guid: to another card file
+    still advised deleting it: the search found the note the other deck keeps."""
+    from deckbuilder.anki.identity import note_guid
+
+    write(cards / "deck.yaml")
+    assert build(cli).code == 0
+    (cards / "deck.yaml").write_text(
+        "deck: Deck\nnotes:\n  - {id: a, front: one, back: uno}\n", encoding="utf-8"
+    )
+    guid = json.dumps(note_guid("deck", "b"))
+    (cards / "more.yaml").write_text(
+        f"deck: More\nnotes:\n  - {{id: b, guid: {guid}, front: two, back: dos}}\n",
+        encoding="utf-8",
+    )
+    result = build(cli, cards / "deck.yaml")
+    assert result.code == 0, result.err
+    assert "nid:" not in result.out and "deck 'more'" in result.err
