@@ -263,7 +263,9 @@ def _left_for(
 def _published(notes: Mapping[str, BuiltNote], rd: RenderedDeck) -> dict[str, BuiltNote]:
     """By note id, the deck's notes in the package this build replaces (``notes``, by
     GUID), which learners may have imported (see :func:`update_manifest`)."""
-    found = {}
+    found: dict[str, BuiltNote] = {}
+    if not notes:  # no package yet, or one that cannot be read
+        return found
     for rn in rd.notes:
         copy = notes.get(rn.note.guid or note_guid(rd.deck.key, rn.note.id))
         if copy is not None:
@@ -278,6 +280,8 @@ def _left_in_package(
     nor the lock file has: a `git revert` of the commit that added them takes them out of
     both, and then no build lists them as removed, while learners who imported them keep
     them. The package has their Anki note ids, so the warning gives the search."""
+    if not built:
+        return ()
     known = {rn.note.guid or note_guid(rd.deck.key, rn.note.id) for rn in rd.notes}
     # The lock file's notes by Anki note id: a note with a guid: of its own has no GUID
     # the lock file could give.
