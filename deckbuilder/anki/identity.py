@@ -47,6 +47,13 @@ def note_guid(deck_key: str, note_id: str) -> str:
     return base91(_digest("deckbuilder", "note", deck_key, note_id))
 
 
+def anki_guid(deck_key: str, note: Note) -> str:
+    """The GUID Anki knows ``note`` of the deck ``deck_key`` by: its own ``guid:`` (a note
+    that came from a collection, or that keeps another deck's GUID), else
+    :func:`note_guid`."""
+    return note.guid or note_guid(deck_key, note.id)
+
+
 def base91(value: int) -> str:
     """``value`` in base 91, most significant digit first, without leading zero digits
     (zero is one digit, ``a``)."""
@@ -91,7 +98,7 @@ def guid_problems(decks: Sequence[Deck], alongside: Sequence[Deck] = ()) -> list
         for note in deck.notes:
             if note.guid and several:
                 continue  # told above
-            first = written.get(note.guid or note_guid(deck.key, note.id))
+            first = written.get(anki_guid(deck.key, note))
             if first is None or first[1] is note:
                 continue
             first_deck, first_note, first_ours = first

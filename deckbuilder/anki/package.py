@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from deckbuilder.anki.deck_config import apply_study
-from deckbuilder.anki.identity import deck_anki_id, note_guid
+from deckbuilder.anki.identity import anki_guid, deck_anki_id
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.errors import OutputError
 from deckbuilder.files.atomic import Staging
@@ -150,7 +150,7 @@ def _rows(
     note_cards: list[tuple[int, int, int]] = []  # (note id, card ordinal, mod)
     for number, rn in enumerate(rd.notes, start=1):
         author_id = rn.note.id
-        guid = rn.note.guid or note_guid(rd.deck.key, author_id)
+        guid = anki_guid(rd.deck.key, rn.note)
         note_id = stamps.note_ids.get(author_id)
         if note_id is None:
             note_id = next(new_ids)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from deckbuilder.anki.collection import AnkiNote
-from deckbuilder.anki.identity import note_guid
+from deckbuilder.anki.identity import anki_guid
 from deckbuilder.anki.pull_source import AnkiSource, read_anki_source
 from deckbuilder.app.lockfiles import ProjectLocks
 from deckbuilder.errors import DeckError, Problem
@@ -70,7 +70,7 @@ def anki_changes(
     found = {}
     for rn in rd.notes:
         entry = manifest.notes.get(rn.note.id)
-        anki = by_guid.get(rn.note.guid or note_guid(rd.deck.key, rn.note.id))
+        anki = by_guid.get(anki_guid(rd.deck.key, rn.note))
         if entry is None or anki is None or not entry.anki:
             continue
         if anki_copy_hash(anki.fields, anki.tags) != entry.anki:

@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 
 from deckbuilder.anki.built import built_deck_name
-from deckbuilder.anki.identity import note_guid
+from deckbuilder.anki.identity import anki_guid, note_guid
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.cardfile.deck import ALL_LANGUAGES
 from deckbuilder.cardfile.fields import shown
@@ -65,9 +65,7 @@ class ProjectLocks:
         self.declared = {key for keys in self.built.values() for key in keys}
         # The GUIDs of the notes built: a note that left a deleted deck with a guid: of
         # its old GUID is still in Anki under it.
-        self.guids = {
-            rn.note.guid or note_guid(rd.deck.key, rn.note.id) for rd in rendered for rn in rd.notes
-        }
+        self.guids = {anki_guid(rd.deck.key, rn.note) for rd in rendered for rn in rd.notes}
         self.own = {lock_path(rd.deck) for rd in rendered}
         self.moved: dict[Path, Path] = {}  # a deck's lock file -> the one it takes over
         self.stale: list[tuple[_Lock, Path]] = []  # old copies, and the lock file now

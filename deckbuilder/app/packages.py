@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deckbuilder.anki.built import BuiltNote, built_notes
-from deckbuilder.anki.identity import note_guid
+from deckbuilder.anki.identity import anki_guid, note_guid
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.app.lockfiles import ProjectLocks
@@ -191,7 +191,7 @@ def _kept_elsewhere(
         return updates
     guids = project.guids_not_built()
     guids.update(
-        (rn.note.guid or note_guid(rd.deck.key, rn.note.id), (rd.deck.key, rn.note.id))
+        (anki_guid(rd.deck.key, rn.note), (rd.deck.key, rn.note.id))
         for rd in rendered
         for rn in rd.notes
     )
@@ -267,7 +267,7 @@ def _published(notes: Mapping[str, BuiltNote], rd: RenderedDeck) -> dict[str, Bu
     if not notes:  # no package yet, or one that cannot be read
         return found
     for rn in rd.notes:
-        copy = notes.get(rn.note.guid or note_guid(rd.deck.key, rn.note.id))
+        copy = notes.get(anki_guid(rd.deck.key, rn.note))
         if copy is not None:
             found[rn.note.id] = copy
     return found
@@ -282,7 +282,7 @@ def _left_in_package(
     them. The package has their Anki note ids, so the warning gives the search."""
     if not built:
         return ()
-    known = {rn.note.guid or note_guid(rd.deck.key, rn.note.id) for rn in rd.notes}
+    known = {anki_guid(rd.deck.key, rn.note) for rn in rd.notes}
     # The lock file's notes by Anki note id: a note with a guid: of its own has no GUID
     # the lock file could give.
     listed = {entry.anki_id for entry in old.notes.values()} if old else set()

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from deckbuilder.anki.collection import AnkiNote
-from deckbuilder.anki.identity import note_guid
+from deckbuilder.anki.identity import anki_guid, note_guid
 from deckbuilder.anki.notetypes import OWN_KINDS, NoteTypeSpec, note_type
 from deckbuilder.anki.pull_source import AnkiSource
 from deckbuilder.app.requests import ALL_LANGUAGES, PullRequest
@@ -162,7 +162,7 @@ class PullState:
         for card in files:
             for deck in card.decks:
                 for note in deck.notes:
-                    self.ours[note.guid or note_guid(deck.key, note.id)] = (deck.key, note.id)
+                    self.ours[anki_guid(deck.key, note)] = (deck.key, note.id)
         pulled = {deck.key for card in files for deck in card.decks}
         self.others: dict[str, tuple[str, str]] = {}
         for key, manifest in locks.values():
@@ -223,7 +223,7 @@ class DeckPlan:
         )
 
     def guid(self, note: Note) -> str:
-        return note.guid or note_guid(self.deck.key, note.id)
+        return anki_guid(self.deck.key, note)
 
     def note(self, note: Note, spec: NoteTypeSpec, content: str) -> None:
         entry = self.manifest.notes.get(note.id)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deckbuilder.anki.collection import AnkiNote
-from deckbuilder.anki.identity import note_guid
+from deckbuilder.anki.identity import anki_guid
 from deckbuilder.anki.pull_source import AnkiSource, read_anki_source
 from deckbuilder.app.lockfiles import ProjectLocks
 from deckbuilder.app.pull_notes import (
@@ -179,9 +179,7 @@ class _Pulling(PullState):
         inside = deck.name + "::"
         if any(n.deck == deck.name or n.deck.startswith(inside) for n in self.source.notes):
             return True
-        return any(
-            (note.guid or note_guid(deck.key, note.id)) in self.by_guid for note in deck.notes
-        )
+        return any(anki_guid(deck.key, note) in self.by_guid for note in deck.notes)
 
     # -- writing ---------------------------------------------------------------------------
 
