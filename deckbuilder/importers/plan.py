@@ -16,10 +16,8 @@ all (:func:`write_import`).
 
 from __future__ import annotations
 
-import tempfile
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Protocol
@@ -125,8 +123,6 @@ class _PlanDraft:
 
     read: SourceNotes
     options: ImportChoices
-    # The package's media files while the import is planned (None: it has none).
-    package_media: Path | None = None
     files: dict[Path, bytes] = field(default_factory=dict)
     media: list[Path] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
@@ -143,6 +139,11 @@ class _PlanDraft:
     @property
     def file(self) -> str:
         return str(self.read.source)
+
+    @property
+    def media_files(self) -> dict[Path, bytes]:
+        """The package's media files to write, by the path each is written to."""
+        return {path: self.files[path] for path in self.media}
 
 
 def plan_import(read: SourceNotes, options: ImportChoices) -> ImportPlan:
@@ -165,12 +166,10 @@ def plan_import(read: SourceNotes, options: ImportChoices) -> ImportPlan:
     if options.out is None:  # cards/ is not the user's choice; a file named with --out is
         refuse_links_out(targets, "nothing is written through it; make it a folder")
     draft.shared = _shared_types([deck for deck, _ in decks])
-    with _package_media_folder(read) as package_media:
-        draft.package_media = package_media
-        planned = [
-            _plan_deck(draft, deck, name, target)
-            for (deck, name), target in zip(decks, targets, strict=True)
-        ]
+    planned = [
+        _plan_deck(draft, deck, name, target)
+        for (deck, name), target in zip(decks, targets, strict=True)
+    ]
     _shared_type_files(draft, planned)
     return _finish(draft, planned)
 
@@ -265,21 +264,6 @@ def _targets(
     return out
 
 
-@contextmanager
-def _package_media_folder(read: SourceNotes) -> Iterator[Path | None]:
-    """A temporary folder holding the package's media files while the import is planned
-    (None for a source without any): the renderer reads them there as build reads media/,
-    for their sizes, a masked picture's dimensions and the bytes the lock file hashes."""
-    package = read.package
-    if package is None or not package.media:
-        yield None
-        return
-    with tempfile.TemporaryDirectory(prefix="deckbuilder-import-") as folder:
-        for name, data in package.media.items():
-            (Path(folder) / name).write_bytes(data)
-        yield Path(folder)
-
-
 def _media_to_write(draft: _PlanDraft) -> None:
     """Each of the package's media files to write into media/, unless it is there with the
     same bytes (with other bytes, the import is refused)."""
@@ -319,12 +303,8 @@ def _plan_deck(draft: _PlanDraft, source_deck: SourceDeck, name: str, target: Pa
         source=target,
         notes=tuple(notes),
         description=source_deck.description,
-        # The package's media first, as the files written into media/ will be.
-        media_dirs=tuple(
-            folder
-            for folder in (draft.package_media, options.media_dir, target.parent)
-            if folder is not None
-        ),
+        # The package's media are read as the files written into media/ (draft.files).
+        media_dirs=(options.media_dir, target.parent),
         lang=lang,
         languages=(lang,) if lang else (),
         label_language="" if lang else label or detected_label_language(notes),
@@ -508,7 +488,13 @@ def _rendered(
     keeps its reference (and gets a warning, once per file); every other note that does
     not render is left out, with why."""
     try:
-        rendered = render_deck(deck, carried, leave_out_failing=True, keep_missing_media=True)
+        rendered = render_deck(
+            deck,
+            carried,
+            leave_out_failing=True,
+            keep_missing_media=True,
+            unwritten=draft.media_files,
+        )
     except DeckError as exc:  # the deck's description, or a note type
         draft.problems += [replace(problem, file=draft.file) for problem in exc.problems]
         raise DeckError(draft.problems) from None
@@ -555,7 +541,7 @@ def _package_files(
         for spec in rendered.note_types
     }
     entries = {}
-    for rn, digest in zip(rendered.notes, note_hashes(rendered), strict=True):
+    for rn, digest in zip(rendered.notes, note_hashes(rendered, draft.media_files), strict=True):
         identity = package.identities[rn.note.guid]
         entries[rn.note.id] = NoteEntry(rn.note.id, identity.note_id, digest, identity.mod)
     top = max((package.identities[rn.note.guid].note_id for rn in rendered.notes), default=0)

@@ -113,8 +113,9 @@ def _hash(value: object) -> str:
     return hashlib.sha256(_json(value).encode("utf-8")).hexdigest()[:_HASH_CHARS]
 
 
-def _file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _file_hash(path: Path, unwritten: Mapping[Path, bytes]) -> str:
+    data = unwritten[path] if path in unwritten else path.read_bytes()
+    return hashlib.sha256(data).hexdigest()
 
 
 def templates_hash(spec: NoteTypeSpec) -> str:
@@ -151,9 +152,10 @@ def note_content_hash(rn: RenderedNote, media: Mapping[str, str]) -> str:
     )
 
 
-def note_hashes(rd: RenderedDeck) -> tuple[str, ...]:
-    """:func:`note_content_hash` of each of ``rd``'s notes, in order."""
-    media = {name: _file_hash(path) for name, path in rd.media.items()}
+def note_hashes(rd: RenderedDeck, unwritten: Mapping[Path, bytes] | None = None) -> tuple[str, ...]:
+    """:func:`note_content_hash` of each of ``rd``'s notes, in order; ``unwritten``: the
+    files an import is about to write, as :func:`~deckbuilder.render.deck.render_deck`."""
+    media = {name: _file_hash(path, unwritten or {}) for name, path in rd.media.items()}
     return tuple(note_content_hash(rn, media) for rn in rd.notes)
 
 

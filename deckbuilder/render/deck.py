@@ -7,6 +7,7 @@ the author previews is byte for byte what Anki receives.
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
 import unicodedata
@@ -132,19 +133,25 @@ def media_name_problem(name: str, image: bool) -> str | None:
     return None
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    if a.resolve() == b.resolve():
-        return True
-    try:
-        return a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
-    except OSError:
-        return False
+def _too_big(src: str, size: int) -> str:
+    return (
+        f"media file {shown(src, None)} is {size:,} bytes; Anki syncs media files of up to"
+        f" {MAX_MEDIA_BYTES:,} bytes (100 MiB)"
+    )
 
 
 class _Renderer:
-    def __init__(self, deck: Deck, *, keep_missing_media: bool = False) -> None:
+    def __init__(
+        self,
+        deck: Deck,
+        *,
+        keep_missing_media: bool = False,
+        unwritten: Mapping[Path, bytes] | None = None,
+    ) -> None:
         self.deck = deck
         self.keep_missing_media = keep_missing_media
+        # Files an import is about to write (the package's media), seen where they will be.
+        self.unwritten: Mapping[Path, bytes] = unwritten or {}
         self.file = str(deck.source)
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
@@ -285,7 +292,7 @@ class _Renderer:
             problem(f"{bad}; rename the file")
             return None
         known = self.folded.get(name.casefold())
-        if known is not None and not _same_file(known, path):
+        if known is not None and not self.same_file(known, path):
             problem(
                 f"media files {shown(known, None)} and {shown(path, None)} would both be stored "
                 f"as {shown(name, None)}"
@@ -298,6 +305,19 @@ class _Renderer:
         self.media.setdefault(name, path)
         self.used.add(name)
         return name
+
+    def is_file(self, path: Path) -> bool:
+        return path in self.unwritten or path.is_file()
+
+    def contents(self, path: Path) -> bytes:
+        return self.unwritten[path] if path in self.unwritten else path.read_bytes()
+
+    def same_file(self, a: Path, b: Path) -> bool:
+        on_disk = a not in self.unwritten and b not in self.unwritten
+        try:
+            return (on_disk and a.resolve() == b.resolve()) or self.contents(a) == self.contents(b)
+        except OSError:
+            return False
 
     def note_type_media(self, spec: NoteTypeSpec) -> None:
         """Package the files a note type's styling and templates name, as Anki's export
@@ -350,7 +370,7 @@ class _Renderer:
         for folder in self.deck.media_dirs:
             for form in forms:
                 path = folder.joinpath(*form)
-                if path.is_file():
+                if self.is_file(path):
                     return folder, path
         return None
 
@@ -366,7 +386,7 @@ class _Renderer:
                     break
                 here, names = here / name, [*names, name]
             else:
-                if here.is_file():
+                if self.is_file(here):
                     return "/".join(names)
         return None
 
@@ -386,7 +406,7 @@ class _Renderer:
                     score = 0.5 if score == 1 else 0.0  # another format of the same name
                 elif score < _SIMILAR:
                     continue
-                if score and (best is None or score > best[0]) and (here / name).is_file():
+                if score and (best is None or score > best[0]) and self.is_file(here / name):
                     best = (score, "/".join([*folders, name]))
         return best[1] if best else None
 
@@ -395,9 +415,11 @@ class _Renderer:
         several differ only in case), read once per build."""
         if folder not in self.folder_entries:
             try:
-                names = sorted(os.listdir(folder), reverse=True)
+                names = os.listdir(folder)
             except OSError:
                 names = []
+            names = sorted({*names, *(p.name for p in self.unwritten if p.parent == folder)})
+            names.reverse()
             self.folder_entries[folder] = {self.case_key(name): name for name in names}
         return self.folder_entries[folder]
 
@@ -414,6 +436,9 @@ class _Renderer:
     def refusal(self, src: str, folder: Path, path: Path) -> str | None:
         """Why the file ``path``, found in ``folder``, is not packaged (None: it is): a
         link out of the project, or too big for Anki."""
+        if path in self.unwritten:
+            size = len(self.unwritten[path])
+            return None if size <= MAX_MEDIA_BYTES else _too_big(src, size)
         outside = self.folder_outside(folder)
         if outside is not None:
             return (
@@ -432,12 +457,7 @@ class _Renderer:
             size = path.stat().st_size
         except OSError as exc:
             return f"media file {shown(src, None)} cannot be read: {exc.strerror or exc}"
-        if size > MAX_MEDIA_BYTES:
-            return (
-                f"media file {shown(src, None)} is {size:,} bytes; Anki syncs media files of up to"
-                f" {MAX_MEDIA_BYTES:,} bytes (100 MiB)"
-            )
-        return None
+        return _too_big(src, size) if size > MAX_MEDIA_BYTES else None
 
     def lang(self, html: str, extra: str = "") -> str:
         """Mark a non-empty field with the deck's language (fonts, screen readers, the
@@ -571,7 +591,8 @@ class _Renderer:
             )
             return None
         try:
-            width, height = imagesize.get(path)
+            data = self.unwritten.get(path)
+            width, height = imagesize.get(path if data is None else io.BytesIO(data))
         except (OSError, ValueError) as exc:
             self.problem(f"picture '{name}' cannot be read: {exc}")
             return None
@@ -735,6 +756,7 @@ def render_deck(
     *,
     leave_out_failing: bool = False,
     keep_missing_media: bool = False,
+    unwritten: Mapping[Path, bytes] | None = None,
 ) -> RenderedDeck:
     """Render every note's fields; raise DeckError listing every media problem.
     ``note_types``: the Anki note types the deck keeps from its collection (None: those
@@ -746,9 +768,10 @@ def render_deck(
     in ``left_out``) instead of failing the deck; a problem of the deck itself (its
     description, a note type) still raises. ``keep_missing_media``: a media file that no
     media folder has keeps its reference, as one listed under ``missing_media`` does
-    (each note's :attr:`RenderedNote.missing_media` names them)."""
+    (each note's :attr:`RenderedNote.missing_media` names them). ``unwritten``: the files
+    an import is about to write (the package's media), read as if they were there."""
     carried = carried_types(deck) if note_types is None else note_types
-    renderer = _Renderer(deck, keep_missing_media=keep_missing_media)
+    renderer = _Renderer(deck, keep_missing_media=keep_missing_media, unwritten=unwritten)
     notes: list[RenderedNote] = []
     left_out: list[Problem] = []
     total = len(deck.notes)

@@ -5,6 +5,7 @@ collection gives no new note and the fields as they were."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +176,37 @@ def test_masks_the_card_format_refuses_leave_their_note_out(
     text = (project / "cards" / "anatomy.yaml").read_text(encoding="utf-8")
     assert "image: heart.png" not in text and "image: lung.png" in text
     assert cli("check", "cards").code == 0
+
+
+def test_planning_reads_the_package_s_media_in_memory(
+    tmp_path: Path, project: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The package's media files were written to a temporary folder while the import was
+    planned, for their sizes, the pictures' dimensions and the lock file's hashes (a
+    collection's worth of media written twice), and a masked picture the package lacks
+    was "not found in /tmp/deckbuilder-import-.../ or media/". They are read where they
+    are, in memory, now."""
+    import tempfile
+
+    from deckbuilder.importers import ImportOptions, plan_import, read_source
+
+    package = _package(tmp_path, [("heart.png", EDITOR), ("lung.png", HIDE_ONE)])
+    read = read_source(package)
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise AssertionError("planning the import made a temporary folder")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tempfile, "TemporaryDirectory", refused)
+        patched.setattr(tempfile, "mkdtemp", refused)
+        plan = plan_import(read, ImportOptions(out=Path("cards/anatomy.yaml")))
+    text = plan.files[Path("cards/anatomy.yaml")].decode("utf-8")
+    assert "- rect: [120, 39.99, 80, 60]\n" in text  # the picture's size, read in memory
+    assert sorted(plan.media) == [Path("media/heart.png"), Path("media/lung.png")]
+    # What the lock file holds is what build finds: nothing changed since the import.
+    assert cli("import", package, "--out", "cards/anatomy.yaml").code == 0
+    built = cli("build", "cards", "--out", "output", "--json")
+    assert built.code == 0, built.err
+    (deck,) = [d for d in json.loads(built.out)["decks"] if d["id"] == "anatomy"]
+    changes = deck["changes"]
+    assert (changes["added"], changes["changed"], changes["unchanged"]) == ([], [], 2)
