@@ -244,21 +244,11 @@ def _sweep(minutes: Axes, memorized: Axes, p: DeckPreview) -> None:
     retentions = [q.retention for q in sw.points]
     days = p.forecast.days
     minutes.set_title(f"study minutes in {plural(days, 'day')}, by desired retention", loc="left")
-    minutes.plot(
-        retentions,
-        [q.minutes for q in sw.points],
-        color=REVIEW_COLOUR,
-        linewidth=2,
-        gid="sweep-minutes",
-    )
     memorized.set_title(f"memorized on day {days}", loc="left")
-    memorized.plot(
-        retentions,
-        [q.memorized for q in sw.points],
-        color=LINE_COLOUR,
-        linewidth=2,
-        gid="sweep-memorized",
-    )
+    curves = ((minutes, "minutes", REVIEW_COLOUR), (memorized, "memorized", LINE_COLOUR))
+    for panel, series, colour in curves:
+        values = [getattr(q, series) for q in sw.points]
+        panel.plot(retentions, values, color=colour, linewidth=2, gid=f"sweep-{series}")
     memorized.set_ylim(0, max(p.deck.card_count, 1))
     for panel in (minutes, memorized):
         panel.set_xlabel("desired retention")
