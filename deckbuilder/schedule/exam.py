@@ -14,7 +14,7 @@ from typing import Any
 
 from deckbuilder.deck_options import ANKI_PER_DAY_MAX
 from deckbuilder.schedule.settings import PreviewSettings
-from deckbuilder.schedule.workload import Forecast, Summary, forecast, shown, summarize
+from deckbuilder.schedule.workload import Forecast, Summary, forecast, introduced, shown, summarize
 
 DEFAULT_LEAD = 7  # days
 LAST_WEEK = 7  # days before the exam whose reviews are shown
@@ -23,16 +23,6 @@ LAST_WEEK = 7  # days before the exam whose reviews are shown
 def exam_days(start: date, exam: date) -> int:
     """Study days from ``start`` to ``exam``, both included (0 when the exam is earlier)."""
     return max(0, (exam - start).days + 1)
-
-
-def _introduced_by(fc: Forecast, cards: int) -> int | None:
-    """The day (1-based) the last new card is seen, or None."""
-    seen = 0.0
-    for day, count in enumerate(fc.new, start=1):
-        seen += count
-        if seen >= cards - 1e-9:
-            return day
-    return None
 
 
 def new_per_day_needed(
@@ -49,7 +39,7 @@ def new_per_day_needed(
 
     def in_time(per_day: int) -> bool:
         fc = forecast(cards, settings.with_new_per_day(per_day), last_day, seed)
-        return _introduced_by(fc, cards) is not None
+        return introduced(fc) is not None
 
     low = -(-cards // last_day)  # no fewer can do it, even with no review limit
     high = min(cards, ANKI_PER_DAY_MAX)
@@ -142,6 +132,6 @@ def plan_exam(
         new_per_day_needed=needed,
         new_per_day=chosen,
         forecast=fc.as_shown(),
-        introduced_by=_introduced_by(fc, cards),  # the simulated counts: rounding could lose a card
+        introduced_by=introduced(fc),
         summary=summarize(fc),
     )

@@ -119,6 +119,17 @@ def forecast(
     )
 
 
+def introduced(fc: Forecast) -> int | None:
+    """The day (1-based) the last new card is seen, or None; from the days as simulated
+    (the days as shown could lose a card to rounding)."""
+    seen = 0.0
+    for day, count in enumerate(fc.new, start=1):
+        seen += count
+        if seen >= fc.cards - 1e-9:
+            return day
+    return None
+
+
 @dataclass(frozen=True)
 class Peak:
     """The most of something in a day, and the first day (1-based) it happens; day 0
@@ -222,19 +233,12 @@ def summarize(fc: Forecast) -> Summary:
 
     Every figure comes from the days as shown (:meth:`Forecast.as_shown`), so the totals
     are the sums of the days a reader sees and each peak is one of them."""
-    introduced_by: int | None = 0 if fc.cards == 0 else None
-    seen = 0.0
-    for i, n in enumerate(fc.new):  # the simulated counts: rounding could lose a card
-        seen += n
-        if fc.cards and seen >= fc.cards - 1e-9:
-            introduced_by = i + 1
-            break
     days = fc.as_shown()
     return Summary(
         cards=fc.cards,
         days=fc.days,
         whole=load(days),
         first_weeks=load(days, 1, FIRST_WEEKS),
-        introduced_by=introduced_by,
+        introduced_by=0 if fc.cards == 0 else introduced(fc),
         memorized_end=days.memorized[-1] if fc.days else 0.0,
     )
