@@ -243,16 +243,11 @@ def _ladder_row(values: Sequence[int]) -> str:
 def _settings_line(p: DeckPreview) -> str:
     s = p.settings.study
     limit = "no review limit" if s.review_limit is None else f"review limit {s.review_limit}/day"
-    if p.exam is not None:
-        plan = p.exam
-        return (
-            f"retention {s.desired_retention:g}, {plan.new_per_day} new/day, {limit}, "
-            f"{plural(plan.days, 'day')} to the exam"
-        )
-    return (
-        f"retention {s.desired_retention:g}, {s.new_per_day} new/day, {limit}, "
-        f"{plural(p.forecast.days, 'day')}"
-    )
+    if p.exam is None:
+        new_per_day, days = s.new_per_day, plural(p.forecast.days, "day")
+    else:
+        new_per_day, days = p.exam.new_per_day, f"{plural(p.exam.days, 'day')} to the exam"
+    return f"retention {s.desired_retention:g}, {new_per_day} new/day, {limit}, {days}"
 
 
 def _forecast_heading(p: DeckPreview, width: int) -> str:
