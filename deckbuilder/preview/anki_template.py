@@ -85,6 +85,7 @@ _SPOKEN_BREAKS = re.compile(
     re.IGNORECASE,
 )
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+# The htmlescape crate's encode_minimal, which html.escape matches: the five HTML specials.
 _MINIMAL = {'"': "&quot;", "&": "&amp;", "'": "&#x27;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -97,11 +98,6 @@ def _decode_entities(text: str) -> str:
         return text
     decoded = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     return decoded.replace("\xa0", " ")
-
-
-def _encode_minimal(text: str) -> str:
-    """As the ``htmlescape`` crate's encode_minimal: the five HTML specials as entities."""
-    return "".join(_MINIMAL.get(ch, ch) for ch in text)
 
 
 class _Next:
@@ -995,7 +991,7 @@ def _sound_files(tags: tuple[AVTag, ...]) -> tuple[str, ...]:
 
 def _problem_card(ordinal: int, side: str, problem: _MissingField) -> RenderedCard:
     shown = (
-        f"{side} template has a problem:<br>{_encode_minimal(str(problem))}"
+        f"{side} template has a problem:<br>{html.escape(str(problem))}"
         f"<br><a href='{_ERROR_LINK}'>{_MORE_INFO}</a>"
     )
     return RenderedCard(ordinal, shown, shown, problem=re.sub("[\u2068\u2069]", "", str(problem)))
@@ -1112,7 +1108,7 @@ def _type_answer_back(text: str, expected: _Expected) -> str:
         return _TYPE_ANSWER.sub("", text)
     no_av = _strip_av_tags(expected.text)
     stripped = strip_html(_LINE_BREAKS.sub(" ", no_av)).strip(_RUST_SPACE)
-    shown = "<code id=typeans>" + _encode_minimal(stripped) + "</code>"
+    shown = "<code id=typeans>" + html.escape(stripped) + "</code>"
     # As the reviewer does, a separator before the box stays before the comparison.
     without_hr = text.replace("<hr id=answer>", "")
     if without_hr == text:
