@@ -683,14 +683,6 @@ _Node: TypeAlias = str | _Replacement | _Section  # text (comments included) or 
 _LEGACY = "{{=<% %>=}}"
 
 
-def _tokens(template: str) -> Iterator[str | tuple[str, str]]:
-    """Text (comments included, as they are) and ``("{{", inside)`` for each
-    ``{{...}}`` that has a ``}}`` after it; a ``<!--`` with its ``-->`` hides tags. Anki's
-    tokens, as the core reads them (:func:`deckbuilder.templates.token_spans`)."""
-    for kind, start, end in token_spans(template):
-        yield ("{{", template[start + 2 : end - 2]) if kind == "tag" else template[start:end]
-
-
 def _tag(inside: str) -> tuple[str, str]:
     """What a ``{{...}}`` is (Anki's classify_handle): ``#``, ``^``, ``/`` and the key, or
     ``""`` and the whole replacement."""
@@ -707,12 +699,14 @@ def _parse(template: str) -> tuple[_Node, ...]:
         raise TemplateError(f"the legacy {_LEGACY} template syntax is not supported")
     # Each open section: its kind, key, and the nodes read into it so far.
     stack: list[tuple[str, str, list[_Node]]] = [("", "", [])]
-    for token in _tokens(template):
+    # Anki's tokens, as the core reads them: text (comments included, as they are; a
+    # comment hides tags) and each {{...}} that has a }} after it.
+    for token, start, end in token_spans(template):
         nodes = stack[-1][2]
-        if isinstance(token, str):
-            nodes.append(token)
+        if token != "tag":
+            nodes.append(template[start:end])
             continue
-        kind, key = _tag(token[1])
+        kind, key = _tag(template[start + 2 : end - 2])
         if kind in ("#", "^"):
             stack.append((kind, key, []))
         elif kind == "/":
