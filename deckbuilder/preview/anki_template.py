@@ -652,14 +652,6 @@ def _furigana(text: str) -> str:
     return _ruby(text, lambda base, reading: f"<ruby><rb>{base}</rb><rt>{reading}</rt></ruby>")
 
 
-def _kanji(text: str) -> str:
-    return _ruby(text, lambda base, reading: base)
-
-
-def _kana(text: str) -> str:
-    return _ruby(text, lambda base, reading: reading)
-
-
 # -- templates (Anki's rslib/src/template.rs) --------------------------------------------
 
 
@@ -828,9 +820,9 @@ def _filter(name: str, text: str, field: str, ctx: _Context) -> str | None:
     if name == "furigana":
         return _furigana(text)
     if name == "kanji":
-        return _kanji(text)
+        return _ruby(text, lambda base, reading: base)
     if name == "kana":
-        return _kana(text)
+        return _ruby(text, lambda base, reading: reading)
     if name == "type":
         return f"[[type:{field}]]"
     if name == "type-nc":
