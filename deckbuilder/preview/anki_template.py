@@ -477,17 +477,9 @@ def _reveal(cloze: Cloze, ordinal: int, question: bool, found: list[bool], out: 
             image_occlusion(cloze.ordinal, first.removeprefix("image-occlusion:"), question, active)
         )
         return
-
-    def children(into: list[str]) -> None:
-        for node in cloze.nodes:
-            if isinstance(node, str):
-                into.append(node)
-            else:
-                _reveal(node, ordinal, question, found, into)
-
     if active and question:
         inner: list[str] = []
-        children(inner)
+        _reveal_all(cloze.nodes, ordinal, question, found, inner)
         hint = "..." if cloze.hint is None else cloze.hint
         out.append(
             f'<span class="cloze" data-cloze="{encode_attribute("".join(inner))}" '
@@ -496,8 +488,18 @@ def _reveal(cloze: Cloze, ordinal: int, question: bool, found: list[bool], out: 
         return
     css = "cloze" if active else "cloze-inactive"
     out.append(f'<span class="{css}" data-ordinal="{cloze.ordinal}">')
-    children(out)
+    _reveal_all(cloze.nodes, ordinal, question, found, out)
     out.append("</span>")
+
+
+def _reveal_all(
+    nodes: Sequence[str | Cloze], ordinal: int, question: bool, found: list[bool], out: list[str]
+) -> None:
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(node)
+        else:
+            _reveal(node, ordinal, question, found, out)
 
 
 # What Anki makes of an image occlusion deletion's properties (get_image_cloze_data in
@@ -549,11 +551,7 @@ def reveal_cloze(text: str, ordinal: int, question: bool) -> str:
     deletion with that number."""
     out: list[str] = []
     found = [False]
-    for node in parse_clozes(text):
-        if isinstance(node, str):
-            out.append(node)
-        else:
-            _reveal(node, ordinal, question, found, out)
+    _reveal_all(parse_clozes(text), ordinal, question, found, out)
     if not found[0]:
         return ""
     return _strip_html_in_math("".join(out))
