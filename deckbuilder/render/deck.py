@@ -159,6 +159,8 @@ class _Renderer:
         self.folded: dict[str, Path] = {}  # case-folded name -> the first file given it
         # Media folder -> where it really is, if it is a link out of the project.
         self.folder_links: dict[Path, Path | None] = {}
+        # Folder -> :meth:`entries`, filled only when a media file is not found.
+        self.folder_entries: dict[Path, dict[str, str]] = {}
         self.note: Note | None = None
         self.key = ""  # YAML key of the field being rendered (its line is looked up if needed)
         self.text = ""  # the text of that field, as written
@@ -177,6 +179,8 @@ class _Renderer:
         self.choice_open: list[str] = []  # '<div class="db-choice" ...>' by choice index
         self.choice_keys: list[str] = []  # 'choices[0]'... by choice index (for messages)
         self.letters: dict[tuple[int, ...], str] = {}  # answer indexes -> "A, C"
+        # The declared note types met so far, each checked once.
+        self.declared_types: dict[NoteType, None] = {}
 
     @property
     def line(self) -> int | None:
@@ -423,11 +427,6 @@ class _Renderer:
             self.folder_entries[folder] = {self.case_key(name): name for name in names}
         return self.folder_entries[folder]
 
-    @cached_property
-    def folder_entries(self) -> dict[Path, dict[str, str]]:
-        """Folder -> :meth:`entries`, filled only when a media file is not found."""
-        return {}
-
     @staticmethod
     def case_key(name: str) -> str:
         """What two names that differ only in case (or Unicode normal form) share."""
@@ -502,11 +501,6 @@ class _Renderer:
             said = f'<div class="db-choice-feedback">{said}</div>'
         start = f'{opening[index][:-1]} data-db-pin="true">' if pinned else opening[index]
         return f"{start}{self.md(text, key)}{said}</div>"
-
-    @cached_property
-    def declared_types(self) -> dict[NoteType, None]:
-        """The declared note types met so far, each checked once."""
-        return {}
 
     def check_imported(self, note_type: NoteType) -> None:
         """A note type from an imported package (it keeps Anki's id) may not run or fetch
