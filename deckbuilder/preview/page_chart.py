@@ -48,10 +48,7 @@ def _nice_max(value: float) -> float:
     if value <= 1:
         return 1.0
     exp = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 5, 10):
-        if step * exp >= value:
-            return float(step * exp)
-    return float(10 * exp)  # pragma: no cover
+    return float(next((step * exp for step in (1, 2, 5) if step * exp >= value), 10 * exp))
 
 
 def axis_label(value: float) -> str:
