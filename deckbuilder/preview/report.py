@@ -35,7 +35,17 @@ from deckbuilder.schedule.exam import ExamPlan, plan_exam
 from deckbuilder.schedule.intervals import Ladder, ladder
 from deckbuilder.schedule.settings import PreviewSettings
 from deckbuilder.schedule.sweep import Sweep, sweep
-from deckbuilder.schedule.workload import Forecast, Load, Peak, Summary, forecast, peak, summarize
+from deckbuilder.schedule.workload import (
+    DECIMALS,
+    Forecast,
+    Load,
+    Peak,
+    Summary,
+    forecast,
+    peak,
+    shown,
+    summarize,
+)
 
 
 def build_summary(cards: int, settings: PreviewSettings) -> Summary:
@@ -191,13 +201,13 @@ def summary_rows(sm: Summary) -> list[tuple[str, str]]:
     return [
         (
             "reviews a day",
-            f"{_peak_text(whole.peak_reviews)}; average {figure(first.average_reviews)} "
-            f"in {span}, {figure(whole.average_reviews)} in all {horizon}",
+            f"{_peak_text(whole.peak_reviews)}; average {_average(first.average_reviews)} "
+            f"in {span}, {_average(whole.average_reviews)} in all {horizon}",
         ),
         (
             "minutes a day",
-            f"{_peak_text(whole.peak_minutes)}; average {figure(first.average_minutes)} "
-            f"in {span}, {figure(whole.average_minutes)} in all {horizon}",
+            f"{_peak_text(whole.peak_minutes)}; average {_average(first.average_minutes)} "
+            f"in {span}, {_average(whole.average_minutes)} in all {horizon}",
         ),
         (
             "total",
@@ -268,6 +278,12 @@ def _per_mark(days: int, width: int) -> str:
     return f"one mark per {per:.3g} days, as tall as the highest of them"
 
 
+def _average(value: float) -> str:
+    """An average as shown; one that rounds to nothing but is not nothing (a small deck's
+    few minutes spread over a year) reads "under 0.1", not "0.0", which says no study."""
+    return f"under {figure(10.0**-DECIMALS)}" if value > 0 and not shown(value) else figure(value)
+
+
 def summary_line(sm: Summary) -> str:
     """The summary in one line, as ``build`` prints it."""
     whole, first = sm.whole, sm.first_weeks
@@ -280,10 +296,10 @@ def summary_line(sm: Summary) -> str:
     if peaks:
         parts.append("peak " + ", ".join(peaks))
     parts.append(
-        f"{_span(first)}: {figure(first.average_reviews)} reviews, "
-        f"{figure(first.average_minutes)} minutes a day on average"
+        f"{_span(first)}: {_average(first.average_reviews)} reviews, "
+        f"{_average(first.average_minutes)} minutes a day on average"
     )
-    parts.append(f"{figure(whole.average_minutes)} minutes a day over {plural(sm.days, 'day')}")
+    parts.append(f"{_average(whole.average_minutes)} minutes a day over {plural(sm.days, 'day')}")
     if sm.introduced_by is None:
         parts.append(f"not all introduced in {plural(sm.days, 'day')}")
     else:

@@ -290,3 +290,15 @@ def test_a_day_without_reviews_names_no_peak_day() -> None:
     assert "peak 1.2 minutes a day (day 1)" in line
     assert "day 1: 0.0 reviews, 1.2 minutes a day on average" in line
     assert dict(summary_rows(sm))["reviews a day"].startswith("no peak;")
+
+
+def test_an_average_that_rounds_to_nothing_is_not_told_as_none() -> None:
+    """`init`'s four-card deck was "0.0 minutes a day over 365 days" while its days add
+    up to 10.2 minutes: an average under 0.05 is "under 0.1", and none is still 0.0."""
+    days = 365
+    minutes = (2.5, 2.0, 1.0, 0.1, 0.1) + (0.0,) * 360  # 5.7 minutes, 0.016 a day
+    sm = summarize(Forecast(4, (1.0,) * days, (4.0,) + (0.0,) * 364, minutes, (3.8,) * days))
+    assert "under 0.1 minutes a day over 365 days" in summary_line(sm)
+    assert dict(summary_rows(sm))["minutes a day"].endswith("under 0.1 in all 365 days")
+    idle = summarize(Forecast(4, (0.0,) * days, (0.0,) * days, (0.0,) * days, (0.0,) * days))
+    assert "; 0.0 minutes a day over 365 days" in summary_line(idle)
