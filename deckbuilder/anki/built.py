@@ -10,7 +10,7 @@ to move the old cards, and the build says how (:func:`deck_cards_search`).
 A learner who imported the package has its notes with its times, and Anki takes a later
 package's note only when it is newer still: a lock file that went back in time (a `git
 revert` of a commit restores the lock file too) would leave them with the package's text.
-So the build compares its notes with the package's (:func:`built_notes`), and takes
+So the build compares its notes with the package's (:func:`read_built`), and takes
 their Anki note ids and times from it when the lock file is gone (deleted, or never
 committed).
 """
@@ -34,21 +34,6 @@ _COLLECTION = "collection.anki2"  # the collection genanki writes, the only one 
 _MAX_COLLECTION_BYTES = 1 << 30
 
 
-def built_deck_name(package: Path, deck_key: str) -> str | None:
-    """The name of the deck ``deck_key`` in the package at ``package``, as a build of
-    deckbuilder wrote it; None when there is no such package or deck, or it cannot be
-    read (the build goes on without comparing)."""
-    rows = _query(package, "select decks from col")
-    if not rows or not isinstance(rows[0][0], str):
-        return None
-    try:
-        deck = json.loads(rows[0][0]).get(str(deck_anki_id(deck_key)))
-    except (TypeError, ValueError, AttributeError):
-        return None
-    name = deck.get("name") if isinstance(deck, dict) else None
-    return name if isinstance(name, str) else None
-
-
 class BuiltNote(NamedTuple):
     """A note as a package gives it to Anki."""
 
@@ -65,11 +50,20 @@ class BuiltNote(NamedTuple):
         return anki_copy_hash(self.fields.split("\x1f"), self.tags.split())
 
 
-def built_notes(package: Path) -> dict[str, BuiltNote]:
-    """The notes of the package at ``package`` by GUID, as a learner who imported it has
-    them; empty when there is no package or it cannot be read."""
-    found = {}
-    rows = _query(package, "select guid, mod, tags, flds, id from notes")
+class BuiltPackage(NamedTuple):
+    """What the package a build replaces says of itself; no name and no notes when there
+    is no such package or it cannot be read (the build goes on without comparing)."""
+
+    deck_name: str | None  # the deck's name, as a build of deckbuilder wrote it
+    notes: dict[str, BuiltNote]  # by GUID, as a learner who imported it has them
+
+
+def read_built(package: Path, deck_key: str) -> BuiltPackage:
+    """The package at ``package`` as a build of the deck ``deck_key`` wrote it."""
+    decks, rows = _query(
+        package, "select decks from col", "select guid, mod, tags, flds, id from notes"
+    )
+    notes = {}
     for guid, mod, tags, fields, anki_id in rows:
         if (
             isinstance(guid, str)
@@ -77,25 +71,38 @@ def built_notes(package: Path) -> dict[str, BuiltNote]:
             and isinstance(fields, str)
             and isinstance(anki_id, int)
         ):
-            found[guid] = BuiltNote(mod, anki_id, fields, tags if isinstance(tags, str) else "")
-    return found
+            notes[guid] = BuiltNote(mod, anki_id, fields, tags if isinstance(tags, str) else "")
+    return BuiltPackage(_deck_name(decks, deck_key), notes)
 
 
-def _query(package: Path, sql: str) -> list[tuple[object, ...]]:
-    """The rows ``sql`` gives from the package's collection; none when it cannot be read."""
+def _deck_name(rows: list[tuple[object, ...]], deck_key: str) -> str | None:
+    """The name of the deck ``deck_key`` in the rows of the collection's decks."""
+    if not rows or not isinstance(rows[0][0], str):
+        return None
+    try:
+        deck = json.loads(rows[0][0]).get(str(deck_anki_id(deck_key)))
+    except (TypeError, ValueError, AttributeError):
+        return None
+    name = deck.get("name") if isinstance(deck, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _query(package: Path, *sql: str) -> list[list[tuple[object, ...]]]:
+    """The rows each of ``sql`` gives from the package's collection, read once; none when
+    it cannot be read."""
     try:
         with zipfile.ZipFile(package) as whole:
             member = whole.getinfo(_COLLECTION)
             if member.file_size > _MAX_COLLECTION_BYTES:
-                return []
+                return [[] for _ in sql]
             with tempfile.TemporaryDirectory(prefix="deckbuilder-") as folder:
                 copy = Path(folder) / _COLLECTION
                 with whole.open(member) as source, copy.open("wb") as target:
                     shutil.copyfileobj(source, target)
                 connection = sqlite3.connect(f"{copy.as_uri()}?mode=ro", uri=True)
                 try:
-                    return connection.execute(sql).fetchall()
+                    return [connection.execute(each).fetchall() for each in sql]
                 finally:
                     connection.close()
     except (OSError, KeyError, zipfile.BadZipFile, sqlite3.Error):
-        return []
+        return [[] for _ in sql]

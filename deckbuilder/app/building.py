@@ -6,11 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from deckbuilder.anki.built import built_deck_name
 from deckbuilder.anki.search import deck_cards_search
 from deckbuilder.app.against import refuse_overwriting
 from deckbuilder.app.checking import Diagnosed, deck_warnings, render_selection
-from deckbuilder.app.packages import PackageResult, package_path, write_packages
+from deckbuilder.app.packages import PackageResult, write_packages
 from deckbuilder.app.requests import BuildRequest
 from deckbuilder.cardfile.reader import digest_now
 from deckbuilder.errors import Problem, RequestError, shown
@@ -20,7 +19,6 @@ from deckbuilder.lock.format import LAST_SECOND
 from deckbuilder.model import Deck
 from deckbuilder.preview.report import DeckForecast, build_previews
 from deckbuilder.progress import reporting
-from deckbuilder.render.deck import RenderedDeck
 
 # DeckForecast is the preview's, given with the build result from here.
 __all__ = ["DEFAULT_OUT", "BuildResult", "DeckForecast", "build"]
@@ -95,8 +93,6 @@ def _build(request: BuildRequest) -> BuildResult:
     if out_dir is None:
         out_dir = DEFAULT_OUT
         refuse_links_out([out_dir / "-"], "no package is written through it")
-    # Before anything is replaced: the name each deck had in the package it replaces.
-    renamed = _renamed(rendered, out_dir)
     results = write_packages(
         rendered,
         out_dir,
@@ -106,16 +102,15 @@ def _build(request: BuildRequest) -> BuildResult:
     )
     told = deck_warnings([r.rendered for r in results])
     lint = lint_decks(decks) if request.lint else []
-    return BuildResult((*study, *told, *renamed, *lint), tuple(results), previews)
+    return BuildResult((*study, *told, *_renamed(results), *lint), tuple(results), previews)
 
 
-def _renamed(rendered: Sequence[RenderedDeck], out_dir: Path) -> list[Problem]:
-    """A warning for each deck whose name changed since the package this build replaces:
+def _renamed(results: Sequence[PackageResult]) -> list[Problem]:
+    """A warning for each deck whose name changed since the package this build replaced:
     Anki's import moves no card to the new name, so the learner moves them."""
     found = []
-    for rd in rendered:
-        deck = rd.deck
-        old = built_deck_name(package_path(out_dir, rd), deck.key)
+    for result in results:
+        deck, old = result.rendered.deck, result.replaced_name
         if old is None or old == deck.name:
             continue
         found.append(

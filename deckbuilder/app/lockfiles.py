@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from deckbuilder.anki.built import built_deck_name
+from deckbuilder.anki.built import read_built
 from deckbuilder.anki.identity import anki_guid, note_guid
 from deckbuilder.anki.search import deck_notes_search
 from deckbuilder.cardfile.deck import ALL_LANGUAGES
@@ -358,7 +358,7 @@ def _delete_notes(lock: _Lock, out_dir: Path | None, guids: set[str]) -> str:
         for entry in lock.manifest.notes.values()
         if note_guid(lock.key, entry.id) not in guids
     )
-    name = built_deck_name(out_dir / f"{lock.key}.apkg", lock.key) if out_dir else None
+    name = read_built(out_dir / f"{lock.key}.apkg", lock.key).deck_name if out_dir else None
     if not ids or name is None:
         return ""
     return (

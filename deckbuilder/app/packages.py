@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deckbuilder.anki.built import BuiltNote, built_notes
+from deckbuilder.anki.built import BuiltNote, read_built
 from deckbuilder.anki.identity import anki_guid, note_guid
 from deckbuilder.anki.package import Stamps, stage_package
 from deckbuilder.anki.search import deck_notes_search
@@ -37,6 +37,8 @@ class PackageResult:
     # The lock file the card file left in another folder, which this build moved beside
     # it (None: it was there).
     lock_moved_from: Path | None = None
+    # The deck's name in the package this build replaced (None: none, or none it could read).
+    replaced_name: str | None = None
 
     @property
     def removed_search(self) -> str:
@@ -82,7 +84,7 @@ def write_packages(
     copy beside the card file is in place; what the lock files of decks no card file has
     now call for is a problem or a warning.
     """
-    updates = []
+    updates, names = [], []
     problems: list[Problem] = []
     project = ProjectLocks(rendered)
     for rd in rendered:
@@ -90,15 +92,15 @@ def write_packages(
         try:
             old = project.previous(rd.deck)
             package = package_path(out_dir, rd)
-            built = built_notes(package)
+            built = read_built(package, rd.deck.key)
             others = project.others(own, rd.deck.key)
-            update = update_manifest(old, rd, timestamp, others, _published(built, rd))
+            update = update_manifest(old, rd, timestamp, others, _published(built.notes, rd))
         except DeckError as exc:
             problems.extend(exc.problems)
             continue
-        left = _left_in_package(package, built, rd, old)
-        update = replace(update, warnings=update.warnings + left)
-        updates.append(update)
+        left = _left_in_package(package, built.notes, rd, old)
+        updates.append(replace(update, warnings=update.warnings + left))
+        names.append(built.deck_name)
         project.record(own, rd.deck, update.manifest)
     refused, warnings = project.left_behind(out_dir)
     problems += refused
@@ -110,8 +112,8 @@ def write_packages(
     try:
         with Staging() as staging:
             results = [
-                _stage_deck(staging, rd, update, out_dir, timestamp, project.moved)
-                for rd, update in zip(rendered, updates, strict=True)
+                _stage_deck(staging, rd, update, out_dir, timestamp, project.moved, name)
+                for rd, update, name in zip(rendered, updates, names, strict=True)
             ]
             stale = still_current() if still_current is not None else ()
             if stale:
@@ -149,6 +151,7 @@ def _stage_deck(
     out_dir: Path,
     timestamp: int,
     moved: Mapping[Path, Path],
+    replaced_name: str | None,
 ) -> PackageResult:
     """Stage one deck's package and (if it changed) its lock file. ``moved``: the lock
     files that move beside their card files (see :class:`ProjectLocks`)."""
@@ -177,6 +180,7 @@ def _stage_deck(
         lock,
         lock_changed,
         moved.get(lock),
+        replaced_name,
     )
 
 

@@ -283,7 +283,7 @@ def update_manifest(
     """The manifest for building ``rd`` at time ``now`` (seconds), given the previous one
     and the Anki note ids the project's ``others`` decks hold (see :class:`OtherDecks`).
     ``published``: by note id, each note of the package this build replaces, as learners
-    who imported it have it (:func:`deckbuilder.anki.built.built_notes`).
+    who imported it have it (:func:`deckbuilder.anki.built.read_built`).
 
     Raises DeckError when the lock file names another deck; when a note type kept its id
     but changed its fields (Anki would import it as a second note type "Name+" and leave
