@@ -27,6 +27,7 @@ from deckbuilder.cli.output import (
     Session,
     build_facts,
     build_lines,
+    checked_json,
     counts_text,
     deck_summary,
     deck_table,
@@ -34,7 +35,6 @@ from deckbuilder.cli.output import (
     forecast_line,
     lint_pointer,
     print_warnings,
-    warnings_json,
 )
 from deckbuilder.cli.progress import terminal_progress
 from deckbuilder.errors import plural, shown
@@ -105,14 +105,7 @@ def build(
             if package.rendered.deck.key in result.previews:
                 entry["preview"] = result.previews[package.rendered.deck.key].numbers
             decks.append(entry)
-        session.emit_json(
-            {
-                "ok": True,
-                "decks": decks,
-                "warnings": warnings_json(result.warnings),
-                "lint_warnings": result.lint_warnings,
-            }
-        )
+        session.emit_json(checked_json(decks, result))
         return
     lint_pointer(session, result.lint_warnings, sources, lang, fallback)  # never fails the build
     for package in result.packages:
@@ -164,14 +157,7 @@ def check(
     print_warnings(result.warnings)  # the study blocks' too, as build will say them
     if as_json:
         decks = [deck_summary(rd.deck) for rd in result.decks]
-        session.emit_json(
-            {
-                "ok": True,
-                "decks": decks,
-                "warnings": warnings_json(result.warnings),
-                "lint_warnings": result.lint_warnings,
-            }
-        )
+        session.emit_json(checked_json(decks, result))
         return
     lint_pointer(session, result.lint_warnings, sources, lang, fallback)
     for rd in result.decks:

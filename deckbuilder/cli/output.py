@@ -22,7 +22,7 @@ from deckbuilder.app import BUILT_IN, Deck
 from deckbuilder.errors import Problem, Severity, plural, shown
 
 if TYPE_CHECKING:
-    from deckbuilder.app import DeckForecast, PackageResult
+    from deckbuilder.app import BuildResult, CheckResult, DeckForecast, PackageResult
 
 
 @dataclass
@@ -155,10 +155,16 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
-def warnings_json(warnings: Sequence[Problem]) -> list[dict[str, Any]]:
-    """The warnings check and build tell on standard error, in their JSON output: each
-    with its code, which the line shows (``warning [unused-media]: ...``)."""
-    return [{**problem_json(w), "code": w.code} for w in warnings]
+def checked_json(decks: list[dict[str, Any]], result: CheckResult | BuildResult) -> dict[str, Any]:
+    """The JSON output of check and build: the decks; the warnings they tell on standard
+    error, each with its code, which the line shows (``warning [unused-media]: ...``); and
+    how many warnings lint gives."""
+    return {
+        "ok": True,
+        "decks": decks,
+        "warnings": [{**problem_json(w), "code": w.code} for w in result.warnings],
+        "lint_warnings": result.lint_warnings,
+    }
 
 
 def problem_line(problem: Problem) -> str:
