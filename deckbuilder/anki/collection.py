@@ -251,7 +251,7 @@ class CollectionReader:
                         deck=decks.get(first_deck.get(nid, 0), ""),
                     )
                 except (AttributeError, TypeError, UnicodeDecodeError):
-                    unreadable.append(_unreadable(nid, guid, mid, mod, tags, flds))
+                    unreadable.append(_unreadable(nid, guid, mid, mod, tags))
                     continue
                 notes.append(note)
             return notes, unreadable
@@ -480,7 +480,7 @@ class CollectionReader:
 
 
 def _unreadable(
-    nid: object, guid: object, mid: object, mod: object, tags: object, flds: object
+    nid: object, guid: object, mid: object, mod: object, tags: object
 ) -> UnreadableNote:
     """Why a note row cannot be read."""
     if type(nid) is not int:

@@ -90,9 +90,9 @@ class PullReader:
             declared = self.declared.get(spec.key)
             if declared is None:  # pragma: no cover - a rendered note's type is declared
                 return f"its note type '{spec.key}' is not declared"
-            note = self.fields_note(anki, declared, fields, losses)
+            note = self.fields_note(declared, fields, losses)
         else:
-            note = self.carried_note(anki, spec.kind, fields, losses)
+            note = self.carried_note(spec.kind, fields, losses)
         if isinstance(note, str):
             return note
         tags = pulled_tags(
@@ -183,9 +183,7 @@ class PullReader:
             self.markdown(texts[index], what, losses, cloze=kind is NoteKind.CLOZE)
         return losses
 
-    def carried_note(
-        self, anki: AnkiNote, kind: NoteKind, fields: Sequence[str], losses: list[str]
-    ) -> Note | str:
+    def carried_note(self, kind: NoteKind, fields: Sequence[str], losses: list[str]) -> Note | str:
         cloze = kind is NoteKind.CLOZE
         texts = []
         for name, html in zip(
@@ -209,7 +207,7 @@ class PullReader:
         )
 
     def fields_note(
-        self, anki: AnkiNote, declared: NoteType, fields: Sequence[str], losses: list[str]
+        self, declared: NoteType, fields: Sequence[str], losses: list[str]
     ) -> Note | str:
         texts = []
         for name, html in zip(declared.fields, fields, strict=True):
@@ -267,22 +265,18 @@ def same_texts_kept(card: Note, anki: Note) -> Note:
     if type(card) is not type(anki):
         return anki
     before, after = card.texts(), anki.texts()
+    cloze = isinstance(card, ClozeNote) or (
+        isinstance(card, FieldsNote) and card.note_type.is_cloze
+    )
     kept = {
         key: text
         for key, text in before.items()
         if key in after
         and after[key] != text
         and not key.startswith("answer[")  # a typed answer is compared as written
-        and rendered_field(text, _is_cloze(card, key))
-        == rendered_field(after[key], _is_cloze(card, key))
+        and rendered_field(text, cloze) == rendered_field(after[key], cloze)
     }
     return _with_texts(anki, kept) if kept else anki
-
-
-def _is_cloze(note: Note, key: str) -> bool:
-    if isinstance(note, ClozeNote):
-        return True
-    return isinstance(note, FieldsNote) and note.note_type.is_cloze
 
 
 def _with_texts(note: Note, texts: dict[str, str]) -> Note:
