@@ -246,9 +246,6 @@ def _run(args: list[str], session: Session) -> int:
         n = len(exc.problems)
         err(f"{plural(n, 'problem')} found; nothing was written.", bold=True)
         return 1
-    except StreamError as exc:
-        echo(f"Error: {exc}", err=True)
-        return 1
     except RequestError as exc:
         echo(f"Error: {worded(exc)}", err=True)
         return 1
@@ -259,7 +256,7 @@ def _run(args: list[str], session: Session) -> int:
             err=True,
         )
         return 1
-    except (UsageError, OutputError) as exc:
+    except (StreamError, UsageError, OutputError) as exc:
         echo(f"Error: {exc}", err=True)
         return 1
     except typer.TyperException as exc:  # usage errors from the argument parser
