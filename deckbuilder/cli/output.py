@@ -229,10 +229,7 @@ def _width(text: str) -> int:
 
 
 def _all_tags(deck: Deck) -> list[str]:
-    tags = dict.fromkeys(deck.tags)
-    for note in deck.notes:
-        tags.update(dict.fromkeys(note.tags))
-    return list(tags)
+    return list(dict.fromkeys([*deck.tags, *(tag for note in deck.notes for tag in note.tags)]))
 
 
 def counts_text(deck: Deck) -> str:
