@@ -71,7 +71,7 @@ MAX_ZSTD_WINDOW = 128 * 1024 * 1024
 # Newest first: a current package holds a stub of each older layout too.
 _COLLECTIONS = ("collection.anki21b", "collection.anki21", "collection.anki2")
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_SQLITE_MAGIC = b"SQLite format 3\0"
+SQLITE_MAGIC = b"SQLite format 3\0"
 _METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
 # What a damaged archive or compressed stream raises while it is read.
 _BROKEN = (zipfile.BadZipFile, OSError, EOFError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
@@ -110,7 +110,7 @@ def read_collection(path: Path) -> Iterator[CollectionReader]:
                 yield collection
             return
         stream.seek(0)
-        if stream.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+        if stream.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
             raise DeckError.single(path, "not an Anki collection or package")
         stream.seek(0)
         with tempfile.TemporaryDirectory(prefix="deckbuilder-read-") as folder:

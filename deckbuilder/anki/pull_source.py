@@ -23,6 +23,7 @@ from pathlib import Path
 from deckbuilder.anki.collection import AnkiNote, AnkiNoteType, UnreadableNote
 from deckbuilder.anki.package_reader import (
     MAX_MEDIA_FILE_BYTES,
+    SQLITE_MAGIC,
     read_collection,
     read_package,
 )
@@ -39,7 +40,6 @@ except ImportError:  # pragma: no cover - Windows, where SQLite locks otherwise
 _PENDING_BYTE = 0x40000000
 _SHARED_FIRST = _PENDING_BYTE + 2
 _SHARED_SIZE = 510
-_SQLITE_MAGIC = b"SQLite format 3\0"
 MEDIA_FOLDER = "collection.media"  # beside collection.anki2 in a profile folder
 
 
@@ -61,7 +61,7 @@ def read_anki_source(path: Path) -> AnkiSource:
     with open_regular(path) as stream:
         is_zip = zipfile.is_zipfile(stream)
         stream.seek(0)
-        is_database = stream.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+        is_database = stream.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
     if is_zip:
         package = read_package(path)
         return AnkiSource(

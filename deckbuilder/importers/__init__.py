@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from deckbuilder.anki.package_reader import is_anki_collection, read_package
+from deckbuilder.anki.package_reader import SQLITE_MAGIC, is_anki_collection, read_package
 from deckbuilder.errors import DeckError, RequestError
 from deckbuilder.files.reading import open_regular
 from deckbuilder.importers.aiken import looks_like_aiken, parse_aiken
@@ -52,7 +52,6 @@ SUFFIXES = {".gift": "gift", ".aiken": "aiken"}
 PACKAGE_SUFFIXES = (".apkg", ".colpkg")
 SPREADSHEET_SUFFIXES = (".csv", ".tsv")
 COLLECTION_SUFFIXES = (".anki2", ".anki21", ".anki21b")
-_SQLITE = b"SQLite format 3\0"
 _EXPORT = (
     "in Anki, export the deck with File > Export > 'Anki Deck Package (.apkg)' and "
     "'Include scheduling information' (or the whole collection as .colpkg), then import "
@@ -159,7 +158,7 @@ def read_source(
             return package_notes(read_package(source), source, keep_scripts)
         if suffix in SPREADSHEET_SUFFIXES:
             return read_spreadsheet(source, note_type)
-        database = suffix not in COLLECTION_SUFFIXES and _starts_with(source, _SQLITE)
+        database = suffix not in COLLECTION_SUFFIXES and _starts_with(source, SQLITE_MAGIC)
         if suffix in COLLECTION_SUFFIXES or (database and is_anki_collection(source)):
             raise DeckError.single(source, f"this is an Anki collection, not an export: {_EXPORT}")
         if database:
