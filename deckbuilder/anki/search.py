@@ -23,9 +23,8 @@ def _deck_term(name: str) -> str:
 def deck_notes_search(deck_name: str, anki_ids: Iterable[int]) -> str:
     """The search that finds the notes with ``anki_ids`` in the deck ``deck_name`` and in
     no other deck, its subdecks included: it can never find another deck's note."""
-    subdecks = _deck_term(deck_name + "::")[:-1] + '*"'
     ids = ",".join(str(anki_id) for anki_id in anki_ids)
-    return f"{_deck_term(deck_name)} -{subdecks} nid:{ids}"
+    return f"{deck_cards_search(deck_name)} nid:{ids}"
 
 
 def deck_cards_search(deck_name: str) -> str:
