@@ -327,9 +327,8 @@ def _choice_reference(note: McqNote, named: Sequence[Sequence[str] | None]) -> I
 
 
 def _longest_correct(
-    note: McqNote, shown: Sequence[str], speaks_of_others: Sequence[bool]
+    note: McqNote, texts: Sequence[str], speaks_of_others: Sequence[bool]
 ) -> Iterator[Finding]:
-    texts = shown
     judged = [i for i in range(len(texts)) if not speaks_of_others[i]]
     right = [len(texts[i]) for i in judged if i in note.answer]
     others = [len(texts[i]) for i in judged if i not in note.answer]
