@@ -271,19 +271,18 @@ def _choices(
 ) -> tuple[list[Problem], list[int]]:
     """What is wrong with a row's choices (the choice columns' ``cells``) and answer (a
     letter or number, or the text of one choice), and the answer's indexes."""
-    problems = []
     # The letters name the columns: an empty cell before a filled one would shift them.
     filled = [k for k, text in enumerate(cells) if text]
-    for k in range(filled[-1] if filled else 0):
-        if not cells[k]:
-            problems.append(
-                Problem(
-                    file,
-                    line,
-                    f"choice {letter(k)} is empty but a later choice is not (the answer's "
-                    "letters name the columns); fill it, or move the later choices left",
-                )
-            )
+    problems = [
+        Problem(
+            file,
+            line,
+            f"choice {letter(k)} is empty but a later choice is not (the answer's "
+            "letters name the columns); fill it, or move the later choices left",
+        )
+        for k in range(filled[-1] if filled else 0)
+        if not cells[k]
+    ]
     picked: list[int] = []
     if not answer:
         problems.append(Problem(file, line, "the answer is empty"))
