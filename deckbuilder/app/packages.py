@@ -267,14 +267,10 @@ def _left_for(
 def _published(notes: Mapping[str, BuiltNote], rd: RenderedDeck) -> dict[str, BuiltNote]:
     """By note id, the deck's notes in the package this build replaces (``notes``, by
     GUID), which learners may have imported (see :func:`update_manifest`)."""
-    found: dict[str, BuiltNote] = {}
     if not notes:  # no package yet, or one that cannot be read
-        return found
-    for rn in rd.notes:
-        copy = notes.get(anki_guid(rd.deck.key, rn.note))
-        if copy is not None:
-            found[rn.note.id] = copy
-    return found
+        return {}
+    copies = ((rn.note.id, notes.get(anki_guid(rd.deck.key, rn.note))) for rn in rd.notes)
+    return {note_id: copy for note_id, copy in copies if copy is not None}
 
 
 def _left_in_package(
