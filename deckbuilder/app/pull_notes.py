@@ -434,69 +434,67 @@ class DeckPlan:
                     "or move the note back to its deck in Anki",
                 )
                 continue
-            label = f"anki-{anki.id}"
-            if renamed:
-                why = (
-                    f"added in Anki to deck {shown(anki.deck)}, which holds this deck's notes "
-                    f"under another name than {shown(self.deck.name)} (renamed in Anki?): "
-                    "rename it back there and pull again, or add the note to the card file "
-                    "yourself"
-                )
-                self.notes.append(PulledNote(label, "refused", None, anki.id, reason=why))
-                continue
-            if anki.id < self.manifest.id_floor():
-                # An id this deck gave (Anki numbers a note it makes by the time it is
-                # made, after every build): a note removed from the card file, which
-                # learners delete in Anki themselves (build lists it then).
-                self.notes.append(PulledNote(label, "stale", None, anki.id))
-                continue
-            spec = specs.get(anki.type_id)
-            if spec is None:
-                why = (
-                    f"added in Anki with note type {self.type_name(anki.type_id)}, which no "
-                    "note of this deck has; add it to the card file yourself"
-                )
-                self.notes.append(PulledNote(label, "refused", None, anki.id, reason=why))
-                continue
-            if self.deck.lang:
-                why = (
-                    "added in Anki to one language's deck: a card file with languages cannot "
-                    "keep its GUID; add it to the card file in every language yourself, then "
-                    "delete it in Anki"
-                )
-                self.notes.append(PulledNote(label, "refused", None, anki.id, reason=why))
-                continue
-            reading = self.reader.read(anki, spec, None)
-            if isinstance(reading, str):
-                self.notes.append(PulledNote(label, "refused", None, anki.id, reason=reading))
-                continue
-            missing = self.bring_media(anki)
-            if missing:
-                self.notes.append(PulledNote(label, "refused", None, anki.id, reason=missing))
-                continue
-            note_id = new_note_id(reading.note, taken)
-            taken.add(note_id)
-            refused = self.pulling.unwritable.get((str(self.card.path), note_id))
-            if refused is not None:
-                self.notes.append(PulledNote(note_id, "refused", None, anki.id, reason=refused))
-                continue
-            new = replace(reading.note, id=note_id)
-            try:
-                self.card.patched().add_note(new)
-            except CannotPatch as exc:
-                self.notes.append(PulledNote(note_id, "refused", None, anki.id, reason=str(exc)))
-                continue
-            self.planned[note_id] = new
-            entry = NoteEntry(
-                note_id,
-                self.pulling.new_anki_id(anki.id),
-                "",
-                _mod(anki),
-                anki=anki_copy_hash(anki.fields, anki.tags),
+            self.notes.append(self.added_note(anki, renamed, specs, taken))
+
+    def added_note(
+        self, anki: AnkiNote, renamed: bool, specs: dict[int, NoteTypeSpec], taken: set[str]
+    ) -> PulledNote:
+        """What becomes of Anki's note ``anki``, added in Anki to this deck: added to the
+        card file (with an id none of ``taken`` has, then taken), or why not."""
+        label = f"anki-{anki.id}"
+        if renamed:
+            why = (
+                f"added in Anki to deck {shown(anki.deck)}, which holds this deck's notes "
+                f"under another name than {shown(self.deck.name)} (renamed in Anki?): "
+                "rename it back there and pull again, or add the note to the card file "
+                "yourself"
             )
-            self.change.entries[note_id] = entry
-            self.change.hashes_from_render.add(note_id)
-            self.notes.append(PulledNote(note_id, "added", None, anki.id, losses=reading.losses))
+            return PulledNote(label, "refused", None, anki.id, reason=why)
+        if anki.id < self.manifest.id_floor():
+            # An id this deck gave (Anki numbers a note it makes by the time it is
+            # made, after every build): a note removed from the card file, which
+            # learners delete in Anki themselves (build lists it then).
+            return PulledNote(label, "stale", None, anki.id)
+        spec = specs.get(anki.type_id)
+        if spec is None:
+            why = (
+                f"added in Anki with note type {self.type_name(anki.type_id)}, which no "
+                "note of this deck has; add it to the card file yourself"
+            )
+            return PulledNote(label, "refused", None, anki.id, reason=why)
+        if self.deck.lang:
+            why = (
+                "added in Anki to one language's deck: a card file with languages cannot "
+                "keep its GUID; add it to the card file in every language yourself, then "
+                "delete it in Anki"
+            )
+            return PulledNote(label, "refused", None, anki.id, reason=why)
+        reading = self.reader.read(anki, spec, None)
+        if isinstance(reading, str):
+            return PulledNote(label, "refused", None, anki.id, reason=reading)
+        missing = self.bring_media(anki)
+        if missing:
+            return PulledNote(label, "refused", None, anki.id, reason=missing)
+        note_id = new_note_id(reading.note, taken)
+        taken.add(note_id)
+        refused = self.pulling.unwritable.get((str(self.card.path), note_id))
+        if refused is not None:
+            return PulledNote(note_id, "refused", None, anki.id, reason=refused)
+        new = replace(reading.note, id=note_id)
+        try:
+            self.card.patched().add_note(new)
+        except CannotPatch as exc:
+            return PulledNote(note_id, "refused", None, anki.id, reason=str(exc))
+        self.planned[note_id] = new
+        self.change.entries[note_id] = NoteEntry(
+            note_id,
+            self.pulling.new_anki_id(anki.id),
+            "",
+            _mod(anki),
+            anki=anki_copy_hash(anki.fields, anki.tags),
+        )
+        self.change.hashes_from_render.add(note_id)
+        return PulledNote(note_id, "added", None, anki.id, losses=reading.losses)
 
     def bring_media(self, anki: AnkiNote) -> str:
         """Stage the media files Anki's copy shows that the project lacks; why not, when
