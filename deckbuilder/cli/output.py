@@ -260,8 +260,7 @@ def deck_table(decks: Sequence[Deck]) -> list[str]:
     # note types a deck declares, or an import brought) are counted together.
     columns = [t for t in BUILT_IN.values() if t.column]
     kinds = [t.key for t in columns]
-    header = ("DECK", "ID", "FILE", *(t.column for t in columns), "OTHER", "CARDS")
-    header += ("TAGS",)
+    header = ("DECK", "ID", "FILE", *(t.column for t in columns), "OTHER", "CARDS", "TAGS")
     rows: list[tuple[str, ...]] = [header]
     for deck in decks:
         counts = deck.counts()
