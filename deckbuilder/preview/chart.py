@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from deckbuilder.errors import OutputError, RequestError, plural
-from deckbuilder.files.atomic import atomic_write
+from deckbuilder.files.atomic import atomic_write_bytes
 from deckbuilder.preview.plan_report import figure
 from deckbuilder.preview.report import MEMORIZED_MEANS, DeckPreview, shown_forecast
 from deckbuilder.schedule.workload import Peak, peak
@@ -79,7 +79,7 @@ def write_chart(p: DeckPreview, path: Path, *, replaced: list[Path] | None = Non
         raise ValueError(f"unknown chart format {path.suffix!r}; use .svg or .png")
     data = chart_image(p, suffix[1:])
     try:
-        atomic_write(path, lambda tmp: tmp.write_bytes(data), replaced=replaced)
+        atomic_write_bytes(path, data, replaced=replaced)
     except OutputError as exc:
         raise RequestError.single("plot", str(exc)) from None
     return path
