@@ -35,7 +35,7 @@ from deckbuilder.cardfile.keys import DECK, LABEL_LANGUAGES, SPOKEN, URL_PATTERN
 from deckbuilder.cardfile.notes import read_notes
 from deckbuilder.cardfile.study import quoted, read_study
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError
 from deckbuilder.model import Deck, Note
 from deckbuilder.templates import TTS_LANGUAGE, speech_language
 
@@ -189,7 +189,7 @@ def read_deck(
     )
     if fields.problems:
         # The notes without problems go on, to be checked further (their media).
-        raise DeckError(sorted(fields.problems, key=_line_order), partial=[deck])
+        raise DeckError(sorted(fields.problems, key=lambda p: p.line or 0), partial=[deck])
     return deck
 
 
@@ -237,10 +237,6 @@ def _source_url(fields: FieldReader, tree: YMap) -> str:
         )
         return ""
     return written
-
-
-def _line_order(problem: Problem) -> int:
-    return problem.line or 0
 
 
 def _checked(fields: FieldReader, tree: YMap, key: str, *, required: bool = False) -> str:
