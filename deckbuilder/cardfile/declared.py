@@ -102,7 +102,7 @@ class DeclaredTypes:
             )
             return
         for key, declaration in value.entries.items():
-            line = value.lines.get(key, value.line)
+            line = value.key_line(key)
             if key in KEPT_SHAPES:
                 kept = read_declaration(self.fields, key, declaration, line, self.scope)
                 if kept is not None and not _kept_problems(self.fields, kept, declaration):
@@ -317,7 +317,7 @@ def _names(
     found = value.get(key)
     if found is None or is_null(found):
         if required:
-            line = value.key_line(key) if key in value.entries else value.line
+            line = value.key_line(key)
             fields.problem(line, f"note type '{type_key}': '{key}' is required: a list of names")
         return []
     items = found.items if isinstance(found, YSeq) else None
@@ -354,9 +354,8 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> tuple[list[CardTemplat
     """The cards declared, and the line of each."""
     found = value.get("cards")
     if found is None or is_null(found):
-        line = value.key_line("cards") if "cards" in value.entries else value.line
         fields.problem(
-            line,
+            value.key_line("cards"),
             f"note type '{key}': 'cards' is required: a list of cards, each "
             "{name:, front:, back:}",
         )
@@ -391,7 +390,7 @@ def _cards(fields: FieldReader, value: YMap, key: str) -> tuple[list[CardTemplat
         for side in ("front", "back"):
             text = fields.read(item, _CARD[side])
             if not text.strip():
-                line = item.key_line(side) if side in item.entries else item.line
+                line = item.key_line(side)
                 fields.problem(line, f"note type '{key}': card {number} needs a '{side}'")
             sides.append(text)
         names.append(name)
@@ -439,9 +438,8 @@ def read_declared_note_fields(
     value = item.get("fields")
     lines: dict[str, int] = {}
     if value is None or is_null(value):
-        line = item.key_line("fields") if "fields" in item.entries else item.line
         fields.problem(
-            line,
+            item.key_line("fields"),
             f"a note of note type '{note_type.key}' gives its texts under 'fields:' "
             f"(its fields: {', '.join(note_type.fields)})",
             "fields",
@@ -457,7 +455,7 @@ def read_declared_note_fields(
         return note_type.field_texts({}), lines
     given: dict[str, str] = {}
     for name, text in value.entries.items():
-        line = value.lines.get(name, value.line)
+        line = value.key_line(name)
         if name not in note_type.fields:
             _no_such_field(fields, note_type.key, note_type.fields, name, line)
             continue
@@ -476,7 +474,7 @@ def unknown_note_fields(fields: FieldReader, item: YMap, key: str, names: Sequen
         return
     for name in value.entries:
         if name not in names:
-            _no_such_field(fields, key, names, name, value.lines.get(name, value.line))
+            _no_such_field(fields, key, names, name, value.key_line(name))
 
 
 def _no_such_field(

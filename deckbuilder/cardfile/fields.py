@@ -192,8 +192,7 @@ class FieldReader:
         value = ymap.get(key)
         if value is None or is_null(value):
             if required:
-                line = ymap.key_line(key) if key in ymap.entries else ymap.line
-                self.problem(line, f"'{key}' is required", key)
+                self.problem(ymap.key_line(key), f"'{key}' is required", key)
             return ""
         return self.as_text(value, key)
 

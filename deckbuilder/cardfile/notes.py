@@ -82,8 +82,7 @@ def read_notes(
     deck's ``speak:`` keys, for the notes that give none."""
     value = tree.get("notes")
     if value is None or is_null(value):
-        line = tree.key_line("notes") if "notes" in tree.entries else tree.line
-        fields.problem(line, "'notes' is required: a list of notes")
+        fields.problem(tree.key_line("notes"), "'notes' is required: a list of notes")
         return []
     if not isinstance(value, YSeq):
         fields.problem(value.line, f"'notes' must be a list, not {describe(value)}")
@@ -374,7 +373,7 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
     """The choices' texts and their feedback ('' where a choice has none)."""
     value = item.get("choices")
     if value is None or is_null(value):
-        line = item.key_line("choices") if "choices" in item.entries else item.line
+        line = item.key_line("choices")
         fields.problem(line, "'choices' is required: a list of 2 to 26 answers", "choices")
         return [], []
     if isinstance(value, YMap) and fields.languages and fields.is_language_map(value):
@@ -420,7 +419,7 @@ def _read_answer(fields: FieldReader, item: YMap, choices: list[str]) -> list[tu
     [A, C]`` or ``'A, C'``. A letter given twice is kept twice (the checks say so)."""
     value = item.get("answer")
     if value is None or is_null(value):
-        line = item.key_line("answer") if "answer" in item.entries else item.line
+        line = item.key_line("answer")
         fields.problem(
             line, "'answer' is required: a letter (A) or a list of letters ([A, C])", "answer"
         )

@@ -95,8 +95,7 @@ def _read_masks(fields: FieldReader, item: YMap) -> tuple[list[Mask | Label], di
     """The masks and labels that could be read, in order, and the line of each entry."""
     value = item.get("masks")
     if value is None or is_null(value):
-        line = item.key_line("masks") if "masks" in item.entries else item.line
-        fields.problem(line, f"'masks' is required: {MASK_PHRASE}", "masks")
+        fields.problem(item.key_line("masks"), f"'masks' is required: {MASK_PHRASE}", "masks")
         return [], {}
     if not isinstance(value, YSeq) or not value.items:
         shape = describe(value) if not isinstance(value, YSeq) else "an empty list"

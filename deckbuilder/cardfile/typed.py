@@ -68,9 +68,8 @@ def _read_answers(fields: FieldReader, item: YMap) -> list[tuple[TypedAnswer, in
     """The accepted answers that could be read, each with its line."""
     value = item.get("answer")
     if value is None or is_null(value):
-        line = item.key_line("answer") if "answer" in item.entries else item.line
         fields.problem(
-            line,
+            item.key_line("answer"),
             "'answer' is required: the accepted answer, a list of them, or a number "
             "({number: 4, tolerance: 0.5} or {min: 3, max: 5})",
             "answer",

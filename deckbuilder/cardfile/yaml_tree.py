@@ -110,7 +110,9 @@ class YMap:
         return self.entries.get(key)
 
     def key_line(self, key: str) -> int:
-        return self.lines[key]
+        """The line of ``key``; the mapping's own when it has no such key (where a
+        missing key is told)."""
+        return self.lines.get(key, self.line)
 
 
 YValue = YScalar | YSeq | YMap
