@@ -301,14 +301,13 @@ def read_declaration(
 
 
 def _written_field_names(value: YValue) -> tuple[str, ...]:
-    """The field names a declaration gives, () unless they are a list Anki takes as it is
-    (its problems are told by :func:`read_declaration`)."""
-    found = value.get("fields") if isinstance(value, YMap) else None
-    items = found.items if isinstance(found, YSeq) else []
-    if not all(isinstance(i, YScalar) and not i.is_null for i in items):
+    """The field names a declaration gives, () unless they are a list Anki takes as it is:
+    read as :func:`read_declaration` reads them, whose problems are told there."""
+    if not isinstance(value, YMap):
         return ()
-    names = [unicodedata.normalize("NFC", item.raw) for item in items]  # type: ignore[union-attr]
-    return () if names_problems("field", names, field_name=True) else tuple(names)
+    untold = FieldReader(Path())
+    names = _names(untold, value, "fields", "")
+    return () if untold.problems else tuple(names)
 
 
 def _names(
