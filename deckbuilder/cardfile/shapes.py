@@ -71,11 +71,6 @@ def value_schema(key: Key) -> dict[str, Any]:
     return SHAPES[key.shape].schema(key)
 
 
-def mapping_schema(keys: tuple[Key, ...], description: str) -> dict[str, Any]:
-    """The JSON Schema of a mapping of ``keys`` (a deck, a study block, a choice...)."""
-    return _mapping(keys, description)
-
-
 def _anchored(pattern: str) -> str:
     return f"^(?:{pattern})$"
 
@@ -153,7 +148,7 @@ def _one_or_list(item: dict[str, Any], key: Key) -> dict[str, Any]:
 
 def _choices(key: Key) -> dict[str, Any]:
     reserved = tuple(k.name for k in CHOICE)
-    mapping = _mapping(CHOICE, "A choice with feedback: {text: Mars, feedback: ...}.")
+    mapping = mapping_schema(CHOICE, "A choice with feedback: {text: Mars, feedback: ...}.")
     one = {"description": "One choice.", "oneOf": [*_text(key, reserved)["oneOf"], mapping]}
     return {
         "type": "array",
@@ -275,20 +270,21 @@ def _masks() -> dict[str, Any]:
     label_keys = tuple(by_name[name] for name in ("text", "at", "size"))
     masks = [
         {
-            **_mapping(mask_keys, f"A mask: a {name}, on a card."),
+            **mapping_schema(mask_keys, f"A mask: a {name}, on a card."),
             "required": [name],
             "not": {"anyOf": [{"required": [other]} for other in _MASK_SHAPES if other != name]},
         }
         for name in _MASK_SHAPES
     ]
-    label = _mapping(label_keys, "A label drawn on the picture: never a card.")
+    label = mapping_schema(label_keys, "A label drawn on the picture: never a card.")
     label["required"] = ["text", "at"]
     text = label["properties"]["text"]
     label["properties"]["text"] = {**text, "type": _SCALAR, "pattern": _NON_BLANK}
     return {"oneOf": [*masks, label]}
 
 
-def _mapping(keys: tuple[Key, ...], description: str) -> dict[str, Any]:
+def mapping_schema(keys: tuple[Key, ...], description: str) -> dict[str, Any]:
+    """The JSON Schema of a mapping of ``keys`` (a deck, a study block, a choice...)."""
     out: dict[str, Any] = {
         "type": "object",
         "properties": {key.name: _described(key, value_schema(key)) for key in keys},
@@ -304,7 +300,7 @@ def _mapping(keys: tuple[Key, ...], description: str) -> dict[str, Any]:
 
 def _note(note_type: NoteType) -> dict[str, Any]:
     kind = note_type.kind.value
-    schema = _mapping(note_keys(note_type.kind), note_type.doc)
+    schema = mapping_schema(note_keys(note_type.kind), note_type.doc)
     schema["title"] = f"{kind} note"
     schema["properties"]["type"] = {
         "description": "The note type"
@@ -325,7 +321,7 @@ def _note(note_type: NoteType) -> dict[str, Any]:
 def _declared_note() -> dict[str, Any]:
     """A note of a note type the card file (or note-types/) declares: ``type: <key>``
     and its texts under ``fields:``."""
-    schema = _mapping((*NOTE_FIRST, FIELDS, *NOTE_LAST), "A note of a declared note type.")
+    schema = mapping_schema((*NOTE_FIRST, FIELDS, *NOTE_LAST), "A note of a declared note type.")
     schema["title"] = "note of a declared note type"
     schema["properties"]["type"] = {
         "description": "The key of a note type under 'note_types:' or in note-types/.",
@@ -365,7 +361,7 @@ def _notes(key: Key) -> dict[str, Any]:
 
 def _note_types(key: Key) -> dict[str, Any]:
     key_pattern = _anchored(ID_PATTERN)
-    declaration = _mapping(NOTE_TYPE_DECLARATION, "A note type of the author's own.")
+    declaration = mapping_schema(NOTE_TYPE_DECLARATION, "A note type of the author's own.")
     return {
         "type": "object",
         "patternProperties": {key_pattern: declaration},
@@ -384,7 +380,7 @@ def _field_names(key: Key) -> dict[str, Any]:
 
 
 def _cards(key: Key) -> dict[str, Any]:
-    card = _mapping(CARD_TEMPLATE, "One card: its front and back templates.")
+    card = mapping_schema(CARD_TEMPLATE, "One card: its front and back templates.")
     return {"type": "array", "minItems": 1, "items": card}
 
 
@@ -518,7 +514,7 @@ SHAPES: dict[Shape, ValueShape] = {
     Shape.STUDY: ValueShape(
         "a mapping (new_per_day:, ...)",
         "mapping (the study keys)",
-        lambda key: {"oneOf": [_mapping(STUDY, ""), {"type": "null"}]},
+        lambda key: {"oneOf": [mapping_schema(STUDY, ""), {"type": "null"}]},
         ReadBy(("study.read_study",)),
     ),
     Shape.NOTES: ValueShape("a list", "list of notes", _notes, ReadBy(("notes.read_notes",))),
