@@ -112,10 +112,6 @@ class CardFilePatch:
                 self.notes[note_id.value] = item
         return notes
 
-    @property
-    def notes_node(self) -> SequenceNode:
-        return self._parse_all()
-
     def note_node(self, note_id: str) -> MappingNode | None:
         """The mapping of note ``note_id``, its marks where they are in the whole text."""
         found = self.notes.get(note_id)
@@ -168,12 +164,13 @@ class CardFilePatch:
 
     def add_note(self, note: Note) -> None:
         """Append ``note`` to the notes, after a blank line as the others are."""
-        items = self.notes_node.value
-        if self.notes_node.flow_style or not items:
+        notes = self._parse_all()
+        items = notes.value
+        if notes.flow_style or not items:
             raise CannotPatch("the notes are not written as a block list ('- id: ...' lines)")
         first = items[0]
         column = _dash_column(self.text, first)
-        end = _block_end(self.text, self.notes_node)
+        end = _block_end(self.text, notes)
         separated = len(items) < 2 or "\n\n" in self.text[
             _block_end(self.text, first) - 1 : _line_start(self.text, items[1].start_mark.index)
         ].replace(" ", "")
@@ -183,13 +180,13 @@ class CardFilePatch:
 
     def remove_note(self, note_id: str) -> None:
         """Remove note ``note_id`` with its lines (and one blank line beside it)."""
-        self._parse_all()
+        notes = self._parse_all()
         node = self.notes.get(note_id)
         if node is None:
             raise CannotPatch(f"note '{note_id}' is not in the file")
-        if self.notes_node.flow_style:
+        if notes.flow_style:
             raise CannotPatch("the notes are not written as a block list ('- id: ...' lines)")
-        if len(self.notes_node.value) - len(self.removed) <= 1:
+        if len(notes.value) - len(self.removed) <= 1:
             # A card file without notes is refused by every command that reads it.
             raise CannotPatch(
                 "it is the card file's last note, and a card file needs one: delete the card "
