@@ -331,7 +331,7 @@ class TreeBuilder:
 
     def unsupported_tag(self, tag: str, line: int) -> None:
         # '!name' is most often text that starts with '!'; '!!name' is YAML on purpose.
-        advice = None if tag.startswith("tag:") else self.quoting_advice(line, "!")
+        advice = None if tag.startswith("tag:") else quoting_advice_at(self.lines, line, "!")
         message = f"unsupported YAML tag {tag!r}; {advice or 'write plain text'}"
         self.problem(line, message)
 
@@ -339,11 +339,6 @@ class TreeBuilder:
     def lines(self) -> list[str]:
         """The document's lines, split when a message first shows one."""
         return yaml_lines(self.text)
-
-    def quoting_advice(self, line: int, first: str) -> str | None:
-        """For a value on ``line`` that starts with ``first`` and was likely meant as text:
-        that it needs quotes, and the line as it should be, then the line as it is."""
-        return quoting_advice_at(self.lines, line, first)
 
     def sequence(self, line: int, stream: _Events) -> YSeq:
         seq = YSeq([], line)
@@ -479,7 +474,7 @@ class TreeBuilder:
             raise self.fail(line, "YAML alias refers to itself (a recursive structure)")
         hit = self.anchors.get(name or "")
         if hit is None:
-            advice = self.quoting_advice(line, "*")
+            advice = quoting_advice_at(self.lines, line, "*")
             self.problem(line, f"unknown YAML alias '*{name}'" + (f"; {advice}" if advice else ""))
             return YScalar("", _NULL, line)
         value, size, characters = hit
