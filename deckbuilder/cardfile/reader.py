@@ -104,13 +104,10 @@ def find_sources(paths: Sequence[Path]) -> list[Path]:
             problems.append(Problem(str(path), None, "no such file or folder"))
     if problems:
         raise DeckError(problems)
-    unique: list[Path] = []
-    seen: set[Path] = set()
+    unique: dict[Path, Path] = {}  # the first path given to each file
     for p in found:
-        if p.resolve() not in seen:
-            seen.add(p.resolve())
-            unique.append(p)
-    return unique
+        unique.setdefault(p.resolve(), p)
+    return list(unique.values())
 
 
 def _link_out(what: str, target: Path) -> str:
