@@ -217,8 +217,7 @@ def _represent_flow_list(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Seque
 
 
 def _represent_flow_map(dumper: yaml.SafeDumper, data: _FlowMap) -> yaml.MappingNode:
-    node = dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
-    return node
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
 
 
 for _dumper in (_Dumper, _PyDumper):
