@@ -184,7 +184,7 @@ def _read_entry(
     values = (
         _read_points(fields, raw, where)
         if shape is MaskShape.POLYGON
-        else _read_box(fields, raw, where)
+        else _numbers(fields, raw, where, 4, "[left, top, width, height]")
     )
     card = _read_card(fields, entry, what)
     if values is None:
@@ -269,10 +269,6 @@ def _read_card(fields: FieldReader, entry: YMap, what: str) -> int | None:
         )
         return None
     return int(raw)
-
-
-def _read_box(fields: FieldReader, value: YValue, what: str) -> tuple[float, ...] | None:
-    return _numbers(fields, value, what, 4, "[left, top, width, height]")
 
 
 def _read_points(fields: FieldReader, value: YValue, what: str) -> tuple[float, ...] | None:

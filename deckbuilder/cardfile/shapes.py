@@ -583,7 +583,7 @@ SHAPES: dict[Shape, ValueShape] = {
         "[left, top, width, height] in the picture's pixels",
         "[left, top, width, height]",
         _box,
-        ReadBy(("occlusion._read_box",)),
+        ReadBy(("occlusion._read_entry",)),
     ),
     Shape.POINTS: ValueShape(
         "a list of at least 3 points, [x, y] each, in the picture's pixels",
