@@ -313,9 +313,8 @@ class _NoteCheck:
     def texts(self) -> None:
         """Every text field: its size, its characters, and not empty where required."""
         required = _REQUIRED.get(self.note.kind, frozenset())
-        only_answer = isinstance(self.note, TypedNote) and len(self.note.answers) == 1
         for key, text in self.note.texts().items():
-            what = "answer" if only_answer and key == "answer[0]" else key
+            what = self.name(key)
             if self.unread and (key in self.unread or what in self.unread):
                 continue
             # 'choices[2]' is required as choices are; 'choices[2].feedback' is not.
