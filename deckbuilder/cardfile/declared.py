@@ -479,12 +479,10 @@ def unknown_note_fields(fields: FieldReader, item: YMap, key: str, names: Sequen
 def _no_such_field(
     fields: FieldReader, key: str, names: Sequence[str], name: str, line: int
 ) -> None:
-    folded = {f.casefold(): f for f in names}
-    meant = folded.get(name.casefold())
-    hint = f"; did you mean '{meant}'?" if meant else suggest(name, names)
     fields.problem(
         line,
-        f"note type '{key}' has no field '{shown(name)}' (its fields: {', '.join(names)}){hint}",
+        f"note type '{key}' has no field '{shown(name)}' (its fields: {', '.join(names)})"
+        f"{suggest(name, names)}",
         f"fields.{name}",
     )
 
