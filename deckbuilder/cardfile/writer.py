@@ -340,12 +340,11 @@ def note_values(note: Note) -> dict[str, Any]:
         "lint": _flow(note.lint_ignored),
     }
     if isinstance(note, FieldsNote):
-        texts = {
+        values["fields"] = {
             name: _text(text)
             for name, text in zip(note.note_type.fields, note.fields, strict=True)
             if text
         }
-        values["fields"] = texts
         return _mapping((*NOTE_FIRST, FIELDS, *NOTE_LAST), values)
     values |= _OWN_VALUES[note.kind](note)
     return _mapping(note_keys(note.kind), values)
