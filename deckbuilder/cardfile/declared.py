@@ -139,7 +139,7 @@ class DeclaredTypes:
     def _read_shared(self, key: str) -> NoteType | None:
         if self.read_file is None:
             return None
-        found, problems, names = _shared_declaration(
+        found, problems, names = shared_note_type(
             self.root, key, self.read_file, self.fields.languages, self.fields.lang
         )
         self.fields.problems.extend(problems)
@@ -154,18 +154,10 @@ def shared_note_type(
     read_file: ReadFile,
     languages: tuple[str, ...] = (),
     lang: str = "",
-) -> tuple[NoteType | None, list[Problem]]:
-    """The note type ``key`` of the project at ``root`` (``note-types/<key>.yaml``), None
-    when it has none, and what is wrong with its file."""
-    found, problems, _ = _shared_declaration(root, key, read_file, languages, lang)
-    return found, problems
-
-
-def _shared_declaration(
-    root: Path, key: str, read_file: ReadFile, languages: tuple[str, ...], lang: str
 ) -> tuple[NoteType | None, list[Problem], tuple[str, ...]]:
-    """:func:`shared_note_type`, and the field names the file gives (see
-    :func:`_written_field_names`)."""
+    """The note type ``key`` of the project at ``root`` (``note-types/<key>.yaml``), None
+    when it has none, what is wrong with its file, and the field names the file gives
+    (see :func:`_written_field_names`)."""
     if not ID_RE.match(key):
         return None, [], ()
     path = root / NOTE_TYPES_FOLDER / f"{key}.yaml"

@@ -265,7 +265,7 @@ def read_note_type_file(path: Path) -> YValue | None:
 def load_note_type(root: Path, key: str) -> NoteType | None:
     """The note type ``key`` of the project at ``root`` (``note-types/<key>.yaml``), None
     when it has none; DeckError naming every problem of its file."""
-    found, problems = shared_note_type(root, key, read_note_type_file)
+    found, problems, _ = shared_note_type(root, key, read_note_type_file)
     if problems:
         raise DeckError(problems)
     return found
