@@ -586,10 +586,7 @@ def _line_start(text: str, index: int) -> int:
 
 def _dash_index(text: str, item: Node) -> int:
     """The ``-`` before a block list's item."""
-    at = item.start_mark.index - 1
-    while at >= 0 and text[at] != "-":
-        at -= 1
-    return at
+    return text.rfind("-", 0, item.start_mark.index)
 
 
 def _dash_column(text: str, item: Node) -> int:
