@@ -52,6 +52,8 @@ _COMMENT_LINE = re.compile(r"[ \t]*(#.*)?\Z")
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _AFTER_VALUE = re.compile(r"[ \t]*(#[^\n]*)?")  # what may follow a value on its line
 _BLOCK_HEADER = re.compile(r"[ \t]*(?:[|>][-+0-9]*[ \t]*)?(#[^\n]*)?")  # a block's first line
+# Why a value an alias repeats (a node somewhere else in the file) is not changed.
+_ALIAS = "it uses a YAML alias (*), which repeats another place; edit it by hand"
 
 
 class CannotPatch(Exception):
@@ -505,9 +507,7 @@ class _Changer:
 
     def item_slot(self, parent: SequenceNode, item: Node) -> _Slot:
         if item.start_mark.index < parent.start_mark.index:
-            raise CannotPatch(
-                "it uses a YAML alias (*), which repeats another place; edit it by hand"
-            )
+            raise CannotPatch(_ALIAS)
         if parent.flow_style:
             return _Slot(item, None, 0, True)
         return _Slot(item, None, _dash_column(self.text, item), False)
@@ -518,9 +518,7 @@ class _Changer:
             value.start_mark.index < key.end_mark.index
             or value.start_mark.index < node.start_mark.index
         ):
-            raise CannotPatch(
-                "it uses a YAML alias (*), which repeats another place; edit it by hand"
-            )
+            raise CannotPatch(_ALIAS)
 
 
 # -- positions ----------------------------------------------------------------------------
