@@ -393,13 +393,8 @@ def _read_choices(fields: FieldReader, item: YMap) -> tuple[list[str], list[str]
             "choices",
         )
         return [], []
-    texts: list[str] = []
-    feedback: list[str] = []
-    for i, entry in enumerate(value.items):
-        text, said = _read_choice(fields, entry, i)
-        texts.append(text)
-        feedback.append(said)
-    return texts, feedback
+    read = [_read_choice(fields, entry, i) for i, entry in enumerate(value.items)]
+    return [text for text, _ in read], [said for _, said in read]
 
 
 def _as_list(value: YValue) -> str:
