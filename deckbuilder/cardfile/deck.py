@@ -336,10 +336,8 @@ def _deck_key(fields: FieldReader, tree: YMap) -> str:
     """The deck's ``id:``, or the file name made an id when it has none."""
     if "id" in tree.entries:
         key = trimmed(_checked(fields, tree, "id", required=True))
-        if key and not ID_RE.match(key):
-            fields.problem(tree.key_line("id"), id_problem("deck id", key))
-        elif key:
-            wrong = deck_id_problem(key)
+        if key:
+            wrong = deck_id_problem(key) if ID_RE.match(key) else id_problem("deck id", key)
             if wrong:
                 fields.problem(tree.key_line("id"), wrong)
         return key
