@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from deckbuilder.cardfile.patch import CannotPatch, CardFilePatch
 from deckbuilder.cardfile.reader import load_deck_languages
 from deckbuilder.cardfile.writer import card_file_text
+from deckbuilder.invisible import is_blank
 from deckbuilder.model import BasicNote, ClozeNote, Deck, McqNote, Note
 from tests.cardfile.loading import load_deck
 
@@ -319,7 +320,9 @@ texts = st.text(
 ).map(lambda text: unicodedata.normalize("NFC", text).strip()) | st.sampled_from(
     ["a\nb", "x: y", "# not a comment", "- item", "'q'", '"', "[x]"]
 )
-required = texts.filter(bool)
+# What the loader takes for a required field: text that shows something ('\xad' alone,
+# a soft hyphen, shows nothing and is refused).
+required = texts.filter(lambda text: not is_blank(text))
 # A deletion's answer: braces and '::' would end the deletion early or start its hint
 # ('{{c1::}}}' is an empty deletion and a brace, which the loader rightly refuses).
 cloze_answers = required.filter(
