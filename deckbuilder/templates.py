@@ -49,6 +49,7 @@ class _Read:
 
     fields: set[str] = field(default_factory=set)
     cloze_fields: set[str] = field(default_factory=set)
+    typed: list[str] = field(default_factory=list)  # the fields of its {{type:...}} tags
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:
@@ -105,6 +106,8 @@ def _read(text: str) -> _Read:
             read.fields.add(name)
             if "cloze" in filters:
                 read.cloze_fields.add(name)
+            if "type" in filters:
+                read.typed.append(name)
         elif not _CLOZE_CONDITIONAL.match(node[1]):
             read.fields.add(node[1])
     return read
@@ -211,6 +214,38 @@ def card_problems(
             )
         fronts.setdefault(front, card)
     return problems
+
+
+def typed_answer_warnings(templates: Sequence[tuple[str, str, str]]) -> list[tuple[int, str]]:
+    """A side of a card with two ``{{type:}}`` tags, with the card's number (1 for the
+    first): Anki takes such a template, but its reviewers (desktop's typeAnsQuestionFilter,
+    AnkiDroid's) ask for the first tag's field alone and put that one's box or comparison
+    in place of every tag, so a second field is never asked nor checked."""
+    found: list[tuple[int, str]] = []
+    for number, (name, front, back) in enumerate(templates, start=1):
+        card = f"card {number} ({name!r})" if name else f"card {number}"
+        sides: dict[str, list[str]] = {}
+        for side, text in (("front", front), ("back", back)):
+            try:
+                typed = _read(text).typed
+            except TemplateSyntaxError:
+                continue  # told by card_problems
+            if len(typed) > 1:
+                sides[side] = typed
+        if sides:
+            tags = " and ".join(
+                f"'{{{{type:{field}}}}}'" for field in next(iter(sides.values()))[:2]
+            )
+            where = " and the ".join(sides)
+            found.append(
+                (
+                    number,
+                    f"the {where} of {card} {'have' if len(sides) > 1 else 'has'} {tags}; Anki "
+                    "asks for one typed answer a card, the first's, and shows its box in place "
+                    "of each (make a card for each field to type)",
+                )
+            )
+    return found
 
 
 # -- which cards a note makes (rslib notetype/cardgen.rs, template.rs) ------------------------

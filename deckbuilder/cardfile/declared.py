@@ -28,13 +28,14 @@ from deckbuilder.cardfile.keys import (
     keyed,
 )
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.note_types import KEPT_SHAPES, CardTemplate, NoteType, TypeKind
 from deckbuilder.templates import (
     card_problems,
     name_problems,
     names_problems,
     tts_problems,
+    typed_answer_warnings,
 )
 
 NOTE_TYPES_FOLDER = "note-types"
@@ -142,7 +143,11 @@ class DeclaredTypes:
         found, problems, names = shared_note_type(
             self.root, key, self.read_file, self.fields.languages, self.fields.lang
         )
-        self.fields.problems.extend(problems)
+        for problem in problems:
+            told = (
+                self.fields.problems if problem.severity is Severity.ERROR else self.fields.warnings
+            )
+            told.append(problem)
         if found is None and names:
             self.refused_fields[key] = names
         return found
@@ -173,7 +178,7 @@ def shared_note_type(
         reader.problem(line, "a note type file must be a mapping (fields:, cards:, ...)")
         return None, reader.problems, ()
     found = read_declaration(reader, key, tree, tree.line, "")
-    return found, reader.problems, _written_field_names(tree)
+    return found, reader.problems + reader.warnings, _written_field_names(tree)
 
 
 def _key_problem(fields: FieldReader, key: str, line: int) -> bool:
@@ -273,6 +278,12 @@ def read_declaration(
         ]
     for number, problem in dict.fromkeys(refused):
         fields.problem(card_lines[number - 1], f"note type '{key}': {problem}")
+    fields.warnings += [
+        Problem.warning(
+            fields.file, card_lines[number - 1], f"note type '{key}': {told}", code="typed-answers"
+        )
+        for number, told in typed_answer_warnings(as_tuples)
+    ]
     if refused or told:
         return None
     return NoteType(

@@ -26,7 +26,7 @@ from deckbuilder.cardfile.fields import (
 from deckbuilder.cardfile.yaml_hints import look_alike_spaces
 from deckbuilder.cardfile.yaml_recovery import read_yaml
 from deckbuilder.cardfile.yaml_tree import MAX_FILE_BYTES, YMap, YValue
-from deckbuilder.errors import DeckError, Problem
+from deckbuilder.errors import DeckError, Problem, Severity
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.files.reading import read_regular
 from deckbuilder.model import Deck
@@ -266,8 +266,9 @@ def load_note_type(root: Path, key: str) -> NoteType | None:
     """The note type ``key`` of the project at ``root`` (``note-types/<key>.yaml``), None
     when it has none; DeckError naming every problem of its file."""
     found, problems, _ = shared_note_type(root, key, read_note_type_file)
-    if problems:
-        raise DeckError(problems)
+    errors = [problem for problem in problems if problem.severity is Severity.ERROR]
+    if errors:
+        raise DeckError(errors)
     return found
 
 

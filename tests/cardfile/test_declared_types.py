@@ -342,3 +342,37 @@ def test_a_notes_misspelt_field_is_told_with_its_shared_note_types_problem(
     problems = _problems(tmp_path, text)
     assert any("never closes it" in p for p in problems), problems
     assert any("has no field 'Koran'" in p for p in problems), problems
+
+
+def test_two_typed_answers_on_one_side_are_a_warning_at_the_card(tmp_path: Path) -> None:
+    """Anki renders '{{type:A}} {{type:B}}' as [[type:A]] [[type:B]], and its reviewers
+    (desktop's typeAnsQuestionFilter, AnkiDroid's) ask for A alone and put A's box in place
+    of both: B is never checked. It passed check without a word; it is not refused, as
+    Anki takes such a note type (an imported one carries it)."""
+    text = VOCAB.replace(
+        'front: "{{English}}"', 'front: "{{English}} {{type:Korean}} {{type:Example}}"'
+    )
+    production = VOCAB.splitlines().index("      - name: Production") + 1
+    warnings = _check(tmp_path, text).warnings
+    assert [w.code for w in warnings] == ["typed-answers"]
+    assert [str(w) for w in warnings] == [
+        f"{tmp_path / 'cards' / 'deck.yaml'}:{production}: note type "
+        "'vocab': the front of card 2 ('Production') has '{{type:Korean}}' and "
+        "'{{type:Example}}'; Anki asks for one typed answer a card, the first's, and shows its "
+        "box in place of each (make a card for each field to type)"
+    ]
+
+
+def test_two_typed_answers_in_a_note_type_of_the_project_are_a_warning(tmp_path: Path) -> None:
+    folder = tmp_path / "note-types"
+    folder.mkdir()
+    (folder / "pair.yaml").write_text(
+        "fields: [A, B]\ncards:\n  - name: Both\n"
+        '    front: "{{type:A}}{{type:B}}"\n    back: "{{type:A}}{{type:B}}"\n',
+        encoding="utf-8",
+    )
+    text = "deck: P\nid: p\nnotes:\n  - {id: a, type: pair, fields: {A: x, B: y}}\n"
+    result = _check(tmp_path, text)
+    (warning,) = result.warnings
+    assert (warning.file, warning.line) == (str(folder / "pair.yaml"), 3)
+    assert "the front and the back of card 1 ('Both') have '{{type:A}}' and" in warning.message
