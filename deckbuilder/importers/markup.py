@@ -262,4 +262,24 @@ def html_to_markdown(html: str) -> str:
     """HTML (as Moodle writes question text) -> Markdown that shows the same."""
     text = "".join(read_html(_ToMarkdown(), html).out)
     lines = [line.rstrip(" ") for line in text.split("\n")]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(_no_break_at_block_ends(lines))).strip()
+
+
+def _no_break_at_block_ends(lines: list[str]) -> list[str]:
+    """``lines`` without the hard breaks that end a paragraph: a ``<br>`` before ``</p>``
+    (Moodle's editor leaves one) is a break with nothing after it, which Markdown shows
+    as a backslash. A line ending in code (a fence's line) is left as it is."""
+    fenced = [False] * len(lines)
+    inside = False
+    for number, line in enumerate(lines):
+        if line.startswith("```"):
+            inside = not inside
+        else:
+            fenced[number] = inside
+    for number in reversed(range(len(lines))):
+        line = lines[number]
+        backslashes = len(line) - len(line.rstrip("\\"))
+        last = number + 1 == len(lines) or not lines[number + 1].strip()
+        if backslashes % 2 and last and not fenced[number]:
+            lines[number] = line[:-1].rstrip(" ")
+    return lines

@@ -152,6 +152,11 @@ def test_category_tags_have_no_spaces_and_moodle_prefixes_are_dropped() -> None:
         ("A \\\\ backslash {=a ~b}", ("A \\ backslash", ["a", "b"], [0], "")),
         ("// comment\nQ? {=a\n// between\n~b}", ("Q?", ["a", "b"], [0], "")),
         ("Q? {=a ~b ####[html]<b>bold</b>}", ("Q?", ["a", "b"], [0], "**bold**")),
+        # A <br> that ends a paragraph (Moodle's editor leaves one) breaks before nothing:
+        # written as a hard break, the card showed a backslash ("CléAccess\\").
+        ("[html]<p>CléAccess<br></p> {=a ~b}", ("CléAccess", ["a", "b"], [0], "")),
+        ("[html]<p>a<br>b<br></p><p>c<br></p> {=a ~b}", ("a\\\nb\n\nc", ["a", "b"], [0], "")),
+        ("[html]<pre>x \\\\</pre> {=a ~b}", ("```\nx \\\n```", ["a", "b"], [0], "")),
     ],
 )
 def test_question_shapes(text: str, expected: tuple[str, list[str], list[int], str]) -> None:
