@@ -25,6 +25,7 @@ from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec, typed_answer
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
 from deckbuilder.anki.occlusion import occlusion_field
+from deckbuilder.cloze import read_deletions
 from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import (
@@ -47,6 +48,7 @@ from deckbuilder.render.fast_path import fast_html
 from deckbuilder.render.fidelity import deletions_ended_early
 from deckbuilder.render.markdown import SOUND_TAG, render_markdown
 from deckbuilder.render.mathguard import math_markup_problems
+from deckbuilder.templates import cloze_fields
 
 # Characters Anki removes from media file names (so the card would point at nothing).
 _BAD_MEDIA_CHARS = re.compile(r'[\\/:*?"<>|\[\]^\x00-\x1f\x7f]')
@@ -56,6 +58,8 @@ _MAX_NAME_BYTES = 120  # Anki truncates longer names
 # How alike the name of a missing media file and a file's name (without extensions) must
 # be for "did you mean" (difflib's ratio: qt-ecg and qt_ecg, 0.83).
 _SIMILAR = 0.75
+# The opening of a cloze deletion in rendered HTML, as Anki finds it.
+_DELETION_OPENING = re.compile(r"\{\{c(\d+)::")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The media a raw field's HTML names, as Anki finds them (its media check).
 _RAW_IMAGE = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
@@ -682,6 +686,32 @@ class _Renderer:
         # A deck without languages keeps its fields as they are: no lang() call per field.
         return (self.lang(text), self.lang(extra)) if self.deck.lang else (text, extra)
 
+    def deletion_in_extra(self, note: ClozeNote, spec: NoteTypeSpec, text: str, extra: str) -> None:
+        """A warning for a deletion in Extra that the note type (deckbuilder's, or Anki's
+        Cloze kept from a collection) shows without {{cloze:}}: Anki makes a card of its
+        number, and shows it braces and all on the back."""
+        if spec.fields[1] in set().union(*(cloze_fields(f + b) for _, f, b in spec.templates)):
+            return
+        numbers = read_deletions(extra).numbers
+        if not numbers:
+            return
+        found = _DELETION_OPENING.search(extra)
+        assert found is not None
+        close = extra.find("}}", found.end())
+        deletion = unescape(extra[found.start() : close + 2] if close >= 0 else found.group())
+        own = sorted(numbers - read_deletions(text).numbers)
+        cards = (
+            f"; and 'text' has no deletion {own[0]}, so card {own[0]} hides nothing" if own else ""
+        )
+        self.key, self.text = "extra", note.extra
+        self.problem(
+            f"'extra' holds the cloze deletion {shown(deletion, 40)}: Anki shows 'extra' "
+            f"as typed, braces and all, on the back{cards}. To hide it, put it in 'text'; "
+            f"to show the braces on purpose, write \\{{{{c{found.group(1)}::",
+            warning="deletion-in-extra",
+            at=deletion if deletion in note.extra else "",
+        )
+
     def typed(self, note: TypedNote) -> tuple[str, ...]:
         question, explanation = self.question_and_explanation(note)
         answers = typed_answers_html(self.typed_answers(note), self.choice_attributes)
@@ -798,6 +828,8 @@ def render_deck(
         not_found = tuple(missing) if missing else ()
         missing.clear()
         spec = spec_for(note, carried)
+        if isinstance(note, ClozeNote) and "{{c" in fields[1]:
+            renderer.deletion_in_extra(note, spec, *fields)
         fields = spec_fields(note, spec, fields)
         notes.append(RenderedNote(note, spec, fields, tags, media, not_found))
     renderer.note = None

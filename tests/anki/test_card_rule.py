@@ -229,3 +229,33 @@ def test_a_deletion_anki_would_not_see_as_written_is_an_error(tmp_path: Path) ->
         check_decks([path])
     (problem,) = raised.value.problems
     assert problem.note == "a" and problem.line is not None
+
+
+def test_a_deletion_in_extra_is_a_warning_as_anki_shows_it(tmp_path: Path) -> None:
+    """Anki makes a card of a deletion written in 'extra', but the cloze note type shows
+    Extra without {{cloze:}}: the back shows the braces as typed, and card 3's front hides
+    nothing (no c3 in the text). It passed check without a word."""
+    source = tmp_path / "extra.yaml"
+    _write_deck(
+        source,
+        "extra",
+        {
+            "in-extra": {"text": "{{c1::a}} b", "extra": "see {{c3::c}}"},
+            "escaped": {"text": "{{c1::a}}", "extra": "\\{\\{c2::y}}"},
+        },
+    )
+    (result,) = build_packages([source], tmp_path / "out", timestamp=1_700_000_000)
+    warnings = [w for w in result.rendered.warnings if w.code == "deletion-in-extra"]
+    assert [(w.note, w.line) for w in warnings] == [("in-extra", 6)]
+    assert "'{{c3::c}}'" in warnings[0].message
+    assert "card 3 hides nothing" in warnings[0].message
+    col = _anki_collection(tmp_path / "anki")
+    try:
+        import_package(col, result.path)
+        guid = note_guid("extra", "in-extra")
+        (note,) = [n for n in map(col.get_note, col.find_notes("")) if n.guid == guid]
+        third = next(card for card in note.cards() if card.ord == 2)
+        assert "[...]" not in third.question()  # card 3 hides nothing
+        assert "{{c3::c}}" in third.answer()  # Extra shown braces and all
+    finally:
+        col.close()

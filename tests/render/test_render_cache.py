@@ -159,4 +159,5 @@ def test_each_field_is_what_its_text_renders_to_alone(deck: Deck) -> None:
     assert {rn.note.id: markdown_fields(rn) for rn in rendered.notes} == expected
     assert {rn.note.id: rn.media for rn in rendered.notes} == media
     assert rendered.description == alone(deck.description)[0]
-    assert set(rendered.warnings) == warnings
+    # (A deletion in a cloze note's extra is a warning of the note, not of a field alone.)
+    assert {w for w in rendered.warnings if w.code != "deletion-in-extra"} == warnings
