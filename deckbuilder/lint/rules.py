@@ -61,7 +61,12 @@ _REFERENCE_WORD = re.compile(
 )
 # Ignoring case, the patterns take two letters that str.casefold does not fold to ASCII:
 # DOTLESS I as 'i', and I WITH DOT ABOVE, which casefold writes 'i' and a combining dot.
-_FOLD_AS_PATTERNS = str.maketrans({"\u0131": "i", "\u0307": None})
+# Full-width letters and spaces (typed with a Chinese or Japanese input method) are read
+# as the ASCII they stand for: "none of the above" in U+FF4E, U+FF4F...
+_FOLD_AS_PATTERNS = str.maketrans(
+    {"\u0131": "i", "\u0307": None, "\u3000": " "}
+    | {chr(code): chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)}
+)
 
 
 def _folded(text: str) -> str:
@@ -257,7 +262,8 @@ def speaks_of_choices_above(choice: str) -> bool:
 
 def _speaks_of_above(shown: str) -> bool:
     """:func:`speaks_of_choices_above` of a choice's visible text."""
-    return _ABOVE_WORD.search(_folded(shown)) is not None and _ABOVE.search(shown) is not None
+    folded = _folded(shown)
+    return _ABOVE_WORD.search(folded) is not None and _ABOVE.search(folded) is not None
 
 
 def _above_choice(note: McqNote, above: Sequence[bool]) -> Iterator[Finding]:

@@ -611,7 +611,10 @@ def test_an_opt_out_changes_nothing_in_the_package(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("choice", "above"),
     [("None of the above", True), ("**All** of the above.", True), ("위의 모든 것", True),
-     ("Above the clouds", False), ("모두", False)],
+     ("Above the clouds", False), ("모두", False),
+     # typed with a Chinese or Japanese input method: full-width letters and spaces
+     ("".join(chr(ord(c) + 0xFEE0) if c != " " else c for c in "none of the above"), True),
+     ("".join(chr(ord(c) + 0xFEE0) if c != " " else "\u3000" for c in "ALL OF THE ABOVE"), True)],
 )  # fmt: skip
 def test_importers_can_tell_a_choice_that_speaks_of_the_others(choice: str, above: bool) -> None:
     assert speaks_of_choices_above(choice) is above
