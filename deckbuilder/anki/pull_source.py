@@ -58,6 +58,12 @@ class AnkiSource:
 def read_anki_source(path: Path) -> AnkiSource:
     """Read ``path``: an Anki package, or a collection file (refused while Anki holds it
     open). DeckError in one line when it is neither, is locked, or passes a limit."""
+    if not os.path.lexists(path):  # a git revision, say: 'build --against HEAD~1'
+        raise DeckError.single(
+            path,
+            "no such file: give what Anki has, an exported package (.apkg, .colpkg) or "
+            "its collection (collection.anki2)",
+        )
     with open_regular(path) as stream:
         is_zip = zipfile.is_zipfile(stream)
         stream.seek(0)

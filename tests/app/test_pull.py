@@ -589,6 +589,20 @@ def test_build_against_lists_what_it_would_overwrite(
     assert cli("build", "--no-preview", "--against", source).code == 0
 
 
+@pytest.mark.parametrize("command", [("build", "--no-preview", "--against"), ("pull",)])
+def test_a_source_that_is_no_file_says_what_to_give(
+    project: Path, cli: CliRun, command: tuple[str, ...]
+) -> None:
+    """'build --against HEAD~1' (a git revision, as for 'git diff') said "HEAD~1: cannot be
+    read: No such file or directory", without a word of what it takes."""
+    run = cli(*command, "HEAD~1")
+    assert run.code == 1
+    assert run.err.startswith(
+        "HEAD~1: no such file: give what Anki has, an exported package (.apkg, .colpkg) or "
+        "its collection (collection.anki2)\n"
+    )
+
+
 def test_build_against_a_card_file_moved_to_another_folder_still_compares(
     project: Path, cli: CliRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
