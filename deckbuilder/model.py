@@ -62,9 +62,19 @@ LINT_RULES: dict[str, str] = {
 }
 
 
+MAX_CHOICES = 26  # one letter each
+
+
 def letter(index: int) -> str:
     """0 -> 'A', 25 -> 'Z'."""
     return chr(ord("A") + index)
+
+
+def choice_letters(count: int) -> str:
+    """The letters of ``count`` choices, as a message names them: 'A-C', 'only A'."""
+    if count < 1:
+        return "a choice letter"
+    return "only A" if count == 1 else f"A-{letter(min(count, MAX_CHOICES) - 1)}"
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,13 @@ from deckbuilder.cardfile.fields import (
 from deckbuilder.cardfile.keys import (
     GUID_PATTERN,
     MAX_ANSWERS,
-    MAX_CHOICES,
     NOTE_LAST,
     NOTE_TYPES,
 )
 from deckbuilder.errors import Problem, plural
 from deckbuilder.invisible import is_blank, without_invisible
 from deckbuilder.model import (
+    MAX_CHOICES,
     BasicNote,
     ClozeNote,
     FieldsNote,
@@ -44,6 +44,7 @@ from deckbuilder.model import (
     NoteKind,
     TypedAnswer,
     TypedNote,
+    choice_letters,
     letter,
 )
 from deckbuilder.note_types import BUILT_IN
@@ -420,7 +421,7 @@ class _NoteCheck:
             return
         if not note.answer:
             self.problem("answer", "'answer' is empty; give at least one letter")
-        valid = f"A-{letter(min(count, MAX_CHOICES) - 1)}" if count >= 2 else "a choice letter"
+        valid = choice_letters(count)
         for position, index in enumerate(note.answer):
             key = f"answer[{position}]"
             if index < 0 or (count and "choices" not in self.unread and index >= count):

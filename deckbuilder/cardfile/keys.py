@@ -33,7 +33,7 @@ from deckbuilder.deck_options import (
     ANKI_RETENTION_RANGE,
     PARAMETER_COUNT,
 )
-from deckbuilder.model import LINT_RULES, NoteKind, StudySettings
+from deckbuilder.model import LINT_RULES, MAX_CHOICES, NoteKind, StudySettings
 from deckbuilder.note_types import BUILT_IN, BuiltinType, built_in
 from deckbuilder.occlusion import DEFAULT_TEXT_SIZE, MaskShape, OcclusionMode
 
@@ -51,7 +51,6 @@ STEP_PATTERN = r"[0-9]+(\.[0-9]+)?\s*[smhd]"  # Anki's notation: 30s, 10m, 1h, 1
 NUMBER_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 # The languages the multiple-choice template has labels in (LABELS in notetypes/mcq/mcq.js).
 LABEL_LANGUAGES = {"en": "English", "ko": "Korean"}
-MAX_CHOICES = 26  # one letter each
 MAX_ANSWERS = 100  # accepted answers of a typed-answer note
 # Limit against absurd input (documented in README, "Limits").
 MAX_NOTES = 100_000

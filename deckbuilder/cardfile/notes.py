@@ -24,7 +24,6 @@ from deckbuilder.cardfile.declared import (
 from deckbuilder.cardfile.fields import UNSTORABLE, FieldReader, is_null, shown, suggest, trimmed
 from deckbuilder.cardfile.keys import (
     CHOICE,
-    MAX_CHOICES,
     MAX_NOTES,
     NOTE_FIRST,
     NOTE_LAST,
@@ -41,7 +40,17 @@ from deckbuilder.cardfile.occlusion import read_image_occlusion
 from deckbuilder.cardfile.shapes import SHAPES
 from deckbuilder.cardfile.typed import read_typed
 from deckbuilder.cardfile.yaml_tree import YMap, YScalar, YSeq, YValue, describe
-from deckbuilder.model import BasicNote, ClozeNote, FieldsNote, McqNote, Note, NoteKind, letter
+from deckbuilder.model import (
+    MAX_CHOICES,
+    BasicNote,
+    ClozeNote,
+    FieldsNote,
+    McqNote,
+    Note,
+    NoteKind,
+    choice_letters,
+    letter,
+)
 from deckbuilder.note_types import NoteType
 
 COMMON_NOTE_KEYS = key_names(NOTE_FIRST + NOTE_LAST)
@@ -421,7 +430,7 @@ def _read_answer(fields: FieldReader, item: YMap, choices: list[str]) -> list[tu
         return []
     entries = value.items if isinstance(value, YSeq) else [value]
     count = len(choices)
-    valid = f"A-{letter(min(count, MAX_CHOICES) - 1)}" if count >= 2 else "a choice letter"
+    valid = choice_letters(count)
     picked: list[tuple[int, int]] = []
     for entry in entries:
         if not isinstance(entry, YScalar) or entry.is_null:

@@ -17,9 +17,8 @@ from pathlib import Path
 from deckbuilder.anki.notetypes import NoteTypeSpec
 from deckbuilder.anki.notetypes.active_content import Found
 from deckbuilder.errors import Problem, shown
-from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, letter
+from deckbuilder.model import ClozeNote, FieldsNote, Note, NoteKind, choice_letters
 
-MAX_CHOICES = 26
 SLUG_LENGTH = 40
 HASH_LENGTH = 6
 
@@ -251,7 +250,7 @@ def parse_answer(
     if _ANSWER_ITEM_WITH_TEXT.match(value):  # 'B) Extra computation': the letter counts
         value = re.split(r"[.)]", value, maxsplit=1)[0]
     tokens = [t for t in re.split(r"[\s,;/&+]+|\band\b", value) if t]
-    valid = f"A-{letter(n_choices - 1)}" if 2 <= n_choices <= MAX_CHOICES else "a choice letter"
+    valid = choice_letters(n_choices)
     picked: list[int] = []
     problems: list[Problem] = []
     for raw in tokens:

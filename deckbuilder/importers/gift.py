@@ -36,7 +36,7 @@ from pathlib import Path
 from deckbuilder.cardfile.checks import text_problem
 from deckbuilder.cardfile.deck import detected_label_language
 from deckbuilder.errors import Problem, shown
-from deckbuilder.importers.base import MAX_CHOICES, Skipped, SourceDeck, SourceNotes
+from deckbuilder.importers.base import Skipped, SourceDeck, SourceNotes
 from deckbuilder.importers.gift_answers import (
     Weighted,
     full_credit,
@@ -48,7 +48,7 @@ from deckbuilder.importers.gift_answers import (
 )
 from deckbuilder.importers.gift_source import Block, Escapes, blocks, category, markers_in_feedback
 from deckbuilder.importers.markup import escape_markdown, html_to_markdown, moodle_to_markdown
-from deckbuilder.model import McqNote, Note, TypedAnswer, TypedNote
+from deckbuilder.model import MAX_CHOICES, McqNote, Note, TypedAnswer, TypedNote
 
 FORMAT_RE = re.compile(r"^\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}

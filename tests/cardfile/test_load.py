@@ -331,3 +331,16 @@ def test_a_deck_with_missing_media_keeps_its_name(tmp_path: Path, cli: CliRun) -
     assert (deck.name, deck.missing_media) == ("Cells", ("a.png", "m.png"))
     listed = cli("list", path, "--json")
     assert [d["name"] for d in json.loads(listed.out)["decks"]] == ["Cells"], listed.out
+
+
+@pytest.mark.parametrize(("choices", "named"), [("[Only]", "(only A)"), ("[a, b, c]", "(A-C)")])
+def test_an_answer_beyond_the_choices_names_the_letters_there_are(
+    tmp_path: Path, choices: str, named: str
+) -> None:
+    """With one choice the letters were "(a choice letter)", which names none."""
+    path = write(
+        tmp_path, f"deck: D\nid: d\nnotes:\n  - id: q\n    question: Q?\n    choices: {choices}\n"
+        "    answer: E\n"
+    )  # fmt: skip
+    found = [p for p in problems(path) if "answer 'E'" in p]
+    assert found == [f"{path}:7: note 'q': answer 'E' is not one of the choices {named}"]
