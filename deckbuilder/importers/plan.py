@@ -287,6 +287,20 @@ def _media_to_write(draft: _PlanDraft) -> None:
             draft.media.append(existing)
 
 
+def _not_media(draft: _PlanDraft, path: Path, what: str) -> None:
+    """A problem when the package's media file of that name is written at ``path`` too
+    (a card file written into media/): the one written last would replace the other."""
+    if path in draft.media:
+        draft.problems.append(
+            Problem(
+                str(path),
+                None,
+                f"the {what} and the package's media file {shown(path.name, None)} would both "
+                "be written here; write the card file to another folder",
+            )
+        )
+
+
 def _plan_deck(draft: _PlanDraft, source_deck: SourceDeck, name: str, target: Path) -> PlannedDeck:
     read, options = draft.read, draft.options
     package = read.package
@@ -354,6 +368,7 @@ def _plan_deck(draft: _PlanDraft, source_deck: SourceDeck, name: str, target: Pa
                 "(split the file, and import each part)",
             )
         )
+    _not_media(draft, target, "card file")
     draft.files[target] = data
     if source_deck.subdecks and deck.notes:
         others = sum(source_deck.subdecks.values())
@@ -547,6 +562,7 @@ def _package_files(
     top = max((package.identities[rn.note.guid].note_id for rn in rendered.notes), default=0)
     manifest = Manifest(note_types, entries, top + 1)
     path = lock_path(rendered.deck)
+    _not_media(draft, path, "lock file")
     draft.files[path] = format_manifest(rendered.deck, manifest).encode("utf-8")
 
 

@@ -249,3 +249,31 @@ def test_a_skipped_note_is_named_on_one_line_whatever_its_guid(
     (warning,) = [line for line in run.err.splitlines() if "skipped" in line]
     assert warning.startswith("odd.apkg: warning: skipped note 'x\\ny': ")
     assert "1 note imported, 1 skipped" in run.out
+
+
+def test_a_card_file_written_into_media_never_replaces_a_media_file_of_its_name(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package's sound named 'deck.yaml', imported with --out media/deck.yaml: the card
+    file was written over the sound (the note's [sound:] then played the card file)."""
+    from anki.collection import Collection
+
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
+    did = col.decks.id("Sounds")
+    for name in ("deck.yaml", "deck.lock"):
+        assert col.media.write_data(name, b"ID3 not yaml") == name
+        note = col.new_note(col.models.by_name("Basic"))  # type: ignore[arg-type]
+        note.fields[0], note.fields[1] = f"[sound:{name}]", "a sound"
+        col.add_note(note, did)
+    package = _export(col, did, tmp_path / "sounds.apkg", legacy=False)
+    col.close()
+    monkeypatch.chdir(tmp_path)
+    run = cli("import", package, "--out", "media/deck.yaml")
+    assert run.code == 1, run.err
+    for what, name in (("card file", "deck.yaml"), ("lock file", "deck.lock")):
+        assert (
+            f"media/{name}: the {what} and the package's media file '{name}' would both be "
+            "written here; write the card file to another folder" in run.err
+        ), run.err
+    assert not (tmp_path / "media").exists()
