@@ -89,7 +89,7 @@ def _deck_name(rows: list[tuple[object, ...]], deck_key: str) -> str | None:
 
 def _query(package: Path, *sql: str) -> list[list[tuple[object, ...]]]:
     """The rows each of ``sql`` gives from the package's collection, read once; none when
-    it cannot be read."""
+    it cannot be read, and none for a statement that fails (the others still answer)."""
     try:
         with zipfile.ZipFile(package) as whole:
             member = whole.getinfo(_COLLECTION)
@@ -101,8 +101,15 @@ def _query(package: Path, *sql: str) -> list[list[tuple[object, ...]]]:
                     shutil.copyfileobj(source, target)
                 connection = sqlite3.connect(f"{copy.as_uri()}?mode=ro", uri=True)
                 try:
-                    return [connection.execute(each).fetchall() for each in sql]
+                    return [_rows(connection, each) for each in sql]
                 finally:
                     connection.close()
     except (OSError, KeyError, zipfile.BadZipFile, sqlite3.Error):
         return [[] for _ in sql]
+
+
+def _rows(connection: sqlite3.Connection, sql: str) -> list[tuple[object, ...]]:
+    try:
+        return connection.execute(sql).fetchall()
+    except sqlite3.Error:
+        return []

@@ -7,6 +7,8 @@ backend."""
 from __future__ import annotations
 
 import os
+import sqlite3
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +84,46 @@ def test_a_build_whose_deck_name_is_unchanged_says_nothing_of_it(
     assert cli("build", "--no-preview").code == 0
     again: Run = cli("build", "--no-preview")
     assert again.code == 0 and again.err == ""
+
+
+def _without_table(package: Path, table: str) -> None:
+    """Rewrite ``package`` with its collection's ``table`` dropped."""
+    with zipfile.ZipFile(package) as whole:
+        members = {name: whole.read(name) for name in whole.namelist()}
+    db = package.with_suffix(".anki2")
+    db.write_bytes(members["collection.anki2"])
+    connection = sqlite3.connect(db)
+    connection.execute(f"drop table {table}")
+    connection.commit()
+    connection.close()
+    members["collection.anki2"] = db.read_bytes()
+    db.unlink()
+    with zipfile.ZipFile(package, "w") as whole:
+        for name, data in members.items():
+            whole.writestr(name, data)
+
+
+def test_the_package_a_build_replaces_is_read_for_whatever_it_gives(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replaced package's deck name and notes are read from one copy of its
+    collection: a collection without notes still gave its name (the rename warning), one
+    without decks still its notes (the Anki note ids, with no lock file); neither was read
+    when the other could not be."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards").mkdir()
+    card = tmp_path / "cards" / "Cells.yaml"
+    card.write_text("deck: Old\n" + _notes(2), encoding="utf-8")
+    package = Path("output/cells.apkg")
+    assert cli("build", "--no-preview").code == 0
+    _without_table(package, "notes")
+    card.write_text("deck: New\n" + _notes(2), encoding="utf-8")
+    renamed: Run = cli("build", "--no-preview")
+    assert renamed.code == 0, renamed.err
+    assert "the deck was named 'Old' in its last build and is now 'New'" in renamed.err
+
+    _without_table(package, "col")
+    Path("cards/cells.lock").unlink()
+    again: Run = cli("build", "--no-preview")
+    assert again.code == 0, again.err
+    assert "the Anki note ids and times of 2 notes were taken from the package" in again.err
