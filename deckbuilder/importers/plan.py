@@ -282,6 +282,15 @@ def _media_to_write(draft: _PlanDraft) -> None:
                         "rename or move it, and import again",
                     )
                 )
+        elif existing.exists():  # a folder, say: writing there would fail
+            draft.problems.append(
+                Problem(
+                    str(existing),
+                    None,
+                    f"is not a file, and the package's media file '{name}' would be written "
+                    "there; rename or move it, and import again",
+                )
+            )
         else:
             draft.files[existing] = data
             draft.media.append(existing)

@@ -277,3 +277,22 @@ def test_a_card_file_written_into_media_never_replaces_a_media_file_of_its_name(
             "written here; write the card file to another folder" in run.err
         ), run.err
     assert not (tmp_path / "media").exists()
+
+
+def test_a_folder_where_a_media_file_goes_is_told_as_such(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder in media/ named like one of the package's media files: the import said
+    'Error: --out: media/x.png is a folder; give a file name such as media/x.png/deck.yaml'
+    though no --out was given and the path is no card file."""
+    package = _media_collection(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "media" / "café (1).png").mkdir(parents=True)
+    run = cli("import", package)
+    assert run.code == 1, run.err
+    assert run.err.splitlines() == [
+        "media/café (1).png: is not a file, and the package's media file 'café (1).png' would "
+        "be written there; rename or move it, and import again",
+        "1 problem found; nothing was written.",
+    ]
+    assert not (tmp_path / "cards").exists()
