@@ -16,6 +16,7 @@ all (:func:`write_import`).
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -297,14 +298,20 @@ def _media_to_write(draft: _PlanDraft) -> None:
 
 
 def _not_media(draft: _PlanDraft, path: Path, what: str) -> None:
-    """A problem when the package's media file of that name is written at ``path`` too
-    (a card file written into media/): the one written last would replace the other."""
-    if path in draft.media:
+    """A problem when ``path`` is where one of the package's media files goes (a card file
+    written into media/, however its path is written): one would replace the other."""
+    package = draft.read.package
+    where = Path(os.path.realpath(path))  # not resolve(): a link loop raises there
+    if (
+        package is not None
+        and where.name in package.media
+        and where.parent == Path(os.path.realpath(draft.options.media_dir))
+    ):
         draft.problems.append(
             Problem(
                 str(path),
                 None,
-                f"the {what} and the package's media file {shown(path.name, None)} would both "
+                f"the {what} and the package's media file {shown(where.name, None)} would both "
                 "be written here; write the card file to another folder",
             )
         )

@@ -277,6 +277,19 @@ def test_a_card_file_written_into_media_never_replaces_a_media_file_of_its_name(
             "written here; write the card file to another folder" in run.err
         ), run.err
     assert not (tmp_path / "media").exists()
+    # However the path is written; and with --force over a copy already there.
+    for out in (tmp_path / "media" / "deck.yaml", Path("media/../media/deck.yaml")):
+        assert "would both be written here" in cli("import", package, "--out", out).err
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "deck.yaml").write_bytes(b"ID3 not yaml")
+    run = cli("import", package, "--out", "media/deck.yaml", "--force")
+    assert run.code == 1 and "would both be written here" in run.err, run.err
+    assert (tmp_path / "media" / "deck.yaml").read_bytes() == b"ID3 not yaml"
+    # A card file path that is a link loop is no media file's (nor an internal error).
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "loop.yaml").symlink_to("loop.yaml")
+    run = cli("import", package, "--out", "cards/loop.yaml")
+    assert run.code == 0, run.err
 
 
 def test_a_folder_where_a_media_file_goes_is_told_as_such(
