@@ -136,15 +136,15 @@ class _PlanDraft:
     # Declared note types whose notes go into more than one card file: written once, to
     # the project's note-types/ folder, by key.
     shared: dict[str, NoteType] = field(default_factory=dict)
+    # The package's media files media/ lacks, by the path each would be written to, and
+    # why one cannot be; the paths the notes kept use (only those are written).
+    media_files: dict[Path, bytes] = field(default_factory=dict)
+    media_clashes: dict[Path, str] = field(default_factory=dict)
+    used_media: set[Path] = field(default_factory=set)
 
     @property
     def file(self) -> str:
         return str(self.read.source)
-
-    @property
-    def media_files(self) -> dict[Path, bytes]:
-        """The package's media files to write, by the path each is written to."""
-        return {path: self.files[path] for path in self.media}
 
 
 def plan_import(read: SourceNotes, options: ImportChoices) -> ImportPlan:
@@ -162,7 +162,7 @@ def plan_import(read: SourceNotes, options: ImportChoices) -> ImportPlan:
         refuse_links_out(
             [options.media_dir / "-"], "nothing is read or written through it; make it a folder"
         )
-        _media_to_write(draft)
+        _package_media(draft)
     targets = _targets(read, decks, options)
     if options.out is None:  # cards/ is not the user's choice; a file named with --out is
         refuse_links_out(targets, "nothing is written through it; make it a folder")
@@ -172,6 +172,7 @@ def plan_import(read: SourceNotes, options: ImportChoices) -> ImportPlan:
         for (deck, name), target in zip(decks, targets, strict=True)
     ]
     _shared_type_files(draft, planned)
+    _media_to_write(draft)
     return _finish(draft, planned)
 
 
@@ -265,9 +266,10 @@ def _targets(
     return out
 
 
-def _media_to_write(draft: _PlanDraft) -> None:
-    """Each of the package's media files to write into media/, unless it is there with the
-    same bytes (with other bytes, the import is refused)."""
+def _package_media(draft: _PlanDraft) -> None:
+    """Where each of the package's media files would go in media/ (unless it is there with
+    the same bytes), read there while the notes are planned; each that cannot go there,
+    with why (the import is refused when a note kept uses it)."""
     package = draft.read.package
     assert package is not None
     media_dir = draft.options.media_dir
@@ -275,26 +277,30 @@ def _media_to_write(draft: _PlanDraft) -> None:
         existing = media_dir / name
         if existing.is_file():
             if existing.read_bytes() != data:
-                draft.problems.append(
-                    Problem(
-                        str(existing),
-                        None,
-                        f"already exists with other contents than the package's '{name}'; "
-                        "rename or move it, and import again",
-                    )
+                draft.media_clashes[existing] = (
+                    f"already exists with other contents than the package's '{name}'; "
+                    "rename or move it, and import again"
                 )
         elif existing.exists():  # a folder, say: writing there would fail
-            draft.problems.append(
-                Problem(
-                    str(existing),
-                    None,
-                    f"is not a file, and the package's media file '{name}' would be written "
-                    "there; rename or move it, and import again",
-                )
+            draft.media_clashes[existing] = (
+                f"is not a file, and the package's media file '{name}' would be written "
+                "there; rename or move it, and import again"
             )
+        if existing in draft.media_clashes or not existing.is_file():
+            draft.media_files[existing] = data
+
+
+def _media_to_write(draft: _PlanDraft) -> None:
+    """The package's media files the notes kept use (a collection's others, of decks not
+    imported, stay out of media/), unless media/ has them with the same bytes."""
+    for path, data in draft.media_files.items():
+        if path not in draft.used_media:
+            continue
+        if path in draft.media_clashes:
+            draft.problems.append(Problem(str(path), None, draft.media_clashes[path]))
         else:
-            draft.files[existing] = data
-            draft.media.append(existing)
+            draft.files[path] = data
+            draft.media.append(path)
 
 
 def _not_media(draft: _PlanDraft, path: Path, what: str) -> None:
@@ -352,6 +358,7 @@ def _plan_deck(draft: _PlanDraft, source_deck: SourceDeck, name: str, target: Pa
     )
     carried = {} if package is None else {k: spec for k, (spec, _) in package.carried.items()}
     rendered = _rendered(draft, deck, carried)
+    draft.used_media.update(rendered.media.values())
     deck = rendered.deck
     if len(deck.notes) > MAX_NOTES:
         draft.problems.append(

@@ -309,3 +309,36 @@ def test_a_folder_where_a_media_file_goes_is_told_as_such(
         "1 problem found; nothing was written.",
     ]
     assert not (tmp_path / "cards").exists()
+
+
+def test_a_deck_chosen_from_a_collection_brings_only_the_media_its_notes_use(
+    tmp_path: Path, cli: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'import all.colpkg --deck Nouns' wrote every media file of the collection into
+    media/ (the other decks' pictures, each then an unused-media warning), and a clash
+    with a file of another deck refused the import."""
+    from anki.collection import Collection
+
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
+    for deck, name in [("Verbs", "run.png"), ("Nouns", "house.png")]:
+        picture = tmp_path / name
+        picture.write_bytes(b"\x89PNG\r\n\x1a\n" + name.encode())
+        assert col.media.add_file(str(picture)) == name
+        note = col.new_note(col.models.by_name("Basic"))  # type: ignore[arg-type]
+        note.fields[0], note.fields[1] = f'<img src="{name}">', deck
+        col.add_note(note, col.decks.id(deck))
+    colpkg = tmp_path / "all.colpkg"
+    col.export_collection_package(str(colpkg), True, True)  # closes the collection
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "run.png").write_bytes(b"another picture of the author's")
+    run = cli("import", colpkg, "--deck", "Nouns", "--out", "cards/nouns.yaml")
+    assert run.code == 0, run.err
+    assert sorted(p.name for p in (tmp_path / "media").iterdir()) == ["house.png", "run.png"]
+    assert (tmp_path / "media" / "run.png").read_bytes() == b"another picture of the author's"
+    assert cli("check", "cards/nouns.yaml").code == 0
+    # The deck that uses the clashing file is still refused for it.
+    verbs = cli("import", colpkg, "--deck", "Verbs", "--out", "cards/verbs.yaml")
+    assert verbs.code == 1
+    assert "media/run.png: already exists with other contents than the package's" in verbs.err
