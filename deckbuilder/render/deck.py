@@ -25,7 +25,7 @@ from deckbuilder.anki.notetypes import NoteTypeSpec, declared_spec, typed_answer
 from deckbuilder.anki.notetypes.active_content import counted, note_type_parts
 from deckbuilder.anki.notetypes.carried import carried_types, spec_fields, spec_for
 from deckbuilder.anki.occlusion import occlusion_field
-from deckbuilder.cloze import read_deletions
+from deckbuilder.cloze import deletion_number, read_deletions
 from deckbuilder.errors import DeckError, Problem, shown
 from deckbuilder.files.bounds import folder_link_outside, real_path_outside
 from deckbuilder.model import (
@@ -58,8 +58,8 @@ _MAX_NAME_BYTES = 120  # Anki truncates longer names
 # How alike the name of a missing media file and a file's name (without extensions) must
 # be for "did you mean" (difflib's ratio: qt-ecg and qt_ecg, 0.83).
 _SIMILAR = 0.75
-# The opening of a cloze deletion in rendered HTML, as Anki finds it.
-_DELETION_OPENING = re.compile(r"\{\{c(\d+)::")
+# The opening of a cloze deletion in rendered HTML, as Anki finds it (deckbuilder.cloze).
+_DELETION_OPENING = re.compile(r"\{\{c([0-9]+)::")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The media a raw field's HTML names, as Anki finds them (its media check).
 _RAW_IMAGE = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
@@ -690,13 +690,19 @@ class _Renderer:
         """A warning for a deletion in Extra that the note type (deckbuilder's, or Anki's
         Cloze kept from a collection) shows without {{cloze:}}: Anki makes a card of its
         number, and shows it braces and all on the back."""
-        if spec.fields[1] in set().union(*(cloze_fields(f + b) for _, f, b in spec.templates)):
+        shown_as_cloze = (
+            cloze_fields(front) | cloze_fields(back) for _, front, back in spec.templates
+        )
+        if spec.fields[1] in set().union(*shown_as_cloze):
             return
         numbers = read_deletions(extra).numbers
-        if not numbers:
+        # The first opening that is a deletion ('{{c0::' and a number past Anki's are not).
+        found = next(
+            (m for m in _DELETION_OPENING.finditer(extra) if deletion_number(m[1]) in numbers),
+            None,
+        )
+        if found is None:
             return
-        found = _DELETION_OPENING.search(extra)
-        assert found is not None
         close = extra.find("}}", found.end())
         deletion = unescape(extra[found.start() : close + 2] if close >= 0 else found.group())
         own = sorted(numbers - read_deletions(text).numbers)

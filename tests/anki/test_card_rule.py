@@ -242,13 +242,17 @@ def test_a_deletion_in_extra_is_a_warning_as_anki_shows_it(tmp_path: Path) -> No
         {
             "in-extra": {"text": "{{c1::a}} b", "extra": "see {{c3::c}}"},
             "escaped": {"text": "{{c1::a}}", "extra": "\\{\\{c2::y}}"},
+            # c0 is no deletion number: the message quotes the deletion that is one.
+            "after-c0": {"text": "{{c1::a}} {{c4::d}}", "extra": "{{c0::zero}} and {{c4::d}}"},
         },
     )
     (result,) = build_packages([source], tmp_path / "out", timestamp=1_700_000_000)
     warnings = [w for w in result.rendered.warnings if w.code == "deletion-in-extra"]
-    assert [(w.note, w.line) for w in warnings] == [("in-extra", 6)]
+    assert [(w.note, w.line) for w in warnings] == [("in-extra", 6), ("after-c0", 12)]
     assert "'{{c3::c}}'" in warnings[0].message
     assert "card 3 hides nothing" in warnings[0].message
+    assert "the cloze deletion '{{c4::d}}'" in warnings[1].message
+    assert "hides nothing" not in warnings[1].message
     col = _anki_collection(tmp_path / "anki")
     try:
         import_package(col, result.path)
