@@ -14,7 +14,7 @@ is refused even when built alone, as a build of both refuses it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -63,9 +63,7 @@ class ProjectLocks:
         for rd in rendered:
             self.built.setdefault(_real(rd.deck.source), set()).update(_declared(rd.deck))
         self.declared = {key for keys in self.built.values() for key in keys}
-        # The GUIDs of the notes built: a note that left a deleted deck with a guid: of
-        # its old GUID is still in Anki under it.
-        self.guids = {anki_guid(rd.deck.key, rn.note) for rd in rendered for rn in rd.notes}
+        self.rendered = rendered
         self.own = {lock_path(rd.deck) for rd in rendered}
         self.moved: dict[Path, Path] = {}  # a deck's lock file -> the one it takes over
         self.stale: list[tuple[_Lock, Path]] = []  # old copies, and the lock file now
@@ -174,6 +172,17 @@ class ProjectLocks:
         ]
         warnings += [_old_copy(lock, own) for lock, own in self.stale]
         return problems, warnings
+
+    @cached_property
+    def guids(self) -> dict[str, tuple[str, str]]:
+        """The GUIDs of the notes built, each with its deck id and note id: a note that
+        left a deleted deck with a ``guid:`` of its old GUID is still in Anki under it.
+        Worked out when asked (a lock file left behind, a build that removes notes)."""
+        return {
+            anki_guid(rd.deck.key, rn.note): (rd.deck.key, rn.note.id)
+            for rd in self.rendered
+            for rn in rd.notes
+        }
 
     def lost_notes(self) -> dict[str, tuple[str, str]]:
         """By note id, the deck id and card file name of each note that the lock file of a
@@ -318,7 +327,7 @@ def _renamed(deck: Deck, lock: _Lock) -> Problem:
 
 
 def _lost(
-    lock: _Lock, built: dict[Path, set[str]], out_dir: Path | None, guids: set[str]
+    lock: _Lock, built: dict[Path, set[str]], out_dir: Path | None, guids: Mapping[str, object]
 ) -> Problem:
     assert lock.card is not None
     name, base, key = shown(lock.card.name), shown(_base(lock.key)), shown(lock.key)
@@ -348,7 +357,7 @@ def _lost(
     return Problem.warning(str(lock.path), None, message)
 
 
-def _delete_notes(lock: _Lock, out_dir: Path | None, guids: set[str]) -> str:
+def _delete_notes(lock: _Lock, out_dir: Path | None, guids: Mapping[str, object]) -> str:
     """How to find the deleted deck's notes in Anki, which keeps them: the lock file has
     their Anki note ids, and the deck's last package its name, which the search needs to
     find no other deck's note. '' when there is no such package. A note whose GUID a note

@@ -193,12 +193,7 @@ def _kept_elsewhere(
     note id would find it, so it is told instead of listed for deletion."""
     if not any(update.changes.removed for update in updates):
         return updates
-    guids = project.guids_not_built()
-    guids.update(
-        (anki_guid(rd.deck.key, rn.note), (rd.deck.key, rn.note.id))
-        for rd in rendered
-        for rn in rd.notes
-    )
+    guids = {**project.guids_not_built(), **project.guids}
     kept = []
     for rd, update in zip(rendered, updates, strict=True):
         removed, told = [], []
