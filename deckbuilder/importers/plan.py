@@ -276,18 +276,18 @@ def _package_media(draft: _PlanDraft) -> None:
     for name, data in package.media.items():
         existing = media_dir / name
         if existing.is_file():
-            if existing.read_bytes() != data:
-                draft.media_clashes[existing] = (
-                    f"already exists with other contents than the package's '{name}'; "
-                    "rename or move it, and import again"
-                )
+            if existing.read_bytes() == data:
+                continue  # read from media/, as build reads it
+            draft.media_clashes[existing] = (
+                f"already exists with other contents than the package's '{name}'; "
+                "rename or move it, and import again"
+            )
         elif existing.exists():  # a folder, say: writing there would fail
             draft.media_clashes[existing] = (
                 f"is not a file, and the package's media file '{name}' would be written "
                 "there; rename or move it, and import again"
             )
-        if existing in draft.media_clashes or not existing.is_file():
-            draft.media_files[existing] = data
+        draft.media_files[existing] = data
 
 
 def _media_to_write(draft: _PlanDraft) -> None:
