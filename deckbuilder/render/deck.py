@@ -321,9 +321,13 @@ class _Renderer:
         return self.unwritten[path] if path in self.unwritten else path.read_bytes()
 
     def same_file(self, a: Path, b: Path) -> bool:
-        on_disk = a not in self.unwritten and b not in self.unwritten
         try:
-            return (on_disk and a.resolve() == b.resolve()) or self.contents(a) == self.contents(b)
+            if a not in self.unwritten and b not in self.unwritten:
+                if a.resolve() == b.resolve():
+                    return True
+                if a.stat().st_size != b.stat().st_size:  # not read whole to tell
+                    return False
+            return self.contents(a) == self.contents(b)
         except OSError:
             return False
 
