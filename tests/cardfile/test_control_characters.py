@@ -266,9 +266,12 @@ def test_what_check_accepts_anki_stores_as_written(
     key = f"d{next(_decks)}"
     source = tmp_path / key / f"{key}.yaml"
     source.parent.mkdir()
+    # The deck's name and the tag carry the example's key: Anki matches deck names and
+    # tags without case, so 'D HeADE' went into an earlier example's 'D 0eADE'... deck of
+    # the one collection the examples share, named as first spelt.
     document = {
-        "deck": f"D {deck}",
-        "notes": [{"id": "a", "front": f"f {front}", "back": "b", "tags": [f"t{tag}"]}],
+        "deck": f"D{key} {deck}",
+        "notes": [{"id": "a", "front": f"f {front}", "back": "b", "tags": [f"t{key}_{tag}"]}],
     }
     source.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     try:
